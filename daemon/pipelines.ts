@@ -1,0 +1,236 @@
+/**
+ * YAML pipelines. The whole set is loaded and checked at once: YAML syntax, the pipeline shape,
+ * known stages, each step's `with:` against its stage's options schema, `retry`, `timeout` and
+ * `when`. Every problem is collected with its file and line, so a broken set is refused as a whole
+ * (at start and by `clipd pipelines lint`) instead of failing mid-job.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { Ajv, type ValidateFunction } from "ajv";
+import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { toSeconds } from "./duration.js";
+import type { StageDefinition } from "./stage.js";
+import { compileWhen } from "./when.js";
+
+export interface RetryPolicy {
+  limit: number;
+  backoff: boolean;
+  /** Seconds. */
+  delay: number;
+}
+
+export interface PipelineStep {
+  stage: string;
+  with: Record<string, unknown>;
+  retry: RetryPolicy;
+  /** Seconds. */
+  timeout: number;
+  when?: string;
+}
+
+export interface Pipeline {
+  name: string;
+  description?: string;
+  file: string;
+  steps: PipelineStep[];
+  on_failure: PipelineStep[];
+}
+
+export interface PipelineIssue {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export class PipelineError extends Error {
+  constructor(readonly issues: PipelineIssue[]) {
+    super(`pipelines have ${issues.length} problem(s):\n${formatIssues(issues)}`);
+    this.name = "PipelineError";
+  }
+}
+
+export function formatIssues(issues: PipelineIssue[]): string {
+  return issues.map((i) => `  ${i.file}:${i.line}: ${i.message}`).join("\n");
+}
+
+export interface LoadPipelinesOptions {
+  dirs: string[];
+  stages: Map<string, StageDefinition>;
+  defaults: { retry: { limit?: number; backoff?: boolean; delay?: string | number }; timeout: string | number };
+  /** Shown in messages instead of absolute paths. */
+  relativeTo?: string;
+}
+
+const STEP_KEYS = new Set(["stage", "with", "retry", "timeout", "when"]);
+const TOP_KEYS = new Set(["name", "description", "steps", "on_failure"]);
+
+export function loadPipelines(opts: LoadPipelinesOptions): { pipelines: Map<string, Pipeline>; issues: PipelineIssue[] } {
+  const issues: PipelineIssue[] = [];
+  const pipelines = new Map<string, Pipeline>();
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  const validators = new Map<string, ValidateFunction>();
+  for (const [name, stage] of opts.stages) {
+    try {
+      validators.set(name, ajv.compile(stage.options));
+    } catch (err) {
+      issues.push({ file: `stage ${name}`, line: 0, message: `options schema does not compile: ${(err as Error).message}` });
+    }
+  }
+  for (const dir of opts.dirs) {
+    if (!existsSync(dir)) {
+      issues.push({ file: dir, line: 0, message: "pipelines folder does not exist" });
+      continue;
+    }
+    for (const f of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+      const file = path.join(dir, f);
+      const shown = opts.relativeTo ? path.relative(opts.relativeTo, file) || file : file;
+      const p = loadOne(file, shown, opts, validators, issues);
+      if (p) pipelines.set(p.name, p); // a later folder (ops) overrides an earlier one
+    }
+  }
+  return { pipelines, issues };
+}
+
+function loadOne(
+  file: string,
+  shown: string,
+  opts: LoadPipelinesOptions,
+  validators: Map<string, ValidateFunction>,
+  issues: PipelineIssue[],
+): Pipeline | undefined {
+  const lc = new LineCounter();
+  const text = readFileSync(file, "utf8");
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const lineOf = (node: Node | null | undefined | unknown) => {
+    const range = (node as Node | undefined)?.range;
+    return range ? lc.linePos(range[0]).line : 1;
+  };
+  const add = (node: unknown, message: string) => issues.push({ file: shown, line: lineOf(node), message });
+  if (doc.errors.length) {
+    for (const e of doc.errors) issues.push({ file: shown, line: e.linePos?.[0]?.line ?? 1, message: `YAML: ${e.message.split("\n")[0]}` });
+    return undefined;
+  }
+  const root = doc.contents;
+  if (!isMap(root)) {
+    add(root, "a pipeline file must be a mapping with name and steps");
+    return undefined;
+  }
+  const before = issues.length;
+  for (const pair of root.items) {
+    const key = String((pair.key as any)?.value ?? pair.key);
+    if (!TOP_KEYS.has(key)) add(pair.key, `unknown key "${key}" (allowed: ${[...TOP_KEYS].join(", ")})`);
+  }
+  const fileBase = path.basename(file).replace(/\.ya?ml$/, "");
+  const name = root.get("name");
+  if (name !== undefined && (typeof name !== "string" || !/^[a-z][a-z0-9-]*$/.test(name))) {
+    add(root.get("name", true), `name must be lower-case words joined by dashes`);
+  }
+  const steps = readSteps(doc, ["steps"], lineOf, add, opts, validators, true);
+  const onFailure = readSteps(doc, ["on_failure"], lineOf, add, opts, validators, false);
+  if (issues.length > before) return undefined;
+  return {
+    name: typeof name === "string" ? name : fileBase,
+    description: root.get("description") as string | undefined,
+    file,
+    steps,
+    on_failure: onFailure,
+  };
+}
+
+function readSteps(
+  doc: Document,
+  at: string[],
+  lineOf: (n: unknown) => number,
+  add: (node: unknown, msg: string) => void,
+  opts: LoadPipelinesOptions,
+  validators: Map<string, ValidateFunction>,
+  required: boolean,
+): PipelineStep[] {
+  const seq = doc.getIn(at, true);
+  if (seq === undefined) {
+    if (required) add(doc.contents, `"${at.join(".")}" is required: a list of steps`);
+    return [];
+  }
+  if (!isSeq(seq)) {
+    add(seq, `"${at.join(".")}" must be a list of steps`);
+    return [];
+  }
+  if (required && seq.items.length === 0) add(seq, `"${at.join(".")}" has no steps`);
+  const out: PipelineStep[] = [];
+  seq.items.forEach((item, i) => {
+    const where = `${at.join(".")}[${i}]`;
+    if (!isMap(item)) {
+      add(item, `${where} must be a mapping with at least "stage"`);
+      return;
+    }
+    for (const pair of item.items) {
+      const key = String((pair.key as any)?.value ?? pair.key);
+      if (!STEP_KEYS.has(key)) add(pair.key, `${where}: unknown key "${key}" (allowed: ${[...STEP_KEYS].join(", ")})`);
+    }
+    const stage = item.get("stage");
+    if (typeof stage !== "string") {
+      add(item, `${where}: "stage" is required`);
+      return;
+    }
+    const validate = validators.get(stage);
+    if (!validate) {
+      add(item.get("stage", true), `${where}: unknown stage "${stage}" (known: ${[...opts.stages.keys()].sort().join(", ")})`);
+      return;
+    }
+    const withNode = item.get("with", true);
+    const withValue = (withNode === undefined ? {} : ((item.toJS(doc) as any).with ?? {})) as Record<string, unknown>;
+    if (typeof withValue !== "object" || Array.isArray(withValue)) {
+      add(withNode, `${where}.with must be a mapping of options`);
+      return;
+    }
+    if (!validate(withValue)) {
+      for (const e of validate.errors ?? []) {
+        const field = e.keyword === "additionalProperties" ? (e.params as any).additionalProperty : e.instancePath.replace(/^\//, "").replace(/\//g, ".");
+        const node = field && isMap(withNode) ? (withNode.get(field.split(".")[0], true) ?? withNode) : withNode;
+        const msg = e.keyword === "additionalProperties" ? `unknown option "${field}" for stage ${stage}` : `option "${field}" ${e.message}`;
+        add(node ?? item, `${where}.with: ${msg}`);
+      }
+    }
+    const retryRaw = ((item.toJS(doc) as any).retry ?? {}) as Record<string, unknown>;
+    const retry = readRetry(retryRaw, opts.defaults.retry, (m) => add(item.get("retry", true) ?? item, `${where}.retry: ${m}`));
+    let timeout = 3600;
+    try {
+      timeout = toSeconds((item.get("timeout") as string | number | undefined) ?? opts.defaults.timeout);
+      if (timeout <= 0) throw new RangeError("timeout must be above zero");
+    } catch (err) {
+      add(item.get("timeout", true), `${where}.timeout: ${(err as Error).message}`);
+    }
+    const when = item.get("when");
+    if (when !== undefined) {
+      try {
+        compileWhen(String(when));
+      } catch (err) {
+        add(item.get("when", true), `${where}.when: ${(err as Error).message}`);
+      }
+    }
+    out.push({ stage, with: withValue, retry, timeout, when: when === undefined ? undefined : String(when) });
+  });
+  return out;
+}
+
+function readRetry(raw: Record<string, unknown>, defaults: LoadPipelinesOptions["defaults"]["retry"], fail: (m: string) => void): RetryPolicy {
+  const unknown = Object.keys(raw).filter((k) => !["limit", "backoff", "delay"].includes(k));
+  if (unknown.length) fail(`unknown key(s) ${unknown.join(", ")} (allowed: limit, backoff, delay)`);
+  const limit = raw.limit ?? defaults.limit ?? 2;
+  if (!Number.isInteger(limit) || (limit as number) < 0 || (limit as number) > 100) fail("limit must be a whole number from 0 to 100");
+  const backoff = raw.backoff ?? defaults.backoff ?? false;
+  if (typeof backoff !== "boolean") fail("backoff must be true or false");
+  let delay = 0;
+  try {
+    delay = toSeconds((raw.delay ?? defaults.delay ?? 0) as string | number);
+  } catch (err) {
+    fail(`delay: ${(err as Error).message}`);
+  }
+  return { limit: Number(limit), backoff: Boolean(backoff), delay };
+}
+
+export function pipelineDirs(root: string, opsDir?: string): string[] {
+  const dirs = [path.join(root, "pipelines")];
+  if (opsDir) dirs.push(opsDir);
+  return dirs;
+}

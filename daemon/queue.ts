@@ -1,0 +1,125 @@
+/**
+ * The queue: the only module that talks to pg-boss. Each pipeline step is one job on the
+ * `clipd-steps` queue; the YAML's retry and timeout become the job's retry and expiry options.
+ * Jobs carry a heartbeat, so a step whose worker died (SIGKILL, power loss) is retried by any
+ * live worker once its heartbeat lapses, while a long step on a live worker is never taken twice.
+ */
+import { PgBoss, fromPglite, type Job, type Db as BossDb } from "pg-boss";
+import type { Logger } from "pino";
+import type { Config } from "../config/loader.js";
+import type { Db, Queryable } from "./store/db.js";
+
+export const STEP_QUEUE = "clipd-steps";
+
+export interface StepJob {
+  runId: string;
+  phase: "main" | "on_failure";
+  index: number;
+}
+
+export interface StepJobOptions {
+  retryLimit: number;
+  retryDelay: number;
+  retryBackoff: boolean;
+  /** Seconds the step may run; the job expires a little after, as a backstop to our own abort. */
+  timeoutSeconds: number;
+  /** Send inside this transaction, so the job exists only if the state change commits. */
+  tx?: Queryable;
+  startAfterSeconds?: number;
+}
+
+export type StepHandler = (job: Job<StepJob>) => Promise<void>;
+
+function toBossDb(tx: Queryable): BossDb {
+  return { executeSql: (text, values) => tx.query(text, values) };
+}
+
+export class QueueManager {
+  readonly boss: PgBoss;
+  private readonly heartbeat: number;
+  private readonly cfg: Config["queue"];
+  private active = 0;
+
+  constructor(db: Db, cfg: Config, private readonly log: Logger) {
+    this.cfg = cfg.queue;
+    this.heartbeat = cfg.queue.heartbeat_seconds;
+    const common = {
+      useListenNotify: true,
+      superviseIntervalSeconds: 5,
+      monitorIntervalSeconds: 5,
+      application_name: "clipd-queue",
+    } as const;
+    this.boss = db.raw.pglite
+      ? new PgBoss({ ...common, db: fromPglite(db.raw.pglite as any), backend: "pglite" })
+      : new PgBoss({ ...common, connectionString: db.raw.connectionString!, max: 6 });
+    this.boss.on("error", (err) => this.log.error({ err }, "queue error"));
+    this.boss.on("warning", (w: any) => this.log.warn({ warning: w?.message ?? w }, "queue warning"));
+  }
+
+  async start(): Promise<void> {
+    await this.boss.start();
+    await this.ensureQueue(STEP_QUEUE);
+  }
+
+  async ensureQueue(name: string): Promise<void> {
+    const existing = await this.boss.getQueue(name);
+    if (!existing) {
+      try {
+        await this.boss.createQueue(name, { notify: true, heartbeatSeconds: this.heartbeat });
+      } catch (err) {
+        // Another daemon created it at the same moment.
+        if (!(await this.boss.getQueue(name))) throw err;
+      }
+    }
+  }
+
+  async sendStep(job: StepJob, opts: StepJobOptions): Promise<string | null> {
+    return this.boss.send(STEP_QUEUE, job as unknown as object, {
+      retryLimit: opts.retryLimit,
+      retryDelay: Math.max(0, Math.round(opts.retryDelay)),
+      retryBackoff: opts.retryBackoff,
+      expireInSeconds: Math.max(1, Math.ceil(opts.timeoutSeconds + 60)),
+      heartbeatSeconds: this.heartbeat,
+      startAfter: opts.startAfterSeconds,
+      db: opts.tx ? toBossDb(opts.tx) : undefined,
+    });
+  }
+
+  async workSteps(handler: StepHandler, opts: { concurrency?: number } = {}): Promise<string> {
+    return this.boss.work<StepJob>(
+      STEP_QUEUE,
+      {
+        localConcurrency: opts.concurrency ?? this.cfg.concurrency,
+        batchSize: 1,
+        pollingIntervalSeconds: this.cfg.poll_seconds,
+        notifyPollingIntervalSeconds: this.cfg.notify_poll_seconds,
+      },
+      async ([job]) => {
+        this.active++;
+        try {
+          await handler(job!);
+        } finally {
+          this.active--;
+        }
+      },
+    );
+  }
+
+  async stopWorking(): Promise<void> {
+    await this.boss.offWork(STEP_QUEUE, { wait: false }).catch(() => {});
+  }
+
+  /** Jobs currently claimed by this process. */
+  activeLocal(): number {
+    return this.active;
+  }
+
+  async counts(): Promise<{ queued: number; active: number }> {
+    const q = await this.boss.getQueue(STEP_QUEUE);
+    return { queued: q?.queuedCount ?? 0, active: q?.activeCount ?? 0 };
+  }
+
+  async stop(opts: { graceSeconds?: number } = {}): Promise<void> {
+    await this.boss.stop({ graceful: true, close: true, timeout: Math.max(1000, (opts.graceSeconds ?? 0) * 1000) });
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The daemon's roles: serve (the HTTP facade), work (pipeline steps) and watch (the watch folder).
+ * `start` runs all three in one process. Shutdown is graceful: on SIGTERM or SIGINT no new work is
+ * taken, running steps get `queue.shutdown_grace_seconds` to finish, and whatever is still running
+ * then is abandoned to the queue, which retries it on the next worker.
+ */
+import { listen, type Listener } from "listhen";
+import { toNodeHandler } from "h3/node";
+import { createFacade } from "../facade/app.js";
+import type { ClipdApp } from "./app.js";
+import { WatchFolder } from "./watch.js";
+
+export type Role = "serve" | "work" | "watch";
+
+export interface RunningRoles {
+  url?: string;
+  stop(reason?: string): Promise<void>;
+}
+
+export async function serveRole(app: ClipdApp): Promise<Listener> {
+  const h3 = createFacade({ config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, log: app.log.child({ role: "serve" }), version: app.version });
+  const port = app.config.server.port;
+  const listener = await listen(toNodeHandler(h3), {
+    port: { port, portRange: [port, port], alternativePortRange: [port, port] } as any,
+    hostname: app.config.server.host,
+    showURL: false,
+    open: false,
+    clipboard: false,
+    qr: false,
+    public: app.config.server.host === "0.0.0.0",
+  } as any);
+  if (port !== 0 && listener.address.port !== port) {
+    await listener.close();
+    throw new Error(`port ${port} is in use; stop what holds it or set PORT`);
+  }
+  return listener;
+}
+
+export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningRoles> {
+  let listener: Listener | undefined;
+  let watcher: WatchFolder | undefined;
+  if (roles.includes("work")) {
+    await app.queue.workSteps((job) => app.runner.handle(job));
+    await app.workers.join(roles, app.config.queue.concurrency, () => app.queue.activeLocal());
+    app.log.info({ concurrency: app.config.queue.concurrency, db: app.db.kind }, "worker ready");
+  }
+  if (roles.includes("watch") && app.config.watch.enabled) {
+    watcher = new WatchFolder(app);
+    await watcher.start();
+  }
+  if (roles.includes("serve")) {
+    listener = await serveRole(app);
+    const port = listener.address.port;
+    app.log.info({ url: `http://localhost:${port}`, port }, "facade listening");
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    url: listener ? `http://127.0.0.1:${listener.address.port}` : undefined,
+    stop(reason = "stop") {
+      stopping ??= (async () => {
+        const grace = app.config.queue.shutdown_grace_seconds;
+        app.log.info({ reason, grace_seconds: grace }, "shutting down");
+        await watcher?.stop();
+        if (roles.includes("work")) {
+          await app.queue.stopWorking();
+          const deadline = Date.now() + grace * 1000;
+          while (app.queue.activeLocal() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+          if (app.queue.activeLocal() > 0) {
+            app.log.warn({ active: app.queue.activeLocal() }, "grace period over; abandoning running steps to be retried");
+            app.runner.abortAll();
+          }
+        }
+        await listener?.close().catch(() => {});
+        await app.close({ graceSeconds: 1 });
+        app.log.info("stopped");
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * One small database adapter for both backends: a PostgreSQL server (DATABASE_URL, pg.Pool) and
+ * the embedded PGlite kept in the data folder. Everything the app does goes through `query` and
+ * `transaction`. PGlite has one connection, so its transactions go through `pglite.transaction()`,
+ * which holds that connection exclusively; a BEGIN sent as a plain query would let pg-boss's own
+ * statements slip inside it.
+ */
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import pg from "pg";
+import type { PGlite } from "@electric-sql/pglite";
+
+export interface Queryable {
+  query<T = any>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: "postgres" | "pglite";
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** The raw handle pg-boss is built on: a connection string, or the PGlite instance. */
+  readonly raw: { connectionString?: string; pglite?: PGlite };
+  close(): Promise<void>;
+}
+
+export class DatabaseError extends Error {
+  constructor(message: string, opts?: { cause?: unknown }) {
+    super(message, opts);
+    this.name = "DatabaseError";
+  }
+}
+
+export async function openPostgres(connectionString: string, opts: { max?: number } = {}): Promise<Db> {
+  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, application_name: "clipd" });
+  pool.on("error", () => {}); // idle client errors surface on the next query instead of crashing
+  try {
+    await pool.query("select 1");
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw new DatabaseError(`cannot connect to PostgreSQL (DATABASE_URL): ${(err as Error).message}`, { cause: err });
+  }
+  return {
+    kind: "postgres",
+    raw: { connectionString },
+    query: (sql, params) => pool.query(sql, params as any[]) as any,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn({ query: (sql, params) => client.query(sql, params as any[]) as any });
+        await client.query("COMMIT");
+        return result;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err: any) {
+    return err?.code === "EPERM";
+  }
+}
+
+/**
+ * Opens the embedded database in `dir` (or in memory for "memory://"). A lock file keeps a second
+ * process off the same folder: PGlite is single-process, and two writers would corrupt it.
+ */
+export async function openPglite(dir: string): Promise<Db> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  let lockFile: string | undefined;
+  if (dir !== "memory://") {
+    await mkdir(dir, { recursive: true });
+    lockFile = path.join(path.dirname(dir), path.basename(dir) + ".lock");
+    const holder = Number(await readFile(lockFile, "utf8").catch(() => ""));
+    if (holder && holder !== process.pid && pidAlive(holder)) {
+      throw new DatabaseError(
+        `the embedded database in ${dir} is in use by process ${holder}. Stop that process, or set DATABASE_URL to share a PostgreSQL server between processes`,
+      );
+    }
+    await writeFile(lockFile, String(process.pid));
+  }
+  let pglite: PGlite;
+  try {
+    pglite = dir === "memory://" ? await PGlite.create() : await PGlite.create(dir);
+  } catch (err) {
+    if (lockFile) await rm(lockFile, { force: true });
+    throw new DatabaseError(`cannot open the embedded database in ${dir}: ${(err as Error).message}`, { cause: err });
+  }
+  return {
+    kind: "pglite",
+    raw: { pglite },
+    query: (sql, params) => pglite.query(sql, params as any[]) as any,
+    transaction: (fn) => pglite.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params as any[]) as any })),
+    async close() {
+      await pglite.close();
+      if (lockFile) await rm(lockFile, { force: true });
+    },
+  };
+}
+
+export async function openDb(opts: { databaseUrl?: string; dataDir: string; memory?: boolean }): Promise<Db> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+  return openPglite(opts.memory ? "memory://" : path.join(opts.dataDir, "db"));
+}

@@ -1,0 +1,42 @@
+/**
+ * The operation registry. One entry per API operation holds its id, method, path, scope, schemas
+ * and handler; from this list come the h3 routes, request validation, the OpenAPI 3.1 document and
+ * (later) the MCP tools, so nothing about an operation is written twice.
+ */
+import type { H3Event } from "h3";
+import type { JsonSchema } from "../daemon/stage.js";
+import type { FacadeServices } from "./services.js";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface OperationContext<B = any, Q = any> {
+  event: H3Event;
+  params: Record<string, string>;
+  query: Q;
+  body: B;
+  services: FacadeServices;
+}
+
+export interface Operation<B = any, Q = any> {
+  id: string;
+  method: HttpMethod;
+  /** OpenAPI-style path, e.g. /api/v1/runs/{id}. */
+  path: string;
+  summary: string;
+  /** Scope a key needs; null for public operations. */
+  scope: string | null;
+  tags?: string[];
+  params?: Record<string, JsonSchema>;
+  query?: JsonSchema;
+  body?: JsonSchema;
+  responses: Record<number, { description: string; schema?: JsonSchema }>;
+  /** Excluded from the public OpenAPI document (ops-only routes). */
+  internal?: boolean;
+  handler(ctx: OperationContext<B, Q>): Promise<unknown> | unknown;
+}
+
+export function defineOperation<B = any, Q = any>(op: Operation<B, Q>): Operation<B, Q> {
+  return op;
+}
+
+export const uuidParam: JsonSchema = { type: "string", format: "uuid" };

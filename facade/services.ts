@@ -1,0 +1,17 @@
+/** What the facade is given by the daemon. The facade reaches the daemon only through these. */
+import type { Logger } from "pino";
+import type { Config } from "../config/loader.js";
+import type { QueueManager } from "../daemon/queue.js";
+import type { Runner } from "../daemon/runner.js";
+import type { Db } from "../daemon/store/db.js";
+import type { WorkerBoard } from "../daemon/workers.js";
+
+export interface FacadeServices {
+  config: Config;
+  db: Db;
+  queue: QueueManager;
+  runner: Runner;
+  workers: WorkerBoard;
+  log: Logger;
+  version: string;
+}

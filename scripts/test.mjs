@@ -1,0 +1,73 @@
+// `npm test`: checks the OS tools the tests need (installing them with apt when run as root on
+// Debian, otherwise printing the exact command), makes sure a PostgreSQL server is available
+// (CLIPD_TEST_PG_URL, or a throwaway cluster on loopback started here), then runs vitest.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, chownSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const APT = ["ffmpeg", "postgresql", "pocketsphinx", "pocketsphinx-en-us", "espeak-ng", "sox", "fonts-dejavu-core", "openssl"];
+const need = { ffmpeg: "ffmpeg", ffprobe: "ffmpeg", pocketsphinx_continuous: "pocketsphinx", "espeak-ng": "espeak-ng", sox: "sox", openssl: "openssl" };
+
+const has = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
+const pgBin = () => {
+  const base = "/usr/lib/postgresql";
+  if (!existsSync(base)) return undefined;
+  const v = readdirSync(base).sort((a, b) => Number(b) - Number(a))[0];
+  return v ? path.join(base, v, "bin") : undefined;
+};
+
+const missing = [...new Set(Object.entries(need).filter(([c]) => !has(c)).map(([, p]) => p))];
+if (!existsSync("/usr/share/pocketsphinx/model/en-us")) missing.push("pocketsphinx-en-us");
+if (!pgBin() && !process.env.CLIPD_TEST_PG_URL) missing.push("postgresql");
+if (missing.length) {
+  const cmd = `apt-get update && apt-get install -y ${APT.join(" ")}`;
+  if (process.getuid?.() === 0 && has("apt-get") && !process.env.CLIPD_NO_APT) {
+    console.error(`clipd tests: installing missing OS packages (${missing.join(", ")})…`);
+    execFileSync("sh", ["-c", `DEBIAN_FRONTEND=noninteractive ${cmd}`], { stdio: "inherit" });
+  } else {
+    console.error(`clipd tests need: ${missing.join(", ")}\nfix: sudo sh -c '${cmd}'`);
+    process.exit(1);
+  }
+}
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+let stopCluster = () => {};
+if (!process.env.CLIPD_TEST_PG_URL) {
+  const bin = pgBin();
+  const dir = mkdtempSync(path.join(os.tmpdir(), "clipd-pg-"));
+  const port = await freePort();
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd, args) => {
+    const full = asRoot ? ["-u", "postgres", "--", path.join(bin, cmd), ...args] : args;
+    const r = spawnSync(asRoot ? "runuser" : path.join(bin, cmd), asRoot ? full : args, { stdio: ["ignore", "pipe", "pipe"] });
+    if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+  };
+  if (asRoot) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString()), Number(execFileSync("id", ["-g", "postgres"]).toString()));
+  run("initdb", ["-D", path.join(dir, "data"), "-A", "trust", "-U", "postgres", "--no-sync"]);
+  writeFileSync(path.join(dir, "note"), "throwaway test cluster");
+  run("pg_ctl", ["-D", path.join(dir, "data"), "-l", path.join(dir, "log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, "start"]);
+  process.env.CLIPD_TEST_PG_URL = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  stopCluster = () => {
+    try {
+      run("pg_ctl", ["-D", path.join(dir, "data"), "-m", "immediate", "stop"]);
+    } catch {}
+    rmSync(dir, { recursive: true, force: true });
+  };
+  console.error(`clipd tests: throwaway PostgreSQL on 127.0.0.1:${port}`);
+}
+
+const args = process.argv.slice(2);
+const r = spawnSync(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...args], { stdio: "inherit", env: process.env, cwd: root });
+stopCluster();
+process.exit(r.status ?? 1);
