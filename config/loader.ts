@@ -12,7 +12,7 @@ import { parse as parseYaml } from "yaml";
 export type Config = {
   data_dir: string;
   database_url: string;
-  server: { port: number; host: string; public_url: string };
+  server: { port: number; host: string; public_url: string; ops_token: string };
   log: { level: string; pretty: "auto" | boolean };
   queue: {
     concurrency: number;
@@ -98,6 +98,7 @@ function fromEnv(env: NodeJS.ProcessEnv): Record<string, any> {
   if (env.DATABASE_URL !== undefined) set(["database_url"], env.DATABASE_URL);
   if (env.CLIPD_DATA_DIR) set(["data_dir"], env.CLIPD_DATA_DIR);
   if (env.CLIPD_LOG_LEVEL) set(["log", "level"], env.CLIPD_LOG_LEVEL);
+  if (env.CLIPD_OPS_TOKEN) set(["server", "ops_token"], env.CLIPD_OPS_TOKEN);
   if (env.CLIPD_PUBLIC_URL) set(["server", "public_url"], env.CLIPD_PUBLIC_URL);
   if (env.OPENAI_API_KEY) set(["openai", "api_key"], env.OPENAI_API_KEY);
   if (env.OPENAI_BASE_URL) set(["openai", "base_url"], env.OPENAI_BASE_URL);

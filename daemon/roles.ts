@@ -27,6 +27,7 @@ export async function serveRole(app: ClipdApp): Promise<Listener> {
     open: false,
     clipboard: false,
     qr: false,
+    autoClose: false, // our own shutdown closes the listener after the steps finish
     public: app.config.server.host === "0.0.0.0",
   } as any);
   if (port !== 0 && listener.address.port !== port) {

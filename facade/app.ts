@@ -8,11 +8,11 @@ import { H3, getQuery, getRouterParams, readBody, type H3Event } from "h3";
 import { ApiError, toErrorBody } from "./errors.js";
 import { toOpenApi } from "./openapi.js";
 import { healthz } from "./operations/health.js";
-import { getRun } from "./operations/runs.js";
+import { getRun, startRun } from "./operations/runs.js";
 import type { Operation } from "./registry.js";
 import type { FacadeServices } from "./services.js";
 
-export const OPERATIONS: Operation[] = [healthz, getRun];
+export const OPERATIONS: Operation[] = [healthz, getRun, startRun];
 
 function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], where: string): { field: string; message: string } {
   const base = e.instancePath.replace(/^\//, "").replace(/\//g, ".");

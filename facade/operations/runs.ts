@@ -1,5 +1,28 @@
 import { ApiError } from "../errors.js";
+import { assertOps } from "../ops-auth.js";
 import { defineOperation, uuidParam } from "../registry.js";
+import type { Run } from "../../daemon/runner.js";
+
+function toRunView(run: Run) {
+  return {
+    run_id: run.id,
+    pipeline: run.pipeline,
+    state: run.state,
+    phase: run.phase,
+    stage: run.current_stage,
+    step: run.current_step,
+    step_count: run.step_count,
+    progress: run.progress,
+    progress_note: run.progress_note,
+    steps: run.steps,
+    output: run.state === "succeeded" ? run.output : undefined,
+    error: run.error,
+    origin: run.origin,
+    created_at: run.created_at,
+    started_at: run.started_at,
+    finished_at: run.finished_at,
+  };
+}
 
 export const getRun = defineOperation({
   id: "getRun",
@@ -11,25 +34,37 @@ export const getRun = defineOperation({
   tags: ["ops"],
   params: { id: uuidParam },
   responses: { 200: { description: "The run" }, 404: { description: "No such run" } },
-  async handler({ params, services }) {
+  async handler({ params, services, event }) {
+    assertOps(event, services.config.server.ops_token);
     const run = await services.runner.getRun(params.id!);
     if (!run) throw new ApiError(404, "not_found", `run ${params.id} does not exist`, { field: "id" });
-    return {
-      run_id: run.id,
-      pipeline: run.pipeline,
-      state: run.state,
-      phase: run.phase,
-      stage: run.current_stage,
-      step: run.current_step,
-      step_count: run.step_count,
-      progress: run.progress,
-      progress_note: run.progress_note,
-      steps: run.steps,
-      error: run.error,
-      origin: run.origin,
-      created_at: run.created_at,
-      started_at: run.started_at,
-      finished_at: run.finished_at,
-    };
+    return toRunView(run);
+  },
+});
+
+export const startRun = defineOperation<{ pipeline: string; input?: Record<string, unknown>; set?: Record<string, unknown> }>({
+  id: "startRun",
+  method: "POST",
+  path: "/api/v1/runs",
+  summary: "Starts a pipeline run (ops)",
+  scope: null,
+  internal: true,
+  tags: ["ops"],
+  body: {
+    type: "object",
+    required: ["pipeline"],
+    additionalProperties: false,
+    properties: {
+      pipeline: { type: "string", minLength: 1, maxLength: 100 },
+      input: { type: "object" },
+      set: { type: "object" },
+    },
+  },
+  responses: { 202: { description: "Queued" }, 400: { description: "Unknown pipeline or bad option" } },
+  async handler({ body, services, event }) {
+    assertOps(event, services.config.server.ops_token);
+    const run = await services.runner.startRun(body.pipeline, { ...(body.input ?? {}), options: body.set ?? {} }, { origin: "ops", set: body.set });
+    event.res.status = 202;
+    return toRunView(run);
   },
 });

@@ -1,0 +1,164 @@
+/**
+ * Transcript types and caption writers shared by transcribe and caption-burn.
+ * Captions are built from word timings into cues: at most `maxLines` lines of at most `maxChars`
+ * characters, at most `maxSeconds` long, broken at sentence ends and at pauses. Cue times are the
+ * word times themselves, so cues never overlap and always come in order.
+ */
+
+export interface TranscriptWord {
+  text: string;
+  /** Seconds from the start of the media. */
+  start: number;
+  end: number;
+  /** 0–1; engines without a score report 1. */
+  confidence: number;
+}
+
+export interface TranscriptSegment {
+  start: number;
+  end: number;
+  text: string;
+  speaker: string;
+  /** Half-open index range into `words`: [first, last + 1). */
+  words: [number, number];
+}
+
+export interface Transcript {
+  engine: string;
+  model?: string;
+  language: string;
+  duration: number;
+  words: TranscriptWord[];
+  segments: TranscriptSegment[];
+}
+
+export interface Cue {
+  start: number;
+  end: number;
+  lines: string[];
+  /** Half-open index range into the words given to toCues. */
+  words: [number, number];
+}
+
+export interface CueOptions {
+  /** Characters per line. Default 42. */
+  maxChars?: number;
+  /** Lines per cue. Default 2. */
+  maxLines?: number;
+  /** Longest cue in seconds. Default 7. */
+  maxSeconds?: number;
+  /** A silence between words at least this long (seconds) starts a new cue. Default 0.7. */
+  pauseSeconds?: number;
+}
+
+const SENTENCE_END = /[.!?…]["')\]]?$/;
+
+/** Lays words out on at most `maxLines` lines of `maxChars`, balancing two-line cues; null if they don't fit. */
+export function layoutLines(texts: string[], maxChars: number, maxLines: number): string[] | null {
+  const one = texts.join(" ");
+  if (one.length <= maxChars || texts.length === 1) return [one];
+  if (maxLines < 2) return null;
+  if (maxLines === 2) {
+    let best: string[] | null = null;
+    let bestScore = Infinity;
+    for (let i = 1; i < texts.length; i++) {
+      const a = texts.slice(0, i).join(" ");
+      const b = texts.slice(i).join(" ");
+      if (a.length > maxChars || b.length > maxChars) continue;
+      // Balanced lines read best; a break after punctuation is a little better still.
+      const score = Math.max(a.length, b.length) - (/[,;:.!?]$/.test(a) ? 4 : 0);
+      if (score < bestScore) {
+        bestScore = score;
+        best = [a, b];
+      }
+    }
+    return best;
+  }
+  const lines: string[] = [];
+  let line = "";
+  for (const t of texts) {
+    if (!line) line = t;
+    else if (line.length + 1 + t.length <= maxChars) line += " " + t;
+    else {
+      lines.push(line);
+      line = t;
+    }
+  }
+  if (line) lines.push(line);
+  return lines.length <= maxLines && lines.every((l) => l.length <= maxChars) ? lines : null;
+}
+
+/** Groups words into caption cues (see the module comment for the rules). */
+export function toCues(words: TranscriptWord[], opts: CueOptions = {}): Cue[] {
+  const maxChars = opts.maxChars ?? 42;
+  const maxLines = opts.maxLines ?? 2;
+  const maxSeconds = opts.maxSeconds ?? 7;
+  const pause = opts.pauseSeconds ?? 0.7;
+  const cues: Cue[] = [];
+  let first = -1;
+  let lines: string[] = [];
+  const close = (endIndex: number) => {
+    if (first < 0) return;
+    const prevEnd = cues.length ? cues[cues.length - 1]!.end : 0;
+    const start = Math.max(words[first]!.start, prevEnd);
+    const end = Math.max(start, words[endIndex - 1]!.end);
+    cues.push({ start, end, lines, words: [first, endIndex] });
+    first = -1;
+    lines = [];
+  };
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const text = w.text.trim();
+    if (!text) continue;
+    if (first >= 0) {
+      const prev = words[i - 1]!;
+      const texts = words.slice(first, i + 1).map((x) => x.text.trim()).filter(Boolean);
+      const laid = layoutLines(texts, maxChars, maxLines);
+      if (w.start - prev.end >= pause || w.end - words[first]!.start > maxSeconds || !laid) {
+        close(i);
+      } else {
+        lines = laid;
+      }
+    }
+    if (first < 0) {
+      first = i;
+      lines = [text];
+    }
+    if (SENTENCE_END.test(text)) close(i + 1);
+  }
+  close(words.length);
+  return cues;
+}
+
+function clock(seconds: number, sep: "," | "."): string {
+  const ms = Math.max(0, Math.round(seconds * 1000));
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = Math.floor((ms % 60_000) / 1000);
+  const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+  return `${pad(h)}:${pad(m)}:${pad(s)}${sep}${pad(ms % 1000, 3)}`;
+}
+
+/** SubRip: 1-based indices, HH:MM:SS,mmm times. */
+export function toSrt(words: TranscriptWord[], opts?: CueOptions): string {
+  return toCues(words, opts)
+    .map((c, i) => `${i + 1}\n${clock(c.start, ",")} --> ${clock(c.end, ",")}\n${c.lines.join("\n")}\n`)
+    .join("\n");
+}
+
+const escapeVtt = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** WebVTT with HH:MM:SS.mmm times; text is escaped so `<`, `&` and `-->` can't break a cue. */
+export function toVtt(words: TranscriptWord[], opts?: CueOptions): string {
+  const body = toCues(words, opts)
+    .map((c) => `${clock(c.start, ".")} --> ${clock(c.end, ".")}\n${c.lines.map(escapeVtt).join("\n")}\n`)
+    .join("\n");
+  return `WEBVTT\n\n${body}`;
+}
+
+/** Plain text, one paragraph per segment; speaker labels only when there is more than one speaker. */
+export function toTxt(transcript: Pick<Transcript, "segments">): string {
+  const speakers = new Set(transcript.segments.map((s) => s.speaker));
+  const label = speakers.size > 1;
+  return transcript.segments.map((s) => (label ? `${s.speaker}: ${s.text}` : s.text)).join("\n\n") + "\n";
+}

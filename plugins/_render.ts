@@ -1,0 +1,144 @@
+/**
+ * Spawning ffmpeg/ffprobe for the rendering stages (cut, caption-burn, find-clips loudness).
+ *
+ * ffmpeg runs with `-progress pipe:1`, so progress comes from `out_time_us` against the expected
+ * output duration. The child is killed when the stage's signal aborts. On failure the error
+ * carries the tail of stderr, which is where ffmpeg says what went wrong.
+ */
+import { spawn } from "node:child_process";
+
+export interface FfmpegOptions {
+  /** Aborts (kills) the child process. */
+  signal?: AbortSignal;
+  /** Expected output duration in seconds, for progress. */
+  duration?: number;
+  /** Called with 0–100 as ffmpeg reports its output time. */
+  onProgress?: (percent: number) => void;
+  /** Working folder of the child (lets filter arguments use plain relative file names). */
+  cwd?: string;
+}
+
+export class FfmpegError extends Error {
+  readonly stderr: string;
+  readonly exitCode: number | null;
+  constructor(message: string, stderr: string, exitCode: number | null, cause?: unknown) {
+    super(message, { cause });
+    this.name = "FfmpegError";
+    this.stderr = stderr;
+    this.exitCode = exitCode;
+  }
+}
+
+const TAIL = 4000;
+
+function _spawnCollect(
+  bin: string,
+  args: string[],
+  opts: FfmpegOptions,
+  onStdoutLine?: (line: string) => void,
+): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted) return reject(opts.signal.reason ?? new Error("aborted"));
+    const child = spawn(bin, args, { cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let pending = "";
+    const onAbort = () => child.kill("SIGKILL");
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      if (!onStdoutLine) {
+        stdout += chunk;
+        return;
+      }
+      pending += chunk;
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) onStdoutLine(line);
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-TAIL);
+    });
+    child.on("error", (err) => {
+      opts.signal?.removeEventListener("abort", onAbort);
+      reject(new FfmpegError(`${bin} could not start: ${err.message}`, stderr, null, err));
+    });
+    child.on("close", (code) => {
+      opts.signal?.removeEventListener("abort", onAbort);
+      if (opts.signal?.aborted) return reject(opts.signal.reason ?? new Error("aborted"));
+      if (code !== 0) {
+        const last = stderr.trim().split("\n").slice(-3).join(" | ");
+        return reject(new FfmpegError(`${bin} exited with code ${code}: ${last}`, stderr, code));
+      }
+      resolve({ stdout, stderr });
+    });
+  });
+}
+
+/** Runs ffmpeg with the given arguments (input/output flags included), reporting progress. */
+export async function runFfmpeg(args: string[], opts: FfmpegOptions = {}): Promise<{ stderr: string }> {
+  const full = ["-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:1", ...args];
+  let last = -1;
+  const { stderr } = await _spawnCollect("ffmpeg", full, opts, (line) => {
+    if (!opts.onProgress || !opts.duration) return;
+    const m = /^out_time_us=(\d+)/.exec(line) ?? /^out_time_ms=(\d+)/.exec(line);
+    if (!m) return;
+    const pct = Math.max(0, Math.min(100, (Number(m[1]) / 1e6 / opts.duration) * 100));
+    if (Math.floor(pct) !== last) {
+      last = Math.floor(pct);
+      opts.onProgress(pct);
+    }
+  });
+  return { stderr };
+}
+
+export interface MediaSummary {
+  duration: number;
+  width?: number;
+  height?: number;
+  videoCodec?: string;
+  videoProfile?: string;
+  pixFmt?: string;
+  audioCodec?: string;
+}
+
+/** ffprobe's view of a file: container duration and the first video and audio stream. */
+export async function probeMedia(file: string, opts: FfmpegOptions = {}): Promise<MediaSummary> {
+  const { stdout } = await _spawnCollect(
+    "ffprobe",
+    ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", file],
+    opts,
+  );
+  const info = JSON.parse(stdout) as { format?: { duration?: string }; streams?: Array<Record<string, any>> };
+  const v = info.streams?.find((s) => s.codec_type === "video");
+  const a = info.streams?.find((s) => s.codec_type === "audio");
+  return {
+    duration: Number(info.format?.duration ?? 0),
+    width: v?.width,
+    height: v?.height,
+    videoCodec: v?.codec_name,
+    videoProfile: v?.profile,
+    pixFmt: v?.pix_fmt,
+    audioCodec: a?.codec_name,
+  };
+}
+
+/** Put before every `-i` of a user file: a crafted playlist cannot make ffmpeg open URLs or devices. */
+export const SAFE_INPUT: readonly string[] = ["-protocol_whitelist", "file,pipe"];
+
+/** Escapes a value for use inside an ffmpeg filter-graph option (`file=...`). */
+export function escapeFilterValue(value: string): string {
+  return value.replace(/[\\':,;\[\]]/g, (c) => `\\${c}`);
+}
+
+/** The encoder flags every rendered clip uses: H.264 High, yuv420p, CRF 20, AAC, faststart. */
+export function finalEncodeArgs(opts: { crf?: number; preset?: string; copyAudio?: boolean } = {}): string[] {
+  return [
+    "-c:v", "libx264",
+    "-preset", opts.preset ?? "veryfast",
+    "-crf", String(opts.crf ?? 20),
+    "-profile:v", "high",
+    "-pix_fmt", "yuv420p",
+    ...(opts.copyAudio ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"]),
+    "-movflags", "+faststart",
+  ];
+}

@@ -1,0 +1,123 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import sharp from "sharp";
+import { defineStage, StageError } from "../../daemon/stage.js";
+import { buildAss, stepPosition, stepSize, type CaptionPosition, type CaptionSize, type CaptionWord } from "../_ass.js";
+import { FfmpegError, SAFE_INPUT, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../_render.js";
+import { loadStyles } from "./styles.js";
+
+export interface CaptionBurnOptions {
+  /** Style id from config/styles.yaml. Default: the catalogue's default ("bold-punch"). */
+  style?: string;
+  /** small | medium | large | extra_large, or smaller/bigger one step from the clip's current size. Default medium. */
+  caption_size?: CaptionSize | "smaller" | "bigger";
+  /** top | middle | lower | bottom, or up/down one step from the current position. Default bottom. */
+  caption_position?: CaptionPosition | "up" | "down";
+  /** Title box at the top for the first seconds: false none, true the clip title, a string its words. Default false. */
+  hook_title?: boolean | string;
+  /** Word-by-word animation of the style (highlight, pop or karaoke). Default: on for animated styles. */
+  highlight?: boolean;
+  /** Seconds the hook title stays. Default 3. */
+  hook_seconds?: number;
+}
+
+export default defineStage<CaptionBurnOptions>({
+  name: "caption-burn",
+  summary: "Burns styled captions (and an optional hook title) into a cut clip, with a poster image",
+  options: {
+    type: "object",
+    properties: {
+      style: { type: "string", pattern: "^[a-z0-9-]+$", maxLength: 40 },
+      caption_size: { type: "string", enum: ["small", "medium", "large", "extra_large", "smaller", "bigger"] },
+      caption_position: { type: "string", enum: ["top", "middle", "lower", "bottom", "up", "down"] },
+      hook_title: { anyOf: [{ type: "boolean" }, { type: "string", maxLength: 120 }], default: false },
+      highlight: { type: "boolean" },
+      hook_seconds: { type: "number", minimum: 0.5, maximum: 10, default: 3 },
+    },
+    additionalProperties: false,
+  },
+  async run(input, ctx) {
+    const o = ctx.options ?? {};
+    const cut = input.cut;
+    if (!cut?.key || !(await ctx.storage.exists(cut.key))) {
+      throw new StageError("bad_input", `caption-burn: the cut clip "${cut?.key ?? "(none)"}" is not in storage`);
+    }
+    const catalogue = loadStyles(ctx.config?.render?.styles_file);
+    // A restyle starts from the previous render's choices, so "bigger"/"up" step from there.
+    const prev = input.render ?? {};
+    const styleId = o.style ?? prev.style ?? catalogue.default;
+    const style = catalogue.styles.find((s) => s.id === styleId);
+    if (!style) {
+      throw new StageError("bad_options", `caption-burn: unknown style "${styleId}"; known: ${catalogue.styles.map((s) => s.id).join(", ")}`);
+    }
+    const size = stepSize(prev.caption_size ?? "medium", o.caption_size);
+    const position = stepPosition(prev.caption_position ?? "bottom", o.caption_position);
+    const highlight = o.highlight ?? prev.highlight ?? style.animation !== "none";
+
+    const source = ctx.storage.pathOf(cut.key);
+    const probe = await probeMedia(source, { signal: ctx.signal });
+    const width = probe.width ?? cut.width ?? 1080;
+    const height = probe.height ?? cut.height ?? 1920;
+    const duration = Number(cut.duration ?? probe.duration);
+
+    let words: CaptionWord[] = [];
+    let title: string | undefined = cut.title ?? undefined;
+    if (cut.words_key && (await ctx.storage.exists(cut.words_key))) {
+      const doc = JSON.parse((await ctx.storage.read(cut.words_key)).toString("utf8"));
+      words = (Array.isArray(doc.words) ? doc.words : []).filter((w: any) => typeof w?.text === "string" && w.end > w.start);
+      title ??= doc.title ?? undefined;
+    }
+    const hookOpt = o.hook_title ?? prev.hook_title ?? false;
+    const hookTitle = hookOpt === true ? title : typeof hookOpt === "string" ? hookOpt : undefined;
+
+    const ass = buildAss(words, { width, height, style, size, position, highlight, hookTitle, hookSeconds: o.hook_seconds, duration });
+    await writeFile(path.join(ctx.workdir, "captions.ass"), ass);
+    const fontsDir: string | undefined = ctx.config?.render?.fonts_dir || undefined;
+    const filter = `ass=filename=captions.ass${fontsDir ? `:fontsdir=${escapeFilterValue(path.resolve(fontsDir))}` : ""}`;
+    const ref = cut.ref ?? path.basename(cut.key).replace(/^clip-|\.mp4$/g, "");
+    const tmp = path.join(ctx.workdir, "captioned.mp4");
+    ctx.progress(2, "burning captions");
+    try {
+      await runFfmpeg(
+        [...SAFE_INPUT, "-i", source, "-vf", filter, "-map", "0:v:0", "-map", "0:a:0?", ...finalEncodeArgs({ copyAudio: true }), tmp],
+        { signal: ctx.signal, duration, cwd: ctx.workdir, onProgress: (p) => ctx.progress(2 + p * 0.9, "burning captions") },
+      );
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      throw new StageError("render_failed", `caption-burn: ffmpeg failed on clip ${ref}: ${(err as Error).message}`, {
+        retryable: !(err instanceof FfmpegError) || err.exitCode === null,
+        cause: err,
+      });
+    }
+    const got = await probeMedia(tmp, { signal: ctx.signal });
+    if (got.width !== width || got.height !== height || got.videoCodec !== "h264" || got.audioCodec !== "aac" || Math.abs(got.duration - duration) > 0.1) {
+      throw new StageError(
+        "render_failed",
+        `caption-burn: output check failed for clip ${ref}: got ${got.width}x${got.height} ${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ${width}x${height} h264/aac ${duration.toFixed(2)} s`,
+        { retryable: true },
+      );
+    }
+
+    // The poster is taken while the hook title (if any) is up: it is the clip's cover.
+    ctx.progress(94, "poster");
+    const posterPng = path.join(ctx.workdir, "poster.png");
+    const at = Math.min(hookTitle ? 1 : Math.max(0, duration / 3), Math.max(0, duration - 0.1));
+    await runFfmpeg(["-ss", at.toFixed(3), "-i", tmp, "-frames:v", "1", "-update", "1", posterPng], { signal: ctx.signal, cwd: ctx.workdir });
+    const base = `runs/${ctx.runId}/clip-${ref}-captioned`;
+    const thumbnailKey = `${base}.jpg`;
+    const posterWebpKey = `${base}.webp`;
+    await ctx.storage.write(thumbnailKey, await sharp(posterPng).jpeg({ quality: 85, mozjpeg: true }).toBuffer());
+    await ctx.storage.write(posterWebpKey, await sharp(posterPng).webp({ quality: 80 }).toBuffer());
+    await ctx.storage.write(`${base}.ass`, ass);
+    const key = `${base}.mp4`;
+    await ctx.storage.putFile(key, tmp, { move: true });
+    ctx.progress(100, "captioned");
+    return {
+      render: {
+        key, ref, style: style.id, caption_size: size, caption_position: position, highlight,
+        hook_title: hookOpt, duration: +got.duration.toFixed(3), width, height,
+        thumbnail_key: thumbnailKey, poster_webp_key: posterWebpKey, ass_key: `${base}.ass`,
+      },
+    };
+  },
+});

@@ -1,0 +1,109 @@
+/**
+ * ffmpeg arguments for cutting a clip. Each piece is its own input, seeked with `-ss` before `-i`:
+ * when transcoding ffmpeg decodes from the keyframe before and drops frames up to the exact time, so
+ * cuts are frame-accurate without decoding the recording from its start. `trim`/`atrim` then pin
+ * each piece to its exact length and `concat` joins them; the 9:16 layout is applied once after.
+ */
+import type { Piece } from "./clip.js";
+import { SAFE_INPUT, finalEncodeArgs } from "../_render.js";
+
+export type Fit = "crop" | "blur" | "pad";
+
+export interface GraphOptions {
+  width: number;
+  height: number;
+  fps: number;
+  fit: Fit;
+  /** Pad colour (ffmpeg colour syntax, e.g. "#101820" or "black"). */
+  background: string;
+  /** Horizontal/vertical centre of the crop, 0..1 of the free range (0.5 = centred). */
+  focus?: { x: number; y: number };
+}
+
+const n3 = (v: number) => v.toFixed(3);
+
+function _pieceInputs(source: string, pieces: Piece[]): string[] {
+  return pieces.flatMap((p) => [...SAFE_INPUT, "-ss", n3(p.start), "-t", n3(p.end - p.start + 0.1), "-i", source]);
+}
+
+function _audioChain(i: number, p: Piece): string {
+  return `[${i}:a:0]atrim=duration=${n3(p.end - p.start)},asetpts=PTS-STARTPTS,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a${i}]`;
+}
+
+/** The 9:16 layout of one video stream `[in]` into `[out]`. */
+export function layoutFilter(o: GraphOptions, inLabel: string, outLabel: string): string {
+  const { width: W, height: H } = o;
+  const fx = o.focus?.x ?? 0.5;
+  const fy = o.focus?.y ?? 0.5;
+  switch (o.fit) {
+    case "crop":
+      return `[${inLabel}]scale=${W}:${H}:force_original_aspect_ratio=increase,crop=${W}:${H}:(iw-ow)*${fx.toFixed(3)}:(ih-oh)*${fy.toFixed(3)},setsar=1[${outLabel}]`;
+    case "pad":
+      return `[${inLabel}]scale=${W}:${H}:force_original_aspect_ratio=decrease,pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=${o.background},setsar=1[${outLabel}]`;
+    case "blur": {
+      // The blurred fill is made at a quarter size: cheaper, and the blur hides the upscale.
+      const w4 = Math.round(W / 8) * 2;
+      const h4 = Math.round(H / 8) * 2;
+      return (
+        `[${inLabel}]split=2[bgsrc][fgsrc];` +
+        `[bgsrc]scale=${w4}:${h4}:force_original_aspect_ratio=increase,crop=${w4}:${h4},boxblur=12:2,eq=brightness=-0.08,scale=${W}:${H},setsar=1[bg];` +
+        `[fgsrc]scale=${W}:${H}:force_original_aspect_ratio=decrease,setsar=1[fg];` +
+        `[bg][fg]overlay=(W-w)/2:(H-h)/2,setsar=1[${outLabel}]`
+      );
+    }
+  }
+}
+
+/** Arguments for a video source: pieces → concat → layout → encode. */
+export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & { hasAudio: boolean; output: string }): string[] {
+  const total = pieces.reduce((a, p) => a + (p.end - p.start), 0);
+  const parts: string[] = [];
+  pieces.forEach((p, i) => {
+    parts.push(`[${i}:v:0]trim=duration=${n3(p.end - p.start)},setpts=PTS-STARTPTS,fps=${o.fps},format=yuv420p,setsar=1[v${i}]`);
+    if (o.hasAudio) parts.push(_audioChain(i, p));
+  });
+  const labels = pieces.map((_, i) => (o.hasAudio ? `[v${i}][a${i}]` : `[v${i}]`)).join("");
+  parts.push(`${labels}concat=n=${pieces.length}:v=1:a=${o.hasAudio ? 1 : 0}[vj]${o.hasAudio ? "[aj]" : ""}`);
+  parts.push(layoutFilter(o, "vj", "vout"));
+  const silence = o.hasAudio ? [] : ["-f", "lavfi", "-t", n3(total), "-i", "anullsrc=r=48000:cl=stereo"];
+  return [
+    ..._pieceInputs(source, pieces),
+    ...silence,
+    "-filter_complex", parts.join(";"),
+    "-map", "[vout]",
+    "-map", o.hasAudio ? "[aj]" : `${pieces.length}:a`,
+    "-t", n3(total),
+    ...finalEncodeArgs(),
+    "-r", String(o.fps),
+    o.output,
+  ];
+}
+
+/** Arguments for an audio source: a still background, a live waveform, the joined audio. */
+export function audioCutArgs(
+  source: string,
+  pieces: Piece[],
+  o: { width: number; height: number; fps: number; background: string; waveColour: string; output: string },
+): string[] {
+  const total = pieces.reduce((a, p) => a + (p.end - p.start), 0);
+  const { width: W, height: H } = o;
+  const waveH = Math.round(H * 0.09) * 2;
+  const bgIndex = pieces.length;
+  const parts = pieces.map((p, i) => _audioChain(i, p));
+  parts.push(`${pieces.map((_, i) => `[a${i}]`).join("")}concat=n=${pieces.length}:v=0:a=1,asplit=2[aout][aw]`);
+  parts.push(`[aw]showwaves=s=${Math.round(W * 0.42) * 2}x${waveH}:mode=cline:scale=sqrt:draw=full:rate=${o.fps}:colors=${o.waveColour},format=rgba[wave]`);
+  // The still is decoded once and repeated by the loop filter (decoding a PNG per frame is slow).
+  parts.push(`[${bgIndex}:v]scale=${W}:${H},setsar=1,format=yuv420p,loop=loop=-1:size=1:start=0,setpts=N/(${o.fps}*TB)[bg]`);
+  parts.push(`[bg][wave]overlay=(W-w)/2:${Math.round(H * 0.44)}:shortest=1,format=yuv420p[vout]`);
+  return [
+    ..._pieceInputs(source, pieces),
+    "-i", o.background,
+    "-filter_complex", parts.join(";"),
+    "-map", "[vout]",
+    "-map", "[aout]",
+    "-t", n3(total),
+    ...finalEncodeArgs({ preset: "veryfast" }),
+    "-r", String(o.fps),
+    o.output,
+  ];
+}

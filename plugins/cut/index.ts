@@ -1,0 +1,125 @@
+import path from "node:path";
+import { defineStage, StageError } from "../../daemon/stage.js";
+import { FfmpegError, probeMedia, runFfmpeg } from "../_render.js";
+import { makeBackground } from "./background.js";
+import { attentionFocus } from "./focus.js";
+import { retimeWords, selectClip, totalDuration, type TimedWord } from "./clip.js";
+import { audioCutArgs, videoCutArgs, type Fit } from "./graph.js";
+
+export interface CutOptions {
+  /** Output width; the height is width × 16/9. Default 1080. */
+  width?: number;
+  /** How a landscape picture fills 9:16: crop (centre), blur (whole picture over a blurred fill) or pad. Default "crop". "fill" = crop, "whole" = blur (or pad when background is a colour). */
+  fit?: Fit | "fill" | "whole";
+  /** Pad colour, or background colour for audio clips. "blur" with fit=whole blurs. Default "#1f2937". */
+  background?: string;
+  /** Storage key of a still image (cover art) for audio clips. */
+  background_image?: string;
+  /** Frames per second of the output. Default 30. */
+  fps?: number;
+  /** Where fit=crop centres the frame: "attention" (salient region, sharp) or "center". Default "attention". */
+  crop_focus?: "attention" | "center";
+  clip_number?: number;
+  clip_ref?: string;
+}
+
+const COLOUR = /^(#[0-9a-fA-F]{6}|[a-z]+)$/;
+
+function _fit(o: CutOptions): { fit: Fit; background: string } {
+  const bg = o.background ?? "#1f2937";
+  if (o.fit === "fill" || o.fit === undefined) return { fit: "crop", background: bg === "blur" ? "#1f2937" : bg };
+  if (o.fit === "whole") return bg === "blur" ? { fit: "blur", background: "#1f2937" } : { fit: "pad", background: bg };
+  return { fit: o.fit, background: bg === "blur" ? "#1f2937" : bg };
+}
+
+export default defineStage<CutOptions>({
+  name: "cut",
+  summary: "Cuts a clip's pieces frame-accurately from the source into a vertical 9:16 MP4",
+  options: {
+    type: "object",
+    properties: {
+      width: { type: "integer", minimum: 360, maximum: 2160, multipleOf: 2, default: 1080 },
+      fit: { type: "string", enum: ["crop", "blur", "pad", "fill", "whole"], default: "crop" },
+      background: { type: "string", pattern: "^(#[0-9a-fA-F]{6}|[a-z]+)$", default: "#1f2937" },
+      background_image: { type: "string", maxLength: 500 },
+      fps: { type: "integer", minimum: 10, maximum: 60, default: 30 },
+      crop_focus: { type: "string", enum: ["attention", "center"], default: "attention" },
+      clip_number: { type: "integer", minimum: 1 },
+      clip_ref: { type: "string", maxLength: 40 },
+    },
+    additionalProperties: false,
+  },
+  async run(input, ctx) {
+    const o = ctx.options ?? {};
+    const sourceKey: string | undefined = input.source?.key;
+    if (!sourceKey || !(await ctx.storage.exists(sourceKey))) {
+      throw new StageError("bad_input", `cut: the source file "${sourceKey ?? "(none)"}" is not in storage`);
+    }
+    const media = input.media ?? {};
+    const clip = selectClip(input, o, media.duration);
+    const duration = totalDuration(clip.pieces);
+    const width = o.width ?? 1080;
+    const height = Math.round((width * 16) / 9 / 2) * 2;
+    const fps = o.fps ?? 30;
+    const { fit, background } = _fit(o);
+    if (!COLOUR.test(background)) throw new StageError("bad_options", `cut: background "${background}" is not a colour`);
+    const source = ctx.storage.pathOf(sourceKey);
+    const tmp = path.join(ctx.workdir, `clip-${clip.ref}.mp4`);
+    const isAudio = media.kind === "audio" || (media.kind === undefined && !media.width);
+
+    let args: string[];
+    if (isAudio) {
+      const imageKey: string | undefined = o.background_image ?? input.cover?.key;
+      const image = imageKey && (await ctx.storage.exists(imageKey)) ? ctx.storage.pathOf(imageKey) : undefined;
+      const bg = await makeBackground(path.join(ctx.workdir, "background.png"), {
+        width, height, colour: background.startsWith("#") ? background : "#1f2937", title: clip.title, image,
+      });
+      args = audioCutArgs(source, clip.pieces, { width, height, fps, background: bg, waveColour: "white@0.85", output: tmp });
+    } else {
+      const focusX = fit === "crop" && o.crop_focus !== "center" ? await attentionFocus(source, clip.pieces, { signal: ctx.signal }) : 0.5;
+      args = videoCutArgs(source, clip.pieces, {
+        width, height, fps, fit, background, hasAudio: media.has_audio !== false, output: tmp, focus: { x: focusX, y: 0.5 },
+      });
+    }
+    ctx.progress(2, "cutting");
+    try {
+      await runFfmpeg(args, { signal: ctx.signal, duration, cwd: ctx.workdir, onProgress: (p) => ctx.progress(2 + p * 0.93, "cutting") });
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      throw new StageError("render_failed", `cut: ffmpeg failed on clip ${clip.ref}: ${(err as Error).message}`, {
+        retryable: !(err instanceof FfmpegError) || err.exitCode === null,
+        cause: err,
+      });
+    }
+    const got = await probeMedia(tmp, { signal: ctx.signal });
+    if (got.width !== width || got.height !== height || got.videoCodec !== "h264" || got.audioCodec !== "aac" || Math.abs(got.duration - duration) > 0.15) {
+      throw new StageError(
+        "render_failed",
+        `cut: output check failed for clip ${clip.ref}: got ${got.width}x${got.height} ${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ${width}x${height} h264/aac ${duration.toFixed(2)} s`,
+        { retryable: true },
+      );
+    }
+
+    let words: TimedWord[] = [];
+    const tKey: string | undefined = input.transcript?.key;
+    if (tKey && (await ctx.storage.exists(tKey))) {
+      const t = JSON.parse((await ctx.storage.read(tKey)).toString("utf8"));
+      words = retimeWords(Array.isArray(t.words) ? t.words : [], clip.pieces);
+    }
+    const key = `runs/${ctx.runId}/clip-${clip.ref}.mp4`;
+    const wordsKey = `runs/${ctx.runId}/clip-${clip.ref}.words.json`;
+    await ctx.storage.write(
+      wordsKey,
+      JSON.stringify({ ref: clip.ref, title: clip.title ?? null, hook: clip.hook ?? null, duration, pieces: clip.pieces, words }),
+    );
+    await ctx.storage.putFile(key, tmp, { move: true });
+    ctx.progress(100, "cut");
+    return {
+      cut: {
+        key, ref: clip.ref, number: clip.number, title: clip.title, hook: clip.hook,
+        start: clip.start, end: clip.end, duration: +got.duration.toFixed(3), pieces: clip.pieces,
+        width, height, fit: isAudio ? "audio" : fit, words_key: wordsKey,
+      },
+    };
+  },
+});

@@ -1,0 +1,176 @@
+/**
+ * Text helpers for the clip finder: the transcript shapes, sentence units, tokens and the small
+ * word lists the heuristic scores with. English only for now; other languages still get sentence
+ * alignment and timing-based scores, only the word-list signals stay silent.
+ */
+
+export interface Word {
+  text: string;
+  start: number;
+  end: number;
+  confidence?: number;
+  speaker?: string | null;
+}
+
+export interface Segment {
+  start: number;
+  end: number;
+  text: string;
+  speaker?: string | null;
+}
+
+export interface Transcript {
+  engine?: string;
+  language?: string;
+  duration?: number;
+  words: Word[];
+  segments?: Segment[];
+}
+
+/** A run of words that forms one sentence (or, without punctuation, one pause-delimited phrase). */
+export interface Sentence {
+  index: number;
+  start: number;
+  end: number;
+  words: Word[];
+  text: string;
+  /** Index of its first word in the transcript's word list. */
+  firstWord: number;
+}
+
+const TERMINAL = /[.!?…]["'”’)\]]*$/;
+
+export const isTerminal = (text: string) => TERMINAL.test(text.trim());
+
+/**
+ * Splits the words into sentences. Transcripts with punctuation split after terminal marks;
+ * unpunctuated ones (pocketsphinx) split at segment changes and pauses. Units longer than
+ * `maxUnit` seconds are split again at their longest pause so that windows can still be built.
+ */
+export function toSentences(words: Word[], segments: Segment[] = [], opts: { maxUnit?: number } = {}): Sentence[] {
+  const maxUnit = opts.maxUnit ?? 30;
+  if (words.length === 0) return [];
+  const punctuated = words.filter((w) => isTerminal(w.text)).length;
+  const usePunct = punctuated >= Math.max(1, words.length / 80);
+  const segOf = _segmentIndexes(words, segments);
+  const groups: Word[][] = [];
+  let current: Word[] = [];
+  let firstIdx: number[] = [];
+  let currentFirst = 0;
+  words.forEach((w, i) => {
+    if (current.length === 0) currentFirst = i;
+    current.push(w);
+    const next = words[i + 1];
+    const gap = next ? next.start - w.end : Infinity;
+    const boundary = usePunct
+      ? isTerminal(w.text) || gap >= 2.5
+      : !next || segOf[i] !== segOf[i + 1] || gap >= 0.6;
+    if (boundary || !next) {
+      groups.push(current);
+      firstIdx.push(currentFirst);
+      current = [];
+    }
+  });
+  const out: Sentence[] = [];
+  groups.forEach((g, gi) => {
+    for (const [part, offset] of _splitLong(g, maxUnit, 0)) {
+      out.push({
+        index: out.length,
+        start: part[0].start,
+        end: part[part.length - 1].end,
+        words: part,
+        text: part.map((w) => w.text.trim()).join(" "),
+        firstWord: firstIdx[gi] + offset,
+      });
+    }
+  });
+  return out;
+}
+
+function _segmentIndexes(words: Word[], segments: Segment[]): number[] {
+  const out: number[] = [];
+  let s = 0;
+  for (const w of words) {
+    const mid = (w.start + w.end) / 2;
+    while (s < segments.length - 1 && segments[s].end <= mid) s++;
+    out.push(s);
+  }
+  return out;
+}
+
+function _splitLong(words: Word[], maxUnit: number, offset: number): Array<[Word[], number]> {
+  const span = words[words.length - 1].end - words[0].start;
+  if (span <= maxUnit || words.length < 2) return [[words, offset]];
+  let best = 1;
+  let bestGap = -Infinity;
+  for (let i = 1; i < words.length; i++) {
+    // Prefer the longest pause, and among similar pauses the one nearest the middle.
+    const gap = words[i].start - words[i - 1].end;
+    const centre = 1 - Math.abs(i / words.length - 0.5);
+    const value = gap + centre * 0.05;
+    if (value > bestGap) {
+      bestGap = value;
+      best = i;
+    }
+  }
+  return [
+    ..._splitLong(words.slice(0, best), maxUnit, offset),
+    ..._splitLong(words.slice(best), maxUnit, offset + best),
+  ];
+}
+
+/** Lower-case word tokens of a text, punctuation dropped, apostrophes kept inside words. */
+export function tokens(text: string): string[] {
+  return (
+    text
+      .toLowerCase()
+      .replace(/[’‘]/g, "'")
+      .match(/[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu) ?? []
+  );
+}
+
+/** A deliberately light stemmer: enough to match "prices" with "price" and "pricing". */
+export function stem(token: string): string {
+  let t = token.replace(/'s$/, "");
+  if (t.length > 5 && t.endsWith("ing")) t = t.slice(0, -3);
+  else if (t.length > 4 && t.endsWith("ies")) t = t.slice(0, -3) + "y";
+  else if (t.length > 4 && t.endsWith("ed")) t = t.slice(0, -2);
+  else if (t.length > 3 && t.endsWith("es") && /(ss|sh|ch|x)es$/.test(t)) t = t.slice(0, -2);
+  else if (t.length > 3 && t.endsWith("s") && !t.endsWith("ss")) t = t.slice(0, -1);
+  if (t.length > 4 && t.endsWith("e")) t = t.slice(0, -1);
+  return t;
+}
+
+export const STOPWORDS = new Set(
+  (
+    "a about above after again against all am an and any are aren't as at be because been before being below " +
+    "between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each " +
+    "few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself " +
+    "him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't " +
+    "my myself no nor not of off on once only or other ought our ours ourselves out over own same shan't she she'd " +
+    "she'll she's should shouldn't so some such than that that's the their theirs them themselves then there there's " +
+    "these they they'd they'll they're they've this those through to too under until up very was wasn't we we'd we'll " +
+    "we're we've were weren't what what's when when's where where's which while who who's whom why why's with won't " +
+    "would wouldn't you you'd you'll you're you've your yours yourself yourselves yeah yes okay ok oh um uh erm er ah " +
+    "hmm like just really gonna wanna got get gets going go know think mean right well also thing things kind sort lot " +
+    "actually basically literally say said says one two"
+  ).split(" "),
+);
+
+export const FILLERS = new Set(["um", "uh", "erm", "er", "ah", "hmm", "mm", "uhm", "umm"]);
+export const FILLER_PAIRS = new Set(["you know", "i mean", "sort of", "kind of"]);
+export const CONNECTORS = new Set(["and", "so", "but", "because", "or", "then", "also", "which", "plus", "anyway"]);
+export const PRONOUN_STARTS = new Set(["he", "she", "it", "they", "this", "that", "these", "those", "him", "her", "them", "it's", "that's", "there"]);
+export const QUESTION_STARTS = new Set(["what", "why", "how", "who", "when", "where", "which", "did", "do", "does", "is", "are", "can", "could", "would", "should", "have", "has", "will", "ever"]);
+export const STRONG_WORDS = new Set(
+  (
+    "never always secret mistake mistakes best worst truth biggest crazy important problem wrong love hate money free " +
+    "everyone nobody nothing everything must shocking surprising huge massive insane incredible key critical " +
+    "failed failure success win lose lost killed changed change dangerous simple easy hard impossible myth lie"
+  ).split(" "),
+);
+export const NUMBER_WORDS = new Set(
+  "one two three four five six seven eight nine ten eleven twelve twenty thirty fifty hundred thousand million billion percent half first second third".split(" "),
+);
+export const STORY_STARTS = ["so i was", "one time", "when i was", "imagine", "let me tell", "here's the thing", "the reason", "i remember", "years ago", "last week", "story"];
+export const BOLD_CLAIMS = ["the truth is", "most people", "nobody", "everyone", "the problem is", "the secret", "the biggest", "you need to", "stop", "never", "here's why"];

@@ -1,0 +1,126 @@
+/**
+ * probe: reads the source's container with ffprobe and decides whether clipd can work with it.
+ *
+ * Refusals are final (non-retryable) and name the limit: an extension outside the accepted list,
+ * a file over `max_bytes` or longer than `max_seconds`, a file ffprobe cannot read, or one with no
+ * audio to transcribe. The extension is checked first and the size before ffprobe runs, so an
+ * oversized or foreign upload costs nothing to refuse.
+ */
+import { defineStage, StageError } from "../../daemon/stage.js";
+import { ffprobeJson, lastMeaningfulLine, runFfmpeg, SAFE_INPUT_ARGS, ToolError } from "../_ffmpeg.js";
+import { AUDIO_EXTENSIONS, extensionOf, kindOfExtension, VIDEO_EXTENSIONS } from "../_media-types.js";
+import { describeMedia, type MediaInfo } from "./_describe.js";
+
+export interface ProbeOptions {
+  /** Longest accepted duration, in seconds. Default 10800 (3 h). */
+  max_seconds: number;
+  /** Largest accepted file, in bytes. Default 4831838208 (4.5 GB). */
+  max_bytes: number;
+}
+
+export const PROBE_DEFAULTS: ProbeOptions = { max_seconds: 10_800, max_bytes: 4_831_838_208 };
+
+// ffprobe demuxers that correspond to the accepted extensions. Anything else (an HLS playlist,
+// a text file read as "tty", an image sequence) is refused even when ffprobe can open it.
+const ACCEPTED_DEMUXERS = new Set(["mov", "mp4", "m4a", "matroska", "webm", "avi", "mp3", "aac", "wav", "ogg", "flac"]);
+
+export default defineStage<Partial<ProbeOptions>>({
+  name: "probe",
+  summary: "Reads duration, streams and picture size of the source and enforces the upload limits",
+  options: {
+    type: "object",
+    properties: {
+      max_seconds: { type: "number", exclusiveMinimum: 0, default: PROBE_DEFAULTS.max_seconds, description: "Longest accepted duration, in seconds" },
+      max_bytes: { type: "integer", minimum: 1, default: PROBE_DEFAULTS.max_bytes, description: "Largest accepted file, in bytes" },
+    },
+    additionalProperties: false,
+  },
+  async run(input, ctx): Promise<{ media: MediaInfo }> {
+    const opts = { ...PROBE_DEFAULTS, ...ctx.options };
+    const source = input.source;
+    if (typeof source?.key !== "string") throw new StageError("bad_input", "probe needs input.source.key (run fetch-source first)");
+    const name: string = typeof source.name === "string" && source.name ? source.name : source.key;
+
+    const ext = extensionOf(name);
+    if (!kindOfExtension(ext)) {
+      const accepted = [...VIDEO_EXTENSIONS, ...AUDIO_EXTENSIONS].join(" ");
+      throw new StageError(
+        "unsupported_type",
+        `${ext ? `"${ext}" files are` : `"${name}" has no extension, so it is`} not supported; accepted: ${accepted}`,
+        { details: { extension: ext, accepted: [...VIDEO_EXTENSIONS, ...AUDIO_EXTENSIONS] } },
+      );
+    }
+
+    if (!(await ctx.storage.exists(source.key))) {
+      throw new StageError("unreadable", `${name} is missing from storage`, { details: { key: source.key } });
+    }
+    const bytes = await ctx.storage.size(source.key);
+    if (bytes === 0) throw new StageError("unreadable", `${name} is empty`);
+    if (bytes > opts.max_bytes) {
+      throw new StageError("too_big", `${name} is ${bytes} bytes, over the limit of ${opts.max_bytes} bytes`, {
+        details: { max_bytes: opts.max_bytes, bytes },
+      });
+    }
+
+    ctx.progress(10, "probing");
+    let probed;
+    try {
+      probed = await ffprobeJson(ctx.storage.pathOf(source.key), { signal: ctx.signal });
+    } catch (err) {
+      if (err instanceof ToolError) throw unreadable(name, lastMeaningfulLine(err.stderr) || err.message, err);
+      throw err; // a missing ffprobe or an abort: not the file's fault
+    }
+    const demuxers = (probed.format.format_name ?? "").split(",");
+    if (!demuxers.some((d) => ACCEPTED_DEMUXERS.has(d))) {
+      throw unreadable(name, `not an audio or video container clipd accepts (ffprobe read it as ${probed.format.format_name || "nothing"})`);
+    }
+
+    const media = describeMedia(probed, bytes);
+    if (!media.has_audio) {
+      throw new StageError("no_audio", `${name} has no audio track, so there is nothing to transcribe`, {
+        details: { kind: media.kind },
+      });
+    }
+    // Some recorders (browser MediaRecorder WebM, for one) write no duration: read the audio through.
+    if (!(media.duration > 0)) media.duration = await measureDuration(ctx.storage.pathOf(source.key), ctx.signal);
+    if (!(media.duration > 0)) throw unreadable(name, "its duration could not be determined");
+    if (media.duration > opts.max_seconds) {
+      throw new StageError(
+        "too_long",
+        `${name} lasts ${formatDuration(media.duration)}, over the limit of ${formatDuration(opts.max_seconds)}`,
+        { details: { max_duration_seconds: opts.max_seconds, duration_seconds: media.duration } },
+      );
+    }
+    ctx.progress(100, `${media.kind}, ${formatDuration(media.duration)}`);
+    return { media };
+  },
+});
+
+/** Duration found by copying the first audio track to nowhere and watching ffmpeg's clock. */
+async function measureDuration(file: string, signal: AbortSignal): Promise<number> {
+  let seconds = 0;
+  try {
+    await runFfmpeg([...SAFE_INPUT_ARGS, "-i", file, "-map", "0:a:0", "-c", "copy", "-f", "null", "-"], {
+      signal,
+      onTime: (t) => void (seconds = Math.max(seconds, t)),
+    });
+  } catch (err) {
+    if (!(err instanceof ToolError)) throw err;
+    return 0;
+  }
+  return Math.round(seconds * 1000) / 1000;
+}
+
+function unreadable(name: string, reason: string, cause?: unknown): StageError {
+  // ffprobe prefixes its reasons with the file's path, which is ours, not the user's.
+  const clean = reason.replace(/^.*?:\s(?=[A-Z])/, "").trim();
+  return new StageError("unreadable", `${name} could not be read as audio or video: ${clean}`, { cause, details: { reason: clean } });
+}
+
+function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  return h ? `${h}h${String(m).padStart(2, "0")}m${String(rest).padStart(2, "0")}s` : m ? `${m}m${String(rest).padStart(2, "0")}s` : `${rest}s`;
+}

@@ -1,0 +1,51 @@
+/**
+ * Offline CMU PocketSphinx through Debian's `pocketsphinx_continuous` (US English model).
+ * Weak on accuracy but always available, so it is the fallback of `engine: auto`.
+ */
+import { StageError } from "../../../daemon/stage.js";
+import { _runTool } from "../../_audio.js";
+import type { TranscriptWord } from "../../_captions.js";
+import type { ChunkInput, ChunkResult, Engine, EngineContext } from "./types.js";
+
+const FILLERS = new Set(["<s>", "</s>", "<sil>"]);
+
+/**
+ * Parses the word lines of `-time yes` output: `word start end [posterior]`. Hypothesis lines,
+ * sentence markers, silences and noise tokens (`[NOISE]`, `++BREATH++`) are skipped, and
+ * pronunciation variants lose their `(2)` suffix.
+ */
+export function parsePocketsphinx(stdout: string): TranscriptWord[] {
+  const words: TranscriptWord[] = [];
+  for (const raw of stdout.split("\n")) {
+    const m = /^(\S+)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)(?:\s+(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?))?\s*$/i.exec(raw.trim());
+    if (!m) continue;
+    const token = m[1]!;
+    if (FILLERS.has(token) || /^\[.*\]$/.test(token) || /^\+\+.*\+\+$/.test(token)) continue;
+    const text = token.replace(/\(\d+\)$/, "");
+    if (!text) continue;
+    const start = Number(m[2]);
+    const end = Number(m[3]);
+    const p = m[4] === undefined ? 1 : Number(m[4]);
+    words.push({ text, start, end: Math.max(start, end), confidence: Math.min(1, Math.max(0, p)) });
+  }
+  return words;
+}
+
+export function definePocketsphinxEngine(ctx: EngineContext): Engine {
+  const command: string = ctx.config.pocketsphinx?.command ?? "pocketsphinx_continuous";
+  return {
+    name: "pocketsphinx",
+    model: "en-us",
+    format: "wav",
+    async transcribe(chunk: ChunkInput): Promise<ChunkResult> {
+      if (!/^en\b/i.test(chunk.language)) {
+        throw new StageError("unsupported_language", `pocketsphinx only has a US English model, not "${chunk.language}"`);
+      }
+      const { stdout } = await _runTool(command, ["-infile", chunk.file, "-time", "yes", "-logfn", "/dev/null"], {
+        signal: chunk.signal,
+      });
+      return { words: parsePocketsphinx(stdout), language: "en" };
+    },
+    async close() {},
+  };
+}

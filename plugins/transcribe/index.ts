@@ -1,0 +1,134 @@
+/**
+ * transcribe: speech to words with times, plus txt/srt/vtt captions.
+ * The audio is decoded once to 16 kHz mono, cut at silences into chunks near `chunk_seconds`,
+ * transcribed chunk by chunk (up to `concurrency` at once) and stitched back with each chunk's
+ * offset, so word times are exact on the whole file. Outputs go to runs/<runId>/transcript.*,
+ * overwritten on a retry, so the stage is safe to repeat.
+ */
+import os from "node:os";
+import path from "node:path";
+import { defineStage, StageError, type StageContext } from "../../daemon/stage.js";
+import { _mapLimit, detectSilences, hasAudioStream, planChunks, probeDuration, speechSeconds, toMono16k } from "../_audio.js";
+import { toSrt, toTxt, toVtt, type Transcript } from "../_captions.js";
+import { stitchWords, toSegments, type PlacedChunk } from "./_stitch.js";
+import { pickEngine, type EngineChoice } from "./_pick.js";
+
+export interface TranscribeOptions {
+  /** Which recogniser; `auto` picks whisper, then openai, then pocketsphinx. Default "auto". */
+  engine?: EngineChoice;
+  /** Whisper model name (`base.en`) or ggml file path; or the openai model. Default per engine. */
+  model?: string;
+  /** Spoken language code, or "auto" to let the engine detect it. Default "en". */
+  language?: string;
+  /** Target chunk length in seconds; cuts land in nearby silences. Default 300. */
+  chunk_seconds?: number;
+  /** Chunks transcribed at once. Default: the number of CPU cores. */
+  concurrency?: number;
+  /** Skip chunks that silencedetect finds (nearly) silent. Default false. */
+  vad?: boolean;
+}
+
+export default defineStage<TranscribeOptions>({
+  name: "transcribe",
+  summary: "Transcribes the source audio into timed words, segments and txt/srt/vtt captions",
+  options: {
+    type: "object",
+    properties: {
+      engine: { type: "string", enum: ["auto", "pocketsphinx", "whisper", "openai"], default: "auto" },
+      model: { type: "string", minLength: 1 },
+      language: { type: "string", pattern: "^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)$", default: "en" },
+      chunk_seconds: { type: "number", minimum: 20, maximum: 3600, default: 300 },
+      concurrency: { type: "integer", minimum: 1, maximum: 64 },
+      vad: { type: "boolean", default: false },
+    },
+    additionalProperties: false,
+  },
+  async run(input, ctx) {
+    const opts = ctx.options ?? {};
+    const language = opts.language ?? "en";
+    const cores = os.availableParallelism();
+    const concurrency = opts.concurrency ?? cores;
+    const source = input.source as { key?: string } | undefined;
+    if (!source?.key) throw new StageError("bad_input", "transcribe needs input.source.key");
+    if (!(await ctx.storage.exists(source.key))) {
+      throw new StageError("source_missing", `source ${source.key} is not in storage`);
+    }
+    const sourcePath = ctx.storage.pathOf(source.key);
+
+    const media = input.media as { duration?: number; has_audio?: boolean } | undefined;
+    const hasAudio = media?.has_audio ?? (await hasAudioStream(sourcePath, ctx.signal));
+    if (!hasAudio) throw new StageError("no_audio", `source ${source.key} has no audio stream`);
+
+    const engine = await pickEngine(opts, ctx);
+    ctx.log.info({ engine: engine.name, model: engine.model }, "transcribe engine chosen");
+    try {
+      ctx.progress(1, "decoding audio");
+      const full = path.join(ctx.workdir, "audio16k.wav");
+      await toMono16k(sourcePath, full, { signal: ctx.signal });
+      const duration = media?.duration ?? (await probeDuration(full, ctx.signal));
+      ctx.progress(5, "finding silences");
+      const silences = await detectSilences(full, { duration, signal: ctx.signal });
+      const target = Math.min(opts.chunk_seconds ?? 300, engine.maxChunkSeconds ?? Infinity);
+      let chunks = planChunks(duration, silences, target);
+      if (opts.vad) chunks = chunks.filter((c) => speechSeconds(c, silences) >= 0.3);
+      ctx.log.info({ duration, chunks: chunks.length, silences: silences.length }, "audio chunked");
+
+      const threads = Math.max(1, Math.floor(cores / Math.min(concurrency, Math.max(1, chunks.length))));
+      const total = chunks.reduce((s, c) => s + (c.end - c.start), 0) || 1;
+      let done = 0;
+      const placed = await _mapLimit(chunks, concurrency, async (c, i): Promise<PlacedChunk> => {
+        const file = path.join(ctx.workdir, `chunk-${String(i).padStart(4, "0")}.${engine.format}`);
+        await toMono16k(full, file, { start: c.start, duration: c.end - c.start, format: engine.format, signal: ctx.signal });
+        const result = await engine.transcribe({
+          file,
+          duration: c.end - c.start,
+          language,
+          threads,
+          signal: ctx.signal,
+        });
+        done += c.end - c.start;
+        ctx.progress(10 + Math.round((85 * done) / total), `transcribed ${Math.round(done)} of ${Math.round(total)} s`);
+        return { start: c.start, end: c.end, result };
+      });
+
+      const { words, hint } = stitchWords(placed, duration);
+      if (words.length === 0) {
+        throw new StageError("no_speech", `no speech was recognised in ${source.key} (${engine.name})`, { retryable: false });
+      }
+      const detected = placed.find((p) => p.result.language)?.result.language;
+      const transcript: Transcript = {
+        engine: engine.name,
+        ...(engine.model ? { model: engine.model } : {}),
+        language: language === "auto" ? (detected ?? "und") : language,
+        duration,
+        words,
+        segments: toSegments(words, hint),
+      };
+      return { transcript: await save(transcript, ctx) };
+    } finally {
+      await engine.close();
+    }
+  },
+});
+
+async function save(t: Transcript, ctx: StageContext<TranscribeOptions>) {
+  const base = `runs/${ctx.runId}/transcript`;
+  const files = {
+    txt: await ctx.storage.write(`${base}.txt`, toTxt(t)),
+    srt: await ctx.storage.write(`${base}.srt`, toSrt(t.words)),
+    vtt: await ctx.storage.write(`${base}.vtt`, toVtt(t.words)),
+  };
+  const key = await ctx.storage.write(`${base}.json`, JSON.stringify(t));
+  ctx.progress(100, "done");
+  const text = t.segments.map((s) => s.text).join(" ");
+  return {
+    key,
+    engine: t.engine,
+    ...(t.model ? { model: t.model } : {}),
+    language: t.language,
+    duration: t.duration,
+    word_count: t.words.length,
+    files,
+    preview: text.length > 200 ? text.slice(0, 200).replace(/\s+\S*$/, "") + "…" : text,
+  };
+}

@@ -1,0 +1,92 @@
+// A FAKE OpenAI-compatible transcription server on loopback, for tests only: the paid API can't
+// run here. It answers POST /v1/audio/transcriptions with a fixed verbose_json body (two words per
+// upload) and records what each request carried, so tests can check fields, chunking and retries.
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface FakeRequest {
+  auth?: string;
+  fields: Record<string, string[]>;
+  fileBytes: number;
+  fileName?: string;
+}
+
+export interface FakeOpenAI {
+  baseURL: string;
+  requests: FakeRequest[];
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on("data", (b: Buffer) => parts.push(b));
+    req.on("end", () => resolve(Buffer.concat(parts)));
+    req.on("error", reject);
+  });
+}
+
+/** Splits a multipart/form-data body into text fields and the size of the file part. */
+function parseMultipart(body: Buffer, contentType: string): Omit<FakeRequest, "auth"> {
+  const boundary = /boundary=("?)([^";]+)\1/.exec(contentType)?.[2];
+  const fields: Record<string, string[]> = {};
+  let fileBytes = 0;
+  let fileName: string | undefined;
+  if (!boundary) return { fields, fileBytes };
+  const raw = body.toString("latin1");
+  for (const part of raw.split(`--${boundary}`)) {
+    const headEnd = part.indexOf("\r\n\r\n");
+    if (headEnd < 0) continue;
+    const head = part.slice(0, headEnd);
+    const content = part.slice(headEnd + 4).replace(/\r\n$/, "");
+    const name = /name="([^"]*)"/.exec(head)?.[1];
+    if (!name) continue;
+    const filename = /filename="([^"]*)"/.exec(head)?.[1];
+    if (filename !== undefined) {
+      fileBytes = Buffer.byteLength(content, "latin1");
+      fileName = filename;
+    } else {
+      (fields[name] ??= []).push(content);
+    }
+  }
+  return { fields, fileBytes, fileName };
+}
+
+export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: number } = {}): Promise<FakeOpenAI> {
+  const requests: FakeRequest[] = [];
+  let failures = opts.failFirst ?? 0;
+  const server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    if (req.method !== "POST" || !req.url?.endsWith("/audio/transcriptions")) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
+      return;
+    }
+    requests.push({ auth: req.headers.authorization, ...parseMultipart(body, req.headers["content-type"] ?? "") });
+    if (failures > 0) {
+      failures--;
+      const status = opts.failStatus ?? 500;
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `fake failure ${status}` } }));
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        task: "transcribe",
+        language: "english",
+        duration: 2,
+        text: "Hello world.",
+        words: [
+          { word: "Hello", start: 0.5, end: 0.9 },
+          { word: "world.", start: 1.0, end: 1.4 },
+        ],
+        segments: [{ id: 0, start: 0.4, end: 1.5, text: " Hello world.", avg_logprob: -0.1, no_speech_prob: 0.01, compression_ratio: 1 }],
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

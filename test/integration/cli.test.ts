@@ -1,0 +1,76 @@
+// The clipd CLI as ops use it.
+import { cp, mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { repoRoot, runClipd } from "../helpers/cli.js";
+import { daemonEnv } from "../helpers/daemon-config.js";
+
+const baseEnv = () => ({ ...process.env, CLIPD_DATA_DIR: "", DATABASE_URL: "", CLIPD_CONFIG: "" });
+
+describe("clipd CLI", () => {
+  it("pipelines lint passes on the shipped set and fails with file:line on a broken ops folder", async () => {
+    const ok = await runClipd(["pipelines", "lint"], baseEnv());
+    expect(ok.code).toBe(0);
+    expect(ok.output).toMatch(/^ok: \d+ pipeline/m);
+    const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-lint-"));
+    await writeFile(path.join(dir, "c.yaml"), `pipelines: { ops_dir: ${path.join(repoRoot, "test/fixtures/broken-pipelines")} }\n`);
+    const bad = await runClipd(["pipelines", "lint"], { ...baseEnv(), CLIPD_CONFIG: path.join(dir, "c.yaml") });
+    expect(bad.code).toBe(1);
+    expect(bad.output).toMatch(/bad-stage\.yaml:5: .*unknown stage "transmogrify"/);
+    expect(bad.output).toMatch(/bad-yaml\.yaml:\d+: YAML/);
+  });
+
+  it("refuses to start on a broken pipeline, before taking any work", async () => {
+    const d = await daemonEnv("pglite", { pipelines: { ops_dir: path.join(repoRoot, "test/fixtures/broken-pipelines") }, plugins: [] });
+    const r = await runClipd(["start"], d.env, { timeoutMs: 60_000 });
+    expect(r.code).toBe(2);
+    expect(r.output).toMatch(/bad-stage\.yaml:5: .*unknown stage/);
+  });
+
+  it("lists pipelines and describes a stage's options", async () => {
+    const list = await runClipd(["pipelines", "list"], baseEnv());
+    expect(list.code).toBe(0);
+    expect(list.output).toMatch(/transcript\s+fetch-source → probe → transcribe → notify/);
+    const desc = await runClipd(["pipelines", "describe", "probe"], baseEnv());
+    expect(desc.output).toMatch(/max_seconds\s+number\s+default 10800/);
+    const none = await runClipd(["pipelines", "describe", "nope"], baseEnv());
+    expect(none.code).toBe(2);
+    expect(none.output).toMatch(/unknown stage "nope"/);
+  });
+
+  it("config print masks secrets; an invalid config names the key", async () => {
+    const shown = await runClipd(["config", "print"], { ...baseEnv(), OPENAI_API_KEY: "sk-live-verysecret" });
+    expect(shown.code).toBe(0);
+    expect(shown.output).not.toMatch(/verysecret/);
+    expect(JSON.parse(shown.output).openai.api_key).toBe("****");
+    const bad = await runClipd(["config", "print"], { ...baseEnv(), PORT: "99999" });
+    expect(bad.code).toBe(2);
+    expect(bad.output).toMatch(/server\.port/);
+  });
+
+  it("stage runs one stage alone on a JSON input and prints its output", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-stage-"));
+    await mkdir(path.join(dir, "storage", "in"), { recursive: true });
+    await cp(path.resolve(repoRoot, "../shared/media/jfk.wav"), path.join(dir, "storage", "in", "jfk.wav"));
+    await writeFile(path.join(dir, "input.json"), JSON.stringify({ source: { key: "in/jfk.wav", name: "jfk.wav" } }));
+    const r = await runClipd(["stage", "probe", "--input", path.join(dir, "input.json"), "--set", "max_seconds=60"], { ...baseEnv(), CLIPD_DATA_DIR: dir });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.output);
+    expect(out.media.kind).toBe("audio");
+    expect(out.media.duration).toBeCloseTo(11, 0);
+    const tooLong = await runClipd(["stage", "probe", "--input", path.join(dir, "input.json"), "--set", "max_seconds=5"], { ...baseEnv(), CLIPD_DATA_DIR: dir });
+    expect(tooLong.code).toBe(1);
+    expect(JSON.parse(tooLong.output).error.code).toBe("too_long");
+  });
+
+  it("doctor checks the tools and prints a fix for anything missing", async () => {
+    const r = await runClipd(["doctor"], { ...baseEnv(), CLIPD_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), "clipd-doc-")) });
+    expect(r.output).toMatch(/ok\s+ffmpeg libass/);
+    expect(r.output).toMatch(/ok\s+speech: pocketsphinx/);
+    expect(r.output).toMatch(/warn\s+speech: whisper models[^\n]*\n\s+fix: clipd models pull/);
+    const noPath = await runClipd(["doctor"], { ...baseEnv(), PATH: "/nonexistent", CLIPD_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), "clipd-doc-")) });
+    expect(noPath.code).toBe(1);
+    expect(noPath.output).toMatch(/FAIL\s+ffmpeg\s+not found\n\s+fix: apt-get update && apt-get install -y ffmpeg/);
+  });
+});
