@@ -85,24 +85,29 @@ export class QueueManager {
     });
   }
 
-  async workSteps(handler: StepHandler, opts: { concurrency?: number } = {}): Promise<string> {
-    return this.boss.work<StepJob>(
-      STEP_QUEUE,
-      {
-        localConcurrency: opts.concurrency ?? this.cfg.concurrency,
-        batchSize: 1,
-        pollingIntervalSeconds: this.cfg.poll_seconds,
-        notifyPollingIntervalSeconds: this.cfg.notify_poll_seconds,
-      },
-      async ([job]) => {
-        this.active++;
-        try {
-          await handler(job!);
-        } finally {
-          this.active--;
-        }
-      },
-    );
+  /**
+   * One pg-boss worker per concurrency slot. Each asks for its next job as soon as it finishes one
+   * (notifyWorker), so a backlog drains without waiting out the poll interval between jobs; only an
+   * empty fetch waits.
+   */
+  async workSteps(handler: StepHandler, opts: { concurrency?: number } = {}): Promise<void> {
+    const slots = Math.max(1, opts.concurrency ?? this.cfg.concurrency);
+    for (let i = 0; i < slots; i++) {
+      let id: string | undefined = undefined;
+      id = await this.boss.work<StepJob>(
+        STEP_QUEUE,
+        { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds: this.cfg.poll_seconds, notifyPollingIntervalSeconds: this.cfg.notify_poll_seconds },
+        async ([job]) => {
+          this.active++;
+          try {
+            await handler(job!);
+          } finally {
+            this.active--;
+            if (id) this.boss.notifyWorker(id);
+          }
+        },
+      );
+    }
   }
 
   async stopWorking(): Promise<void> {

@@ -22,6 +22,9 @@ import { startClipRenders } from "./followups.js";
 import { writeResults } from "./results.js";
 import { TERMINAL, type Run } from "./runner.js";
 
+/** Sidecar keys that steer what follows the run rather than a stage. */
+const FOLLOWUP_KEYS = ["render_top"];
+
 const IGNORED = /(^\.|\.(ya?ml|part|partial|crdownload|tmp|download|error\.txt)$)/i;
 
 interface FolderLayout {
@@ -143,7 +146,7 @@ export class WatchFolder {
     const log = this.log.child({ file: name, pipeline: l.pipeline });
     let set: Record<string, unknown>;
     try {
-      set = await this.readSidecar(l, name);
+      set = withoutKeys(await this.readSidecar(l, name), FOLLOWUP_KEYS);
       this.app.runner.planFor(l.pipeline, set); // refuse bad options before anything is stored
     } catch (err) {
       await this.app.db.query(`insert into watch_files (id, folder, name, size, mtime_ms, state, error) values ($1, $2, $3, $4, $5, 'failed', $6)`, [id, l.inbox, name, st.size, st.mtimeMs, (err as Error).message]);
@@ -187,7 +190,7 @@ export class WatchFolder {
     if (row.state === "running") {
       const sidecar = await this.readSidecar(l, row.name).catch(() => ({}) as Record<string, unknown>);
       const top = Number(sidecar.render_top ?? this.app.config.render.render_top);
-      children = await startClipRenders(this.app.runner, run, top, { origin: "watch", originRef: row.name, set: withoutKeys(sidecar, ["render_top"]) });
+      children = await startClipRenders(this.app.runner, run, top, { origin: "watch", originRef: row.name, set: withoutKeys(sidecar, FOLLOWUP_KEYS) });
       await this.app.db.query(`update watch_files set state = 'rendering', children = $2, updated_at = now() where id = $1`, [row.id, JSON.stringify(children)]);
     }
     const kids = (await Promise.all(children.map((c) => this.app.runner.getRun(c)))).filter((r): r is Run => !!r);

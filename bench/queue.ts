@@ -1,0 +1,445 @@
+/**
+ * Queue benchmark: how fast the runner hands a run from one step to the next, and how many runs a
+ * single worker process gets through, on the embedded PGlite database and on PostgreSQL.
+ *
+ *   npm run build && node dist/bench/queue.js
+ *
+ * PostgreSQL: BENCH_PG_URL (or DATABASE_URL) names a server the bench may create databases on;
+ * without one, a throwaway cluster is started on 127.0.0.1 from the local PostgreSQL install
+ * (as the `postgres` user when run as root) and removed afterwards. BENCH_BACKENDS=pglite or
+ * BENCH_BACKENDS=postgres runs one backend only. See bench/README.md for the other knobs.
+ *
+ * Measures:
+ * - dispatch latency: runs of the 6-step `bench-chain` pipeline, one at a time, so a worker is
+ *   always free. Each `bench-noop` step records its own start and end on the high-resolution clock;
+ *   the latency of a transition is the next step's start minus the previous step's end. That span
+ *   holds everything between two stages: the finish transaction (step result, next job sent),
+ *   the queue's wake-up and fetch, the handler's run lookup and the "running" transaction.
+ *   The gap between the runner's recorded `finished_at` and `started_at` (millisecond ISO times,
+ *   taken inside those two transactions) is reported beside it.
+ * - throughput: N runs of the 3-step `bench-three` pipeline queued at once, completed runs per
+ *   second from the first enqueue to the last run finished, at the default worker concurrency and
+ *   at concurrency 4.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import pg from "pg";
+import pino from "pino";
+import { loadConfig, projectRoot } from "../config/loader.js";
+import { openApp, type ClipdApp } from "../daemon/app.js";
+import { STEP_QUEUE } from "../daemon/queue.js";
+import { startRoles, type RunningRoles } from "../daemon/roles.js";
+import type { Run } from "../daemon/runner.js";
+
+type Backend = "pglite" | "postgres";
+
+const envInt = (name: string, fallback: number) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback;
+};
+
+const LATENCY_RUNS = envInt("BENCH_LATENCY_RUNS", 40);
+const THROUGHPUT_RUNS = envInt("BENCH_RUNS", 200);
+const HIGH_CONCURRENCY = envInt("BENCH_CONCURRENCY", 4);
+/** A scenario that has not finished after this long is cut short and reported as partial. */
+const SCENARIO_LIMIT_MS = envInt("BENCH_SCENARIO_LIMIT_S", 60) * 1000;
+
+const ROOT = projectRoot();
+const PLUGIN = path.join(ROOT, "bench", "stages.mjs");
+const PIPELINES = path.join(ROOT, "bench", "pipelines");
+const CHAIN = "bench-chain";
+const THREE = "bench-three";
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+interface Summary {
+  n: number;
+  median: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+/** Nearest-rank percentile of an ascending array. */
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+function summarise(values: number[]): Summary {
+  const s = [...values].sort((a, b) => a - b);
+  return {
+    n: s.length,
+    median: percentile(s, 50),
+    p90: percentile(s, 90),
+    p99: percentile(s, 99),
+    max: s.length ? s[s.length - 1]! : NaN,
+    mean: s.length ? s.reduce((a, b) => a + b, 0) / s.length : NaN,
+  };
+}
+
+/** Step-to-step gaps of finished runs: from the stages' own clocks, and from the runner's records. */
+function transitions(runs: Run[]): { stage: number[]; recorded: number[] } {
+  const stage: number[] = [];
+  const recorded: number[] = [];
+  for (const run of runs) {
+    const steps = run.steps.filter((s) => s.phase === "main").sort((a, b) => a.index - b.index);
+    for (let i = 1; i < steps.length; i++) {
+      const prev = steps[i - 1]!;
+      const next = steps[i]!;
+      if (prev.index !== next.index - 1) continue;
+      const a = prev.output as { t_end?: number } | undefined;
+      const b = next.output as { t_start?: number } | undefined;
+      if (typeof a?.t_end === "number" && typeof b?.t_start === "number") stage.push(b.t_start - a.t_end);
+      if (prev.finished_at && next.started_at) recorded.push(Date.parse(next.started_at) - Date.parse(prev.finished_at));
+    }
+  }
+  return { stage, recorded };
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL: a given server, or a throwaway cluster on loopback
+
+interface PgServer {
+  url: string;
+  origin: string;
+  stop(): void;
+}
+
+function localPgBin(): string | undefined {
+  const base = "/usr/lib/postgresql";
+  if (!existsSync(base)) return undefined;
+  const newest = readdirSync(base)
+    .filter((v) => existsSync(path.join(base, v, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a))[0];
+  return newest ? path.join(base, newest, "bin") : undefined;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startPgServer(): Promise<PgServer | undefined> {
+  const given = process.env.BENCH_PG_URL || process.env.DATABASE_URL;
+  if (given) return { url: given, origin: "given server", stop: () => {} };
+  const bin = localPgBin();
+  if (!bin) return undefined;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "clipd-bench-pg-"));
+  const dataDir = path.join(dir, "data");
+  const port = await freePort();
+  const root = process.getuid?.() === 0;
+  // initdb and the server refuse to run as root: run them as the postgres user then.
+  const pgTool = (tool: string, args: string[]) => {
+    const exe = path.join(bin, tool);
+    const r = root
+      ? spawnSync("runuser", ["-u", "postgres", "--", exe, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+      : spawnSync(exe, args, { stdio: ["ignore", "pipe", "pipe"] });
+    if (r.status !== 0) throw new Error(`${tool} failed: ${r.stderr?.toString() || r.error?.message}`);
+  };
+  if (root) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
+    chownSync(dir, uid, gid);
+  }
+  pgTool("initdb", ["-D", dataDir, "-U", "postgres", "-A", "trust", "--no-sync"]);
+  // Server defaults apart from fsync (a throwaway cluster): commit latency is part of the measure.
+  const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+  pgTool("pg_ctl", ["-D", dataDir, "-l", path.join(dir, "server.log"), "-w", "-o", serverOpts, "start"]);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    origin: `throwaway local cluster (${path.basename(path.dirname(bin))}, fsync=off)`,
+    stop() {
+      try {
+        pgTool("pg_ctl", ["-D", dataDir, "-m", "fast", "stop"]);
+      } catch {}
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function withPgDatabase<T>(serverUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `clipd_bench_${randomBytes(5).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  try {
+    return await fn(u.toString());
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
+    await admin.end().catch(() => {});
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One clipd worker process, in-process
+
+/** Collects the app's warnings (a queue that fell back to polling says so here). */
+function warningLog() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk).trim());
+      cb();
+    },
+  });
+  return { log: pino({ level: process.env.BENCH_LOG ?? "warn" }, sink), lines };
+}
+
+interface Worker {
+  app: ClipdApp;
+  roles: RunningRoles;
+  warnings: string[];
+  queueNotify: boolean;
+  close(): Promise<void>;
+}
+
+async function openWorker(backend: Backend, databaseUrl: string, concurrency: number | undefined): Promise<Worker> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "clipd-bench-data-"));
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, CLIPD_DATA_DIR: dataDir };
+  delete env.CLIPD_CONFIG;
+  const overrides: Record<string, any> = {
+    plugins: [PLUGIN],
+    pipelines: { ops_dir: PIPELINES },
+    watch: { enabled: false },
+    log: { level: "warn" },
+  };
+  if (concurrency !== undefined) overrides.queue = { concurrency };
+  const config = loadConfig({ env, overrides });
+  const { log, lines } = warningLog();
+  const app = await openApp(config, log, { memoryDb: backend === "pglite" });
+  const roles = await startRoles(app, ["work"]);
+  const queue = await app.queue.boss.getQueue(STEP_QUEUE);
+  return {
+    app,
+    roles,
+    warnings: lines,
+    queueNotify: Boolean(queue?.notify),
+    async close() {
+      await roles.stop("bench done");
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function runToEnd(app: ClipdApp, pipeline: string, origin: string): Promise<Run> {
+  const run = await app.runner.startRun(pipeline, {}, { origin });
+  return app.runner.waitForRun(run.id, { intervalMs: 20, timeoutMs: SCENARIO_LIMIT_MS });
+}
+
+interface LatencyResult {
+  runs: number;
+  stage: Summary;
+  recorded: Summary;
+  partial: boolean;
+}
+
+/** Runs of the chain pipeline one after another: the time from a step's end to the next start. */
+async function measureLatency(app: ClipdApp, runs: number): Promise<LatencyResult> {
+  // Warm-up: first statements, queue cache, JIT.
+  for (let i = 0; i < 3; i++) await runToEnd(app, CHAIN, "bench-warmup");
+  const done: Run[] = [];
+  const deadline = Date.now() + SCENARIO_LIMIT_MS;
+  while (done.length < runs && Date.now() < deadline) {
+    const run = await runToEnd(app, CHAIN, "bench-latency");
+    if (run.state !== "succeeded") throw new Error(`latency run ${run.id} ended ${run.state}: ${JSON.stringify(run.error)}`);
+    done.push(run);
+  }
+  const t = transitions(done);
+  return { runs: done.length, stage: summarise(t.stage), recorded: summarise(t.recorded), partial: done.length < runs };
+}
+
+interface ThroughputResult {
+  runs: number;
+  finished: number;
+  failed: number;
+  seconds: number;
+  runsPerSecond: number;
+  stepsPerSecond: number;
+  enqueueSeconds: number;
+  stage: Summary;
+  partial: boolean;
+}
+
+/** N runs of the 3-step pipeline queued at once; completed runs per second. */
+async function measureThroughput(app: ClipdApp, runs: number): Promise<ThroughputResult> {
+  const origin = `bench-throughput-${randomBytes(3).toString("hex")}`;
+  await runToEnd(app, THREE, "bench-warmup");
+  const t0 = performance.now();
+  const ids: string[] = [];
+  for (let i = 0; i < runs; i++) ids.push((await app.runner.startRun(THREE, {}, { origin })).id);
+  const enqueueSeconds = (performance.now() - t0) / 1000;
+  const deadline = Date.now() + SCENARIO_LIMIT_MS;
+  let finished = 0;
+  let failed = 0;
+  for (;;) {
+    const { rows } = await app.db.query<{ finished: number; failed: number }>(
+      `select count(*) filter (where state in ('succeeded', 'failed', 'cancelled'))::int as finished,
+              count(*) filter (where state <> 'succeeded' and state in ('failed', 'cancelled'))::int as failed
+         from runs where origin = $1`,
+      [origin],
+    );
+    finished = Number(rows[0]?.finished ?? 0);
+    failed = Number(rows[0]?.failed ?? 0);
+    if (finished >= runs || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const { rows } = await app.db.query<Run>(`select * from runs where origin = $1 and state = 'succeeded'`, [origin]);
+  const parsed = rows.map((r: any) => ({ ...r, steps: typeof r.steps === "string" ? JSON.parse(r.steps) : r.steps }) as Run);
+  return {
+    runs,
+    finished,
+    failed,
+    seconds,
+    runsPerSecond: finished / seconds,
+    stepsPerSecond: (finished * 3) / seconds,
+    enqueueSeconds,
+    stage: summarise(transitions(parsed).stage),
+    partial: finished < runs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios and report
+
+interface ScenarioResult {
+  backend: Backend;
+  concurrency: number;
+  notify: boolean;
+  warnings: string[];
+  latency: LatencyResult;
+  throughput: ThroughputResult;
+  seconds: number;
+}
+
+async function scenario(backend: Backend, databaseUrl: string, concurrency: number | undefined): Promise<ScenarioResult> {
+  const t0 = performance.now();
+  const w = await openWorker(backend, databaseUrl, concurrency);
+  try {
+    const latency = await measureLatency(w.app, LATENCY_RUNS);
+    const throughput = await measureThroughput(w.app, THROUGHPUT_RUNS);
+    return {
+      backend,
+      concurrency: w.app.config.queue.concurrency,
+      notify: w.queueNotify,
+      warnings: [...new Set(w.warnings.flatMap((chunk) => chunk.split("\n")).filter(Boolean).map(describeLogLine))],
+      latency,
+      throughput,
+      seconds: (performance.now() - t0) / 1000,
+    };
+  } finally {
+    await w.close();
+  }
+}
+
+function describeLogLine(line: string): string {
+  try {
+    const o = JSON.parse(line);
+    return `${o.msg}: ${o.warning ?? o.err?.message ?? ""}`;
+  } catch {
+    return line;
+  }
+}
+
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : "n/a");
+
+function report(results: ScenarioResult[], pgOrigin: string | undefined): string {
+  const cores = os.cpus().length;
+  const cpu = os.cpus()[0]?.model?.trim() ?? "unknown CPU";
+  const out: string[] = [];
+  out.push(`clipd queue benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cores} cores (${cpu})`);
+  if (pgOrigin) out.push(`PostgreSQL: ${pgOrigin}`);
+  out.push("");
+  out.push(`Step dispatch latency, ms: a step's end to the next step's start (${CHAIN}, runs one at a time, ${LATENCY_RUNS} runs × 5 transitions)`);
+  out.push("");
+  out.push("| cores | backend | concurrency | transitions | median | p90 | p99 | max | recorded median | recorded p90 |");
+  out.push("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const r of results) {
+    const l = r.latency;
+    out.push(
+      `| ${cores} | ${r.backend} | ${r.concurrency} | ${l.stage.n}${l.partial ? " (partial)" : ""} | ${ms(l.stage.median)} | ${ms(l.stage.p90)} | ${ms(l.stage.p99)} | ${ms(l.stage.max)} | ${ms(l.recorded.median)} | ${ms(l.recorded.p90)} |`,
+    );
+  }
+  out.push("");
+  out.push(`Throughput: ${THROUGHPUT_RUNS} runs of ${THREE} (3 no-op steps) queued at once`);
+  out.push("");
+  out.push("| cores | backend | concurrency | runs done | seconds | runs/s | steps/s | enqueue s | gap median ms | gap p90 ms |");
+  out.push("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const r of results) {
+    const t = r.throughput;
+    out.push(
+      `| ${cores} | ${r.backend} | ${r.concurrency} | ${t.finished}/${t.runs}${t.failed ? ` (${t.failed} failed)` : ""} | ${t.seconds.toFixed(2)} | ${t.runsPerSecond.toFixed(1)} | ${t.stepsPerSecond.toFixed(1)} | ${t.enqueueSeconds.toFixed(2)} | ${ms(t.stage.median)} | ${ms(t.stage.p90)} |`,
+    );
+  }
+  out.push("");
+  const pgRows = results.filter((r) => r.backend === "postgres");
+  if (pgRows.length) {
+    const worst = Math.max(...pgRows.map((r) => r.latency.stage.median));
+    out.push(`Target: median step-to-step latency under 250 ms on PostgreSQL: ${worst < 250 ? "met" : "NOT met"} (worst median ${ms(worst)} ms).`);
+  }
+  for (const r of results) {
+    out.push(`${r.backend}, concurrency ${r.concurrency}: queue notify=${r.notify}, scenario ${r.seconds.toFixed(1)} s${r.warnings.length ? `, warnings: ${r.warnings.join("; ")}` : ""}`);
+  }
+  return out.join("\n");
+}
+
+async function main() {
+  const wanted = (process.env.BENCH_BACKENDS ?? "pglite,postgres").split(",").map((s) => s.trim()) as Backend[];
+  const started = performance.now();
+  const results: ScenarioResult[] = [];
+  const defaultConcurrency = loadConfig({ env: { ...process.env, CLIPD_CONFIG: "" } }).queue.concurrency;
+  const concurrencies = [...new Set([defaultConcurrency, HIGH_CONCURRENCY])];
+  const progress = (msg: string) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${msg}`);
+
+  if (wanted.includes("pglite")) {
+    for (const c of concurrencies) {
+      progress(`pglite (in memory), concurrency ${c}`);
+      results.push(await scenario("pglite", "", c));
+    }
+  }
+  let pgOrigin: string | undefined;
+  if (wanted.includes("postgres")) {
+    const server = await startPgServer();
+    if (!server) {
+      progress("PostgreSQL skipped: set BENCH_PG_URL, or install PostgreSQL (initdb under /usr/lib/postgresql)");
+    } else {
+      pgOrigin = server.origin;
+      try {
+        for (const c of concurrencies) {
+          progress(`postgres, concurrency ${c}`);
+          results.push(await withPgDatabase(server.url, (url) => scenario("postgres", url, c)));
+        }
+      } finally {
+        server.stop();
+      }
+    }
+  }
+  progress("done");
+  console.log(report(results, pgOrigin));
+  if (process.env.BENCH_JSON) console.log(JSON.stringify(results, null, 2));
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

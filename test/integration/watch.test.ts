@@ -1,0 +1,75 @@
+// The watch folder, driven as a batch user would: files in data/inbox, results in data/outbox.
+import { existsSync } from "node:fs";
+import { copyFile, open, readdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { testBackends } from "../helpers/backends.js";
+import { sharedMedia, spawnClipd, until, type Spawned } from "../helpers/cli.js";
+import { daemonEnv } from "../helpers/daemon-config.js";
+
+describe.each(testBackends())("watch folder on %s", (backend) => {
+  const procs: Spawned[] = [];
+  afterEach(() => procs.forEach((p) => p.kill("SIGKILL")));
+
+  it("processes dropped files into outbox/ and failed/, picks up files dropped while down, honours sidecars", async () => {
+    const d = await daemonEnv(backend, { watch: { enabled: true, stable_ms: 1000, folders: [{ path: "inbox", pipeline: "episode" }] }, render: { render_top: 1 } });
+    const inbox = path.join(d.dataDir, "inbox");
+    const outbox = path.join(d.dataDir, "outbox");
+    const failed = path.join(d.dataDir, "failed");
+    // Dropped before the daemon starts: must be picked up at start.
+    await (await import("node:fs/promises")).mkdir(inbox, { recursive: true });
+    await copyFile(sharedMedia("jfk.wav"), path.join(inbox, "jfk.wav"));
+    await writeFile(path.join(inbox, "notes.txt"), "not media\n");
+    await copyFile(sharedMedia("jfk.mp3"), path.join(inbox, "speech.mp3"));
+    await writeFile(path.join(inbox, "speech.yaml"), "render_top: 0\n");
+    await copyFile(sharedMedia("jfk.mp3"), path.join(inbox, "badopts.mp3"));
+    await writeFile(path.join(inbox, "badopts.mp3.yaml"), "target_seconds: 5000\n");
+
+    const daemon = spawnClipd(["start"], d.env);
+    procs.push(daemon);
+    await daemon.waitFor(/is up: /, 90_000);
+
+    // A file written slowly is taken only once it has stopped growing.
+    const slow = path.join(inbox, "slow.wav");
+    const wav = await readFile(sharedMedia("jfk.wav"));
+    const fh = await open(slow, "w");
+    await fh.write(wav.subarray(0, 1000));
+    for (let off = 1000; off < wav.length; off += 64_000) {
+      await new Promise((r) => setTimeout(r, 300));
+      await fh.write(wav.subarray(off, Math.min(wav.length, off + 64_000)));
+    }
+    await fh.close();
+
+    await until(() => existsSync(path.join(outbox, "jfk", "run.json")), { what: "jfk results", timeoutMs: 150_000, intervalMs: 250 });
+    const run = JSON.parse(await readFile(path.join(outbox, "jfk", "run.json"), "utf8"));
+    expect(run.state).toBe("succeeded");
+    expect(run.output.media.duration).toBeGreaterThan(10.9);
+    expect(run.output.media.duration).toBeLessThan(11.1);
+    const files = await readdir(path.join(outbox, "jfk"));
+    expect(files).toEqual(expect.arrayContaining(["transcript.txt", "transcript.srt", "transcript.vtt", "clips.json", "run.json", "jfk.wav"]));
+    expect(files.some((f) => /^clip-01-.*\.mp4$/.test(f))).toBe(true);
+
+    await until(() => existsSync(path.join(failed, "notes.txt.error.txt")), { what: "notes.txt to fail", timeoutMs: 60_000 });
+    expect(await readFile(path.join(failed, "notes.txt.error.txt"), "utf8")).toMatch(/code: unsupported_type/);
+    expect(existsSync(path.join(failed, "notes.txt"))).toBe(true);
+
+    await until(() => existsSync(path.join(failed, "badopts.mp3.error.txt")), { what: "bad sidecar to fail", timeoutMs: 60_000 });
+    expect(await readFile(path.join(failed, "badopts.mp3.error.txt"), "utf8")).toMatch(/code: invalid_options[\s\S]*target_seconds/);
+
+    await until(() => existsSync(path.join(outbox, "speech", "run.json")), { what: "speech results", timeoutMs: 150_000, intervalMs: 250 });
+    const speech = await readdir(path.join(outbox, "speech"));
+    expect(speech.some((f) => f.endsWith(".mp4") && f.startsWith("clip-"))).toBe(false); // render_top: 0 from the sidecar
+
+    await until(() => existsSync(path.join(outbox, "slow", "run.json")), { what: "slow results", timeoutMs: 150_000, intervalMs: 250 });
+    const slowRun = JSON.parse(await readFile(path.join(outbox, "slow", "run.json"), "utf8"));
+    expect(slowRun.state).toBe("succeeded");
+    expect(slowRun.output.media.duration).toBeGreaterThan(10.9);
+
+    // Nothing left behind, nothing processed twice.
+    expect((await readdir(inbox)).filter((f) => !f.startsWith("."))).toEqual([]);
+    expect(await readdir(path.join(d.dataDir, "processing"))).toEqual([]);
+    expect((await readdir(outbox)).sort()).toEqual(["jfk", "slow", "speech"]);
+    daemon.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+  }, 400_000);
+});
