@@ -16,7 +16,7 @@ import { startClipRenders } from "./followups.js";
 import { createLogger } from "./log.js";
 import { formatIssues, loadPipelines, pipelineDirs, PipelineError } from "./pipelines.js";
 import { loadStageRegistry } from "./registry.js";
-import { writeResults } from "./results.js";
+import { eventsFor, writeResults } from "./results.js";
 import { startRoles, type Role } from "./roles.js";
 import type { Run } from "./runner.js";
 import { StageError } from "./stage.js";
@@ -117,7 +117,8 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
         bar.done();
       }
     }
-    const written = await writeResults(app.storage, done, out, kids);
+    const events = await eventsFor(app.db, [done.id, ...kids.map((k) => k.id)]);
+    const written = await writeResults(app.storage, done, out, kids, events);
     if (done.state !== "succeeded") {
       exitCode = 1;
       process.stderr.write(`failed: ${done.error?.code}: ${done.error?.message}${done.error?.stage ? ` (stage ${done.error.stage})` : ""}\n`);
@@ -128,6 +129,7 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
       for (const k of failedKids) process.stderr.write(`clip failed: ${k.error?.code}: ${k.error?.message}\n`);
     }
     process.stdout.write(`${done.state}: ${written.length} file(s) in ${out}\n${written.map((w) => `  ${w}`).join("\n")}\n`);
+    if (events.length) process.stdout.write(`events: ${events.map((e) => e.type).join(", ")}\n`);
   } finally {
     await roles.stop("done");
     await rm(scratch, { recursive: true, force: true });

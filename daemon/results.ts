@@ -6,6 +6,7 @@ import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Run } from "./runner.js";
 import type { Storage } from "./storage.js";
+import type { Queryable } from "./store/db.js";
 
 export interface ResultFile {
   name: string;
@@ -35,7 +36,20 @@ export function resultFiles(run: Run, children: Run[] = []): ResultFile[] {
 }
 
 /** A summary fit for run.json: what ran, how long it took, and what it found (large blobs left out). */
-export function runSummary(run: Run, children: Run[] = []) {
+export interface EventRow {
+  type: string;
+  run_id: string;
+  created_at: string | Date;
+}
+
+/** The events recorded for these runs, oldest first. */
+export async function eventsFor(db: Queryable, runIds: string[]): Promise<EventRow[]> {
+  if (!runIds.length) return [];
+  const { rows } = await db.query<EventRow>(`select type, run_id, created_at from events where run_id = any($1::uuid[]) order by created_at`, [runIds]);
+  return rows;
+}
+
+export function runSummary(run: Run, children: Run[] = [], events: EventRow[] = []) {
   const { _events, ...output } = run.output ?? {};
   return {
     run_id: run.id,
@@ -57,10 +71,11 @@ export function runSummary(run: Run, children: Run[] = []) {
     })),
     output,
     clips_rendered: children.map((c) => ({ run_id: c.id, state: c.state, clip: c.output?.clip?.number, error: c.error })),
+    events: events.map((e) => ({ type: e.type, run_id: e.run_id, at: e.created_at instanceof Date ? e.created_at.toISOString() : e.created_at })),
   };
 }
 
-export async function writeResults(storage: Storage, run: Run, dir: string, children: Run[] = []): Promise<string[]> {
+export async function writeResults(storage: Storage, run: Run, dir: string, children: Run[] = [], events: EventRow[] = []): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const written: string[] = [];
   for (const f of resultFiles(run, children)) {
@@ -68,7 +83,7 @@ export async function writeResults(storage: Storage, run: Run, dir: string, chil
     await copyFile(storage.pathOf(f.key), path.join(dir, f.name));
     written.push(f.name);
   }
-  await writeFile(path.join(dir, "run.json"), JSON.stringify(runSummary(run, children), null, 2) + "\n");
+  await writeFile(path.join(dir, "run.json"), JSON.stringify(runSummary(run, children, events), null, 2) + "\n");
   written.push("run.json");
   return written;
 }

@@ -9,7 +9,7 @@ import path from "node:path";
 
 export interface Storage {
   readonly root: string;
-  /** Absolute local path of a key (the folder above it is created). */
+  /** Absolute local path of a key. Nothing is created; putFile, write and writeStream make folders. */
   pathOf(key: string): string;
   exists(key: string): Promise<boolean>;
   size(key: string): Promise<number>;

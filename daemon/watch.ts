@@ -19,7 +19,7 @@ import type { Logger } from "pino";
 import { parse as parseYaml } from "yaml";
 import type { ClipdApp } from "./app.js";
 import { startClipRenders } from "./followups.js";
-import { writeResults } from "./results.js";
+import { eventsFor, writeResults } from "./results.js";
 import { TERMINAL, type Run } from "./runner.js";
 
 /** Sidecar keys that steer what follows the run rather than a stage. */
@@ -197,11 +197,12 @@ export class WatchFolder {
     if (kids.some((k) => !TERMINAL.has(k.state))) return;
     const outName = await freeName(l.outbox, row.name.replace(/\.[^.]+$/, ""), true);
     const dir = path.join(l.outbox, outName);
-    await writeResults(this.app.storage, run, dir, kids);
+    const events = await eventsFor(this.app.db, [run.id, ...kids.map((k) => k.id)]);
+    await writeResults(this.app.storage, run, dir, kids, events);
     await rename(path.join(l.processing, row.name), path.join(dir, row.name)).catch(() => {});
     await rm(path.join(l.processing, `${row.name}.yaml`), { force: true });
     await this.app.db.query(`update watch_files set state = 'done', updated_at = now() where id = $1`, [row.id]);
-    this.log.info({ file: row.name, outbox: outName, clips: kids.length }, "results written");
+    this.log.info({ file: row.name, outbox: outName, clips: kids.length, events: events.map((e) => e.type) }, "results written");
   }
 
   private async moveToFailed(l: FolderLayout, name: string, error: Record<string, unknown>): Promise<void> {

@@ -32,9 +32,8 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
   addFormats.default(ajv);
   const app = new H3({
     onError(error) {
-      const err = (error as any)?.cause instanceof Error && (error as any).name === "HTTPError" && !(error as any).status ? (error as any).cause : error;
-      const { status, body } = toErrorBody(err);
-      if (status >= 500) services.log.error({ err }, "request failed");
+      const { status, body } = toErrorBody(error);
+      if (status >= 500) services.log.error({ err: error }, "request failed");
       return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
     },
   });

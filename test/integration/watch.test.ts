@@ -48,6 +48,7 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
     const files = await readdir(path.join(outbox, "jfk"));
     expect(files).toEqual(expect.arrayContaining(["transcript.txt", "transcript.srt", "transcript.vtt", "clips.json", "run.json", "jfk.wav"]));
     expect(files.some((f) => /^clip-01-.*\.mp4$/.test(f))).toBe(true);
+    expect(run.events.map((e: { type: string }) => e.type)).toEqual(["episode.ready", "clip.ready"]);
 
     await until(() => existsSync(path.join(failed, "notes.txt.error.txt")), { what: "notes.txt to fail", timeoutMs: 60_000 });
     expect(await readFile(path.join(failed, "notes.txt.error.txt"), "utf8")).toMatch(/code: unsupported_type/);
