@@ -14,6 +14,7 @@ export type Config = {
   database_url: string;
   server: { port: number; host: string; public_url: string; ops_token: string };
   log: { level: string; pretty: "auto" | boolean };
+  api: { rate_limit: { requests: number; window_seconds: number } };
   queue: {
     concurrency: number;
     heartbeat_seconds: number;

@@ -15,6 +15,7 @@ import { defineLocalStorage, type Storage } from "./storage.js";
 import { openDb, type Db } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
 import { WorkerBoard } from "./workers.js";
+import { AccountService } from "./accounts.js";
 
 export interface ClipdApp {
   config: Config;
@@ -26,6 +27,7 @@ export interface ClipdApp {
   pipelines: Map<string, Pipeline>;
   storage: Storage;
   workers: WorkerBoard;
+  accounts: AccountService;
   version: string;
   close(opts?: { graceSeconds?: number }): Promise<void>;
 }
@@ -57,6 +59,8 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
     await queue.start();
     const runner = new Runner({ db, queue, registry, pipelines, storage, log, config });
     const workers = new WorkerBoard(db);
+    const accounts = new AccountService(db);
+    await accounts.start();
     return {
       config,
       log,
@@ -67,9 +71,11 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
       pipelines,
       storage,
       workers,
+      accounts,
       version: clipdVersion(),
       async close(o = {}) {
         await workers.leave();
+        await accounts.stop();
         await queue.stop({ graceSeconds: o.graceSeconds });
         await db.close();
       },

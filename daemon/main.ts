@@ -41,6 +41,11 @@ Operations
   pipelines describe <stage>     a stage's options
   config print                   the effective config (secrets masked)
   models list|pull <name>        whisper models
+Accounts (prints one JSON line)
+  account create --email E [--credit-cents N] [--plan]
+  key create --account ID --mode live|test --scopes clips.read,clips.write,transcripts,webhooks [--expires-in-days 30|90]
+  key revoke --key-id ID
+  credit add --account ID --cents N
 
 Environment: PORT, DATABASE_URL, CLIPD_DATA_DIR, CLIPD_CONFIG, CLIPD_LOG_LEVEL`;
 
@@ -227,6 +232,49 @@ async function cmdPipelines(cfg: Config, args: string[]) {
   throw new UsageError("usage: clipd pipelines lint|list|describe <stage>");
 }
 
+/** `clipd account create`, `key create|revoke`, `credit add`: one JSON line each. */
+async function cmdAdmin(cfg: Config, command: string, values: Record<string, any>) {
+  const args: Record<string, unknown> = {
+    email: values.email,
+    credit_cents: values["credit-cents"],
+    plan: values.plan,
+    account: values.account,
+    mode: values.mode,
+    scopes: values.scopes,
+    expires_in_days: values["expires-in-days"],
+    key_id: values["key-id"],
+    cents: values.cents,
+  };
+  let db;
+  try {
+    db = await openDb({ databaseUrl: cfg.database_url || undefined, dataDir: cfg.data_dir });
+  } catch (err) {
+    if (!/in use by process/.test((err as Error).message)) throw err;
+    // A running daemon holds the embedded database: ask it through its ops route.
+    const res = await fetch(`http://127.0.0.1:${cfg.server.port}/api/v1/admin`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(cfg.server.ops_token ? { authorization: `Bearer ${cfg.server.ops_token}` } : {}) },
+      body: JSON.stringify({ command, args: Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined)) }),
+    });
+    const body = (await res.json()) as any;
+    if (!res.ok) throw new UsageError(body?.error?.message ?? `daemon answered ${res.status}`);
+    process.stdout.write(JSON.stringify(body) + "\n");
+    return;
+  }
+  try {
+    await migrate(db);
+    const { AccountService } = await import("./accounts.js");
+    const { runAdmin } = await import("./admin.js");
+    const out = await runAdmin(new AccountService(db), command, args);
+    process.stdout.write(JSON.stringify(out) + "\n");
+  } catch (err) {
+    if ((err as Error).name === "AccountError") throw new UsageError((err as Error).message);
+    throw err;
+  } finally {
+    await db.close();
+  }
+}
+
 async function cmdModels(cfg: Config, args: string[]) {
   const spec = "../plugins/transcribe/models.js";
   const models: any = await import(spec).catch(() => undefined);
@@ -258,6 +306,15 @@ export async function main(argv: string[]): Promise<void> {
       run: { type: "string" },
       verbose: { type: "boolean", short: "v" },
       help: { type: "boolean", short: "h" },
+      email: { type: "string" },
+      "credit-cents": { type: "string" },
+      plan: { type: "boolean" },
+      account: { type: "string" },
+      mode: { type: "string" },
+      scopes: { type: "string" },
+      "expires-in-days": { type: "string" },
+      "key-id": { type: "string" },
+      cents: { type: "string" },
     },
   });
   const [cmd, ...rest] = positionals;
@@ -301,6 +358,12 @@ export async function main(argv: string[]): Promise<void> {
       return;
     case "models":
       return cmdModels(cfg, rest);
+    case "account":
+    case "key":
+    case "credit": {
+      const command = `${cmd}.${rest[0] ?? ""}`;
+      return cmdAdmin(cfg, command, values);
+    }
     default:
       throw new UsageError(`unknown command "${cmd}"\n\n${USAGE}`);
   }

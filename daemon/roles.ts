@@ -9,6 +9,7 @@ import { toNodeHandler } from "h3/node";
 import { createFacade } from "../facade/app.js";
 import type { ClipdApp } from "./app.js";
 import { WatchFolder } from "./watch.js";
+import { RateLimiter } from "../facade/ratelimit.js";
 
 export type Role = "serve" | "work" | "watch";
 
@@ -17,8 +18,11 @@ export interface RunningRoles {
   stop(reason?: string): Promise<void>;
 }
 
-export async function serveRole(app: ClipdApp): Promise<Listener> {
-  const h3 = createFacade({ config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, log: app.log.child({ role: "serve" }), version: app.version });
+export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; rates: RateLimiter }> {
+  const rl = app.config.api.rate_limit;
+  const rates = new RateLimiter(app.db, { limit: rl.requests, windowSeconds: rl.window_seconds });
+  rates.start();
+  const h3 = createFacade({ config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, rates, log: app.log.child({ role: "serve" }), version: app.version });
   const port = app.config.server.port;
   const listener = await listen(toNodeHandler(h3), {
     port: { port, portRange: [port, port], alternativePortRange: [port, port] } as any,
@@ -34,11 +38,12 @@ export async function serveRole(app: ClipdApp): Promise<Listener> {
     await listener.close();
     throw new Error(`port ${port} is in use; stop what holds it or set PORT`);
   }
-  return listener;
+  return { listener, rates };
 }
 
 export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningRoles> {
   let listener: Listener | undefined;
+  let rates: RateLimiter | undefined;
   let watcher: WatchFolder | undefined;
   if (roles.includes("work")) {
     await app.queue.workSteps((job) => app.runner.handle(job));
@@ -50,7 +55,7 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
     await watcher.start();
   }
   if (roles.includes("serve")) {
-    listener = await serveRole(app);
+    ({ listener, rates } = await serveRole(app));
     const port = listener.address.port;
     app.log.info({ url: `http://localhost:${port}`, port }, "facade listening");
   }
@@ -72,6 +77,7 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
           }
         }
         await listener?.close().catch(() => {});
+        await rates?.stop();
         await app.close({ graceSeconds: 1 });
         app.log.info("stopped");
       })();

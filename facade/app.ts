@@ -4,15 +4,18 @@
  */
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import { H3, getQuery, getRouterParams, readBody, type H3Event } from "h3";
+import { H3, getQuery, getRequestIP, getRouterParams, readBody, type H3Event } from "h3";
+import { requireKey, type AuthContext } from "./auth.js";
+import { beginIdempotent, finishIdempotent, requestHash } from "./idempotency.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { toOpenApi } from "./openapi.js";
 import { healthz } from "./operations/health.js";
 import { getRun, startRun } from "./operations/runs.js";
+import { adminCommand } from "./operations/admin.js";
 import type { Operation } from "./registry.js";
 import type { FacadeServices } from "./services.js";
 
-export const OPERATIONS: Operation[] = [healthz, getRun, startRun];
+export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand];
 
 function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], where: string): { field: string; message: string } {
   const base = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
@@ -42,8 +45,25 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
     const checkQuery = op.query ? ajv.compile(op.query) : undefined;
     const checkParams = op.params ? ajv.compile({ type: "object", properties: op.params }) : undefined;
     const route = op.path.replace(/\{(\w+)\}/g, ":$1");
+    const limited = op.rateLimited ?? op.scope !== null;
     app.on(op.method, route, async (event: H3Event) => {
+      const headers = new Headers({ "content-type": "application/json" });
+      let idem: { accountId: string; key: string } | undefined;
       try {
+        let auth: AuthContext | undefined;
+        let authError: unknown;
+        if (op.scope !== null) auth = await requireKey(event, services.accounts, op.scope).catch((err) => ((authError = err), undefined));
+        if (limited) {
+          const rate = services.rates.take(auth ? auth.key.id : `ip:${getRequestIP(event) ?? "unknown"}`);
+          headers.set("RateLimit-Limit", String(rate.limit));
+          headers.set("RateLimit-Remaining", String(rate.remaining));
+          headers.set("RateLimit-Reset", String(rate.reset));
+          if (!rate.allowed) {
+            headers.set("Retry-After", String(rate.reset));
+            throw new ApiError(429, "rate_limited", `too many requests: ${rate.limit} per window; retry in ${rate.reset} s`, { retry_after: rate.reset, limit: rate.limit });
+          }
+        }
+        if (authError) throw authError;
         const params = (getRouterParams(event) ?? {}) as Record<string, string>;
         if (checkParams && !checkParams(params)) {
           const { field } = describeAjvError(checkParams.errors![0]!, "path");
@@ -67,11 +87,25 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
             throw new ApiError(400, "invalid_request", message, { field });
           }
         }
-        return await op.handler({ event, params, query, body, services });
+        const idemKey = op.idempotent && auth ? event.req.headers.get("idempotency-key") : null;
+        if (idemKey !== null && idemKey !== undefined && auth) {
+          const start = await beginIdempotent(services.db, auth.account.id, idemKey, requestHash(op.method, new URL(event.req.url).pathname, body));
+          if ("replay" in start) {
+            headers.set("Idempotent-Replayed", "true");
+            return new Response(JSON.stringify(start.replay.body), { status: start.replay.status, headers });
+          }
+          idem = { accountId: auth.account.id, key: idemKey };
+        }
+        const result = await op.handler({ event, params, query, body, services, auth });
+        if (result instanceof Response) return result;
+        const status = event.res.status ?? 200;
+        if (idem) await finishIdempotent(services.db, idem.accountId, idem.key, status, result);
+        return new Response(JSON.stringify(result), { status, headers });
       } catch (err) {
         const { status, body } = toErrorBody(err);
         if (status >= 500) services.log.error({ err, op: op.id }, "operation failed");
-        return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+        if (idem) await finishIdempotent(services.db, idem.accountId, idem.key, status, body).catch(() => {});
+        return new Response(JSON.stringify(body), { status, headers });
       }
     });
   }

@@ -20,6 +20,10 @@ export function toErrorBody(err: unknown): { status: number; body: { error: Reco
     return { status: err.status, body: { error: { code: err.code, message: err.message, ...err.context } } };
   }
   const e = err as { name?: string; code?: string; message?: string; status?: number };
+  if (e?.name === "AccountError") {
+    const a = err as { status: number; code: string; message: string; context?: Record<string, unknown> };
+    return { status: a.status, body: { error: { code: a.code, message: a.message, ...(a.context ?? {}) } } };
+  }
   if (e?.name === "RunError") {
     const status = e.code === "not_found" ? 404 : 400;
     return { status, body: { error: { code: e.code, message: e.message } } };

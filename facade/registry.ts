@@ -5,12 +5,15 @@
  */
 import type { H3Event } from "h3";
 import type { JsonSchema } from "../daemon/stage.js";
+import type { AuthContext } from "./auth.js";
 import type { FacadeServices } from "./services.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface OperationContext<B = any, Q = any> {
   event: H3Event;
+  /** The caller's key and account, for operations with a scope. */
+  auth?: AuthContext;
   params: Record<string, string>;
   query: Q;
   body: B;
@@ -32,6 +35,10 @@ export interface Operation<B = any, Q = any> {
   responses: Record<number, { description: string; schema?: JsonSchema }>;
   /** Excluded from the public OpenAPI document (ops-only routes). */
   internal?: boolean;
+  /** Honours Idempotency-Key (POST and PATCH of the account API). */
+  idempotent?: boolean;
+  /** Counts against the caller's rate limit (default: operations with a scope). */
+  rateLimited?: boolean;
   handler(ctx: OperationContext<B, Q>): Promise<unknown> | unknown;
 }
 

@@ -5,6 +5,8 @@ import type { QueueManager } from "../daemon/queue.js";
 import type { Runner } from "../daemon/runner.js";
 import type { Db } from "../daemon/store/db.js";
 import type { WorkerBoard } from "../daemon/workers.js";
+import type { AccountService } from "../daemon/accounts.js";
+import type { RateLimiter } from "./ratelimit.js";
 
 export interface FacadeServices {
   config: Config;
@@ -12,6 +14,8 @@ export interface FacadeServices {
   queue: QueueManager;
   runner: Runner;
   workers: WorkerBoard;
+  accounts: AccountService;
+  rates: RateLimiter;
   log: Logger;
   version: string;
 }

@@ -19,6 +19,9 @@ export interface Db extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** The raw handle pg-boss is built on: a connection string, or the PGlite instance. */
   readonly raw: { connectionString?: string; pglite?: PGlite };
+  /** Subscribes to NOTIFY on a channel; returns the unsubscribe function. */
+  listen?(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  notify?(channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,6 +58,20 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
       } finally {
         client.release();
       }
+    },
+    async listen(channel, onPayload) {
+      // LISTEN needs a session of its own, outside the pool.
+      const client = new pg.Client({ connectionString, application_name: "clipd-listen" });
+      client.on("error", () => {});
+      await client.connect();
+      client.on("notification", (n) => n.channel === channel && onPayload(n.payload ?? ""));
+      await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        await client.end().catch(() => {});
+      };
+    },
+    async notify(channel, payload) {
+      await pool.query("select pg_notify($1, $2)", [channel, payload]);
     },
     close: () => pool.end(),
   };
@@ -99,6 +116,13 @@ export async function openPglite(dir: string): Promise<Db> {
     raw: { pglite },
     query: (sql, params) => pglite.query(sql, params as any[]) as any,
     transaction: (fn) => pglite.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params as any[]) as any })),
+    async listen(channel, onPayload) {
+      const off = await pglite.listen(channel, onPayload);
+      return async () => off();
+    },
+    async notify(channel, payload) {
+      await pglite.query("select pg_notify($1, $2)", [channel, payload]);
+    },
     async close() {
       await pglite.close();
       if (lockFile) await rm(lockFile, { force: true });
