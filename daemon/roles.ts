@@ -10,6 +10,7 @@ import { createFacade } from "../facade/app.js";
 import type { ClipdApp } from "./app.js";
 import { WatchFolder } from "./watch.js";
 import { RateLimiter } from "../facade/ratelimit.js";
+import { LinkSigner } from "../facade/signing.js";
 
 export type Role = "serve" | "work" | "watch";
 
@@ -22,7 +23,8 @@ export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; ra
   const rl = app.config.api.rate_limit;
   const rates = new RateLimiter(app.db, { limit: rl.requests, windowSeconds: rl.window_seconds });
   rates.start();
-  const h3 = createFacade({ config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, rates, log: app.log.child({ role: "serve" }), version: app.version });
+  const signer = await LinkSigner.create(app.db, app.config.server.signing_secret || undefined);
+  const h3 = createFacade({ config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, rates, signer, storage: app.storage, log: app.log.child({ role: "serve" }), version: app.version });
   const port = app.config.server.port;
   const listener = await listen(toNodeHandler(h3), {
     port: { port, portRange: [port, port], alternativePortRange: [port, port] } as any,

@@ -12,10 +12,13 @@ import { toOpenApi } from "./openapi.js";
 import { healthz } from "./operations/health.js";
 import { getRun, startRun } from "./operations/runs.js";
 import { adminCommand } from "./operations/admin.js";
+import { ACCOUNT_OPERATIONS } from "./operations/account.js";
+import { FILE_OPERATIONS } from "./operations/files.js";
+import { TRANSCRIPT_OPERATIONS } from "./operations/transcripts.js";
 import type { Operation } from "./registry.js";
 import type { FacadeServices } from "./services.js";
 
-export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand];
+export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS];
 
 function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], where: string): { field: string; message: string } {
   const base = e.instancePath.replace(/^\//, "").replace(/\//g, ".");

@@ -7,6 +7,8 @@ import type { Db } from "../daemon/store/db.js";
 import type { WorkerBoard } from "../daemon/workers.js";
 import type { AccountService } from "../daemon/accounts.js";
 import type { RateLimiter } from "./ratelimit.js";
+import type { LinkSigner } from "./signing.js";
+import type { Storage } from "../daemon/storage.js";
 
 export interface FacadeServices {
   config: Config;
@@ -16,6 +18,8 @@ export interface FacadeServices {
   workers: WorkerBoard;
   accounts: AccountService;
   rates: RateLimiter;
+  signer: LinkSigner;
+  storage: Storage;
   log: Logger;
   version: string;
 }

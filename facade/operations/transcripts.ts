@@ -1,0 +1,3 @@
+import type { Operation } from "../registry.js";
+
+export const TRANSCRIPT_OPERATIONS: Operation[] = [];

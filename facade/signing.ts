@@ -1,0 +1,68 @@
+/**
+ * Signed links served by clipd: upload addresses (PUT, 2 h) and download links (GET, 7 days).
+ * A token is base64url(JSON claims) + "." + base64url(HMAC-SHA256(secret, claims)). The secret is
+ * `server.signing_secret`, or one generated once and kept in the database so that every facade
+ * process signs and checks alike. Tokens carry their expiry; a changed or expired token is refused.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Db } from "../daemon/store/db.js";
+import { ApiError } from "./errors.js";
+
+export interface LinkClaims {
+  /** What the link is for: "upload" or "download". */
+  k: "upload" | "download";
+  /** Storage key. */
+  key: string;
+  /** Expiry, seconds since the epoch. */
+  exp: number;
+  /** Name offered to the browser, for downloads. */
+  name?: string;
+  /** Content type, for downloads; expected extension check for uploads. */
+  type?: string;
+  /** Upload size cap in bytes. */
+  max?: number;
+  /** Whatever the issuer needs back (episode id, account id). */
+  ref?: string;
+}
+
+export const UPLOAD_TTL_SECONDS = 2 * 3600;
+export const DOWNLOAD_TTL_SECONDS = 7 * 24 * 3600;
+
+const b64 = (b: Buffer | string) => Buffer.from(b).toString("base64url");
+
+export class LinkSigner {
+  private constructor(private readonly secret: Buffer) {}
+
+  static async create(db: Db, configured?: string): Promise<LinkSigner> {
+    if (configured) return new LinkSigner(Buffer.from(configured));
+    await db.query(`insert into settings (name, value) values ('link_signing_secret', $1) on conflict (name) do nothing`, [randomBytes(32).toString("base64")]);
+    const { rows } = await db.query<{ value: string }>(`select value from settings where name = 'link_signing_secret'`);
+    return new LinkSigner(Buffer.from(rows[0]!.value, "base64"));
+  }
+
+  sign(claims: Omit<LinkClaims, "exp">, ttlSeconds: number): { token: string; expiresAt: string } {
+    const exp = Math.floor(Date.now() / 1000) + ttlSeconds;
+    const body = b64(JSON.stringify({ ...claims, exp }));
+    const mac = b64(createHmac("sha256", this.secret).update(body).digest());
+    return { token: `${body}.${mac}`, expiresAt: new Date(exp * 1000).toISOString() };
+  }
+
+  /** Returns the claims of a valid token for `kind`, or throws 403/410 in the error envelope. */
+  verify(token: string, kind: LinkClaims["k"]): LinkClaims {
+    const [body, mac] = token.split(".");
+    const expected = body ? createHmac("sha256", this.secret).update(body).digest() : Buffer.alloc(0);
+    const given = Buffer.from(mac ?? "", "base64url");
+    if (!body || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new ApiError(403, "bad_signature", "this link is not valid: it was changed or not issued by clipd");
+    }
+    let claims: LinkClaims;
+    try {
+      claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8"));
+    } catch {
+      throw new ApiError(403, "bad_signature", "this link is not valid");
+    }
+    if (claims.k !== kind) throw new ApiError(403, "bad_signature", `this is not a ${kind} link`);
+    if (claims.exp * 1000 <= Date.now()) throw new ApiError(410, "link_expired", `this ${kind} link expired at ${new Date(claims.exp * 1000).toISOString()}; ask the API for a new one`);
+    return claims;
+  }
+}

@@ -1,0 +1,43 @@
+// A real clipd server on loopback for the API tier, with helpers to make accounts and keys.
+import { runAdmin } from "../../daemon/admin.js";
+import type { Backend } from "./backends.js";
+import { openTestApp, type TestApp } from "./app.js";
+
+export interface ApiServer extends TestApp {
+  base: string;
+  /** Makes an account with a live and a test key (all scopes unless given). */
+  account(opts?: { creditCents?: number; plan?: boolean; scopes?: string[] }): Promise<{ accountId: string; live: string; test: string }>;
+  /** fetch against the server with a key. */
+  call(key: string | undefined, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+export async function openApiServer(backend: Backend, overrides: Record<string, any> = {}): Promise<ApiServer> {
+  const t = await openTestApp(backend, { roles: ["work", "serve"], overrides });
+  const base = t.roles.url!;
+  return {
+    ...t,
+    base,
+    async account(opts = {}) {
+      const a = await runAdmin(t.app.accounts, "account.create", { email: `t${Date.now()}${Math.random().toString(16).slice(2, 6)}@example.com`, credit_cents: opts.creditCents, plan: opts.plan });
+      const scopes = (opts.scopes ?? ["clips.read", "clips.write", "transcripts", "webhooks"]).join(",");
+      const live = await runAdmin(t.app.accounts, "key.create", { account: a.account_id, mode: "live", scopes });
+      const test = await runAdmin(t.app.accounts, "key.create", { account: a.account_id, mode: "test", scopes });
+      return { accountId: String(a.account_id), live: String(live.key), test: String(test.key) };
+    },
+    async call(key, method, path, body, headers = {}) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: any = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+  };
+}
