@@ -94,8 +94,27 @@ export interface StartRunOptions {
 
 const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true });
 
+/**
+ * Called inside the transaction that ends a run (succeeded, or failed after its on_failure steps),
+ * so domain state that follows from the run (an episode's status, a charge, the next run) commits
+ * together with it or not at all.
+ */
+export type RunFinisher = (tx: Queryable, run: Run, runner: Runner) => Promise<void>;
+
 export class Runner {
   private readonly shutdown = new AbortController();
+  private readonly finishers: RunFinisher[] = [];
+
+  /** Registers a hook that runs in the transaction that ends every run. */
+  onRunEnd(fn: RunFinisher): void {
+    this.finishers.push(fn);
+  }
+
+  private async runFinishers(tx: Queryable, runId: string) {
+    if (!this.finishers.length) return;
+    const run = await this.getRun(runId, tx);
+    if (run) for (const fn of this.finishers) await fn(tx, run, this);
+  }
   constructor(private readonly deps: RunnerDeps) {}
 
   get pipelines() {
@@ -386,6 +405,7 @@ export class Runner {
              progress = case when $2 = 'succeeded' then 100 else progress end, progress_note = null, finished_at = now(), updated_at = now() where id = $1`,
           [runId, state, next, JSON.stringify(steps), JSON.stringify(merged)],
         );
+        await this.runFinishers(tx, runId);
       }
     });
   }
@@ -419,6 +439,7 @@ export class Runner {
           `update runs set state = 'failed', current_stage = null, steps = $2, error = $3, finished_at = now(), updated_at = now() where id = $1`,
           [runId, JSON.stringify(steps), JSON.stringify(error)],
         );
+        await this.runFinishers(tx, runId);
       }
     });
   }
