@@ -103,6 +103,9 @@ function fromEnv(env: NodeJS.ProcessEnv): Record<string, any> {
   if (env.CLIPD_PUBLIC_URL) set(["server", "public_url"], env.CLIPD_PUBLIC_URL);
   if (env.OPENAI_API_KEY) set(["openai", "api_key"], env.OPENAI_API_KEY);
   if (env.OPENAI_BASE_URL) set(["openai", "base_url"], env.OPENAI_BASE_URL);
+  if (env.LLM_API_KEY) set(["llm", "api_key"], env.LLM_API_KEY);
+  if (env.LLM_BASE_URL) set(["llm", "base_url"], env.LLM_BASE_URL);
+  if (env.LLM_MODEL) set(["llm", "model"], env.LLM_MODEL);
   return out;
 }
 

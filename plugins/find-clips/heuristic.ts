@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { buildStats, contentStems, scoreWindow, type EpisodeStats, type Window } from "./score.js";
-import { FILLERS, isTerminal, toSentences, tokens, type Transcript, type Word } from "./text.js";
+import { FILLERS, isTerminal, toSentences, tokens, type Sentence, type Transcript, type Word } from "./text.js";
 
 export interface FindOptions {
   /** Wanted clip length, seconds. */
@@ -44,7 +44,7 @@ export interface Clip {
 const CUT_SILENCE = 1.2;
 /** A gap holding a filler word ("um") this long or longer is cut out. */
 const CUT_FILLER = 0.5;
-const round = (v: number) => Math.round(v * 1000) / 1000;
+export const round = (v: number) => Math.round(v * 1000) / 1000;
 
 export function clipRef(seed: string, start: number, end: number, taken: Set<string> = new Set()): string {
   const hash = createHash("sha1").update(`${seed}|${start.toFixed(2)}|${end.toFixed(2)}`).digest("hex");
@@ -83,7 +83,8 @@ export function toPieces(words: Word[], bounds: { start: number; end: number }) 
   return pieces.map((p) => ({ start: round(p.start), end: round(p.end) })).filter((p) => p.end - p.start > 0.05);
 }
 
-function _window(words: Word[], from: number, to: number, duration: number, sentences: Window["sentences"]): Window {
+/** The window of whole sentences from word `from` to word `to`, with a little air at each edge. */
+export function toWindow(words: Word[], from: number, to: number, duration: number, sentences: Window["sentences"]): Window {
   const first = words[from];
   const last = words[to];
   const prev = words[from - 1];
@@ -96,27 +97,38 @@ function _window(words: Word[], from: number, to: number, duration: number, sent
   return { sentences, words: ws, start, end, pieces, duration: len, nextWord: next };
 }
 
-function _bm25(windows: Window[], about: string, stats: EpisodeStats): number[] {
+/**
+ * BM25 of each window against the brief, the candidate windows being the documents: term
+ * frequencies, lengths and document frequencies are all counted over windows.
+ */
+export function bm25(windows: Array<Pick<Window, "words">>, about: string): number[] {
   const query = [...new Set(contentStems(about))];
-  if (!query.length) return windows.map(() => 0);
-  const lens = windows.map((w) => w.words.length);
-  const avg = lens.reduce((a, b) => a + b, 0) / Math.max(1, lens.length);
+  if (!query.length || !windows.length) return windows.map(() => 0);
   const k1 = 1.2;
   const b = 0.75;
-  return windows.map((w, i) => {
+  const tfs = windows.map((w) => {
     const tf = new Map<string, number>();
     for (const t of contentStems(w.words.map((x) => x.text).join(" "))) tf.set(t, (tf.get(t) ?? 0) + 1);
+    return tf;
+  });
+  const lens = windows.map((w) => w.words.length);
+  const avg = lens.reduce((a, c) => a + c, 0) / lens.length;
+  const n = windows.length;
+  const idf = new Map(query.map((q) => {
+    const df = tfs.filter((tf) => tf.has(q)).length;
+    return [q, Math.log(1 + (n - df + 0.5) / (df + 0.5))] as const;
+  }));
+  return tfs.map((tf, i) => {
     let s = 0;
     for (const q of query) {
       const f = tf.get(q) ?? 0;
-      if (!f) continue;
-      s += (stats.idf.get(q) ?? 1) * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * lens[i]) / avg)));
+      if (f) s += idf.get(q)! * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * lens[i]) / Math.max(1, avg))));
     }
     return s;
   });
 }
 
-function _title(w: Window, keyTerms: string[]): string {
+export function titleFor(w: Window, keyTerms: string[]): string {
   const hook = w.sentences[0].text.trim();
   if (hook.endsWith("?") && hook.length <= 70) return hook;
   // The most weighted key term, shown as the word the speaker used, with its neighbour if that is
@@ -133,36 +145,65 @@ function _title(w: Window, keyTerms: string[]): string {
   return hook.length <= 60 ? hook : `${hook.slice(0, 57).replace(/\s+\S*$/, "")}…`;
 }
 
-const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+export const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
   Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
 
-export function findClips(transcript: Transcript, opts: FindOptions): Clip[] {
+/** What every engine needs from a transcript: clean words, sentences and episode statistics. */
+export interface Prepared {
+  words: Word[];
+  duration: number;
+  sentences: Sentence[];
+  stats: EpisodeStats;
+}
+
+export function prepare(transcript: Transcript, opts: Pick<FindOptions, "duration" | "max" | "loudness">): Prepared {
   const words = (transcript.words ?? []).filter((w) => Number.isFinite(w.start) && Number.isFinite(w.end) && w.text?.trim());
-  const duration = opts.duration ?? transcript.duration ?? (words.length ? words[words.length - 1].end : 0);
+  const duration = opts.duration || transcript.duration || (words.length ? words[words.length - 1].end : 0);
   const sentences = toSentences(words, transcript.segments ?? [], { maxUnit: Math.max(5, opts.max / 2) });
   const punctuated = sentences.some((s) => isTerminal(s.text));
-  const stats = buildStats(sentences, duration, punctuated, opts.loudness);
+  return { words, duration, sentences, stats: buildStats(sentences, duration, punctuated, opts.loudness) };
+}
+
+/** Existing clips with usable times; anything else in the list is kept but blocks nothing. */
+const spansOf = (clips: Clip[]) =>
+  clips.filter((c) => Number.isFinite(c?.start) && Number.isFinite(c?.end)).map((c) => ({ start: c.start, end: c.end }));
+
+/** The one clip of a recording shorter than the shortest allowed clip: all of it. */
+function _wholeClip(p: Prepared, opts: FindOptions, existing: Clip[], taken: Set<string>): Clip[] {
+  const { words, sentences, stats } = p;
+  const duration = round(p.duration);
+  // Search mode on a short recording: its one clip may already be in the list.
+  if (spansOf(existing).some((c) => overlap(c, { start: 0, end: duration }) > 0)) return existing;
+  const whole: Window = { sentences, words, start: 0, end: duration, pieces: [{ start: 0, end: duration }], duration };
+  const scored = sentences.length ? scoreWindow(whole, stats, opts.target, opts.max - opts.min) : { quality: 0.5, reasons: [], keyTerms: [] };
+  return [
+    ...existing,
+    {
+      number: existing.reduce((a, c) => Math.max(a, c.number ?? 0), 0) + 1,
+      ref: clipRef(opts.seed, 0, duration, taken),
+      title: sentences.length ? titleFor(whole, scored.keyTerms) : "Full recording",
+      hook: sentences[0]?.text ?? "",
+      start: 0,
+      end: duration,
+      duration,
+      pieces: whole.pieces,
+      score: { value: Math.round(scored.quality * 100), reasons: ["whole recording (shorter than the shortest clip)", ...scored.reasons] },
+      ...(opts.about ? { about: opts.about } : {}),
+    },
+  ];
+}
+
+/** True when the recording is too short for any clip within the limits: it becomes one clip. */
+export const isShortRecording = (p: Prepared, min: number) => p.duration > 0 && p.duration < min;
+
+export function findClips(transcript: Transcript, opts: FindOptions, prepared?: Prepared): Clip[] {
+  const p = prepared ?? prepare(transcript, opts);
+  const { words, duration, sentences, stats } = p;
   const existing = opts.existing ?? [];
   const taken = new Set(existing.map((c) => c.ref));
 
-  if (duration < opts.min || words.length === 0) {
-    if (words.length === 0 && duration >= opts.min) return existing;
-    const whole: Window = { sentences, words, start: 0, end: round(duration), pieces: [{ start: 0, end: round(duration) }], duration: round(duration) };
-    const scored = sentences.length ? scoreWindow(whole, stats, opts.target, opts.max - opts.min) : { quality: 0.5, reasons: [], keyTerms: [] };
-    return [
-      {
-        number: 1,
-        ref: clipRef(opts.seed, 0, duration, taken),
-        title: sentences.length ? _title(whole, scored.keyTerms) : "Full recording",
-        hook: sentences[0]?.text ?? "",
-        start: 0,
-        end: round(duration),
-        duration: round(duration),
-        pieces: whole.pieces,
-        score: { value: Math.round(scored.quality * 100), reasons: ["whole recording (shorter than the shortest clip)", ...scored.reasons] },
-      },
-    ];
-  }
+  if (words.length === 0) return duration > 0 && duration < opts.min ? _wholeClip(p, opts, existing, taken) : existing;
+  if (duration < opts.min) return _wholeClip(p, opts, existing, taken);
 
   const build = (min: number) => {
     const out: Window[] = [];
@@ -171,7 +212,7 @@ export function findClips(transcript: Transcript, opts: FindOptions): Clip[] {
         if (sentences[j].end - sentences[i].start > opts.max + 5) break;
         const from = sentences[i].firstWord;
         const to = sentences[j].firstWord + sentences[j].words.length - 1;
-        const w = _window(words, from, to, duration, sentences.slice(i, j + 1));
+        const w = toWindow(words, from, to, duration, sentences.slice(i, j + 1));
         if (w.duration >= min && w.duration <= opts.max) out.push(w);
       }
     }
@@ -181,7 +222,7 @@ export function findClips(transcript: Transcript, opts: FindOptions): Clip[] {
   // Nothing fits (one very long monologue without pauses, or sparse speech): accept shorter ones.
   if (!windows.length) windows = build(0);
 
-  const rel = opts.about ? _bm25(windows, opts.about, stats) : [];
+  const rel = opts.about ? bm25(windows, opts.about) : [];
   const maxRel = Math.max(0, ...rel);
   const ranked = windows
     .map((w, i) => {
@@ -204,20 +245,20 @@ export function findClips(transcript: Transcript, opts: FindOptions): Clip[] {
     .sort((a, b) => b.value - a.value || a.w.start - b.w.start);
 
   const picked: typeof ranked = [];
-  const blocked = existing.map((c) => ({ start: c.start, end: c.end }));
+  const blocked = spansOf(existing);
   for (const c of ranked) {
     if (picked.length >= opts.count) break;
     const clash = [...blocked, ...picked.map((p) => p.w)].some((b) => overlap(b, c.w) > 0);
     if (!clash) picked.push(c);
   }
-  const firstNumber = existing.reduce((a, c) => Math.max(a, c.number), 0) + 1;
+  const firstNumber = existing.reduce((a, c) => Math.max(a, c.number ?? 0), 0) + 1;
   const fresh = picked.map((p, i): Clip => {
     const ref = clipRef(opts.seed, p.w.start, p.w.end, taken);
     taken.add(ref);
     return {
       number: firstNumber + i,
       ref,
-      title: _title(p.w, p.s.keyTerms),
+      title: titleFor(p.w, p.s.keyTerms),
       hook: p.w.sentences[0].text.trim(),
       start: round(p.w.start),
       end: round(p.w.end),

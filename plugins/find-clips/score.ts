@@ -75,6 +75,32 @@ export function buildStats(sentences: Sentence[], duration: number, punctuated: 
 }
 
 const HOUSEKEEPING = ["welcome back", "welcome to", "thanks for listening", "right back", "that's all", "that is all", "subscribe", "see you next"];
+/** Show business anywhere in a window (not only its opening): sponsor reads, links, sign-offs. */
+const SHOW_BUSINESS = [...HOUSEKEEPING, "brought to you by", "our sponsor", "dot com", "dot io", "show notes", "in the description", "patreon", "i'm your host", "my guest", "joined by", "take a short break", "quick break", "we're back", "we are back", "housekeeping"];
+
+// Windows share their sentences and words, so per-sentence and per-word work is done once.
+const _business = new WeakMap<Sentence, boolean>();
+function _isShowBusiness(s: Sentence): boolean {
+  let v = _business.get(s);
+  if (v === undefined) {
+    const text = ` ${tokens(s.text).join(" ")} `;
+    v = SHOW_BUSINESS.some((p) => text.includes(` ${p} `));
+    _business.set(s, v);
+  }
+  return v;
+}
+const _stems = new WeakMap<Sentence, string[]>();
+function _sentenceStems(s: Sentence): string[] {
+  let v = _stems.get(s);
+  if (!v) _stems.set(s, (v = contentStems(s.text)));
+  return v;
+}
+const _firstTok = new WeakMap<Word, string>();
+function _wordToken(w: Word): string {
+  let v = _firstTok.get(w);
+  if (v === undefined) _firstTok.set(w, (v = tokens(w.text)[0] ?? ""));
+  return v;
+}
 
 const clamp01 = (v: number) => Math.max(0, Math.min(1, v));
 
@@ -137,7 +163,7 @@ function _completeness(w: Window, stats: EpisodeStats, reasons: string[]): numbe
 
 function _focus(w: Window, stats: EpisodeStats, reasons: string[]): { value: number; terms: string[] } {
   const tf = new Map<string, number>();
-  for (const s of w.sentences) for (const t of contentStems(s.text)) tf.set(t, (tf.get(t) ?? 0) + 1);
+  for (const s of w.sentences) for (const t of _sentenceStems(s)) tf.set(t, (tf.get(t) ?? 0) + 1);
   const weighted = [...tf].map(([t, n]) => [t, n * (stats.idf.get(t) ?? 1)] as const).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const total = weighted.reduce((a, [, v]) => a + v, 0);
   if (!total) return { value: 0, terms: [] };
@@ -166,7 +192,7 @@ function _energy(w: Window, stats: EpisodeStats, reasons: string[]): number {
 }
 
 function _clean(w: Window, reasons: string[]): number {
-  const toks = w.words.map((x) => tokens(x.text)[0] ?? "");
+  const toks = w.words.map(_wordToken);
   let fillers = toks.filter((t) => FILLERS.has(t)).length;
   for (let i = 1; i < toks.length; i++) if (FILLER_PAIRS.has(`${toks[i - 1]} ${toks[i]}`)) fillers++;
   const ratio = fillers / Math.max(1, toks.length);
@@ -188,7 +214,10 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
   const energy = _energy(w, stats, reasons);
   const clean = _clean(w, reasons);
   const length = clamp01(1 - Math.abs(w.duration - target) / Math.max(1, range));
+  const business = w.sentences.filter(_isShowBusiness).length;
+  if (business) reasons.push("contains show business (intro, sponsor, break or outro)");
   const quality =
+    -Math.min(0.15, 0.08 * business) +
     WEIGHTS.hook * hook +
     WEIGHTS.complete * complete +
     WEIGHTS.focus * focus.value +

@@ -1,6 +1,8 @@
-// A FAKE OpenAI-compatible transcription server on loopback, for tests only: the paid API can't
-// run here. It answers POST /v1/audio/transcriptions with a fixed verbose_json body (two words per
-// upload) and records what each request carried, so tests can check fields, chunking and retries.
+// A FAKE OpenAI-compatible server on loopback, for tests only: the paid API can't run here.
+// - POST /v1/audio/transcriptions answers a fixed verbose_json body (two words per upload).
+// - POST /v1/chat/completions answers the JSON the test configured (`chat.answer`) as the
+//   assistant's message content, or fails `chat.failFirst` times with `chat.failStatus`.
+// It records what each request carried, so tests can check fields, chunking and retries.
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -11,9 +13,23 @@ export interface FakeRequest {
   fileName?: string;
 }
 
+export interface FakeChatRequest {
+  auth?: string;
+  body: any;
+}
+
+export interface FakeChatOptions {
+  /** The assistant's content: a value (sent as JSON text), a string (sent as is), or built from the request body. */
+  answer?: unknown | ((body: any) => unknown);
+  /** Fail this many chat requests first (default 0); -1 fails them all. */
+  failFirst?: number;
+  failStatus?: number;
+}
+
 export interface FakeOpenAI {
   baseURL: string;
   requests: FakeRequest[];
+  chatRequests: FakeChatRequest[];
   close(): Promise<void>;
 }
 
@@ -52,11 +68,43 @@ function parseMultipart(body: Buffer, contentType: string): Omit<FakeRequest, "a
   return { fields, fileBytes, fileName };
 }
 
-export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: number } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: number; chat?: FakeChatOptions } = {}): Promise<FakeOpenAI> {
   const requests: FakeRequest[] = [];
+  const chatRequests: FakeChatRequest[] = [];
   let failures = opts.failFirst ?? 0;
+  let chatFailures = opts.chat?.failFirst ?? 0;
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
+    if (req.method === "POST" && req.url?.endsWith("/chat/completions")) {
+      let parsed: any;
+      try {
+        parsed = JSON.parse(body.toString("utf8"));
+      } catch {
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "body is not JSON" } }));
+        return;
+      }
+      chatRequests.push({ auth: req.headers.authorization, body: parsed });
+      if (chatFailures !== 0) {
+        if (chatFailures > 0) chatFailures--;
+        const status = opts.chat?.failStatus ?? 500;
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `fake failure ${status}` } }));
+        return;
+      }
+      const a = opts.chat?.answer;
+      const value = typeof a === "function" ? (a as (b: any) => unknown)(parsed) : (a ?? { clips: [] });
+      const content = typeof value === "string" ? value : JSON.stringify(value);
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          id: `chatcmpl-fake-${chatRequests.length}`,
+          object: "chat.completion",
+          created: Math.floor(Date.now() / 1000),
+          model: parsed.model,
+          choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null }],
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        }),
+      );
+      return;
+    }
     if (req.method !== "POST" || !req.url?.endsWith("/audio/transcriptions")) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
       return;
@@ -87,6 +135,7 @@ export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: n
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    chatRequests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

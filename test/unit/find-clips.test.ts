@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { findClips, toPieces } from "../../plugins/find-clips/heuristic.js";
+import { bm25, findClips, toPieces } from "../../plugins/find-clips/heuristic.js";
 import findClipsStage, { resolveLimits } from "../../plugins/find-clips/index.js";
 import { toSentences, type Transcript, type Word } from "../../plugins/find-clips/text.js";
 import { measureLoudness } from "../../plugins/find-clips/loudness.js";
@@ -131,6 +131,36 @@ describe("find-clips heuristic", () => {
     expect(short.duration).toBeLessThan(limits.min);
     expect(clips).toHaveLength(1);
     expect(clips[0]).toMatchObject({ number: 1, start: 0, end: short.duration, pieces: [{ start: 0, end: short.duration }] });
+    // With the default limits (shortest clip 30 s), an 11-second recording is still one clip.
+    const eleven = makeTranscript(SCRIPT.slice(4, 7));
+    expect(eleven.duration).toBeLessThan(30);
+    const whole = findClips(eleven, { ...resolveLimits({}), seed: "s" });
+    expect(whole).toHaveLength(1);
+    expect(whole[0]).toMatchObject({ start: 0, end: eleven.duration });
+    // Search mode on it keeps the one clip instead of adding a duplicate.
+    expect(findClips(eleven, { ...resolveLimits({}), seed: "s", about: "pricing", existing: whole })).toEqual(whole);
+  });
+
+  it("keeps default clips within 30–150 s and sentence-aligned on a longer episode", () => {
+    const long = makeTranscript([...SCRIPT, ...SCRIPT, ...SCRIPT]);
+    const clips = findClips(long, { ...resolveLimits({}), seed: "s" });
+    expect(clips.length).toBeGreaterThanOrEqual(2);
+    for (const c of clips) {
+      expect(c.duration).toBeGreaterThanOrEqual(30);
+      expect(c.duration).toBeLessThanOrEqual(150);
+    }
+  });
+
+  it("ranks `about` windows by BM25 over the windows themselves", () => {
+    const windows = [
+      { words: "the laptop died on stage".split(" ").map((text) => ({ text, start: 0, end: 1 })) },
+      { words: "hiking boots on a trail".split(" ").map((text) => ({ text, start: 0, end: 1 })) },
+      { words: "laptop laptop laptop backup".split(" ").map((text) => ({ text, start: 0, end: 1 })) },
+    ];
+    const s = bm25(windows, "laptop backup");
+    expect(s[1]).toBe(0);
+    expect(s[2]).toBeGreaterThan(s[0]);
+    expect(s[0]).toBeGreaterThan(0);
   });
 
   it("lets `about` change the ranking and adds clips without duplicates", () => {
@@ -166,7 +196,9 @@ describe("find-clips heuristic", () => {
 
   it("resolves target ±20% and rejects min above max", () => {
     expect(resolveLimits({ target_seconds: 60 })).toMatchObject({ target: 60, min: 48, max: 72 });
-    expect(resolveLimits({})).toMatchObject({ target: 45, min: 15, max: 90, count: 10 });
+    expect(resolveLimits({ target_seconds: 15 })).toMatchObject({ target: 15, min: 12, max: 18 });
+    // Without a target: 30–150 s.
+    expect(resolveLimits({})).toMatchObject({ target: 60, min: 30, max: 150, count: 10 });
     expect(() => resolveLimits({ min_seconds: 50, max_seconds: 20 })).toThrow(/min_seconds/);
   });
 });
@@ -196,5 +228,35 @@ describe("find-clips stage", () => {
     expect(out.clips_key).toBe(`runs/${ctx.runId}/clips.json`);
     const saved = JSON.parse((await ctx.storage.read(out.clips_key)).toString());
     expect(saved.clips).toEqual(out.clips);
+    expect(out.engine_used).toBe("heuristic");
+    expect(out.fallback_reason).toBeNull();
+  });
+
+  it("takes the transcript inline (the transcript JSON itself as input) with stable refs", async () => {
+    ctx = await makeStageCtx({ target_seconds: 20, count: 3 });
+    const transcript = makeTranscript();
+    const a = await findClipsStage.run(transcript, ctx);
+    const b = await findClipsStage.run({ transcript }, ctx);
+    expect(a.clips).toHaveLength(3);
+    expect(b.clips).toEqual(a.clips);
+    await expect(findClipsStage.run({ words: [{ text: "hi" }] }, ctx)).rejects.toMatchObject({ code: "bad_input" });
+    await expect(findClipsStage.run({}, ctx)).rejects.toMatchObject({ code: "bad_input" });
+  });
+
+  it("appends `about` clips to input.clips without overlapping them", async () => {
+    ctx = await makeStageCtx({ target_seconds: 20, count: 2 });
+    const transcript = makeTranscript();
+    const first = await findClipsStage.run(transcript, ctx);
+    ctx.options = { target_seconds: 20, count: 2, about: "laptop on stage" };
+    const more = await findClipsStage.run({ ...transcript, clips: first.clips }, ctx);
+    expect(more.clips.slice(0, first.clips.length)).toEqual(first.clips);
+    const added = more.clips.slice(first.clips.length);
+    expect(added.length).toBeGreaterThan(0);
+    for (const c of added) {
+      expect(c.about).toBe("laptop on stage");
+      expect(c.hook + c.title).toMatch(/laptop/i);
+      expect(first.clips.every((f: any) => !overlaps(f, c) && f.ref !== c.ref)).toBe(true);
+    }
+    expect(more.clips.map((c: any) => c.number)).toEqual(more.clips.map((_: unknown, i: number) => i + 1));
   });
 });
