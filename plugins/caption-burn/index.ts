@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
 import { defineStage, StageError } from "../../daemon/stage.js";
@@ -19,6 +19,8 @@ export interface CaptionBurnOptions {
   highlight?: boolean;
   /** Seconds the hook title stays. Default 3. */
   hook_seconds?: number;
+  /** x264 preset of the encode. Default "veryfast". */
+  preset?: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium";
 }
 
 export default defineStage<CaptionBurnOptions>({
@@ -33,6 +35,7 @@ export default defineStage<CaptionBurnOptions>({
       hook_title: { anyOf: [{ type: "boolean" }, { type: "string", maxLength: 120 }], default: false },
       highlight: { type: "boolean" },
       hook_seconds: { type: "number", minimum: 0.5, maximum: 10, default: 3 },
+      preset: { type: "string", enum: ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium"], default: "veryfast" },
     },
     additionalProperties: false,
   },
@@ -75,48 +78,58 @@ export default defineStage<CaptionBurnOptions>({
     const fontsDir: string | undefined = ctx.config?.render?.fonts_dir || undefined;
     const filter = `ass=filename=captions.ass${fontsDir ? `:fontsdir=${escapeFilterValue(path.resolve(fontsDir))}` : ""}`;
     const ref = cut.ref ?? path.basename(cut.key).replace(/^clip-|\.mp4$/g, "");
-    const tmp = path.join(ctx.workdir, "captioned.mp4");
-    ctx.progress(2, "burning captions");
-    try {
-      await runFfmpeg(
-        [...SAFE_INPUT, "-i", source, "-vf", filter, "-map", "0:v:0", "-map", "0:a:0?", ...finalEncodeArgs({ copyAudio: true }), tmp],
-        { signal: ctx.signal, duration, cwd: ctx.workdir, onProgress: (p) => ctx.progress(2 + p * 0.9, "burning captions") },
-      );
-    } catch (err) {
-      if (ctx.signal.aborted) throw err;
-      throw new StageError("render_failed", `caption-burn: ffmpeg failed on clip ${ref}: ${(err as Error).message}`, {
-        retryable: !(err instanceof FfmpegError) || err.exitCode === null,
-        cause: err,
-      });
-    }
-    const got = await probeMedia(tmp, { signal: ctx.signal });
-    if (got.width !== width || got.height !== height || got.videoCodec !== "h264" || got.audioCodec !== "aac" || Math.abs(got.duration - duration) > 0.1) {
-      throw new StageError(
-        "render_failed",
-        `caption-burn: output check failed for clip ${ref}: got ${got.width}x${got.height} ${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ${width}x${height} h264/aac ${duration.toFixed(2)} s`,
-        { retryable: true },
-      );
-    }
-
-    // The poster is taken while the hook title (if any) is up: it is the clip's cover.
-    ctx.progress(94, "poster");
-    const posterPng = path.join(ctx.workdir, "poster.png");
-    const at = Math.min(hookTitle ? 1 : Math.max(0, duration / 3), Math.max(0, duration - 0.1));
-    await runFfmpeg(["-ss", at.toFixed(3), "-i", tmp, "-frames:v", "1", "-update", "1", posterPng], { signal: ctx.signal, cwd: ctx.workdir });
+    const tmp = path.join(ctx.workdir, "captioned.part.mp4");
     const base = `runs/${ctx.runId}/clip-${ref}-captioned`;
+    const key = `${base}.mp4`;
     const thumbnailKey = `${base}.jpg`;
     const posterWebpKey = `${base}.webp`;
-    await ctx.storage.write(thumbnailKey, await sharp(posterPng).jpeg({ quality: 85, mozjpeg: true }).toBuffer());
-    await ctx.storage.write(posterWebpKey, await sharp(posterPng).webp({ quality: 80 }).toBuffer());
-    await ctx.storage.write(`${base}.ass`, ass);
-    const key = `${base}.mp4`;
-    await ctx.storage.putFile(key, tmp, { move: true });
+    const assKey = `${base}.ass`;
+    let got: Awaited<ReturnType<typeof probeMedia>>;
+
+    // Rendered in the workdir and moved into storage only once checked; on any failure (ffmpeg,
+    // abort, a failed check) the partial file and whatever this attempt wrote are removed.
+    try {
+      ctx.progress(2, "burning captions");
+      try {
+        await runFfmpeg(
+          [...SAFE_INPUT, "-i", source, "-vf", filter, "-map", "0:v:0", "-map", "0:a:0?", ...finalEncodeArgs({ copyAudio: true, preset: o.preset }), tmp],
+          { signal: ctx.signal, duration, cwd: ctx.workdir, onProgress: (p) => ctx.progress(2 + p * 0.9, "burning captions") },
+        );
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        throw new StageError("render_failed", `caption-burn: ffmpeg failed on clip ${ref}: ${(err as Error).message}`, {
+          retryable: !(err instanceof FfmpegError) || err.exitCode === null,
+          cause: err,
+        });
+      }
+      got = await probeMedia(tmp, { signal: ctx.signal });
+      if (got.width !== width || got.height !== height || got.videoCodec !== "h264" || got.audioCodec !== "aac" || Math.abs(got.duration - duration) > 0.1) {
+        throw new StageError(
+          "render_failed",
+          `caption-burn: output check failed for clip ${ref}: got ${got.width}x${got.height} ${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ${width}x${height} h264/aac ${duration.toFixed(2)} s`,
+          { retryable: true },
+        );
+      }
+
+      // The poster is taken while the hook title (if any) is up: it is the clip's cover.
+      ctx.progress(94, "poster");
+      const posterPng = path.join(ctx.workdir, "poster.png");
+      const at = Math.min(hookTitle ? 1 : Math.max(0, duration / 3), Math.max(0, duration - 0.1));
+      await runFfmpeg(["-ss", at.toFixed(3), "-i", tmp, "-frames:v", "1", "-update", "1", posterPng], { signal: ctx.signal, cwd: ctx.workdir });
+      await ctx.storage.write(thumbnailKey, await sharp(posterPng).jpeg({ quality: 85, mozjpeg: true }).toBuffer());
+      await ctx.storage.write(posterWebpKey, await sharp(posterPng).webp({ quality: 80 }).toBuffer());
+      await ctx.storage.write(assKey, ass);
+      await ctx.storage.putFile(key, tmp, { move: true });
+    } catch (err) {
+      await Promise.allSettled([rm(tmp, { force: true }), ...[key, thumbnailKey, posterWebpKey, assKey].map((k) => ctx.storage.remove(k))]);
+      throw err;
+    }
     ctx.progress(100, "captioned");
     return {
       render: {
         key, ref, style: style.id, caption_size: size, caption_position: position, highlight,
         hook_title: hookOpt, duration: +got.duration.toFixed(3), width, height,
-        thumbnail_key: thumbnailKey, poster_webp_key: posterWebpKey, ass_key: `${base}.ass`,
+        thumbnail_key: thumbnailKey, poster_webp_key: posterWebpKey, ass_key: assKey,
       },
     };
   },

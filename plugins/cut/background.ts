@@ -56,3 +56,17 @@ export async function makeBackground(
   await sharp(Buffer.from(svg)).png().toFile(out);
   return out;
 }
+
+/** Colour names a user may give besides #RRGGBB (ffmpeg knows them all, sharp gets the hex). */
+const NAMED: Record<string, string> = {
+  black: "#000000", white: "#ffffff", gray: "#808080", grey: "#808080", darkgray: "#a9a9a9", silver: "#c0c0c0",
+  red: "#ff0000", maroon: "#800000", orange: "#ffa500", yellow: "#ffff00", gold: "#ffd700", green: "#008000",
+  lime: "#00ff00", teal: "#008080", navy: "#000080", blue: "#0000ff", purple: "#800080", pink: "#ffc0cb",
+  brown: "#a52a2a", beige: "#f5f5dc",
+};
+
+/** "#RRGGBB" for a hex colour or a known name; undefined for anything else. */
+export function toHexColour(value: string): string | undefined {
+  if (/^#[0-9a-fA-F]{6}$/.test(value)) return value.toLowerCase();
+  return NAMED[value.toLowerCase()];
+}

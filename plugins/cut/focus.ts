@@ -1,48 +1,172 @@
 /**
- * Where to crop a landscape picture to 9:16: sharp's attention strategy (skin tones, saturation,
- * luminance frequency) on a few small frames sampled across the clip; the median offset wins, so a
- * single odd frame cannot swing the crop. One crop per clip for now (not yet per scene).
+ * Where to crop a picture to 9:16, scene by scene.
+ *
+ * One decode of each piece (at 320 pixels wide) does two jobs: ffmpeg's scene score
+ * (`select='gt(scene,T)'` + `showinfo`) marks the hard cuts, and a few small frames per second are
+ * kept in memory. Each scene then gets sharp's attention strategy (skin tones, saturation,
+ * luminance frequency) on up to three of its frames; the median offset wins, so one odd frame
+ * cannot swing the crop. A join between two pieces is a scene boundary too. Sampling from the same
+ * decode (instead of one seek per sample) keeps the cost flat on long-GOP sources.
  */
 import { spawn } from "node:child_process";
 import sharp from "sharp";
 import { SAFE_INPUT } from "../_render.js";
 import type { Piece } from "./clip.js";
 
-function _grab(source: string, at: number, signal?: AbortSignal): Promise<Buffer> {
+/** One stretch of the joined clip with its crop centre (0..1 of the free range on each axis). */
+export interface CropScene {
+  start: number;
+  end: number;
+  x: number;
+  y: number;
+}
+
+export interface PlanOptions {
+  signal?: AbortSignal;
+  /** Scene score (0..1) above which a frame starts a new scene. Default 0.3. */
+  threshold?: number;
+  /** Scenes shorter than this (seconds) join their neighbour. Default 1. */
+  minScene?: number;
+  /** Offsets closer than this (0..1) are treated as the same crop, so the frame does not twitch. Default 0.05. */
+  tolerance?: number;
+}
+
+interface Sampled {
+  /** Scene cuts, seconds from the piece start. */
+  cuts: number[];
+  frames: Array<{ t: number; png: Buffer }>;
+}
+
+const r3 = (v: number) => Math.round(v * 1000) / 1000;
+const PNG_END = Buffer.from("IEND");
+
+/** Decodes one piece once: scene cuts from showinfo, PNG samples from the pipe. */
+function _samplePiece(source: string, p: Piece, threshold: number, signal?: AbortSignal): Promise<Sampled> {
+  const len = p.end - p.start;
+  // About 2 samples a second, at most ~120 per piece (memory stays small for long clips).
+  const rate = Math.min(2, 120 / Math.max(len, 1));
+  const graph = `[0:v]scale=320:-2:flags=fast_bilinear,split[a][b];[a]select='gt(scene\\,${threshold})',showinfo,nullsink;[b]fps=${rate.toFixed(4)}[s]`;
+  const args = [
+    "-hide_banner", "-nostdin", "-flags2", "fast", "-skip_loop_filter", "all", ...SAFE_INPUT,
+    "-ss", p.start.toFixed(3), "-t", len.toFixed(3), "-i", source,
+    "-an", "-sn", "-dn", "-filter_complex", graph, "-map", "[s]", "-f", "image2pipe", "-c:v", "png", "-",
+  ];
   return new Promise((resolve, reject) => {
-    const child = spawn("ffmpeg", ["-v", "error", "-nostdin", ...SAFE_INPUT, "-ss", at.toFixed(3), "-i", source, "-frames:v", "1", "-vf", "scale=320:-2", "-f", "image2pipe", "-c:v", "png", "-"], { signal, stdio: ["ignore", "pipe", "ignore"] });
-    const chunks: Buffer[] = [];
-    child.stdout.on("data", (c: Buffer) => chunks.push(c));
-    child.on("error", reject);
-    child.on("close", (code) => (code === 0 && chunks.length ? resolve(Buffer.concat(chunks)) : reject(new Error(`no frame at ${at}s`))));
+    if (signal?.aborted) return reject(signal.reason);
+    const child = spawn("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] });
+    const onAbort = () => child.kill("SIGKILL");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let buf: Buffer = Buffer.alloc(0);
+    const frames: Sampled["frames"] = [];
+    const cuts: number[] = [];
+    let errTail = "";
+    let partial = "";
+    child.stdout.on("data", (c: Buffer) => {
+      buf = buf.length ? Buffer.concat([buf, c]) : c;
+      for (let i = buf.indexOf(PNG_END); i >= 0; i = buf.indexOf(PNG_END)) {
+        frames.push({ t: frames.length / rate, png: buf.subarray(0, i + 8) });
+        buf = buf.subarray(i + 8);
+      }
+    });
+    child.stderr.setEncoding("utf8").on("data", (s: string) => {
+      errTail = (errTail + s).slice(-2000);
+      const lines = (partial + s).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        const m = /Parsed_showinfo.*\bpts_time:\s*([0-9.]+)/.exec(line);
+        if (m) cuts.push(Number(m[1]));
+      }
+    });
+    child.on("error", (err) => reject(err));
+    child.on("close", (code) => {
+      signal?.removeEventListener("abort", onAbort);
+      if (signal?.aborted) return reject(signal.reason);
+      if (code !== 0) return reject(new Error(`scene detection failed: ${errTail.trim().split("\n").at(-1) ?? ""}`));
+      resolve({ cuts, frames });
+    });
   });
 }
 
-/** The horizontal crop centre as a fraction (0..1) of the free range; 0.5 when it cannot tell. */
-export async function attentionFocus(source: string, pieces: Piece[], opts: { signal?: AbortSignal; samples?: number } = {}): Promise<number> {
-  const n = opts.samples ?? 3;
-  const total = pieces.reduce((a, p) => a + p.end - p.start, 0);
-  const xs: number[] = [];
-  for (let i = 0; i < n; i++) {
-    // Sample times spread over the joined clip, mapped back into the source.
-    let t = (total * (i + 0.5)) / n;
-    const piece = pieces.find((p) => (t -= p.end - p.start) < 0) ?? pieces[pieces.length - 1];
-    const at = piece.end + t;
+/** sharp's attention crop of one frame to 9:16, as fractions of the free range. */
+async function _attention(png: Buffer): Promise<{ x: number; y: number } | undefined> {
+  const meta = await sharp(png).metadata();
+  const w = meta.width ?? 0;
+  const h = meta.height ?? 0;
+  if (!w || !h) return undefined;
+  // Wider than 9:16 crops the width; narrower crops the height.
+  const cropW = Math.min(w, Math.round((h * 9) / 16));
+  const cropH = Math.min(h, Math.round((w * 16) / 9));
+  if (cropW >= w && cropH >= h) return { x: 0.5, y: 0.5 };
+  const { info } = await sharp(png).resize(cropW, cropH, { fit: "cover", position: sharp.strategy.attention }).toBuffer({ resolveWithObject: true });
+  const i = info as { cropOffsetLeft?: number; cropOffsetTop?: number };
+  const frac = (off: number | undefined, free: number) => (free > 0 ? Math.max(0, Math.min(1, -(off ?? -free / 2) / free)) : 0.5);
+  return { x: frac(i.cropOffsetLeft, w - cropW), y: frac(i.cropOffsetTop, h - cropH) };
+}
+
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+
+/** Splits [0, len) at the cuts, folding scenes shorter than `minScene` into a neighbour. */
+export function splitScenes(cuts: number[], len: number, minScene: number): Array<[number, number]> {
+  const edges = [0, ...cuts.filter((c) => c > 0 && c < len).sort((a, b) => a - b), len];
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i + 1 < edges.length; i++) {
+    const [a, b] = [edges[i], edges[i + 1]];
+    if (out.length && (b - a < minScene || out[out.length - 1][1] - out[out.length - 1][0] < minScene)) out[out.length - 1][1] = b;
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/**
+ * The crop plan of a clip on its own (joined) timeline: one entry per scene, neighbours with the
+ * same crop merged. A scene where attention finds nothing keeps the centre.
+ */
+export async function cropPlan(source: string, pieces: Piece[], opts: PlanOptions = {}): Promise<CropScene[]> {
+  const threshold = opts.threshold ?? 0.3;
+  const minScene = opts.minScene ?? 1;
+  const tolerance = opts.tolerance ?? 0.05;
+  const plan: CropScene[] = [];
+  let offset = 0;
+  for (const p of pieces) {
+    const len = p.end - p.start;
+    let sampled: Sampled = { cuts: [], frames: [] };
     try {
-      const png = await _grab(source, Math.max(0, at), opts.signal);
-      const meta = await sharp(png).metadata();
-      const w = meta.width ?? 0;
-      const h = meta.height ?? 0;
-      const cropW = Math.round((h * 9) / 16);
-      if (cropW >= w || !w) continue;
-      const { info } = await sharp(png).resize(cropW, h, { fit: "cover", position: sharp.strategy.attention }).toBuffer({ resolveWithObject: true });
-      const left = -((info as { cropOffsetLeft?: number }).cropOffsetLeft ?? -(w - cropW) / 2);
-      xs.push(Math.max(0, Math.min(1, left / (w - cropW))));
+      sampled = await _samplePiece(source, p, threshold, opts.signal);
     } catch (err) {
       if (opts.signal?.aborted) throw err;
     }
+    for (const [a, b] of splitScenes(sampled.cuts, len, minScene)) {
+      // Frames right at a cut may still be the old shot (the sample clock is approximate).
+      let inside = sampled.frames.filter((f) => f.t >= a + 0.15 && f.t < b - 0.1);
+      if (!inside.length) inside = sampled.frames.filter((f) => f.t >= a && f.t < b);
+      const pick = inside.length <= 3 ? inside : [0.2, 0.5, 0.8].map((q) => inside[Math.floor(q * inside.length)]);
+      const found: Array<{ x: number; y: number }> = [];
+      for (const f of pick) {
+        try {
+          const r = await _attention(f.png);
+          if (r) found.push(r);
+        } catch {
+          // An undecodable sample only costs this scene a vote.
+        }
+      }
+      const x = found.length ? median(found.map((f) => f.x)) : 0.5;
+      const y = found.length ? median(found.map((f) => f.y)) : 0.5;
+      plan.push({ start: r3(offset + a), end: r3(offset + b), x: r3(x), y: r3(y) });
+    }
+    offset += len;
   }
-  if (!xs.length) return 0.5;
-  xs.sort((a, b) => a - b);
-  return xs[Math.floor(xs.length / 2)];
+  // Merge neighbours whose crops barely differ: a steady frame reads better than a twitchy one.
+  const merged: CropScene[] = [];
+  for (const s of plan) {
+    const last = merged[merged.length - 1];
+    if (last && Math.abs(last.x - s.x) < tolerance && Math.abs(last.y - s.y) < tolerance) last.end = s.end;
+    else merged.push({ ...s });
+  }
+  return merged.length ? merged : [{ start: 0, end: r3(offset), x: 0.5, y: 0.5 }];
+}
+
+/** One crop centre for the whole clip (the longest scene's), 0.5 when it cannot tell. */
+export async function attentionFocus(source: string, pieces: Piece[], opts: PlanOptions = {}): Promise<number> {
+  const plan = await cropPlan(source, pieces, opts);
+  return plan.reduce((a, s) => (s.end - s.start > a.end - a.start ? s : a)).x;
 }

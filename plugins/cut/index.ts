@@ -1,35 +1,55 @@
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { defineStage, StageError } from "../../daemon/stage.js";
 import { FfmpegError, probeMedia, runFfmpeg } from "../_render.js";
-import { makeBackground } from "./background.js";
-import { attentionFocus } from "./focus.js";
+import { makeBackground, toHexColour } from "./background.js";
+import { cropPlan, type CropScene } from "./focus.js";
 import { retimeWords, selectClip, totalDuration, type TimedWord } from "./clip.js";
 import { audioCutArgs, videoCutArgs, type Fit } from "./graph.js";
 
 export interface CutOptions {
   /** Output width; the height is width × 16/9. Default 1080. */
   width?: number;
-  /** How a landscape picture fills 9:16: crop (centre), blur (whole picture over a blurred fill) or pad. Default "crop". "fill" = crop, "whole" = blur (or pad when background is a colour). */
+  /**
+   * How a landscape picture fills 9:16. Default "crop".
+   * - "crop" (alias "fill"): crop to fill the frame, per scene, on the salient region.
+   * - "whole": the whole picture on `background` ("blur", "black" or any colour).
+   * - "blur" / "pad": the whole picture on a blurred fill / on a colour (older spellings of whole).
+   */
   fit?: Fit | "fill" | "whole";
-  /** Pad colour, or background colour for audio clips. "blur" with fit=whole blurs. Default "#1f2937". */
+  /** "blur", "#RRGGBB" or a colour name: the fill around a whole picture; also the gradient of audio clips. Default "#1f2937". */
   background?: string;
   /** Storage key of a still image (cover art) for audio clips. */
   background_image?: string;
   /** Frames per second of the output. Default 30. */
   fps?: number;
-  /** Where fit=crop centres the frame: "attention" (salient region, sharp) or "center". Default "attention". */
+  /** Where fit=crop centres the frame: "attention" (salient region per scene, sharp) or "center". Default "attention". */
   crop_focus?: "attention" | "center";
+  /** Scene score (0..1) that starts a new crop scene. Default 0.3. */
+  scene_threshold?: number;
+  /** x264 preset of the encode. Default "veryfast". */
+  preset?: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium";
   clip_number?: number;
   clip_ref?: string;
 }
 
-const COLOUR = /^(#[0-9a-fA-F]{6}|[a-z]+)$/;
+const DEFAULT_BG = "#1f2937";
 
-function _fit(o: CutOptions): { fit: Fit; background: string } {
-  const bg = o.background ?? "#1f2937";
-  if (o.fit === "fill" || o.fit === undefined) return { fit: "crop", background: bg === "blur" ? "#1f2937" : bg };
-  if (o.fit === "whole") return bg === "blur" ? { fit: "blur", background: "#1f2937" } : { fit: "pad", background: bg };
-  return { fit: o.fit, background: bg === "blur" ? "#1f2937" : bg };
+/** Resolves fit + background into one layout and a pad colour ("blur" is a layout, not a colour). */
+function _fit(o: CutOptions): { fit: Fit; colour: string } {
+  const bg = o.background ?? DEFAULT_BG;
+  const colour = bg === "blur" ? DEFAULT_BG : toHexColour(bg);
+  if (!colour) throw new StageError("bad_options", `cut: background "${bg}" is not "blur", #RRGGBB or a known colour name`);
+  switch (o.fit ?? "crop") {
+    case "crop":
+    case "fill":
+      return { fit: "crop", colour };
+    case "whole":
+    case "pad":
+      return { fit: bg === "blur" ? "blur" : "pad", colour };
+    default:
+      return { fit: "blur", colour };
+  }
 }
 
 export default defineStage<CutOptions>({
@@ -39,11 +59,13 @@ export default defineStage<CutOptions>({
     type: "object",
     properties: {
       width: { type: "integer", minimum: 360, maximum: 2160, multipleOf: 2, default: 1080 },
-      fit: { type: "string", enum: ["crop", "blur", "pad", "fill", "whole"], default: "crop" },
+      fit: { type: "string", enum: ["crop", "fill", "whole", "blur", "pad"], default: "crop" },
       background: { type: "string", pattern: "^(#[0-9a-fA-F]{6}|[a-z]+)$", default: "#1f2937" },
       background_image: { type: "string", maxLength: 500 },
       fps: { type: "integer", minimum: 10, maximum: 60, default: 30 },
       crop_focus: { type: "string", enum: ["attention", "center"], default: "attention" },
+      scene_threshold: { type: "number", exclusiveMinimum: 0, maximum: 1, default: 0.3 },
+      preset: { type: "string", enum: ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium"], default: "veryfast" },
       clip_number: { type: "integer", minimum: 1 },
       clip_ref: { type: "string", maxLength: 40 },
     },
@@ -61,64 +83,75 @@ export default defineStage<CutOptions>({
     const width = o.width ?? 1080;
     const height = Math.round((width * 16) / 9 / 2) * 2;
     const fps = o.fps ?? 30;
-    const { fit, background } = _fit(o);
-    if (!COLOUR.test(background)) throw new StageError("bad_options", `cut: background "${background}" is not a colour`);
+    const { fit, colour } = _fit(o);
+    const preset = o.preset ?? "veryfast";
     const source = ctx.storage.pathOf(sourceKey);
-    const tmp = path.join(ctx.workdir, `clip-${clip.ref}.mp4`);
+    const tmp = path.join(ctx.workdir, `clip-${clip.ref}.part.mp4`);
     const isAudio = media.kind === "audio" || (media.kind === undefined && !media.width);
-
-    let args: string[];
-    if (isAudio) {
-      const imageKey: string | undefined = o.background_image ?? input.cover?.key;
-      const image = imageKey && (await ctx.storage.exists(imageKey)) ? ctx.storage.pathOf(imageKey) : undefined;
-      const bg = await makeBackground(path.join(ctx.workdir, "background.png"), {
-        width, height, colour: background.startsWith("#") ? background : "#1f2937", title: clip.title, image,
-      });
-      args = audioCutArgs(source, clip.pieces, { width, height, fps, background: bg, waveColour: "white@0.85", output: tmp });
-    } else {
-      const focusX = fit === "crop" && o.crop_focus !== "center" ? await attentionFocus(source, clip.pieces, { signal: ctx.signal }) : 0.5;
-      args = videoCutArgs(source, clip.pieces, {
-        width, height, fps, fit, background, hasAudio: media.has_audio !== false, output: tmp, focus: { x: focusX, y: 0.5 },
-      });
-    }
-    ctx.progress(2, "cutting");
-    try {
-      await runFfmpeg(args, { signal: ctx.signal, duration, cwd: ctx.workdir, onProgress: (p) => ctx.progress(2 + p * 0.93, "cutting") });
-    } catch (err) {
-      if (ctx.signal.aborted) throw err;
-      throw new StageError("render_failed", `cut: ffmpeg failed on clip ${clip.ref}: ${(err as Error).message}`, {
-        retryable: !(err instanceof FfmpegError) || err.exitCode === null,
-        cause: err,
-      });
-    }
-    const got = await probeMedia(tmp, { signal: ctx.signal });
-    if (got.width !== width || got.height !== height || got.videoCodec !== "h264" || got.audioCodec !== "aac" || Math.abs(got.duration - duration) > 0.15) {
-      throw new StageError(
-        "render_failed",
-        `cut: output check failed for clip ${clip.ref}: got ${got.width}x${got.height} ${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ${width}x${height} h264/aac ${duration.toFixed(2)} s`,
-        { retryable: true },
-      );
-    }
-
-    let words: TimedWord[] = [];
-    const tKey: string | undefined = input.transcript?.key;
-    if (tKey && (await ctx.storage.exists(tKey))) {
-      const t = JSON.parse((await ctx.storage.read(tKey)).toString("utf8"));
-      words = retimeWords(Array.isArray(t.words) ? t.words : [], clip.pieces);
-    }
     const key = `runs/${ctx.runId}/clip-${clip.ref}.mp4`;
     const wordsKey = `runs/${ctx.runId}/clip-${clip.ref}.words.json`;
-    await ctx.storage.write(
-      wordsKey,
-      JSON.stringify({ ref: clip.ref, title: clip.title ?? null, hook: clip.hook ?? null, duration, pieces: clip.pieces, words }),
-    );
-    await ctx.storage.putFile(key, tmp, { move: true });
+    let plan: CropScene[] | undefined;
+    let got: Awaited<ReturnType<typeof probeMedia>>;
+    let words: TimedWord[] = [];
+
+    // Everything is rendered in the workdir and moved into storage only once checked; on any
+    // failure (ffmpeg, abort, a failed check) the partial file and anything written are removed.
+    try {
+      let args: string[];
+      if (isAudio) {
+        const imageKey: string | undefined = o.background_image ?? input.cover?.key;
+        const image = imageKey && (await ctx.storage.exists(imageKey)) ? ctx.storage.pathOf(imageKey) : undefined;
+        const bg = await makeBackground(path.join(ctx.workdir, "background.png"), { width, height, colour, title: clip.title, image });
+        args = audioCutArgs(source, clip.pieces, { width, height, fps, background: bg, waveColour: "white@0.85", output: tmp, preset });
+      } else {
+        if (fit === "crop" && o.crop_focus !== "center") {
+          ctx.progress(1, "finding scenes");
+          plan = await cropPlan(source, clip.pieces, { signal: ctx.signal, threshold: o.scene_threshold });
+        }
+        args = videoCutArgs(source, clip.pieces, {
+          width, height, fps, fit, background: colour, hasAudio: media.has_audio !== false, output: tmp, plan, preset,
+        });
+      }
+      ctx.progress(2, "cutting");
+      try {
+        await runFfmpeg(args, { signal: ctx.signal, duration, cwd: ctx.workdir, onProgress: (p) => ctx.progress(2 + p * 0.93, "cutting") });
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        throw new StageError("render_failed", `cut: ffmpeg failed on clip ${clip.ref}: ${(err as Error).message}`, {
+          retryable: !(err instanceof FfmpegError) || err.exitCode === null,
+          cause: err,
+        });
+      }
+      got = await probeMedia(tmp, { signal: ctx.signal });
+      if (got.width !== width || got.height !== height || got.videoCodec !== "h264" || got.audioCodec !== "aac" || Math.abs(got.duration - duration) > 0.15) {
+        throw new StageError(
+          "render_failed",
+          `cut: output check failed for clip ${clip.ref}: got ${got.width}x${got.height} ${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ${width}x${height} h264/aac ${duration.toFixed(2)} s`,
+          { retryable: true },
+        );
+      }
+
+      const tKey: string | undefined = input.transcript?.key;
+      if (tKey && (await ctx.storage.exists(tKey))) {
+        const t = JSON.parse((await ctx.storage.read(tKey)).toString("utf8"));
+        words = retimeWords(Array.isArray(t.words) ? t.words : [], clip.pieces);
+      }
+      await ctx.storage.write(
+        wordsKey,
+        JSON.stringify({ ref: clip.ref, title: clip.title ?? null, hook: clip.hook ?? null, duration, pieces: clip.pieces, words }),
+      );
+      await ctx.storage.putFile(key, tmp, { move: true });
+    } catch (err) {
+      await Promise.allSettled([rm(tmp, { force: true }), ctx.storage.remove(wordsKey), ctx.storage.remove(key)]);
+      throw err;
+    }
     ctx.progress(100, "cut");
     return {
       cut: {
         key, ref: clip.ref, number: clip.number, title: clip.title, hook: clip.hook,
         start: clip.start, end: clip.end, duration: +got.duration.toFixed(3), pieces: clip.pieces,
         width, height, fit: isAudio ? "audio" : fit, words_key: wordsKey,
+        ...(plan ? { crop_plan: plan } : {}),
       },
     };
   },
