@@ -91,7 +91,8 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
   if (!pipeline || !target) throw new UsageError("usage: clipd run <pipeline> <file-or-url> [--out DIR] [--set key=value]");
   const isUrl = /^[a-z]+:\/\//i.test(target);
   if (!isUrl && !existsSync(target)) throw new UsageError(`no such file: ${target}`);
-  const set = parseSets(values.set);
+  const { render_top: renderTop, ...set } = parseSets(values.set);
+  if (renderTop !== undefined && !(Number.isInteger(renderTop) && (renderTop as number) >= 0)) throw new UsageError(`render_top must be a whole number >= 0, got ${renderTop}`);
   const name = isUrl ? path.basename(new URL(target).pathname) || "download" : path.basename(target);
   const out = path.resolve(values.out ?? path.join("out", name.replace(/\.[^.]+$/, "")));
   const log = createLogger({ log: { ...cfg.log, level: values.verbose ? "info" : "warn" } });
@@ -115,8 +116,8 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
     bar.done();
     let kids: Run[] = [];
     if (done.state === "succeeded" && pipeline === "episode") {
-      const top = Number(set.render_top ?? cfg.render.render_top);
-      const ids = await startClipRenders(app.runner, done, top, { origin: "cli", originRef: name, set: Object.fromEntries(Object.entries(set).filter(([k]) => k !== "render_top")) });
+      const top = Number(renderTop ?? cfg.render.render_top);
+      const ids = await startClipRenders(app.runner, done, top, { origin: "cli", originRef: name, set });
       for (const [i, id] of ids.entries()) {
         kids.push(await app.runner.waitForRun(id, { onUpdate: (r) => bar.update(r, `clip ${i + 1}/${ids.length} `) }));
         bar.done();

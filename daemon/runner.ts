@@ -181,10 +181,13 @@ export class Runner {
   }
 
   async cancelRun(id: string): Promise<Run | undefined> {
-    await this.deps.db.query(
-      `update runs set state = 'cancelled', finished_at = now(), updated_at = now() where id = $1 and state in ('queued', 'running')`,
-      [id],
-    );
+    await this.deps.db.transaction(async (tx) => {
+      const r = await tx.query(
+        `update runs set state = 'cancelled', finished_at = now(), updated_at = now() where id = $1 and state in ('queued', 'running') returning id`,
+        [id],
+      );
+      if (r.rows.length) await this.runFinishers(tx, id);
+    });
     return this.getRun(id);
   }
 
