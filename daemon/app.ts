@@ -16,6 +16,9 @@ import { openDb, type Db } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
 import { WorkerBoard } from "./workers.js";
 import { AccountService } from "./accounts.js";
+import { BillingService } from "./billing.js";
+import { EpisodeService } from "./episodes.js";
+import { TranscriptService } from "./transcripts.js";
 
 export interface ClipdApp {
   config: Config;
@@ -28,6 +31,8 @@ export interface ClipdApp {
   storage: Storage;
   workers: WorkerBoard;
   accounts: AccountService;
+  billing: BillingService;
+  episodes: EpisodeService;
   version: string;
   close(opts?: { graceSeconds?: number }): Promise<void>;
 }
@@ -61,6 +66,10 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
     const workers = new WorkerBoard(db);
     const accounts = new AccountService(db);
     await accounts.start();
+    const billing = new BillingService(accounts);
+    const episodes = new EpisodeService({ db, runner, billing, storage, config, log: log.child({ service: "episodes" }) });
+    episodes.register();
+    new TranscriptService({ db, runner, storage, accounts }).register();
     return {
       config,
       log,
@@ -72,6 +81,8 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
       storage,
       workers,
       accounts,
+      billing,
+      episodes,
       version: clipdVersion(),
       async close(o = {}) {
         await workers.leave();

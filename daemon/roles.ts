@@ -24,7 +24,7 @@ export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; ra
   const rates = new RateLimiter(app.db, { limit: rl.requests, windowSeconds: rl.window_seconds });
   rates.start();
   const signer = await LinkSigner.create(app.db, app.config.server.signing_secret || undefined);
-  const h3 = createFacade({ config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, rates, signer, storage: app.storage, log: app.log.child({ role: "serve" }), version: app.version });
+  const h3 = createFacade({ config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing, episodes: app.episodes, rates, signer, storage: app.storage, log: app.log.child({ role: "serve" }), version: app.version });
   const port = app.config.server.port;
   const listener = await listen(toNodeHandler(h3), {
     port: { port, portRange: [port, port], alternativePortRange: [port, port] } as any,

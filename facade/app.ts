@@ -48,14 +48,15 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
     const checkQuery = op.query ? ajv.compile(op.query) : undefined;
     const checkParams = op.params ? ajv.compile({ type: "object", properties: op.params }) : undefined;
     const route = op.path.replace(/\{(\w+)\}/g, ":$1");
-    const limited = op.rateLimited ?? op.scope !== null;
+    const needsKey = op.scope !== null || op.auth === "key";
+    const limited = op.rateLimited ?? needsKey;
     app.on(op.method, route, async (event: H3Event) => {
       const headers = new Headers({ "content-type": "application/json" });
       let idem: { accountId: string; key: string } | undefined;
       try {
         let auth: AuthContext | undefined;
         let authError: unknown;
-        if (op.scope !== null) auth = await requireKey(event, services.accounts, op.scope).catch((err) => ((authError = err), undefined));
+        if (needsKey) auth = await requireKey(event, services.accounts, op.scope).catch((err) => ((authError = err), undefined));
         if (limited) {
           const rate = services.rates.take(auth ? auth.key.id : `ip:${getRequestIP(event) ?? "unknown"}`);
           headers.set("RateLimit-Limit", String(rate.limit));

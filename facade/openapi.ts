@@ -31,7 +31,7 @@ export function toOpenApi(ops: Operation[], opts: { version: string; includeInte
       operationId: op.id,
       summary: op.summary,
       tags: op.tags,
-      ...(op.scope ? { security: [{ bearer: [op.scope] }], "x-scope": op.scope } : {}),
+      ...(op.scope ? { security: [{ bearer: [op.scope] }], "x-scope": op.scope } : op.auth === "key" ? { security: [{ bearer: [] }] } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: op.body } } } } : {}),
       responses,

@@ -26,8 +26,10 @@ export interface Operation<B = any, Q = any> {
   /** OpenAPI-style path, e.g. /api/v1/runs/{id}. */
   path: string;
   summary: string;
-  /** Scope a key needs; null for public operations. */
+  /** Scope a key needs; null for public operations (unless `auth` says otherwise). */
   scope: string | null;
+  /** "key": any valid API key is required even though no scope is (GET /me). */
+  auth?: "key";
   tags?: string[];
   params?: Record<string, JsonSchema>;
   query?: JsonSchema;

@@ -6,6 +6,8 @@ import type { Runner } from "../daemon/runner.js";
 import type { Db } from "../daemon/store/db.js";
 import type { WorkerBoard } from "../daemon/workers.js";
 import type { AccountService } from "../daemon/accounts.js";
+import type { BillingService } from "../daemon/billing.js";
+import type { EpisodeService } from "../daemon/episodes.js";
 import type { RateLimiter } from "./ratelimit.js";
 import type { LinkSigner } from "./signing.js";
 import type { Storage } from "../daemon/storage.js";
@@ -17,6 +19,8 @@ export interface FacadeServices {
   runner: Runner;
   workers: WorkerBoard;
   accounts: AccountService;
+  billing: BillingService;
+  episodes: EpisodeService;
   rates: RateLimiter;
   signer: LinkSigner;
   storage: Storage;

@@ -1,3 +1,228 @@
-import type { Operation } from "../registry.js";
+/**
+ * The signed-link routes: PUT /api/v1/uploads/{token} and GET /api/v1/files/{token}. The token is
+ * the authorisation (facade/signing.ts), so these take no API key and count against no key's rate
+ * limit.
+ *
+ * Uploads stream from the request to a temporary storage file, counting bytes on the way: never
+ * more than one chunk is in memory, the size cap holds whether or not a Content-Length was sent,
+ * and the first bytes must be the kind of media the file name says. Only a complete, accepted file
+ * is renamed to its key; anything refused leaves no file behind.
+ *
+ * Downloads stream from storage and honour a single HTTP byte range (206), so players can seek.
+ */
+import { randomUUID } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { Readable } from "node:stream";
+import { extensionOf, sniffMedia, SNIFF_BYTES } from "../../plugins/_media-types.js";
+import { ApiError, toErrorBody } from "../errors.js";
+import { defineOperation, type Operation } from "../registry.js";
+import { contentTypeFor } from "../uploads.js";
+import { getMe } from "./me.js";
 
-export const FILE_OPERATIONS: Operation[] = [];
+const tokenParam = { type: "string", minLength: 1, maxLength: 4096, description: "The signed token from the link" };
+
+/** Formats the sniffer may report for each accepted extension (containers that share a family). */
+const FORMATS_FOR: Record<string, string[]> = {
+  ".mp4": ["mp4", "mov"], ".mov": ["mp4", "mov"], ".m4v": ["mp4", "mov"], ".m4a": ["mp4", "mov"], ".aac": ["aac", "mp4"],
+  ".webm": ["webm", "matroska"], ".mkv": ["webm", "matroska"], ".avi": ["avi"], ".wav": ["wav"],
+  ".ogg": ["ogg"], ".opus": ["ogg"], ".flac": ["flac"], ".mp3": ["mp3"],
+};
+
+function refuseType(ext: string, seen: string): ApiError {
+  return new ApiError(415, "unsupported_type", `the uploaded bytes are not a ${ext || "media"} file (they look like ${seen}); upload the file the name says`, {
+    extension: ext || null,
+    detected: seen,
+  });
+}
+
+/** Checks the first bytes against the file name's extension. */
+function judgeHead(head: Buffer, ext: string): ApiError | undefined {
+  const sniff = sniffMedia(head);
+  if (sniff.kind === "html") return refuseType(ext, "a web page");
+  if (sniff.kind === "text") return refuseType(ext, "text");
+  if (sniff.kind === "unknown") return refuseType(ext, "an unknown binary format");
+  const allowed = FORMATS_FOR[ext];
+  if (!allowed) return new ApiError(415, "unsupported_type", `files of type ${ext || "(none)"} are not accepted`, { extension: ext || null });
+  if (!allowed.includes(sniff.format)) return refuseType(ext, `${sniff.format} (${sniff.ext})`);
+  return undefined;
+}
+
+function errorResponse(err: unknown, extra: Record<string, string> = {}): Response {
+  const { status, body } = toErrorBody(err);
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...extra } });
+}
+
+const tooBig = (max: number, bytes?: number) =>
+  new ApiError(413, "too_big", `the upload is larger than the limit of ${max} bytes`, { max_bytes: max, ...(bytes !== undefined ? { bytes } : {}) });
+
+export const putUpload = defineOperation({
+  id: "putUpload",
+  method: "PUT",
+  path: "/api/v1/uploads/{token}",
+  summary: "Uploads the file for a signed upload address (the body is the raw file, streamed)",
+  scope: null,
+  rateLimited: false,
+  tags: ["files"],
+  params: { token: tokenParam },
+  responses: {
+    200: { description: "Stored", schema: { type: "object", required: ["key", "bytes"], properties: { key: { type: "string" }, bytes: { type: "integer" } } } },
+    400: { description: "Empty or interrupted upload" },
+    403: { description: "The address was changed or not issued by clipd" },
+    410: { description: "The address expired (2 hours)" },
+    413: { description: "Larger than the cap; the body carries max_bytes" },
+    415: { description: "The bytes are not the media type the file name says" },
+  },
+  async handler({ params, services, event }) {
+    const claims = services.signer.verify(params.token!, "upload");
+    const max = claims.max ?? Number.MAX_SAFE_INTEGER;
+    const ext = claims.type ?? extensionOf(claims.key);
+    // Refusing before reading: Connection: close so the client need not send the rest.
+    const declared = Number(event.req.headers.get("content-length") ?? NaN);
+    if (Number.isFinite(declared) && declared > max) return errorResponse(tooBig(max, declared), { connection: "close" });
+    const body = event.req.body;
+    if (!body || declared === 0) throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body");
+
+    const part = `${claims.key}.${randomUUID().slice(0, 8)}.part`;
+    const out = await services.storage.writeStream(part);
+    // Read by hand rather than through stream.pipeline: a refusal must stop reading without
+    // destroying the request, so the error answer still reaches the client (Connection: close).
+    const reader = (body as ReadableStream<Uint8Array>).getReader();
+    let bytes = 0;
+    let head: Buffer | undefined = Buffer.alloc(0);
+    const write = async (chunk: Buffer) => {
+      if (!out.write(chunk)) await new Promise<void>((resolve, reject) => {
+        out.once("drain", resolve);
+        out.once("error", reject);
+      });
+    };
+    try {
+      for (;;) {
+        let next: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          next = await reader.read();
+        } catch (cause) {
+          throw new ApiError(400, "upload_interrupted", `the upload broke off after ${bytes} bytes; send it again`, { bytes }, { cause });
+        }
+        if (next.done) break;
+        let chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
+        bytes += chunk.length;
+        if (bytes > max) throw tooBig(max);
+        if (head) {
+          head = Buffer.concat([head, chunk]);
+          if (head.length < SNIFF_BYTES) continue;
+          const refusal = judgeHead(head, ext);
+          if (refusal) throw refusal;
+          chunk = head;
+          head = undefined;
+        }
+        await write(chunk);
+      }
+      if (head?.length) {
+        const refusal = judgeHead(head, ext);
+        if (refusal) throw refusal;
+        await write(head);
+      }
+      await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    } catch (err) {
+      reader.releaseLock();
+      // Wait for the file to be opened and closed, or the removal could run before it exists.
+      if (!out.closed) await new Promise<void>((resolve) => out.once("close", () => resolve()).destroy());
+      await services.storage.remove(part).catch(() => undefined);
+      if (err instanceof ApiError) return errorResponse(err, { connection: "close" });
+      throw err;
+    }
+    if (bytes === 0) {
+      await services.storage.remove(part).catch(() => undefined);
+      throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body");
+    }
+    await services.storage.putFile(claims.key, services.storage.pathOf(part), { move: true });
+    services.log.info({ key: claims.key, bytes, ref: claims.ref }, "upload stored");
+    return { key: claims.key, bytes };
+  },
+});
+
+/** Parses a Range header against a file size: a range, "none" (serve it all) or "unsatisfiable". */
+export function parseRange(header: string | null, size: number): { start: number; end: number } | "none" | "unsatisfiable" {
+  if (!header) return "none";
+  const m = /^\s*bytes\s*=\s*(.+)$/i.exec(header);
+  if (!m) return "none"; // another unit: ignored, as RFC 9110 allows
+  const specs = m[1]!.split(",").map((s) => s.trim());
+  if (specs.length > 1) return "none"; // multipart ranges are not offered; the whole file is a valid answer
+  const r = /^(\d*)-(\d*)$/.exec(specs[0]!);
+  if (!r || (r[1] === "" && r[2] === "")) return "unsatisfiable";
+  if (r[1] === "") {
+    const suffix = Number(r[2]);
+    if (suffix === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(r[1]);
+  const end = r[2] === "" ? size - 1 : Math.min(Number(r[2]), size - 1);
+  if (start >= size || end < start) return "unsatisfiable";
+  return { start, end };
+}
+
+/** Content-Disposition with an ASCII fallback and the UTF-8 name (RFC 6266 / 5987). */
+export function contentDisposition(name: string, inline: boolean): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${inline ? "inline" : "attachment"}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+export const getFile = defineOperation({
+  id: "getFile",
+  method: "GET",
+  path: "/api/v1/files/{token}",
+  summary: "Downloads a file behind a signed link (7 days); supports HTTP Range",
+  scope: null,
+  rateLimited: false,
+  tags: ["files"],
+  params: { token: tokenParam },
+  responses: {
+    200: { description: "The whole file" },
+    206: { description: "The requested byte range, with Content-Range" },
+    403: { description: "The link was changed or not issued by clipd" },
+    404: { description: "The file is not there (yet)" },
+    410: { description: "The link expired" },
+    416: { description: "The range is not satisfiable; Content-Range gives the size" },
+  },
+  async handler({ params, services, event }) {
+    const claims = services.signer.verify(params.token!, "download");
+    const name = claims.name || claims.key.split("/").pop()!;
+    let size: number;
+    let path: string;
+    try {
+      path = services.storage.pathOf(claims.key);
+      const st = await stat(path);
+      if (!st.isFile()) throw new Error("not a file");
+      size = st.size;
+    } catch (cause) {
+      throw new ApiError(404, "not_found", `${name} is not available (yet); if it is still being made, try again later`, {}, { cause });
+    }
+    const type = claims.type || contentTypeFor(name);
+    const headers = new Headers({
+      "content-type": type,
+      "content-disposition": contentDisposition(name, /^(audio|video|image)\/|^text\/html/.test(type)),
+      "accept-ranges": "bytes",
+      "cache-control": "private, max-age=3600",
+      "x-content-type-options": "nosniff",
+      // Files are data, never an app: a served page may show itself but run nothing.
+      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    });
+    const range = parseRange(event.req.headers.get("range"), size);
+    if (range === "unsatisfiable") {
+      headers.set("content-range", `bytes */${size}`);
+      headers.set("content-type", "application/json");
+      headers.delete("content-disposition");
+      const { body } = toErrorBody(new ApiError(416, "range_not_satisfiable", `the range ${event.req.headers.get("range")} is outside the file (${size} bytes)`, { size }));
+      return new Response(JSON.stringify(body), { status: 416, headers });
+    }
+    const { start, end } = range === "none" ? { start: 0, end: size - 1 } : range;
+    headers.set("content-length", String(Math.max(0, end - start + 1)));
+    if (range !== "none") headers.set("content-range", `bytes ${start}-${end}/${size}`);
+    const stream = size === 0 ? null : (Readable.toWeb(createReadStream(path, { start, end })) as ReadableStream);
+    return new Response(stream, { status: range === "none" ? 200 : 206, headers });
+  },
+});
+
+export const FILE_OPERATIONS: Operation[] = [putUpload, getFile, getMe];

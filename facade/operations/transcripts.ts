@@ -1,3 +1,223 @@
-import type { Operation } from "../registry.js";
+/**
+ * POST /api/v1/transcripts and GET /api/v1/transcripts/{id}: transcripts of a recording behind a
+ * direct https link, made by the `transcript` pipeline. The link is checked here before anything
+ * starts: https only, and every address its host resolves to must be public (plugins/_netguard);
+ * fetch-source checks again when it downloads, pinned to the checked address.
+ */
+import { promises as dns } from "node:dns";
+import net from "node:net";
+import { TranscriptService, transcriptKeys, type TranscriptRecord } from "../../daemon/transcripts.js";
+import { extensionOf } from "../../plugins/_media-types.js";
+import { addressRefusal } from "../../plugins/_netguard.js";
+import type { AuthContext } from "../auth.js";
+import { ApiError } from "../errors.js";
+import { defineOperation, uuidParam, type Operation } from "../registry.js";
+import type { FacadeServices } from "../services.js";
+import { formatMinutes, sampleIds, sampleTranscript } from "../testmode.js";
+import { downloadLink, requestOrigin, sanitiseFileName } from "../uploads.js";
 
-export const TRANSCRIPT_OPERATIONS: Operation[] = [];
+const services = new WeakMap<object, TranscriptService>();
+
+/** The transcript service of this facade, with its run-end hook registered on the runner. */
+export function transcriptsFor(s: FacadeServices): TranscriptService {
+  let svc = services.get(s.runner);
+  if (!svc) {
+    svc = new TranscriptService({ db: s.db, runner: s.runner, storage: s.storage, accounts: s.accounts });
+    svc.register();
+    services.set(s.runner, svc);
+  }
+  return svc;
+}
+
+/** The url as stored and compared: parsed, without its fragment. Throws 400 naming `url`. */
+export function normaliseSourceUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ApiError(400, "invalid_request", `body field "url" is not a valid URL`, { field: "url" });
+  }
+  if (url.protocol !== "https:") throw new ApiError(400, "invalid_request", `body field "url" must be an https link`, { field: "url" });
+  if (url.username || url.password) throw new ApiError(400, "invalid_request", `body field "url" may not carry a user name or password`, { field: "url" });
+  url.hash = "";
+  return url;
+}
+
+/** Refuses a url whose host is, or resolves to, a private, loopback or otherwise non-public address. */
+export async function assertPublicUrl(url: URL, config: FacadeServices["config"]): Promise<void> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const allowLoopback = config.network?.allow_loopback === true;
+  let addresses: string[];
+  if (net.isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    } catch (err: any) {
+      if (err?.code === "ENOTFOUND" || err?.code === "ENODATA") {
+        throw new ApiError(400, "invalid_url", `body field "url": the host ${host} does not exist`, { field: "url", host });
+      }
+      return; // a passing DNS failure: fetch-source checks again, and retries
+    }
+  }
+  for (const address of addresses) {
+    const reason = addressRefusal(address, { allowLoopback });
+    if (reason) {
+      throw new ApiError(400, "forbidden_address", `body field "url": ${host} resolves to ${address}, which is ${reason}; only public addresses can be fetched`, {
+        field: "url",
+        host,
+        address,
+      });
+    }
+  }
+}
+
+/** A display name from the link: its last path segment without the extension. */
+function nameFromUrl(url: URL): string {
+  let last = url.pathname.split("/").filter(Boolean).pop() ?? "";
+  try {
+    last = decodeURIComponent(last);
+  } catch {
+    /* keep it encoded */
+  }
+  const ext = extensionOf(last);
+  const stem = (ext ? last.slice(0, -ext.length) : last).trim();
+  return (stem || "transcript").slice(0, 200);
+}
+
+async function toView(s: FacadeServices, svc: TranscriptService, t: TranscriptRecord, origin: string) {
+  const keys = transcriptKeys(t.run_id ?? t.id);
+  const base = sanitiseFileName(`${t.name}.txt`).replace(/\.txt$/, "");
+  const link = (key: string, ext: string) => downloadLink(s, { key, name: `${base}.${ext}`, origin }).url;
+  const text = await svc.text(t);
+  return {
+    id: t.id,
+    status: t.status,
+    name: t.name,
+    url: t.url,
+    ...(text !== undefined ? { text } : {}),
+    language: t.result?.language ?? null,
+    duration: t.duration_seconds === null ? null : formatMinutes(t.duration_seconds),
+    duration_seconds: t.duration_seconds,
+    word_count: t.result?.word_count ?? null,
+    progress: t.progress,
+    charged_cents: t.charged_cents,
+    free: t.free,
+    ...(t.error ? { error: { code: t.error.code, message: t.error.message } } : {}),
+    downloads: {
+      page: link(t.result?.page ?? keys.page, "html"),
+      txt: link(t.result?.files?.txt ?? keys.txt, "txt"),
+      srt: link(t.result?.files?.srt ?? keys.srt, "srt"),
+      vtt: link(t.result?.files?.vtt ?? keys.vtt, "vtt"),
+    },
+    created_at: t.created_at,
+    completed_at: t.status === "completed" ? t.finished_at : null,
+    livemode: t.livemode,
+  };
+}
+
+const downloadsSchema = {
+  type: "object",
+  required: ["page", "txt", "srt", "vtt"],
+  properties: { page: { type: "string" }, txt: { type: "string" }, srt: { type: "string" }, vtt: { type: "string" } },
+};
+export const TRANSCRIPT_SCHEMA = {
+  type: "object",
+  required: ["id", "status", "downloads", "livemode"],
+  properties: {
+    id: { type: "string", format: "uuid" },
+    status: { enum: ["queued", "running", "completed", "failed"] },
+    name: { type: "string" },
+    url: { type: "string" },
+    text: { type: "string", description: "The plain text, once completed" },
+    language: { type: ["string", "null"] },
+    duration: { type: ["string", "null"], description: "mm:ss" },
+    duration_seconds: { type: ["number", "null"] },
+    word_count: { type: ["integer", "null"] },
+    progress: { type: "number" },
+    charged_cents: { type: "integer" },
+    free: { type: "boolean", description: "Counted against the month's free transcripts" },
+    error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } } },
+    downloads: { ...downloadsSchema, description: "Signed links, valid 7 days; they answer 404 until the transcript is completed" },
+    created_at: { type: "string" },
+    completed_at: { type: ["string", "null"] },
+    livemode: { type: "boolean" },
+  },
+};
+
+const liveAuth = (auth: AuthContext | undefined): AuthContext => auth!;
+
+export const createTranscript = defineOperation<{ url: string; name?: string }>({
+  id: "createTranscript",
+  method: "POST",
+  path: "/api/v1/transcripts",
+  summary: "Transcribes the recording behind a direct https link (or returns the account's transcript of that link)",
+  scope: "transcripts",
+  idempotent: true,
+  tags: ["transcripts"],
+  body: {
+    type: "object",
+    required: ["url"],
+    additionalProperties: false,
+    properties: {
+      url: { type: "string", format: "uri", pattern: "^https://", maxLength: 2048, description: "Direct https link to an audio or video file" },
+      name: { type: "string", minLength: 1, maxLength: 200 },
+    },
+  },
+  responses: {
+    200: { description: "This link is already transcribed for the account: that transcript", schema: TRANSCRIPT_SCHEMA },
+    202: { description: "Accepted; poll GET /api/v1/transcripts/{id}", schema: TRANSCRIPT_SCHEMA },
+    400: { description: "Invalid body, or a link to a private or unknown host (the field is named)" },
+    401: { description: "Missing, unknown, revoked or expired key" },
+    402: { description: "The free transcripts of the month are used and credit is missing (needed_cents, credit_cents)" },
+    403: { description: "The key lacks the transcripts scope, or the account is under billing review" },
+    409: { description: "A request with this Idempotency-Key is still running" },
+    422: { description: "This Idempotency-Key was used with another body" },
+    429: { description: "Rate limited; retry_after says when" },
+  },
+  async handler({ body, auth, services: s, event }) {
+    const a = liveAuth(auth);
+    const url = normaliseSourceUrl(body.url);
+    await assertPublicUrl(url, s.config);
+    const origin = requestOrigin(event);
+    if (!a.livemode) {
+      event.res.status = 202;
+      return sampleTranscript({ services: s, origin });
+    }
+    const svc = transcriptsFor(s);
+    const { transcript, created } = await svc.order({ accountId: a.account.id, url: url.href, name: body.name ?? nameFromUrl(url) });
+    event.res.status = !created && transcript.status === "completed" ? 200 : 202;
+    return toView(s, svc, transcript, origin);
+  },
+});
+
+export const getTranscript = defineOperation({
+  id: "getTranscript",
+  method: "GET",
+  path: "/api/v1/transcripts/{id}",
+  summary: "Shows a transcript: status, progress, and the text and download links when completed",
+  scope: "transcripts",
+  tags: ["transcripts"],
+  params: { id: uuidParam },
+  responses: {
+    200: { description: "The transcript", schema: TRANSCRIPT_SCHEMA },
+    401: { description: "Missing, unknown, revoked or expired key" },
+    403: { description: "The key lacks the transcripts scope" },
+    404: { description: "No such transcript on this account" },
+    429: { description: "Rate limited" },
+  },
+  async handler({ params, auth, services: s, event }) {
+    const a = liveAuth(auth);
+    const origin = requestOrigin(event);
+    const notFound = () => new ApiError(404, "not_found", `transcript ${params.id} does not exist on this account`, { field: "id" });
+    if (!a.livemode) {
+      if (params.id!.toLowerCase() !== sampleIds().transcript) throw notFound();
+      return sampleTranscript({ services: s, origin });
+    }
+    const svc = transcriptsFor(s);
+    const t = await svc.get(a.account.id, params.id!);
+    if (!t || !t.livemode) throw notFound();
+    return toView(s, svc, t, origin);
+  },
+});
+
+export const TRANSCRIPT_OPERATIONS: Operation[] = [createTranscript, getTranscript];

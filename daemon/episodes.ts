@@ -1,0 +1,533 @@
+/**
+ * Episodes, clips and jobs of the account API, over the runs that do the work.
+ *
+ * Guarantees:
+ * - Every state change that follows from a run (an episode ready or failed, its charge and its
+ *   clip search starting, a job completed, a clip cut) happens in the transaction that ends the
+ *   run (runner.onRunEnd), so it commits with the run or not at all, once.
+ * - A call that starts work takes the episode row lock, checks the bill, charges and starts the
+ *   runs in one transaction: a refused call leaves no row, no run and no charge behind, and two
+ *   concurrent calls cannot both start the same import.
+ * - Rows are found by id *and* account, so another account's ids are simply not found.
+ *
+ * Episode: awaiting_upload → importing (transcribing while the run transcribes) → searching →
+ * ready, or failed with a reason. Runs from the watch folder or the CLI have no episode row and
+ * are never charged.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { Config } from "../config/loader.js";
+import { toCues, type TranscriptSegment, type TranscriptWord } from "../plugins/_captions.js";
+import { loadStyles } from "../plugins/caption-burn/styles.js";
+import { retimeWords } from "../plugins/cut/clip.js";
+import { AccountError } from "./accounts.js";
+import type { BillingService } from "./billing.js";
+import { PaymentRequired } from "./billing.js";
+import type { Run, Runner } from "./runner.js";
+import type { Storage } from "./storage.js";
+import type { Db, Queryable } from "./store/db.js";
+
+/** A refusal in the API's envelope (mapped by facade/errors.ts like every AccountError). */
+export class EpisodeError extends AccountError {}
+
+export const PIPELINES = { import: "api-episode", search: "api-search", cut: "clip", render: "restyle" } as const;
+/** Largest upload or download accepted for an episode, in bytes (4.5 GB, as the probe stage). */
+export const MAX_EPISODE_BYTES = 4_831_838_208;
+
+export type EpisodeStatus = "awaiting_upload" | "importing" | "transcribing" | "searching" | "ready" | "failed";
+export interface ClipLook {
+  style?: string;
+  caption_size?: string;
+  caption_position?: string;
+  hook_title?: boolean | string;
+  fit?: string;
+  background?: string;
+}
+const CUT_OPTIONS = ["fit", "background"] as const;
+const LOOK_OPTIONS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background"] as const;
+
+export interface EpisodeRow {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  name: string;
+  status: Exclude<EpisodeStatus, "transcribing">;
+  failure: { code: string; message: string; stage?: string } | null;
+  source_url: string | null;
+  upload: { key: string; name: string } | null;
+  options: { content_type?: string; target_seconds?: number; about?: string };
+  state: Record<string, any>;
+  run_id: string | null;
+  search_run_id: string | null;
+  searches: Array<{ about: string | null; run_id: string; state: string; added?: number; error?: unknown }>;
+  duration_seconds: number | null;
+  charged_cents: number;
+  created_at: string;
+  updated_at: string;
+  /** From the current run (import or search), when one is under way. */
+  run?: { state: string; stage: string | null; progress: number; note: string | null } | null;
+}
+
+export interface ClipRow {
+  id: string;
+  episode_id: string;
+  account_id: string;
+  number: number;
+  ref: string;
+  data: Record<string, any>;
+  cut_status: "not_cut" | "cutting" | "cut" | "failed";
+  export_status: "none" | "rendering" | "exported" | "failed";
+  cut: Record<string, any> | null;
+  render: Record<string, any> | null;
+  created_at: string;
+}
+
+export interface JobRow {
+  id: string;
+  account_id: string;
+  episode_id: string;
+  clip_id: string;
+  kind: "cut" | "render";
+  status: "queued" | "running" | "completed" | "failed";
+  run_id: string | null;
+  options: ClipLook;
+  changes: Array<{ field: string; from: unknown; to: unknown }>;
+  charged_cents: number;
+  result: Record<string, any> | null;
+  error: { code: string; message: string } | null;
+  created_at: string;
+  finished_at: string | null;
+  run?: { state: string; progress: number; note: string | null } | null;
+  clip_title?: string | null;
+}
+
+export interface StartedJob {
+  job_id: string;
+  clip_id: string;
+  number: number;
+  ref: string;
+  kind: "cut" | "render";
+  status: "queued";
+  charged_cents: number;
+}
+export interface NotStarted {
+  clip: number | string;
+  reason: string;
+  message: string;
+  needed_cents?: number;
+}
+
+const parse = (v: any) => (typeof v === "string" ? JSON.parse(v) : v);
+const iso = (v: any) => (v instanceof Date ? v.toISOString() : v);
+
+function toEpisode(r: any): EpisodeRow {
+  const run = r.run_state ? { state: r.run_state, stage: r.run_stage, progress: Number(r.run_progress), note: r.run_note } : null;
+  return {
+    id: r.id, account_id: r.account_id, livemode: r.livemode, name: r.name, status: r.status, failure: parse(r.failure),
+    source_url: r.source_url, upload: parse(r.upload), options: parse(r.options) ?? {}, state: parse(r.state) ?? {},
+    run_id: r.run_id, search_run_id: r.search_run_id, searches: parse(r.searches) ?? [],
+    duration_seconds: r.duration_seconds === null ? null : Number(r.duration_seconds), charged_cents: Number(r.charged_cents),
+    created_at: iso(r.created_at), updated_at: iso(r.updated_at), run,
+  };
+}
+function toClip(r: any): ClipRow {
+  return { ...r, data: parse(r.data), cut: parse(r.cut), render: parse(r.render), created_at: iso(r.created_at) };
+}
+function toJob(r: any): JobRow {
+  const run = r.run_state ? { state: r.run_state, progress: Number(r.run_progress), note: r.run_note } : null;
+  const { run_state, run_progress, run_note, ...rest } = r;
+  return {
+    ...rest, options: parse(r.options) ?? {}, changes: parse(r.changes) ?? [], charged_cents: Number(r.charged_cents), result: parse(r.result),
+    error: parse(r.error), created_at: iso(r.created_at), finished_at: iso(r.finished_at), run,
+  };
+}
+
+const notFound = (what: string, id: string) => new EpisodeError("not_found", `no ${what} ${id} on this account`, 404, { field: "id" });
+
+/** Which current run an episode's progress comes from. */
+const EPISODE_SELECT = `select e.*, r.state as run_state, r.current_stage as run_stage, r.progress as run_progress, r.progress_note as run_note
+  from episodes e left join runs r on r.id = coalesce(e.search_run_id, e.run_id)`;
+
+export interface EpisodeDeps {
+  db: Db;
+  runner: Runner;
+  billing: BillingService;
+  storage: Storage;
+  config: Config;
+  log: Logger;
+}
+
+export class EpisodeService {
+  constructor(private readonly deps: EpisodeDeps) {}
+
+  /** Registers the run-end hooks; call once per process that works the queue (every process may). */
+  register(): void {
+    this.deps.runner.onRunEnd((tx, run, runner) => this.onRunEnd(tx, run, runner));
+  }
+
+  styles(): Array<{ id: string; name: string; description: string }> {
+    // Same catalogue as caption-burn (render.styles_file overrides it there too).
+    const cat = loadStyles((this.deps.config as { render?: { styles_file?: string } }).render?.styles_file || undefined);
+    return cat.styles.map((s) => ({ id: s.id, name: s.name, description: s.description }));
+  }
+
+  /** A style id for an id or a name (case and spacing ignored); undefined when unknown. */
+  resolveStyle(value: string): string | undefined {
+    const norm = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, "");
+    return this.styles().find((s) => s.id === value || norm(s.name) === norm(value) || norm(s.id) === norm(value))?.id;
+  }
+
+  // ---- episodes ----------------------------------------------------------------------------
+
+  /** Makes an episode; with a source_url its import starts at once. Checks the bill first. */
+  async create(input: {
+    id?: string; accountId: string; name: string; sourceUrl?: string; upload?: { key: string; name: string };
+    options: EpisodeRow["options"];
+  }): Promise<EpisodeRow> {
+    const id = input.id ?? randomUUID();
+    await this.deps.db.transaction(async (tx) => {
+      await this.deps.billing.assertCanStartEpisode(tx, input.accountId);
+      await tx.query(
+        `insert into episodes (id, account_id, livemode, name, status, source_url, upload, options) values ($1, $2, true, $3, 'awaiting_upload', $4, $5, $6)`,
+        [id, input.accountId, input.name, input.sourceUrl ?? null, input.upload ? JSON.stringify(input.upload) : null, JSON.stringify(input.options)],
+      );
+      if (input.sourceUrl) await this.startImport(tx, id, input.accountId, { source_url: input.sourceUrl });
+    });
+    return (await this.get(input.accountId, id))!;
+  }
+
+  /** Starts the import of an uploaded episode. A repeat once it has started changes nothing. */
+  async markUploaded(accountId: string, id: string): Promise<{ episode: EpisodeRow; started: boolean }> {
+    const started = await this.deps.db.transaction(async (tx) => {
+      const ep = await this.lockEpisode(tx, accountId, id);
+      if (ep.status !== "awaiting_upload") return false;
+      if (!ep.upload) throw new EpisodeError("bad_state", `episode ${id} imports from its source_url; there is nothing to upload`, 409);
+      if (!(await this.deps.storage.exists(ep.upload.key)) || (await this.deps.storage.size(ep.upload.key)) === 0) {
+        throw new EpisodeError("upload_missing", `no file was uploaded for episode ${id} yet; PUT it to the upload url first`, 409);
+      }
+      await this.deps.billing.assertCanStartEpisode(tx, accountId);
+      await this.startImport(tx, id, accountId, { upload: ep.upload });
+      return true;
+    });
+    return { episode: (await this.get(accountId, id))!, started };
+  }
+
+  private async startImport(tx: Queryable, id: string, accountId: string, source: Record<string, unknown>) {
+    const run = await this.deps.runner.startRun(PIPELINES.import, { ...source, account_id: accountId, livemode: true, episode_id: id }, { tx, origin: "api", originRef: `episode:${id}` });
+    await tx.query(`update episodes set status = 'importing', run_id = $2, updated_at = now() where id = $1`, [id, run.id]);
+  }
+
+  private async lockEpisode(tx: Queryable, accountId: string, id: string): Promise<EpisodeRow> {
+    const { rows } = await tx.query(`select * from episodes where id = $1 and account_id = $2 for update`, [id, accountId]);
+    if (!rows[0]) throw notFound("episode", id);
+    return toEpisode(rows[0]);
+  }
+
+  async get(accountId: string, id: string, q: Queryable = this.deps.db): Promise<EpisodeRow | undefined> {
+    const { rows } = await q.query(`${EPISODE_SELECT} where e.id = $1 and e.account_id = $2`, [id, accountId]);
+    return rows[0] ? toEpisode(rows[0]) : undefined;
+  }
+
+  async list(accountId: string, limit = 10): Promise<EpisodeRow[]> {
+    const { rows } = await this.deps.db.query(`${EPISODE_SELECT} where e.account_id = $1 order by e.created_at desc, e.id limit $2`, [accountId, limit]);
+    return rows.map(toEpisode);
+  }
+
+  async clipsOf(episodeId: string, q: Queryable = this.deps.db): Promise<ClipRow[]> {
+    const { rows } = await q.query(`select * from clips where episode_id = $1 order by number`, [episodeId]);
+    return rows.map(toClip);
+  }
+
+  /** The status shown: importing turns transcribing while the import run transcribes. */
+  static publicStatus(ep: EpisodeRow): EpisodeStatus {
+    if (ep.status === "importing" && ep.run?.stage === "transcribe") return "transcribing";
+    return ep.status;
+  }
+
+  /**
+   * Starts a search for more clips about `about`. The same brief searched before answers "done"
+   * with its clips and starts nothing. Searches after the first are free.
+   */
+  async search(accountId: string, id: string, input: { about: string; target_seconds?: number }): Promise<{ status: "searching" | "done"; clips: ClipRow[]; run_id?: string }> {
+    return this.deps.db.transaction(async (tx) => {
+      const ep = await this.lockEpisode(tx, accountId, id);
+      if (ep.status === "searching") throw new EpisodeError("search_in_progress", `episode ${id} is searching for clips already; retry when it is ready`, 409);
+      if (ep.status !== "ready") throw new EpisodeError("episode_not_ready", `episode ${id} is ${ep.status}; it can be searched once it is ready`, 409, { status: ep.status });
+      const about = input.about.trim();
+      const done = ep.searches.find((s) => s.about === about && s.state === "succeeded" && (input.target_seconds === undefined || (s as any).target_seconds === input.target_seconds));
+      const clips = await this.clipsOf(id, tx);
+      if (done) return { status: "done" as const, clips: clips.filter((c) => c.data.about === about) };
+      await this.deps.billing.assertNotBelowZero(tx, accountId);
+      const runId = await this.startSearch(tx, ep, { about, target_seconds: input.target_seconds ?? ep.options.target_seconds }, clips.map((c) => c.data));
+      return { status: "searching" as const, clips: [], run_id: runId };
+    });
+  }
+
+  private async startSearch(tx: Queryable, ep: EpisodeRow, opts: { about?: string; target_seconds?: number }, existing: unknown[]): Promise<string> {
+    const set: Record<string, unknown> = {};
+    if (ep.options.content_type) set.content_type = ep.options.content_type;
+    if (opts.target_seconds) set.target_seconds = opts.target_seconds;
+    if (opts.about) set.about = opts.about;
+    const run = await this.deps.runner.startRun(
+      PIPELINES.search,
+      { ...ep.state, clips: existing, account_id: ep.account_id, livemode: true, episode_id: ep.id },
+      { tx, origin: "api", originRef: `search:${ep.id}`, set },
+    );
+    const searches = [...ep.searches, { about: opts.about ?? null, target_seconds: opts.target_seconds, run_id: run.id, state: "running" }];
+    await tx.query(`update episodes set status = 'searching', search_run_id = $2, searches = $3, updated_at = now() where id = $1`, [ep.id, run.id, JSON.stringify(searches)]);
+    return run.id;
+  }
+
+  // ---- clips and jobs ----------------------------------------------------------------------
+
+  async getClip(accountId: string, id: string, q: Queryable = this.deps.db): Promise<ClipRow | undefined> {
+    const { rows } = await q.query(`select * from clips where id = $1 and account_id = $2`, [id, accountId]);
+    return rows[0] ? toClip(rows[0]) : undefined;
+  }
+
+  async getJob(accountId: string, id: string): Promise<JobRow | undefined> {
+    const { rows } = await this.deps.db.query(
+      `select j.*, r.state as run_state, r.progress as run_progress, r.progress_note as run_note, c.data->>'title' as clip_title
+         from jobs j left join runs r on r.id = j.run_id join clips c on c.id = j.clip_id where j.id = $1 and j.account_id = $2`,
+      [id, accountId],
+    );
+    return rows[0] ? toJob(rows[0]) : undefined;
+  }
+
+  /**
+   * Exports clips of an episode: one job per clip, a cut (clip pipeline) for a clip not cut yet or
+   * with a new fit/background, else a render (restyle pipeline). Clips that cannot start are listed
+   * with a reason and charged nothing. When none can start, the whole call is refused.
+   */
+  async exportClips(accountId: string, episodeId: string, input: { clips: Array<number | string>; look: ClipLook }): Promise<{ jobs: StartedJob[]; not_started: NotStarted[]; charged_cents: number }> {
+    return this.deps.db.transaction(async (tx) => {
+      const ep = await this.lockEpisode(tx, accountId, episodeId);
+      const clips = await this.clipsOf(episodeId, tx);
+      if (!clips.length) throw new EpisodeError("episode_not_ready", `episode ${episodeId} is ${ep.status} and has no clips yet`, 409, { status: ep.status });
+      let index = await this.exportCount(tx, episodeId);
+      const jobs: StartedJob[] = [];
+      const notStarted: NotStarted[] = [];
+      let refusal: PaymentRequired | undefined;
+      const seen = new Set<string>();
+      for (const want of input.clips) {
+        const clip = typeof want === "number" ? clips.find((c) => c.number === want) : clips.find((c) => c.ref === want);
+        if (!clip) {
+          notStarted.push({ clip: want, reason: "not_found", message: `episode ${episodeId} has no clip ${typeof want === "number" ? `number ${want}` : `"${want}"`}` });
+          continue;
+        }
+        if (seen.has(clip.id)) {
+          notStarted.push({ clip: want, reason: "duplicate", message: `clip ${clip.number} is named twice; it is exported once` });
+          continue;
+        }
+        seen.add(clip.id);
+        const kind = clip.cut && !CUT_OPTIONS.some((k) => input.look[k] !== undefined) ? "render" : "cut";
+        const started = await this.tryStartJob(tx, ep, clip, { kind, look: input.look, changes: [], index: index + 1, prevRender: null });
+        if (started instanceof PaymentRequired) {
+          refusal ??= started;
+          notStarted.push({ clip: want, reason: started.code, message: started.message, needed_cents: started.neededCents });
+          continue;
+        }
+        index++;
+        jobs.push(started);
+      }
+      if (!jobs.length) {
+        if (refusal) throw refusal;
+        throw new EpisodeError("invalid_request", `no clip could be exported: ${notStarted.map((n) => n.message).join("; ")}`, 400, { field: "clips", not_started: notStarted });
+      }
+      return { jobs, not_started: notStarted, charged_cents: jobs.reduce((a, j) => a + j.charged_cents, 0) };
+    });
+  }
+
+  /** A new look for a clip already cut (restyle pipeline; a new fit or background cuts again). */
+  async restyle(accountId: string, clipId: string, look: ClipLook): Promise<{ job: StartedJob; changes: JobRow["changes"] }> {
+    return this.deps.db.transaction(async (tx) => {
+      const found = await this.getClip(accountId, clipId, tx);
+      if (!found) throw notFound("clip", clipId);
+      const ep = await this.lockEpisode(tx, accountId, found.episode_id);
+      const clip = (await this.getClip(accountId, clipId, tx))!; // again, under the episode lock
+      if (!clip.cut) {
+        const why = clip.cut_status === "cutting" ? "is still being cut; retry when its job completes" : "has not been cut; export it first with POST /episodes/{id}/clips";
+        throw new EpisodeError("clip_not_cut", `clip ${clipId} ${why}`, 409, { cut_status: clip.cut_status });
+      }
+      const before: Record<string, unknown> = { fit: clip.cut.fit, background: clip.cut.background, ...(clip.render ?? {}) };
+      const changes = LOOK_OPTIONS.filter((k) => look[k] !== undefined).map((k) => ({ field: k, from: before[k] ?? null, to: look[k] }));
+      const kind = CUT_OPTIONS.some((k) => look[k] !== undefined) ? "cut" : "render";
+      const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes, index: (await this.exportCount(tx, ep.id)) + 1, prevRender: clip.render });
+      if (started instanceof PaymentRequired) throw started;
+      return { job: started, changes };
+    });
+  }
+
+  private async exportCount(tx: Queryable, episodeId: string): Promise<number> {
+    const { rows } = await tx.query(`select count(*)::int as n from jobs where episode_id = $1`, [episodeId]);
+    return rows[0].n;
+  }
+
+  private async tryStartJob(
+    tx: Queryable,
+    ep: EpisodeRow,
+    clip: ClipRow,
+    o: { kind: "cut" | "render"; look: ClipLook; changes: JobRow["changes"]; index: number; prevRender: Record<string, any> | null },
+  ): Promise<StartedJob | PaymentRequired> {
+    const jobId = randomUUID();
+    let cents: number;
+    try {
+      cents = await this.deps.billing.chargeExport(tx, ep.account_id, jobId, o.index);
+    } catch (err) {
+      if (err instanceof PaymentRequired) return err;
+      throw err;
+    }
+    const { fit, background, ...captions } = o.look;
+    const set: Record<string, unknown> = Object.fromEntries(Object.entries(captions).filter(([, v]) => v !== undefined));
+    const ids = { account_id: ep.account_id, livemode: true, episode_id: ep.id, clip_id: clip.id, job_id: jobId };
+    let run: Run;
+    if (o.kind === "cut") {
+      if (fit !== undefined) set.fit = fit;
+      if (background !== undefined) set.background = background;
+      run = await this.deps.runner.startRun(PIPELINES.cut, { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: "api", originRef: `job:${jobId}`, set });
+    } else {
+      run = await this.deps.runner.startRun(PIPELINES.render, { cut: clip.cut, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: "api", originRef: `job:${jobId}`, set });
+    }
+    await tx.query(
+      `insert into jobs (id, account_id, episode_id, clip_id, kind, status, run_id, options, changes, charged_cents) values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9)`,
+      [jobId, ep.account_id, ep.id, clip.id, o.kind, run.id, JSON.stringify(o.look), JSON.stringify(o.changes), cents],
+    );
+    await this.refreshClip(tx, clip.id);
+    return { job_id: jobId, clip_id: clip.id, number: clip.number, ref: clip.ref, kind: o.kind, status: "queued", charged_cents: cents };
+  }
+
+  /** Derives a clip's cut and export status from its last results and its jobs in flight. */
+  private async refreshClip(tx: Queryable, clipId: string) {
+    await tx.query(
+      `update clips c set
+         cut_status = case when c.cut is not null then 'cut'
+                           when exists (select 1 from jobs j where j.clip_id = c.id and j.kind = 'cut' and j.status in ('queued', 'running')) then 'cutting'
+                           when exists (select 1 from jobs j where j.clip_id = c.id and j.kind = 'cut') then 'failed' else 'not_cut' end,
+         export_status = case when exists (select 1 from jobs j where j.clip_id = c.id and j.status in ('queued', 'running')) then 'rendering'
+                              when c.render is not null then 'exported'
+                              when exists (select 1 from jobs j where j.clip_id = c.id) then 'failed' else 'none' end,
+         updated_at = now()
+       where c.id = $1`,
+      [clipId],
+    );
+  }
+
+  // ---- captions ----------------------------------------------------------------------------
+
+  /** The clip's captions on its own timeline (seconds from the clip's start), with speakers. */
+  async captions(accountId: string, clipId: string): Promise<{ clip: ClipRow; captions: Array<{ id: number; start_seconds: number; end_seconds: number; speaker: string; text: string }> }> {
+    const clip = await this.getClip(accountId, clipId);
+    if (!clip) throw notFound("clip", clipId);
+    const { rows } = await this.deps.db.query(`select state from episodes where id = $1`, [clip.episode_id]);
+    const key: string | undefined = parse(rows[0]?.state)?.transcript?.key;
+    if (!key || !(await this.deps.storage.exists(key))) return { clip, captions: [] };
+    const t = JSON.parse((await this.deps.storage.read(key)).toString("utf8")) as { words: TranscriptWord[]; segments: TranscriptSegment[] };
+    const pieces: Array<{ start: number; end: number }> = clip.cut?.pieces ?? clip.data.pieces ?? [{ start: clip.data.start, end: clip.data.end }];
+    // Keep each word's index in the transcript, so a caption's speaker comes from its segment.
+    const indexed = (t.words ?? []).map((w, i) => ({ ...w, i }));
+    const words = retimeWords(indexed, pieces) as Array<TranscriptWord & { i: number }>;
+    const speakerOf = (i: number) => (t.segments ?? []).find((s) => i >= s.words[0] && i < s.words[1])?.speaker ?? "S1";
+    const captions = toCues(words).map((c, n) => ({
+      id: n + 1,
+      start_seconds: c.start,
+      end_seconds: c.end,
+      speaker: speakerOf(words[c.words[0]]!.i),
+      text: c.lines.join(" "),
+    }));
+    return { clip, captions };
+  }
+
+  // ---- run-end hooks -----------------------------------------------------------------------
+
+  private async onRunEnd(tx: Queryable, run: Run, runner: Runner): Promise<void> {
+    if (run.origin !== "api" || !run.origin_ref) return;
+    const [kind, id] = run.origin_ref.split(":", 2) as [string, string];
+    if (kind === "episode") await this.importEnded(tx, run, id);
+    else if (kind === "search") await this.searchEnded(tx, run, id);
+    else if (kind === "job") await this.jobEnded(tx, run, id);
+    void runner;
+  }
+
+  private async importEnded(tx: Queryable, run: Run, id: string) {
+    const { rows } = await tx.query(`select * from episodes where id = $1 and run_id = $2 for update`, [id, run.id]);
+    if (!rows[0]) return;
+    const ep = toEpisode(rows[0]);
+    if (run.state !== "succeeded") {
+      await this.fail(tx, id, run);
+      return;
+    }
+    const { source, media, transcript } = run.output;
+    const state = { source, media, transcript };
+    const seconds = Number(media?.duration ?? transcript?.duration ?? 0);
+    // The episode is charged as its clip search starts, by its measured length.
+    const charge = await this.deps.billing.chargeEpisode(tx, ep.account_id, id, seconds);
+    await tx.query(
+      `update episodes set state = $2, duration_seconds = $3, charged_cents = charged_cents + $4, charged_at = now(), updated_at = now() where id = $1`,
+      [id, JSON.stringify(state), seconds, charge.cents],
+    );
+    await this.startSearch(tx, { ...ep, state }, { about: ep.options.about, target_seconds: ep.options.target_seconds }, []);
+    this.deps.log.info({ episodeId: id, seconds, cents: charge.cents, from: charge.from }, "episode charged, clip search started");
+  }
+
+  private async searchEnded(tx: Queryable, run: Run, id: string) {
+    const { rows } = await tx.query(`select * from episodes where id = $1 and search_run_id = $2 for update`, [id, run.id]);
+    if (!rows[0]) return;
+    const ep = toEpisode(rows[0]);
+    const searches = ep.searches.map((s) => (s.run_id === run.id ? { ...s, state: run.state } : s));
+    const entry = searches.find((s) => s.run_id === run.id);
+    if (run.state === "succeeded") {
+      const found: any[] = Array.isArray(run.output.clips) ? run.output.clips : [];
+      let added = 0;
+      for (const c of found) {
+        const r = await tx.query(
+          `insert into clips (id, episode_id, account_id, number, ref, data) values ($1, $2, $3, $4, $5, $6) on conflict (episode_id, ref) do nothing returning id`,
+          [randomUUID(), id, ep.account_id, c.number, c.ref, JSON.stringify(c)],
+        );
+        added += r.rows.length;
+      }
+      if (entry) entry.added = added;
+      await tx.query(`update episodes set status = 'ready', searches = $2, updated_at = now() where id = $1`, [id, JSON.stringify(searches)]);
+      return;
+    }
+    if (entry) entry.error = run.error;
+    const { rows: had } = await tx.query(`select count(*)::int as n from clips where episode_id = $1`, [id]);
+    if (had[0].n === 0 && searches.length === 1) {
+      await tx.query(`update episodes set searches = $2 where id = $1`, [id, JSON.stringify(searches)]);
+      await this.fail(tx, id, run);
+    } else {
+      // A later search failing leaves the episode and its clips as they were.
+      await tx.query(`update episodes set status = 'ready', searches = $2, updated_at = now() where id = $1`, [id, JSON.stringify(searches)]);
+    }
+  }
+
+  private async fail(tx: Queryable, id: string, run: Run) {
+    const e = run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` };
+    const failure = { code: e.code, message: e.message, ...(e.stage ? { stage: e.stage } : {}) };
+    await tx.query(`update episodes set status = 'failed', failure = $2, updated_at = now() where id = $1`, [id, JSON.stringify(failure)]);
+  }
+
+  private async jobEnded(tx: Queryable, run: Run, id: string) {
+    const { rows } = await tx.query(`select * from jobs where id = $1 and run_id = $2 for update`, [id, run.id]);
+    if (!rows[0]) return;
+    const job = toJob(rows[0]);
+    if (run.state === "succeeded") {
+      await tx.query(`update jobs set status = 'completed', result = $2, finished_at = now(), updated_at = now() where id = $1`, [id, JSON.stringify(run.output.render ?? null)]);
+      if (job.kind === "cut") {
+        const cut = { ...run.output.cut, background: job.options.background ?? null };
+        await tx.query(`update clips set cut = $2, render = $3 where id = $1`, [job.clip_id, JSON.stringify(cut), JSON.stringify(run.output.render)]);
+      } else {
+        await tx.query(`update clips set render = $2 where id = $1`, [job.clip_id, JSON.stringify(run.output.render)]);
+      }
+    } else {
+      const e = run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` };
+      await tx.query(`update jobs set status = 'failed', error = $2, finished_at = now(), updated_at = now() where id = $1`, [id, JSON.stringify({ code: e.code, message: e.message })]);
+    }
+    await this.refreshClip(tx, job.clip_id);
+  }
+
+  /** Jobs show running once their run has begun. */
+  static publicJobStatus(job: JobRow): JobRow["status"] {
+    if (job.status === "queued" && job.run?.state === "running") return "running";
+    return job.status;
+  }
+}

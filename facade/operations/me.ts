@@ -1,0 +1,102 @@
+/**
+ * GET /api/v1/me: who the caller is. Any valid key may ask (no scope), test keys included; the
+ * account and credit are read fresh from the database, not from the key cache.
+ */
+import { MAX_KEYS_PER_ACCOUNT } from "../../daemon/accounts.js";
+import { ApiError } from "../errors.js";
+import { defineOperation } from "../registry.js";
+import { transcriptsFor } from "./transcripts.js";
+
+const ME_SCHEMA = {
+  type: "object",
+  required: ["account", "key", "usage", "limits", "credit", "livemode"],
+  properties: {
+    account: {
+      type: "object",
+      required: ["id", "email", "plan"],
+      properties: { id: { type: "string", format: "uuid" }, email: { type: "string" }, plan: { type: "boolean" }, billing_review: { type: "boolean" }, created_at: { type: "string" } },
+    },
+    key: {
+      type: "object",
+      required: ["id", "prefix", "mode", "scopes", "expires_at"],
+      properties: {
+        id: { type: "string", format: "uuid" },
+        prefix: { type: "string", description: "The first characters of the key, as shown in lists" },
+        mode: { enum: ["live", "test"] },
+        scopes: { type: "array", items: { type: "string" } },
+        expires_at: { type: ["string", "null"] },
+        created_at: { type: "string" },
+      },
+    },
+    usage: {
+      type: "object",
+      description: "This calendar month (UTC), live mode only",
+      properties: {
+        month: { type: "string", description: "YYYY-MM" },
+        plan_episodes_used: { type: "integer" },
+        transcripts: { type: "integer" },
+        free_transcripts_used: { type: "integer" },
+        spent_cents: { type: "integer" },
+      },
+    },
+    limits: {
+      type: "object",
+      properties: {
+        rate_limit: { type: "object", properties: { requests: { type: "integer" }, window_seconds: { type: "integer" } } },
+        max_keys: { type: "integer" },
+        plan_episodes_per_month: { type: "integer" },
+        free_transcripts_per_month: { type: "integer" },
+        transcript_max_minutes: { type: "integer" },
+      },
+    },
+    credit: {
+      type: "object",
+      properties: { credit_cents: { type: "integer" }, plan: { type: "boolean" }, below_zero: { type: "boolean" } },
+    },
+    livemode: { type: "boolean" },
+  },
+};
+
+export const getMe = defineOperation({
+  id: "getMe",
+  method: "GET",
+  path: "/api/v1/me",
+  summary: "The caller's account, this key (prefix, mode, scopes, expiry), this month's use, limits and credit",
+  scope: null,
+  auth: "key",
+  tags: ["account"],
+  responses: {
+    200: { description: "Who you are", schema: ME_SCHEMA },
+    401: { description: "Missing, unknown, revoked or expired key" },
+    403: { description: "The account is under billing review" },
+    429: { description: "Rate limited" },
+  },
+  async handler({ auth, services: s }) {
+    if (!auth) throw new ApiError(401, "unauthorized", "send your API key as Authorization: Bearer svc_live_… or svc_test_…");
+    const account = (await s.accounts.getAccount(auth.account.id)) ?? auth.account;
+    const billing = s.billing;
+    const transcripts = transcriptsFor(s);
+    const [spend, tr] = await Promise.all([billing.usage(s.db, account.id), transcripts.usage(s.db, account.id)]);
+    const k = auth.key;
+    return {
+      account: { id: account.id, email: account.email, plan: account.plan, billing_review: account.billing_review, created_at: account.created_at },
+      key: { id: k.id, prefix: k.prefix, mode: k.mode, scopes: k.scopes, expires_at: k.expires_at, created_at: k.created_at },
+      usage: {
+        month: new Date().toISOString().slice(0, 7),
+        plan_episodes_used: spend.plan_episodes_used,
+        transcripts: tr.transcripts,
+        free_transcripts_used: tr.free_used,
+        spent_cents: spend.spent_cents,
+      },
+      limits: {
+        rate_limit: { requests: s.config.api.rate_limit.requests, window_seconds: s.config.api.rate_limit.window_seconds },
+        max_keys: MAX_KEYS_PER_ACCOUNT,
+        plan_episodes_per_month: account.plan ? spend.plan_episodes_included : 0,
+        free_transcripts_per_month: tr.free_included,
+        transcript_max_minutes: transcripts.prices.max_minutes,
+      },
+      credit: { credit_cents: account.credit_cents, plan: account.plan, below_zero: account.credit_cents < 0 },
+      livemode: auth.livemode,
+    };
+  },
+});

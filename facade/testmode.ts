@@ -1,0 +1,212 @@
+/**
+ * Test mode: what svc_test_ keys get instead of real work. The sample episode, its clips, its jobs
+ * and a transcript come from config/testmode.yaml and are the same on every call; every answer
+ * says `livemode: false`. Nothing is uploaded, rendered or charged: handlers answer a test key
+ * from here before touching billing, storage uploads or the runner.
+ *
+ * The sample transcript's files (txt, srt, vtt and a page) are written once under `testmode/` in
+ * storage from the same fixture, so its download links work like live ones.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parse } from "yaml";
+import { projectRoot } from "../config/loader.js";
+import { transcriptPage } from "../daemon/transcripts.js";
+import type { FacadeServices } from "./services.js";
+import { downloadLink, type DownloadLink } from "./uploads.js";
+
+interface FixtureSegment {
+  start: number;
+  end: number;
+  speaker: string;
+  text: string;
+}
+
+export interface TestFixtures {
+  episode: { episode_id: string; name: string; content_type: string; status: string; duration_seconds: number; created_at: string };
+  clips: Array<{
+    clip_id: string;
+    number: number;
+    title: string;
+    hook_title: string | null;
+    start_seconds: number;
+    end_seconds: number;
+    score: number;
+    style: string;
+    cut_status: string;
+    export_status: string;
+    job_id?: string;
+    /** On the clip's own timeline (seconds from the clip's start). */
+    captions?: FixtureSegment[];
+  }>;
+  jobs: Array<{ job_id: string; kind: "cut" | "render"; status: string; clip_id: string; progress: number; file_name: string }>;
+  transcript: { id: string; name: string; url: string; language: string; duration_seconds: number; created_at: string; segments: FixtureSegment[] };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const cache = new Map<string, TestFixtures>();
+
+/** Reads and checks config/testmode.yaml (cached). */
+export function loadTestFixtures(file = path.join(projectRoot(), "config", "testmode.yaml")): TestFixtures {
+  const hit = cache.get(file);
+  if (hit) return hit;
+  const doc = parse(readFileSync(file, "utf8")) as TestFixtures;
+  const fail = (what: string) => {
+    throw new Error(`${file}: ${what}`);
+  };
+  if (!doc?.episode || !Array.isArray(doc.clips) || !Array.isArray(doc.jobs) || !doc.transcript) fail("needs episode, clips, jobs and transcript");
+  const ids = [doc.episode.episode_id, doc.transcript.id, ...doc.clips.map((c) => c.clip_id), ...doc.jobs.map((j) => j.job_id)];
+  for (const id of ids) if (!UUID.test(String(id))) fail(`"${id}" is not a uuid`);
+  for (const c of doc.clips) if (c.job_id && !doc.jobs.some((j) => j.job_id === c.job_id)) fail(`clip ${c.clip_id} names job ${c.job_id}, which is not listed`);
+  for (const j of doc.jobs) if (!doc.clips.some((c) => c.clip_id === j.clip_id)) fail(`job ${j.job_id} names clip ${j.clip_id}, which is not listed`);
+  if (!Array.isArray(doc.transcript.segments) || !doc.transcript.segments.length) fail("transcript.segments must list the sample's text");
+  cache.set(file, doc);
+  return doc;
+}
+
+/** "mm:ss" (or "h:mm:ss" from an hour on), as the API shows durations. */
+export function formatMinutes(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const mm = String(Math.floor((s % 3600) / 60)).padStart(2, "0");
+  const ss = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+export function sampleClips() {
+  return loadTestFixtures().clips.map((c) => ({
+    clip_id: c.clip_id,
+    number: c.number,
+    title: c.title,
+    hook_title: c.hook_title,
+    start_seconds: c.start_seconds,
+    end_seconds: c.end_seconds,
+    duration_seconds: round(c.end_seconds - c.start_seconds),
+    score: c.score,
+    style: c.style,
+    cut_status: c.cut_status,
+    export_status: c.export_status,
+    job_id: c.job_id ?? null,
+    livemode: false as const,
+  }));
+}
+
+export function sampleEpisode() {
+  const e = loadTestFixtures().episode;
+  return {
+    episode_id: e.episode_id,
+    name: e.name,
+    content_type: e.content_type,
+    status: e.status,
+    duration: formatMinutes(e.duration_seconds),
+    duration_seconds: e.duration_seconds,
+    progress: 100,
+    clips: sampleClips(),
+    created_at: e.created_at,
+    livemode: false as const,
+  };
+}
+
+/**
+ * The sample clip's captions in the shape of GET /clips/{id}/captions (before its query filters),
+ * or undefined for an id that is not a sample clip.
+ */
+export function sampleCaptions(clipId: string) {
+  const clip = loadTestFixtures().clips.find((c) => c.clip_id === clipId.toLowerCase());
+  if (!clip) return undefined;
+  const captions = (clip.captions ?? []).map((c, i) => ({ id: i + 1, start_seconds: c.start, end_seconds: c.end, speaker: c.speaker, text: c.text }));
+  return { clip_id: clip.clip_id, name: clip.title, total: captions.length, captions, livemode: false as const };
+}
+
+/** Test mode renders nothing, so a sample job has no file: download_url stays null. */
+export function sampleJobs() {
+  const f = loadTestFixtures();
+  return f.jobs.map((j) => ({
+    job_id: j.job_id,
+    kind: j.kind,
+    status: j.status,
+    clip_id: j.clip_id,
+    title: f.clips.find((c) => c.clip_id === j.clip_id)!.title,
+    download_url: null,
+    file_name: j.file_name,
+    progress: j.progress,
+    livemode: false as const,
+    message: "test mode renders nothing; with a live key download_url links to the MP4",
+  }));
+}
+
+/** The sample job with this id, or undefined (the caller answers 404). */
+export function sampleJob(id: string) {
+  return sampleJobs().find((j) => j.job_id === id.toLowerCase());
+}
+
+export const sampleIds = () => {
+  const f = loadTestFixtures();
+  return { episode: f.episode.episode_id, transcript: f.transcript.id, clips: f.clips.map((c) => c.clip_id), jobs: f.jobs.map((j) => j.job_id) };
+};
+
+const stamp = (t: number, sep: "," | ".") => {
+  const ms = Math.round(t * 1000);
+  const p = (n: number, w = 2) => String(n).padStart(w, "0");
+  return `${p(Math.floor(ms / 3_600_000))}:${p(Math.floor(ms / 60_000) % 60)}:${p(Math.floor(ms / 1000) % 60)}${sep}${p(ms % 1000, 3)}`;
+};
+
+/** The sample transcript's files, made from the fixture's segments. */
+export function sampleTranscriptFiles(): { txt: string; srt: string; vtt: string } {
+  const segs = loadTestFixtures().transcript.segments;
+  return {
+    txt: segs.map((s) => s.text).join("\n\n") + "\n",
+    srt: segs.map((s, i) => `${i + 1}\n${stamp(s.start, ",")} --> ${stamp(s.end, ",")}\n${s.text}\n`).join("\n"),
+    vtt: "WEBVTT\n\n" + segs.map((s) => `${stamp(s.start, ".")} --> ${stamp(s.end, ".")}\n${s.text}\n`).join("\n"),
+  };
+}
+
+export interface SampleLinks {
+  services: Pick<FacadeServices, "config" | "signer" | "storage">;
+  origin?: string;
+}
+
+export type SampleDownloads = Record<"page" | "txt" | "srt" | "vtt", string>;
+
+/**
+ * The sample transcript, completed. With `links`, its files are put in storage (once) and
+ * `downloads` carries signed links to them; without, `downloads` is null.
+ */
+export async function sampleTranscript(links?: SampleLinks) {
+  const t = loadTestFixtures().transcript;
+  const files = sampleTranscriptFiles();
+  let downloads: SampleDownloads | null = null;
+  if (links) {
+    const { storage } = links.services;
+    const bodies = { ...files, page: transcriptPage(t.name, files.txt) };
+    const ext = { txt: "txt", srt: "srt", vtt: "vtt", page: "html" } as const;
+    const out: Partial<SampleDownloads> = {};
+    for (const kind of ["page", "txt", "srt", "vtt"] as const) {
+      const key = `testmode/transcript.${ext[kind]}`;
+      if (!(await storage.exists(key))) await storage.write(key, bodies[kind]);
+      const link: DownloadLink = downloadLink(links.services, { key, name: `sample-transcript.${ext[kind]}`, origin: links.origin });
+      out[kind] = link.url;
+    }
+    downloads = out as SampleDownloads;
+  }
+  const text = t.segments.map((s) => s.text).join(" ");
+  return {
+    id: t.id,
+    status: "completed" as const,
+    name: t.name,
+    url: t.url,
+    text,
+    language: t.language,
+    duration: formatMinutes(t.duration_seconds),
+    duration_seconds: t.duration_seconds,
+    word_count: text.split(/\s+/).filter(Boolean).length,
+    progress: 100,
+    charged_cents: 0,
+    downloads,
+    created_at: t.created_at,
+    completed_at: t.created_at,
+    livemode: false as const,
+  };
+}
