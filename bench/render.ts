@@ -29,6 +29,8 @@ const exec = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const FPS = 30;
 const PRESETS = (process.env.BENCH_PRESETS ?? "veryfast").split(",").map((s) => s.trim()).filter(Boolean);
+/** The cut's preset; the clip pipeline encodes its intermediate cut with ultrafast. */
+const CUT_PRESET = process.env.BENCH_CUT_PRESET ?? "ultrafast";
 
 const TEXT = [
   "Why do short clips need captions at all?",
@@ -120,7 +122,7 @@ async function benchPreset(preset: string, src: { video: string; words: Word[] }
       clip: { ref: "bench", number: 1, title: "Why captions matter", start: 0, end: SECONDS, pieces: [{ start: 0, end: SECONDS }] },
     };
     const t0 = performance.now();
-    const cutOut = await cut.run(input, await ctxFor("cut", { fit: "crop", preset }));
+    const cutOut = await cut.run(input, await ctxFor("cut", { fit: "crop", preset: CUT_PRESET }));
     const t1 = performance.now();
     await captionBurn.run({ ...input, ...cutOut }, await ctxFor("burn", { style: "bold-punch", hook_title: true, preset }));
     const t2 = performance.now();

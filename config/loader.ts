@@ -29,6 +29,7 @@ export type Config = {
   watch: { enabled: boolean; stable_ms: number; folders: Array<{ path: string; pipeline: string }> };
   render: { render_top: number };
   network: { allow_loopback: boolean; extra_ca: string };
+  webhooks: { time_scale: number; timeout_ms: number; disable_after_hours: number };
   openai: { base_url: string; api_key: string; model: string };
   transcribe: { engine: string };
   [key: string]: any;

@@ -19,6 +19,7 @@ import { AccountService } from "./accounts.js";
 import { BillingService } from "./billing.js";
 import { EpisodeService } from "./episodes.js";
 import { TranscriptService } from "./transcripts.js";
+import { WebhookService } from "./webhooks.js";
 
 export interface ClipdApp {
   config: Config;
@@ -33,6 +34,7 @@ export interface ClipdApp {
   accounts: AccountService;
   billing: BillingService;
   episodes: EpisodeService;
+  webhooks: WebhookService;
   version: string;
   close(opts?: { graceSeconds?: number }): Promise<void>;
 }
@@ -70,6 +72,8 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
     const episodes = new EpisodeService({ db, runner, billing, storage, config, log: log.child({ service: "episodes" }) });
     episodes.register();
     new TranscriptService({ db, runner, storage, accounts }).register();
+    const webhooks = new WebhookService({ db, queue, config, log: log.child({ service: "webhooks" }) });
+    await webhooks.prepare();
     return {
       config,
       log,
@@ -83,6 +87,7 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
       accounts,
       billing,
       episodes,
+      webhooks,
       version: clipdVersion(),
       async close(o = {}) {
         await workers.leave();

@@ -22,6 +22,7 @@ import { loadStyles } from "../plugins/caption-burn/styles.js";
 import { retimeWords } from "../plugins/cut/clip.js";
 import { AccountError } from "./accounts.js";
 import type { BillingService } from "./billing.js";
+import { recordEvent } from "./events.js";
 import { PaymentRequired } from "./billing.js";
 import type { Run, Runner } from "./runner.js";
 import type { Storage } from "./storage.js";
@@ -226,6 +227,19 @@ export class EpisodeService {
   async get(accountId: string, id: string, q: Queryable = this.deps.db): Promise<EpisodeRow | undefined> {
     const { rows } = await q.query(`${EPISODE_SELECT} where e.id = $1 and e.account_id = $2`, [id, accountId]);
     return rows[0] ? toEpisode(rows[0]) : undefined;
+  }
+
+  /** The episode and its clips in one round trip (the hot read path of GET /episodes/{id}). */
+  async getWithClips(accountId: string, id: string): Promise<{ episode: EpisodeRow; clips: ClipRow[] } | undefined> {
+    const { rows } = await this.deps.db.query(
+      `select x.*, coalesce((select json_agg(c order by c.number) from clips c where c.episode_id = x.id), '[]'::json) as clips_json
+         from (${EPISODE_SELECT} where e.id = $1 and e.account_id = $2) x`,
+      [id, accountId],
+    );
+    if (!rows[0]) return undefined;
+    const { clips_json, ...row } = rows[0];
+    const clips = (typeof clips_json === "string" ? JSON.parse(clips_json) : clips_json) as any[];
+    return { episode: toEpisode(row), clips: clips.map(toClip) };
   }
 
   async list(accountId: string, limit = 10): Promise<EpisodeRow[]> {
@@ -487,6 +501,7 @@ export class EpisodeService {
       }
       if (entry) entry.added = added;
       await tx.query(`update episodes set status = 'ready', searches = $2, updated_at = now() where id = $1`, [id, JSON.stringify(searches)]);
+      await this.readyEvent(tx, ep, run, { about: entry?.about ?? null, state: "succeeded", added });
       return;
     }
     if (entry) entry.error = run.error;
@@ -497,13 +512,34 @@ export class EpisodeService {
     } else {
       // A later search failing leaves the episode and its clips as they were.
       await tx.query(`update episodes set status = 'ready', searches = $2, updated_at = now() where id = $1`, [id, JSON.stringify(searches)]);
+      await this.readyEvent(tx, ep, run, { about: entry?.about ?? null, state: "failed", added: 0, error: run.error });
     }
+  }
+
+  /** episode.ready, after every search (a failed later search leaves the episode ready as it was). */
+  private async readyEvent(tx: Queryable, ep: EpisodeRow, run: Run, search: { about: string | null; state: string; added: number; error?: unknown }) {
+    const clips = await this.clipsOf(ep.id, tx);
+    const data = {
+      episode_id: ep.id, name: ep.name, status: "ready", duration_seconds: ep.duration_seconds ?? ep.state?.media?.duration ?? null,
+      search: { about: search.about, state: search.state, clips_added: search.added, ...(search.error ? { error: search.error } : {}) },
+      clips: clips.map((c) => ({
+        clip_id: c.id, number: c.number, ref: c.ref, title: c.data.title ?? null, start_seconds: c.data.start, end_seconds: c.data.end,
+        score: c.data.score?.value ?? null, about: c.data.about ?? null,
+      })),
+      message: search.state === "succeeded"
+        ? `episode "${ep.name}" is ready: ${search.added} new clip${search.added === 1 ? "" : "s"}, ${clips.length} in all; export them with POST /api/v1/episodes/${ep.id}/clips`
+        : `the clip search${search.about ? ` about "${search.about}"` : ""} failed; the episode and its ${clips.length} clips are as they were`,
+    };
+    await recordEvent(tx, { type: "episode.ready", accountId: ep.account_id, livemode: ep.livemode, runId: run.id, data }, this.deps.runner.queue);
   }
 
   private async fail(tx: Queryable, id: string, run: Run) {
     const e = run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` };
     const failure = { code: e.code, message: e.message, ...(e.stage ? { stage: e.stage } : {}) };
-    await tx.query(`update episodes set status = 'failed', failure = $2, updated_at = now() where id = $1`, [id, JSON.stringify(failure)]);
+    const { rows } = await tx.query(`update episodes set status = 'failed', failure = $2, updated_at = now() where id = $1 returning account_id, livemode, name`, [id, JSON.stringify(failure)]);
+    const ep = rows[0];
+    const data = { episode_id: id, name: ep.name, status: "failed", failure, message: `episode "${ep.name}" failed: ${failure.message}` };
+    await recordEvent(tx, { type: "episode.failed", accountId: ep.account_id, livemode: ep.livemode, runId: run.id, data }, this.deps.runner.queue);
   }
 
   private async jobEnded(tx: Queryable, run: Run, id: string) {
@@ -523,6 +559,25 @@ export class EpisodeService {
       await tx.query(`update jobs set status = 'failed', error = $2, finished_at = now(), updated_at = now() where id = $1`, [id, JSON.stringify({ code: e.code, message: e.message })]);
     }
     await this.refreshClip(tx, job.clip_id);
+    await this.jobEvent(tx, run, id);
+  }
+
+  /** clip.ready or clip.failed: the job's fields (as GET /jobs/{id}) plus episode_id and a message. */
+  private async jobEvent(tx: Queryable, run: Run, id: string) {
+    const { rows } = await tx.query(`select j.*, c.number as clip_number, c.ref as clip_ref, c.data->>'title' as clip_title from jobs j join clips c on c.id = j.clip_id where j.id = $1`, [id]);
+    const job = toJob(rows[0]);
+    const clip = rows[0] as { clip_number: number; clip_ref: string; clip_title: string | null };
+    const ok = job.status === "completed";
+    const name = clip.clip_title ?? `Clip ${clip.clip_number}`;
+    const data: Record<string, unknown> = {
+      job_id: job.id, kind: job.kind, status: job.status, clip_id: job.clip_id, episode_id: job.episode_id, title: clip.clip_title,
+      progress: ok ? 100 : (run.progress ?? 0), changes: job.changes, charged_cents: job.charged_cents, created_at: job.created_at, finished_at: job.finished_at,
+      ...(job.error ? { error: job.error } : {}),
+      message: ok ? `"${name}" is ready: download it from download_url (the link is valid 7 days)` : `"${name}" could not be ${job.kind === "cut" ? "cut" : "rendered"}: ${job.error?.message ?? "the job failed"}`,
+    };
+    const key = job.result?.key as string | undefined;
+    const links = ok && key ? { download_url: { key, name: `clip-${String(clip.clip_number).padStart(2, "0")}-${clip.clip_ref}.mp4`, type: "video/mp4" } } : undefined;
+    await recordEvent(tx, { type: ok ? "clip.ready" : "clip.failed", accountId: job.account_id, livemode: run.input.livemode !== false, runId: run.id, data, links }, this.deps.runner.queue);
   }
 
   /** Jobs show running once their run has begun. */

@@ -30,6 +30,22 @@ export interface StepJobOptions {
 
 export type StepHandler = (job: Job<StepJob>) => Promise<void>;
 
+/** Options of a job on one of the daemon's own queues (webhooks and the like). */
+export interface SendOptions {
+  /** Send inside this transaction, so the job exists only if the state change commits. */
+  tx?: Queryable;
+  /** Not before this many seconds from now (the database's clock; fractions allowed). */
+  startAfterSeconds?: number;
+  /** At most one queued job with this key. */
+  singletonKey?: string;
+  /** Times the queue retries a job whose handler threw or whose worker died. Default 2. */
+  retryLimit?: number;
+  /** Seconds before a retry. Default 1. */
+  retryDelay?: number;
+  /** Seconds a job may stay active before it counts as failed (and is retried). Default 60. */
+  expireInSeconds?: number;
+}
+
 function toBossDb(tx: Queryable): BossDb {
   return { executeSql: (text, values) => tx.query(text, values) };
 }
@@ -39,6 +55,7 @@ export class QueueManager {
   private readonly heartbeat: number;
   private readonly cfg: Config["queue"];
   private active = 0;
+  private readonly worked = new Set<string>();
 
   constructor(db: Db, cfg: Config, private readonly log: Logger) {
     this.cfg = cfg.queue;
@@ -85,6 +102,38 @@ export class QueueManager {
     });
   }
 
+  /** Sends a job to one of the daemon's own queues (made with ensureQueue first). */
+  async send(name: string, data: object, opts: SendOptions = {}): Promise<string | null> {
+    return this.boss.send(name, data, {
+      retryLimit: opts.retryLimit ?? 2,
+      retryDelay: opts.retryDelay ?? 1,
+      expireInSeconds: Math.max(1, Math.ceil(opts.expireInSeconds ?? 60)),
+      startAfter: opts.startAfterSeconds && opts.startAfterSeconds > 0 ? Number(opts.startAfterSeconds.toFixed(3)) : undefined,
+      singletonKey: opts.singletonKey,
+      db: opts.tx ? toBossDb(opts.tx) : undefined,
+    });
+  }
+
+  /** Works one of the daemon's own queues with `concurrency` slots; a handler that throws is retried by the queue. */
+  async work<T extends object>(name: string, handler: (data: T, job: Job<T>) => Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
+    this.worked.add(name);
+    const slots = Math.max(1, opts.concurrency ?? this.cfg.concurrency);
+    for (let i = 0; i < slots; i++) {
+      let id: string | undefined = undefined;
+      id = await this.boss.work<T>(
+        name,
+        { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds: this.cfg.poll_seconds, notifyPollingIntervalSeconds: this.cfg.notify_poll_seconds },
+        async ([job]) => {
+          try {
+            await handler(job!.data, job!);
+          } finally {
+            if (id) this.boss.notifyWorker(id);
+          }
+        },
+      );
+    }
+  }
+
   /**
    * One pg-boss worker per concurrency slot. Each asks for its next job as soon as it finishes one
    * (notifyWorker), so a backlog drains without waiting out the poll interval between jobs; only an
@@ -112,6 +161,7 @@ export class QueueManager {
 
   async stopWorking(): Promise<void> {
     await this.boss.offWork(STEP_QUEUE, { wait: false }).catch(() => {});
+    for (const name of this.worked) await this.boss.offWork(name, { wait: false }).catch(() => {});
   }
 
   /** Jobs currently claimed by this process. */

@@ -11,6 +11,7 @@ import type { ClipdApp } from "./app.js";
 import { WatchFolder } from "./watch.js";
 import { RateLimiter } from "../facade/ratelimit.js";
 import { LinkSigner } from "../facade/signing.js";
+import { downloadLink } from "../facade/uploads.js";
 
 export type Role = "serve" | "work" | "watch";
 
@@ -24,7 +25,7 @@ export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; ra
   const rates = new RateLimiter(app.db, { limit: rl.requests, windowSeconds: rl.window_seconds });
   rates.start();
   const signer = await LinkSigner.create(app.db, app.config.server.signing_secret || undefined);
-  const h3 = createFacade({ config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing, episodes: app.episodes, rates, signer, storage: app.storage, log: app.log.child({ role: "serve" }), version: app.version });
+  const h3 = createFacade({ config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing, episodes: app.episodes, webhooks: app.webhooks, rates, signer, storage: app.storage, log: app.log.child({ role: "serve" }), version: app.version });
   const port = app.config.server.port;
   const listener = await listen(toNodeHandler(h3), {
     port: { port, portRange: [port, port], alternativePortRange: [port, port] } as any,
@@ -47,8 +48,14 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
   let listener: Listener | undefined;
   let rates: RateLimiter | undefined;
   let watcher: WatchFolder | undefined;
+  // Links in webhook events (download_url, transcript files) point at this server, or at
+  // server.public_url when it is set.
+  let origin = `http://127.0.0.1:${app.config.server.port}`;
   if (roles.includes("work")) {
+    const signer = await LinkSigner.create(app.db, app.config.server.signing_secret || undefined);
+    app.webhooks.setLinker((file) => downloadLink({ config: app.config, signer }, { ...file, origin }));
     await app.queue.workSteps((job) => app.runner.handle(job));
+    await app.webhooks.work();
     await app.workers.join(roles, app.config.queue.concurrency, () => app.queue.activeLocal());
     app.log.info({ concurrency: app.config.queue.concurrency, db: app.db.kind }, "worker ready");
   }
@@ -59,6 +66,7 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
   if (roles.includes("serve")) {
     ({ listener, rates } = await serveRole(app));
     const port = listener.address.port;
+    origin = `http://127.0.0.1:${port}`;
     app.log.info({ url: `http://localhost:${port}`, port }, "facade listening");
   }
   let stopping: Promise<void> | undefined;

@@ -19,6 +19,7 @@ import { Ajv } from "ajv";
 import type { Job } from "pg-boss";
 import type { Logger } from "pino";
 import type { Config } from "../config/loader.js";
+import { recordEvent } from "./events.js";
 import type { Pipeline, PipelineStep } from "./pipelines.js";
 import type { StepJob, QueueManager } from "./queue.js";
 import type { StageRegistry } from "./registry.js";
@@ -119,6 +120,11 @@ export class Runner {
 
   get pipelines() {
     return this.deps.pipelines;
+  }
+
+  /** For services that enqueue in a run's transaction (events.ts recordEvent). */
+  get queue(): QueueManager {
+    return this.deps.queue;
   }
 
   /** Builds the run's plan: the pipeline's steps with `set` overrides applied and re-validated. */
@@ -382,15 +388,16 @@ export class Runner {
         output: result.skipped ? undefined : output,
       });
       const merged = { ...run.output, ...output };
+      // The run's own record; the account's webhook events come from the domain services (events.ts).
       for (const ev of Array.isArray(_events) ? _events : []) {
-        await tx.query(`insert into events (id, type, run_id, account_id, livemode, data) values ($1, $2, $3, $4, $5, $6)`, [
-          randomUUID(),
-          String(ev.type),
+        await recordEvent(tx, {
+          type: String(ev.type),
           runId,
-          run.input.account_id ?? null,
-          Boolean(run.input.livemode),
-          JSON.stringify(ev.data ?? {}),
-        ]);
+          accountId: run.input.account_id ?? null,
+          livemode: Boolean(run.input.livemode),
+          data: (ev.data ?? {}) as Record<string, unknown>,
+          deliver: false,
+        });
       }
       const list = phase === "main" ? run.plan.steps : run.plan.on_failure;
       const next = index + 1;

@@ -14,6 +14,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AccountService } from "./accounts.js";
+import { recordEvent } from "./events.js";
 import { TERMINAL, type Run, type Runner } from "./runner.js";
 import type { Storage } from "./storage.js";
 import type { Db, Queryable } from "./store/db.js";
@@ -189,6 +190,8 @@ export class TranscriptService {
     if (run.state !== "succeeded") {
       const error = run.error ?? { code: "cancelled", message: "the transcript was cancelled" };
       await tx.query(`update transcripts set status = 'failed', error = $2, updated_at = now(), finished_at = now() where id = $1`, [row.id, JSON.stringify(error)]);
+      const data = { id: row.id, status: "failed", name: row.name, url: row.url, error: { code: error.code, message: error.message }, message: `the transcript of "${row.name}" failed: ${error.message}` };
+      await recordEvent(tx, { type: "transcript.failed", accountId: row.account_id, livemode: row.livemode, runId: run.id, data }, this.deps.runner.queue);
       return;
     }
     const t = (run.output.transcript ?? {}) as Record<string, any>;
@@ -209,6 +212,18 @@ export class TranscriptService {
       `update transcripts set status = 'completed', duration_seconds = $2, charged_cents = $3, result = $4, updated_at = now(), finished_at = now() where id = $1`,
       [row.id, seconds, cents, JSON.stringify(result)],
     );
+    const data = {
+      id: row.id, status: "completed", name: row.name, url: row.url, language: result.language ?? null, duration_seconds: seconds, word_count: result.word_count ?? null,
+      charged_cents: cents, free: row.free, created_at: iso(row.created_at), completed_at: new Date().toISOString(),
+      message: `the transcript of "${row.name}" is ready: read it at downloads.page, or take downloads.txt, .srt or .vtt (links valid 7 days)`,
+    };
+    const links = {
+      "downloads.page": { key: result.page ?? keys.page, name: "transcript.html", type: "text/html; charset=utf-8" },
+      "downloads.txt": { key: result.files?.txt ?? keys.txt, name: "transcript.txt", type: "text/plain; charset=utf-8" },
+      "downloads.srt": { key: result.files?.srt ?? keys.srt, name: "transcript.srt", type: "application/x-subrip" },
+      "downloads.vtt": { key: result.files?.vtt ?? keys.vtt, name: "transcript.vtt", type: "text/vtt" },
+    };
+    await recordEvent(tx, { type: "transcript.completed", accountId: row.account_id, livemode: row.livemode, runId: run.id, data, links }, this.deps.runner.queue);
     if (cents) this.deps.accounts?.evictAccount(row.account_id);
   }
 

@@ -15,10 +15,11 @@ import { adminCommand } from "./operations/admin.js";
 import { ACCOUNT_OPERATIONS } from "./operations/account.js";
 import { FILE_OPERATIONS } from "./operations/files.js";
 import { TRANSCRIPT_OPERATIONS } from "./operations/transcripts.js";
+import { WEBHOOK_OPERATIONS } from "./operations/webhooks.js";
 import type { Operation } from "./registry.js";
 import type { FacadeServices } from "./services.js";
 
-export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS];
+export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS];
 
 function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], where: string): { field: string; message: string } {
   const base = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
@@ -113,7 +114,7 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
       }
     });
   }
-  app.get("/openapi.json", () => toOpenApi(operations, { version: services.version }));
+  app.get("/openapi.json", () => toOpenApi(operations, { version: services.version, serverUrl: services.config.server.public_url }));
   app.all("/**", (event) => {
     const { body } = toErrorBody(new ApiError(404, "not_found", `no route for ${event.req.method} ${new URL(event.req.url).pathname}`));
     return new Response(JSON.stringify(body), { status: 404, headers: { "content-type": "application/json" } });

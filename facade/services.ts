@@ -8,6 +8,7 @@ import type { WorkerBoard } from "../daemon/workers.js";
 import type { AccountService } from "../daemon/accounts.js";
 import type { BillingService } from "../daemon/billing.js";
 import type { EpisodeService } from "../daemon/episodes.js";
+import type { WebhookService } from "../daemon/webhooks.js";
 import type { RateLimiter } from "./ratelimit.js";
 import type { LinkSigner } from "./signing.js";
 import type { Storage } from "../daemon/storage.js";
@@ -21,6 +22,7 @@ export interface FacadeServices {
   accounts: AccountService;
   billing: BillingService;
   episodes: EpisodeService;
+  webhooks: WebhookService;
   rates: RateLimiter;
   signer: LinkSigner;
   storage: Storage;

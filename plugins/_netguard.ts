@@ -232,6 +232,13 @@ function parseUserUrl(input: string | URL): URL {
   return url;
 }
 
+/** Every address a host name stands for (an IP literal stands for itself). DNS errors are thrown as they come. */
+export async function resolveHostAddresses(host: string): Promise<string[]> {
+  const bare = host.replace(/^\[|\]$/g, "");
+  if (net.isIP(bare)) return [bare];
+  return (await dns.lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+}
+
 /** Resolves the URL's host, refuses it if any answer is private, and returns the address to use. */
 async function checkedAddress(url: URL, opts: GuardedFetchOptions): Promise<string> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -241,19 +248,16 @@ async function checkedAddress(url: URL, opts: GuardedFetchOptions): Promise<stri
     throw new StageError("bad_url", `only https links are accepted (got http://${url.host})`);
   }
   let addresses: string[];
-  if (net.isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-    } catch (cause: any) {
-      const missing = cause?.code === "ENOTFOUND" || cause?.code === "ENODATA";
-      throw new StageError("fetch_failed", `could not resolve ${host}${missing ? ": no such host" : ` (${cause?.code ?? cause})`}`, {
-        retryable: !missing,
-        cause,
-      });
-    }
-    if (addresses.length === 0) throw new StageError("fetch_failed", `could not resolve ${host}: no addresses`);
+  try {
+    addresses = await resolveHostAddresses(host);
+  } catch (cause: any) {
+    const missing = cause?.code === "ENOTFOUND" || cause?.code === "ENODATA";
+    throw new StageError("fetch_failed", `could not resolve ${host}${missing ? ": no such host" : ` (${cause?.code ?? cause})`}`, {
+      retryable: !missing,
+      cause,
+    });
   }
+  if (addresses.length === 0) throw new StageError("fetch_failed", `could not resolve ${host}: no addresses`);
   for (const address of addresses) {
     const reason = addressRefusal(address, opts);
     if (reason) {

@@ -426,9 +426,9 @@ export const getEpisode = defineOperation({
   async handler(ctx) {
     const auth = _authOf(ctx);
     if (!auth.livemode) return testAnswer.episode(ctx.params.id!);
-    const ep = await ctx.services.episodes.get(auth.account.id, ctx.params.id!);
-    if (!ep) throw _notFound("episode", ctx.params.id!);
-    return toEpisodeView(ctx, ep, await ctx.services.episodes.clipsOf(ep.id));
+    const found = await ctx.services.episodes.getWithClips(auth.account.id, ctx.params.id!);
+    if (!found) throw _notFound("episode", ctx.params.id!);
+    return toEpisodeView(ctx, found.episode, found.clips);
   },
 });
 

@@ -4,11 +4,9 @@
  * starts: https only, and every address its host resolves to must be public (plugins/_netguard);
  * fetch-source checks again when it downloads, pinned to the checked address.
  */
-import { promises as dns } from "node:dns";
-import net from "node:net";
 import { TranscriptService, transcriptKeys, type TranscriptRecord } from "../../daemon/transcripts.js";
 import { extensionOf } from "../../plugins/_media-types.js";
-import { addressRefusal } from "../../plugins/_netguard.js";
+import { addressRefusal, resolveHostAddresses } from "../../plugins/_netguard.js";
 import type { AuthContext } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";
@@ -48,10 +46,9 @@ export async function assertPublicUrl(url: URL, config: FacadeServices["config"]
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const allowLoopback = config.network?.allow_loopback === true;
   let addresses: string[];
-  if (net.isIP(host)) addresses = [host];
-  else {
+  {
     try {
-      addresses = (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+      addresses = await resolveHostAddresses(host);
     } catch (err: any) {
       if (err?.code === "ENOTFOUND" || err?.code === "ENODATA") {
         throw new ApiError(400, "invalid_url", `body field "url": the host ${host} does not exist`, { field: "url", host });
