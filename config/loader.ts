@@ -26,7 +26,7 @@ export type Config = {
   };
   pipelines: { ops_dir: string };
   plugins: string[];
-  watch: { enabled: boolean; stable_ms: number; folders: Array<{ path: string; pipeline: string }> };
+  watch: { enabled: boolean; stable_ms: number; folders: Array<{ path: string; pipeline: string }>; account_id: string };
   render: { render_top: number };
   network: { allow_loopback: boolean; extra_ca: string };
   webhooks: { time_scale: number; timeout_ms: number; disable_after_hours: number };

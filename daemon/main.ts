@@ -32,7 +32,7 @@ Daemon
   start                          facade, workers and watch folder in one process
   serve | work | watch           one role alone
 Work in the foreground
-  run <pipeline> <file-or-url> [--out DIR] [--set key=value ...]
+  run <pipeline> <file-or-url> [--out DIR] [--set key=value ...] [--account ID]
   stage <name> --input FILE.json [--set key=value ...]
 Operations
   doctor                         what the machine lacks, and the command that fixes it
@@ -111,7 +111,8 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
       await app.storage.putFile(key, path.resolve(target));
       input = { upload: { key, name } };
     }
-    const run = await app.runner.startRun(pipeline, { ...input, options: set }, { origin: "cli", originRef: name, set });
+    const account = values.account ? { account_id: String(values.account) } : {};
+    const run = await app.runner.startRun(pipeline, { ...input, options: set, ...account }, { origin: "cli", originRef: name, set });
     const done = await app.runner.waitForRun(run.id, { onUpdate: (r) => bar.update(r, `${pipeline} `) });
     bar.done();
     let kids: Run[] = [];

@@ -388,16 +388,23 @@ export class Runner {
         output: result.skipped ? undefined : output,
       });
       const merged = { ...run.output, ...output };
-      // The run's own record; the account's webhook events come from the domain services (events.ts).
+      // The run's own record. For API work the account's webhook events come from the domain
+      // services (events.ts), in the API's shapes; work from the watch folder or the CLI that names
+      // an account (watch.account_id, --account) has only these, so they are delivered.
+      const deliverable = run.origin !== "api" && Boolean(run.input.account_id);
       for (const ev of Array.isArray(_events) ? _events : []) {
-        await recordEvent(tx, {
-          type: String(ev.type),
-          runId,
-          accountId: run.input.account_id ?? null,
-          livemode: Boolean(run.input.livemode),
-          data: (ev.data ?? {}) as Record<string, unknown>,
-          deliver: false,
-        });
+        await recordEvent(
+          tx,
+          {
+            type: String(ev.type),
+            runId,
+            accountId: run.input.account_id ?? null,
+            livemode: deliverable ? true : Boolean(run.input.livemode),
+            data: { ...((ev.data ?? {}) as Record<string, unknown>), ...(deliverable ? { origin: run.origin, origin_ref: run.origin_ref } : {}) },
+            deliver: deliverable ? undefined : false,
+          },
+          this.deps.queue,
+        );
       }
       const list = phase === "main" ? run.plan.steps : run.plan.on_failure;
       const next = index + 1;

@@ -156,7 +156,8 @@ export class WatchFolder {
     const key = `uploads/watch/${id}/${name}`;
     await this.app.storage.putFile(key, src);
     await this.app.db.transaction(async (tx) => {
-      const run = await this.app.runner.startRun(l.pipeline, { upload: { key, name }, options: set }, { origin: "watch", originRef: name, set, tx });
+      const account = this.app.config.watch.account_id ? { account_id: this.app.config.watch.account_id } : {};
+      const run = await this.app.runner.startRun(l.pipeline, { upload: { key, name }, options: set, ...account }, { origin: "watch", originRef: name, set, tx });
       await tx.query(`insert into watch_files (id, folder, name, size, mtime_ms, state, run_id) values ($1, $2, $3, $4, $5, 'running', $6)`, [id, l.inbox, name, st.size, st.mtimeMs, run.id]);
       log.info({ runId: run.id }, "file taken");
     });
