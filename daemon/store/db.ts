@@ -5,6 +5,7 @@
  * which holds that connection exclusively; a BEGIN sent as a plain query would let pg-boss's own
  * statements slip inside it.
  */
+import { createHash } from "node:crypto";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
@@ -41,15 +42,27 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
     await pool.end().catch(() => {});
     throw new DatabaseError(`cannot connect to PostgreSQL (DATABASE_URL): ${(err as Error).message}`, { cause: err });
   }
+  // Parameterised statements are prepared once per connection and reused by name: the hot API
+  // reads then skip parsing and planning. Statements without parameters (DDL, scripts) go as is.
+  const names = new Map<string, string>();
+  const named = (sql: string, params?: unknown[]) => {
+    if (!params?.length) return sql;
+    let name = names.get(sql);
+    if (!name) {
+      name = `clipd_${createHash("sha1").update(sql).digest("hex").slice(0, 20)}`;
+      names.set(sql, name);
+    }
+    return { name, text: sql, values: params as any[] };
+  };
   return {
     kind: "postgres",
     raw: { connectionString },
-    query: (sql, params) => pool.query(sql, params as any[]) as any,
+    query: (sql, params) => (params?.length ? pool.query(named(sql, params) as any) : pool.query(sql)) as any,
     async transaction(fn) {
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
-        const result = await fn({ query: (sql, params) => client.query(sql, params as any[]) as any });
+        const result = await fn({ query: (sql, params) => (params?.length ? client.query(named(sql, params) as any) : client.query(sql)) as any });
         await client.query("COMMIT");
         return result;
       } catch (err) {
