@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
+import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../_ffmpeg.js";
 import { defineStage, StageError } from "../../daemon/stage.js";
 import { FfmpegError, probeMedia, runFfmpeg } from "../_render.js";
 import { makeBackground, toHexColour } from "./background.js";
@@ -100,7 +101,10 @@ export default defineStage<CutOptions>({
       let args: string[];
       if (isAudio) {
         const imageKey: string | undefined = o.background_image ?? input.cover?.key;
-        const image = imageKey && (await ctx.storage.exists(imageKey)) ? ctx.storage.pathOf(imageKey) : undefined;
+        let image = imageKey && (await ctx.storage.exists(imageKey)) ? ctx.storage.pathOf(imageKey) : undefined;
+        // An episode file with embedded cover art (an MP3's picture) lends it to the background.
+        const coverStream = (media.streams ?? []).find((st: { cover_art?: boolean }) => st.cover_art) as { index: number } | undefined;
+        if (!image && coverStream) image = await extractCover(source, coverStream.index, ctx.workdir, ctx.signal);
         const bg = await makeBackground(path.join(ctx.workdir, "background.png"), { width, height, colour, title: clip.title, image });
         args = audioCutArgs(source, clip.pieces, { width, height, fps, background: bg, waveColour: "white@0.85", output: tmp, preset });
       } else {
@@ -156,3 +160,10 @@ export default defineStage<CutOptions>({
     };
   },
 });
+
+/** Writes a file's embedded picture to the workdir; undefined when ffmpeg cannot read it. */
+async function extractCover(source: string, streamIndex: number, workdir: string, signal: AbortSignal): Promise<string | undefined> {
+  const out = path.join(workdir, "cover.png");
+  const r = await runTool(ffmpegPath(), ["-hide_banner", "-nostdin", "-y", ...SAFE_INPUT_ARGS, "-i", source, "-map", `0:${streamIndex}`, "-frames:v", "1", out], { signal });
+  return r.code === 0 ? out : undefined;
+}
