@@ -20,6 +20,7 @@ import { BillingService } from "./billing.js";
 import { EpisodeService } from "./episodes.js";
 import { TranscriptService } from "./transcripts.js";
 import { WebhookService } from "./webhooks.js";
+import { freeService } from "./free.js";
 
 export interface ClipdApp {
   config: Config;
@@ -72,6 +73,7 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
     const episodes = new EpisodeService({ db, runner, billing, storage, config, log: log.child({ service: "episodes" }) });
     episodes.register();
     new TranscriptService({ db, runner, storage, accounts }).register();
+    await freeService({ db, runner, queue, storage, config, log: log.child({ service: "free" }) }).prepare();
     const webhooks = new WebhookService({ db, queue, config, log: log.child({ service: "webhooks" }) });
     await webhooks.prepare();
     return {

@@ -114,6 +114,11 @@ export class QueueManager {
     });
   }
 
+  /** Sends a job to `name` on a cron (UTC), once across all daemons (pg-boss schedule). */
+  async schedule(name: string, cron: string, data: object = {}): Promise<void> {
+    await this.boss.schedule(name, cron, data, { tz: "UTC" });
+  }
+
   /** Works one of the daemon's own queues with `concurrency` slots; a handler that throws is retried by the queue. */
   async work<T extends object>(name: string, handler: (data: T, job: Job<T>) => Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
     this.worked.add(name);

@@ -12,6 +12,7 @@ import { WatchFolder } from "./watch.js";
 import { RateLimiter } from "../facade/ratelimit.js";
 import { LinkSigner } from "../facade/signing.js";
 import { downloadLink } from "../facade/uploads.js";
+import { freeService } from "./free.js";
 
 export type Role = "serve" | "work" | "watch";
 
@@ -56,6 +57,7 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
     app.webhooks.setLinker((file) => downloadLink({ config: app.config, signer }, { ...file, origin }));
     await app.queue.workSteps((job) => app.runner.handle(job));
     await app.webhooks.work();
+    await freeService(app).work();
     await app.workers.join(roles, app.config.queue.concurrency, () => app.queue.activeLocal());
     app.log.info({ concurrency: app.config.queue.concurrency, db: app.db.kind }, "worker ready");
   }

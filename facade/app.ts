@@ -16,10 +16,11 @@ import { ACCOUNT_OPERATIONS } from "./operations/account.js";
 import { FILE_OPERATIONS } from "./operations/files.js";
 import { TRANSCRIPT_OPERATIONS } from "./operations/transcripts.js";
 import { WEBHOOK_OPERATIONS } from "./operations/webhooks.js";
+import { FREE_OPERATIONS } from "./operations/free.js";
 import type { Operation } from "./registry.js";
 import type { FacadeServices } from "./services.js";
 
-export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS];
+export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS];
 
 function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], where: string): { field: string; message: string } {
   const base = e.instancePath.replace(/^\//, "").replace(/\//g, ".");

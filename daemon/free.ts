@@ -1,0 +1,407 @@
+/**
+ * The free transcription tool (/api/v1/transcribe): optional `svc_free_` keys, daily limits, a
+ * monthly budget, callbacks and retention. It reuses the `transcript` pipeline and its engines.
+ *
+ * Guarantees:
+ * - A file's length is read from its server (daemon/free-probe.ts) before anything is counted or
+ *   spent; too long, too big and unreadable links leave no trace.
+ * - Admission is one transaction holding the month's budget row: the daily counts, the budget
+ *   check, the job row and the run's first job commit together, so the limits hold across any
+ *   number of facade processes.
+ * - A job is settled by a runner.onRunEnd hook in the transaction that ends its run (result, real
+ *   cost and the callback delivery together); a poll settles a job whose run ended without it.
+ * - Callbacks are signed per Standard Webhooks with the job's own secret (given once, in the 202
+ *   answer) and retried on failure; polling works whatever the callback does.
+ * - A daily pg-boss schedule deletes the source audio after `audio_retention_days` and the text
+ *   after `text_retention_days`; a poll of an expired job answers 404 `expired`.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import type { Logger } from "pino";
+import type { Config } from "../config/loader.js";
+import { guardedFetch, netguardOptionsFromConfig } from "../plugins/_netguard.js";
+import { AccountError, fingerprint, keyKind } from "./accounts.js";
+import { freeConfig, type FreeConfig } from "./free-config.js";
+import { measureRemote, ProbeRefusal, type Measure } from "./free-probe.js";
+import type { QueueManager } from "./queue.js";
+import { TERMINAL, type Run, type Runner } from "./runner.js";
+import type { Storage } from "./storage.js";
+import type { Db, Queryable } from "./store/db.js";
+import { newSecret, signatureHeader } from "./webhooks.js";
+
+export const FREE_CALLBACK_QUEUE = "clipd-free-callback";
+export const FREE_RETENTION_QUEUE = "clipd-free-retention";
+/** Seconds from a failed callback to the next attempt (times free.callback_time_scale). */
+export const CALLBACK_RETRY_SECONDS = [30, 120, 600, 1800, 3600];
+
+/** A refusal in the API's envelope (mapped by facade/errors.ts like every AccountError). */
+export class FreeError extends AccountError {}
+
+export interface FreeDeps {
+  db: Db;
+  runner: Runner;
+  queue: QueueManager;
+  storage: Storage;
+  config: Config;
+  log: Logger;
+}
+
+export type FreeLinker = (file: { key: string; name: string; type: string }, origin?: string) => { url: string; expires_at: string };
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
+const parse = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v);
+const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+
+function nextDay(now = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+}
+function dayStart(now = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+}
+function monthStart(now = new Date()): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString().slice(0, 10);
+}
+function nextMonth(now = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
+const services = new WeakMap<Runner, FreeService>();
+
+/** The one FreeService of a runner (daemon and facade share it in one process). */
+export function freeService(deps: FreeDeps): FreeService {
+  let svc = services.get(deps.runner);
+  if (!svc) services.set(deps.runner, (svc = new FreeService(deps)));
+  return svc;
+}
+
+export class FreeService {
+  private linker: FreeLinker | undefined;
+  /** Origin for links in callbacks when server.public_url is unset: the first request's. */
+  private origin: string | undefined;
+  private registered = false;
+  private prepared: Promise<void> | undefined;
+
+  constructor(private readonly deps: FreeDeps) {}
+
+  get cfg(): FreeConfig {
+    return freeConfig(this.deps.config);
+  }
+
+  /** Signs result links; given by a process that can sign (the facade). */
+  setLinker(fn: FreeLinker, origin?: string): void {
+    this.linker ??= fn;
+    this.origin ??= origin;
+  }
+
+  /** Settles free jobs in the transaction that ends their run. Safe to call more than once. */
+  register(): void {
+    if (this.registered) return;
+    this.registered = true;
+    this.deps.runner.onRunEnd((tx, run) => this.settle(tx, run));
+  }
+
+  /** Registers the hook, makes the queues and the daily retention schedule. Idempotent. */
+  prepare(): Promise<void> {
+    this.register();
+    this.prepared ??= (async () => {
+      await this.deps.queue.ensureQueue(FREE_CALLBACK_QUEUE);
+      await this.deps.queue.ensureQueue(FREE_RETENTION_QUEUE);
+      await this.deps.queue.schedule(FREE_RETENTION_QUEUE, this.cfg.retention_cron);
+    })();
+    return this.prepared;
+  }
+
+  /** Works callbacks and the retention job (worker role). */
+  async work(): Promise<void> {
+    await this.prepare();
+    await this.deps.queue.work<{ callbackId: string; attempt: number }>(FREE_CALLBACK_QUEUE, (d) => this.attemptCallback(d.callbackId, d.attempt), { concurrency: 2 });
+    await this.deps.queue.work<object>(FREE_RETENTION_QUEUE, async () => void (await this.sweep()), { concurrency: 1 });
+  }
+
+  // ---- keys -----------------------------------------------------------------------------------
+
+  /** A new `svc_free_` key for `email` (at most keys_per_email_per_day a UTC day). Shown once. */
+  async issueKey(email: string): Promise<string> {
+    const addr = email.trim().toLowerCase();
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(addr)) throw new FreeError("invalid_request", `"${email}" is not an email address`, 400, { field: "email" });
+    const limit = this.cfg.keys_per_email_per_day;
+    const key = `svc_free_${randomBytes(20).toString("hex")}`;
+    await this.deps.db.transaction(async (tx) => {
+      const { rows } = await tx.query(
+        `insert into free_key_issues (email, day, issued) values ($1, $2, 1)
+         on conflict (email, day) do update set issued = free_key_issues.issued + 1 returning issued`,
+        [addr, dayStart().toISOString().slice(0, 10)],
+      );
+      if (rows[0].issued > limit) {
+        throw new FreeError("key_limit", `at most ${limit} keys a day are issued per email address`, 429, { limit, resets_at: nextDay().toISOString() });
+      }
+      await tx.query(`insert into free_keys (id, fingerprint, email) values ($1, $2, $3)`, [randomUUID(), fingerprint(key), addr]);
+    });
+    return key;
+  }
+
+  /** The id of a valid free key; throws 401 bad_key for anything else (account keys included). */
+  async authenticate(token: string): Promise<string> {
+    const kind = keyKind(token);
+    if (kind !== "free") {
+      throw new FreeError("bad_key", kind ? "account API keys are not accepted here; send a free key (svc_free_…) or none" : "that is not a free transcription key (svc_free_…)", 401);
+    }
+    const fp = fingerprint(token);
+    const { rows } = await this.deps.db.query(`select id, fingerprint, revoked_at from free_keys where fingerprint = $1`, [fp]);
+    const r = rows[0];
+    if (!r || !timingSafeEqual(Buffer.from(r.fingerprint, "hex"), Buffer.from(fp, "hex"))) throw new FreeError("bad_key", "this free key is not known", 401);
+    if (r.revoked_at) throw new FreeError("bad_key", "this free key was revoked", 401);
+    return r.id;
+  }
+
+  async revokeKey(token: string): Promise<{ revoked_at: string }> {
+    const id = await this.authenticate(token);
+    const { rows } = await this.deps.db.query(`update free_keys set revoked_at = now() where id = $1 returning revoked_at`, [id]);
+    return { revoked_at: iso(rows[0].revoked_at)! };
+  }
+
+  // ---- jobs -----------------------------------------------------------------------------------
+
+  /** Measures the file, applies every limit and starts the job. Throws FreeError refusals. */
+  async submit(input: { url: string; callbackUrl?: string; keyId: string | null; clientAddr: string }): Promise<{ id: string; token: string; callback_secret?: string }> {
+    const cfg = this.cfg;
+    const m = await this.measure(input.url, cfg);
+    const anon = input.keyId === null;
+    const max = anon ? cfg.max_seconds_anon : cfg.max_seconds_key;
+    if (m.size_bytes !== undefined && m.size_bytes > cfg.max_bytes) {
+      throw new FreeError("too_big", `the file is ${m.size_bytes} bytes, over the limit of ${cfg.max_bytes}`, 413, { max_bytes: cfg.max_bytes, size_bytes: m.size_bytes });
+    }
+    if (m.measured && m.duration_seconds! > max) {
+      const duration = Math.round(m.duration_seconds! * 10) / 10;
+      throw new FreeError(
+        anon ? "too_long_anon" : "too_long",
+        anon ? `the file is ${duration} s long; without a key the limit is ${max} s (a free key allows ${cfg.max_seconds_key} s)` : `the file is ${duration} s long, over the limit of ${max} s`,
+        413,
+        { max_duration_seconds: max, duration_seconds: duration },
+      );
+    }
+    const id = randomUUID();
+    const token = randomBytes(24).toString("base64url");
+    const secret = input.callbackUrl ? newSecret() : undefined;
+    const cost = ((m.measured ? m.duration_seconds! : max) / 60) * cfg.cents_per_minute;
+    const month = monthStart();
+    const since = dayStart().toISOString();
+    const resetsDay = nextDay().toISOString();
+    await this.deps.db.transaction(async (tx) => {
+      await tx.query(`insert into free_budget (month) values ($1) on conflict (month) do nothing`, [month]);
+      const budget = (await tx.query(`select spent_cents, anon_spent_cents from free_budget where month = $1 for update`, [month])).rows[0];
+      const who = anon ? `key_id is null and client_addr = $1` : `key_id = $1`;
+      const whoParam = anon ? input.clientAddr : input.keyId;
+      const { rows } = await tx.query(
+        `select count(*)::int as n, count(*) filter (where not measured)::int as unmeasured from free_jobs where ${who} and created_at >= $2`,
+        [whoParam, since],
+      );
+      const perDay = anon ? cfg.files_per_day_anon : cfg.files_per_day_key;
+      if (rows[0].n >= perDay) {
+        throw anon
+          ? new FreeError("anon_daily_limit", `without a key, ${perDay} file a day is allowed per client address; a free key allows ${cfg.files_per_day_key}`, 429, { limit: perDay, resets_at: resetsDay })
+          : new FreeError("daily_limit", `this key has used its ${perDay} files today`, 429, { limit: perDay, resets_at: resetsDay });
+      }
+      if (!m.measured && rows[0].unmeasured >= cfg.unmeasured_per_day) {
+        throw new FreeError("unmeasured_limit", `the file's server does not tell its length, and ${cfg.unmeasured_per_day} such file a day is allowed; use a server that sends Content-Length or answers Range requests`, 429, {
+          limit: cfg.unmeasured_per_day,
+          resets_at: resetsDay,
+        });
+      }
+      const resetsMonth = nextMonth().toISOString();
+      if (Number(budget.spent_cents) + cost > cfg.monthly_budget_cents) {
+        throw new FreeError("ceiling", "the free tool has spent its budget for this month", 503, { resets_at: resetsMonth });
+      }
+      if (anon && Number(budget.anon_spent_cents) + cost > cfg.monthly_budget_cents * cfg.anon_share) {
+        throw new FreeError("anon_ceiling", "the no-key tier has spent its share of this month's budget; a free key still works (POST /api/v1/transcribe/keys)", 503, { resets_at: resetsMonth });
+      }
+      await tx.query(`update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`, [month, cost, anon ? cost : 0]);
+      await tx.query(
+        `insert into free_jobs (id, token_fp, key_id, client_addr, url, callback_url, callback_secret, measured, duration_seconds, size_bytes, cost_cents)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [id, sha(token), input.keyId, input.clientAddr, input.url, input.callbackUrl ?? null, secret ?? null, m.measured, m.duration_seconds ?? null, m.size_bytes ?? null, cost],
+      );
+      const run = await this.deps.runner.startRun(
+        "transcript",
+        { source_url: input.url, free_job_id: id },
+        { origin: "free", originRef: id, tx, set: { "probe.max_seconds": max, "probe.max_bytes": cfg.max_bytes, "transcribe.language": cfg.language } },
+      );
+      await tx.query(`update free_jobs set run_id = $2 where id = $1`, [id, run.id]);
+    });
+    return { id, token, ...(secret ? { callback_secret: secret } : {}) };
+  }
+
+  private async measure(url: string, cfg: FreeConfig): Promise<Measure> {
+    try {
+      return await measureRemote(url, { ...(await netguardOptionsFromConfig(this.deps.config)), probeBytes: cfg.probe_bytes });
+    } catch (err: any) {
+      if (err instanceof ProbeRefusal) throw new FreeError("unreadable", err.message, 400, { field: "url" });
+      if (err?.code === "forbidden_address") throw new FreeError("forbidden_address", `body field "url": ${err.message}; only public addresses can be fetched`, 400, { field: "url" });
+      throw new FreeError("unreadable", `body field "url" could not be read: ${err?.message ?? err}`, 400, { field: "url" });
+    }
+  }
+
+  /** The job when `token` is its poll token (else undefined), settled if its run has ended. */
+  async get(id: string, token: string | undefined): Promise<any | undefined> {
+    const { rows } = await this.deps.db.query(`select j.*, r.state as run_state from free_jobs j left join runs r on r.id = j.run_id where j.id = $1`, [id]);
+    const row = rows[0];
+    if (!row || !token || !timingSafeEqual(Buffer.from(sha(token), "hex"), Buffer.from(row.token_fp, "hex"))) return undefined;
+    if (row.status === "queued" && row.run_id && TERMINAL.has(row.run_state)) {
+      await this.deps.db.transaction(async (tx) => {
+        const run = await this.deps.runner.getRun(row.run_id, tx);
+        if (run) await this.settle(tx, run);
+      });
+      return (await this.deps.db.query(`select * from free_jobs where id = $1`, [id])).rows[0];
+    }
+    return row;
+  }
+
+  /** The poll answer (also the callback's data). */
+  async view(row: any, origin = this.origin): Promise<Record<string, unknown>> {
+    if (row.status === "queued") {
+      const elapsed = Math.max(0, Math.round((Date.now() - Date.parse(iso(row.created_at)!)) / 1000));
+      return { id: row.id, status: "processing", elapsed_seconds: elapsed, poll_after_seconds: elapsed < 30 ? 2 : 10 };
+    }
+    if (row.status === "failed") {
+      const e = parse(row.error) ?? { code: "failed", message: "the transcription failed" };
+      return { id: row.id, status: "failed", error: { code: e.code, message: e.message } };
+    }
+    const r = parse(row.result) ?? {};
+    const base = { id: row.id, status: "completed", ...(row.code ? { code: row.code } : {}), duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds), word_count: r.word_count ?? 0, language: r.language ?? null };
+    const files = (r.files ?? {}) as { txt?: string; srt?: string; vtt?: string };
+    const read = async (key?: string) => (key && (await this.deps.storage.exists(key)) ? (await this.deps.storage.read(key)).toString("utf8") : "");
+    const sizes = await Promise.all([files.txt, files.srt, files.vtt].map(async (k) => (k && (await this.deps.storage.exists(k)) ? this.deps.storage.size(k) : 0)));
+    const total = sizes.reduce((a, b) => a + b, 0);
+    if (total < this.cfg.inline_max_bytes || !this.linker) {
+      return { ...base, text: (await read(files.txt)).trim(), srt: await read(files.srt), vtt: await read(files.vtt) };
+    }
+    const link = (key: string, name: string, type: string) => this.linker!({ key, name, type }, origin).url;
+    return {
+      ...base,
+      text_url: link(files.txt!, "transcript.txt", "text/plain; charset=utf-8"),
+      srt_url: link(files.srt!, "transcript.srt", "application/x-subrip; charset=utf-8"),
+      vtt_url: link(files.vtt!, "transcript.vtt", "text/vtt; charset=utf-8"),
+      note: `the text, srt and vtt total ${total} bytes (${this.cfg.inline_max_bytes} or more), so they are given as links, valid 7 days`,
+    };
+  }
+
+  /** Moves the job of an ended run to completed (no_speech included) or failed. Idempotent. */
+  async settle(tx: Queryable, run: Run): Promise<void> {
+    if (run.pipeline !== "transcript" || !run.input?.free_job_id || !TERMINAL.has(run.state)) return;
+    const { rows } = await tx.query(`select * from free_jobs where id = $1 and run_id = $2 for update`, [run.input.free_job_id, run.id]);
+    const row = rows[0];
+    if (!row || row.status !== "queued") return;
+    const audioKey = run.output?.source?.key ?? null;
+    let seconds = row.duration_seconds === null ? null : Number(row.duration_seconds);
+    if (run.state === "succeeded") {
+      const t = (run.output.transcript ?? {}) as Record<string, any>;
+      seconds = Number(t.duration ?? run.output.media?.duration ?? seconds ?? 0);
+      const result = { files: t.files, language: t.language ?? null, word_count: t.word_count ?? 0, engine: t.engine };
+      await tx.query(`update free_jobs set status = 'completed', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`, [row.id, seconds, JSON.stringify(result), audioKey]);
+    } else if (run.error?.code === "no_speech") {
+      seconds = Number(run.output?.media?.duration ?? seconds ?? 0);
+      await tx.query(`update free_jobs set status = 'completed', code = 'no_speech', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`, [
+        row.id, seconds, JSON.stringify({ language: null, word_count: 0 }), audioKey,
+      ]);
+    } else {
+      const error = run.error ?? { code: "cancelled", message: "the transcription was cancelled" };
+      await tx.query(`update free_jobs set status = 'failed', code = $2, error = $3, audio_key = $4, finished_at = now() where id = $1`, [row.id, error.code, JSON.stringify({ code: error.code, message: error.message }), audioKey]);
+    }
+    // The real cost replaces the reservation (a failed job before transcription costs nothing).
+    const real = run.state === "succeeded" || run.error?.code === "no_speech" ? ((seconds ?? 0) / 60) * this.cfg.cents_per_minute : 0;
+    const delta = real - Number(row.cost_cents);
+    await tx.query(`update free_jobs set cost_cents = $2 where id = $1`, [row.id, real]);
+    await tx.query(`update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`, [
+      monthStart(new Date(iso(row.created_at)!)), delta, row.key_id ? 0 : delta,
+    ]);
+    if (row.callback_url) {
+      const settled = (await tx.query(`select * from free_jobs where id = $1`, [row.id])).rows[0];
+      const data = await this.view(settled);
+      const type = data.status === "failed" ? "transcription.failed" : "transcription.completed";
+      const payload = JSON.stringify({ type, timestamp: new Date().toISOString(), data });
+      const callbackId = randomUUID();
+      await tx.query(`insert into free_callbacks (id, job_id, url, payload) values ($1, $2, $3, $4)`, [callbackId, row.id, row.callback_url, payload]);
+      await this.deps.queue.send(FREE_CALLBACK_QUEUE, { callbackId, attempt: 1 }, { tx, retryLimit: 3, retryDelay: 5, expireInSeconds: 60 });
+    }
+  }
+
+  // ---- callbacks ------------------------------------------------------------------------------
+
+  /** Attempt `n` of a callback; a failure schedules the next one until CALLBACK_RETRY_SECONDS runs out. */
+  async attemptCallback(callbackId: string, n: number): Promise<void> {
+    const { rows } = await this.deps.db.query(
+      `select c.*, j.callback_secret from free_callbacks c join free_jobs j on j.id = c.job_id where c.id = $1 and c.status = 'pending' and c.attempts = $2 - 1`,
+      [callbackId, n],
+    );
+    const c = rows[0];
+    if (!c) return; // delivered, given up, or a stale duplicate
+    const error = await this.post(c.url, c.id, c.payload, c.callback_secret);
+    await this.deps.db.transaction(async (tx) => {
+      if (!error) {
+        await tx.query(`update free_callbacks set status = 'delivered', attempts = $2, last_error = null, finished_at = now() where id = $1`, [c.id, n]);
+        return;
+      }
+      const wait = CALLBACK_RETRY_SECONDS[n - 1];
+      if (wait === undefined) {
+        await tx.query(`update free_callbacks set status = 'failed', attempts = $2, last_error = $3, finished_at = now() where id = $1`, [c.id, n, error]);
+        return;
+      }
+      await tx.query(`update free_callbacks set attempts = $2, last_error = $3 where id = $1`, [c.id, n, error]);
+      await this.deps.queue.send(FREE_CALLBACK_QUEUE, { callbackId: c.id, attempt: n + 1 }, { tx, startAfterSeconds: wait * this.cfg.callback_time_scale, retryLimit: 3, retryDelay: 5, expireInSeconds: 60 });
+    });
+  }
+
+  /** One signed POST; the error text, or null when the address answered 2xx. */
+  private async post(url: string, msgId: string, payload: string, secret: string): Promise<string | null> {
+    try {
+      const timestamp = Math.floor(Date.now() / 1000);
+      const res = await guardedFetch(url, {
+        ...(await netguardOptionsFromConfig(this.deps.config)),
+        method: "POST",
+        body: payload,
+        maxRedirects: 0,
+        idleTimeoutMs: 10_000,
+        signal: AbortSignal.timeout(10_000),
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "clipd-free-callbacks",
+          "webhook-id": msgId,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signatureHeader([secret], msgId, timestamp, payload),
+        },
+      });
+      res.response.resume();
+      return res.status >= 200 && res.status < 300 ? null : `the address answered ${res.status}`;
+    } catch (err: any) {
+      return err?.message ?? String(err);
+    }
+  }
+
+  // ---- retention ------------------------------------------------------------------------------
+
+  /** Deletes audio and text past their retention (the clock moved by free.clock_offset_seconds). */
+  async sweep(): Promise<{ audio: number; text: number }> {
+    const cfg = this.cfg;
+    const now = `now() + make_interval(secs => $1)`;
+    const audio = await this.deps.db.query(
+      `select id, audio_key from free_jobs where audio_key is not null and audio_deleted_at is null and created_at < ${now} - make_interval(days => $2::int)`,
+      [cfg.clock_offset_seconds, cfg.audio_retention_days],
+    );
+    for (const r of audio.rows) {
+      await this.deps.storage.remove(r.audio_key).catch(() => undefined);
+      await this.deps.db.query(`update free_jobs set audio_deleted_at = now() where id = $1`, [r.id]);
+    }
+    const text = await this.deps.db.query(
+      `select id, result from free_jobs where status in ('completed', 'failed') and created_at < ${now} - make_interval(days => $2::int)`,
+      [cfg.clock_offset_seconds, cfg.text_retention_days],
+    );
+    for (const r of text.rows) {
+      const files = parse(r.result)?.files ?? {};
+      for (const key of Object.values(files) as string[]) await this.deps.storage.remove(key).catch(() => undefined);
+      const json = typeof files.txt === "string" ? files.txt.replace(/\.txt$/, ".json") : undefined;
+      if (json) await this.deps.storage.remove(json).catch(() => undefined);
+      await this.deps.db.query(`update free_jobs set status = 'expired', result = null where id = $1`, [r.id]);
+    }
+    if (audio.rows.length || text.rows.length) this.deps.log.info({ audio: audio.rows.length, text: text.rows.length }, "free retention: deleted");
+    return { audio: audio.rows.length, text: text.rows.length };
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The free transcription API (/api/v1/transcribe), apart from the account API: an optional free
+ * key (`svc_free_…`) picks the key tier, no key the no-key tier. Limits, budget, callbacks and
+ * retention live in daemon/free.ts; the link is checked here first (https, public addresses).
+ */
+import { getRequestIP } from "h3";
+import { freeService, type FreeService } from "../../daemon/free.js";
+import { freeConfig } from "../../daemon/free-config.js";
+import { bearerToken } from "../auth.js";
+import { ApiError } from "../errors.js";
+import { defineOperation, uuidParam, type Operation } from "../registry.js";
+import type { FacadeServices } from "../services.js";
+import { downloadLink, linkBase, requestOrigin } from "../uploads.js";
+import { assertPublicUrl, normaliseSourceUrl } from "./transcripts.js";
+
+/** The free service of this facade, with its run-end hook registered and links signed here. */
+export function freeFor(s: FacadeServices, origin?: string): FreeService {
+  const svc = freeService({ db: s.db, runner: s.runner, queue: s.queue, storage: s.storage, config: s.config, log: s.log });
+  svc.register();
+  svc.setLinker((file, at) => downloadLink(s, { ...file, origin: at }), origin);
+  return svc;
+}
+
+const errorSchema = (codes: string[]) => ({ description: `Refused: ${codes.join(", ")} (error.code)` });
+
+const POLL_SCHEMA = {
+  type: "object",
+  required: ["id", "status"],
+  properties: {
+    id: { type: "string", format: "uuid" },
+    status: { enum: ["processing", "completed", "failed"] },
+    code: { type: "string", description: "no_speech when the job ran and heard no speech" },
+    elapsed_seconds: { type: "integer" },
+    poll_after_seconds: { type: "integer" },
+    duration_seconds: { type: ["number", "null"] },
+    word_count: { type: "integer" },
+    language: { type: ["string", "null"], description: "Detected or assumed language (ISO 639-1); English is supported" },
+    text: { type: "string" },
+    srt: { type: "string" },
+    vtt: { type: "string" },
+    text_url: { type: "string" },
+    srt_url: { type: "string" },
+    vtt_url: { type: "string" },
+    note: { type: "string", description: "Why links replace the inline results (1 MB or more)" },
+    error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } } },
+  },
+};
+
+export const createFreeTranscription = defineOperation<{ url: string; callback_url?: string }>({
+  id: "createFreeTranscription",
+  method: "POST",
+  path: "/api/v1/transcribe",
+  summary: "Free transcription of a direct https media link (optional free key: Authorization: Bearer svc_free_…)",
+  scope: null,
+  rateLimited: true,
+  tags: ["free"],
+  body: {
+    type: "object",
+    required: ["url"],
+    additionalProperties: false,
+    properties: {
+      url: { type: "string", format: "uri", pattern: "^https://", maxLength: 2048, description: "Direct https link to an audio or video file" },
+      callback_url: { type: "string", format: "uri", pattern: "^https://", maxLength: 2048, description: "Receives the result or failure, signed per Standard Webhooks with callback_secret" },
+    },
+  },
+  responses: {
+    202: {
+      description: "Accepted; poll poll_url",
+      schema: {
+        type: "object",
+        required: ["id", "poll_url"],
+        properties: { id: { type: "string", format: "uuid" }, poll_url: { type: "string" }, callback_secret: { type: "string", description: "Signs the callback (given with callback_url only, once)" } },
+      },
+    },
+    400: errorSchema(["invalid_request", "unreadable", "forbidden_address", "invalid_url"]),
+    401: errorSchema(["bad_key"]),
+    413: errorSchema(["too_long (max_duration_seconds, duration_seconds)", "too_long_anon", "too_big"]),
+    429: errorSchema(["daily_limit (resets_at)", "anon_daily_limit (resets_at)", "unmeasured_limit (resets_at)", "rate_limited"]),
+    503: errorSchema(["ceiling (resets_at)", "anon_ceiling (resets_at)"]),
+  },
+  async handler({ body, services: s, event }) {
+    const svc = freeFor(s, requestOrigin(event));
+    const token = bearerToken(event);
+    const keyId = token !== undefined || event.req.headers.has("authorization") ? await svc.authenticate(token ?? "") : null;
+    const url = normaliseSourceUrl(body.url);
+    await assertPublicUrl(url, s.config);
+    let callbackUrl: string | undefined;
+    if (body.callback_url) {
+      const cb = normaliseSourceUrl(body.callback_url);
+      await assertPublicUrl(cb, s.config).catch((err: ApiError) => {
+        throw new ApiError(err.status, err.code, err.message.replace(/"url"/g, '"callback_url"'), { ...err.context, field: "callback_url" });
+      });
+      callbackUrl = cb.href;
+    }
+    const clientAddr = getRequestIP(event, { xForwardedFor: freeConfig(s.config).trust_proxy }) ?? "unknown";
+    const job = await svc.submit({ url: url.href, callbackUrl, keyId, clientAddr });
+    event.res.status = 202;
+    const base = linkBase(s.config, requestOrigin(event));
+    return { id: job.id, poll_url: `${base}/api/v1/transcribe/${job.id}?token=${job.token}`, ...(job.callback_secret ? { callback_secret: job.callback_secret } : {}) };
+  },
+});
+
+export const getFreeTranscription = defineOperation<unknown, { token?: string }>({
+  id: "getFreeTranscription",
+  method: "GET",
+  path: "/api/v1/transcribe/{id}",
+  summary: "Polls a free transcription (the token comes in poll_url)",
+  scope: null,
+  rateLimited: true,
+  tags: ["free"],
+  params: { id: uuidParam },
+  query: { type: "object", properties: { token: { type: "string", maxLength: 200 } } },
+  responses: {
+    200: { description: "Processing, completed (text, srt, vtt inline, or links with a note when 1 MB or more; code no_speech when nothing was heard), or failed", schema: POLL_SCHEMA },
+    404: errorSchema(["not_found (wrong or missing token)", "expired (deleted by retention)"]),
+    429: errorSchema(["rate_limited"]),
+  },
+  async handler({ params, query, services: s, event }) {
+    const svc = freeFor(s, requestOrigin(event));
+    const row = await svc.get(params.id!, query.token);
+    if (!row) throw new ApiError(404, "not_found", `no transcription ${params.id} with this token`, { field: "id" });
+    if (row.status === "expired") throw new ApiError(404, "expired", `transcription ${params.id} was deleted after the retention period`, { field: "id" });
+    return svc.view(row, requestOrigin(event));
+  },
+});
+
+export const createFreeKey = defineOperation<{ email: string }>({
+  id: "createFreeKey",
+  method: "POST",
+  path: "/api/v1/transcribe/keys",
+  summary: "Issues a free key (shown once; 3 a day per email address)",
+  scope: null,
+  rateLimited: true,
+  tags: ["free"],
+  body: { type: "object", required: ["email"], additionalProperties: false, properties: { email: { type: "string", minLength: 3, maxLength: 320 } } },
+  responses: {
+    201: { description: "The key, shown once", schema: { type: "object", required: ["key"], properties: { key: { type: "string" } } } },
+    400: errorSchema(["invalid_request"]),
+    429: errorSchema(["key_limit (resets_at)", "rate_limited"]),
+  },
+  async handler({ body, services: s, event }) {
+    const key = await freeFor(s).issueKey(body.email);
+    event.res.status = 201;
+    return { key };
+  },
+});
+
+export const revokeFreeKey = defineOperation({
+  id: "revokeFreeKey",
+  method: "DELETE",
+  path: "/api/v1/transcribe/keys",
+  summary: "Revokes the free key sent as the Bearer token, at once",
+  scope: null,
+  rateLimited: true,
+  tags: ["free"],
+  responses: {
+    200: { description: "Revoked", schema: { type: "object", required: ["revoked"], properties: { revoked: { type: "boolean" }, revoked_at: { type: "string" } } } },
+    401: errorSchema(["bad_key"]),
+    429: errorSchema(["rate_limited"]),
+  },
+  async handler({ services: s, event }) {
+    const { revoked_at } = await freeFor(s).revokeKey(bearerToken(event) ?? "");
+    return { revoked: true, revoked_at };
+  },
+});
+
+export const FREE_OPERATIONS: Operation[] = [createFreeTranscription, getFreeTranscription, createFreeKey, revokeFreeKey];
