@@ -26,6 +26,8 @@ export class WorkerBoard {
          on conflict (id) do update set active = excluded.active, seen_at = now()`,
         [this.id, os.hostname(), process.pid, roles.join(","), concurrency, active()],
       );
+    // Rows of processes gone for a day are cleared by a joining worker, not by every health check.
+    await this.db.query(`delete from workers where seen_at < now() - interval '1 day'`);
     await beat();
     this.timer = setInterval(() => void beat().catch(() => {}), everyMs);
     this.timer.unref();
@@ -37,7 +39,6 @@ export class WorkerBoard {
   }
 
   async live(withinSeconds = 30): Promise<WorkerRow[]> {
-    await this.db.query(`delete from workers where seen_at < now() - interval '1 day'`);
     const { rows } = await this.db.query<WorkerRow>(
       `select * from workers where seen_at > now() - make_interval(secs => $1) order by started_at`,
       [withinSeconds],

@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
+import { formatDuration } from "./_format.js";
 import { projectRoot } from "../config/loader.js";
 import { transcriptPage } from "../daemon/transcripts.js";
 import type { FacadeServices } from "./services.js";
@@ -64,83 +65,6 @@ export function loadTestFixtures(file = path.join(projectRoot(), "config", "test
   return doc;
 }
 
-/** "mm:ss" (or "h:mm:ss" from an hour on), as the API shows durations. */
-export function formatMinutes(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const h = Math.floor(s / 3600);
-  const mm = String(Math.floor((s % 3600) / 60)).padStart(2, "0");
-  const ss = String(s % 60).padStart(2, "0");
-  return h ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
-}
-
-const round = (n: number) => Math.round(n * 100) / 100;
-
-export function sampleClips() {
-  return loadTestFixtures().clips.map((c) => ({
-    clip_id: c.clip_id,
-    number: c.number,
-    title: c.title,
-    hook_title: c.hook_title,
-    start_seconds: c.start_seconds,
-    end_seconds: c.end_seconds,
-    duration_seconds: round(c.end_seconds - c.start_seconds),
-    score: c.score,
-    style: c.style,
-    cut_status: c.cut_status,
-    export_status: c.export_status,
-    job_id: c.job_id ?? null,
-    livemode: false as const,
-  }));
-}
-
-export function sampleEpisode() {
-  const e = loadTestFixtures().episode;
-  return {
-    episode_id: e.episode_id,
-    name: e.name,
-    content_type: e.content_type,
-    status: e.status,
-    duration: formatMinutes(e.duration_seconds),
-    duration_seconds: e.duration_seconds,
-    progress: 100,
-    clips: sampleClips(),
-    created_at: e.created_at,
-    livemode: false as const,
-  };
-}
-
-/**
- * The sample clip's captions in the shape of GET /clips/{id}/captions (before its query filters),
- * or undefined for an id that is not a sample clip.
- */
-export function sampleCaptions(clipId: string) {
-  const clip = loadTestFixtures().clips.find((c) => c.clip_id === clipId.toLowerCase());
-  if (!clip) return undefined;
-  const captions = (clip.captions ?? []).map((c, i) => ({ id: i + 1, start_seconds: c.start, end_seconds: c.end, speaker: c.speaker, text: c.text }));
-  return { clip_id: clip.clip_id, name: clip.title, total: captions.length, captions, livemode: false as const };
-}
-
-/** Test mode renders nothing, so a sample job has no file: download_url stays null. */
-export function sampleJobs() {
-  const f = loadTestFixtures();
-  return f.jobs.map((j) => ({
-    job_id: j.job_id,
-    kind: j.kind,
-    status: j.status,
-    clip_id: j.clip_id,
-    title: f.clips.find((c) => c.clip_id === j.clip_id)!.title,
-    download_url: null,
-    file_name: j.file_name,
-    progress: j.progress,
-    livemode: false as const,
-    message: "test mode renders nothing; with a live key download_url links to the MP4",
-  }));
-}
-
-/** The sample job with this id, or undefined (the caller answers 404). */
-export function sampleJob(id: string) {
-  return sampleJobs().find((j) => j.job_id === id.toLowerCase());
-}
 
 export const sampleIds = () => {
   const f = loadTestFixtures();
@@ -199,7 +123,7 @@ export async function sampleTranscript(links?: SampleLinks) {
     url: t.url,
     text,
     language: t.language,
-    duration: formatMinutes(t.duration_seconds),
+    duration: formatDuration(t.duration_seconds),
     duration_seconds: t.duration_seconds,
     word_count: text.split(/\s+/).filter(Boolean).length,
     progress: 100,

@@ -11,7 +11,8 @@ import type { AuthContext } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";
 import type { FacadeServices } from "../services.js";
-import { formatMinutes, sampleIds, sampleTranscript } from "../testmode.js";
+import { formatDuration } from "../_format.js";
+import { sampleIds, sampleTranscript } from "../testmode.js";
 import { downloadLink, requestOrigin, sanitiseFileName } from "../uploads.js";
 
 const services = new WeakMap<object, TranscriptService>();
@@ -93,7 +94,7 @@ async function toView(s: FacadeServices, svc: TranscriptService, t: TranscriptRe
     url: t.url,
     ...(text !== undefined ? { text } : {}),
     language: t.result?.language ?? null,
-    duration: t.duration_seconds === null ? null : formatMinutes(t.duration_seconds),
+    duration: formatDuration(t.duration_seconds),
     duration_seconds: t.duration_seconds,
     word_count: t.result?.word_count ?? null,
     progress: t.progress,

@@ -1,0 +1,161 @@
+// JSON Schemas of the account API's episode, clip and job operations: one source for request
+// validation, the OpenAPI document and the response checks in the API tests.
+import type { JsonSchema } from "../../daemon/stage.js";
+
+// ---- schemas (request bodies allow no extra properties; answers are checked in the API tests) --
+
+const str = (extra: Record<string, unknown> = {}): JsonSchema => ({ type: "string", ...extra });
+const nullable = (s: JsonSchema): JsonSchema => ({ anyOf: [s, { type: "null" }] });
+const livemode: JsonSchema = { type: "boolean", description: "false for test keys (sample data)" };
+const look: Record<string, JsonSchema> = {
+  style: str({ minLength: 1, maxLength: 60, description: "A style id or name from GET /api/v1/styles" }),
+  caption_size: str({ enum: ["small", "medium", "large", "extra_large", "smaller", "bigger"], description: "smaller/bigger step from the current size" }),
+  caption_position: str({ enum: ["top", "middle", "lower", "bottom", "up", "down"], description: "up/down step from the current position" }),
+  hook_title: { anyOf: [{ type: "boolean" }, { type: "string", minLength: 1, maxLength: 120 }], description: "Title box for the first seconds: true the clip's title, a string its words, false none" },
+  fit: str({ enum: ["crop", "whole"], description: "crop: fill 9:16 on the salient region; whole: the whole picture on the background" }),
+  background: str({ enum: ["blur", "black", "white", "gray", "navy", "dark"], description: "Around a whole picture (fit whole), and the gradient of audio clips" }),
+};
+const clipItem: JsonSchema = { anyOf: [{ type: "integer", minimum: 1 }, { type: "string", pattern: "^c[0-9a-f]{3,40}$" }], description: "A clip number or ref" };
+const money = { charged_cents: { type: "integer", minimum: 0, description: "What this call charged" } };
+const progress: JsonSchema = {
+  type: "object", required: ["stage", "percent"],
+  properties: { stage: str(), percent: { type: "number", minimum: 0, maximum: 100 }, note: nullable(str()) },
+};
+const clip: JsonSchema = {
+  type: "object",
+  required: ["clip_id", "number", "ref", "title", "start_seconds", "end_seconds", "cut_status", "export_status"],
+  properties: {
+    clip_id: str({ format: "uuid" }), number: { type: "integer" }, ref: str(), title: nullable(str()), hook: nullable(str()),
+    start_seconds: { type: "number" }, end_seconds: { type: "number" }, duration: nullable(str()), score: nullable({ type: "number" }),
+    reasons: { type: "array", items: str() }, about: nullable(str()),
+    cut_status: str({ enum: ["not_cut", "cutting", "cut", "failed"] }), export_status: str({ enum: ["none", "rendering", "exported", "failed"] }),
+    style: nullable(str()), download_url: str({ format: "uri" }), download_expires_at: str({ format: "date-time" }),
+  },
+};
+const episode: JsonSchema = {
+  type: "object",
+  required: ["episode_id", "name", "status", "duration", "clips", "progress", "livemode"],
+  properties: {
+    episode_id: str({ format: "uuid" }), name: str(),
+    status: str({ enum: ["awaiting_upload", "importing", "transcribing", "searching", "ready", "failed"] }),
+    failure: { type: "object", required: ["code", "message"], properties: { code: str(), message: str(), stage: str() } },
+    duration: nullable(str({ pattern: "^(\\d+:)?\\d{2}:\\d{2}$", description: "mm:ss (h:mm:ss from an hour)" })),
+    duration_seconds: nullable({ type: "number" }), source: str({ enum: ["url", "upload"] }), content_type: str(),
+    progress, clips: { type: "array", items: clip }, charged_cents: { type: "integer" }, created_at: str({ format: "date-time" }), livemode,
+  },
+};
+const paymentError: JsonSchema = {
+  type: "object", required: ["error"],
+  properties: {
+    error: {
+      type: "object", required: ["code", "message", "needed_cents", "credit_cents"],
+      properties: {
+        code: str({ enum: ["plan_or_credit_required", "credit_required", "plan_required", "balance_below_zero"] }), message: str(),
+        needed_cents: { type: "integer" }, credit_cents: { type: "integer" },
+      },
+    },
+  },
+};
+export const S = {
+  empty: { type: "object", additionalProperties: false, properties: {} } as JsonSchema,
+  paymentError,
+  episode,
+  episodeList: { type: "object", required: ["episodes"], properties: { episodes: { type: "array", maxItems: 10, items: episode }, message: str(), livemode } } as JsonSchema,
+  episodeCreate: {
+    type: "object", additionalProperties: false,
+    properties: {
+      name: str({ minLength: 1, maxLength: 200 }),
+      source_url: str({ format: "uri", pattern: "^https://", maxLength: 2000, description: "A direct https link to an audio or video file; without it, upload the file" }),
+      file_name: str({ minLength: 1, maxLength: 255, description: "Name of the file to upload (its extension must be a media type)" }),
+      content_type: str({ enum: ["podcast", "stream", "other"] }),
+      target_seconds: { type: "number", minimum: 15, maximum: 180, description: "Wanted clip length; clips are within ±20%" },
+      about: str({ maxLength: 500, description: "Search brief for the first clip search" }),
+    },
+  } as JsonSchema,
+  episodeCreated: {
+    type: "object", required: ["episode_id", "status", "charged_cents", "livemode"],
+    properties: {
+      episode_id: str({ format: "uuid" }), status: str({ enum: ["awaiting_upload", "importing", "ready"] }),
+      upload: {
+        type: "object", required: ["method", "url", "headers", "expires_at"],
+        properties: { method: { const: "PUT" }, url: str({ format: "uri" }), headers: { type: "object", additionalProperties: str() }, expires_at: str({ format: "date-time" }) },
+      },
+      ...money, message: str(), livemode,
+    },
+  } as JsonSchema,
+  uploaded: { type: "object", required: ["episode_id", "status", "message"], properties: { episode_id: str({ format: "uuid" }), status: str(), message: str(), livemode } } as JsonSchema,
+  exportBody: {
+    type: "object", additionalProperties: false, required: ["clips"],
+    properties: { clips: { type: "array", minItems: 1, maxItems: 10, items: clipItem }, ...look },
+  } as JsonSchema,
+  exportAnswer: {
+    type: "object", required: ["episode_id", "jobs", "not_started", "charged_cents", "message"],
+    properties: {
+      episode_id: str({ format: "uuid" }),
+      jobs: {
+        type: "array",
+        items: {
+          type: "object", required: ["job_id", "clip_id", "kind", "status", "charged_cents"],
+          properties: { job_id: str({ format: "uuid" }), clip_id: str({ format: "uuid" }), number: { type: "integer" }, ref: str(), kind: str({ enum: ["cut", "render"] }), status: str({ enum: ["queued", "running", "completed", "failed"] }), charged_cents: { type: "integer" } },
+        },
+      },
+      not_started: {
+        type: "array",
+        items: { type: "object", required: ["clip", "reason", "message"], properties: { clip: { anyOf: [{ type: "integer" }, str()] }, reason: str(), message: str(), needed_cents: { type: "integer" } } },
+      },
+      ...money, message: str(), livemode,
+    },
+  } as JsonSchema,
+  searchBody: {
+    type: "object", additionalProperties: false, required: ["about"],
+    properties: { about: str({ minLength: 1, maxLength: 500, description: "What to find clips about" }), target_seconds: { type: "number", minimum: 15, maximum: 180 } },
+  } as JsonSchema,
+  searchAnswer: {
+    type: "object", required: ["episode_id", "status", "clips", "charged_cents", "message"],
+    properties: { episode_id: str({ format: "uuid" }), status: str({ enum: ["searching", "done"] }), clips: { type: "array", items: clip }, ...money, message: str(), livemode },
+  } as JsonSchema,
+  job: {
+    type: "object", required: ["job_id", "kind", "status", "clip_id", "title", "progress", "livemode"],
+    properties: {
+      job_id: str({ format: "uuid" }), kind: str({ enum: ["cut", "render"] }), status: str({ enum: ["queued", "running", "completed", "failed"] }),
+      clip_id: str({ format: "uuid" }), episode_id: str({ format: "uuid" }), title: nullable(str()), progress: { type: "number", minimum: 0, maximum: 100 },
+      download_url: str({ format: "uri", description: "Signed link to the MP4, when completed; valid 7 days, supports Range" }), download_expires_at: str({ format: "date-time" }),
+      error: { type: "object", required: ["code", "message"], properties: { code: str(), message: str() } },
+      changes: { type: "array" }, charged_cents: { type: "integer" }, created_at: str({ format: "date-time" }), finished_at: nullable(str({ format: "date-time" })), livemode,
+    },
+  } as JsonSchema,
+  restyleBody: { type: "object", additionalProperties: false, minProperties: 1, properties: look } as JsonSchema,
+  restyleAnswer: {
+    type: "object", required: ["clip_id", "job_id", "status", "changes", "charged_cents", "message"],
+    properties: {
+      clip_id: str({ format: "uuid" }), job_id: str({ format: "uuid" }), status: str({ enum: ["queued", "running", "completed", "failed"] }),
+      changes: { type: "array", items: { type: "object", required: ["field", "to"], properties: { field: str(), from: {}, to: {} } } },
+      ...money, message: str(), livemode,
+    },
+  } as JsonSchema,
+  captionsQuery: {
+    type: "object",
+    properties: {
+      at: str({ pattern: "^\\d+(\\.\\d+)?$", description: "Seconds into the clip: the caption on screen then" }),
+      from: str({ pattern: "^\\d+(\\.\\d+)?$", description: "Captions ending after this second" }),
+      to: str({ pattern: "^\\d+(\\.\\d+)?$", description: "Captions starting before this second" }),
+      q: str({ minLength: 1, maxLength: 200, description: "Text the caption contains (case ignored)" }),
+      limit: str({ pattern: "^\\d{1,3}$", description: "Most captions returned, 1–200 (default 40)" }),
+    },
+  } as JsonSchema,
+  captions: {
+    type: "object", required: ["clip_id", "name", "total", "captions"],
+    properties: {
+      clip_id: str({ format: "uuid" }), name: str(), total: { type: "integer", minimum: 0 },
+      captions: {
+        type: "array",
+        items: { type: "object", required: ["id", "start_seconds", "end_seconds", "speaker", "text"], properties: { id: { type: "integer" }, start_seconds: { type: "number" }, end_seconds: { type: "number" }, speaker: str(), text: str() } },
+      },
+      livemode,
+    },
+  } as JsonSchema,
+  styles: {
+    type: "object", required: ["styles"],
+    properties: { styles: { type: "array", items: { type: "object", required: ["id", "name", "description"], properties: { id: str(), name: str(), description: str() } } }, livemode },
+  } as JsonSchema,
+};

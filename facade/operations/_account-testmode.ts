@@ -1,0 +1,93 @@
+// Test keys' answers for the episode operations: the fixtures of config/testmode.yaml in the live
+// answers' shapes. Nothing here starts, stores or charges anything.
+import type { ClipLook, ClipRow } from "../../daemon/episodes.js";
+import { formatDuration } from "../_format.js";
+import { ApiError } from "../errors.js";
+import { loadTestFixtures } from "../testmode.js";
+
+export function _notFound(what: string, value: string): ApiError {
+  return new ApiError(404, "not_found", `no ${what} ${value} on this account`, { field: "id" });
+}
+
+// ---- test mode: the fixtures of config/testmode.yaml in the live answers' shapes -----------
+
+const _sampleClip = (c: ReturnType<typeof loadTestFixtures>["clips"][number]) => ({
+  clip_id: c.clip_id, number: c.number, ref: `c${c.clip_id.slice(-6)}`, title: c.title, hook: c.hook_title ?? null,
+  start_seconds: c.start_seconds, end_seconds: c.end_seconds, duration: formatDuration(c.end_seconds - c.start_seconds),
+  score: c.score, reasons: ["sample clip (test mode)"], about: null,
+  cut_status: c.cut_status as ClipRow["cut_status"], export_status: c.export_status as ClipRow["export_status"], style: c.style,
+});
+
+/** Deterministic answers for test keys; an id that is not a sample id is not found. */
+export const testAnswer = {
+  episodeView() {
+    const f = loadTestFixtures();
+    const e = f.episode;
+    return {
+      episode_id: e.episode_id, name: e.name, status: e.status, duration: formatDuration(e.duration_seconds), duration_seconds: e.duration_seconds,
+      source: "upload", content_type: e.content_type, progress: { stage: e.status, percent: 100, note: null },
+      clips: f.clips.map(_sampleClip), charged_cents: 0, created_at: e.created_at, livemode: false,
+    };
+  },
+  episodes() {
+    return { episodes: [testAnswer.episodeView()], message: "test mode: the sample episode", livemode: false };
+  },
+  episode(id: string) {
+    if (id.toLowerCase() !== loadTestFixtures().episode.episode_id) throw _notFound("episode", id);
+    return testAnswer.episodeView();
+  },
+  episodeCreated() {
+    const e = loadTestFixtures().episode;
+    return { episode_id: e.episode_id, status: e.status, charged_cents: 0, message: "test mode: nothing is uploaded, started or charged; this is the sample episode", livemode: false };
+  },
+  uploaded(id: string) {
+    const e = testAnswer.episode(id);
+    return { episode_id: e.episode_id, status: e.status, message: "test mode: nothing is imported", livemode: false };
+  },
+  exported(id: string, wanted: Array<number | string>) {
+    testAnswer.episode(id);
+    const f = loadTestFixtures();
+    const jobs: any[] = [];
+    const notStarted: any[] = [];
+    for (const w of wanted) {
+      const c = f.clips.find((x) => x.number === w || _sampleClip(x).ref === w);
+      const job = c && f.jobs.find((j) => j.clip_id === c.clip_id);
+      if (c && job) jobs.push({ job_id: job.job_id, clip_id: c.clip_id, number: c.number, ref: _sampleClip(c).ref, kind: job.kind, status: "queued", charged_cents: 0 });
+      else notStarted.push({ clip: w, reason: c ? "test_mode" : "not_found", message: c ? "test mode: this sample clip has no sample job" : `the sample episode has no clip ${w}` });
+    }
+    return { episode_id: id, jobs, not_started: notStarted, charged_cents: 0, message: "test mode: nothing is rendered or charged", livemode: false };
+  },
+  searched(id: string) {
+    const e = testAnswer.episode(id);
+    return { episode_id: id, status: "done", clips: e.clips, charged_cents: 0, message: "test mode: the sample clips", livemode: false };
+  },
+  job(id: string) {
+    const f = loadTestFixtures();
+    const j = f.jobs.find((x) => x.job_id === id.toLowerCase());
+    if (!j) throw _notFound("job", id);
+    return {
+      job_id: j.job_id, kind: j.kind, status: j.status, clip_id: j.clip_id, episode_id: f.episode.episode_id,
+      title: f.clips.find((c) => c.clip_id === j.clip_id)?.title ?? null, progress: j.progress, changes: [], charged_cents: 0,
+      created_at: f.episode.created_at, finished_at: f.episode.created_at, livemode: false,
+    };
+  },
+  clip(id: string) {
+    const c = loadTestFixtures().clips.find((x) => x.clip_id === id.toLowerCase());
+    if (!c) throw _notFound("clip", id);
+    return c;
+  },
+  restyled(id: string, look: ClipLook) {
+    const c = testAnswer.clip(id);
+    const job = loadTestFixtures().jobs.find((j) => j.clip_id === c.clip_id);
+    if (!job) throw new ApiError(409, "clip_not_cut", `sample clip ${id} has not been cut`, { cut_status: c.cut_status });
+    const changes = Object.entries(look).map(([field, to]) => ({ field, from: field === "style" ? c.style : null, to }));
+    return { clip_id: c.clip_id, job_id: job.job_id, status: "queued", changes, charged_cents: 0, message: "test mode: nothing is rendered", livemode: false };
+  },
+  captions(id: string) {
+    const c = testAnswer.clip(id);
+    const segs = loadTestFixtures().transcript.segments;
+    const t0 = segs[0]?.start ?? 0;
+    const captions = segs.map((s, i) => ({ id: i + 1, start_seconds: +(s.start - t0).toFixed(3), end_seconds: +(s.end - t0).toFixed(3), speaker: s.speaker, text: s.text }));
+    return { name: c.title, captions };
+  },
+};
