@@ -16,6 +16,8 @@ export interface RunToolOptions {
   cwd?: string;
   /** Called with each complete stderr line, e.g. to follow ffmpeg's `time=` progress. */
   onStderrLine?: (line: string) => void;
+  /** Called with each complete stdout line, e.g. ffmpeg's `-progress pipe:1` reports. */
+  onStdoutLine?: (line: string) => void;
   /** Keeps at most this many characters of stderr (the tail). Default 64 KiB. */
   maxStderr?: number;
   /** Keeps at most this many characters of stdout. Default 16 MiB. */
@@ -77,8 +79,14 @@ export function runTool(command: string, args: readonly string[], opts: RunToolO
 
     child.stdout.setEncoding("utf8");
     child.stderr.setEncoding("utf8");
+    let partialOut = "";
     child.stdout.on("data", (s: string) => {
       if (stdout.length < maxStdout) stdout += s.slice(0, maxStdout - stdout.length);
+      if (opts.onStdoutLine) {
+        const lines = (partialOut + s).split("\n");
+        partialOut = lines.pop() ?? "";
+        for (const line of lines) opts.onStdoutLine(line);
+      }
     });
     child.stderr.on("data", (s: string) => {
       stderr += s;
@@ -93,6 +101,7 @@ export function runTool(command: string, args: readonly string[], opts: RunToolO
     child.on("error", (err) => finish(() => reject(signal?.aborted ? signal.reason : err)));
     child.on("close", (code) => {
       if (partial && opts.onStderrLine) opts.onStderrLine(partial);
+      if (partialOut && opts.onStdoutLine) opts.onStdoutLine(partialOut);
       finish(() => (signal?.aborted ? reject(signal.reason) : resolve({ code, stdout, stderr })));
     });
   });

@@ -5,7 +5,7 @@
  * output duration. The child is killed when the stage's signal aborts. On failure the error
  * carries the tail of stderr, which is where ffmpeg says what went wrong.
  */
-import { spawn } from "node:child_process";
+import { runTool, SAFE_INPUT_ARGS } from "./_ffmpeg.js";
 
 export interface FfmpegOptions {
   /** Aborts (kills) the child process. */
@@ -29,49 +29,25 @@ export class FfmpegError extends Error {
   }
 }
 
-const TAIL = 4000;
-
-function _spawnCollect(
+/** Runs a tool through the shared runner (_ffmpeg.ts); a non-zero exit becomes an FfmpegError. */
+async function _spawnCollect(
   bin: string,
   args: string[],
   opts: FfmpegOptions,
   onStdoutLine?: (line: string) => void,
 ): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    if (opts.signal?.aborted) return reject(opts.signal.reason ?? new Error("aborted"));
-    const child = spawn(bin, args, { cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    let pending = "";
-    const onAbort = () => child.kill("SIGKILL");
-    opts.signal?.addEventListener("abort", onAbort, { once: true });
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      if (!onStdoutLine) {
-        stdout += chunk;
-        return;
-      }
-      pending += chunk;
-      const lines = pending.split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) onStdoutLine(line);
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr = (stderr + chunk).slice(-TAIL);
-    });
-    child.on("error", (err) => {
-      opts.signal?.removeEventListener("abort", onAbort);
-      reject(new FfmpegError(`${bin} could not start: ${err.message}`, stderr, null, err));
-    });
-    child.on("close", (code) => {
-      opts.signal?.removeEventListener("abort", onAbort);
-      if (opts.signal?.aborted) return reject(opts.signal.reason ?? new Error("aborted"));
-      if (code !== 0) {
-        const last = stderr.trim().split("\n").slice(-3).join(" | ");
-        return reject(new FfmpegError(`${bin} exited with code ${code}: ${last}`, stderr, code));
-      }
-      resolve({ stdout, stderr });
-    });
-  });
+  let r;
+  try {
+    r = await runTool(bin, args, { signal: opts.signal, cwd: opts.cwd, onStdoutLine });
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+    throw new FfmpegError(`${bin} could not start: ${(err as Error).message}`, "", null, err);
+  }
+  if (r.code !== 0) {
+    const last = r.stderr.trim().split("\n").slice(-3).join(" | ");
+    throw new FfmpegError(`${bin} exited with code ${r.code}: ${last}`, r.stderr, r.code);
+  }
+  return { stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Runs ffmpeg with the given arguments (input/output flags included), reporting progress. */
@@ -123,7 +99,7 @@ export async function probeMedia(file: string, opts: FfmpegOptions = {}): Promis
 }
 
 /** Put before every `-i` of a user file: a crafted playlist cannot make ffmpeg open URLs or devices. */
-export const SAFE_INPUT: readonly string[] = ["-protocol_whitelist", "file,pipe"];
+export const SAFE_INPUT: readonly string[] = SAFE_INPUT_ARGS;
 
 /** Escapes a value for use inside an ffmpeg filter-graph option (`file=...`). */
 export function escapeFilterValue(value: string): string {
