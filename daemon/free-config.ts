@@ -34,7 +34,7 @@ export interface FreeConfig {
   clock_offset_seconds: number;
   /** Read the client address from X-Forwarded-For (only behind a trusted proxy). Default false. */
   trust_proxy: boolean;
-  /** Language passed to the transcribe stage: "en", or "auto" with an engine that detects. Default "en". */
+  /** Language passed to the transcribe stage: "auto" detects it (see docs/free-api.md), or a code. Default "auto". */
   language: string;
   /** Multiplies callback retry delays (tests shorten them). Default 1. */
   callback_time_scale: number;
@@ -58,7 +58,7 @@ export const FREE_DEFAULTS: FreeConfig = {
   retention_cron: "17 3 * * *",
   clock_offset_seconds: 0,
   trust_proxy: false,
-  language: "en",
+  language: "auto",
   callback_time_scale: 1,
 };
 

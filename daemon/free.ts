@@ -64,6 +64,22 @@ function nextMonth(now = new Date()): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 }
 
+/**
+ * A job's failure as the caller sees it. A file whose length its server did not tell is measured
+ * by the probe stage after download; its `too_long` there is the tier's code, as at submission.
+ */
+function tierError(error: Record<string, any>, row: { key_id: string | null }): Record<string, any> {
+  const out = { code: error.code, message: error.message } as Record<string, any>;
+  if (error.code === "too_long" && error.max_duration_seconds !== undefined) {
+    const duration = Math.round(Number(error.duration_seconds) * 10) / 10;
+    out.code = row.key_id ? "too_long" : "too_long_anon";
+    out.max_duration_seconds = error.max_duration_seconds;
+    out.duration_seconds = duration;
+    if (!row.key_id) out.message = `the file is ${duration} s long; without a key the limit is ${error.max_duration_seconds} s`;
+  }
+  return out;
+}
+
 const services = new WeakMap<Runner, FreeService>();
 
 /** The one FreeService of a runner (daemon and facade share it in one process). */
@@ -263,10 +279,20 @@ export class FreeService {
     }
     if (row.status === "failed") {
       const e = parse(row.error) ?? { code: "failed", message: "the transcription failed" };
-      return { id: row.id, status: "failed", error: { code: e.code, message: e.message } };
+      const { code, message, max_duration_seconds, duration_seconds } = e;
+      return { id: row.id, status: "failed", error: { code, message, ...(max_duration_seconds !== undefined ? { max_duration_seconds, duration_seconds } : {}) } };
     }
     const r = parse(row.result) ?? {};
-    const base = { id: row.id, status: "completed", ...(row.code ? { code: row.code } : {}), duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds), word_count: r.word_count ?? 0, language: r.language ?? null };
+    const base = {
+      id: row.id,
+      status: "completed",
+      ...(row.code ? { code: row.code } : {}),
+      duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+      word_count: r.word_count ?? 0,
+      language: r.language ?? null,
+      ...(r.language_source ? { language_source: r.language_source } : {}),
+      ...(r.language && r.language !== "en" ? { language_note: `the speech was detected as "${r.language}"; English is the supported language, so this transcript may be poor` } : {}),
+    };
     const files = (r.files ?? {}) as { txt?: string; srt?: string; vtt?: string };
     const read = async (key?: string) => (key && (await this.deps.storage.exists(key)) ? (await this.deps.storage.read(key)).toString("utf8") : "");
     const sizes = await Promise.all([files.txt, files.srt, files.vtt].map(async (k) => (k && (await this.deps.storage.exists(k)) ? this.deps.storage.size(k) : 0)));
@@ -295,7 +321,7 @@ export class FreeService {
     if (run.state === "succeeded") {
       const t = (run.output.transcript ?? {}) as Record<string, any>;
       seconds = Number(t.duration ?? run.output.media?.duration ?? seconds ?? 0);
-      const result = { files: t.files, language: t.language ?? null, word_count: t.word_count ?? 0, engine: t.engine };
+      const result = { files: t.files, language: t.language ?? null, language_source: t.language_source ?? null, word_count: t.word_count ?? 0, engine: t.engine };
       await tx.query(`update free_jobs set status = 'completed', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`, [row.id, seconds, JSON.stringify(result), audioKey]);
     } else if (run.error?.code === "no_speech") {
       seconds = Number(run.output?.media?.duration ?? seconds ?? 0);
@@ -303,8 +329,8 @@ export class FreeService {
         row.id, seconds, JSON.stringify({ language: null, word_count: 0 }), audioKey,
       ]);
     } else {
-      const error = run.error ?? { code: "cancelled", message: "the transcription was cancelled" };
-      await tx.query(`update free_jobs set status = 'failed', code = $2, error = $3, audio_key = $4, finished_at = now() where id = $1`, [row.id, error.code, JSON.stringify({ code: error.code, message: error.message }), audioKey]);
+      const error = tierError(run.error ?? { code: "cancelled", message: "the transcription was cancelled" }, row);
+      await tx.query(`update free_jobs set status = 'failed', code = $2, error = $3, audio_key = $4, finished_at = now() where id = $1`, [row.id, error.code, JSON.stringify(error), audioKey]);
     }
     // The real cost replaces the reservation (a failed job before transcription costs nothing).
     const real = run.state === "succeeded" || run.error?.code === "no_speech" ? ((seconds ?? 0) / 60) * this.cfg.cents_per_minute : 0;

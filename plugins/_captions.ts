@@ -27,6 +27,8 @@ export interface Transcript {
   engine: string;
   model?: string;
   language: string;
+  /** How the language was found with `language: auto`: engine report, text, or the model's only one. */
+  language_source?: "engine" | "text" | "model";
   duration: number;
   words: TranscriptWord[];
   segments: TranscriptSegment[];

@@ -34,7 +34,9 @@ const POLL_SCHEMA = {
     poll_after_seconds: { type: "integer" },
     duration_seconds: { type: ["number", "null"] },
     word_count: { type: "integer" },
-    language: { type: ["string", "null"], description: "Detected or assumed language (ISO 639-1); English is supported" },
+    language: { type: ["string", "null"], description: "Detected language (ISO 639-1, `und` when it could not be told); English is the supported language" },
+    language_source: { enum: ["engine", "text", "model"], description: "How the language was found: reported by the engine, identified from the text, or the English-only model's" },
+    language_note: { type: "string", description: "Present when the speech is not English, the supported language" },
     text: { type: "string" },
     srt: { type: "string" },
     vtt: { type: "string" },
@@ -42,7 +44,10 @@ const POLL_SCHEMA = {
     srt_url: { type: "string" },
     vtt_url: { type: "string" },
     note: { type: "string", description: "Why links replace the inline results (1 MB or more)" },
-    error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } } },
+    error: {
+      type: "object",
+      properties: { code: { type: "string" }, message: { type: "string" }, max_duration_seconds: { type: "number" }, duration_seconds: { type: "number" } },
+    },
   },
 };
 

@@ -11,6 +11,7 @@ import { defineStage, StageError, type StageContext } from "../../daemon/stage.j
 import { _mapLimit, detectSilences, hasAudioStream, planChunks, probeDuration, speechSeconds, toMono16k } from "../_audio.js";
 import { toSrt, toTxt, toVtt, type Transcript } from "../_captions.js";
 import { stitchWords, toSegments, type PlacedChunk } from "./_stitch.js";
+import { detectLanguage } from "./_language.js";
 import { pickEngine, type EngineChoice } from "./_pick.js";
 
 export interface TranscribeOptions {
@@ -95,11 +96,15 @@ export default defineStage<TranscribeOptions>({
       if (words.length === 0) {
         throw new StageError("no_speech", `no speech was recognised in ${source.key} (${engine.name})`, { retryable: false });
       }
-      const detected = placed.find((p) => p.result.language)?.result.language;
+      const detected =
+        language === "auto"
+          ? detectLanguage({ reports: placed.map((p) => p.result.language), text: words.map((w) => w.text).join(" "), fixedModelLanguage: engine.fixedLanguage })
+          : undefined;
       const transcript: Transcript = {
         engine: engine.name,
         ...(engine.model ? { model: engine.model } : {}),
-        language: language === "auto" ? (detected ?? "und") : language,
+        language: detected?.language ?? language,
+        ...(detected ? { language_source: detected.source } : {}),
         duration,
         words,
         segments: toSegments(words, hint),
@@ -126,6 +131,7 @@ async function save(t: Transcript, ctx: StageContext<TranscribeOptions>) {
     engine: t.engine,
     ...(t.model ? { model: t.model } : {}),
     language: t.language,
+    ...(t.language_source ? { language_source: t.language_source } : {}),
     duration: t.duration,
     word_count: t.words.length,
     files,

@@ -2,9 +2,16 @@
 // - POST /v1/audio/transcriptions answers a fixed verbose_json body (two words per upload).
 // - POST /v1/chat/completions answers the JSON the test configured (`chat.answer`) as the
 //   assistant's message content, or fails `chat.failFirst` times with `chat.failStatus`.
+//   With `speech`, it instead "hears" words from a script at a steady rate over the whole
+//   upload (its length read by ffprobe), in the language given: long or foreign-language results.
 // It records what each request carried, so tests can check fields, chunking and retries.
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 
 export interface FakeRequest {
   auth?: string;
@@ -26,6 +33,15 @@ export interface FakeChatOptions {
   failStatus?: number;
 }
 
+export interface FakeSpeechOptions {
+  /** Words "heard" per second of upload. */
+  wordsPerSecond: number;
+  /** Words cycled through; a sentence ends at every tenth word. */
+  script: string[];
+  /** The verbose_json `language` (a name, as OpenAI reports it). Default "english". */
+  language?: string;
+}
+
 export interface FakeOpenAI {
   baseURL: string;
   requests: FakeRequest[];
@@ -43,11 +59,12 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Splits a multipart/form-data body into text fields and the size of the file part. */
-function parseMultipart(body: Buffer, contentType: string): Omit<FakeRequest, "auth"> {
+function parseMultipart(body: Buffer, contentType: string): Omit<FakeRequest, "auth"> & { file?: Buffer } {
   const boundary = /boundary=("?)([^";]+)\1/.exec(contentType)?.[2];
   const fields: Record<string, string[]> = {};
   let fileBytes = 0;
   let fileName: string | undefined;
+  let file: Buffer | undefined;
   if (!boundary) return { fields, fileBytes };
   const raw = body.toString("latin1");
   for (const part of raw.split(`--${boundary}`)) {
@@ -59,16 +76,46 @@ function parseMultipart(body: Buffer, contentType: string): Omit<FakeRequest, "a
     if (!name) continue;
     const filename = /filename="([^"]*)"/.exec(head)?.[1];
     if (filename !== undefined) {
-      fileBytes = Buffer.byteLength(content, "latin1");
+      file = Buffer.from(content, "latin1");
+      fileBytes = file.length;
       fileName = filename;
     } else {
       (fields[name] ??= []).push(content);
     }
   }
-  return { fields, fileBytes, fileName };
+  return { fields, fileBytes, fileName, file };
 }
 
-export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: number; chat?: FakeChatOptions } = {}): Promise<FakeOpenAI> {
+/** The length of an uploaded audio file, by ffprobe. */
+async function uploadSeconds(file: Buffer, name = "upload.mp3"): Promise<number> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-fake-openai-"));
+  try {
+    const p = path.join(dir, path.basename(name));
+    await writeFile(p, file);
+    const { stdout } = await promisify(execFile)("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", p]);
+    return Number(stdout.trim());
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A verbose_json body with words from the script at the given rate over `seconds`. */
+function spoken(speech: FakeSpeechOptions, seconds: number) {
+  const step = 1 / speech.wordsPerSecond;
+  const words: Array<{ word: string; start: number; end: number }> = [];
+  for (let i = 0, t = 0.2; t + step <= seconds; i++, t += step) {
+    const w = speech.script[i % speech.script.length]!;
+    words.push({ word: i % 10 === 9 ? `${w}.` : w, start: +t.toFixed(3), end: +(t + step * 0.8).toFixed(3) });
+  }
+  const segments = [];
+  for (let i = 0; i < words.length; i += 10) {
+    const part = words.slice(i, i + 10);
+    segments.push({ id: segments.length, start: part[0]!.start, end: part.at(-1)!.end, text: " " + part.map((w) => w.word).join(" "), avg_logprob: -0.2, no_speech_prob: 0.01, compression_ratio: 1 });
+  }
+  return { task: "transcribe", language: speech.language ?? "english", duration: seconds, text: segments.map((s) => s.text).join(""), words, segments };
+}
+
+export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: number; chat?: FakeChatOptions; speech?: FakeSpeechOptions } = {}): Promise<FakeOpenAI> {
   const requests: FakeRequest[] = [];
   const chatRequests: FakeChatRequest[] = [];
   let failures = opts.failFirst ?? 0;
@@ -109,11 +156,17 @@ export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: n
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
       return;
     }
-    requests.push({ auth: req.headers.authorization, ...parseMultipart(body, req.headers["content-type"] ?? "") });
+    const { file, ...parsed } = parseMultipart(body, req.headers["content-type"] ?? "");
+    requests.push({ auth: req.headers.authorization, ...parsed });
     if (failures > 0) {
       failures--;
       const status = opts.failStatus ?? 500;
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `fake failure ${status}` } }));
+      return;
+    }
+    if (opts.speech && file) {
+      const seconds = await uploadSeconds(file, parsed.fileName);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(spoken(opts.speech, seconds)));
       return;
     }
     res.writeHead(200, { "content-type": "application/json" }).end(

@@ -83,7 +83,8 @@ export function defineOpenAIEngine(ctx: EngineContext, opts: { model?: string })
               {
                 file: createReadStream(chunk.file),
                 model,
-                language: chunk.language,
+                // Without a language the server detects it (and reports it in verbose_json).
+                ...(chunk.language === "auto" ? {} : { language: chunk.language }),
                 response_format: "verbose_json",
                 timestamp_granularities: ["word", "segment"],
               },

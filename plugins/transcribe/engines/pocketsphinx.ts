@@ -37,8 +37,9 @@ export function definePocketsphinxEngine(ctx: EngineContext): Engine {
     name: "pocketsphinx",
     model: "en-us",
     format: "wav",
+    fixedLanguage: "en",
     async transcribe(chunk: ChunkInput): Promise<ChunkResult> {
-      if (!/^en\b/i.test(chunk.language)) {
+      if (chunk.language !== "auto" && !/^en\b/i.test(chunk.language)) {
         throw new StageError("unsupported_language", `pocketsphinx only has a US English model, not "${chunk.language}"`);
       }
       const { stdout } = await _runTool(command, ["-infile", chunk.file, "-time", "yes", "-logfn", "/dev/null"], {

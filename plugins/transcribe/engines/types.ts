@@ -20,6 +20,7 @@ export interface ChunkInput {
   file: string;
   /** Length of the chunk in seconds. */
   duration: number;
+  /** A language code, or "auto" to let the engine detect it. */
   language: string;
   /** CPU threads this chunk may use. */
   threads: number;
@@ -32,6 +33,8 @@ export interface Engine {
   readonly model?: string;
   /** The audio format chunks must come in. */
   readonly format: AudioFormat;
+  /** Set when the engine's model knows one language only (it cannot tell any other). */
+  readonly fixedLanguage?: string;
   /** An upper bound on chunk length, e.g. from an upload limit. */
   readonly maxChunkSeconds?: number;
   transcribe(chunk: ChunkInput): Promise<ChunkResult>;

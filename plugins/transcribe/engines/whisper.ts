@@ -3,6 +3,7 @@
  * node-gyp at install). The binding is an optional dependency: it is imported lazily, so clipd
  * runs without it and only this engine reports how to install it.
  */
+import path from "node:path";
 import { readFile, stat } from "node:fs/promises";
 import { StageError } from "../../../daemon/stage.js";
 import type { TranscriptWord } from "../../_captions.js";
@@ -113,6 +114,8 @@ export async function defineWhisperEngine(ctx: EngineContext, opts: { model?: st
     name: "whisper",
     model: opts.model ?? ctx.config.whisper?.model ?? "base.en",
     format: "wav",
+    // English-only models (*.en) transcribe everything as English; whisper.cpp does not detect with them.
+    ...(/\.en(\.bin)?$/i.test(path.basename(modelPath)) ? { fixedLanguage: "en" } : {}),
     async transcribe(chunk: ChunkInput): Promise<ChunkResult> {
       const pcm = wavToFloat32(await readFile(chunk.file));
       if (chunk.signal.aborted) throw chunk.signal.reason;
