@@ -77,6 +77,8 @@ function tierError(error: Record<string, any>, row: { key_id: string | null }): 
     out.duration_seconds = duration;
     if (!row.key_id) out.message = `the file is ${duration} s long; without a key the limit is ${error.max_duration_seconds} s`;
   }
+  // An unmeasured download cut at the size limit.
+  if (error.code === "too_big" && error.max_bytes !== undefined) out.max_bytes = error.max_bytes;
   return out;
 }
 
@@ -239,7 +241,7 @@ export class FreeService {
       const run = await this.deps.runner.startRun(
         "transcript",
         { source_url: input.url, free_job_id: id },
-        { origin: "free", originRef: id, tx, set: { "probe.max_seconds": max, "probe.max_bytes": cfg.max_bytes, "transcribe.language": cfg.language } },
+        { origin: "free", originRef: id, tx, set: { "fetch-source.max_bytes": cfg.max_bytes, "probe.max_seconds": max, "probe.max_bytes": cfg.max_bytes, "transcribe.language": cfg.language } },
       );
       await tx.query(`update free_jobs set run_id = $2 where id = $1`, [id, run.id]);
     });
@@ -279,8 +281,9 @@ export class FreeService {
     }
     if (row.status === "failed") {
       const e = parse(row.error) ?? { code: "failed", message: "the transcription failed" };
-      const { code, message, max_duration_seconds, duration_seconds } = e;
-      return { id: row.id, status: "failed", error: { code, message, ...(max_duration_seconds !== undefined ? { max_duration_seconds, duration_seconds } : {}) } };
+      const { code, message, max_duration_seconds, duration_seconds, max_bytes } = e;
+      const limits = { ...(max_duration_seconds !== undefined ? { max_duration_seconds, duration_seconds } : {}), ...(max_bytes !== undefined ? { max_bytes } : {}) };
+      return { id: row.id, status: "failed", error: { code, message, ...limits } };
     }
     const r = parse(row.result) ?? {};
     const base = {

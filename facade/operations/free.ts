@@ -46,7 +46,7 @@ const POLL_SCHEMA = {
     note: { type: "string", description: "Why links replace the inline results (1 MB or more)" },
     error: {
       type: "object",
-      properties: { code: { type: "string" }, message: { type: "string" }, max_duration_seconds: { type: "number" }, duration_seconds: { type: "number" } },
+      properties: { code: { type: "string" }, message: { type: "string" }, max_duration_seconds: { type: "number" }, duration_seconds: { type: "number" }, max_bytes: { type: "integer" } },
     },
   },
 };

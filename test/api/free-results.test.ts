@@ -2,10 +2,12 @@
 // - a three-hour episode whose text, SRT and VTT total over 1 MB comes back as signed links, at the
 //   default inline limit;
 // - speech detected as another language is reported, with a note that English is supported;
-// - a file whose server hides its length is measured after download, and fails with the tier's code.
+// - a file whose server hides its length is measured after download, and fails with the tier's code;
+//   an endless one is cut at the size limit.
 // The OpenAI-compatible engine runs against a FAKE server (test/helpers/fake-openai.ts): the hosted
 // API can't run here. It "hears" a script at 3.5 words a second over each real uploaded chunk.
 import { createReadStream } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeSpeechOptions } from "../helpers/fake-openai.js";
@@ -13,6 +15,7 @@ import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/ht
 import { makeToneMp3, SHARED_MEDIA } from "../helpers/media.js";
 
 const EPISODE_SECONDS = 3 * 3600;
+const MAX_BYTES = 20 * 1024 * 1024;
 const ENGLISH = "welcome back everyone today we are talking with an independent developer about building software products carefully and sustainably without burning out or losing the original excitement that started everything".split(" ");
 const FRENCH = "bonjour à tous aujourd'hui nous parlons avec une développeuse indépendante de la façon de construire des logiciels avec soin sans perdre l'enthousiasme du début".split(" ");
 
@@ -32,13 +35,22 @@ describe("free transcription API results: links over 1 MB, detected language, la
         res.setHeader("content-type", "audio/mpeg");
         createReadStream(long11).pipe(res);
       },
+      // No length, and no end: an MP3 repeated until the client hangs up.
+      "/endless.mp3": async (req, res) => {
+        const mp3 = await readFile(SHARED_MEDIA.jfkMp3);
+        res.setHeader("content-type", "audio/mpeg");
+        let open = true;
+        req.socket.on("close", () => (open = false));
+        while (open && !res.destroyed) if (!res.write(mp3)) await new Promise((r) => res.once("drain", r).once("close", r));
+      },
     });
     fake = await startFakeOpenAI({ speech });
     t = await openApiServer("pglite", {
       network: { allow_loopback: true, extra_ca: media.caPath },
       openai: { api_key: "sk-fake-for-tests", base_url: fake.baseURL, retries: 0 },
       // An operator who allows episodes of up to four hours with a key; the inline limit stays 1 MB.
-      free: { trust_proxy: true, max_seconds_key: 4 * 3600 },
+      // The size limit is lowered so that an endless download is cut quickly.
+      free: { trust_proxy: true, max_seconds_key: 4 * 3600, max_bytes: MAX_BYTES },
     });
   }, 180_000);
   afterAll(async () => {
@@ -116,6 +128,16 @@ describe("free transcription API results: links over 1 MB, detected language, la
     expect(done.error).toMatchObject({ code: "too_long_anon", max_duration_seconds: 600 });
     expect(done.error.duration_seconds).toBeGreaterThan(640);
     // A job that failed before transcription costs nothing.
+    const { rows } = await t.app.db.query(`select cost_cents from free_jobs where id = $1`, [res.body.id]);
+    expect(Number(rows[0].cost_cents)).toBe(0);
+  }, 90_000);
+
+  it("cuts an endless download at the size limit: the job fails too_big, and costs nothing", async () => {
+    const res = await submit(undefined, "198.51.100.23", "/endless.mp3");
+    expect(res.status).toBe(202); // unmeasured: admitted once a day
+    const done = await waitDone(res.body.poll_url);
+    expect(done.status).toBe("failed");
+    expect(done.error).toMatchObject({ code: "too_big", max_bytes: MAX_BYTES });
     const { rows } = await t.app.db.query(`select cost_cents from free_jobs where id = $1`, [res.body.id]);
     expect(Number(rows[0].cost_cents)).toBe(0);
   }, 90_000);
