@@ -1,6 +1,7 @@
 /**
- * Engine choice. `auto`: whisper when a real model is installed in `<data_dir>/models` (not the
- * weightless for-tests stub), else openai when `openai.api_key` is configured, else pocketsphinx.
+ * Engine choice. A step's `engine` wins; a step's `auto` takes config `transcribe.engine`. `auto`:
+ * whisper when a real model is installed in `<data_dir>/models` (not the weightless for-tests
+ * stub), else openai when `openai.api_key` is configured, else pocketsphinx.
  */
 import type { StageContext } from "../../daemon/stage.js";
 import { pickInstalledModel } from "./engines/models.js";
@@ -24,7 +25,9 @@ export async function pickEngine(
   ctx: Pick<StageContext, "config" | "log" | "signal">,
 ): Promise<Engine> {
   const ectx: EngineContext = { config: ctx.config ?? {}, log: ctx.log, signal: ctx.signal };
-  let choice = opts.engine ?? "auto";
+  // A step's `auto` defers to the site's choice (config transcribe.engine) when that names one.
+  const site = ectx.config.transcribe?.engine as EngineChoice | undefined;
+  let choice = opts.engine && opts.engine !== "auto" ? opts.engine : (site ?? "auto");
   let model = opts.model;
   if (choice === "auto") {
     const picked = await resolveAuto(ectx.config, opts.model);
