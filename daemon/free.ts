@@ -10,15 +10,15 @@
  *   number of facade processes.
  * - A job is settled by a runner.onRunEnd hook in the transaction that ends its run (result, real
  *   cost and the callback delivery together); a poll settles a job whose run ended without it.
- * - Callbacks are signed per Standard Webhooks with the job's own secret (given once, in the 202
- *   answer) and retried on failure; polling works whatever the callback does.
- * - A daily pg-boss schedule deletes the source audio after `audio_retention_days` and the text
- *   after `text_retention_days`; a poll of an expired job answers 404 `expired`.
+ * - Callbacks (daemon/free-courier.ts) are queued in that same transaction, signed with the job's
+ *   own secret and retried; polling works whatever the callback does.
+ * - Retention (daemon/free-janitor.ts) runs on a daily pg-boss schedule; a poll of an expired job
+ *   answers 404 `expired`.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import type { Config } from "../config/loader.js";
-import { guardedFetch, netguardOptionsFromConfig } from "../plugins/_netguard.js";
+import { netguardOptionsFromConfig } from "../plugins/_netguard.js";
 import { AccountError, fingerprint, keyKind } from "./accounts.js";
 import { freeConfig, type FreeConfig } from "./free-config.js";
 import { measureRemote, ProbeRefusal, type Measure } from "./free-probe.js";
@@ -26,12 +26,9 @@ import type { QueueManager } from "./queue.js";
 import { TERMINAL, type Run, type Runner } from "./runner.js";
 import type { Storage } from "./storage.js";
 import type { Db, Queryable } from "./store/db.js";
-import { newSecret, signatureHeader } from "./webhooks.js";
-
-export const FREE_CALLBACK_QUEUE = "clipd-free-callback";
-export const FREE_RETENTION_QUEUE = "clipd-free-retention";
-/** Seconds from a failed callback to the next attempt (times free.callback_time_scale). */
-export const CALLBACK_RETRY_SECONDS = [30, 120, 600, 1800, 3600];
+import { attemptCallback, FREE_CALLBACK_QUEUE, queueCallback } from "./free-courier.js";
+import { FREE_RETENTION_QUEUE, sweepFree } from "./free-janitor.js";
+import { newSecret } from "./webhooks.js";
 
 /** A refusal in the API's envelope (mapped by facade/errors.ts like every AccountError). */
 export class FreeError extends AccountError {}
@@ -131,8 +128,8 @@ export class FreeService {
   /** Works callbacks and the retention job (worker role). */
   async work(): Promise<void> {
     await this.prepare();
-    await this.deps.queue.work<{ callbackId: string; attempt: number }>(FREE_CALLBACK_QUEUE, (d) => this.attemptCallback(d.callbackId, d.attempt), { concurrency: 2 });
-    await this.deps.queue.work<object>(FREE_RETENTION_QUEUE, async () => void (await this.sweep()), { concurrency: 1 });
+    await this.deps.queue.work<{ callbackId: string; attempt: number }>(FREE_CALLBACK_QUEUE, (d) => attemptCallback(this.deps, d.callbackId, d.attempt), { concurrency: 2 });
+    await this.deps.queue.work<object>(FREE_RETENTION_QUEUE, async () => void (await sweepFree(this.deps)), { concurrency: 1 });
   }
 
   // ---- keys -----------------------------------------------------------------------------------
@@ -347,90 +344,7 @@ export class FreeService {
       const data = await this.view(settled);
       const type = data.status === "failed" ? "transcription.failed" : "transcription.completed";
       const payload = JSON.stringify({ type, timestamp: new Date().toISOString(), data });
-      const callbackId = randomUUID();
-      await tx.query(`insert into free_callbacks (id, job_id, url, payload) values ($1, $2, $3, $4)`, [callbackId, row.id, row.callback_url, payload]);
-      await this.deps.queue.send(FREE_CALLBACK_QUEUE, { callbackId, attempt: 1 }, { tx, retryLimit: 3, retryDelay: 5, expireInSeconds: 60 });
+      await queueCallback(tx, this.deps.queue, { jobId: row.id, url: row.callback_url, payload });
     }
-  }
-
-  // ---- callbacks ------------------------------------------------------------------------------
-
-  /** Attempt `n` of a callback; a failure schedules the next one until CALLBACK_RETRY_SECONDS runs out. */
-  async attemptCallback(callbackId: string, n: number): Promise<void> {
-    const { rows } = await this.deps.db.query(
-      `select c.*, j.callback_secret from free_callbacks c join free_jobs j on j.id = c.job_id where c.id = $1 and c.status = 'pending' and c.attempts = $2 - 1`,
-      [callbackId, n],
-    );
-    const c = rows[0];
-    if (!c) return; // delivered, given up, or a stale duplicate
-    const error = await this.post(c.url, c.id, c.payload, c.callback_secret);
-    await this.deps.db.transaction(async (tx) => {
-      if (!error) {
-        await tx.query(`update free_callbacks set status = 'delivered', attempts = $2, last_error = null, finished_at = now() where id = $1`, [c.id, n]);
-        return;
-      }
-      const wait = CALLBACK_RETRY_SECONDS[n - 1];
-      if (wait === undefined) {
-        await tx.query(`update free_callbacks set status = 'failed', attempts = $2, last_error = $3, finished_at = now() where id = $1`, [c.id, n, error]);
-        return;
-      }
-      await tx.query(`update free_callbacks set attempts = $2, last_error = $3 where id = $1`, [c.id, n, error]);
-      await this.deps.queue.send(FREE_CALLBACK_QUEUE, { callbackId: c.id, attempt: n + 1 }, { tx, startAfterSeconds: wait * this.cfg.callback_time_scale, retryLimit: 3, retryDelay: 5, expireInSeconds: 60 });
-    });
-  }
-
-  /** One signed POST; the error text, or null when the address answered 2xx. */
-  private async post(url: string, msgId: string, payload: string, secret: string): Promise<string | null> {
-    try {
-      const timestamp = Math.floor(Date.now() / 1000);
-      const res = await guardedFetch(url, {
-        ...(await netguardOptionsFromConfig(this.deps.config)),
-        method: "POST",
-        body: payload,
-        maxRedirects: 0,
-        idleTimeoutMs: 10_000,
-        signal: AbortSignal.timeout(10_000),
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "clipd-free-callbacks",
-          "webhook-id": msgId,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": signatureHeader([secret], msgId, timestamp, payload),
-        },
-      });
-      res.response.resume();
-      return res.status >= 200 && res.status < 300 ? null : `the address answered ${res.status}`;
-    } catch (err: any) {
-      return err?.message ?? String(err);
-    }
-  }
-
-  // ---- retention ------------------------------------------------------------------------------
-
-  /** Deletes audio and text past their retention (the clock moved by free.clock_offset_seconds). */
-  async sweep(): Promise<{ audio: number; text: number }> {
-    const cfg = this.cfg;
-    const now = `now() + make_interval(secs => $1)`;
-    const audio = await this.deps.db.query(
-      `select id, audio_key from free_jobs where audio_key is not null and audio_deleted_at is null and created_at < ${now} - make_interval(days => $2::int)`,
-      [cfg.clock_offset_seconds, cfg.audio_retention_days],
-    );
-    for (const r of audio.rows) {
-      await this.deps.storage.remove(r.audio_key).catch(() => undefined);
-      await this.deps.db.query(`update free_jobs set audio_deleted_at = now() where id = $1`, [r.id]);
-    }
-    const text = await this.deps.db.query(
-      `select id, result from free_jobs where status in ('completed', 'failed') and created_at < ${now} - make_interval(days => $2::int)`,
-      [cfg.clock_offset_seconds, cfg.text_retention_days],
-    );
-    for (const r of text.rows) {
-      const files = parse(r.result)?.files ?? {};
-      for (const key of Object.values(files) as string[]) await this.deps.storage.remove(key).catch(() => undefined);
-      const json = typeof files.txt === "string" ? files.txt.replace(/\.txt$/, ".json") : undefined;
-      if (json) await this.deps.storage.remove(json).catch(() => undefined);
-      await this.deps.db.query(`update free_jobs set status = 'expired', result = null where id = $1`, [r.id]);
-    }
-    if (audio.rows.length || text.rows.length) this.deps.log.info({ audio: audio.rows.length, text: text.rows.length }, "free retention: deleted");
-    return { audio: audio.rows.length, text: text.rows.length };
   }
 }
