@@ -27,6 +27,7 @@ import { PaymentRequired } from "./billing.js";
 import type { Run, Runner } from "./runner.js";
 import type { Storage } from "./storage.js";
 import type { Db, Queryable } from "./store/db.js";
+import { isoColumn, jsonColumn } from "./store/_columns.js";
 
 /** A refusal in the API's envelope (mapped by facade/errors.ts like every AccountError). */
 export class EpisodeError extends AccountError {}
@@ -118,28 +119,26 @@ export interface NotStarted {
   needed_cents?: number;
 }
 
-const parse = (v: any) => (typeof v === "string" ? JSON.parse(v) : v);
-const iso = (v: any) => (v instanceof Date ? v.toISOString() : v);
 
 function toEpisode(r: any): EpisodeRow {
   const run = r.run_state ? { state: r.run_state, stage: r.run_stage, progress: Number(r.run_progress), note: r.run_note } : null;
   return {
-    id: r.id, account_id: r.account_id, livemode: r.livemode, name: r.name, status: r.status, failure: parse(r.failure),
-    source_url: r.source_url, upload: parse(r.upload), options: parse(r.options) ?? {}, state: parse(r.state) ?? {},
-    run_id: r.run_id, search_run_id: r.search_run_id, searches: parse(r.searches) ?? [],
+    id: r.id, account_id: r.account_id, livemode: r.livemode, name: r.name, status: r.status, failure: jsonColumn(r.failure),
+    source_url: r.source_url, upload: jsonColumn(r.upload), options: jsonColumn(r.options) ?? {}, state: jsonColumn(r.state) ?? {},
+    run_id: r.run_id, search_run_id: r.search_run_id, searches: jsonColumn(r.searches) ?? [],
     duration_seconds: r.duration_seconds === null ? null : Number(r.duration_seconds), charged_cents: Number(r.charged_cents),
-    created_at: iso(r.created_at), updated_at: iso(r.updated_at), run,
+    created_at: isoColumn(r.created_at), updated_at: isoColumn(r.updated_at), run,
   };
 }
 function toClip(r: any): ClipRow {
-  return { ...r, data: parse(r.data), cut: parse(r.cut), render: parse(r.render), created_at: iso(r.created_at) };
+  return { ...r, data: jsonColumn(r.data), cut: jsonColumn(r.cut), render: jsonColumn(r.render), created_at: isoColumn(r.created_at) };
 }
 function toJob(r: any): JobRow {
   const run = r.run_state ? { state: r.run_state, progress: Number(r.run_progress), note: r.run_note } : null;
   const { run_state, run_progress, run_note, ...rest } = r;
   return {
-    ...rest, options: parse(r.options) ?? {}, changes: parse(r.changes) ?? [], charged_cents: Number(r.charged_cents), result: parse(r.result),
-    error: parse(r.error), created_at: iso(r.created_at), finished_at: iso(r.finished_at), run,
+    ...rest, options: jsonColumn(r.options) ?? {}, changes: jsonColumn(r.changes) ?? [], charged_cents: Number(r.charged_cents), result: jsonColumn(r.result),
+    error: jsonColumn(r.error), created_at: isoColumn(r.created_at), finished_at: isoColumn(r.finished_at), run,
   };
 }
 
@@ -433,7 +432,7 @@ export class EpisodeService {
     const clip = await this.getClip(accountId, clipId);
     if (!clip) throw notFound("clip", clipId);
     const { rows } = await this.deps.db.query(`select state from episodes where id = $1`, [clip.episode_id]);
-    const key: string | undefined = parse(rows[0]?.state)?.transcript?.key;
+    const key: string | undefined = jsonColumn(rows[0]?.state)?.transcript?.key;
     if (!key || !(await this.deps.storage.exists(key))) return { clip, captions: [] };
     const t = JSON.parse((await this.deps.storage.read(key)).toString("utf8")) as { words: TranscriptWord[]; segments: TranscriptSegment[] };
     const pieces: Array<{ start: number; end: number }> = clip.cut?.pieces ?? clip.data.pieces ?? [{ start: clip.data.start, end: clip.data.end }];

@@ -10,6 +10,7 @@ import type { Config } from "../config/loader.js";
 import { freeConfig } from "./free-config.js";
 import type { Storage } from "./storage.js";
 import type { Db } from "./store/db.js";
+import { jsonColumn } from "./store/_columns.js";
 
 export const FREE_RETENTION_QUEUE = "clipd-free-retention";
 
@@ -19,8 +20,6 @@ export interface JanitorDeps {
   config: Config;
   log: Logger;
 }
-
-const parse = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v);
 
 /** Deletes audio and text past their retention (the clock moved by free.clock_offset_seconds). */
 export async function sweepFree(deps: JanitorDeps): Promise<{ audio: number; text: number }> {
@@ -39,7 +38,7 @@ export async function sweepFree(deps: JanitorDeps): Promise<{ audio: number; tex
     [cfg.clock_offset_seconds, cfg.text_retention_days],
   );
   for (const r of text.rows) {
-    const files = parse(r.result)?.files ?? {};
+    const files = jsonColumn(r.result)?.files ?? {};
     for (const key of Object.values(files) as string[]) await deps.storage.remove(key).catch(() => undefined);
     const json = typeof files.txt === "string" ? files.txt.replace(/\.txt$/, ".json") : undefined;
     if (json) await deps.storage.remove(json).catch(() => undefined);

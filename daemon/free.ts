@@ -29,6 +29,7 @@ import type { Db, Queryable } from "./store/db.js";
 import { attemptCallback, FREE_CALLBACK_QUEUE, queueCallback } from "./free-courier.js";
 import { FREE_RETENTION_QUEUE, sweepFree } from "./free-janitor.js";
 import { newSecret } from "./webhooks.js";
+import { isoColumn, jsonColumn } from "./store/_columns.js";
 
 /** A refusal in the API's envelope (mapped by facade/errors.ts like every AccountError). */
 export class FreeError extends AccountError {}
@@ -44,8 +45,6 @@ export interface FreeDeps {
 
 export type FreeLinker = (file: { key: string; name: string; type: string }, origin?: string) => { url: string; expires_at: string };
 
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
-const parse = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v);
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 
 function nextDay(now = new Date()): Date {
@@ -65,18 +64,24 @@ function nextMonth(now = new Date()): Date {
  * A job's failure as the caller sees it. A file whose length its server did not tell is measured
  * by the probe stage after download; its `too_long` there is the tier's code, as at submission.
  */
-function tierError(error: Record<string, any>, row: { key_id: string | null }): Record<string, any> {
-  const out = { code: error.code, message: error.message } as Record<string, any>;
+function tierError(error: Record<string, any>, row: { key_id: string | null }, cfg: FreeConfig): Record<string, any> {
   if (error.code === "too_long" && error.max_duration_seconds !== undefined) {
-    const duration = Math.round(Number(error.duration_seconds) * 10) / 10;
-    out.code = row.key_id ? "too_long" : "too_long_anon";
-    out.max_duration_seconds = error.max_duration_seconds;
-    out.duration_seconds = duration;
-    if (!row.key_id) out.message = `the file is ${duration} s long; without a key the limit is ${error.max_duration_seconds} s`;
+    return tooLong(row.key_id === null, Number(error.duration_seconds), Number(error.max_duration_seconds), cfg);
   }
-  // An unmeasured download cut at the size limit.
-  if (error.code === "too_big" && error.max_bytes !== undefined) out.max_bytes = error.max_bytes;
-  return out;
+  // An unmeasured download cut at the size limit keeps the limit it hit.
+  const limit = error.code === "too_big" && error.max_bytes !== undefined ? { max_bytes: error.max_bytes } : {};
+  return { code: error.code, message: error.message, ...limit };
+}
+
+/** The tier's too-long refusal, at submission or after download: code, message and both lengths. */
+function tooLong(anon: boolean, seconds: number, max: number, cfg: FreeConfig) {
+  const duration = Math.round(seconds * 10) / 10;
+  return {
+    code: anon ? "too_long_anon" : "too_long",
+    message: anon ? `the file is ${duration} s long; without a key the limit is ${max} s (a free key allows ${cfg.max_seconds_key} s)` : `the file is ${duration} s long, over the limit of ${max} s`,
+    max_duration_seconds: max,
+    duration_seconds: duration,
+  };
 }
 
 const services = new WeakMap<Runner, FreeService>();
@@ -171,7 +176,7 @@ export class FreeService {
   async revokeKey(token: string): Promise<{ revoked_at: string }> {
     const id = await this.authenticate(token);
     const { rows } = await this.deps.db.query(`update free_keys set revoked_at = now() where id = $1 returning revoked_at`, [id]);
-    return { revoked_at: iso(rows[0].revoked_at)! };
+    return { revoked_at: isoColumn(rows[0].revoked_at)! };
   }
 
   // ---- jobs -----------------------------------------------------------------------------------
@@ -186,13 +191,8 @@ export class FreeService {
       throw new FreeError("too_big", `the file is ${m.size_bytes} bytes, over the limit of ${cfg.max_bytes}`, 413, { max_bytes: cfg.max_bytes, size_bytes: m.size_bytes });
     }
     if (m.measured && m.duration_seconds! > max) {
-      const duration = Math.round(m.duration_seconds! * 10) / 10;
-      throw new FreeError(
-        anon ? "too_long_anon" : "too_long",
-        anon ? `the file is ${duration} s long; without a key the limit is ${max} s (a free key allows ${cfg.max_seconds_key} s)` : `the file is ${duration} s long, over the limit of ${max} s`,
-        413,
-        { max_duration_seconds: max, duration_seconds: duration },
-      );
+      const { code, message, ...lengths } = tooLong(anon, m.duration_seconds!, max, cfg);
+      throw new FreeError(code, message, 413, lengths);
     }
     const id = randomUUID();
     const token = randomBytes(24).toString("base64url");
@@ -273,16 +273,14 @@ export class FreeService {
   /** The poll answer (also the callback's data). */
   async view(row: any, origin = this.origin): Promise<Record<string, unknown>> {
     if (row.status === "queued") {
-      const elapsed = Math.max(0, Math.round((Date.now() - Date.parse(iso(row.created_at)!)) / 1000));
+      const elapsed = Math.max(0, Math.round((Date.now() - Date.parse(isoColumn(row.created_at)!)) / 1000));
       return { id: row.id, status: "processing", elapsed_seconds: elapsed, poll_after_seconds: elapsed < 30 ? 2 : 10 };
     }
     if (row.status === "failed") {
-      const e = parse(row.error) ?? { code: "failed", message: "the transcription failed" };
-      const { code, message, max_duration_seconds, duration_seconds, max_bytes } = e;
-      const limits = { ...(max_duration_seconds !== undefined ? { max_duration_seconds, duration_seconds } : {}), ...(max_bytes !== undefined ? { max_bytes } : {}) };
-      return { id: row.id, status: "failed", error: { code, message, ...limits } };
+      const e = jsonColumn(row.error) ?? { code: "failed", message: "the transcription failed" };
+      return { id: row.id, status: "failed", error: e }; // as settle stored it (tierError)
     }
-    const r = parse(row.result) ?? {};
+    const r = jsonColumn(row.result) ?? {};
     const base = {
       id: row.id,
       status: "completed",
@@ -329,7 +327,7 @@ export class FreeService {
         row.id, seconds, JSON.stringify({ language: null, word_count: 0 }), audioKey,
       ]);
     } else {
-      const error = tierError(run.error ?? { code: "cancelled", message: "the transcription was cancelled" }, row);
+      const error = tierError(run.error ?? { code: "cancelled", message: "the transcription was cancelled" }, row, this.cfg);
       await tx.query(`update free_jobs set status = 'failed', code = $2, error = $3, audio_key = $4, finished_at = now() where id = $1`, [row.id, error.code, JSON.stringify(error), audioKey]);
     }
     // The real cost replaces the reservation (a failed job before transcription costs nothing).
@@ -337,7 +335,7 @@ export class FreeService {
     const delta = real - Number(row.cost_cents);
     await tx.query(`update free_jobs set cost_cents = $2 where id = $1`, [row.id, real]);
     await tx.query(`update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`, [
-      monthStart(new Date(iso(row.created_at)!)), delta, row.key_id ? 0 : delta,
+      monthStart(new Date(isoColumn(row.created_at)!)), delta, row.key_id ? 0 : delta,
     ]);
     if (row.callback_url) {
       const settled = (await tx.query(`select * from free_jobs where id = $1`, [row.id])).rows[0];

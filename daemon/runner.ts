@@ -27,6 +27,7 @@ import { isStageError, StageError, type StageContext, type StageOutput } from ".
 import type { Storage } from "./storage.js";
 import type { Db, Queryable } from "./store/db.js";
 import { compileWhen } from "./when.js";
+import { isoColumn, jsonColumn } from "./store/_columns.js";
 
 export type RunState = "queued" | "running" | "succeeded" | "failed" | "cancelled";
 export type Phase = "main" | "on_failure";
@@ -482,20 +483,18 @@ function errInfo(err: unknown) {
 }
 
 function normalise(row: any): Run {
-  const parse = (v: any) => (typeof v === "string" ? JSON.parse(v) : v);
-  const iso = (v: any) => (v instanceof Date ? v.toISOString() : v);
   return {
     ...row,
-    input: parse(row.input),
-    plan: parse(row.plan),
-    steps: parse(row.steps) ?? [],
-    output: parse(row.output) ?? {},
-    error: parse(row.error),
+    input: jsonColumn(row.input),
+    plan: jsonColumn(row.plan),
+    steps: jsonColumn(row.steps) ?? [],
+    output: jsonColumn(row.output) ?? {},
+    error: jsonColumn(row.error),
     progress: Number(row.progress),
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-    started_at: iso(row.started_at),
-    finished_at: iso(row.finished_at),
+    created_at: isoColumn(row.created_at),
+    updated_at: isoColumn(row.updated_at),
+    started_at: isoColumn(row.started_at),
+    finished_at: isoColumn(row.finished_at),
   };
 }
 

@@ -19,6 +19,7 @@ import { TERMINAL, type Run, type Runner } from "./runner.js";
 import type { Storage } from "./storage.js";
 import type { Db, Queryable } from "./store/db.js";
 import { chargeTranscript, decideTranscriptPayment, freeTranscriptsUsed, loadTranscriptPrices, type TranscriptPrices } from "./transcript-billing.js";
+import { isoColumn, jsonColumn } from "./store/_columns.js";
 
 export type TranscriptStatus = "queued" | "running" | "completed" | "failed";
 
@@ -64,8 +65,6 @@ export function transcriptKeys(runId: string) {
   return { txt: `${base}.txt`, srt: `${base}.srt`, vtt: `${base}.vtt`, json: `${base}.json`, page: `${base}.html` };
 }
 
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
-const json = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v);
 
 function toRecord(r: any): TranscriptRecord {
   let status: TranscriptStatus = r.status;
@@ -82,11 +81,11 @@ function toRecord(r: any): TranscriptRecord {
     free: r.free,
     duration_seconds: r.duration_seconds === null ? null : Number(r.duration_seconds),
     charged_cents: Number(r.charged_cents),
-    result: json(r.result) ?? null,
-    error: json(r.error) ?? null,
+    result: jsonColumn(r.result) ?? null,
+    error: jsonColumn(r.error) ?? null,
     progress: status === "completed" ? 100 : Number(r.run_progress ?? 0),
-    created_at: iso(r.created_at)!,
-    finished_at: iso(r.finished_at),
+    created_at: isoColumn(r.created_at)!,
+    finished_at: isoColumn(r.finished_at),
   };
 }
 
@@ -214,7 +213,7 @@ export class TranscriptService {
     );
     const data = {
       id: row.id, status: "completed", name: row.name, url: row.url, language: result.language ?? null, duration_seconds: seconds, word_count: result.word_count ?? null,
-      charged_cents: cents, free: row.free, created_at: iso(row.created_at), completed_at: new Date().toISOString(),
+      charged_cents: cents, free: row.free, created_at: isoColumn(row.created_at), completed_at: new Date().toISOString(),
       message: `the transcript of "${row.name}" is ready: read it at downloads.page, or take downloads.txt, .srt or .vtt (links valid 7 days)`,
     };
     const links = {

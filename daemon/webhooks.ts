@@ -27,6 +27,7 @@ import { AccountError } from "./accounts.js";
 import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "./events.js";
 import type { QueueManager } from "./queue.js";
 import type { Db, Queryable } from "./store/db.js";
+import { isoColumn, jsonColumn } from "./store/_columns.js";
 
 export const DELIVERY_QUEUE = "clipd-webhook-delivery";
 /** Minutes from a failed attempt to the next one; 9 attempts spanning 25 hours. */
@@ -65,9 +66,7 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-const parse = (v: any) => (typeof v === "string" ? JSON.parse(v) : v);
-const iso = (v: any) => (v instanceof Date ? v.toISOString() : v);
-const toRow = (r: any): WebhookRow => ({ ...r, events: parse(r.events), secrets: parse(r.secrets), created_at: iso(r.created_at) });
+const toRow = (r: any): WebhookRow => ({ ...r, events: jsonColumn(r.events), secrets: jsonColumn(r.secrets), created_at: isoColumn(r.created_at) });
 const notFound = (id: string) => new WebhookError("not_found", `no webhook ${id} on this account`, 404, { field: "id" });
 
 /** `whsec_` + base64 of 32 random bytes. */
@@ -194,10 +193,10 @@ export class WebhookService {
       event: r.event_type as string,
       test: r.event_id === null,
       status: r.status as string,
-      created_at: iso(r.created_at) as string,
-      next_attempt_at: r.status === "pending" ? (iso(r.next_attempt_at) as string | null) : null,
+      created_at: isoColumn(r.created_at) as string,
+      next_attempt_at: r.status === "pending" ? (isoColumn(r.next_attempt_at) as string | null) : null,
       attempts: attempts.filter((a: any) => a.delivery_id === r.id).map((a: any): AttemptRecord => ({
-        attempt: a.attempt, at: iso(a.at), status_code: a.status_code, latency_ms: a.latency_ms, response: a.response, error: a.error,
+        attempt: a.attempt, at: isoColumn(a.at), status_code: a.status_code, latency_ms: a.latency_ms, response: a.response, error: a.error,
       })),
     }));
   }
@@ -261,14 +260,14 @@ export class WebhookService {
     if (!ev?.account_id) return;
     const hooks = await this.deps.db.query(`select id from webhooks where account_id = $1 and enabled and events @> jsonb_build_array($2::text)`, [ev.account_id, ev.type]);
     if (!hooks.rows.length) return;
-    const data = structuredClone(parse(ev.data) ?? {});
-    for (const [at, file] of Object.entries((parse(ev.links) ?? {}) as Record<string, EventLink>)) {
+    const data = structuredClone(jsonColumn(ev.data) ?? {});
+    for (const [at, file] of Object.entries((jsonColumn(ev.links) ?? {}) as Record<string, EventLink>)) {
       if (!this.linker) continue;
       const link = this.linker(file);
       setPath(data, at, link.url);
       if (!at.includes(".") && at.endsWith("_url")) data[`${at.slice(0, -4)}_expires_at`] = link.expires_at;
     }
-    const payload = JSON.stringify({ type: ev.type, timestamp: iso(ev.created_at), livemode: ev.livemode, data });
+    const payload = JSON.stringify({ type: ev.type, timestamp: isoColumn(ev.created_at), livemode: ev.livemode, data });
     await this.deps.db.transaction(async (tx) => {
       for (const h of hooks.rows) {
         const ins = await tx.query(

@@ -7,8 +7,6 @@
  * 82 languages). PocketSphinx has only a US English model: whatever it hears comes out as English
  * words, so identifying its text would only echo the model, and its language is the model's.
  */
-import { franc } from "franc-min";
-import { iso6393 } from "iso-639-3";
 
 export type LanguageSource = "engine" | "text" | "model";
 
@@ -22,18 +20,25 @@ export interface DetectedLanguage {
 /** Fewer characters than this are too few to identify a language from text. */
 const MIN_TEXT = 40;
 
-const toIso1 = new Map(iso6393.filter((l) => l.iso6391).map((l) => [l.iso6393, l.iso6391!]));
+// The trigram models and the code table load on first use, not with every process that loads the
+// stage (the CLI and the daemon load all stages at start).
+let libs: Promise<{ franc: typeof import("franc-min").franc; toIso1: Map<string, string> }> | undefined;
+const loadLibs = () =>
+  (libs ??= Promise.all([import("franc-min"), import("iso-639-3")]).then(([f, codes]) => ({
+    franc: f.franc,
+    toIso1: new Map(codes.iso6393.filter((l) => l.iso6391).map((l) => [l.iso6393, l.iso6391!])),
+  })));
 
 /** ISO 639-1 for an ISO 639-3 code when it has one ("fra" → "fr"), else the code as given. */
-export function _iso1(code: string): string {
-  return toIso1.get(code) ?? code;
+export async function _iso1(code: string): Promise<string> {
+  return (await loadLibs()).toIso1.get(code) ?? code;
 }
 
 /** The language of `text` from its letters alone, or "und" when the text is too short to tell. */
-export function identifyText(text: string): string {
+export async function identifyText(text: string): Promise<string> {
   const clean = text.replace(/\s+/g, " ").trim();
   if (clean.length < MIN_TEXT) return "und";
-  const code = franc(clean, { minLength: MIN_TEXT });
+  const code = (await loadLibs()).franc(clean, { minLength: MIN_TEXT });
   return code === "und" ? "und" : _iso1(code);
 }
 
@@ -50,9 +55,9 @@ function majority(reports: Array<string | undefined>): string | undefined {
  * The language of a finished transcript. `fixedModelLanguage` is set for engines whose model knows
  * one language only (PocketSphinx: "en").
  */
-export function detectLanguage(input: { reports: Array<string | undefined>; text: string; fixedModelLanguage?: string }): DetectedLanguage {
+export async function detectLanguage(input: { reports: Array<string | undefined>; text: string; fixedModelLanguage?: string }): Promise<DetectedLanguage> {
   if (input.fixedModelLanguage) return { language: input.fixedModelLanguage, source: "model" };
   const reported = majority(input.reports);
   if (reported) return { language: reported, source: "engine" };
-  return { language: identifyText(input.text), source: "text" };
+  return { language: await identifyText(input.text), source: "text" };
 }

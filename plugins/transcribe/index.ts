@@ -98,7 +98,7 @@ export default defineStage<TranscribeOptions>({
       }
       const detected =
         language === "auto"
-          ? detectLanguage({ reports: placed.map((p) => p.result.language), text: words.map((w) => w.text).join(" "), fixedModelLanguage: engine.fixedLanguage })
+          ? await detectLanguage({ reports: placed.map((p) => p.result.language), text: words.map((w) => w.text).join(" "), fixedModelLanguage: engine.fixedLanguage })
           : undefined;
       const transcript: Transcript = {
         engine: engine.name,

@@ -120,25 +120,25 @@ describe("free transcription API results: links over 1 MB, detected language, la
     }
   }, 90_000);
 
-  it("fails a file that proves too long after download with the tier's code (too_long_anon)", async () => {
-    const res = await submit(undefined, "198.51.100.22", "/hidden-length.mp3");
+  /** Submits an unmeasured file without a key; returns the error its failed job answers with. */
+  async function failedAtNoCost(ip: string, url: string) {
+    const res = await submit(undefined, ip, url);
     expect(res.status).toBe(202); // unmeasured: admitted once a day
     const done = await waitDone(res.body.poll_url);
     expect(done.status).toBe("failed");
-    expect(done.error).toMatchObject({ code: "too_long_anon", max_duration_seconds: 600 });
-    expect(done.error.duration_seconds).toBeGreaterThan(640);
     // A job that failed before transcription costs nothing.
     const { rows } = await t.app.db.query(`select cost_cents from free_jobs where id = $1`, [res.body.id]);
     expect(Number(rows[0].cost_cents)).toBe(0);
+    return done.error;
+  }
+
+  it("fails a file that proves too long after download with the tier's code (too_long_anon)", async () => {
+    const error = await failedAtNoCost("198.51.100.22", "/hidden-length.mp3");
+    expect(error).toMatchObject({ code: "too_long_anon", max_duration_seconds: 600 });
+    expect(error.duration_seconds).toBeGreaterThan(640);
   }, 90_000);
 
   it("cuts an endless download at the size limit: the job fails too_big, and costs nothing", async () => {
-    const res = await submit(undefined, "198.51.100.23", "/endless.mp3");
-    expect(res.status).toBe(202); // unmeasured: admitted once a day
-    const done = await waitDone(res.body.poll_url);
-    expect(done.status).toBe("failed");
-    expect(done.error).toMatchObject({ code: "too_big", max_bytes: MAX_BYTES });
-    const { rows } = await t.app.db.query(`select cost_cents from free_jobs where id = $1`, [res.body.id]);
-    expect(Number(rows[0].cost_cents)).toBe(0);
+    expect(await failedAtNoCost("198.51.100.23", "/endless.mp3")).toMatchObject({ code: "too_big", max_bytes: MAX_BYTES });
   }, 90_000);
 });

@@ -8,25 +8,25 @@ const DE = "Das Wetter ist heute schön, und wir sprechen darüber, wie kleine T
 const EN = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.";
 
 describe("language detection", () => {
-  it("identifies text in several languages as ISO 639-1 codes", () => {
-    expect(identifyText(FR)).toBe("fr");
-    expect(identifyText(DE)).toBe("de");
-    expect(identifyText(EN)).toBe("en");
-    expect(_iso1("spa")).toBe("es");
-    expect(_iso1("sco")).toBe("sco"); // no two-letter code: kept as given
+  it("identifies text in several languages as ISO 639-1 codes", async () => {
+    expect(await identifyText(FR)).toBe("fr");
+    expect(await identifyText(DE)).toBe("de");
+    expect(await identifyText(EN)).toBe("en");
+    expect(await _iso1("spa")).toBe("es");
+    expect(await _iso1("sco")).toBe("sco"); // no two-letter code: kept as given
   });
 
-  it("answers und for text too short to tell", () => {
-    expect(identifyText("hello world")).toBe("und");
-    expect(identifyText("")).toBe("und");
+  it("answers und for text too short to tell", async () => {
+    expect(await identifyText("hello world")).toBe("und");
+    expect(await identifyText("")).toBe("und");
   });
 
-  it("prefers the engine's report, by majority over the chunks", () => {
-    expect(detectLanguage({ reports: ["fr", undefined, "FR", "en"], text: EN })).toEqual({ language: "fr", source: "engine" });
-    expect(detectLanguage({ reports: [undefined, undefined], text: DE })).toEqual({ language: "de", source: "text" });
+  it("prefers the engine's report, by majority over the chunks", async () => {
+    expect(await detectLanguage({ reports: ["fr", undefined, "FR", "en"], text: EN })).toEqual({ language: "fr", source: "engine" });
+    expect(await detectLanguage({ reports: [undefined, undefined], text: DE })).toEqual({ language: "de", source: "text" });
   });
 
-  it("reports an English-only model's language as the model's, whatever its words look like", () => {
-    expect(detectLanguage({ reports: ["en"], text: FR, fixedModelLanguage: "en" })).toEqual({ language: "en", source: "model" });
+  it("reports an English-only model's language as the model's, whatever its words look like", async () => {
+    expect(await detectLanguage({ reports: ["en"], text: FR, fixedModelLanguage: "en" })).toEqual({ language: "en", source: "model" });
   });
 });
