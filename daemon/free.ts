@@ -19,7 +19,6 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypt
 import type { Logger } from "pino";
 import type { Config } from "../config/loader.js";
 import { netguardOptionsFromConfig } from "../plugins/_netguard.js";
-import { AccountError, fingerprint, keyKind } from "./accounts.js";
 import { freeConfig, type FreeConfig } from "./free-config.js";
 import { measureRemote, ProbeRefusal, type Measure } from "./free-probe.js";
 import type { QueueManager } from "./queue.js";
@@ -28,11 +27,10 @@ import type { Storage } from "./storage.js";
 import type { Db, Queryable } from "./store/db.js";
 import { attemptCallback, FREE_CALLBACK_QUEUE, queueCallback } from "./free-courier.js";
 import { FREE_RETENTION_QUEUE, sweepFree } from "./free-janitor.js";
+import { authenticateFreeKey, dayStart, FreeError, issueFreeKey, nextDay, revokeFreeKey } from "./free-keys.js";
 import { newSecret } from "./webhooks.js";
 import { isoColumn, jsonColumn } from "./store/_columns.js";
 
-/** A refusal in the API's envelope (mapped by facade/errors.ts like every AccountError). */
-export class FreeError extends AccountError {}
 
 export interface FreeDeps {
   db: Db;
@@ -47,12 +45,6 @@ export type FreeLinker = (file: { key: string; name: string; type: string }, ori
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 
-function nextDay(now = new Date()): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
-}
-function dayStart(now = new Date()): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-}
 function monthStart(now = new Date()): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString().slice(0, 10);
 }
@@ -137,46 +129,18 @@ export class FreeService {
     await this.deps.queue.work<object>(FREE_RETENTION_QUEUE, async () => void (await sweepFree(this.deps)), { concurrency: 1 });
   }
 
-  // ---- keys -----------------------------------------------------------------------------------
+  // ---- keys (daemon/free-keys.ts) ------------------------------------------------------------
 
-  /** A new `svc_free_` key for `email` (at most keys_per_email_per_day a UTC day). Shown once. */
-  async issueKey(email: string): Promise<string> {
-    const addr = email.trim().toLowerCase();
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(addr)) throw new FreeError("invalid_request", `"${email}" is not an email address`, 400, { field: "email" });
-    const limit = this.cfg.keys_per_email_per_day;
-    const key = `svc_free_${randomBytes(20).toString("hex")}`;
-    await this.deps.db.transaction(async (tx) => {
-      const { rows } = await tx.query(
-        `insert into free_key_issues (email, day, issued) values ($1, $2, 1)
-         on conflict (email, day) do update set issued = free_key_issues.issued + 1 returning issued`,
-        [addr, dayStart().toISOString().slice(0, 10)],
-      );
-      if (rows[0].issued > limit) {
-        throw new FreeError("key_limit", `at most ${limit} keys a day are issued per email address`, 429, { limit, resets_at: nextDay().toISOString() });
-      }
-      await tx.query(`insert into free_keys (id, fingerprint, email) values ($1, $2, $3)`, [randomUUID(), fingerprint(key), addr]);
-    });
-    return key;
+  issueKey(email: string): Promise<string> {
+    return issueFreeKey(this.deps.db, this.cfg, email);
   }
 
-  /** The id of a valid free key; throws 401 bad_key for anything else (account keys included). */
-  async authenticate(token: string): Promise<string> {
-    const kind = keyKind(token);
-    if (kind !== "free") {
-      throw new FreeError("bad_key", kind ? "account API keys are not accepted here; send a free key (svc_free_…) or none" : "that is not a free transcription key (svc_free_…)", 401);
-    }
-    const fp = fingerprint(token);
-    const { rows } = await this.deps.db.query(`select id, fingerprint, revoked_at from free_keys where fingerprint = $1`, [fp]);
-    const r = rows[0];
-    if (!r || !timingSafeEqual(Buffer.from(r.fingerprint, "hex"), Buffer.from(fp, "hex"))) throw new FreeError("bad_key", "this free key is not known", 401);
-    if (r.revoked_at) throw new FreeError("bad_key", "this free key was revoked", 401);
-    return r.id;
+  authenticate(token: string): Promise<string> {
+    return authenticateFreeKey(this.deps.db, token);
   }
 
-  async revokeKey(token: string): Promise<{ revoked_at: string }> {
-    const id = await this.authenticate(token);
-    const { rows } = await this.deps.db.query(`update free_keys set revoked_at = now() where id = $1 returning revoked_at`, [id]);
-    return { revoked_at: isoColumn(rows[0].revoked_at)! };
+  revokeKey(token: string): Promise<{ revoked_at: string }> {
+    return revokeFreeKey(this.deps.db, token);
   }
 
   // ---- jobs -----------------------------------------------------------------------------------
