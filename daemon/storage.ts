@@ -6,6 +6,7 @@
 import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from "node:fs";
 import { copyFile, mkdir, rename, rm, stat, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Writable } from "node:stream";
 
 export interface Storage {
   readonly root: string;
@@ -82,4 +83,19 @@ export function defineLocalStorage(root: string): Storage {
       await rm(pathOf(key), { force: true, recursive: true });
     },
   };
+}
+
+/**
+ * Closes a write stream whose file is being given up (the caller removes the file next). It ends
+ * the stream rather than destroying it: destroying while a write is still in the thread pool makes
+ * Node fail that write with ERR_STREAM_DESTROYED and emit it as an 'error' event, which crashes
+ * the process when nobody listens and skips 'close'. Resolves once the file is closed.
+ */
+export function abandonStream(out: Writable): Promise<void> {
+  out.on("error", () => undefined); // the file is being discarded; a late write error changes nothing
+  if (out.closed) return Promise.resolve();
+  return new Promise((resolve) => {
+    out.once("close", () => resolve());
+    if (!out.destroyed && !out.writableEnded) out.end();
+  });
 }

@@ -19,6 +19,7 @@ import { ApiError, toErrorBody } from "../errors.js";
 import { defineOperation, type Operation } from "../registry.js";
 import { contentTypeFor } from "../uploads.js";
 import { getMe } from "./me.js";
+import { abandonStream } from "../../daemon/storage.js";
 
 const tokenParam = { type: "string", minLength: 1, maxLength: 4096, description: "The signed token from the link" };
 
@@ -127,7 +128,7 @@ export const putUpload = defineOperation({
     } catch (err) {
       reader.releaseLock();
       // Wait for the file to be opened and closed, or the removal could run before it exists.
-      if (!out.closed) await new Promise<void>((resolve) => out.once("close", () => resolve()).destroy());
+      await abandonStream(out);
       await services.storage.remove(part).catch(() => undefined);
       if (err instanceof ApiError) return errorResponse(err, { connection: "close" });
       throw err;

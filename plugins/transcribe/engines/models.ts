@@ -8,6 +8,7 @@ import { createWriteStream } from "node:fs";
 import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import path from "node:path";
+import { abandonStream } from "../../../daemon/storage.js";
 
 const BASE = "https://huggingface.co/ggerganov/whisper.cpp/resolve/main";
 
@@ -140,7 +141,7 @@ export async function pullModel(
     await rename(part, dest);
     return dest;
   } catch (err) {
-    out.destroy();
+    await abandonStream(out);
     await rm(part, { force: true });
     throw err;
   }
