@@ -9,11 +9,11 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config/loader.js";
-import { guardedFetch, netguardOptionsFromConfig } from "../plugins/_netguard.js";
+import { netguardOptionsFromConfig } from "../plugins/_netguard.js";
 import { freeConfig } from "./free-config.js";
 import type { QueueManager } from "./queue.js";
 import type { Db, Queryable } from "./store/db.js";
-import { signatureHeader } from "./webhooks.js";
+import { postSigned } from "./signed-post.js";
 
 export const FREE_CALLBACK_QUEUE = "clipd-free-callback";
 /** Seconds from a failed callback to the next attempt (times free.callback_time_scale). */
@@ -56,28 +56,9 @@ export async function attemptCallback(deps: CourierDeps, callbackId: string, n: 
   });
 }
 
-/** One signed POST; the error text, or null when the address answered 2xx. */
+/** One signed POST with the job's secret; the error text, or null when the address answered 2xx. */
 async function post(deps: CourierDeps, url: string, msgId: string, payload: string, secret: string): Promise<string | null> {
-  try {
-    const timestamp = Math.floor(Date.now() / 1000);
-    const res = await guardedFetch(url, {
-      ...(await netguardOptionsFromConfig(deps.config)),
-      method: "POST",
-      body: payload,
-      maxRedirects: 0,
-      idleTimeoutMs: 10_000,
-      signal: AbortSignal.timeout(10_000),
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "clipd-free-callbacks",
-        "webhook-id": msgId,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": signatureHeader([secret], msgId, timestamp, payload),
-      },
-    });
-    res.response.resume();
-    return res.status >= 200 && res.status < 300 ? null : `the address answered ${res.status}`;
-  } catch (err: any) {
-    return err?.message ?? String(err);
-  }
+  const net = await netguardOptionsFromConfig(deps.config);
+  const res = await postSigned({ url, msgId, payload, secrets: [secret], timeoutMs: 10_000, userAgent: "clipd-free-callbacks", net });
+  return res.error;
 }

@@ -28,7 +28,7 @@ import type { Db, Queryable } from "./store/db.js";
 import { attemptCallback, FREE_CALLBACK_QUEUE, queueCallback } from "./free-courier.js";
 import { FREE_RETENTION_QUEUE, sweepFree } from "./free-janitor.js";
 import { authenticateFreeKey, dayStart, FreeError, issueFreeKey, nextDay, revokeFreeKey } from "./free-keys.js";
-import { newSecret } from "./webhooks.js";
+import { newSecret } from "./signed-post.js";
 import { isoColumn, jsonColumn } from "./store/_columns.js";
 
 

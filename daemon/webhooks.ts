@@ -9,23 +9,21 @@
  *   startAfter) in one transaction, so a pending retry survives a crash or restart and runs on any
  *   worker. An attempt runs only if its delivery still waits for exactly that attempt, and a claim
  *   keeps two workers from sending the same attempt at once.
- * - Every attempt is signed per Standard Webhooks: webhook-id (the delivery id, the same on every
- *   retry), webhook-timestamp (seconds) and webhook-signature (`v1,<base64 HMAC-SHA256>` of
- *   `id.timestamp.body`, one per live secret during a rotation, space-separated). The body is the
- *   same bytes on every attempt.
- * - The address is checked again at every attempt and the connection goes to the checked address
- *   (guardedFetch); redirects are not followed; only a 2xx within `webhooks.timeout_ms` succeeds.
+ * - Every attempt is a signed POST (signed-post.ts: Standard Webhooks headers, webhook-id is the
+ *   delivery id, one signature per live secret during a rotation), to an address checked again at
+ *   every attempt; redirects are not followed; only a 2xx within `webhooks.timeout_ms` succeeds.
  * - Retries after 1, 5, 30 and 60 minutes, then 2, 4, 8 and 9.4 hours (25 hours in all), each times
  *   `webhooks.time_scale`. An address whose failures have gone on for `disable_after_hours` is
  *   switched off (enabled: false) until the account switches it on again.
  */
-import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Config } from "../config/loader.js";
-import { addressRefusal, guardedFetch, netguardOptionsFromConfig, resolveHostAddresses, type GuardedFetchOptions } from "../plugins/_netguard.js";
+import { addressRefusal, netguardOptionsFromConfig, resolveHostAddresses, type GuardedFetchOptions } from "../plugins/_netguard.js";
 import { AccountError } from "./accounts.js";
 import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "./events.js";
 import type { QueueManager } from "./queue.js";
+import { newSecret, postSigned, type PostResult } from "./signed-post.js";
 import type { Db, Queryable } from "./store/db.js";
 import { isoColumn, jsonColumn } from "./store/_columns.js";
 
@@ -68,18 +66,6 @@ export interface AttemptRecord {
 
 const toRow = (r: any): WebhookRow => ({ ...r, events: jsonColumn(r.events), secrets: jsonColumn(r.secrets), created_at: isoColumn(r.created_at) });
 const notFound = (id: string) => new WebhookError("not_found", `no webhook ${id} on this account`, 404, { field: "id" });
-
-/** `whsec_` + base64 of 32 random bytes. */
-export function newSecret(): string {
-  return `whsec_${randomBytes(32).toString("base64")}`;
-}
-
-/** The webhook-signature header: one `v1,<sig>` per secret, space-separated. */
-export function signatureHeader(secrets: string[], msgId: string, timestamp: number, body: string): string {
-  return secrets
-    .map((s) => `v1,${createHmac("sha256", Buffer.from(s.replace(/^whsec_/, ""), "base64")).update(`${msgId}.${timestamp}.${body}`).digest("base64")}`)
-    .join(" ");
-}
 
 /** Sets `value` at a dotted path of `obj` (made for event link keys such as "downloads.txt"). */
 function setPath(obj: Record<string, any>, dotted: string, value: unknown) {
@@ -342,7 +328,7 @@ export class WebhookService {
     });
   }
 
-  private async insertAttempt(tx: Queryable, deliveryId: string, n: number, r: AttemptResult): Promise<boolean> {
+  private async insertAttempt(tx: Queryable, deliveryId: string, n: number, r: PostResult): Promise<boolean> {
     const ins = await tx.query(
       `insert into webhook_attempts (delivery_id, attempt, at, status_code, latency_ms, response, error) values ($1, $2, $3, $4, $5, $6, $7)
        on conflict do nothing returning attempt`,
@@ -356,67 +342,18 @@ export class WebhookService {
     return this.net;
   }
 
-  /** One signed POST. Never throws: a refusal, a timeout or a non-2xx is a failed attempt. */
-  private async post(hook: WebhookRow, deliveryId: string, payload: string): Promise<AttemptResult> {
-    const at = new Date();
-    const started = performance.now();
-    const timeout = this.cfg.timeout_ms;
-    const done = (status_code: number | null, response: string | null, error: string | null): AttemptResult => ({
-      ok: error === null && status_code !== null && status_code >= 200 && status_code < 300,
-      at: at.toISOString(), status_code, response, error, latency_ms: Math.round(performance.now() - started),
+  /** One signed POST with the address's live secrets; never throws. */
+  private async post(hook: WebhookRow, deliveryId: string, payload: string): Promise<PostResult> {
+    const now = Date.now();
+    return postSigned({
+      url: hook.url,
+      msgId: deliveryId,
+      payload,
+      secrets: hook.secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > now).map((s) => s.secret),
+      timeoutMs: this.cfg.timeout_ms,
+      userAgent: "clipd-webhooks",
+      net: await this.netOptions(),
+      responseBytes: RESPONSE_BYTES,
     });
-    try {
-      if (!hook.url.startsWith("https://")) return done(null, null, "webhook addresses must use https");
-      const timestamp = Math.floor(at.getTime() / 1000);
-      const live = hook.secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > at.getTime()).map((s) => s.secret);
-      const res = await guardedFetch(hook.url, {
-        ...(await this.netOptions()),
-        method: "POST",
-        body: payload,
-        maxRedirects: 0,
-        idleTimeoutMs: timeout,
-        signal: AbortSignal.timeout(timeout),
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "clipd-webhooks",
-          "webhook-id": deliveryId,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": signatureHeader(live, deliveryId, timestamp, payload),
-        },
-      });
-      const text = await readSome(res.response, RESPONSE_BYTES, AbortSignal.timeout(Math.max(1, Math.round(timeout - (performance.now() - started)))));
-      const ok = res.status >= 200 && res.status < 300;
-      return done(res.status, text, ok ? null : `the address answered ${res.status}${res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : ""}`);
-    } catch (err: any) {
-      const timedOut = err?.name === "TimeoutError" || err?.name === "AbortError";
-      const msg = timedOut ? `no answer within ${timeout} ms` : err?.code === "too_many_redirects" ? "the address redirected; redirects are not followed" : (err?.message ?? String(err));
-      return done(null, null, msg);
-    }
   }
-}
-
-interface AttemptResult {
-  ok: boolean;
-  at: string;
-  status_code: number | null;
-  latency_ms: number;
-  response: string | null;
-  error: string | null;
-}
-
-/** Reads at most `max` bytes of a response, then drops the rest. */
-async function readSome(res: import("node:http").IncomingMessage, max: number, signal: AbortSignal): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of res.iterator({ destroyOnReturn: true }) as AsyncIterable<Buffer>) {
-      signal.throwIfAborted();
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= max) break;
-    }
-  } finally {
-    res.destroy();
-  }
-  return Buffer.concat(chunks).subarray(0, max).toString("utf8");
 }
