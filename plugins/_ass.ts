@@ -6,6 +6,7 @@
  * and margins are given for a 1080×1920 frame and scaled to the real one; the margins keep text out
  * of the areas that short-video apps cover with their own buttons.
  */
+import { breakLines } from "./_captions.js";
 
 export interface CaptionWord {
   text: string;
@@ -82,31 +83,6 @@ export function assTime(seconds: number): string {
   return `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}.${String(cs % 100).padStart(2, "0")}`;
 }
 
-/**
- * Splits words into at most `maxLines` lines of at most `maxChars` characters, as balanced as
- * possible. A single word longer than a line stays whole (it is never cut inside).
- */
-export function breakLines(words: string[], maxChars: number, maxLines = 2): string[][] {
-  const len = (ws: string[]) => ws.join(" ").length;
-  if (words.length <= 1 || len(words) <= maxChars || maxLines <= 1) return [words];
-  let best: string[][] | undefined;
-  let bestCost = Infinity;
-  for (let i = 1; i < words.length; i++) {
-    const first = words.slice(0, i);
-    const rest = breakLines(words.slice(i), maxChars, maxLines - 1);
-    const lines = [first, ...rest];
-    const lens = lines.map(len);
-    const over = lens.reduce((a, l) => a + Math.max(0, l - maxChars), 0);
-    // Overflow first, then the longest line, then a slight preference for a shorter top line.
-    const cost = over * 1000 + Math.max(...lens) * 10 + (lens[0] > lens[1] ? 1 : 0);
-    if (cost < bestCost) {
-      bestCost = cost;
-      best = lines;
-    }
-  }
-  return best!;
-}
-
 export interface Cue {
   start: number;
   end: number;
@@ -123,9 +99,7 @@ export function toAssCues(
   const maxSeconds = opts.maxSeconds ?? 3.2;
   const pause = opts.pause ?? 0.7;
   const shown = (w: CaptionWord) => (opts.uppercase ? w.text.toUpperCase() : w.text).trim();
-  const fits = (ws: CaptionWord[]) =>
-    breakLines(ws.map(shown), opts.maxChars, maxLines).every((l) => l.join(" ").length <= opts.maxChars) &&
-    breakLines(ws.map(shown), opts.maxChars, maxLines).length <= maxLines;
+  const fits = (ws: CaptionWord[]) => breakLines(ws.map(shown), opts.maxChars, maxLines).every((l) => l.join(" ").length <= opts.maxChars);
   const groups: CaptionWord[][] = [];
   let cur: CaptionWord[] = [];
   for (const w of words.filter((x) => x.text.trim())) {

@@ -55,39 +55,37 @@ export interface CueOptions {
 
 const SENTENCE_END = /[.!?…]["')\]]?$/;
 
-/** Lays words out on at most `maxLines` lines of `maxChars`, balancing two-line cues; null if they don't fit. */
+/**
+ * Splits words into at most `maxLines` lines of at most `maxChars` characters, as balanced as
+ * possible; a break after punctuation is a little better still. A single word longer than a line
+ * stays whole (it is never cut inside), so a line may overflow only when nothing else fits. Used
+ * for transcript cues (SRT, VTT) and for burned-in captions and hook titles (_ass.ts).
+ */
+export function breakLines(words: string[], maxChars: number, maxLines = 2): string[][] {
+  const len = (ws: string[]) => ws.join(" ").length;
+  if (words.length <= 1 || len(words) <= maxChars || maxLines <= 1) return [words];
+  let best: string[][] | undefined;
+  let bestCost = Infinity;
+  for (let i = 1; i < words.length; i++) {
+    const first = words.slice(0, i);
+    const lines = [first, ...breakLines(words.slice(i), maxChars, maxLines - 1)];
+    const lens = lines.map(len);
+    const over = lens.reduce((a, l) => a + Math.max(0, l - maxChars), 0);
+    // Overflow first, then the longest line (a break after punctuation counts as 4 characters
+    // shorter), then a slight preference for a shorter top line.
+    const cost = over * 1000 + (Math.max(...lens) - (/[,;:.!?]$/.test(first.at(-1)!) ? 4 : 0)) * 10 + (lens[0]! > lens[1]! ? 1 : 0);
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = lines;
+    }
+  }
+  return best!;
+}
+
+/** Lays words out on at most `maxLines` lines of `maxChars`; null if they don't fit. */
 export function layoutLines(texts: string[], maxChars: number, maxLines: number): string[] | null {
-  const one = texts.join(" ");
-  if (one.length <= maxChars || texts.length === 1) return [one];
-  if (maxLines < 2) return null;
-  if (maxLines === 2) {
-    let best: string[] | null = null;
-    let bestScore = Infinity;
-    for (let i = 1; i < texts.length; i++) {
-      const a = texts.slice(0, i).join(" ");
-      const b = texts.slice(i).join(" ");
-      if (a.length > maxChars || b.length > maxChars) continue;
-      // Balanced lines read best; a break after punctuation is a little better still.
-      const score = Math.max(a.length, b.length) - (/[,;:.!?]$/.test(a) ? 4 : 0);
-      if (score < bestScore) {
-        bestScore = score;
-        best = [a, b];
-      }
-    }
-    return best;
-  }
-  const lines: string[] = [];
-  let line = "";
-  for (const t of texts) {
-    if (!line) line = t;
-    else if (line.length + 1 + t.length <= maxChars) line += " " + t;
-    else {
-      lines.push(line);
-      line = t;
-    }
-  }
-  if (line) lines.push(line);
-  return lines.length <= maxLines && lines.every((l) => l.length <= maxChars) ? lines : null;
+  const lines = breakLines(texts, maxChars, maxLines).map((l) => l.join(" "));
+  return texts.length === 1 || lines.every((l) => l.length <= maxChars) ? lines : null;
 }
 
 /** Groups words into caption cues (see the module comment for the rules). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { breakLines } from "../../plugins/_captions.js";
 import {
   assColour,
   assTime,
-  breakLines,
   buildAss,
   escapeAssText,
   stepPosition,

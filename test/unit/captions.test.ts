@@ -76,6 +76,9 @@ describe("toCues", () => {
   it("balances two lines and honours custom limits", () => {
     expect(layoutLines("a bb ccc dddd eeeee ffffff".split(" "), 16, 2)).toEqual(["a bb ccc dddd", "eeeee ffffff"]);
     expect(layoutLines(["x".repeat(30), "y".repeat(30)], 42, 1)).toBeNull();
+    // A break after a comma wins over a slightly better balance (19/12 against 16/15 characters).
+    expect(layoutLines("It was late, so we all went home".split(" "), 24, 2)).toEqual(["It was late,", "so we all went home"]);
+    expect(layoutLines("It was late so we all went home".split(" "), 24, 2)).toEqual(["It was late so", "we all went home"]);
     for (const c of toCues(words, { maxChars: 20, maxLines: 1, maxSeconds: 3 })) {
       expect(c.lines).toHaveLength(1);
       expect(c.lines[0]!.length).toBeLessThanOrEqual(20);
