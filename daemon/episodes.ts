@@ -4,7 +4,7 @@
  * Guarantees:
  * - Every state change that follows from a run (an episode ready or failed, its charge and its
  *   clip search starting, a job completed, a clip cut) happens in the transaction that ends the
- *   run (runner.onRunEnd), so it commits with the run or not at all, once.
+ *   run (runner.onRunEnd, see episode-run-ends.ts), so it commits with the run or not at all, once.
  * - A call that starts work takes the episode row lock, checks the bill, charges and starts the
  *   runs in one transaction: a refused call leaves no row, no run and no charge behind, and two
  *   concurrent calls cannot both start the same import.
@@ -22,12 +22,15 @@ import { loadStyles } from "../plugins/caption-burn/styles.js";
 import { retimeWords } from "../plugins/cut/clip.js";
 import { AccountError } from "./accounts.js";
 import type { BillingService } from "./billing.js";
-import { recordEvent } from "./events.js";
 import { PaymentRequired } from "./billing.js";
 import type { Run, Runner } from "./runner.js";
 import type { Storage } from "./storage.js";
 import type { Db, Queryable } from "./store/db.js";
-import { isoColumn, jsonColumn } from "./store/_columns.js";
+import { EpisodeRunEnds } from "./episode-run-ends.js";
+import { jsonColumn } from "./store/_columns.js";
+import { toClip, toEpisode, toJob, type ClipLook, type EpisodeStatus, type ClipRow, type EpisodeRow, type JobRow, type NotStarted, type StartedJob } from "./episode-rows.js";
+
+export type { ClipLook, ClipRow, EpisodeRow, EpisodeStatus, JobRow, NotStarted, StartedJob } from "./episode-rows.js";
 
 /** A refusal in the API's envelope (mapped by facade/errors.ts like every AccountError). */
 export class EpisodeError extends AccountError {}
@@ -36,111 +39,8 @@ export const PIPELINES = { import: "api-episode", search: "api-search", cut: "cl
 /** Largest upload or download accepted for an episode, in bytes (4.5 GB, as the probe stage). */
 export const MAX_EPISODE_BYTES = 4_831_838_208;
 
-export type EpisodeStatus = "awaiting_upload" | "importing" | "transcribing" | "searching" | "ready" | "failed";
-export interface ClipLook {
-  style?: string;
-  caption_size?: string;
-  caption_position?: string;
-  hook_title?: boolean | string;
-  fit?: string;
-  background?: string;
-}
 const CUT_OPTIONS = ["fit", "background"] as const;
 const LOOK_OPTIONS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background"] as const;
-
-export interface EpisodeRow {
-  id: string;
-  account_id: string;
-  livemode: boolean;
-  name: string;
-  status: Exclude<EpisodeStatus, "transcribing">;
-  failure: { code: string; message: string; stage?: string } | null;
-  source_url: string | null;
-  upload: { key: string; name: string } | null;
-  options: { content_type?: string; target_seconds?: number; about?: string };
-  state: Record<string, any>;
-  run_id: string | null;
-  search_run_id: string | null;
-  searches: Array<{ about: string | null; run_id: string; state: string; added?: number; error?: unknown }>;
-  duration_seconds: number | null;
-  charged_cents: number;
-  created_at: string;
-  updated_at: string;
-  /** From the current run (import or search), when one is under way. */
-  run?: { state: string; stage: string | null; progress: number; note: string | null } | null;
-}
-
-export interface ClipRow {
-  id: string;
-  episode_id: string;
-  account_id: string;
-  number: number;
-  ref: string;
-  data: Record<string, any>;
-  cut_status: "not_cut" | "cutting" | "cut" | "failed";
-  export_status: "none" | "rendering" | "exported" | "failed";
-  cut: Record<string, any> | null;
-  render: Record<string, any> | null;
-  created_at: string;
-}
-
-export interface JobRow {
-  id: string;
-  account_id: string;
-  episode_id: string;
-  clip_id: string;
-  kind: "cut" | "render";
-  status: "queued" | "running" | "completed" | "failed";
-  run_id: string | null;
-  options: ClipLook;
-  changes: Array<{ field: string; from: unknown; to: unknown }>;
-  charged_cents: number;
-  result: Record<string, any> | null;
-  error: { code: string; message: string } | null;
-  created_at: string;
-  finished_at: string | null;
-  run?: { state: string; progress: number; note: string | null } | null;
-  clip_title?: string | null;
-}
-
-export interface StartedJob {
-  job_id: string;
-  clip_id: string;
-  number: number;
-  ref: string;
-  kind: "cut" | "render";
-  status: "queued";
-  charged_cents: number;
-}
-export interface NotStarted {
-  clip: number | string;
-  reason: string;
-  message: string;
-  needed_cents?: number;
-}
-
-
-function toEpisode(r: any): EpisodeRow {
-  const run = r.run_state ? { state: r.run_state, stage: r.run_stage, progress: Number(r.run_progress), note: r.run_note } : null;
-  return {
-    id: r.id, account_id: r.account_id, livemode: r.livemode, name: r.name, status: r.status, failure: jsonColumn(r.failure),
-    source_url: r.source_url, upload: jsonColumn(r.upload), options: jsonColumn(r.options) ?? {}, state: jsonColumn(r.state) ?? {},
-    run_id: r.run_id, search_run_id: r.search_run_id, searches: jsonColumn(r.searches) ?? [],
-    duration_seconds: r.duration_seconds === null ? null : Number(r.duration_seconds), charged_cents: Number(r.charged_cents),
-    created_at: isoColumn(r.created_at), updated_at: isoColumn(r.updated_at), run,
-  };
-}
-function toClip(r: any): ClipRow {
-  return { ...r, data: jsonColumn(r.data), cut: jsonColumn(r.cut), render: jsonColumn(r.render), created_at: isoColumn(r.created_at) };
-}
-function toJob(r: any): JobRow {
-  const run = r.run_state ? { state: r.run_state, progress: Number(r.run_progress), note: r.run_note } : null;
-  const { run_state, run_progress, run_note, ...rest } = r;
-  return {
-    ...rest, options: jsonColumn(r.options) ?? {}, changes: jsonColumn(r.changes) ?? [], charged_cents: Number(r.charged_cents), result: jsonColumn(r.result),
-    error: jsonColumn(r.error), created_at: isoColumn(r.created_at), finished_at: isoColumn(r.finished_at), run,
-  };
-}
 
 const notFound = (what: string, id: string) => new EpisodeError("not_found", `no ${what} ${id} on this account`, 404, { field: "id" });
 
@@ -162,7 +62,8 @@ export class EpisodeService {
 
   /** Registers the run-end hooks; call once per process that works the queue (every process may). */
   register(): void {
-    this.deps.runner.onRunEnd((tx, run, runner) => this.onRunEnd(tx, run, runner));
+    const ends = new EpisodeRunEnds(this, this.deps);
+    this.deps.runner.onRunEnd((tx, run) => ends.onRunEnd(tx, run));
   }
 
   styles(): Array<{ id: string; name: string; description: string }> {
@@ -276,7 +177,8 @@ export class EpisodeService {
     });
   }
 
-  private async startSearch(tx: Queryable, ep: EpisodeRow, opts: { about?: string; target_seconds?: number }, existing: unknown[]): Promise<string> {
+  /** Starts a clip search run (also called by episode-run-ends.ts when an import ends). */
+  async startSearch(tx: Queryable, ep: EpisodeRow, opts: { about?: string; target_seconds?: number }, existing: unknown[]): Promise<string> {
     const set: Record<string, unknown> = {};
     if (ep.options.content_type) set.content_type = ep.options.content_type;
     if (opts.target_seconds) set.target_seconds = opts.target_seconds;
@@ -409,8 +311,8 @@ export class EpisodeService {
     return { job_id: jobId, clip_id: clip.id, number: clip.number, ref: clip.ref, kind: o.kind, status: "queued", charged_cents: cents };
   }
 
-  /** Derives a clip's cut and export status from its last results and its jobs in flight. */
-  private async refreshClip(tx: Queryable, clipId: string) {
+  /** Derives a clip's cut and export status from its last results and its jobs in flight (also run when a job ends). */
+  async refreshClip(tx: Queryable, clipId: string) {
     await tx.query(
       `update clips c set
          cut_status = case when c.cut is not null then 'cut'
@@ -448,135 +350,6 @@ export class EpisodeService {
       text: c.lines.join(" "),
     }));
     return { clip, captions };
-  }
-
-  // ---- run-end hooks -----------------------------------------------------------------------
-
-  private async onRunEnd(tx: Queryable, run: Run, runner: Runner): Promise<void> {
-    if (run.origin !== "api" || !run.origin_ref) return;
-    const [kind, id] = run.origin_ref.split(":", 2) as [string, string];
-    if (kind === "episode") await this.importEnded(tx, run, id);
-    else if (kind === "search") await this.searchEnded(tx, run, id);
-    else if (kind === "job") await this.jobEnded(tx, run, id);
-    void runner;
-  }
-
-  private async importEnded(tx: Queryable, run: Run, id: string) {
-    const { rows } = await tx.query(`select * from episodes where id = $1 and run_id = $2 for update`, [id, run.id]);
-    if (!rows[0]) return;
-    const ep = toEpisode(rows[0]);
-    if (run.state !== "succeeded") {
-      await this.fail(tx, id, run);
-      return;
-    }
-    const { source, media, transcript } = run.output;
-    const state = { source, media, transcript };
-    const seconds = Number(media?.duration ?? transcript?.duration ?? 0);
-    // The episode is charged as its clip search starts, by its measured length.
-    const charge = await this.deps.billing.chargeEpisode(tx, ep.account_id, id, seconds);
-    await tx.query(
-      `update episodes set state = $2, duration_seconds = $3, charged_cents = charged_cents + $4, charged_at = now(), updated_at = now() where id = $1`,
-      [id, JSON.stringify(state), seconds, charge.cents],
-    );
-    await this.startSearch(tx, { ...ep, state }, { about: ep.options.about, target_seconds: ep.options.target_seconds }, []);
-    this.deps.log.info({ episodeId: id, seconds, cents: charge.cents, from: charge.from }, "episode charged, clip search started");
-  }
-
-  private async searchEnded(tx: Queryable, run: Run, id: string) {
-    const { rows } = await tx.query(`select * from episodes where id = $1 and search_run_id = $2 for update`, [id, run.id]);
-    if (!rows[0]) return;
-    const ep = toEpisode(rows[0]);
-    const searches = ep.searches.map((s) => (s.run_id === run.id ? { ...s, state: run.state } : s));
-    const entry = searches.find((s) => s.run_id === run.id);
-    if (run.state === "succeeded") {
-      const found: any[] = Array.isArray(run.output.clips) ? run.output.clips : [];
-      let added = 0;
-      for (const c of found) {
-        const r = await tx.query(
-          `insert into clips (id, episode_id, account_id, number, ref, data) values ($1, $2, $3, $4, $5, $6) on conflict (episode_id, ref) do nothing returning id`,
-          [randomUUID(), id, ep.account_id, c.number, c.ref, JSON.stringify(c)],
-        );
-        added += r.rows.length;
-      }
-      if (entry) entry.added = added;
-      await tx.query(`update episodes set status = 'ready', searches = $2, updated_at = now() where id = $1`, [id, JSON.stringify(searches)]);
-      await this.readyEvent(tx, ep, run, { about: entry?.about ?? null, state: "succeeded", added });
-      return;
-    }
-    if (entry) entry.error = run.error;
-    const { rows: had } = await tx.query(`select count(*)::int as n from clips where episode_id = $1`, [id]);
-    if (had[0].n === 0 && searches.length === 1) {
-      await tx.query(`update episodes set searches = $2 where id = $1`, [id, JSON.stringify(searches)]);
-      await this.fail(tx, id, run);
-    } else {
-      // A later search failing leaves the episode and its clips as they were.
-      await tx.query(`update episodes set status = 'ready', searches = $2, updated_at = now() where id = $1`, [id, JSON.stringify(searches)]);
-      await this.readyEvent(tx, ep, run, { about: entry?.about ?? null, state: "failed", added: 0, error: run.error });
-    }
-  }
-
-  /** episode.ready, after every search (a failed later search leaves the episode ready as it was). */
-  private async readyEvent(tx: Queryable, ep: EpisodeRow, run: Run, search: { about: string | null; state: string; added: number; error?: unknown }) {
-    const clips = await this.clipsOf(ep.id, tx);
-    const data = {
-      episode_id: ep.id, name: ep.name, status: "ready", duration_seconds: ep.duration_seconds ?? ep.state?.media?.duration ?? null,
-      search: { about: search.about, state: search.state, clips_added: search.added, ...(search.error ? { error: search.error } : {}) },
-      clips: clips.map((c) => ({
-        clip_id: c.id, number: c.number, ref: c.ref, title: c.data.title ?? null, start_seconds: c.data.start, end_seconds: c.data.end,
-        score: c.data.score?.value ?? null, about: c.data.about ?? null,
-      })),
-      message: search.state === "succeeded"
-        ? `episode "${ep.name}" is ready: ${search.added} new clip${search.added === 1 ? "" : "s"}, ${clips.length} in all; export them with POST /api/v1/episodes/${ep.id}/clips`
-        : `the clip search${search.about ? ` about "${search.about}"` : ""} failed; the episode and its ${clips.length} clips are as they were`,
-    };
-    await recordEvent(tx, { type: "episode.ready", accountId: ep.account_id, livemode: ep.livemode, runId: run.id, data }, this.deps.runner.queue);
-  }
-
-  private async fail(tx: Queryable, id: string, run: Run) {
-    const e = run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` };
-    const failure = { code: e.code, message: e.message, ...(e.stage ? { stage: e.stage } : {}) };
-    const { rows } = await tx.query(`update episodes set status = 'failed', failure = $2, updated_at = now() where id = $1 returning account_id, livemode, name`, [id, JSON.stringify(failure)]);
-    const ep = rows[0];
-    const data = { episode_id: id, name: ep.name, status: "failed", failure, message: `episode "${ep.name}" failed: ${failure.message}` };
-    await recordEvent(tx, { type: "episode.failed", accountId: ep.account_id, livemode: ep.livemode, runId: run.id, data }, this.deps.runner.queue);
-  }
-
-  private async jobEnded(tx: Queryable, run: Run, id: string) {
-    const { rows } = await tx.query(`select * from jobs where id = $1 and run_id = $2 for update`, [id, run.id]);
-    if (!rows[0]) return;
-    const job = toJob(rows[0]);
-    if (run.state === "succeeded") {
-      await tx.query(`update jobs set status = 'completed', result = $2, finished_at = now(), updated_at = now() where id = $1`, [id, JSON.stringify(run.output.render ?? null)]);
-      if (job.kind === "cut") {
-        const cut = { ...run.output.cut, background: job.options.background ?? null };
-        await tx.query(`update clips set cut = $2, render = $3 where id = $1`, [job.clip_id, JSON.stringify(cut), JSON.stringify(run.output.render)]);
-      } else {
-        await tx.query(`update clips set render = $2 where id = $1`, [job.clip_id, JSON.stringify(run.output.render)]);
-      }
-    } else {
-      const e = run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` };
-      await tx.query(`update jobs set status = 'failed', error = $2, finished_at = now(), updated_at = now() where id = $1`, [id, JSON.stringify({ code: e.code, message: e.message })]);
-    }
-    await this.refreshClip(tx, job.clip_id);
-    await this.jobEvent(tx, run, id);
-  }
-
-  /** clip.ready or clip.failed: the job's fields (as GET /jobs/{id}) plus episode_id and a message. */
-  private async jobEvent(tx: Queryable, run: Run, id: string) {
-    const { rows } = await tx.query(`select j.*, c.number as clip_number, c.ref as clip_ref, c.data->>'title' as clip_title from jobs j join clips c on c.id = j.clip_id where j.id = $1`, [id]);
-    const job = toJob(rows[0]);
-    const clip = rows[0] as { clip_number: number; clip_ref: string; clip_title: string | null };
-    const ok = job.status === "completed";
-    const name = clip.clip_title ?? `Clip ${clip.clip_number}`;
-    const data: Record<string, unknown> = {
-      job_id: job.id, kind: job.kind, status: job.status, clip_id: job.clip_id, episode_id: job.episode_id, title: clip.clip_title,
-      progress: ok ? 100 : (run.progress ?? 0), changes: job.changes, charged_cents: job.charged_cents, created_at: job.created_at, finished_at: job.finished_at,
-      ...(job.error ? { error: job.error } : {}),
-      message: ok ? `"${name}" is ready: download it from download_url (the link is valid 7 days)` : `"${name}" could not be ${job.kind === "cut" ? "cut" : "rendered"}: ${job.error?.message ?? "the job failed"}`,
-    };
-    const key = job.result?.key as string | undefined;
-    const links = ok && key ? { download_url: { key, name: `clip-${String(clip.clip_number).padStart(2, "0")}-${clip.clip_ref}.mp4`, type: "video/mp4" } } : undefined;
-    await recordEvent(tx, { type: ok ? "clip.ready" : "clip.failed", accountId: job.account_id, livemode: run.input.livemode !== false, runId: run.id, data, links }, this.deps.runner.queue);
   }
 
   /** Jobs show running once their run has begun. */
