@@ -5,13 +5,13 @@
  * facade/testmode.ts and never reach the service: nothing is started or charged for them.
  */
 import { randomUUID } from "node:crypto";
-import type { ClipLook, ClipRow, EpisodeRow, JobRow } from "../../daemon/episodes.js";
+import type { ClipLook } from "../../daemon/episodes.js";
 import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/episodes.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
-import { downloadLink, requestOrigin, uploadLink } from "../uploads.js";
-import { formatDuration } from "../_format.js";
+import { requestOrigin, uploadLink } from "../uploads.js";
 import { S } from "./_account-schemas.js";
+import { toClipView, toEpisodeView, toJobView } from "./_account-views.js";
 import { _notFound, testAnswer } from "./_account-testmode.js";
 
 const id = { id: uuidParam };
@@ -20,78 +20,6 @@ const tags = ["episodes"];
 function _authOf(ctx: OperationContext) {
   if (!ctx.auth) throw new ApiError(401, "unauthorized", "an API key is required");
   return ctx.auth;
-}
-
-
-
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "clip";
-
-function _clipLink(ctx: OperationContext, render: Record<string, any> | null | undefined, title: string | undefined) {
-  if (!render?.key) return {};
-  const link = downloadLink(ctx.services, { key: render.key, name: `${slug(title ?? "clip")}.mp4`, type: "video/mp4", origin: requestOrigin(ctx.event) });
-  return { download_url: link.url, download_expires_at: link.expires_at };
-}
-
-function toClipView(ctx: OperationContext, c: ClipRow) {
-  return {
-    clip_id: c.id,
-    number: c.number,
-    ref: c.ref,
-    title: c.data.title ?? null,
-    hook: c.data.hook ?? null,
-    start_seconds: c.data.start,
-    end_seconds: c.data.end,
-    duration: formatDuration(c.data.duration),
-    score: c.data.score?.value ?? null,
-    reasons: c.data.score?.reasons ?? [],
-    about: c.data.about ?? null,
-    cut_status: c.cut_status,
-    export_status: c.export_status,
-    style: c.render?.style ?? null,
-    ...(c.export_status === "exported" || c.render ? _clipLink(ctx, c.render, c.data.title) : {}),
-  };
-}
-
-function toEpisodeView(ctx: OperationContext, ep: EpisodeRow, clips: ClipRow[]) {
-  const status = EpisodeService.publicStatus(ep);
-  const running = ep.run && (ep.run.state === "queued" || ep.run.state === "running");
-  const stage = ep.status === "searching" ? "searching" : status;
-  const percent = ep.status === "ready" ? 100 : ep.status === "failed" || ep.status === "awaiting_upload" ? 0 : Math.round(ep.run?.progress ?? 0);
-  return {
-    episode_id: ep.id,
-    name: ep.name,
-    status,
-    ...(ep.failure ? { failure: ep.failure } : {}),
-    duration: formatDuration(ep.duration_seconds),
-    duration_seconds: ep.duration_seconds,
-    source: ep.source_url ? "url" : "upload",
-    content_type: ep.options.content_type ?? "podcast",
-    progress: { stage, percent, note: running ? (ep.run?.note ?? null) : null },
-    clips: clips.map((c) => toClipView(ctx, c)),
-    charged_cents: ep.charged_cents,
-    created_at: ep.created_at,
-    livemode: true,
-  };
-}
-
-function toJobView(ctx: OperationContext, job: JobRow) {
-  const status = EpisodeService.publicJobStatus(job);
-  return {
-    job_id: job.id,
-    kind: job.kind,
-    status,
-    clip_id: job.clip_id,
-    episode_id: job.episode_id,
-    title: job.clip_title ?? null,
-    progress: status === "completed" ? 100 : status === "queued" ? 0 : Math.round(job.run?.progress ?? 0),
-    ...(status === "completed" ? _clipLink(ctx, job.result, job.clip_title ?? undefined) : {}),
-    ...(job.error ? { error: job.error } : {}),
-    changes: job.changes,
-    charged_cents: job.charged_cents,
-    created_at: job.created_at,
-    finished_at: job.finished_at,
-    livemode: true,
-  };
 }
 
 /** The file name at the end of a link, for an episode given no name. */
