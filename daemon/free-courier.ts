@@ -58,7 +58,7 @@ export async function attemptCallback(deps: CourierDeps, callbackId: string, n: 
 
 /** One signed POST with the job's secret; the error text, or null when the address answered 2xx. */
 async function post(deps: CourierDeps, url: string, msgId: string, payload: string, secret: string): Promise<string | null> {
-  const net = await netguardOptionsFromConfig(deps.config);
+  const net = netguardOptionsFromConfig(deps.config);
   const res = await postSigned({ url, msgId, payload, secrets: [secret], timeoutMs: 10_000, userAgent: "clipd-free-callbacks", net });
   return res.error;
 }

@@ -24,6 +24,8 @@ export function signatureHeader(secrets: string[], msgId: string, timestamp: num
     .join(" ");
 }
 
+type NetOptions = Pick<GuardedFetchOptions, "allowLoopback" | "ca">;
+
 export interface SignedPost {
   url: string;
   msgId: string;
@@ -33,8 +35,9 @@ export interface SignedPost {
   secrets: string[];
   timeoutMs: number;
   userAgent: string;
-  /** The network guard's settings (loopback in tests, extra CA). */
-  net: Pick<GuardedFetchOptions, "allowLoopback" | "ca">;
+  /** The network guard's settings (loopback in tests, extra CA); a promise is awaited inside the
+   * attempt, so an unreadable CA file is a failed attempt with its reason, not a throw. */
+  net: NetOptions | Promise<NetOptions>;
   /** How much of the answer to keep; 0 reads none. */
   responseBytes?: number;
 }
@@ -60,7 +63,7 @@ export async function postSigned(p: SignedPost): Promise<PostResult> {
     if (!p.url.startsWith("https://")) return done(null, null, "callback and webhook addresses must use https");
     const timestamp = Math.floor(at.getTime() / 1000);
     const res = await guardedFetch(p.url, {
-      ...p.net,
+      ...(await p.net),
       method: "POST",
       body: p.payload,
       maxRedirects: 0,

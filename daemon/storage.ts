@@ -6,7 +6,6 @@
 import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from "node:fs";
 import { copyFile, mkdir, rename, rm, stat, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Writable } from "node:stream";
 
 export interface Storage {
   readonly root: string;
@@ -91,7 +90,7 @@ export function defineLocalStorage(root: string): Storage {
  * Node fail that write with ERR_STREAM_DESTROYED and emit it as an 'error' event, which crashes
  * the process when nobody listens and skips 'close'. Resolves once the file is closed.
  */
-export function abandonStream(out: Writable): Promise<void> {
+export function abandonStream(out: WriteStream): Promise<void> {
   out.on("error", () => undefined); // the file is being discarded; a late write error changes nothing
   if (out.closed) return Promise.resolve();
   return new Promise((resolve) => {

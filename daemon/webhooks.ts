@@ -338,7 +338,11 @@ export class WebhookService {
   }
 
   private netOptions() {
-    this.net ??= netguardOptionsFromConfig(this.deps.config);
+    // A failure (an unreadable network.extra_ca) is not kept: the next attempt reads the file again.
+    this.net ??= netguardOptionsFromConfig(this.deps.config).catch((err) => {
+      this.net = undefined;
+      throw err;
+    });
     return this.net;
   }
 
@@ -352,7 +356,7 @@ export class WebhookService {
       secrets: hook.secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > now).map((s) => s.secret),
       timeoutMs: this.cfg.timeout_ms,
       userAgent: "clipd-webhooks",
-      net: await this.netOptions(),
+      net: this.netOptions(),
       responseBytes: RESPONSE_BYTES,
     });
   }
