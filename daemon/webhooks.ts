@@ -19,7 +19,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Config } from "../config/loader.js";
-import { addressRefusal, netguardOptionsFromConfig, resolveHostAddresses, type GuardedFetchOptions } from "../plugins/_netguard.js";
+import { addressRefusal, netguardOptionsFromConfig, resolveHostAddresses } from "../plugins/_netguard.js";
 import { AccountError } from "./accounts.js";
 import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "./events.js";
 import type { QueueManager } from "./queue.js";
@@ -84,7 +84,6 @@ export interface WebhookDeps {
 
 export class WebhookService {
   private linker: Linker | undefined;
-  private net: Promise<Pick<GuardedFetchOptions, "allowLoopback" | "ca">> | undefined;
 
   constructor(private readonly deps: WebhookDeps) {}
 
@@ -125,7 +124,7 @@ export class WebhookService {
     if (url.username || url.password) throw bad("may not carry a user name or password");
     url.hash = "";
     const host = url.hostname.replace(/^\[|\]$/g, "");
-    const { allowLoopback } = await this.netOptions();
+    const { allowLoopback } = await netguardOptionsFromConfig(this.deps.config);
     let addresses: string[];
     try {
       addresses = await resolveHostAddresses(host);
@@ -337,15 +336,6 @@ export class WebhookService {
     return ins.rows.length > 0;
   }
 
-  private netOptions() {
-    // A failure (an unreadable network.extra_ca) is not kept: the next attempt reads the file again.
-    this.net ??= netguardOptionsFromConfig(this.deps.config).catch((err) => {
-      this.net = undefined;
-      throw err;
-    });
-    return this.net;
-  }
-
   /** One signed POST with the address's live secrets; never throws. */
   private async post(hook: WebhookRow, deliveryId: string, payload: string): Promise<PostResult> {
     const now = Date.now();
@@ -356,7 +346,7 @@ export class WebhookService {
       secrets: hook.secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > now).map((s) => s.secret),
       timeoutMs: this.cfg.timeout_ms,
       userAgent: "clipd-webhooks",
-      net: this.netOptions(),
+      net: netguardOptionsFromConfig(this.deps.config),
       responseBytes: RESPONSE_BYTES,
     });
   }

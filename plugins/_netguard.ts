@@ -210,11 +210,24 @@ export async function guardedFetch(input: string | URL, opts: GuardedFetchOption
   }
 }
 
+// CA files read once per process (like the rest of the config, a changed file needs a restart);
+// a failed read is not kept, so a file put right is read on the next call.
+const caFiles = new Map<string, Promise<Buffer>>();
+function readCa(file: string): Promise<Buffer> {
+  let read = caFiles.get(file);
+  if (!read) {
+    read = readFile(file);
+    caFiles.set(file, read);
+    read.catch(() => caFiles.delete(file));
+  }
+  return read;
+}
+
 /** Reads `network.allow_loopback` and `network.extra_ca` from the effective config. */
 export async function netguardOptionsFromConfig(config: Readonly<Record<string, any>>): Promise<Pick<GuardedFetchOptions, "allowLoopback" | "ca">> {
   const network = config?.network ?? {};
   const out: Pick<GuardedFetchOptions, "allowLoopback" | "ca"> = { allowLoopback: network.allow_loopback === true };
-  if (typeof network.extra_ca === "string" && network.extra_ca) out.ca = await readFile(path.resolve(network.extra_ca));
+  if (typeof network.extra_ca === "string" && network.extra_ca) out.ca = await readCa(path.resolve(network.extra_ca));
   return out;
 }
 

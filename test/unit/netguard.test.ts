@@ -1,8 +1,11 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { promises as dnsPromises } from "node:dns";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { addressRefusal, guardedFetch, isLoopbackAddress, isPrivateAddress } from "../../plugins/_netguard.js";
+import { addressRefusal, guardedFetch, isLoopbackAddress, isPrivateAddress, netguardOptionsFromConfig } from "../../plugins/_netguard.js";
 import { StageError } from "../../daemon/stage.js";
 import { redirectTo, startHttpsServer, TEST_HOSTNAME, type TestHttpsServer } from "../helpers/https-server.js";
 
@@ -185,5 +188,23 @@ describe("guardedFetch", () => {
     const p = guardedFetch(server.url("/slow"), { ...opts(), signal: ac.signal });
     setTimeout(() => ac.abort(new Error("stop")), 100);
     await expect(p).rejects.toThrow("stop");
+  });
+});
+
+describe("netguardOptionsFromConfig", () => {
+  it("reads network.extra_ca once, and reads it again after a failed read", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "clipd-ca-"));
+    const file = path.join(dir, "ca.pem");
+    const config = { network: { allow_loopback: true, extra_ca: file } };
+    try {
+      await expect(netguardOptionsFromConfig(config)).rejects.toMatchObject({ code: "ENOENT" });
+      await writeFile(file, "first");
+      expect(await netguardOptionsFromConfig(config)).toEqual({ allowLoopback: true, ca: Buffer.from("first") });
+      await writeFile(file, "second"); // kept from the first good read: a changed CA needs a restart
+      expect(String((await netguardOptionsFromConfig(config)).ca)).toBe("first");
+      expect(await netguardOptionsFromConfig({})).toEqual({ allowLoopback: false });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
