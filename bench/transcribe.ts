@@ -1,13 +1,13 @@
 /**
  * Transcription benchmark: the real-time factor (wall time ÷ audio length) of each available engine
- * on the shared jfk.wav and on a generated 20-minute two-voice episode, with its word error rate.
+ * on test/fixtures/media/jfk.wav and on a generated 20-minute two-voice episode, with its word error rate.
  *
  *   npm run build && node dist/bench/transcribe.js
  *
  * Engines measured (each through the real `transcribe` stage, as a pipeline step runs it):
  * - pocketsphinx, chunked: cut at silences into `chunk_seconds` chunks, `concurrency` = cores;
  * - pocketsphinx, single process: one chunk, concurrency 1 (the baseline);
- * - whisper with ../shared/models/for-tests-ggml-tiny.en.bin when present. That model has no
+ * - whisper with test/fixtures/models/for-tests-ggml-tiny.en.bin when present. That model has no
  *   weights: it exercises the decoding path but recognises nothing, so its WER means nothing.
  *
  * Besides wall time, the CPU seconds used (this process and its children: ffmpeg, pocketsphinx)
@@ -29,9 +29,9 @@ import transcribe, { type TranscribeOptions } from "../plugins/transcribe/index.
 import { makeEpisode, wordErrorRate } from "../test/fixtures/episodes.js";
 
 const ROOT = projectRoot();
-const JFK = path.resolve(ROOT, "../shared/media/jfk.wav");
+const JFK = path.join(ROOT, "test", "fixtures", "media", "jfk.wav");
 const JFK_TEXT = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.";
-const TEST_MODEL = path.resolve(ROOT, "../shared/models/for-tests-ggml-tiny.en.bin");
+const TEST_MODEL = path.join(ROOT, "test", "fixtures", "models", "for-tests-ggml-tiny.en.bin");
 const EPISODE_SECONDS = Number(process.env.BENCH_EPISODE_SECONDS ?? 1200);
 const CHUNK_SECONDS = process.env.BENCH_CHUNK_SECONDS ? Number(process.env.BENCH_CHUNK_SECONDS) : undefined;
 const CORES = os.availableParallelism();

@@ -1,4 +1,4 @@
-// End to end: `clipd run episode ../shared/media/jfk.wav --out X` through the built CLI, with the
+// End to end: `clipd run episode test/fixtures/media/jfk.wav --out X` through the built CLI, with the
 // real recogniser and renderer. Checks the transcript files (and measures their word error rate),
 // clips.json, and the rendered clip: its streams, its length, and that its frames carry captions,
 // by comparing them with the same frames of the uncaptioned cut made by `clipd stage cut`.
@@ -7,11 +7,11 @@ import path from "node:path";
 import webvtt from "webvtt-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wordErrorRate } from "../fixtures/episodes.js";
-import { sharedMedia } from "../helpers/cli.js";
+import { fixtureMedia } from "../helpers/media.js";
 import { bandDiffs, clipd, e2eEnv, ffprobe, grayFrame, parseSrt, readJson, type E2eEnv } from "./_e2e.js";
 
 const { WebVTTParser } = webvtt;
-const JFK = sharedMedia("jfk.wav");
+const JFK = fixtureMedia("jfk.wav");
 const JFK_TEXT = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.";
 /**
  * pocketsphinx (Debian's en-us model, the offline default here) scores 12 errors in 22 words on

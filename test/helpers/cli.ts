@@ -4,7 +4,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const sharedMedia = (name: string) => path.resolve(repoRoot, "..", "shared", "media", name);
 const MAIN = path.join(repoRoot, "dist", "daemon", "main.js");
 
 export interface Spawned {

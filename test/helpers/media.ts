@@ -12,7 +12,8 @@
  *   transcode(file, ".m4a")                 any fixture re-encoded into another container
  *
  * Every function returns an absolute path to a file that must be treated as read-only (copy it
- * before changing it). Paths of the shared recordings: SHARED_MEDIA.jfkWav / SHARED_MEDIA.jfkMp3.
+ * before changing it). The real recordings kept in the repository: TEST_MEDIA.jfkWav / .jfkMp3, or
+ * fixtureMedia(name) and fixtureModel(name) for any file in test/fixtures/media and /models.
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -27,11 +28,13 @@ const exec = promisify(execFile);
 /** The repository root (two folders above this file). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const FIXTURE_DIR = path.join(REPO_ROOT, ".cache", "fixtures");
-/** The real recordings shared by all checkouts (see ../shared/media/README.md). */
-export const SHARED_MEDIA = {
-  jfkWav: path.resolve(REPO_ROOT, "../shared/media/jfk.wav"),
-  jfkMp3: path.resolve(REPO_ROOT, "../shared/media/jfk.mp3"),
-};
+/** A recording kept in the repository (origin and licence: test/fixtures/media/README.md). */
+export const fixtureMedia = (name: string) => path.join(REPO_ROOT, "test", "fixtures", "media", name);
+/** A model file kept in the repository (test/fixtures/models/README.md). */
+export const fixtureModel = (name: string) => path.join(REPO_ROOT, "test", "fixtures", "models", name);
+export const TEST_MEDIA = { jfkWav: fixtureMedia("jfk.wav"), jfkMp3: fixtureMedia("jfk.mp3") };
+/** The older name of TEST_MEDIA, still imported by the API tests. */
+export const SHARED_MEDIA = TEST_MEDIA;
 
 // Bump when a generator changes so stale cached files are not reused.
 const GENERATOR_VERSION = 2;

@@ -10,11 +10,12 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import captionBurn from "../../plugins/caption-burn/index.js";
 import cut from "../../plugins/cut/index.js";
 import { probeMedia } from "../../plugins/_render.js";
+import { fixtureMedia } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CACHE = path.join(ROOT, ".cache/fixtures");
-const JFK = path.resolve(ROOT, "../shared/media/jfk.wav");
+const JFK = fixtureMedia("jfk.wav");
 const SENTENCES = ["Captions make clips easy to follow.", "Every word appears when it is spoken."];
 
 type W = { text: string; start: number; end: number; confidence: number };

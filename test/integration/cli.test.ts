@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot, runClipd } from "../helpers/cli.js";
 import { daemonEnv } from "../helpers/daemon-config.js";
+import { fixtureMedia } from "../helpers/media.js";
 
 const baseEnv = () => ({ ...process.env, CLIPD_DATA_DIR: "", DATABASE_URL: "", CLIPD_CONFIG: "" });
 
@@ -52,7 +53,7 @@ describe("clipd CLI", () => {
   it("stage runs one stage alone on a JSON input and prints its output", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-stage-"));
     await mkdir(path.join(dir, "storage", "in"), { recursive: true });
-    await cp(path.resolve(repoRoot, "../shared/media/jfk.wav"), path.join(dir, "storage", "in", "jfk.wav"));
+    await cp(fixtureMedia("jfk.wav"), path.join(dir, "storage", "in", "jfk.wav"));
     await writeFile(path.join(dir, "input.json"), JSON.stringify({ source: { key: "in/jfk.wav", name: "jfk.wav" } }));
     const r = await runClipd(["stage", "probe", "--input", path.join(dir, "input.json"), "--set", "max_seconds=60"], { ...baseEnv(), CLIPD_DATA_DIR: dir });
     expect(r.code).toBe(0);

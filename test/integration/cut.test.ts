@@ -9,11 +9,12 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import cut from "../../plugins/cut/index.js";
 import { attentionFocus } from "../../plugins/cut/focus.js";
 import { probeMedia } from "../../plugins/_render.js";
+import { fixtureMedia } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CACHE = path.join(ROOT, ".cache/fixtures");
-const JFK = path.resolve(ROOT, "../shared/media/jfk.wav");
+const JFK = fixtureMedia("jfk.wav");
 const SENTENCES = [
   "Why do clips need captions?",
   "Most people watch videos with the sound off.",

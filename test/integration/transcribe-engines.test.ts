@@ -13,7 +13,8 @@ import { parsePocketsphinx } from "../../plugins/transcribe/engines/pocketsphinx
 import { tokensToWords } from "../../plugins/transcribe/engines/whisper.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
-import { sharedMedia, sharedModel, speechFixture } from "../fixtures/speech.js";
+import { speechFixture } from "../fixtures/speech.js";
+import { fixtureMedia, fixtureModel } from "../helpers/media.js";
 
 const whisperBinding = await import("smart-whisper" as string).then(
   () => true,
@@ -88,8 +89,8 @@ describe("models", () => {
     ctx = await makeStageCtx();
     const dataDir = path.join(ctx.workdir, "data");
     await mkdir(path.join(dataDir, "models"), { recursive: true });
-    await copyFile(sharedModel("for-tests-ggml-tiny.en.bin"), path.join(dataDir, "models", "for-tests-ggml-tiny.en.bin"));
-    await copyFile(sharedModel("for-tests-ggml-tiny.en.bin"), path.join(dataDir, "models", "ggml-tiny.en.bin"));
+    await copyFile(fixtureModel("for-tests-ggml-tiny.en.bin"), path.join(dataDir, "models", "for-tests-ggml-tiny.en.bin"));
+    await copyFile(fixtureModel("for-tests-ggml-tiny.en.bin"), path.join(dataDir, "models", "ggml-tiny.en.bin"));
     const listed = await listModels(dataDir);
     expect(listed.map((m) => [m.name, m.real])).toEqual([["for-tests-ggml-tiny.en", false], ["tiny.en", false]]);
     expect(await resolveAuto({ data_dir: dataDir })).toEqual({ engine: "pocketsphinx" });
@@ -111,17 +112,17 @@ describe("models", () => {
 
 describe("whisper engine", () => {
   it("reports a missing model file clearly instead of crashing", async () => {
-    const { key, ctx } = await withSource(sharedMedia("jfk.wav"), { engine: "whisper", model: "tiny.en" }, { data_dir: "does-not-exist" });
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "whisper", model: "tiny.en" }, { data_dir: "does-not-exist" });
     await expect(stage.run({ source: { key } }, ctx)).rejects.toMatchObject({ code: "model_missing", retryable: false });
   });
 
   it.skipIf(whisperBinding)("names the install command when the binding is absent", async () => {
-    const { key, ctx } = await withSource(sharedMedia("jfk.wav"), { engine: "whisper", model: sharedModel("for-tests-ggml-tiny.en.bin") });
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "whisper", model: fixtureModel("for-tests-ggml-tiny.en.bin") });
     await expect(stage.run({ source: { key } }, ctx)).rejects.toThrow(/npm install smart-whisper/);
   });
 
   it.skipIf(!whisperBinding)("loads and decodes with the weightless model, which hears no speech", async () => {
-    const { key, ctx } = await withSource(sharedMedia("jfk.wav"), { engine: "whisper", model: sharedModel("for-tests-ggml-tiny.en.bin") });
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "whisper", model: fixtureModel("for-tests-ggml-tiny.en.bin") });
     const t0 = performance.now();
     const err = await stage.run({ source: { key } }, ctx).catch((e) => e);
     console.log(`whisper (weightless tiny.en) on jfk.wav: ${((performance.now() - t0) / 1000).toFixed(2)} s`);
@@ -133,7 +134,7 @@ describe("whisper engine", () => {
 describe("openai engine against a fake server", () => {
   it("sends verbose_json with word and segment granularity and maps the answer", async () => {
     fake = await startFakeOpenAI();
-    const { key, ctx } = await withSource(sharedMedia("jfk.wav"), { engine: "openai" }, { openai: { base_url: fake.baseURL, api_key: "sk-test" } });
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "openai" }, { openai: { base_url: fake.baseURL, api_key: "sk-test" } });
     const out = await stage.run({ source: { key } }, ctx);
     expect(out.transcript).toMatchObject({ engine: "openai", model: "whisper-1", word_count: 2, preview: "Hello world." });
     expect(fake.requests).toHaveLength(1);
@@ -149,7 +150,7 @@ describe("openai engine against a fake server", () => {
 
   it("retries a server error with backoff, then succeeds", async () => {
     fake = await startFakeOpenAI({ failFirst: 2, failStatus: 503 });
-    const { key, ctx } = await withSource(sharedMedia("jfk.wav"), { engine: "openai" }, {
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "openai" }, {
       openai: { base_url: fake.baseURL, api_key: "k", retry_min_ms: 20 },
     });
     const out = await stage.run({ source: { key } }, ctx);
@@ -159,7 +160,7 @@ describe("openai engine against a fake server", () => {
 
   it("does not retry a refused key", async () => {
     fake = await startFakeOpenAI({ failFirst: 5, failStatus: 401 });
-    const { key, ctx } = await withSource(sharedMedia("jfk.wav"), { engine: "openai" }, {
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "openai" }, {
       openai: { base_url: fake.baseURL, api_key: "bad", retry_min_ms: 20 },
     });
     await expect(stage.run({ source: { key } }, ctx)).rejects.toMatchObject({ code: "engine_rejected", retryable: false });

@@ -6,7 +6,8 @@ import stage from "../../plugins/transcribe/index.js";
 import { StageError } from "../../daemon/stage.js";
 import type { Transcript } from "../../plugins/_captions.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
-import { sharedMedia, silenceFixture, speechFixture } from "../fixtures/speech.js";
+import { silenceFixture, speechFixture } from "../fixtures/speech.js";
+import { fixtureMedia } from "../helpers/media.js";
 
 const JFK = "and so my fellow americans ask not what your country can do for you ask what you can do for your country";
 /** Measured 2026-11: pocketsphinx 0.8 (Debian en-us model) scores WER 0.545 on jfk.wav (12 errors in 22 words). */
@@ -44,7 +45,7 @@ async function withSource(file: string, options: Record<string, unknown>, extra:
 
 describe("transcribe with pocketsphinx", () => {
   it("transcribes jfk.wav with a measured word error rate and writes all files", async () => {
-    const { key, ctx } = await withSource(sharedMedia("jfk.wav"), { engine: "pocketsphinx" });
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "pocketsphinx" });
     const t0 = performance.now();
     const out = await stage.run({ source: { key, name: "jfk.wav", bytes: 0 } }, ctx);
     const seconds = (performance.now() - t0) / 1000;
@@ -125,12 +126,12 @@ describe("transcribe with pocketsphinx", () => {
 
   it("vad skips silent chunks", async () => {
     const silent = await silenceFixture(60);
-    const { key, ctx } = await withSource(sharedMedia("jfk.wav"), { engine: "pocketsphinx", vad: true, chunk_seconds: 20 });
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "pocketsphinx", vad: true, chunk_seconds: 20 });
     // jfk.wav then a minute of silence: the silent tail is not sent to the recogniser.
     const joined = ctx.storage.pathOf(`runs/${ctx.runId}/joined.wav`);
     const { execFile } = await import("node:child_process");
     await new Promise<void>((res, rej) =>
-      execFile("sox", ["-D", sharedMedia("jfk.wav"), silent, joined], (e) => (e ? rej(e) : res())),
+      execFile("sox", ["-D", fixtureMedia("jfk.wav"), silent, joined], (e) => (e ? rej(e) : res())),
     );
     await copyFile(joined, ctx.storage.pathOf(key));
     const out = await stage.run({ source: { key } }, ctx);

@@ -4,8 +4,9 @@ import { copyFile, open, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { testBackends } from "../helpers/backends.js";
-import { sharedMedia, spawnClipd, until, type Spawned } from "../helpers/cli.js";
+import { spawnClipd, until, type Spawned } from "../helpers/cli.js";
 import { daemonEnv } from "../helpers/daemon-config.js";
+import { fixtureMedia } from "../helpers/media.js";
 
 describe.each(testBackends())("watch folder on %s", (backend) => {
   const procs: Spawned[] = [];
@@ -18,11 +19,11 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
     const failed = path.join(d.dataDir, "failed");
     // Dropped before the daemon starts: must be picked up at start.
     await (await import("node:fs/promises")).mkdir(inbox, { recursive: true });
-    await copyFile(sharedMedia("jfk.wav"), path.join(inbox, "jfk.wav"));
+    await copyFile(fixtureMedia("jfk.wav"), path.join(inbox, "jfk.wav"));
     await writeFile(path.join(inbox, "notes.txt"), "not media\n");
-    await copyFile(sharedMedia("jfk.mp3"), path.join(inbox, "speech.mp3"));
+    await copyFile(fixtureMedia("jfk.mp3"), path.join(inbox, "speech.mp3"));
     await writeFile(path.join(inbox, "speech.yaml"), "render_top: 0\n");
-    await copyFile(sharedMedia("jfk.mp3"), path.join(inbox, "badopts.mp3"));
+    await copyFile(fixtureMedia("jfk.mp3"), path.join(inbox, "badopts.mp3"));
     await writeFile(path.join(inbox, "badopts.mp3.yaml"), "target_seconds: 5000\n");
 
     const daemon = spawnClipd(["start"], d.env);
@@ -31,7 +32,7 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
 
     // A file written slowly is taken only once it has stopped growing.
     const slow = path.join(inbox, "slow.wav");
-    const wav = await readFile(sharedMedia("jfk.wav"));
+    const wav = await readFile(fixtureMedia("jfk.wav"));
     const fh = await open(slow, "w");
     await fh.write(wav.subarray(0, 1000));
     for (let off = 1000; off < wav.length; off += 64_000) {

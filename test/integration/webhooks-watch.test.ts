@@ -4,8 +4,9 @@ import path from "node:path";
 import { stringify } from "yaml";
 import { afterEach, describe, expect, it } from "vitest";
 import { testBackends } from "../helpers/backends.js";
-import { runClipd, sharedMedia, spawnClipd, until, type Spawned } from "../helpers/cli.js";
+import { runClipd, spawnClipd, until, type Spawned } from "../helpers/cli.js";
 import { daemonEnv } from "../helpers/daemon-config.js";
+import { fixtureMedia } from "../helpers/media.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 
 describe.each(testBackends())("watch-folder events to webhooks on %s", (backend) => {
@@ -43,7 +44,7 @@ describe.each(testBackends())("watch-folder events to webhooks on %s", (backend)
     rx.secret("/hook", ((await res.json()) as any).secret);
 
     await mkdir(path.join(d.dataDir, "inbox"), { recursive: true });
-    await copyFile(sharedMedia("jfk.wav"), path.join(d.dataDir, "inbox", "jfk.wav"));
+    await copyFile(fixtureMedia("jfk.wav"), path.join(d.dataDir, "inbox", "jfk.wav"));
     await until(() => rx!.receipts.length >= 2, { what: "episode.ready and clip.ready at the receiver", timeoutMs: 150_000, intervalMs: 250 });
     const types = rx.receipts.map((r) => JSON.parse(r.body).type);
     expect(types).toEqual(["episode.ready", "clip.ready"]);

@@ -3,11 +3,10 @@ import { bm25, findClips, toPieces } from "../../plugins/find-clips/heuristic.js
 import findClipsStage, { resolveLimits } from "../../plugins/find-clips/index.js";
 import { toSentences, type Transcript, type Word } from "../../plugins/find-clips/text.js";
 import { measureLoudness } from "../../plugins/find-clips/loudness.js";
+import { fixtureMedia } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 
-const JFK = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../shared/media/jfk.wav");
+const JFK = fixtureMedia("jfk.wav");
 
 // A synthetic episode: a script of sentences spoken at a steady 2.6 words per second with short
 // pauses between sentences, so every word time is known exactly.
