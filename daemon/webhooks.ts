@@ -19,7 +19,8 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Config } from "../config/loader.js";
-import { addressRefusal, netguardOptionsFromConfig, resolveHostAddresses } from "../plugins/_netguard.js";
+import { netguardOptionsFromConfig } from "../plugins/_netguard.js";
+import { checkPublicUrl } from "./public-url.js";
 import { AccountError } from "./accounts.js";
 import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "./events.js";
 import type { QueueManager } from "./queue.js";
@@ -111,43 +112,18 @@ export class WebhookService {
 
   // ---- the registry -------------------------------------------------------------------------
 
-  /** Refuses anything but an https URL whose host is, and resolves only to, public addresses. */
-  async checkUrl(raw: string): Promise<URL> {
-    const bad = (message: string, extra: Record<string, unknown> = {}) => new WebhookError("invalid_url", `body field "url": ${message}`, 400, { field: "url", ...extra });
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw bad("not a valid URL");
-    }
-    if (url.protocol !== "https:") throw bad(`webhook addresses must use https (got ${url.protocol.replace(/:$/, "")})`);
-    if (url.username || url.password) throw bad("may not carry a user name or password");
-    url.hash = "";
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    const { allowLoopback } = await netguardOptionsFromConfig(this.deps.config);
-    let addresses: string[];
-    try {
-      addresses = await resolveHostAddresses(host);
-    } catch (err: any) {
-      throw bad(`the host ${host} could not be resolved (${err?.code ?? "error"})`, { host });
-    }
-    for (const address of addresses) {
-      const reason = addressRefusal(address, { allowLoopback });
-      if (reason) {
-        throw new WebhookError("forbidden_address", `body field "url": ${host} ${address === host ? "is" : `resolves to ${address}, which is`} ${reason}; webhooks go to public addresses only`, 400, { field: "url", host, address });
-      }
-    }
-    return url;
-  }
-
   async create(accountId: string, input: { url: string; events?: string[] }): Promise<{ webhook: WebhookRow; secret: string }> {
-    const url = await this.checkUrl(input.url);
+    const url = await checkPublicUrl(input.url, { field: "url", config: this.deps.config, purpose: "webhooks go to public addresses only" });
     const events = [...new Set(input.events ?? WEBHOOK_EVENT_TYPES)];
     const secret = newSecret();
     const id = randomUUID();
     await this.deps.db.transaction(async (tx) => {
       await tx.query(`select id from accounts where id = $1 for update`, [accountId]);
       const { rows } = await tx.query(`select count(*)::int as n from webhooks where account_id = $1`, [accountId]);
+      const same = await tx.query(`select id from webhooks where account_id = $1 and url = $2`, [accountId, url.toString()]);
+      if (same.rows[0]) {
+        throw new WebhookError("webhook_exists", `body field "url": ${url} is registered already on this account (webhook ${same.rows[0].id})`, 409, { field: "url", webhook_id: same.rows[0].id });
+      }
       if (rows[0].n >= MAX_WEBHOOKS) {
         throw new WebhookError("too_many_webhooks", `an account has at most ${MAX_WEBHOOKS} webhook addresses; delete one first (DELETE /api/v1/webhooks/{id})`, 409, { limit: MAX_WEBHOOKS });
       }

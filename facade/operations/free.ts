@@ -11,7 +11,7 @@ import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";
 import type { FacadeServices } from "../services.js";
 import { downloadLink, linkBase, requestOrigin } from "../uploads.js";
-import { assertPublicUrl, normaliseSourceUrl } from "./transcripts.js";
+import { checkSourceUrl } from "./transcripts.js";
 
 /** The free service of this facade, with its run-end hook registered and links signed here. */
 export function freeFor(s: FacadeServices, origin?: string): FreeService {
@@ -87,15 +87,10 @@ export const createFreeTranscription = defineOperation<{ url: string; callback_u
     const svc = freeFor(s, requestOrigin(event));
     const token = bearerToken(event);
     const keyId = token !== undefined || event.req.headers.has("authorization") ? await svc.authenticate(token ?? "") : null;
-    const url = normaliseSourceUrl(body.url);
-    await assertPublicUrl(url, s.config);
+    const url = await checkSourceUrl(body.url, s.config);
     let callbackUrl: string | undefined;
     if (body.callback_url) {
-      const cb = normaliseSourceUrl(body.callback_url);
-      await assertPublicUrl(cb, s.config).catch((err: ApiError) => {
-        throw new ApiError(err.status, err.code, err.message.replace(/"url"/g, '"callback_url"'), { ...err.context, field: "callback_url" });
-      });
-      callbackUrl = cb.href;
+      callbackUrl = (await checkSourceUrl(body.callback_url, s.config, "callback_url")).href;
     }
     const clientAddr = getRequestIP(event, { xForwardedFor: freeConfig(s.config).trust_proxy }) ?? "unknown";
     const job = await svc.submit({ url: url.href, callbackUrl, keyId, clientAddr });

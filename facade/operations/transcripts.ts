@@ -6,7 +6,7 @@
  */
 import { TranscriptService, transcriptKeys, type TranscriptRecord } from "../../daemon/transcripts.js";
 import { extensionOf } from "../../plugins/_media-types.js";
-import { addressRefusal, resolveHostAddresses } from "../../plugins/_netguard.js";
+import { checkPublicUrl } from "../../daemon/public-url.js";
 import type { AuthContext } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";
@@ -28,45 +28,9 @@ export function transcriptsFor(s: FacadeServices): TranscriptService {
   return svc;
 }
 
-/** The url as stored and compared: parsed, without its fragment. Throws 400 naming `url`. */
-export function normaliseSourceUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ApiError(400, "invalid_request", `body field "url" is not a valid URL`, { field: "url" });
-  }
-  if (url.protocol !== "https:") throw new ApiError(400, "invalid_request", `body field "url" must be an https link`, { field: "url" });
-  if (url.username || url.password) throw new ApiError(400, "invalid_request", `body field "url" may not carry a user name or password`, { field: "url" });
-  url.hash = "";
-  return url;
-}
-
-/** Refuses a url whose host is, or resolves to, a private, loopback or otherwise non-public address. */
-export async function assertPublicUrl(url: URL, config: FacadeServices["config"]): Promise<void> {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const allowLoopback = config.network?.allow_loopback === true;
-  let addresses: string[];
-  {
-    try {
-      addresses = await resolveHostAddresses(host);
-    } catch (err: any) {
-      if (err?.code === "ENOTFOUND" || err?.code === "ENODATA") {
-        throw new ApiError(400, "invalid_url", `body field "url": the host ${host} does not exist`, { field: "url", host });
-      }
-      return; // a passing DNS failure: fetch-source checks again, and retries
-    }
-  }
-  for (const address of addresses) {
-    const reason = addressRefusal(address, { allowLoopback });
-    if (reason) {
-      throw new ApiError(400, "forbidden_address", `body field "url": ${host} resolves to ${address}, which is ${reason}; only public addresses can be fetched`, {
-        field: "url",
-        host,
-        address,
-      });
-    }
-  }
+/** Checks a user link (daemon/public-url.ts) as the request field `field`; returns it without its fragment. */
+export function checkSourceUrl(raw: string, config: FacadeServices["config"], field = "url"): Promise<URL> {
+  return checkPublicUrl(raw, { field, config, purpose: "only public addresses can be fetched" });
 }
 
 /** A display name from the link: its last path segment without the extension. */
@@ -174,8 +138,7 @@ export const createTranscript = defineOperation<{ url: string; name?: string }>(
   },
   async handler({ body, auth, services: s, event }) {
     const a = liveAuth(auth);
-    const url = normaliseSourceUrl(body.url);
-    await assertPublicUrl(url, s.config);
+    const url = await checkSourceUrl(body.url, s.config);
     const origin = requestOrigin(event);
     if (!a.livemode) {
       event.res.status = 202;
