@@ -1,6 +1,8 @@
 /**
  * `clipd doctor`: checks what clipd needs from the machine and says, for each thing missing, the
- * exact command that fixes it. The same checks run (quietly) at start, as warnings.
+ * exact command that fixes it. The same checks run (quietly) at start, as warnings. What the OS
+ * must provide comes from daemon/os-packages.ts (the table /healthz and npm start read too); the
+ * doctor adds what only running a program can tell (ffmpeg's libass and libx264).
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -8,6 +10,7 @@ import { mkdir, readdir, statfs } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Config } from "../config/loader.js";
+import { aptCommand, ffmpegCommand, fontsDirOf, requirementsOf } from "./os-packages.js";
 import { openDb } from "./store/db.js";
 
 const run = promisify(execFile);
@@ -41,22 +44,17 @@ export async function runDoctor(cfg: Config, opts: { database?: boolean } = {}):
   const major = Number(process.versions.node.split(".")[0]);
   add("node", major >= 22, `Node ${process.versions.node}`, "npm install (brings Node 24 as a devDependency; run clipd through npm scripts or npx)");
 
-  const ffmpeg = await tool("ffmpeg", ["-hide_banner", "-version"]);
-  add("ffmpeg", !!ffmpeg, ffmpeg ? ffmpeg.split("\n")[0]! : "not found", `${APT} ffmpeg`);
-  const ffprobe = await tool("ffprobe", ["-hide_banner", "-version"]);
-  add("ffprobe", !!ffprobe, ffprobe ? "found" : "not found", `${APT} ffmpeg`);
+  for (const r of requirementsOf("service")) {
+    const ok = r.found({ fontsDir: fontsDirOf(cfg) });
+    add(r.name, ok, ok ? `for ${r.use}` : "not found", aptCommand([r.pkg]));
+  }
+  const ffmpeg = checks.find((c) => c.name === "ffmpeg")!.ok ? await tool(ffmpegCommand(), ["-hide_banner", "-version"]) : undefined;
   if (ffmpeg) {
-    const filters = (await tool("ffmpeg", ["-hide_banner", "-filters"])) ?? "";
-    add("ffmpeg libass", /\bass\b/.test(filters) && /\bsubtitles\b/.test(filters), "caption burn-in needs the ass filter", `${APT} ffmpeg (Debian's build includes libass)`);
-    const encoders = (await tool("ffmpeg", ["-hide_banner", "-encoders"])) ?? "";
+    const filters = (await tool(ffmpegCommand(), ["-hide_banner", "-filters"])) ?? "";
+    add("ffmpeg libass", /\bass\b/.test(filters) && /\bsubtitles\b/.test(filters), `caption burn-in needs the ass filter (${ffmpeg.split("\n")[0]})`, `${APT} ffmpeg (Debian's build includes libass)`);
+    const encoders = (await tool(ffmpegCommand(), ["-hide_banner", "-encoders"])) ?? "";
     add("ffmpeg libx264", /libx264/.test(encoders), "vertical clips are encoded with libx264", `${APT} ffmpeg (Debian's build includes libx264)`);
   }
-  const fonts = await tool("fc-list", []);
-  add("fonts", !!fonts && fonts.trim().length > 0, fonts ? `${fonts.trim().split("\n").length} fonts` : "fontconfig not found", `${APT} fontconfig fonts-dejavu-core`, true);
-
-  const sphinx = await tool("pocketsphinx_continuous", ["-h"]);
-  const model = ["/usr/share/pocketsphinx/model/en-us/en-us", "/usr/share/pocketsphinx/model/en-us"].find((p) => existsSync(p));
-  add("speech: pocketsphinx", !!sphinx && !!model, sphinx ? (model ? "offline English recogniser ready" : "English model missing") : "not found", `${APT} pocketsphinx pocketsphinx-en-us`);
 
   const modelsDir = path.join(cfg.data_dir, "models");
   const models = existsSync(modelsDir) ? (await readdir(modelsDir)).filter((f) => f.endsWith(".bin")) : [];

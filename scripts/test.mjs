@@ -1,38 +1,19 @@
-// `npm test`: checks the OS tools the tests need (installing them with apt when run as root on
-// Debian, otherwise printing the exact command), makes sure a PostgreSQL server is available
+// `npm test`: checks the OS tools the tests need (scripts/os-packages.mjs: installs them with apt
+// when run as root on Debian, otherwise prints the exact command), makes sure a PostgreSQL server is available
 // (CLIPD_TEST_PG_URL, or a throwaway cluster on loopback started here), then runs vitest.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, chownSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, chownSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { postgresBin } from "../dist/daemon/os-packages.js";
+import { ensureOsPackages } from "./os-packages.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const APT = ["ffmpeg", "postgresql", "pocketsphinx", "pocketsphinx-en-us", "espeak-ng", "sox", "fonts-dejavu-core", "openssl"];
-const need = { ffmpeg: "ffmpeg", ffprobe: "ffmpeg", pocketsphinx_continuous: "pocketsphinx", "espeak-ng": "espeak-ng", sox: "sox", openssl: "openssl" };
-
-const has = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
-const pgBin = () => {
-  const base = "/usr/lib/postgresql";
-  if (!existsSync(base)) return undefined;
-  const v = readdirSync(base).sort((a, b) => Number(b) - Number(a))[0];
-  return v ? path.join(base, v, "bin") : undefined;
-};
-
-const missing = [...new Set(Object.entries(need).filter(([c]) => !has(c)).map(([, p]) => p))];
-if (!existsSync("/usr/share/pocketsphinx/model/en-us")) missing.push("pocketsphinx-en-us");
-if (!pgBin() && !process.env.CLIPD_TEST_PG_URL) missing.push("postgresql");
-if (missing.length) {
-  const cmd = `apt-get update && apt-get install -y ${APT.join(" ")}`;
-  if (process.getuid?.() === 0 && has("apt-get") && !process.env.CLIPD_NO_APT) {
-    console.error(`clipd tests: installing missing OS packages (${missing.join(", ")})…`);
-    execFileSync("sh", ["-c", `DEBIAN_FRONTEND=noninteractive ${cmd}`], { stdio: "inherit" });
-  } else {
-    console.error(`clipd tests need: ${missing.join(", ")}\nfix: sudo sh -c '${cmd}'`);
-    process.exit(1);
-  }
-}
+// A server named by CLIPD_TEST_PG_URL stands in for the local PostgreSQL package.
+const ignore = (name) => name === "postgresql" && !!process.env.CLIPD_TEST_PG_URL;
+if (!ensureOsPackages("tests", { label: "clipd tests", ignore })) process.exit(1);
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -44,7 +25,7 @@ const freePort = () =>
 
 let stopCluster = () => {};
 if (!process.env.CLIPD_TEST_PG_URL) {
-  const bin = pgBin();
+  const bin = postgresBin();
   const dir = mkdtempSync(path.join(os.tmpdir(), "clipd-pg-"));
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;

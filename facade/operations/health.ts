@@ -1,14 +1,15 @@
+import { fontsDirOf, toolHealth } from "../../daemon/os-packages.js";
 import { defineOperation } from "../registry.js";
 
 export const healthz = defineOperation({
   id: "health",
   method: "GET",
   path: "/healthz",
-  summary: "Reports the database, the queue and the live workers",
+  summary: "Reports the database, the queue, the live workers and the OS tools the stages need",
   scope: null,
   tags: ["ops"],
   responses: {
-    200: { description: "Healthy" },
+    200: { description: "Up: status ok, or degraded (no live worker, or a required OS tool missing; `tools.missing` names it, `tools.fix` installs it)" },
     503: { description: "A part is down; the body says which" },
   },
   async handler({ services, event }) {
@@ -23,8 +24,10 @@ export const healthz = defineOperation({
       .catch((err: Error) => ({ ok: false, error: err.message }));
     const live = await services.workers.live().catch(() => []);
     const workers = { ok: live.length > 0, count: live.length, list: live.map((w) => ({ id: w.id, roles: w.roles, concurrency: w.concurrency, active: w.active, seen_at: w.seen_at })) };
+    // A file-system look (no process spawned), cached for a while: see daemon/os-packages.ts.
+    const tools = toolHealth({ fontsDir: fontsDirOf(services.config) });
     const ok = database.ok && queue.ok;
     event.res.status = ok ? 200 : 503;
-    return { status: ok ? (workers.ok ? "ok" : "degraded") : "down", version: services.version, database, queue, workers };
+    return { status: ok ? (workers.ok && tools.ok ? "ok" : "degraded") : "down", version: services.version, database, queue, workers, tools };
   },
 });

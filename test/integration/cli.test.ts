@@ -68,7 +68,8 @@ describe("clipd CLI", () => {
   it("doctor checks the tools and prints a fix for anything missing", async () => {
     const r = await runClipd(["doctor"], { ...baseEnv(), CLIPD_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), "clipd-doc-")) });
     expect(r.output).toMatch(/ok\s+ffmpeg libass/);
-    expect(r.output).toMatch(/ok\s+speech: pocketsphinx/);
+    expect(r.output).toMatch(/ok\s+pocketsphinx\s/);
+    expect(r.output).toMatch(/ok\s+pocketsphinx en-us model/);
     expect(r.output).toMatch(/warn\s+speech: whisper models[^\n]*\n\s+fix: clipd models pull/);
     const noPath = await runClipd(["doctor"], { ...baseEnv(), PATH: "/nonexistent", CLIPD_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), "clipd-doc-")) });
     expect(noPath.code).toBe(1);
