@@ -20,6 +20,7 @@ import type { Job } from "pg-boss";
 import type { Logger } from "pino";
 import type { Config } from "../config/loader.js";
 import { recordEvent } from "./events.js";
+import { fromSpawnError } from "./os-packages.js";
 import type { Pipeline, PipelineStep } from "./pipelines.js";
 import type { StepJob, QueueManager } from "./queue.js";
 import type { StageRegistry } from "./registry.js";
@@ -293,7 +294,8 @@ export class Runner {
       if (!output || typeof output !== "object" || Array.isArray(output)) {
         throw new StageError("bad_output", `stage ${step.stage} returned ${Array.isArray(output) ? "an array" : typeof output}, not an object`);
       }
-    } catch (err) {
+    } catch (caught) {
+      const err = fromSpawnError(caught); // a plugin's own spawn of a program that is not installed
       const final = (isStageError(err) && !err.retryable) || job.retryCount >= step.retry.limit;
       log[final ? "error" : "warn"]({ err: errInfo(err), attempt, final }, final ? "step failed" : "step failed, will retry");
       if (final) {

@@ -3,43 +3,30 @@
  * decode to 16 kHz mono, find silences and plan chunks that cut inside them.
  * Every child process is killed when the signal aborts, so a cancelled step leaves nothing behind.
  */
-import { spawn } from "node:child_process";
+import { ffmpegPath, ffprobePath, runTool } from "./_ffmpeg.js";
 
 export interface ToolResult {
   stdout: string;
   stderr: string;
 }
 
-/** Runs a command to completion; rejects with its stderr tail on a non-zero exit or on abort. */
-export function _runTool(
+/**
+ * Runs a command to completion through the shared runner (_ffmpeg.ts); rejects with its stderr
+ * tail on a non-zero exit, with the signal's reason on abort, and with `tool_missing` when the
+ * program is not installed. All of stderr is kept: silencedetect reports on it.
+ */
+export async function _runTool(
   cmd: string,
   args: string[],
   opts: { signal?: AbortSignal; cwd?: string } = {},
 ): Promise<ToolResult> {
-  return new Promise((resolve, reject) => {
-    if (opts.signal?.aborted) return reject(abortError(opts.signal));
-    const child = spawn(cmd, args, { cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    const onAbort = () => child.kill("SIGKILL");
-    opts.signal?.addEventListener("abort", onAbort, { once: true });
-    child.on("error", (e: NodeJS.ErrnoException) => {
-      opts.signal?.removeEventListener("abort", onAbort);
-      const hint = e.code === "ENOENT" ? ` (is ${cmd} installed and on PATH?)` : "";
-      reject(new Error(`${cmd} could not start${hint}: ${e.message}`, { cause: e }));
-    });
-    child.on("close", (code, sig) => {
-      opts.signal?.removeEventListener("abort", onAbort);
-      const stdout = Buffer.concat(out).toString("utf8");
-      const stderr = Buffer.concat(err).toString("utf8");
-      if (opts.signal?.aborted) return reject(abortError(opts.signal));
-      if (code === 0) return resolve({ stdout, stderr });
-      const tail = stderr.trim().split("\n").slice(-6).join("\n");
-      reject(new Error(`${cmd} exited with ${code ?? sig}: ${tail}`));
-    });
+  if (opts.signal?.aborted) throw abortError(opts.signal);
+  const r = await runTool(cmd, args, { signal: opts.signal, cwd: opts.cwd, maxStderr: Infinity, killGraceMs: 0 }).catch((err: unknown) => {
+    throw opts.signal?.aborted ? abortError(opts.signal) : err;
   });
+  if (r.code === 0) return { stdout: r.stdout, stderr: r.stderr };
+  const tail = r.stderr.trim().split("\n").slice(-6).join("\n");
+  throw new Error(`${cmd} exited with ${r.code ?? "a signal"}: ${tail}`);
 }
 
 function abortError(signal: AbortSignal): Error {
@@ -50,7 +37,7 @@ function abortError(signal: AbortSignal): Error {
 /** Duration of a media file in seconds, from ffprobe's container (or first stream) duration. */
 export async function probeDuration(file: string, signal?: AbortSignal): Promise<number> {
   const { stdout } = await _runTool(
-    "ffprobe",
+    ffprobePath(),
     ["-v", "error", "-show_entries", "format=duration:stream=codec_type", "-of", "json", file],
     { signal },
   );
@@ -63,7 +50,7 @@ export async function probeDuration(file: string, signal?: AbortSignal): Promise
 /** Whether a file holds at least one audio stream. */
 export async function hasAudioStream(file: string, signal?: AbortSignal): Promise<boolean> {
   const { stdout } = await _runTool(
-    "ffprobe",
+    ffprobePath(),
     ["-v", "error", "-select_streams", "a", "-show_entries", "stream=index", "-of", "csv=p=0", file],
     { signal },
   );
@@ -90,7 +77,7 @@ export async function toMono16k(
   else if (format === "mp3") args.push("-c:a", "libmp3lame", "-b:a", "48k", "-f", "mp3");
   else args.push("-c:a", "flac", "-f", "flac");
   args.push(output);
-  await _runTool("ffmpeg", args, { signal: opts.signal });
+  await _runTool(ffmpegPath(), args, { signal: opts.signal });
   return output;
 }
 
@@ -110,7 +97,7 @@ export async function detectSilences(
   const noise = opts.noiseDb ?? -35;
   const min = opts.minSilence ?? 0.3;
   const { stderr } = await _runTool(
-    "ffmpeg",
+    ffmpegPath(),
     ["-nostdin", "-hide_banner", "-i", file, "-vn", "-af", `silencedetect=noise=${noise}dB:d=${min}`, "-f", "null", "-"],
     { signal: opts.signal },
   );

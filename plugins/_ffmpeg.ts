@@ -4,9 +4,11 @@
  * reason, so a timed-out step never leaves an encoder running. stderr is kept (bounded) because it
  * is the only place ffmpeg explains a failure.
  *
- * Binaries come from CLIPD_FFMPEG / CLIPD_FFPROBE, else `ffmpeg` / `ffprobe` on PATH.
+ * Binaries come from CLIPD_FFMPEG / CLIPD_FFPROBE, else `ffmpeg` / `ffprobe` on PATH. A program
+ * that is not installed rejects with StageError `tool_missing`, which names the apt fix.
  */
 import { spawn } from "node:child_process";
+import { ffmpegCommand, ffprobeCommand, spawnFailure } from "../daemon/os-packages.js";
 
 /** Input options that stop a crafted file (an HLS playlist named .mp4, say) from opening URLs. */
 export const SAFE_INPUT_ARGS: readonly string[] = ["-protocol_whitelist", "file,pipe"];
@@ -48,10 +50,13 @@ export class ToolError extends Error {
   }
 }
 
-export const ffmpegPath = (): string => process.env.CLIPD_FFMPEG || "ffmpeg";
-export const ffprobePath = (): string => process.env.CLIPD_FFPROBE || "ffprobe";
+export const ffmpegPath = ffmpegCommand;
+export const ffprobePath = ffprobeCommand;
 
-/** Runs a program to completion. Resolves with its exit code (never rejects on a non-zero exit). */
+/**
+ * Runs a program to completion. Resolves with its exit code (never rejects on a non-zero exit);
+ * rejects with `tool_missing` when the program is not installed.
+ */
 export function runTool(command: string, args: readonly string[], opts: RunToolOptions = {}): Promise<ToolResult> {
   const { signal, maxStderr = 64 * 1024, maxStdout = 16 * 1024 * 1024, killGraceMs = 2000 } = opts;
   return new Promise((resolve, reject) => {
@@ -98,7 +103,7 @@ export function runTool(command: string, args: readonly string[], opts: RunToolO
         for (const line of lines) if (line) opts.onStderrLine(line);
       }
     });
-    child.on("error", (err) => finish(() => reject(signal?.aborted ? signal.reason : err)));
+    child.on("error", (err) => finish(() => reject(signal?.aborted ? signal.reason : spawnFailure(command, err))));
     child.on("close", (code) => {
       if (partial && opts.onStderrLine) opts.onStderrLine(partial);
       if (partialOut && opts.onStdoutLine) opts.onStdoutLine(partialOut);

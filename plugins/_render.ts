@@ -5,7 +5,8 @@
  * output duration. The child is killed when the stage's signal aborts. On failure the error
  * carries the tail of stderr, which is where ffmpeg says what went wrong.
  */
-import { runTool, SAFE_INPUT_ARGS } from "./_ffmpeg.js";
+import { isStageError } from "../daemon/stage.js";
+import { ffmpegPath, ffprobePath, runTool, SAFE_INPUT_ARGS } from "./_ffmpeg.js";
 
 export interface FfmpegOptions {
   /** Aborts (kills) the child process. */
@@ -40,7 +41,7 @@ async function _spawnCollect(
   try {
     r = await runTool(bin, args, { signal: opts.signal, cwd: opts.cwd, onStdoutLine });
   } catch (err) {
-    if (opts.signal?.aborted) throw err;
+    if (opts.signal?.aborted || isStageError(err)) throw err; // an abort, or tool_missing
     throw new FfmpegError(`${bin} could not start: ${(err as Error).message}`, "", null, err);
   }
   if (r.code !== 0) {
@@ -54,7 +55,7 @@ async function _spawnCollect(
 export async function runFfmpeg(args: string[], opts: FfmpegOptions = {}): Promise<{ stderr: string }> {
   const full = ["-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:1", ...args];
   let last = -1;
-  const { stderr } = await _spawnCollect("ffmpeg", full, opts, (line) => {
+  const { stderr } = await _spawnCollect(ffmpegPath(), full, opts, (line) => {
     if (!opts.onProgress || !opts.duration) return;
     const m = /^out_time_us=(\d+)/.exec(line) ?? /^out_time_ms=(\d+)/.exec(line);
     if (!m) return;
@@ -80,7 +81,7 @@ export interface MediaSummary {
 /** ffprobe's view of a file: container duration and the first video and audio stream. */
 export async function probeMedia(file: string, opts: FfmpegOptions = {}): Promise<MediaSummary> {
   const { stdout } = await _spawnCollect(
-    "ffprobe",
+    ffprobePath(),
     ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", file],
     opts,
   );

@@ -1,7 +1,7 @@
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { defineStage, StageError } from "../../daemon/stage.js";
+import { defineStage, isStageError, StageError } from "../../daemon/stage.js";
 import { buildAss, stepPosition, stepSize, type CaptionPosition, type CaptionSize, type CaptionWord } from "../_ass.js";
 import { FfmpegError, SAFE_INPUT, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../_render.js";
 import { loadStyles } from "./styles.js";
@@ -96,7 +96,7 @@ export default defineStage<CaptionBurnOptions>({
           { signal: ctx.signal, duration, cwd: ctx.workdir, onProgress: (p) => ctx.progress(2 + p * 0.9, "burning captions") },
         );
       } catch (err) {
-        if (ctx.signal.aborted) throw err;
+        if (ctx.signal.aborted || isStageError(err)) throw err; // an abort, or tool_missing
         throw new StageError("render_failed", `caption-burn: ffmpeg failed on clip ${ref}: ${(err as Error).message}`, {
           retryable: !(err instanceof FfmpegError) || err.exitCode === null,
           cause: err,

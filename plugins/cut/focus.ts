@@ -10,6 +10,7 @@
  */
 import { spawn } from "node:child_process";
 import sharp from "sharp";
+import { ffmpegCommand, spawnFailure } from "../../daemon/os-packages.js";
 import { SAFE_INPUT } from "../_render.js";
 import type { Piece } from "./clip.js";
 
@@ -53,7 +54,7 @@ function _samplePiece(source: string, p: Piece, threshold: number, signal?: Abor
   ];
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const child = spawn("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(ffmpegCommand(), args, { stdio: ["ignore", "pipe", "pipe"] });
     const onAbort = () => child.kill("SIGKILL");
     signal?.addEventListener("abort", onAbort, { once: true });
     let buf: Buffer = Buffer.alloc(0);
@@ -77,7 +78,7 @@ function _samplePiece(source: string, p: Piece, threshold: number, signal?: Abor
         if (m) cuts.push(Number(m[1]));
       }
     });
-    child.on("error", (err) => reject(err));
+    child.on("error", (err) => reject(spawnFailure(ffmpegCommand(), err)));
     child.on("close", (code) => {
       signal?.removeEventListener("abort", onAbort);
       if (signal?.aborted) return reject(signal.reason);

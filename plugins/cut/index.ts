@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../_ffmpeg.js";
-import { defineStage, StageError } from "../../daemon/stage.js";
+import { defineStage, isStageError, StageError } from "../../daemon/stage.js";
 import { FfmpegError, probeMedia, runFfmpeg } from "../_render.js";
 import { makeBackground, toHexColour } from "./background.js";
 import { cropPlan, type CropScene } from "./focus.js";
@@ -120,7 +120,7 @@ export default defineStage<CutOptions>({
       try {
         await runFfmpeg(args, { signal: ctx.signal, duration, cwd: ctx.workdir, onProgress: (p) => ctx.progress(2 + p * 0.93, "cutting") });
       } catch (err) {
-        if (ctx.signal.aborted) throw err;
+        if (ctx.signal.aborted || isStageError(err)) throw err; // an abort, or tool_missing
         throw new StageError("render_failed", `cut: ffmpeg failed on clip ${clip.ref}: ${(err as Error).message}`, {
           retryable: !(err instanceof FfmpegError) || err.exitCode === null,
           cause: err,

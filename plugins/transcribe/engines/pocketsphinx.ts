@@ -2,6 +2,8 @@
  * Offline CMU PocketSphinx through Debian's `pocketsphinx_continuous` (US English model).
  * Weak on accuracy but always available, so it is the fallback of `engine: auto`.
  */
+import { existsSync } from "node:fs";
+import { POCKETSPHINX_COMMAND, POCKETSPHINX_MODEL, requirementMissing } from "../../../daemon/os-packages.js";
 import { StageError } from "../../../daemon/stage.js";
 import { _runTool } from "../../_audio.js";
 import type { TranscriptWord } from "../../_captions.js";
@@ -32,7 +34,7 @@ export function parsePocketsphinx(stdout: string): TranscriptWord[] {
 }
 
 export function definePocketsphinxEngine(ctx: EngineContext): Engine {
-  const command: string = ctx.config.pocketsphinx?.command ?? "pocketsphinx_continuous";
+  const command: string = ctx.config.pocketsphinx?.command ?? POCKETSPHINX_COMMAND;
   return {
     name: "pocketsphinx",
     model: "en-us",
@@ -42,6 +44,8 @@ export function definePocketsphinxEngine(ctx: EngineContext): Engine {
       if (chunk.language !== "auto" && !/^en\b/i.test(chunk.language)) {
         throw new StageError("unsupported_language", `pocketsphinx only has a US English model, not "${chunk.language}"`);
       }
+      // Without its model the program only says it cannot open a file; name the package instead.
+      if (command === POCKETSPHINX_COMMAND && !existsSync(POCKETSPHINX_MODEL)) throw requirementMissing("pocketsphinx en-us model");
       const { stdout } = await _runTool(command, ["-infile", chunk.file, "-time", "yes", "-logfn", "/dev/null"], {
         signal: chunk.signal,
       });
