@@ -6,7 +6,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { H3, getQuery, getRequestIP, getRouterParams, readBody, type H3Event } from "h3";
 import { requireKey, type AuthContext } from "./auth.js";
-import { beginIdempotent, finishIdempotent, requestHash } from "./idempotency.js";
+import { beginIdempotent, finishIdempotent, requestHash, type IdemScope } from "./idempotency.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { toOpenApi } from "./openapi.js";
 import { healthz } from "./operations/health.js";
@@ -54,7 +54,7 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
     const limited = op.rateLimited ?? needsKey;
     app.on(op.method, route, async (event: H3Event) => {
       const headers = new Headers({ "content-type": "application/json" });
-      let idem: { accountId: string; key: string } | undefined;
+      let idem: { scope: IdemScope; key: string } | undefined;
       try {
         let auth: AuthContext | undefined;
         let authError: unknown;
@@ -94,23 +94,25 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
           }
         }
         const idemKey = op.idempotent && auth ? event.req.headers.get("idempotency-key") : null;
-        if (idemKey !== null && idemKey !== undefined && auth) {
-          const start = await beginIdempotent(services.db, auth.account.id, idemKey, requestHash(op.method, new URL(event.req.url).pathname, body));
+        if (idemKey !== null && auth) {
+          // Test and live keys of one account keep separate records: neither replays the other's answer.
+          const scope: IdemScope = { accountId: auth.account.id, livemode: auth.livemode };
+          const start = await beginIdempotent(services.db, scope, idemKey, requestHash(op.method, new URL(event.req.url).pathname, body));
           if ("replay" in start) {
             headers.set("Idempotent-Replayed", "true");
             return new Response(JSON.stringify(start.replay.body), { status: start.replay.status, headers });
           }
-          idem = { accountId: auth.account.id, key: idemKey };
+          idem = { scope, key: idemKey };
         }
         const result = await op.handler({ event, params, query, body, services, auth });
         if (result instanceof Response) return result;
         const status = event.res.status ?? 200;
-        if (idem) await finishIdempotent(services.db, idem.accountId, idem.key, status, result);
+        if (idem) await finishIdempotent(services.db, idem.scope, idem.key, status, result);
         return new Response(JSON.stringify(result), { status, headers });
       } catch (err) {
         const { status, body } = toErrorBody(err);
         if (status >= 500) services.log.error({ err, op: op.id }, "operation failed");
-        if (idem) await finishIdempotent(services.db, idem.accountId, idem.key, status, body).catch(() => {});
+        if (idem) await finishIdempotent(services.db, idem.scope, idem.key, status, body).catch(() => {});
         return new Response(JSON.stringify(body), { status, headers });
       }
     });
