@@ -12,7 +12,7 @@ import { parse as parseYaml } from "yaml";
 export type Config = {
   data_dir: string;
   database_url: string;
-  server: { port: number; host: string; public_url: string; ops_token: string; signing_secret: string };
+  server: { port: number; host: string; public_url: string; ops_token: string; signing_secret: string; max_json_bytes: number };
   log: { level: string; pretty: "auto" | boolean };
   api: { rate_limit: { requests: number; window_seconds: number } };
   queue: {

@@ -4,7 +4,8 @@
  */
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import { H3, getQuery, getRequestIP, getRouterParams, readBody, type H3Event } from "h3";
+import { H3, getQuery, getRequestIP, getRouterParams, type H3Event } from "h3";
+import { readJsonBody, requestHasBody } from "./_body.js";
 import { requireKey, type AuthContext } from "./auth.js";
 import { beginIdempotent, finishIdempotent, requestHash, type IdemScope } from "./idempotency.js";
 import { ApiError, toErrorBody } from "./errors.js";
@@ -19,6 +20,9 @@ import { WEBHOOK_OPERATIONS } from "./operations/webhooks.js";
 import { FREE_OPERATIONS } from "./operations/free.js";
 import type { Operation } from "./registry.js";
 import type { FacadeServices } from "./services.js";
+
+/** Default cap on a JSON request body (server.max_json_bytes). */
+export const MAX_JSON_BYTES = 1024 * 1024;
 
 export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS];
 
@@ -45,6 +49,7 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
       return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
     },
   });
+  const maxJson: number = services.config.server.max_json_bytes ?? MAX_JSON_BYTES;
   for (const op of operations) {
     const checkBody = op.body ? ajv.compile(op.body) : undefined;
     const checkQuery = op.query ? ajv.compile(op.query) : undefined;
@@ -55,6 +60,7 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
     app.on(op.method, route, async (event: H3Event) => {
       const headers = new Headers({ "content-type": "application/json" });
       let idem: { scope: IdemScope; key: string } | undefined;
+      let bodyRead = !op.body;
       try {
         let auth: AuthContext | undefined;
         let authError: unknown;
@@ -82,12 +88,8 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
         }
         let body: unknown = undefined;
         if (op.body) {
-          try {
-            body = await readBody(event);
-          } catch (err) {
-            throw new ApiError(400, "invalid_json", "the request body is not valid JSON", {}, { cause: err });
-          }
-          body ??= {};
+          body = (await readJsonBody(event.req, maxJson)) ?? {};
+          bodyRead = true;
           if (!checkBody!(body)) {
             const { field, message } = describeAjvError(checkBody!.errors![0]!, "body");
             throw new ApiError(400, "invalid_request", message, { field });
@@ -113,6 +115,8 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
         const { status, body } = toErrorBody(err);
         if (status >= 500) services.log.error({ err, op: op.id }, "operation failed");
         if (idem) await finishIdempotent(services.db, idem.scope, idem.key, status, body).catch(() => {});
+        // Refused before its body was read: close rather than drain what the client is still sending.
+        if (!bodyRead && requestHasBody(event.req)) headers.set("connection", "close");
         return new Response(JSON.stringify(body), { status, headers });
       }
     });
