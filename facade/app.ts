@@ -4,11 +4,13 @@
  */
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import { H3, getQuery, getRequestIP, getRouterParams, type H3Event } from "h3";
+import { H3, getQuery, getRouterParams, type H3Event } from "h3";
 import { readJsonBody, requestHasBody } from "./_body.js";
+import { fallbackHandler } from "./_fallback.js";
 import { requireKey, type AuthContext } from "./auth.js";
 import { beginIdempotent, finishIdempotent, requestHash, type IdemScope } from "./idempotency.js";
 import { ApiError, toErrorBody } from "./errors.js";
+import { applyRate, clientId } from "./ratelimit.js";
 import { toOpenApi } from "./openapi.js";
 import { healthz } from "./operations/health.js";
 import { getRun, startRun } from "./operations/runs.js";
@@ -65,16 +67,8 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
         let auth: AuthContext | undefined;
         let authError: unknown;
         if (needsKey) auth = await requireKey(event, services.accounts, op.scope).catch((err) => ((authError = err), undefined));
-        if (limited) {
-          const rate = services.rates.take(auth ? auth.key.id : `ip:${getRequestIP(event) ?? "unknown"}`);
-          headers.set("RateLimit-Limit", String(rate.limit));
-          headers.set("RateLimit-Remaining", String(rate.remaining));
-          headers.set("RateLimit-Reset", String(rate.reset));
-          if (!rate.allowed) {
-            headers.set("Retry-After", String(rate.reset));
-            throw new ApiError(429, "rate_limited", `too many requests: ${rate.limit} per window; retry in ${rate.reset} s`, { retry_after: rate.reset, limit: rate.limit });
-          }
-        }
+        // Counted before the key is judged, so refused keys (401, 403) are limited and answer the headers too.
+        if (limited) applyRate(services.rates, auth ? auth.key.id : clientId(event), headers);
         if (authError) throw authError;
         const params = (getRouterParams(event) ?? {}) as Record<string, string>;
         if (checkParams && !checkParams(params)) {
@@ -122,9 +116,7 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
     });
   }
   app.get("/openapi.json", () => toOpenApi(operations, { version: services.version, serverUrl: services.config.server.public_url }));
-  app.all("/**", (event) => {
-    const { body } = toErrorBody(new ApiError(404, "not_found", `no route for ${event.req.method} ${new URL(event.req.url).pathname}`));
-    return new Response(JSON.stringify(body), { status: 404, headers: { "content-type": "application/json" } });
-  });
+  const routes = [...operations.map((op) => ({ method: op.method, path: op.path })), { method: "GET", path: "/openapi.json" }];
+  app.all("/**", fallbackHandler(services, routes));
   return app;
 }

@@ -4,7 +4,9 @@
  * upsert at most every `flushMs`; the decision uses the shared count last read plus the local
  * count since. Across processes a limit can be overshot by what one flush interval lets through.
  */
+import { getRequestIP, type H3Event } from "h3";
 import type { Db } from "../daemon/store/db.js";
+import { ApiError } from "./errors.js";
 
 export interface RateDecision {
   limit: number;
@@ -85,5 +87,25 @@ export class RateLimiter {
       }
     })();
     return this.flushing;
+  }
+}
+
+/** Whom a request without a usable key is counted against: its client address. */
+export function clientId(event: H3Event): string {
+  return `ip:${getRequestIP(event) ?? "unknown"}`;
+}
+
+/**
+ * Counts one request against `id` and writes the RateLimit-* headers onto `headers`; over the
+ * limit it adds Retry-After and throws the 429. Call it once per request: each call is a request.
+ */
+export function applyRate(rates: RateLimiter, id: string, headers: Headers): void {
+  const rate = rates.take(id);
+  headers.set("RateLimit-Limit", String(rate.limit));
+  headers.set("RateLimit-Remaining", String(rate.remaining));
+  headers.set("RateLimit-Reset", String(rate.reset));
+  if (!rate.allowed) {
+    headers.set("Retry-After", String(rate.reset));
+    throw new ApiError(429, "rate_limited", `too many requests: ${rate.limit} per window; retry in ${rate.reset} s`, { retry_after: rate.reset, limit: rate.limit });
   }
 }
