@@ -115,7 +115,7 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
       }
     });
   }
-  app.get("/openapi.json", () => toOpenApi(operations, { version: services.version, serverUrl: services.config.server.public_url }));
+  app.get("/openapi.json", () => toOpenApi(operations, { version: services.version, serverUrl: services.config.server.public_url, maxJsonBytes: maxJson }));
   const routes = [...operations.map((op) => ({ method: op.method, path: op.path })), { method: "GET", path: "/openapi.json" }];
   app.all("/**", fallbackHandler(services, routes));
   return app;

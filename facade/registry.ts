@@ -34,6 +34,8 @@ export interface Operation<B = any, Q = any> {
   params?: Record<string, JsonSchema>;
   query?: JsonSchema;
   body?: JsonSchema;
+  /** False when the JSON body may be left out (an empty body then counts as {}); default true. */
+  bodyRequired?: boolean;
   responses: Record<number, { description: string; schema?: JsonSchema }>;
   /** Excluded from the public OpenAPI document (ops-only routes). */
   internal?: boolean;

@@ -124,7 +124,7 @@ export const deleteWebhook = defineOperation({
 });
 
 export const testWebhook = defineOperation({
-  id: "testWebhook", method: "POST", path: "/api/v1/webhooks/{id}/test", scope: "webhooks", tags, params: id, idempotent: true,
+  id: "testWebhook", method: "POST", path: "/api/v1/webhooks/{id}/test", scope: "webhooks", tags, params: id, idempotent: true, bodyRequired: false,
   summary: "Send a signed sample event now (one attempt, no retries)",
   body: S.test,
   responses: { 200: { description: "What the address answered", schema: S.tested }, 404: { description: "Not on this account" } },

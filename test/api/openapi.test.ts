@@ -32,6 +32,49 @@ describe("OpenAPI 3.1 document", () => {
     expect(post.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
   });
 
+  it("describes the Idempotency-Key header on exactly the operations that take it", () => {
+    const ops = Object.values(doc.paths).flatMap((item: any) => Object.values(item)) as any[];
+    const takes = (op: any) => (op.parameters ?? []).some((p: any) => p.$ref === "#/components/parameters/IdempotencyKey");
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 } });
+    const idempotent = ops.filter(takes).map((op) => op.operationId);
+    expect(idempotent).toEqual(expect.arrayContaining(["createEpisode", "episodeUploaded", "exportClips", "searchEpisode", "restyleClip", "createTranscript", "createWebhook"]));
+    for (const op of ops.filter(takes)) expect(Object.keys(op.responses), op.operationId).toEqual(expect.arrayContaining(["400", "409", "422"]));
+    expect(takes(doc.paths["/api/v1/episodes"].get)).toBe(false);
+    expect(takes(doc.paths["/api/v1/transcribe"].post)).toBe(false);
+  });
+
+  it("puts the RateLimit-* headers on every answer of rate-limited operations, and Retry-After on 429", () => {
+    for (const name of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"]) expect(doc.components.headers[name].schema.type).toBe("integer");
+    for (const [path, item] of Object.entries(doc.paths) as Array<[string, any]>) {
+      for (const [method, op] of Object.entries(item) as Array<[string, any]>) {
+        const limited = "429" in op.responses;
+        for (const [status, r] of Object.entries(op.responses) as Array<[string, any]>) {
+          const where = `${method} ${path} ${status}`;
+          if (limited) expect(Object.keys(r.headers ?? {}), where).toEqual(expect.arrayContaining(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]));
+          if (status === "429") expect(r.headers["Retry-After"], where).toEqual({ $ref: "#/components/headers/Retry-After" });
+        }
+      }
+    }
+    expect(doc.paths["/api/v1/me"].get.responses["200"].headers["RateLimit-Limit"]).toEqual({ $ref: "#/components/headers/RateLimit-Limit" });
+    expect(doc.paths["/api/v1/files/{token}"].get.responses["200"].headers).toBeUndefined(); // signed links are not rate limited
+  });
+
+  it("marks the optional request bodies optional and documents 405, 413 and 415", () => {
+    expect(doc.paths["/api/v1/episodes"].post.requestBody.required).toBe(false);
+    expect(doc.paths["/api/v1/episodes/{id}/uploaded"].post.requestBody.required).toBe(false);
+    expect(doc.paths["/api/v1/webhooks/{id}/test"].post.requestBody.required).toBe(false);
+    expect(doc.paths["/api/v1/episodes/{id}/clips"].post.requestBody.required).toBe(true);
+    expect(doc.paths["/api/v1/transcripts"].post.requestBody.required).toBe(true);
+    const post = doc.paths["/api/v1/episodes"].post.responses;
+    expect(post["413"].description).toMatch(/body_too_large.*max_bytes.*1048576 bytes/);
+    expect(post["415"].description).toMatch(/unsupported_media_type.*application\/json/);
+    expect(post["405"].headers.Allow).toEqual({ $ref: "#/components/headers/Allow" });
+    expect(post["405"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+    // The free API's own 413s keep their codes beside the body limit.
+    expect(doc.paths["/api/v1/transcribe"].post.responses["413"].description).toMatch(/too_long.*body_too_large/);
+    expect(doc.paths["/api/v1/styles"].get.responses["413"]).toBeUndefined(); // no body, no body limit
+  });
+
   it("lints clean with Redocly CLI", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-openapi-"));
     const file = path.join(dir, "openapi.json");
