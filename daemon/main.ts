@@ -10,7 +10,7 @@ import { ConfigError, loadConfig, maskSecrets, type Config } from "../config/loa
 import { loadPipelineSet, openApp } from "./app.js";
 import { progressPrinter } from "./cli-output.js";
 import { formatChecks, runDoctor } from "./doctor.js";
-import { startClipRenders } from "./followups.js";
+import { rendersFollow, splitOptions, startClipRenders } from "./followups.js";
 import { createLogger } from "./log.js";
 import { parseSets, UsageError } from "./cli-args.js";
 import { cmdAdmin, cmdModels, cmdPipelines, cmdStage } from "./cli-ops.js";
@@ -68,7 +68,7 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
   if (!pipeline || !target) throw new UsageError("usage: clipd run <pipeline> <file-or-url> [--out DIR] [--set key=value]");
   const isUrl = /^[a-z]+:\/\//i.test(target);
   if (!isUrl && !existsSync(target)) throw new UsageError(`no such file: ${target}`);
-  const { render_top: renderTop, ...set } = parseSets(values.set);
+  const { render_top: renderTop, ...sets } = parseSets(values.set);
   if (renderTop !== undefined && !(Number.isInteger(renderTop) && (renderTop as number) >= 0)) throw new UsageError(`render_top must be a whole number >= 0, got ${renderTop}`);
   const name = isUrl ? path.basename(new URL(target).pathname) || "download" : path.basename(target);
   const out = path.resolve(values.out ?? path.join("out", name.replace(/\.[^.]+$/, "")));
@@ -81,6 +81,7 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
   const bar = progressPrinter();
   let exitCode = 0;
   try {
+    const { run: set, renders } = splitOptions(app.runner, pipeline, sets); // style etc. go to the clip renders
     let input: Record<string, unknown>;
     if (isUrl) input = { source_url: target };
     else {
@@ -93,9 +94,9 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
     const done = await app.runner.waitForRun(run.id, { onUpdate: (r) => bar.update(r, `${pipeline} `) });
     bar.done();
     let kids: Run[] = [];
-    if (done.state === "succeeded" && pipeline === "episode") {
+    if (done.state === "succeeded" && rendersFollow(app.runner, pipeline)) {
       const top = Number(renderTop ?? cfg.render.render_top);
-      const ids = await startClipRenders(app.runner, done, top, { origin: "cli", originRef: name, set });
+      const ids = await startClipRenders(app.runner, done, top, { origin: "cli", originRef: name, set: renders });
       for (const [i, id] of ids.entries()) {
         kids.push(await app.runner.waitForRun(id, { onUpdate: (r) => bar.update(r, `clip ${i + 1}/${ids.length} `) }));
         bar.done();

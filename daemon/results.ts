@@ -70,9 +70,16 @@ export function runSummary(run: Run, children: Run[] = [], events: EventRow[] = 
       errors: s.errors,
     })),
     output,
-    clips_rendered: children.map((c) => ({ run_id: c.id, state: c.state, clip: c.output?.clip?.number, error: c.error })),
+    clips_rendered: children.map((c) => ({ run_id: c.id, state: c.state, clip: c.output?.clip?.number, look: lookOf(c), error: c.error })),
     events: events.map((e) => ({ type: e.type, run_id: e.run_id, at: e.created_at instanceof Date ? e.created_at.toISOString() : e.created_at })),
   };
+}
+
+/** How a clip was rendered: caption-burn's resolved choices, and the fit and background the cut was given. */
+function lookOf(clip: Run) {
+  const r = clip.output?.render ?? {};
+  const cut = clip.plan?.steps?.find((s) => s.stage === "cut")?.with ?? {};
+  return { style: r.style, caption_size: r.caption_size, caption_position: r.caption_position, hook_title: r.hook_title, fit: cut.fit, background: cut.background };
 }
 
 export async function writeResults(storage: Storage, run: Run, dir: string, children: Run[] = [], events: EventRow[] = []): Promise<string[]> {

@@ -140,13 +140,11 @@ export class Runner {
       steps.map((step) => {
         const stage = this.deps.registry.stages.get(step.stage);
         if (!stage) throw new RunError("unknown_stage", `pipeline ${pipelineName} uses unknown stage ${step.stage}`);
-        const props = ((stage.options as any).properties ?? {}) as Record<string, unknown>;
         const options: Record<string, unknown> = structuredClone(step.with);
         for (const [key, value] of Object.entries(set)) {
-          const [scope, name] = key.includes(".") ? key.split(".", 2) : [undefined, key];
-          if (scope && scope !== step.stage) continue;
-          if (name! in props) {
-            options[name!] = value;
+          const name = this.optionOf(step, key);
+          if (name !== undefined) {
+            options[name] = value;
             used.add(key);
           }
         }
@@ -164,6 +162,20 @@ export class Runner {
       throw new RunError("invalid_option", `no step of pipeline ${pipelineName} takes option(s) ${unused.join(", ")}`);
     }
     return plan;
+  }
+
+  /** Whether some step of the pipeline takes the `set` key ("name", or "stage.name" for one stage). */
+  takesOption(pipelineName: string, key: string): boolean {
+    const p = this.deps.pipelines.get(pipelineName);
+    return !!p && [...p.steps, ...p.on_failure].some((step) => this.optionOf(step, key) !== undefined);
+  }
+
+  /** The option of `step` that the `set` key names, if the step's stage has it. */
+  private optionOf(step: PipelineStep, key: string): string | undefined {
+    const [scope, name] = key.includes(".") ? key.split(".", 2) : [undefined, key];
+    if (scope && scope !== step.stage) return undefined;
+    const props = ((this.deps.registry.stages.get(step.stage)?.options as any)?.properties ?? {}) as Record<string, unknown>;
+    return name! in props ? name : undefined;
   }
 
   async startRun(pipelineName: string, input: Record<string, any>, opts: StartRunOptions = {}): Promise<Run> {

@@ -8,7 +8,10 @@
  *   created in one transaction. A file is never processed twice: once out of the inbox it is not
  *   seen again, and a file left in processing/ by a crash is matched to its row, or started, at the
  *   next start.
- * - Nothing is dropped silently: every file ends in outbox/ or failed/ with a reason.
+ * - Nothing is dropped silently: every file ends in outbox/ or failed/ with a reason. A file that
+ *   fails keeps its sidecar beside it in failed/, so both can be fixed and dropped in again.
+ * - A sidecar's options are split between the run and its clip renders (followups.ts), and a
+ *   bad one (YAML, an unknown option, a refused value) fails the file before anything runs.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -18,12 +21,9 @@ import chokidar, { type FSWatcher } from "chokidar";
 import type { Logger } from "pino";
 import { parse as parseYaml } from "yaml";
 import type { ClipdApp } from "./app.js";
-import { startClipRenders } from "./followups.js";
+import { FOLLOWUP_KEYS, splitOptions, startClipRenders } from "./followups.js";
 import { eventsFor, writeResults } from "./results.js";
 import { TERMINAL, type Run } from "./runner.js";
-
-/** Sidecar keys that steer what follows the run rather than a stage. */
-const FOLLOWUP_KEYS = ["render_top"];
 
 const IGNORED = /(^\.|\.(ya?ml|part|partial|crdownload|tmp|download|error\.txt)$)/i;
 
@@ -146,8 +146,11 @@ export class WatchFolder {
     const log = this.log.child({ file: name, pipeline: l.pipeline });
     let set: Record<string, unknown>;
     try {
-      set = withoutKeys(await this.readSidecar(l, name), FOLLOWUP_KEYS);
-      this.app.runner.planFor(l.pipeline, set); // refuse bad options before anything is stored
+      // Refuse bad options before anything is stored; the renders' share is read again at settle.
+      const sidecar = await this.readSidecar(l, name);
+      const top = sidecar.render_top;
+      if (top !== undefined && !(Number.isInteger(top) && (top as number) >= 0)) throw new Error(`render_top must be a whole number >= 0, got ${JSON.stringify(top)}`);
+      set = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS)).run;
     } catch (err) {
       await this.app.db.query(`insert into watch_files (id, folder, name, size, mtime_ms, state, error) values ($1, $2, $3, $4, $5, 'failed', $6)`, [id, l.inbox, name, st.size, st.mtimeMs, (err as Error).message]);
       await this.moveToFailed(l, name, { code: "invalid_options", message: (err as Error).message });
@@ -191,7 +194,8 @@ export class WatchFolder {
     if (row.state === "running") {
       const sidecar = await this.readSidecar(l, row.name).catch(() => ({}) as Record<string, unknown>);
       const top = Number(sidecar.render_top ?? this.app.config.render.render_top);
-      children = await startClipRenders(this.app.runner, run, top, { origin: "watch", originRef: row.name, set: withoutKeys(sidecar, FOLLOWUP_KEYS) });
+      const { renders } = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS));
+      children = await startClipRenders(this.app.runner, run, top, { origin: "watch", originRef: row.name, set: renders });
       await this.app.db.query(`update watch_files set state = 'rendering', children = $2, updated_at = now() where id = $1`, [row.id, JSON.stringify(children)]);
     }
     const kids = (await Promise.all(children.map((c) => this.app.runner.getRun(c)))).filter((r): r is Run => !!r);
@@ -208,8 +212,9 @@ export class WatchFolder {
 
   private async moveToFailed(l: FolderLayout, name: string, error: Record<string, unknown>): Promise<void> {
     const target = await freeName(l.failed, name);
+    const sidecar = existsSync(path.join(l.processing, `${name}.yaml`));
     await rename(path.join(l.processing, name), path.join(l.failed, target)).catch(() => {});
-    await rm(path.join(l.processing, `${name}.yaml`), { force: true });
+    if (sidecar) await rename(path.join(l.processing, `${name}.yaml`), path.join(l.failed, `${target}.yaml`));
     const lines = [
       `clipd could not process ${name}.`,
       ``,
@@ -217,9 +222,10 @@ export class WatchFolder {
       `reason: ${error.message}`,
       ...(error.stage ? [`stage: ${error.stage}`] : []),
       ...(error.run_id ? [`run: ${error.run_id} (GET /api/v1/runs/${error.run_id})`] : []),
+      ...(sidecar ? [`sidecar: ${target}.yaml`] : []),
       `time: ${new Date().toISOString()}`,
       ``,
-      `Fix the cause and drop the file into the inbox again.`,
+      `Fix the cause and drop the file${sidecar ? " and its sidecar" : ""} into the inbox again.`,
     ];
     await writeFile(path.join(l.failed, `${target}.error.txt`), lines.join("\n") + "\n");
     this.log.warn({ file: name, code: error.code }, "file failed");

@@ -12,8 +12,8 @@ export interface CutOptions {
   /** Output width; the height is width × 16/9. Default 1080. */
   width?: number;
   /**
-   * How a landscape picture fills 9:16. Default "crop".
-   * - "crop" (alias "fill"): crop to fill the frame, per scene, on the salient region.
+   * How a landscape picture fills 9:16. Default "fill".
+   * - "fill" (older name "crop"): crop to fill the frame, per scene, on the salient region.
    * - "whole": the whole picture on `background` ("blur", "black" or any colour).
    * - "blur" / "pad": the whole picture on a blurred fill / on a colour (older spellings of whole).
    */
@@ -24,7 +24,7 @@ export interface CutOptions {
   background_image?: string;
   /** Frames per second of the output. Default 30. */
   fps?: number;
-  /** Where fit=crop centres the frame: "attention" (salient region per scene, sharp) or "center". Default "attention". */
+  /** Where fit=fill centres the frame: "attention" (salient region per scene, sharp) or "center". Default "attention". */
   crop_focus?: "attention" | "center";
   /** Scene score (0..1) that starts a new crop scene. Default 0.3. */
   scene_threshold?: number;
@@ -41,7 +41,7 @@ function _fit(o: CutOptions): { fit: Fit; colour: string } {
   const bg = o.background ?? DEFAULT_BG;
   const colour = bg === "blur" ? DEFAULT_BG : toHexColour(bg);
   if (!colour) throw new StageError("bad_options", `cut: background "${bg}" is not "blur", #RRGGBB or a known colour name`);
-  switch (o.fit ?? "crop") {
+  switch (o.fit ?? "fill") {
     case "crop":
     case "fill":
       return { fit: "crop", colour };
@@ -60,7 +60,7 @@ export default defineStage<CutOptions>({
     type: "object",
     properties: {
       width: { type: "integer", minimum: 360, maximum: 2160, multipleOf: 2, default: 1080 },
-      fit: { type: "string", enum: ["crop", "fill", "whole", "blur", "pad"], default: "crop" },
+      fit: { type: "string", enum: ["fill", "whole", "crop", "blur", "pad"], default: "fill", description: "fill: crop to fill 9:16 on the salient region (crop is an alias); whole: the whole picture on the background" },
       background: { type: "string", pattern: "^(#[0-9a-fA-F]{6}|[a-z]+)$", default: "#1f2937" },
       background_image: { type: "string", maxLength: 500 },
       fps: { type: "integer", minimum: 10, maximum: 60, default: 30 },

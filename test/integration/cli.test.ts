@@ -1,5 +1,6 @@
 // The clipd CLI as ops use it.
-import { cp, mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -64,6 +65,27 @@ describe("clipd CLI", () => {
     expect(tooLong.code).toBe(1);
     expect(JSON.parse(tooLong.output).error.code).toBe("too_long");
   });
+
+  it("run episode sends render options (style, caption_size, fit) to its clip renders and refuses unknown ones at once", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-run-"));
+    const env = { ...baseEnv(), CLIPD_DATA_DIR: dir };
+    const out = path.join(dir, "out");
+    const run = (...sets: string[]) => runClipd(["run", "episode", fixtureMedia("jfk.wav"), "--out", out, ...sets.flatMap((s) => ["--set", s])], env, { timeoutMs: 240_000 });
+    const unknown = await run("colour=red");
+    expect(unknown.code).toBe(1);
+    expect(unknown.output).toMatch(/no step of pipeline episode or of its clip renders \(pipeline clip\) takes option\(s\) colour/);
+    const refused = await run("fit=stretch");
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(/option "fit" for stage cut/);
+    expect(existsSync(out)).toBe(false); // refused before anything ran
+
+    // width and preset keep the render cheap; they are render options too.
+    const r = await run("style=karaoke", "caption_size=large", "fit=whole", "render_top=1", "width=360", "preset=ultrafast");
+    expect(r.code, r.output).toBe(0);
+    const summary = JSON.parse(await readFile(path.join(out, "run.json"), "utf8"));
+    expect(summary.clips_rendered).toEqual([expect.objectContaining({ state: "succeeded", look: expect.objectContaining({ style: "karaoke", caption_size: "large", fit: "whole" }) })]);
+    expect((await readdir(out)).some((f) => /^clip-01-.*\.mp4$/.test(f))).toBe(true);
+  }, 300_000);
 
   it("doctor checks the tools and prints a fix for anything missing", async () => {
     const r = await runClipd(["doctor"], { ...baseEnv(), CLIPD_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), "clipd-doc-")) });

@@ -12,7 +12,7 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
   const procs: Spawned[] = [];
   afterEach(() => procs.forEach((p) => p.kill("SIGKILL")));
 
-  it("processes dropped files into outbox/ and failed/, picks up files dropped while down, honours sidecars", async () => {
+  it("processes dropped files into outbox/ and failed/, picks up files dropped while down, honours sidecars (render options reach the clips)", async () => {
     const d = await daemonEnv(backend, { watch: { enabled: true, stable_ms: 1000, folders: [{ path: "inbox", pipeline: "episode" }] }, render: { render_top: 1 } });
     const inbox = path.join(d.dataDir, "inbox");
     const outbox = path.join(d.dataDir, "outbox");
@@ -20,11 +20,17 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
     // Dropped before the daemon starts: must be picked up at start.
     await (await import("node:fs/promises")).mkdir(inbox, { recursive: true });
     await copyFile(fixtureMedia("jfk.wav"), path.join(inbox, "jfk.wav"));
+    // Render options go to the clip renders; width and preset keep the render cheap.
+    await writeFile(path.join(inbox, "jfk.yaml"), "style: karaoke\ncaption_size: large\nfit: whole\nwidth: 360\npreset: ultrafast\n");
     await writeFile(path.join(inbox, "notes.txt"), "not media\n");
     await copyFile(fixtureMedia("jfk.mp3"), path.join(inbox, "speech.mp3"));
     await writeFile(path.join(inbox, "speech.yaml"), "render_top: 0\n");
     await copyFile(fixtureMedia("jfk.mp3"), path.join(inbox, "badopts.mp3"));
     await writeFile(path.join(inbox, "badopts.mp3.yaml"), "target_seconds: 5000\n");
+    await copyFile(fixtureMedia("jfk.mp3"), path.join(inbox, "badyaml.mp3"));
+    await writeFile(path.join(inbox, "badyaml.yaml"), "style: [karaoke\n");
+    await copyFile(fixtureMedia("jfk.mp3"), path.join(inbox, "badfit.mp3"));
+    await writeFile(path.join(inbox, "badfit.yaml"), "fit: stretch\n");
 
     const daemon = spawnClipd(["start"], d.env);
     procs.push(daemon);
@@ -50,13 +56,22 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
     expect(files).toEqual(expect.arrayContaining(["transcript.txt", "transcript.srt", "transcript.vtt", "clips.json", "run.json", "jfk.wav"]));
     expect(files.some((f) => /^clip-01-.*\.mp4$/.test(f))).toBe(true);
     expect(run.events.map((e: { type: string }) => e.type)).toEqual(["episode.ready", "clip.ready"]);
+    expect(run.clips_rendered).toEqual([expect.objectContaining({ state: "succeeded", look: expect.objectContaining({ style: "karaoke", caption_size: "large", fit: "whole" }) })]);
 
     await until(() => existsSync(path.join(failed, "notes.txt.error.txt")), { what: "notes.txt to fail", timeoutMs: 60_000 });
     expect(await readFile(path.join(failed, "notes.txt.error.txt"), "utf8")).toMatch(/code: unsupported_type/);
     expect(existsSync(path.join(failed, "notes.txt"))).toBe(true);
 
-    await until(() => existsSync(path.join(failed, "badopts.mp3.error.txt")), { what: "bad sidecar to fail", timeoutMs: 60_000 });
-    expect(await readFile(path.join(failed, "badopts.mp3.error.txt"), "utf8")).toMatch(/code: invalid_options[\s\S]*target_seconds/);
+    // A refused sidecar fails its file at once; both stay in failed/ beside the reason.
+    for (const [name, reason] of [["badopts.mp3", /target_seconds/], ["badyaml.mp3", /Flow sequence|flow collection|YAML|Unexpected/i], ["badfit.mp3", /"fit"/]] as const) {
+      await until(() => existsSync(path.join(failed, `${name}.error.txt`)), { what: `${name} to fail`, timeoutMs: 60_000 });
+      const text = await readFile(path.join(failed, `${name}.error.txt`), "utf8");
+      expect(text).toMatch(/code: invalid_options/);
+      expect(text).toMatch(reason);
+      expect(text).toContain(`sidecar: ${name}.yaml`);
+      expect(existsSync(path.join(failed, name))).toBe(true);
+      expect(existsSync(path.join(failed, `${name}.yaml`))).toBe(true);
+    }
 
     await until(() => existsSync(path.join(outbox, "speech", "run.json")), { what: "speech results", timeoutMs: 150_000, intervalMs: 250 });
     const speech = await readdir(path.join(outbox, "speech"));
