@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Db, Queryable } from "./store/db.js";
+import { jsonColumn } from "./store/_columns.js";
 
 export const SCOPES = ["clips.read", "clips.write", "transcripts", "webhooks"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -73,6 +74,16 @@ function rowToKey(r: any): ApiKey {
 }
 function rowToAccount(r: any): Account {
   return { id: r.id, email: r.email, plan: r.plan, credit_cents: Number(r.credit_cents), billing_review: r.billing_review, created_at: toIso(r.created_at)! };
+}
+
+/** The clip look an account saved as its defaults (save_as_default), or null when it saved none. */
+export async function readClipDefaults(q: Queryable, accountId: string): Promise<Record<string, unknown> | null> {
+  const { rows } = await q.query(`select clip_defaults from accounts where id = $1`, [accountId]);
+  return jsonColumn(rows[0]?.clip_defaults) ?? null;
+}
+
+export async function saveClipDefaults(q: Queryable, accountId: string, look: Record<string, unknown>): Promise<void> {
+  await q.query(`update accounts set clip_defaults = $2 where id = $1`, [accountId, JSON.stringify(look)]);
 }
 
 export class AccountService {

@@ -6,6 +6,7 @@
  * clip.failed) in the same transaction, so state, charge and event commit together, once.
  */
 import { randomUUID } from "node:crypto";
+import { changeLines } from "./clip-look.js";
 import { toEpisode, toJob, type EpisodeRow } from "./episode-rows.js";
 import type { EpisodeDeps, EpisodeService } from "./episodes.js";
 import { recordEvent } from "./events.js";
@@ -135,7 +136,7 @@ export class EpisodeRunEnds {
     const name = clip.clip_title ?? `Clip ${clip.clip_number}`;
     const data: Record<string, unknown> = {
       job_id: job.id, kind: job.kind, status: job.status, clip_id: job.clip_id, episode_id: job.episode_id, title: clip.clip_title,
-      progress: ok ? 100 : (run.progress ?? 0), changes: job.changes, charged_cents: job.charged_cents, created_at: job.created_at, finished_at: job.finished_at,
+      progress: ok ? 100 : (run.progress ?? 0), changes: changeLines(job.changes), charged_cents: job.charged_cents, created_at: job.created_at, finished_at: job.finished_at,
       ...(job.error ? { error: job.error } : {}),
       message: ok ? `"${name}" is ready: download it from download_url (the link is valid 7 days)` : `"${name}" could not be ${job.kind === "cut" ? "cut" : "rendered"}: ${job.error?.message ?? "the job failed"}`,
     };

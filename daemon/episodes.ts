@@ -27,6 +27,7 @@ import type { Run, Runner } from "./runner.js";
 import type { Storage } from "./storage.js";
 import type { Db, Queryable } from "./store/db.js";
 import { EpisodeRunEnds } from "./episode-run-ends.js";
+import { ClipLooks, cutChanged, lookChanges, resolveLook, type Look, type LookChange } from "./clip-look.js";
 import { jsonColumn } from "./store/_columns.js";
 import { toClip, toEpisode, toJob, type ClipLook, type EpisodeStatus, type ClipRow, type EpisodeRow, type JobRow, type NotStarted, type StartedJob } from "./episode-rows.js";
 
@@ -39,8 +40,6 @@ export const PIPELINES = { import: "api-episode", search: "api-search", cut: "cl
 /** Largest upload or download accepted for an episode, in bytes (4.5 GB, as the probe stage). */
 export const MAX_EPISODE_BYTES = 4_831_838_208;
 
-const CUT_OPTIONS = ["fit", "background"] as const;
-const LOOK_OPTIONS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background"] as const;
 
 const notFound = (what: string, id: string) => new EpisodeError("not_found", `no ${what} ${id} on this account`, 404, { field: "id" });
 
@@ -58,7 +57,11 @@ export interface EpisodeDeps {
 }
 
 export class EpisodeService {
-  constructor(private readonly deps: EpisodeDeps) {}
+  /** Clip looks against the same style catalogue as caption-burn. */
+  readonly looks: ClipLooks;
+  constructor(private readonly deps: EpisodeDeps) {
+    this.looks = new ClipLooks((deps.config as { render?: { styles_file?: string } }).render?.styles_file);
+  }
 
   /** Registers the run-end hooks; call once per process that works the queue (every process may). */
   register(): void {
@@ -224,6 +227,8 @@ export class EpisodeService {
       const notStarted: NotStarted[] = [];
       let refusal: PaymentRequired | undefined;
       const seen = new Set<string>();
+      // Each clip gets the account's defaults where the request names nothing (clip-look.ts).
+      const look = resolveLook(await this.looks.defaults(tx, accountId), input.look);
       for (const want of input.clips) {
         const clip = typeof want === "number" ? clips.find((c) => c.number === want) : clips.find((c) => c.ref === want);
         if (!clip) {
@@ -235,8 +240,8 @@ export class EpisodeService {
           continue;
         }
         seen.add(clip.id);
-        const kind = clip.cut && !CUT_OPTIONS.some((k) => input.look[k] !== undefined) ? "render" : "cut";
-        const started = await this.tryStartJob(tx, ep, clip, { kind, look: input.look, changes: [], index: index + 1, prevRender: null });
+        const kind = clip.cut && !cutChanged(lookChanges((await this.looks.current(tx, clip)).look, look)) ? "render" : "cut";
+        const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes: [], index: index + 1, prevRender: null });
         if (started instanceof PaymentRequired) {
           refusal ??= started;
           notStarted.push({ clip: want, reason: started.code, message: started.message, needed_cents: started.neededCents });
@@ -253,8 +258,12 @@ export class EpisodeService {
     });
   }
 
-  /** A new look for a clip already cut (restyle pipeline; a new fit or background cuts again). */
-  async restyle(accountId: string, clipId: string, look: ClipLook): Promise<{ job: StartedJob; changes: JobRow["changes"] }> {
+  /**
+   * A new look for a clip already cut: what the request names over the clip's current look
+   * (restyle pipeline; a new fit or background cuts again). When nothing resolves to a new value,
+   * nothing starts and nothing is charged: the answer is the job that made the current look.
+   */
+  async restyle(accountId: string, clipId: string, want: ClipLook, opts: { saveAsDefault?: boolean } = {}): Promise<{ job: Pick<StartedJob, "job_id" | "kind" | "charged_cents"> & { status: JobRow["status"] }; changes: LookChange[] }> {
     return this.deps.db.transaction(async (tx) => {
       const found = await this.getClip(accountId, clipId, tx);
       if (!found) throw notFound("clip", clipId);
@@ -264,9 +273,15 @@ export class EpisodeService {
         const why = clip.cut_status === "cutting" ? "is still being cut; retry when its job completes" : "has not been cut; export it first with POST /episodes/{id}/clips";
         throw new EpisodeError("clip_not_cut", `clip ${clipId} ${why}`, 409, { cut_status: clip.cut_status });
       }
-      const before: Record<string, unknown> = { fit: clip.cut.fit, background: clip.cut.background, ...(clip.render ?? {}) };
-      const changes = LOOK_OPTIONS.filter((k) => look[k] !== undefined).map((k) => ({ field: k, from: before[k] ?? null, to: look[k] }));
-      const kind = CUT_OPTIONS.some((k) => look[k] !== undefined) ? "cut" : "render";
+      const current = await this.looks.current(tx, clip);
+      const look = resolveLook(current.look, want);
+      const changes = lookChanges(current.look, look);
+      if (opts.saveAsDefault) await this.looks.saveDefaults(tx, accountId, look);
+      if (!changes.length) {
+        if (!current.job) throw new EpisodeError("nothing_to_change", `clip ${clipId} already looks like this`, 400, { field: "body" });
+        return { job: { ...current.job, status: EpisodeService.publicJobStatus(current.job), charged_cents: 0 }, changes };
+      }
+      const kind = cutChanged(changes) ? "cut" : "render";
       const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes, index: (await this.exportCount(tx, ep.id)) + 1, prevRender: clip.render });
       if (started instanceof PaymentRequired) throw started;
       return { job: started, changes };
@@ -282,7 +297,7 @@ export class EpisodeService {
     tx: Queryable,
     ep: EpisodeRow,
     clip: ClipRow,
-    o: { kind: "cut" | "render"; look: ClipLook; changes: JobRow["changes"]; index: number; prevRender: Record<string, any> | null },
+    o: { kind: "cut" | "render"; look: Look; changes: LookChange[]; index: number; prevRender: Record<string, any> | null },
   ): Promise<StartedJob | PaymentRequired> {
     const jobId = randomUUID();
     let cents: number;
@@ -292,13 +307,11 @@ export class EpisodeService {
       if (err instanceof PaymentRequired) return err;
       throw err;
     }
-    const { fit, background, ...captions } = o.look;
-    const set: Record<string, unknown> = Object.fromEntries(Object.entries(captions).filter(([, v]) => v !== undefined));
+    // The whole look, spelled out: a stage's own default never stands in for the clip's setting.
+    const set = this.looks.runOptions(o.look, o.kind);
     const ids = { account_id: ep.account_id, livemode: true, episode_id: ep.id, clip_id: clip.id, job_id: jobId };
     let run: Run;
     if (o.kind === "cut") {
-      if (fit !== undefined) set.fit = fit;
-      if (background !== undefined) set.background = background;
       run = await this.deps.runner.startRun(PIPELINES.cut, { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: "api", originRef: `job:${jobId}`, set });
     } else {
       run = await this.deps.runner.startRun(PIPELINES.render, { cut: clip.cut, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: "api", originRef: `job:${jobId}`, set });
@@ -353,7 +366,7 @@ export class EpisodeService {
   }
 
   /** Jobs show running once their run has begun. */
-  static publicJobStatus(job: JobRow): JobRow["status"] {
+  static publicJobStatus(job: Pick<JobRow, "status"> & { run?: { state: string } | null }): JobRow["status"] {
     if (job.status === "queued" && job.run?.state === "running") return "running";
     return job.status;
   }

@@ -121,15 +121,18 @@ export const S = {
       clip_id: str({ format: "uuid" }), episode_id: str({ format: "uuid" }), title: nullable(str()), progress: { type: "number", minimum: 0, maximum: 100 },
       download_url: str({ format: "uri", description: "Signed link to the MP4, when completed; valid 7 days, supports Range" }), download_expires_at: str({ format: "date-time" }),
       error: { type: "object", required: ["code", "message"], properties: { code: str(), message: str() } },
-      changes: { type: "array" }, charged_cents: { type: "integer" }, created_at: str({ format: "date-time" }), finished_at: nullable(str({ format: "date-time" })), livemode,
+      changes: { type: "array", items: str(), description: "For a restyle, what it changed, as \"field: from → to\"" }, charged_cents: { type: "integer" }, created_at: str({ format: "date-time" }), finished_at: nullable(str({ format: "date-time" })), livemode,
     },
   } as JsonSchema,
-  restyleBody: { type: "object", additionalProperties: false, minProperties: 1, properties: look } as JsonSchema,
+  restyleBody: {
+    type: "object", additionalProperties: false,
+    properties: { ...look, save_as_default: { type: "boolean", description: "Also keep the clip's resulting look as the account's defaults for new clips" } },
+  } as JsonSchema,
   restyleAnswer: {
     type: "object", required: ["clip_id", "job_id", "status", "changes", "charged_cents", "message"],
     properties: {
       clip_id: str({ format: "uuid" }), job_id: str({ format: "uuid" }), status: str({ enum: ["queued", "running", "completed", "failed"] }),
-      changes: { type: "array", items: { type: "object", required: ["field", "to"], properties: { field: str(), from: {}, to: {} } } },
+      changes: { type: "array", items: str(), description: "Each field whose resolved value changed, as \"caption_size: medium → large\"; empty when nothing changed (nothing started)" },
       ...money, message: str(), livemode,
     },
   } as JsonSchema,

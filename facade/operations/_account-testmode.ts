@@ -1,6 +1,7 @@
 // Test keys' answers for the episode operations: the fixtures of config/testmode.yaml in the live
 // answers' shapes. Nothing here starts, stores or charges anything.
 import type { ClipLook, ClipRow } from "../../daemon/episodes.js";
+import { changeLines, lookChanges, resolveLook, type Look } from "../../daemon/clip-look.js";
 import { formatDuration } from "../_format.js";
 import { ApiError } from "../errors.js";
 import { loadTestFixtures } from "../testmode.js";
@@ -76,11 +77,12 @@ export const testAnswer = {
     if (!c) throw _notFound("clip", id);
     return c;
   },
-  restyled(id: string, look: ClipLook) {
+  restyled(id: string, look: ClipLook, base: Look) {
     const c = testAnswer.clip(id);
     const job = loadTestFixtures().jobs.find((j) => j.clip_id === c.clip_id);
     if (!job) throw new ApiError(409, "clip_not_cut", `sample clip ${id} has not been cut`, { cut_status: c.cut_status });
-    const changes = Object.entries(look).map(([field, to]) => ({ field, from: field === "style" ? c.style : null, to }));
+    const sample: Look = { ...base, style: c.style ?? base.style };
+    const changes = changeLines(lookChanges(sample, resolveLook(sample, look)));
     return { clip_id: c.clip_id, job_id: job.job_id, status: "queued", changes, charged_cents: 0, message: "test mode: nothing is rendered", livemode: false };
   },
   captions(id: string) {

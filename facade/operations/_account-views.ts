@@ -4,6 +4,7 @@
  */
 import type { ClipRow, EpisodeRow, JobRow } from "../../daemon/episodes.js";
 import { EpisodeService } from "../../daemon/episodes.js";
+import { changeLines } from "../../daemon/clip-look.js";
 import type { OperationContext } from "../registry.js";
 import { downloadLink, requestOrigin } from "../uploads.js";
 import { formatDuration } from "../_format.js";
@@ -70,7 +71,7 @@ export function toJobView(ctx: OperationContext, job: JobRow) {
     progress: status === "completed" ? 100 : status === "queued" ? 0 : Math.round(job.run?.progress ?? 0),
     ...(status === "completed" ? _clipLink(ctx, job.result, job.clip_title ?? undefined) : {}),
     ...(job.error ? { error: job.error } : {}),
-    changes: job.changes,
+    changes: changeLines(job.changes),
     charged_cents: job.charged_cents,
     created_at: job.created_at,
     finished_at: job.finished_at,

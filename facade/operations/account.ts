@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { ClipLook } from "../../daemon/episodes.js";
 import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/episodes.js";
+import { changeLines, LOOK_FIELDS } from "../../daemon/clip-look.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import { requestOrigin, uploadLink } from "../uploads.js";
@@ -206,28 +207,38 @@ export const getJob = defineOperation({
 
 export const restyleClip = defineOperation({
   id: "restyleClip", method: "PATCH", path: "/api/v1/clips/{id}", scope: "clips.write", tags: ["clips"], params: id, idempotent: true,
-  summary: "Restyle a cut clip (style, caption size and position, hook title; fit or background cut it again)",
+  summary: "Restyle a cut clip: what the body names changes, the rest of its look stays (fit or background cut it again)",
   body: S.restyleBody,
   responses: {
-    202: { description: "A render job started", schema: S.restyleAnswer },
-    400: { description: "Invalid request" },
+    202: { description: "A render job started; or, when nothing resolves to a new value, nothing started (changes empty, job_id the job that made the current look)", schema: S.restyleAnswer },
+    400: { description: "Invalid request; a body naming no look field (save_as_default alone included) names field \"body\"" },
     402: { description: "Payment required", schema: S.paymentError },
     404: { description: "Not on this account" },
     409: { description: "clip_not_cut" },
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    const look = _look(ctx, ctx.body);
+    const body = (ctx.body ?? {}) as Record<string, any>;
+    const look = _look(ctx, body);
+    // save_as_default saves the look this restyle makes, so a body with nothing else has nothing to save.
+    if (!Object.keys(look).length) {
+      throw new ApiError(400, "invalid_request", `body names nothing to change: give at least one of ${LOOK_FIELDS.join(", ")}${body.save_as_default !== undefined ? " (save_as_default only saves the look a restyle makes)" : ""}`, { field: "body" });
+    }
     ctx.event.res.status = 202;
-    if (!auth.livemode) return testAnswer.restyled(ctx.params.id!, look);
-    const { job, changes } = await ctx.services.episodes.restyle(auth.account.id, ctx.params.id!, look);
+    if (!auth.livemode) return testAnswer.restyled(ctx.params.id!, look, ctx.services.episodes.looks.serviceLook());
+    const saving = body.save_as_default === true;
+    const { job, changes } = await ctx.services.episodes.restyle(auth.account.id, ctx.params.id!, look, { saveAsDefault: saving });
+    const lines = changeLines(changes);
+    const saved = saving ? "; saved as the account's defaults for new clips" : "";
     return {
       clip_id: ctx.params.id,
       job_id: job.job_id,
       status: job.status,
-      changes,
+      changes: lines,
       charged_cents: job.charged_cents,
-      message: `${job.kind === "cut" ? "cutting and rendering" : "rendering"} the clip again with ${changes.map((c) => c.field).join(", ")}; poll GET /api/v1/jobs/${job.job_id}`,
+      message: lines.length
+        ? `${job.kind === "cut" ? "cutting and rendering" : "rendering"} the clip again (${lines.join("; ")})${saved}; poll GET /api/v1/jobs/${job.job_id}`
+        : `nothing to change: the clip already looks like this, so nothing started and nothing was charged${saved}; job_id is the job that made this look`,
       livemode: true,
     };
   },

@@ -1,6 +1,6 @@
 /**
  * GET /api/v1/me: who the caller is. Any valid key may ask (no scope), test keys included; the
- * account and credit are read fresh from the database, not from the key cache.
+ * account, credit and clip defaults are read fresh from the database, not from the key cache.
  */
 import { MAX_KEYS_PER_ACCOUNT } from "../../daemon/accounts.js";
 import { ApiError } from "../errors.js";
@@ -9,7 +9,7 @@ import { transcriptsFor } from "./transcripts.js";
 
 const ME_SCHEMA = {
   type: "object",
-  required: ["account", "key", "usage", "limits", "credit", "livemode"],
+  required: ["account", "key", "usage", "limits", "credit", "defaults", "livemode"],
   properties: {
     account: {
       type: "object",
@@ -53,6 +53,19 @@ const ME_SCHEMA = {
       type: "object",
       properties: { credit_cents: { type: "integer" }, plan: { type: "boolean" }, below_zero: { type: "boolean" } },
     },
+    defaults: {
+      type: "object",
+      description: "The look a new export gets for each field its request does not name: saved with PATCH /clips/{id} save_as_default, else the service's own",
+      required: ["style", "caption_size", "caption_position", "hook_title", "fit", "background"],
+      properties: {
+        style: { type: "string" },
+        caption_size: { enum: ["small", "medium", "large", "extra_large"] },
+        caption_position: { enum: ["top", "middle", "lower", "bottom"] },
+        hook_title: { type: "boolean" },
+        fit: { enum: ["fill", "whole"] },
+        background: { type: "string" },
+      },
+    },
     livemode: { type: "boolean" },
   },
 };
@@ -76,7 +89,7 @@ export const getMe = defineOperation({
     const account = (await s.accounts.getAccount(auth.account.id)) ?? auth.account;
     const billing = s.billing;
     const transcripts = transcriptsFor(s);
-    const [spend, tr] = await Promise.all([billing.usage(s.db, account.id), transcripts.usage(s.db, account.id)]);
+    const [spend, tr, defaults] = await Promise.all([billing.usage(s.db, account.id), transcripts.usage(s.db, account.id), s.episodes.looks.defaults(s.db, account.id)]);
     const k = auth.key;
     return {
       account: { id: account.id, email: account.email, plan: account.plan, billing_review: account.billing_review, created_at: account.created_at },
@@ -96,6 +109,7 @@ export const getMe = defineOperation({
         transcript_max_minutes: transcripts.prices.max_minutes,
       },
       credit: { credit_cents: account.credit_cents, plan: account.plan, below_zero: account.credit_cents < 0 },
+      defaults,
       livemode: auth.livemode,
     };
   },

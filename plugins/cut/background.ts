@@ -63,6 +63,8 @@ const NAMED: Record<string, string> = {
   red: "#ff0000", maroon: "#800000", orange: "#ffa500", yellow: "#ffff00", gold: "#ffd700", green: "#008000",
   lime: "#00ff00", teal: "#008080", navy: "#000080", blue: "#0000ff", purple: "#800080", pink: "#ffc0cb",
   brown: "#a52a2a", beige: "#f5f5dc",
+  // The API's background "dark": the cut's own default fill (DEFAULT_BG in index.ts).
+  dark: "#1f2937",
 };
 
 /** "#RRGGBB" for a hex colour or a known name; undefined for anything else. */

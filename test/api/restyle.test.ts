@@ -1,0 +1,153 @@
+// PATCH /api/v1/clips/{id} over real HTTP on loopback, with real renders of the short jfk.wav: a
+// restyle changes only what it names (the hook box stays; the chosen style alone decides whether
+// the spoken word is highlighted), answers its changes as resolved "field: from → to" strings,
+// starts and charges nothing when nothing changes, and save_as_default sets the look of the
+// account's later exports and shows on GET /me.
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiServer, type ApiServer } from "../helpers/api.js";
+import { until } from "../helpers/cli.js";
+import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
+import { SHARED_MEDIA } from "../helpers/media.js";
+
+/** Mean absolute difference (0–255) of two videos' frames at `at` s, in the top band where the hook box sits. */
+function hookBandDiff(a: string, b: string, at: number): number {
+  const band = (file: string) =>
+    execFileSync("ffmpeg", ["-v", "error", "-ss", String(at), "-i", file, "-frames:v", "1", "-vf", "crop=iw:ih*0.12:0:ih*0.05,scale=270:-2,format=gray", "-f", "rawvideo", "-"]);
+  const [x, y] = [band(a), band(b)];
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += Math.abs(x[i]! - y[i]!);
+  return sum / x.length;
+}
+
+describe("PATCH /clips/{id}: a restyle changes what it names", () => {
+  let s: ApiServer;
+  let media: TestHttpsServer;
+  beforeAll(async () => {
+    media = await startHttpsServer({ "/jfk.wav": serveFile(SHARED_MEDIA.jfkWav, "audio/wav") });
+    s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath } });
+  }, 60_000);
+  afterAll(async () => {
+    await s?.close();
+    await media?.close();
+  });
+
+  const row = async (sql: string, params: unknown[]) => (await s.app.db.query(sql, params)).rows[0];
+  /** The options caption-burn ran with for a job (its run's plan). */
+  const burnOptions = async (jobId: string) =>
+    (await row(`select r.plan from jobs j join runs r on r.id = j.run_id where j.id = $1`, [jobId])).plan.steps.find((st: any) => st.stage === "caption-burn").with;
+  const clipRecord = async (clipId: string) => row(`select cut, render from clips where id = $1`, [clipId]) as Promise<{ cut: any; render: any }>;
+  const assOf = async (clipId: string) => (await s.app.storage.read((await clipRecord(clipId)).render.ass_key)).toString("utf8");
+  const captionEvents = (ass: string) => ass.split("\n").filter((l) => /^Dialogue: \d+,[^,]+,[^,]+,(Caption|Karaoke),/.test(l)).join("\n");
+  const highlighted = (ass: string) => /\\1c&H|\\kf\d/.test(captionEvents(ass));
+
+  /** Polls GET `path` until its status is `ok` or "failed"; a failure fails the test with its reason. */
+  const settle = async (key: string, path: string, ok: string) => {
+    const body = await until(async () => {
+      const r = await s.call(key, "GET", path);
+      return [ok, "failed"].includes(r.body.status) ? r.body : undefined;
+    }, { timeoutMs: 240_000, intervalMs: 250, what: path });
+    expect(body.status, JSON.stringify(body.error ?? body.failure)).toBe(ok);
+    return body;
+  };
+  const waitJob = (key: string, id: string) => settle(key, `/api/v1/jobs/${id}`, "completed");
+  const readyEpisode = (key: string, id: string) => settle(key, `/api/v1/episodes/${id}`, "ready");
+  const exportOne = async (key: string, episodeId: string, look: Record<string, unknown>) => {
+    const r = await s.call(key, "POST", `/api/v1/episodes/${episodeId}/clips`, { clips: [1], ...look });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    return r.body.jobs[0] as { job_id: string; clip_id: string };
+  };
+  const patch = async (key: string, clipId: string, body: unknown) => {
+    const r = await s.call(key, "PATCH", `/api/v1/clips/${clipId}`, body);
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    return r.body;
+  };
+
+  it("keeps the hook box, lets the style decide highlighting, reports resolved changes, and saves defaults for later clips", async () => {
+    const a = await s.account({ plan: true });
+    // Two episodes of the same short recording: the second one's clip is the later clip that
+    // gets the defaults the first one saves.
+    const [ep1, ep2] = await Promise.all(
+      ["first", "second"].map(async (name) => {
+        const r = await s.call(a.live, "POST", "/api/v1/episodes", { source_url: media.url("/jfk.wav"), name, target_seconds: 15 });
+        expect(r.status, JSON.stringify(r.body)).toBe(202);
+        return r.body.episode_id as string;
+      }),
+    );
+    await Promise.all([readyEpisode(a.live, ep1), readyEpisode(a.live, ep2)]);
+
+    // Made as karaoke with a hook title: the spoken word is highlighted.
+    const made = await exportOne(a.live, ep1, { style: "karaoke", hook_title: true });
+    await waitJob(a.live, made.job_id);
+    const clipId = made.clip_id;
+    expect(await burnOptions(made.job_id)).toMatchObject({ style: "karaoke", hook_title: true, highlight: true });
+    expect(highlighted(await assOf(clipId))).toBe(true);
+
+    // karaoke → boxed, naming only the style: the hook stays, the highlight goes with the style.
+    const boxed = await patch(a.live, clipId, { style: "boxed" });
+    expect(boxed).toMatchObject({ changes: ["style: karaoke → boxed"], charged_cents: 0 });
+    await waitJob(a.live, boxed.job_id);
+    expect(await burnOptions(boxed.job_id)).toMatchObject({ style: "boxed", caption_size: "medium", caption_position: "bottom", hook_title: true, highlight: false });
+    const rec = await clipRecord(clipId);
+    expect(rec.render).toMatchObject({ style: "boxed", hook_title: true, highlight: false });
+    const ass = await assOf(clipId);
+    expect(ass).toMatch(/^Dialogue: 1,[^,]+,[^,]+,Hook,/m);
+    expect(captionEvents(ass)).not.toBe("");
+    expect(highlighted(ass)).toBe(false);
+    // The box is on the picture: the top band differs from the uncaptioned cut while the hook is up, not after.
+    const [rendered, plain] = [rec.render.key, rec.cut.key].map((k: string) => s.app.storage.pathOf(k));
+    const withHook = hookBandDiff(rendered, plain, 0.6);
+    expect(withHook).toBeGreaterThan(8);
+    expect(hookBandDiff(rendered, plain, 6)).toBeLessThan(withHook / 4);
+    expect((await s.call(a.live, "GET", `/api/v1/jobs/${boxed.job_id}`)).body.changes).toEqual(["style: karaoke → boxed"]);
+
+    // Steps resolve against the current look; save_as_default keeps the resulting look.
+    const saved = await patch(a.live, clipId, { style: "Clean", caption_size: "bigger", caption_position: "up", save_as_default: true });
+    expect(saved.changes).toEqual(["style: boxed → clean", "caption_size: medium → large", "caption_position: bottom → lower"]);
+    const defaults = { style: "clean", caption_size: "large", caption_position: "lower", hook_title: true, fit: "fill", background: "dark" };
+    const me = await s.call(a.live, "GET", "/api/v1/me");
+    expect(me.body.defaults).toEqual(defaults);
+
+    // Naming what the clip already has (as the render just asked for, still in flight) changes nothing.
+    const jobs = async () => Number((await row(`select count(*)::int as n from jobs where clip_id = $1`, [clipId])).n);
+    const before = await jobs();
+    const same = await patch(a.live, clipId, { style: "clean", caption_size: "large", hook_title: true });
+    expect(same).toMatchObject({ job_id: saved.job_id, changes: [], charged_cents: 0 });
+    expect(await jobs()).toBe(before);
+    for (const body of [{ save_as_default: true }, {}]) {
+      const r = await s.call(a.live, "PATCH", `/api/v1/clips/${clipId}`, body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error).toMatchObject({ code: "invalid_request", field: "body" });
+    }
+    await waitJob(a.live, saved.job_id);
+    expect(await burnOptions(saved.job_id)).toMatchObject({ style: "clean", caption_size: "large", caption_position: "lower", hook_title: true, highlight: false });
+
+    // A later clip, exported naming only its position, gets the saved defaults for the rest.
+    const later = await exportOne(a.live, ep2, { caption_position: "top" });
+    await waitJob(a.live, later.job_id);
+    expect(await burnOptions(later.job_id)).toMatchObject({ style: "clean", caption_size: "large", caption_position: "top", hook_title: true, highlight: false });
+    expect((await clipRecord(later.clip_id)).render).toMatchObject({ style: "clean", caption_size: "large", caption_position: "top", hook_title: true });
+    expect(highlighted(await assOf(later.clip_id))).toBe(false);
+
+    // clean → bold-punch: highlighting comes on with the style.
+    const punch = await patch(a.live, later.clip_id, { style: "bold-punch" });
+    expect(punch.changes).toEqual(["style: clean → bold-punch"]);
+    await waitJob(a.live, punch.job_id);
+    expect(await burnOptions(punch.job_id)).toMatchObject({ style: "bold-punch", caption_size: "large", caption_position: "top", hook_title: true, highlight: true });
+    expect(highlighted(await assOf(later.clip_id))).toBe(true);
+
+    // Every export so far is within the episode's free ones.
+    const charges = await s.app.db.query(`select kind, cents from ledger where account_id = $1 order by created_at, id`, [a.accountId]);
+    expect(charges.rows.map((r: any) => [r.kind, Number(r.cents)])).toEqual([["episode_plan", 0], ["episode_plan", 0]]);
+  }, 900_000);
+
+  it("answers test keys' restyles with resolved changes and GET /me with the service's defaults", async () => {
+    const a = await s.account();
+    const ep = await s.call(a.test, "GET", "/api/v1/episodes");
+    const clip = ep.body.episodes[0].clips.find((c: any) => c.cut_status === "cut");
+    const r = await patch(a.test, clip.clip_id, { caption_size: "bigger", save_as_default: true });
+    expect(r).toMatchObject({ changes: ["caption_size: medium → large"], charged_cents: 0, livemode: false });
+    const me = await s.call(a.test, "GET", "/api/v1/me");
+    expect(me.body.defaults).toEqual({ style: "bold-punch", caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark" });
+  });
+});
