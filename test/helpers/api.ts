@@ -2,12 +2,13 @@
 import { runAdmin } from "../../daemon/admin.js";
 import type { Backend } from "./backends.js";
 import { openTestApp, type TestApp } from "./app.js";
+import { contractProblem } from "./contract.js";
 
 export interface ApiServer extends TestApp {
   base: string;
   /** Makes an account with a live and a test key (all scopes unless given). */
   account(opts?: { creditCents?: number; plan?: boolean; scopes?: string[] }): Promise<{ accountId: string; live: string; test: string }>;
-  /** fetch against the server with a key. */
+  /** fetch against the server with a key; the answer must match the OpenAPI document (see contract.ts). */
   call(key: string | undefined, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
@@ -37,6 +38,8 @@ export async function openApiServer(backend: Backend, overrides: Record<string, 
       } catch {
         /* not JSON */
       }
+      const problem = contractProblem(method, path, res.status, text === "" ? undefined : parsed);
+      if (problem) throw new Error(problem);
       return { status: res.status, body: parsed, headers: res.headers };
     },
   };
