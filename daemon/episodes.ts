@@ -20,6 +20,7 @@ import type { Config } from "../config/loader.js";
 import { toCues, type TranscriptSegment, type TranscriptWord } from "../plugins/_captions.js";
 import { loadStyles } from "../plugins/caption-burn/styles.js";
 import { retimeWords } from "../plugins/cut/clip.js";
+import { extensionOf, sniffMedia, SNIFF_BYTES } from "../plugins/_media-types.js";
 import { AccountError } from "./accounts.js";
 import type { BillingService } from "./billing.js";
 import { PaymentRequired } from "./billing.js";
@@ -109,11 +110,27 @@ export class EpisodeService {
       if (!(await this.deps.storage.exists(ep.upload.key)) || (await this.deps.storage.size(ep.upload.key)) === 0) {
         throw new EpisodeError("upload_missing", `no file was uploaded for episode ${id} yet; PUT it to the upload url first`, 409);
       }
+      const upload = await this.typedUpload(ep.upload);
       await this.deps.billing.assertCanStartEpisode(tx, accountId);
-      await this.startImport(tx, id, accountId, { upload: ep.upload });
+      if (upload !== ep.upload) await tx.query(`update episodes set upload = $2 where id = $1`, [id, JSON.stringify(upload)]);
+      await this.startImport(tx, id, accountId, { upload });
       return true;
     });
     return { episode: (await this.get(accountId, id))!, started };
+  }
+
+  /**
+   * An upload named without an extension gets one from its first bytes; bytes that are not audio
+   * or video are refused (400 unsupported_type), and the episode keeps waiting for a media file.
+   */
+  private async typedUpload(upload: { key: string; name: string }): Promise<{ key: string; name: string }> {
+    if (extensionOf(upload.name)) return upload;
+    const sniff = sniffMedia(await this.deps.storage.readHead(upload.key, SNIFF_BYTES));
+    if (sniff.kind !== "media") {
+      const seen = sniff.kind === "html" ? "a web page" : sniff.kind === "text" ? "text" : "an unknown binary format";
+      throw new EpisodeError("unsupported_type", `the uploaded file is not audio or video (it looks like ${seen}); PUT a media file to the upload url again`, 400, { detected: sniff.kind });
+    }
+    return { key: upload.key, name: `${upload.name}${sniff.ext}` };
   }
 
   private async startImport(tx: Queryable, id: string, accountId: string, source: Record<string, unknown>) {
@@ -163,19 +180,20 @@ export class EpisodeService {
 
   /**
    * Starts a search for more clips about `about`. The same brief searched before answers "done"
-   * with its clips and starts nothing. Searches after the first are free.
+   * with its clips and starts nothing. With no `about`, the episode is searched again with its own
+   * options, for clips it does not have yet. Searches after the first are free.
    */
-  async search(accountId: string, id: string, input: { about: string; target_seconds?: number }): Promise<{ status: "searching" | "done"; clips: ClipRow[]; run_id?: string }> {
+  async search(accountId: string, id: string, input: { about?: string; target_seconds?: number }): Promise<{ status: "searching" | "done"; clips: ClipRow[]; run_id?: string }> {
     return this.deps.db.transaction(async (tx) => {
       const ep = await this.lockEpisode(tx, accountId, id);
       if (ep.status === "searching") throw new EpisodeError("search_in_progress", `episode ${id} is searching for clips already; retry when it is ready`, 409);
       if (ep.status !== "ready") throw new EpisodeError("episode_not_ready", `episode ${id} is ${ep.status}; it can be searched once it is ready`, 409, { status: ep.status });
-      const about = input.about.trim();
-      const done = ep.searches.find((s) => s.about === about && s.state === "succeeded" && (input.target_seconds === undefined || (s as any).target_seconds === input.target_seconds));
+      const about = input.about?.trim() || undefined;
+      const done = about !== undefined && ep.searches.find((s) => s.about === about && s.state === "succeeded" && (input.target_seconds === undefined || (s as any).target_seconds === input.target_seconds));
       const clips = await this.clipsOf(id, tx);
       if (done) return { status: "done" as const, clips: clips.filter((c) => c.data.about === about) };
       await this.deps.billing.assertNotBelowZero(tx, accountId);
-      const runId = await this.startSearch(tx, ep, { about, target_seconds: input.target_seconds ?? ep.options.target_seconds }, clips.map((c) => c.data));
+      const runId = await this.startSearch(tx, ep, { about: about ?? ep.options.about, target_seconds: input.target_seconds ?? ep.options.target_seconds }, clips.map((c) => c.data));
       return { status: "searching" as const, clips: [], run_id: runId };
     });
   }
@@ -232,7 +250,7 @@ export class EpisodeService {
       for (const want of input.clips) {
         const clip = typeof want === "number" ? clips.find((c) => c.number === want) : clips.find((c) => c.ref === want);
         if (!clip) {
-          notStarted.push({ clip: want, reason: "not_found", message: `episode ${episodeId} has no clip ${typeof want === "number" ? `number ${want}` : `"${want}"`}` });
+          notStarted.push({ clip: want, reason: "not_found", message: `unknown clip reference ${typeof want === "number" ? want : `"${want}"`}: episode ${episodeId} has no such clip` });
           continue;
         }
         if (seen.has(clip.id)) {
@@ -343,7 +361,7 @@ export class EpisodeService {
   // ---- captions ----------------------------------------------------------------------------
 
   /** The clip's captions on its own timeline (seconds from the clip's start), with speakers. */
-  async captions(accountId: string, clipId: string): Promise<{ clip: ClipRow; captions: Array<{ id: number; start_seconds: number; end_seconds: number; speaker: string; text: string }> }> {
+  async captions(accountId: string, clipId: string): Promise<{ clip: ClipRow; captions: Array<{ id: string; start_seconds: number; end_seconds: number; speaker: string; text: string }> }> {
     const clip = await this.getClip(accountId, clipId);
     if (!clip) throw notFound("clip", clipId);
     const { rows } = await this.deps.db.query(`select state from episodes where id = $1`, [clip.episode_id]);
@@ -356,7 +374,7 @@ export class EpisodeService {
     const words = retimeWords(indexed, pieces) as Array<TranscriptWord & { i: number }>;
     const speakerOf = (i: number) => (t.segments ?? []).find((s) => i >= s.words[0] && i < s.words[1])?.speaker ?? "S1";
     const captions = toCues(words).map((c, n) => ({
-      id: n + 1,
+      id: String(n + 1),
       start_seconds: c.start,
       end_seconds: c.end,
       speaker: speakerOf(words[c.words[0]]!.i),

@@ -4,8 +4,9 @@
  * implement the same interface later without touching the stages.
  */
 import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from "node:fs";
-import { copyFile, mkdir, rename, rm, stat, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, open, rename, rm, stat, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Writable } from "node:stream";
 
 export interface Storage {
   readonly root: string;
@@ -17,6 +18,8 @@ export interface Storage {
   putFile(key: string, from: string, opts?: { move?: boolean }): Promise<string>;
   write(key: string, data: string | Buffer): Promise<string>;
   read(key: string): Promise<Buffer>;
+  /** The first `bytes` bytes of a file (fewer when it is shorter), to tell its type. */
+  readHead(key: string, bytes: number): Promise<Buffer>;
   readStream(key: string): ReadStream;
   writeStream(key: string): Promise<WriteStream>;
   remove(key: string): Promise<void>;
@@ -73,6 +76,16 @@ export function defineLocalStorage(root: string): Storage {
       return key;
     },
     read: (key) => readFile(pathOf(key)),
+    async readHead(key, bytes) {
+      const fh = await open(pathOf(key), "r");
+      try {
+        const buf = Buffer.alloc(bytes);
+        const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+        return buf.subarray(0, bytesRead);
+      } finally {
+        await fh.close();
+      }
+    },
     readStream: (key) => createReadStream(pathOf(key)),
     async writeStream(key) {
       await ensureDir(key);
@@ -90,7 +103,7 @@ export function defineLocalStorage(root: string): Storage {
  * Node fail that write with ERR_STREAM_DESTROYED and emit it as an 'error' event, which crashes
  * the process when nobody listens and skips 'close'. Resolves once the file is closed.
  */
-export function abandonStream(out: WriteStream): Promise<void> {
+export function abandonStream(out: Writable): Promise<void> {
   out.on("error", () => undefined); // the file is being discarded; a late write error changes nothing
   if (out.closed) return Promise.resolve();
   return new Promise((resolve) => {

@@ -34,6 +34,10 @@ function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], wh
     const field = [base, (e.params as any).additionalProperty].filter(Boolean).join(".");
     return { field, message: `${where} field "${field}" is not allowed` };
   }
+  if (e.keyword === "enum") {
+    const allowed = ((e.params as any).allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ");
+    return { field: base, message: `${where} field "${base}" must be one of ${allowed}` };
+  }
   if (e.keyword === "required") {
     const field = [base, (e.params as any).missingProperty].filter(Boolean).join(".");
     return { field, message: `${where} field "${field}" is required` };

@@ -23,6 +23,8 @@ export interface LinkClaims {
   max?: number;
   /** Whatever the issuer needs back (episode id, account id). */
   ref?: string;
+  /** A test-mode upload: checked, counted, and not stored. */
+  test?: boolean;
 }
 
 export const UPLOAD_TTL_SECONDS = 2 * 3600;

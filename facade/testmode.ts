@@ -8,6 +8,7 @@
  * storage from the same fixture, so its download links work like live ones.
  */
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse } from "yaml";
 import { formatDuration } from "./_format.js";
@@ -133,4 +134,16 @@ export async function sampleTranscript(links?: SampleLinks) {
     completed_at: t.created_at,
     livemode: false as const,
   };
+}
+
+/**
+ * A signed link to the sample clip (config/samples/sample-clip.mp4, shipped, never rendered),
+ * offered under the sample job's file name. The file is put in storage once, like the transcript's.
+ */
+export async function sampleClipLink(links: SampleLinks, fileName: string): Promise<DownloadLink> {
+  const key = "testmode/sample-clip.mp4";
+  if (!(await links.services.storage.exists(key))) {
+    await links.services.storage.write(key, await readFile(path.join(projectRoot(), "config", "samples", "sample-clip.mp4")));
+  }
+  return downloadLink(links.services, { key, name: fileName, type: "video/mp4", origin: links.origin });
 }

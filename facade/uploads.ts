@@ -87,23 +87,30 @@ export function assertMediaFileName(fileName: string, field = "file_name"): void
  * A signed PUT address for one file. The key is `uploads/<accountId>/<ref>/<sanitised file name>`;
  * `ref` is the caller's id for what the upload belongs to (an episode id) and comes back in the
  * token's claims. Throws 400 unsupported_type for a name that is not an accepted media file.
+ * Without a file name the key ends in `upload` and any bytes are taken: their type is found from
+ * the stored file when the upload is reported done. A `test` address (test keys) checks what is
+ * sent and stores nothing.
  */
 export function uploadLink(
   services: LinkServices,
-  opts: { accountId: string; ref: string; fileName: string; maxBytes: number; origin?: string },
+  opts: { accountId: string; ref: string; fileName?: string; maxBytes: number; origin?: string; test?: boolean },
 ): UploadLink {
-  assertMediaFileName(opts.fileName);
-  const name = sanitiseFileName(opts.fileName);
+  if (opts.fileName !== undefined) assertMediaFileName(opts.fileName);
+  const name = opts.fileName === undefined ? UNNAMED_UPLOAD : sanitiseFileName(opts.fileName);
   const key = `uploads/${opts.accountId}/${opts.ref}/${name}`;
-  const { token, expiresAt } = services.signer.sign({ k: "upload", key, name, type: extensionOf(name), max: opts.maxBytes, ref: opts.ref }, UPLOAD_TTL_SECONDS);
+  const claims = { k: "upload" as const, key, name, type: extensionOf(name), max: opts.maxBytes, ref: opts.ref, ...(opts.test ? { test: true } : {}) };
+  const { token, expiresAt } = services.signer.sign(claims, UPLOAD_TTL_SECONDS);
   return {
     method: "PUT",
     url: `${linkBase(services.config, opts.origin)}/api/v1/uploads/${token}`,
-    headers: { "Content-Type": contentTypeFor(name) },
+    headers: { "Content-Type": opts.fileName === undefined ? "application/octet-stream" : contentTypeFor(name) },
     expires_at: expiresAt,
     key,
   };
 }
+
+/** The stored name of an upload whose file name was not given (no extension: the bytes decide). */
+export const UNNAMED_UPLOAD = "upload";
 
 /** A signed GET link (7 days) to a storage file, offered as `name` with Content-Type `type`. */
 export function downloadLink(services: LinkServices, opts: { key: string; name: string; type?: string; origin?: string; ttlSeconds?: number }): DownloadLink {

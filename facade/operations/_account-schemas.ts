@@ -12,10 +12,12 @@ const look: Record<string, JsonSchema> = {
   caption_size: str({ enum: ["small", "medium", "large", "extra_large", "smaller", "bigger"], description: "smaller/bigger step from the current size" }),
   caption_position: str({ enum: ["top", "middle", "lower", "bottom", "up", "down"], description: "up/down step from the current position" }),
   hook_title: { anyOf: [{ type: "boolean" }, { type: "string", minLength: 1, maxLength: 120 }], description: "Title box for the first seconds: true the clip's title, a string its words, false none" },
-  fit: str({ enum: ["crop", "whole"], description: "crop: fill 9:16 on the salient region; whole: the whole picture on the background" }),
+  fit: str({ enum: ["fill", "whole", "crop"], description: "fill (the default): fill 9:16 on the salient region; whole: the whole picture on the background; crop: another name for fill" }),
   background: str({ enum: ["blur", "black", "white", "gray", "navy", "dark"], description: "Around a whole picture (fit whole), and the gradient of audio clips" }),
 };
-const clipItem: JsonSchema = { anyOf: [{ type: "integer", minimum: 1 }, { type: "string", pattern: "^c[0-9a-f]{3,40}$" }], description: "A clip number or ref" };
+// Any string is taken as a ref, so an unknown one is reported by name ("unknown clip reference").
+const clipItem: JsonSchema = { anyOf: [{ type: "integer", minimum: 1 }, { type: "string", minLength: 1, maxLength: 64 }], description: "A clip number or ref" };
+const targetSeconds: JsonSchema = { type: "integer", minimum: 15, maximum: 180, description: "Wanted clip length in whole seconds; clips are within ±20%" };
 const money = { charged_cents: { type: "integer", minimum: 0, description: "What this call charged" } };
 const progress: JsonSchema = {
   type: "object", required: ["stage", "percent"],
@@ -23,10 +25,14 @@ const progress: JsonSchema = {
 };
 const clip: JsonSchema = {
   type: "object",
-  required: ["clip_id", "number", "ref", "title", "start_seconds", "end_seconds", "cut_status", "export_status"],
+  required: ["number", "ref", "title", "hook", "start", "end", "length", "pieces", "cut_status", "export_status"],
   properties: {
-    clip_id: str({ format: "uuid" }), number: { type: "integer" }, ref: str(), title: nullable(str()), hook: nullable(str()),
-    start_seconds: { type: "number" }, end_seconds: { type: "number" }, duration: nullable(str()), score: nullable({ type: "number" }),
+    clip_id: str({ format: "uuid" }), number: { type: "integer" }, ref: str(), title: str(), hook: str({ description: "The opening line that grabs attention" }),
+    start: str({ pattern: "^\\d{2,}:\\d{2}$", description: "Where the clip starts in the episode, mm:ss (minutes go past 59)" }),
+    end: str({ pattern: "^\\d{2,}:\\d{2}$", description: "Where the clip ends in the episode, mm:ss" }),
+    length: str({ pattern: "^\\d+:\\d{2}$", description: "The clip's length, m:ss" }),
+    pieces: { type: "integer", minimum: 1, description: "How many parts of the episode the clip joins" },
+    start_seconds: { type: "number" }, end_seconds: { type: "number" }, score: nullable({ type: "number" }),
     reasons: { type: "array", items: str() }, about: nullable(str()),
     cut_status: str({ enum: ["not_cut", "cutting", "cut", "failed"] }), export_status: str({ enum: ["none", "rendering", "exported", "failed"] }),
     style: nullable(str()), download_url: str({ format: "uri" }), download_expires_at: str({ format: "date-time" }),
@@ -68,7 +74,7 @@ export const S = {
       source_url: str({ format: "uri", pattern: "^https://", maxLength: 2000, description: "A direct https link to an audio or video file; without it, upload the file" }),
       file_name: str({ minLength: 1, maxLength: 255, description: "Name of the file to upload (its extension must be a media type)" }),
       content_type: str({ enum: ["podcast", "stream", "other"] }),
-      target_seconds: { type: "number", minimum: 15, maximum: 180, description: "Wanted clip length; clips are within ±20%" },
+      target_seconds: targetSeconds,
       about: str({ maxLength: 500, description: "Search brief for the first clip search" }),
     },
   } as JsonSchema,
@@ -107,8 +113,8 @@ export const S = {
     },
   } as JsonSchema,
   searchBody: {
-    type: "object", additionalProperties: false, required: ["about"],
-    properties: { about: str({ minLength: 1, maxLength: 500, description: "What to find clips about" }), target_seconds: { type: "number", minimum: 15, maximum: 180 } },
+    type: "object", additionalProperties: false,
+    properties: { about: str({ minLength: 1, maxLength: 500, description: "What to find clips about; without it the episode is searched again with its own options" }), target_seconds: targetSeconds },
   } as JsonSchema,
   searchAnswer: {
     type: "object", required: ["episode_id", "status", "clips", "charged_cents", "message"],
@@ -152,7 +158,7 @@ export const S = {
       clip_id: str({ format: "uuid" }), name: str(), total: { type: "integer", minimum: 0 },
       captions: {
         type: "array",
-        items: { type: "object", required: ["id", "start_seconds", "end_seconds", "speaker", "text"], properties: { id: { type: "integer" }, start_seconds: { type: "number" }, end_seconds: { type: "number" }, speaker: str(), text: str() } },
+        items: { type: "object", required: ["id", "start_seconds", "end_seconds", "speaker", "text"], properties: { id: str(), start_seconds: { type: "number" }, end_seconds: { type: "number" }, speaker: str(), text: str() } },
       },
       livemode,
     },

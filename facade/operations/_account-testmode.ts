@@ -4,7 +4,8 @@ import type { ClipLook, ClipRow } from "../../daemon/episodes.js";
 import { changeLines, lookChanges, resolveLook, type Look } from "../../daemon/clip-look.js";
 import { formatDuration } from "../_format.js";
 import { ApiError } from "../errors.js";
-import { loadTestFixtures } from "../testmode.js";
+import { loadTestFixtures, sampleClipLink, type SampleLinks } from "../testmode.js";
+import { clipTiming } from "./_account-views.js";
 
 export function _notFound(what: string, value: string): ApiError {
   return new ApiError(404, "not_found", `no ${what} ${value} on this account`, { field: "id" });
@@ -12,9 +13,12 @@ export function _notFound(what: string, value: string): ApiError {
 
 // ---- test mode: the fixtures of config/testmode.yaml in the live answers' shapes -----------
 
-const _sampleClip = (c: ReturnType<typeof loadTestFixtures>["clips"][number]) => ({
-  clip_id: c.clip_id, number: c.number, ref: `c${c.clip_id.slice(-6)}`, title: c.title, hook: c.hook_title ?? null,
-  start_seconds: c.start_seconds, end_seconds: c.end_seconds, duration: formatDuration(c.end_seconds - c.start_seconds),
+type SampleClip = ReturnType<typeof loadTestFixtures>["clips"][number];
+type SampleJob = ReturnType<typeof loadTestFixtures>["jobs"][number];
+
+const _sampleClip = (c: SampleClip) => ({
+  clip_id: c.clip_id, number: c.number, ref: `c${c.clip_id.slice(-6)}`, title: c.title,
+  ...clipTiming({ start: c.start_seconds, end: c.end_seconds, title: c.title, hook: c.hook_title }),
   score: c.score, reasons: ["sample clip (test mode)"], about: null,
   cut_status: c.cut_status as ClipRow["cut_status"], export_status: c.export_status as ClipRow["export_status"], style: c.style,
 });
@@ -45,32 +49,35 @@ export const testAnswer = {
     const e = testAnswer.episode(id);
     return { episode_id: e.episode_id, status: e.status, message: "test mode: nothing is imported", livemode: false };
   },
-  exported(id: string, wanted: Array<number | string>) {
+  /** One job per sample clip named (a clip named twice is one job), each as GET /jobs shows it. */
+  async exported(links: SampleLinks, id: string, wanted: Array<number | string>) {
     testAnswer.episode(id);
     const f = loadTestFixtures();
     const jobs: any[] = [];
     const notStarted: any[] = [];
+    const seen = new Set<string>();
     for (const w of wanted) {
       const c = f.clips.find((x) => x.number === w || _sampleClip(x).ref === w);
       const job = c && f.jobs.find((j) => j.clip_id === c.clip_id);
-      if (c && job) jobs.push({ job_id: job.job_id, clip_id: c.clip_id, number: c.number, ref: _sampleClip(c).ref, kind: job.kind, status: "queued", charged_cents: 0 });
-      else notStarted.push({ clip: w, reason: c ? "test_mode" : "not_found", message: c ? "test mode: this sample clip has no sample job" : `the sample episode has no clip ${w}` });
+      if (c && seen.has(c.clip_id)) notStarted.push({ clip: w, reason: "duplicate", message: `clip ${c.number} is named twice; it is exported once` });
+      else if (c && job) {
+        seen.add(c.clip_id);
+        jobs.push({ ...(await _sampleJobView(links, job)), number: c.number, ref: _sampleClip(c).ref });
+      } else notStarted.push({ clip: w, reason: c ? "test_mode" : "not_found", message: c ? "test mode: this sample clip has no sample job" : `unknown clip reference ${typeof w === "string" ? `"${w}"` : w}` });
     }
-    return { episode_id: id, jobs, not_started: notStarted, charged_cents: 0, message: "test mode: nothing is rendered or charged", livemode: false };
+    if (!jobs.length) {
+      throw new ApiError(400, "invalid_request", `no clip could be exported: ${notStarted.map((n) => n.message).join("; ")}`, { field: "clips", not_started: notStarted });
+    }
+    return { episode_id: id, jobs, not_started: notStarted, charged_cents: 0, message: "test mode: nothing is rendered or charged; the jobs are the sample jobs", livemode: false };
   },
   searched(id: string) {
     const e = testAnswer.episode(id);
     return { episode_id: id, status: "done", clips: e.clips, charged_cents: 0, message: "test mode: the sample clips", livemode: false };
   },
-  job(id: string) {
-    const f = loadTestFixtures();
-    const j = f.jobs.find((x) => x.job_id === id.toLowerCase());
+  async job(links: SampleLinks, id: string) {
+    const j = loadTestFixtures().jobs.find((x) => x.job_id === id.toLowerCase());
     if (!j) throw _notFound("job", id);
-    return {
-      job_id: j.job_id, kind: j.kind, status: j.status, clip_id: j.clip_id, episode_id: f.episode.episode_id,
-      title: f.clips.find((c) => c.clip_id === j.clip_id)?.title ?? null, progress: j.progress, changes: [], charged_cents: 0,
-      created_at: f.episode.created_at, finished_at: f.episode.created_at, livemode: false,
-    };
+    return _sampleJobView(links, j);
   },
   clip(id: string) {
     const c = loadTestFixtures().clips.find((x) => x.clip_id === id.toLowerCase());
@@ -85,11 +92,23 @@ export const testAnswer = {
     const changes = changeLines(lookChanges(sample, resolveLook(sample, look)));
     return { clip_id: c.clip_id, job_id: job.job_id, status: "queued", changes, charged_cents: 0, message: "test mode: nothing is rendered", livemode: false };
   },
+  /** The clip's own words on its own timeline (config/testmode.yaml lists them per clip). */
   captions(id: string) {
     const c = testAnswer.clip(id);
-    const segs = loadTestFixtures().transcript.segments;
-    const t0 = segs[0]?.start ?? 0;
-    const captions = segs.map((s, i) => ({ id: i + 1, start_seconds: +(s.start - t0).toFixed(3), end_seconds: +(s.end - t0).toFixed(3), speaker: s.speaker, text: s.text }));
+    const captions = (c.captions ?? []).map((s, i) => ({ id: String(i + 1), start_seconds: s.start, end_seconds: s.end, speaker: s.speaker, text: s.text }));
     return { name: c.title, captions };
   },
 };
+
+/** A sample job as GET /jobs/{id} shows it; a completed one has its download link. */
+async function _sampleJobView(links: SampleLinks, j: SampleJob) {
+  const f = loadTestFixtures();
+  const done = j.status === "completed";
+  const link = done ? await sampleClipLink(links, j.file_name) : undefined;
+  return {
+    job_id: j.job_id, kind: j.kind, status: j.status, clip_id: j.clip_id, episode_id: f.episode.episode_id,
+    title: f.clips.find((c) => c.clip_id === j.clip_id)?.title ?? null, progress: j.progress,
+    ...(link ? { download_url: link.url, download_expires_at: link.expires_at } : {}),
+    changes: [], charged_cents: 0, created_at: f.episode.created_at, finished_at: done ? f.episode.created_at : null, livemode: false,
+  };
+}

@@ -7,7 +7,7 @@ import { EpisodeService } from "../../daemon/episodes.js";
 import { changeLines } from "../../daemon/clip-look.js";
 import type { OperationContext } from "../registry.js";
 import { downloadLink, requestOrigin } from "../uploads.js";
-import { formatDuration } from "../_format.js";
+import { formatDuration, formatLength, formatPosition } from "../_format.js";
 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "clip";
 
@@ -17,16 +17,28 @@ function _clipLink(ctx: OperationContext, render: Record<string, any> | null | u
   return { download_url: link.url, download_expires_at: link.expires_at };
 }
 
+/** The described fields of a clip (positions, length, pieces, hook), from its exact seconds. */
+export function clipTiming(c: { start: number; end: number; pieces?: unknown[] | null; duration?: number | null; title?: string | null; hook?: string | null }) {
+  const length = c.duration ?? (c.pieces as Array<{ start: number; end: number }> | undefined)?.reduce((a, p) => a + (p.end - p.start), 0) ?? c.end - c.start;
+  return {
+    hook: c.hook || c.title || "",
+    start: formatPosition(c.start),
+    end: formatPosition(c.end),
+    length: formatLength(length),
+    pieces: Math.max(1, c.pieces?.length ?? 1),
+    start_seconds: c.start,
+    end_seconds: c.end,
+  };
+}
+
 export function toClipView(ctx: OperationContext, c: ClipRow) {
+  const title = c.data.title ?? `Clip ${c.number}`;
   return {
     clip_id: c.id,
     number: c.number,
     ref: c.ref,
-    title: c.data.title ?? null,
-    hook: c.data.hook ?? null,
-    start_seconds: c.data.start,
-    end_seconds: c.data.end,
-    duration: formatDuration(c.data.duration),
+    title,
+    ...clipTiming({ start: c.data.start, end: c.data.end, duration: c.data.duration, hook: c.data.hook, pieces: c.cut?.pieces ?? c.data.pieces, title }),
     score: c.data.score?.value ?? null,
     reasons: c.data.score?.reasons ?? [],
     about: c.data.about ?? null,

@@ -10,7 +10,9 @@ import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/episodes.js";
 import { changeLines, LOOK_FIELDS } from "../../daemon/clip-look.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
-import { requestOrigin, uploadLink } from "../uploads.js";
+import { assertMediaFileName, requestOrigin, uploadLink } from "../uploads.js";
+import { loadTestFixtures } from "../testmode.js";
+import { checkSourceUrl } from "./transcripts.js";
 import { S } from "./_account-schemas.js";
 import { toClipView, toEpisodeView, toJobView } from "./_account-views.js";
 import { _notFound, testAnswer } from "./_account-testmode.js";
@@ -61,7 +63,7 @@ export const listEpisodes = defineOperation({
 });
 
 export const createEpisode = defineOperation({
-  id: "createEpisode", method: "POST", path: "/api/v1/episodes", scope: "clips.write", tags, idempotent: true,
+  id: "createEpisode", method: "POST", path: "/api/v1/episodes", scope: "clips.write", tags, idempotent: true, bodyRequired: false,
   summary: "Start an episode from an https link (source_url), or get an upload address (file_name)",
   body: S.episodeCreate,
   responses: {
@@ -71,25 +73,28 @@ export const createEpisode = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    const b = ctx.body as Record<string, any>;
+    const b = (ctx.body ?? {}) as Record<string, any>;
     if (b.source_url && b.file_name) throw new ApiError(400, "invalid_request", `body field "file_name": give source_url or file_name, not both`, { field: "file_name" });
-    if (!b.source_url && !b.file_name) throw new ApiError(400, "invalid_request", `body field "file_name" is required when there is no source_url`, { field: "file_name" });
+    // Test keys are checked exactly like live ones; only what happens next differs.
+    if (b.file_name !== undefined) assertMediaFileName(b.file_name);
+    const sourceUrl = b.source_url === undefined ? undefined : (await checkSourceUrl(b.source_url, ctx.services.config, "source_url")).href;
     ctx.event.res.status = 202;
-    if (!auth.livemode) return testAnswer.episodeCreated();
-    const episodeId = randomUUID();
-    const upload = b.file_name
-      ? uploadLink(ctx.services, { accountId: auth.account.id, ref: episodeId, fileName: b.file_name, maxBytes: MAX_EPISODE_BYTES, origin: requestOrigin(ctx.event) })
-      : undefined;
-    const name: string = b.name ?? b.file_name ?? _lastSegment(b.source_url);
+    const episodeId = auth.livemode ? randomUUID() : loadTestFixtures().episode.episode_id;
+    const upload = sourceUrl
+      ? undefined
+      : uploadLink(ctx.services, { accountId: auth.account.id, ref: episodeId, fileName: b.file_name, maxBytes: MAX_EPISODE_BYTES, origin: requestOrigin(ctx.event), test: !auth.livemode });
+    const uploadView = upload ? { upload: { method: upload.method, url: upload.url, headers: upload.headers, expires_at: upload.expires_at } } : {};
+    if (!auth.livemode) return { ...testAnswer.episodeCreated(), ...uploadView };
+    const name: string = b.name ?? b.file_name ?? (sourceUrl ? _lastSegment(sourceUrl) : "");
     const options = Object.fromEntries(["content_type", "target_seconds", "about"].filter((k) => b[k] !== undefined).map((k) => [k, b[k]]));
     const ep = await ctx.services.episodes.create({
-      id: episodeId, accountId: auth.account.id, name: name || "Episode", sourceUrl: b.source_url, options,
+      id: episodeId, accountId: auth.account.id, name: name || "Untitled episode", sourceUrl, options,
       upload: upload ? { key: upload.key, name: upload.key.split("/").pop()! } : undefined,
     });
     return {
       episode_id: ep.id,
       status: ep.status,
-      ...(upload ? { upload: { method: upload.method, url: upload.url, headers: upload.headers, expires_at: upload.expires_at } } : {}),
+      ...uploadView,
       charged_cents: 0,
       message: upload
         ? "PUT the file to upload.url with upload.headers, then POST /api/v1/episodes/{id}/uploaded. The episode is charged when its clip search starts."
@@ -112,7 +117,7 @@ export const getEpisode = defineOperation({
 });
 
 export const episodeUploaded = defineOperation({
-  id: "episodeUploaded", method: "POST", path: "/api/v1/episodes/{id}/uploaded", scope: "clips.write", tags, params: id, idempotent: true,
+  id: "episodeUploaded", method: "POST", path: "/api/v1/episodes/{id}/uploaded", scope: "clips.write", tags, params: id, idempotent: true, bodyRequired: false,
   summary: "Say the upload is complete: the import starts",
   body: S.empty,
   responses: {
@@ -150,7 +155,7 @@ export const exportClips = defineOperation({
     const auth = _authOf(ctx);
     const look = _look(ctx, ctx.body);
     ctx.event.res.status = 202;
-    if (!auth.livemode) return testAnswer.exported(ctx.params.id!, ctx.body.clips);
+    if (!auth.livemode) return testAnswer.exported({ services: ctx.services, origin: requestOrigin(ctx.event) }, ctx.params.id!, ctx.body.clips);
     const r = await ctx.services.episodes.exportClips(auth.account.id, ctx.params.id!, { clips: ctx.body.clips, look });
     return {
       episode_id: ctx.params.id,
@@ -168,20 +173,16 @@ export const searchEpisode = defineOperation({
   summary: "Search a ready episode for more clips about a topic",
   body: S.searchBody,
   responses: {
-    200: { description: "done: this brief was searched before; its clips", schema: S.searchAnswer },
-    202: { description: "searching: the new clips join the episode when it is ready again", schema: S.searchAnswer },
+    202: { description: "searching: the new clips join the episode when it is ready again; done: this brief was searched before, and these are its clips", schema: S.searchAnswer },
     402: { description: "Payment required", schema: S.paymentError },
     404: { description: "Not on this account" },
     409: { description: "episode_not_ready or search_in_progress" },
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    if (!auth.livemode) {
-      ctx.event.res.status = 200;
-      return testAnswer.searched(ctx.params.id!);
-    }
-    const r = await ctx.services.episodes.search(auth.account.id, ctx.params.id!, ctx.body);
-    ctx.event.res.status = r.status === "searching" ? 202 : 200;
+    ctx.event.res.status = 202;
+    if (!auth.livemode) return testAnswer.searched(ctx.params.id!);
+    const r = await ctx.services.episodes.search(auth.account.id, ctx.params.id!, ctx.body ?? {});
     return {
       episode_id: ctx.params.id,
       status: r.status,
@@ -198,7 +199,7 @@ export const getJob = defineOperation({
   responses: { 200: { description: "The job", schema: S.job }, 404: { description: "Not on this account" } },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    if (!auth.livemode) return testAnswer.job(ctx.params.id!);
+    if (!auth.livemode) return testAnswer.job({ services: ctx.services, origin: requestOrigin(ctx.event) }, ctx.params.id!);
     const job = await ctx.services.episodes.getJob(auth.account.id, ctx.params.id!);
     if (!job) throw _notFound("job", ctx.params.id!);
     return toJobView(ctx, job);
@@ -254,7 +255,7 @@ export const clipCaptions = defineOperation({
     const q = _captionQuery(ctx.query);
     let clipId = ctx.params.id!;
     let name: string;
-    let all: Array<{ id: number; start_seconds: number; end_seconds: number; speaker: string; text: string }>;
+    let all: Array<{ id: string; start_seconds: number; end_seconds: number; speaker: string; text: string }>;
     if (!auth.livemode) ({ name, captions: all } = testAnswer.captions(clipId));
     else {
       const r = await ctx.services.episodes.captions(auth.account.id, clipId);

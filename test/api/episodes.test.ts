@@ -143,12 +143,12 @@ describe("account API: episodes, clips and jobs", () => {
     expect(caps.status).toBe(200);
     conforms("clipCaptions", caps);
     expect(caps.body.total).toBeGreaterThan(0);
-    expect(caps.body.captions[0]).toMatchObject({ id: 1, start_seconds: expect.any(Number), end_seconds: expect.any(Number), speaker: expect.any(String), text: expect.any(String) });
+    expect(caps.body.captions[0]).toMatchObject({ id: "1", start_seconds: expect.any(Number), end_seconds: expect.any(Number), speaker: expect.any(String), text: expect.any(String) });
     const word = caps.body.captions[0].text.split(" ")[0];
     const q = await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions?q=${encodeURIComponent(word)}&limit=1`);
     expect(q.body.captions).toHaveLength(1);
     const at = await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions?at=${caps.body.captions[0].start_seconds}`);
-    expect(at.body.captions[0].id).toBe(1);
+    expect(at.body.captions[0].id).toBe("1");
     const bad = await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions?limit=0`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe("limit");
@@ -196,7 +196,6 @@ describe("account API: episodes, clips and jobs", () => {
       [{ source_url: "http://example.com/a.mp3" }, "source_url"],
       [{ source_url: "not a url" }, "source_url"],
       [{ file_name: "a.mp3", extra: 1 }, "extra"],
-      [{}, "file_name"],
       [{ file_name: "notes.pdf" }, "file_name"],
     ];
     for (const [body, field] of cases) {
@@ -353,8 +352,8 @@ describe("account API: episodes, clips and jobs", () => {
     expect(job.body).toMatchObject({ livemode: false, status: "completed" });
     conforms("exportClips", exp);
     conforms("getJob", job);
-    const caps = await s.call(a.test, "GET", `/api/v1/clips/${ep.body.clips[0].clip_id}/captions?q=country`);
-    expect(caps.body).toMatchObject({ livemode: false, total: 2 });
+    const caps = await s.call(a.test, "GET", `/api/v1/clips/${ep.body.clips[0].clip_id}/captions?q=friday`);
+    expect(caps.body).toMatchObject({ livemode: false, total: 1 });
     const patch = await s.call(a.test, "PATCH", `/api/v1/clips/${ep.body.clips[0].clip_id}`, { style: "boxed" });
     expect(patch.status).toBe(202);
     conforms("restyleClip", patch);
