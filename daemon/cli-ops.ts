@@ -13,6 +13,7 @@ import { StageError } from "./stage.js";
 import { defineLocalStorage } from "./storage.js";
 import { openDb } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
+import { listModels, MODELS, pullModel } from "../plugins/transcribe/engines/models.js";
 
 export async function cmdStage(cfg: Config, args: string[], values: Record<string, any>) {
   const [name] = args;
@@ -148,18 +149,20 @@ export async function cmdAdmin(cfg: Config, command: string, values: Record<stri
 }
 
 export async function cmdModels(cfg: Config, args: string[]) {
-  const spec = "../plugins/transcribe/models.js";
-  const models: any = await import(spec).catch(() => undefined);
-  if (!models) throw new UsageError("the whisper engine is not part of this build");
   const [sub, name] = args;
   if (sub === "list") {
-    const list = await models.listModels(cfg.data_dir);
-    for (const m of list) process.stdout.write(`${m.installed ? "installed" : "         "}  ${String(m.name).padEnd(14)} ${m.size ?? ""}\n`);
+    // What is installed, then the official models that could be pulled.
+    const local = await listModels(cfg.data_dir);
+    const mib = (b: number) => `${(b / 1048576).toFixed(0)} MiB`;
+    for (const m of local) process.stdout.write(`installed  ${m.name.padEnd(24)} ${mib(m.bytes).padStart(9)}${m.real ? "" : "  (test file, no weights)"}\n`);
+    for (const m of MODELS) if (!local.some((l) => l.name === m.name)) process.stdout.write(`available  ${m.name.padEnd(24)} ${mib(m.bytes).padStart(9)}  (clipd models pull ${m.name})\n`);
     return;
   }
   if (sub === "pull") {
     if (!name) throw new UsageError("usage: clipd models pull <name>");
-    const file = await models.pullModel(name, cfg.data_dir, { onProgress: (p: number) => process.stderr.write(`\r${p.toFixed(0)}%`) });
+    const file = await pullModel(name, cfg.data_dir, { onProgress: (got, total) => process.stderr.write(`\r${((100 * got) / Math.max(1, total)).toFixed(0)}%`) }).catch((err: Error) => {
+      throw new UsageError(err.message);
+    });
     process.stderr.write("\n");
     process.stdout.write(`installed ${file}\n`);
     return;

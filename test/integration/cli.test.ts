@@ -6,7 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot, runClipd } from "../helpers/cli.js";
 import { daemonEnv } from "../helpers/daemon-config.js";
-import { fixtureMedia } from "../helpers/media.js";
+import { fixtureMedia, fixtureModel } from "../helpers/media.js";
 
 const baseEnv = () => ({ ...process.env, CLIPD_DATA_DIR: "", DATABASE_URL: "", CLIPD_CONFIG: "" });
 
@@ -39,6 +39,19 @@ describe("clipd CLI", () => {
     const none = await runClipd(["pipelines", "describe", "nope"], baseEnv());
     expect(none.code).toBe(2);
     expect(none.output).toMatch(/unknown stage "nope"/);
+  });
+
+  it("models list shows the installed model files and the official ones to pull", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-models-"));
+    await mkdir(path.join(dir, "models"));
+    await cp(fixtureModel("for-tests-ggml-tiny.en.bin"), path.join(dir, "models", "for-tests-ggml-tiny.en.bin"));
+    const r = await runClipd(["models", "list"], { ...baseEnv(), CLIPD_DATA_DIR: dir });
+    expect(r.code).toBe(0);
+    expect(r.output).toMatch(/installed\s+for-tests-ggml-tiny\.en\s.*no weights/);
+    expect(r.output).toMatch(/available\s+base\.en\s.*clipd models pull base\.en/);
+    const bad = await runClipd(["models", "pull", "no-such-model"], { ...baseEnv(), CLIPD_DATA_DIR: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.output).toMatch(/unknown whisper model "no-such-model"/);
   });
 
   it("config print masks secrets; an invalid config names the key", async () => {
