@@ -26,7 +26,7 @@ import type { BillingService } from "./billing.js";
 import { PaymentRequired } from "./billing.js";
 import type { Run, Runner } from "./runner.js";
 import type { Storage } from "./storage.js";
-import type { Db, Queryable } from "./store/db.js";
+import { transactionWith, type Db, type Queryable, type Within } from "./store/db.js";
 import { EpisodeRunEnds } from "./episode-run-ends.js";
 import { ClipLooks, cutChanged, lookChanges, resolveLook, type Look, type LookChange } from "./clip-look.js";
 import { jsonColumn } from "./store/_columns.js";
@@ -56,6 +56,10 @@ export interface EpisodeDeps {
   config: Config;
   log: Logger;
 }
+
+export type SearchResult = { status: "searching" | "done"; clips: ClipRow[]; run_id?: string };
+export type ExportResult = { jobs: StartedJob[]; not_started: NotStarted[]; charged_cents: number };
+export type RestyleResult = { job: Pick<StartedJob, "job_id" | "kind" | "charged_cents"> & { status: JobRow["status"] }; changes: LookChange[] };
 
 export class EpisodeService {
   /** Clip looks against the same style catalogue as caption-burn. */
@@ -88,22 +92,22 @@ export class EpisodeService {
   async create(input: {
     id?: string; accountId: string; name: string; sourceUrl?: string; upload?: { key: string; name: string };
     options: EpisodeRow["options"];
-  }): Promise<EpisodeRow> {
+  }, within?: Within<EpisodeRow>): Promise<EpisodeRow> {
     const id = input.id ?? randomUUID();
-    await this.deps.db.transaction(async (tx) => {
+    return transactionWith(this.deps.db, async (tx) => {
       await this.deps.billing.assertCanStartEpisode(tx, input.accountId);
       await tx.query(
         `insert into episodes (id, account_id, livemode, name, status, source_url, upload, options) values ($1, $2, true, $3, 'awaiting_upload', $4, $5, $6)`,
         [id, input.accountId, input.name, input.sourceUrl ?? null, input.upload ? JSON.stringify(input.upload) : null, JSON.stringify(input.options)],
       );
       if (input.sourceUrl) await this.startImport(tx, id, input.accountId, { source_url: input.sourceUrl });
-    });
-    return (await this.get(input.accountId, id))!;
+      return (await this.get(input.accountId, id, tx))!;
+    }, within);
   }
 
   /** Starts the import of an uploaded episode. A repeat once it has started changes nothing. */
-  async markUploaded(accountId: string, id: string): Promise<{ episode: EpisodeRow; started: boolean }> {
-    const started = await this.deps.db.transaction(async (tx) => {
+  async markUploaded(accountId: string, id: string, within?: Within<{ episode: EpisodeRow; started: boolean }>): Promise<{ episode: EpisodeRow; started: boolean }> {
+    const start = async (tx: Queryable): Promise<boolean> => {
       const ep = await this.lockEpisode(tx, accountId, id);
       if (ep.status !== "awaiting_upload") return false;
       if (!ep.upload) throw new EpisodeError("bad_state", `episode ${id} imports from its source_url; there is nothing to upload`, 409);
@@ -115,8 +119,11 @@ export class EpisodeService {
       if (upload !== ep.upload) await tx.query(`update episodes set upload = $2 where id = $1`, [id, JSON.stringify(upload)]);
       await this.startImport(tx, id, accountId, { upload });
       return true;
-    });
-    return { episode: (await this.get(accountId, id))!, started };
+    };
+    return transactionWith(this.deps.db, async (tx) => {
+      const started = await start(tx);
+      return { episode: (await this.get(accountId, id, tx))!, started };
+    }, within);
   }
 
   /**
@@ -183,8 +190,8 @@ export class EpisodeService {
    * with its clips and starts nothing. With no `about`, the episode is searched again with its own
    * options, for clips it does not have yet. Searches after the first are free.
    */
-  async search(accountId: string, id: string, input: { about?: string; target_seconds?: number }): Promise<{ status: "searching" | "done"; clips: ClipRow[]; run_id?: string }> {
-    return this.deps.db.transaction(async (tx) => {
+  async search(accountId: string, id: string, input: { about?: string; target_seconds?: number }, within?: Within<SearchResult>): Promise<SearchResult> {
+    return transactionWith(this.deps.db, async (tx) => {
       const ep = await this.lockEpisode(tx, accountId, id);
       if (ep.status === "searching") throw new EpisodeError("search_in_progress", `episode ${id} is searching for clips already; retry when it is ready`, 409);
       if (ep.status !== "ready") throw new EpisodeError("episode_not_ready", `episode ${id} is ${ep.status}; it can be searched once it is ready`, 409, { status: ep.status });
@@ -195,7 +202,7 @@ export class EpisodeService {
       await this.deps.billing.assertNotBelowZero(tx, accountId);
       const runId = await this.startSearch(tx, ep, { about: about ?? ep.options.about, target_seconds: input.target_seconds ?? ep.options.target_seconds }, clips.map((c) => c.data));
       return { status: "searching" as const, clips: [], run_id: runId };
-    });
+    }, within);
   }
 
   /** Starts a clip search run (also called by episode-run-ends.ts when an import ends). */
@@ -235,8 +242,8 @@ export class EpisodeService {
    * with a new fit/background, else a render (restyle pipeline). Clips that cannot start are listed
    * with a reason and charged nothing. When none can start, the whole call is refused.
    */
-  async exportClips(accountId: string, episodeId: string, input: { clips: Array<number | string>; look: ClipLook }): Promise<{ jobs: StartedJob[]; not_started: NotStarted[]; charged_cents: number }> {
-    return this.deps.db.transaction(async (tx) => {
+  async exportClips(accountId: string, episodeId: string, input: { clips: Array<number | string>; look: ClipLook }, within?: Within<ExportResult>): Promise<ExportResult> {
+    return transactionWith(this.deps.db, async (tx) => {
       const ep = await this.lockEpisode(tx, accountId, episodeId);
       const clips = await this.clipsOf(episodeId, tx);
       if (!clips.length) throw new EpisodeError("episode_not_ready", `episode ${episodeId} is ${ep.status} and has no clips yet`, 409, { status: ep.status });
@@ -273,7 +280,7 @@ export class EpisodeService {
         throw new EpisodeError("invalid_request", `no clip could be exported: ${notStarted.map((n) => n.message).join("; ")}`, 400, { field: "clips", not_started: notStarted });
       }
       return { jobs, not_started: notStarted, charged_cents: jobs.reduce((a, j) => a + j.charged_cents, 0) };
-    });
+    }, within);
   }
 
   /**
@@ -281,8 +288,8 @@ export class EpisodeService {
    * (restyle pipeline; a new fit or background cuts again). When nothing resolves to a new value,
    * nothing starts and nothing is charged: the answer is the job that made the current look.
    */
-  async restyle(accountId: string, clipId: string, want: ClipLook, opts: { saveAsDefault?: boolean } = {}): Promise<{ job: Pick<StartedJob, "job_id" | "kind" | "charged_cents"> & { status: JobRow["status"] }; changes: LookChange[] }> {
-    return this.deps.db.transaction(async (tx) => {
+  async restyle(accountId: string, clipId: string, want: ClipLook, opts: { saveAsDefault?: boolean } = {}, within?: Within<RestyleResult>): Promise<RestyleResult> {
+    return transactionWith(this.deps.db, async (tx) => {
       const found = await this.getClip(accountId, clipId, tx);
       if (!found) throw notFound("clip", clipId);
       const ep = await this.lockEpisode(tx, accountId, found.episode_id);
@@ -303,7 +310,7 @@ export class EpisodeService {
       const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes, index: (await this.exportCount(tx, ep.id)) + 1, prevRender: clip.render });
       if (started instanceof PaymentRequired) throw started;
       return { job: started, changes };
-    });
+    }, within);
   }
 
   private async exportCount(tx: Queryable, episodeId: string): Promise<number> {

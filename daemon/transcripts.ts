@@ -17,7 +17,7 @@ import type { AccountService } from "./accounts.js";
 import { recordEvent } from "./events.js";
 import { TERMINAL, type Run, type Runner } from "./runner.js";
 import type { Storage } from "./storage.js";
-import type { Db, Queryable } from "./store/db.js";
+import { transactionWith, type Db, type Queryable, type Within } from "./store/db.js";
 import { chargeTranscript, decideTranscriptPayment, freeTranscriptsUsed, loadTranscriptPrices, type TranscriptPrices } from "./transcript-billing.js";
 import { isoColumn, jsonColumn } from "./store/_columns.js";
 
@@ -32,6 +32,9 @@ export interface TranscriptResult {
   word_count?: number;
   preview?: string;
 }
+
+/** What ordering a transcript gives: the transcript, and whether this order made it. */
+export type Ordered = { transcript: TranscriptRecord; created: boolean };
 
 export interface TranscriptRecord {
   id: string;
@@ -128,8 +131,8 @@ export class TranscriptService {
    * Orders a transcript of `url` (already checked by the caller), or returns the account's
    * existing one for that url. Throws PaymentRequired (402) when a paid one cannot start.
    */
-  async order(input: { accountId: string; url: string; name: string }): Promise<{ transcript: TranscriptRecord; created: boolean }> {
-    const { id, created } = await this.deps.db.transaction(async (tx) => {
+  async order(input: { accountId: string; url: string; name: string }, within?: Within<Ordered>): Promise<Ordered> {
+    const { id, created } = await transactionWith(this.deps.db, async (tx) => {
       await tx.query(`select id from accounts where id = $1 for update`, [input.accountId]);
       const existing = await tx.query(`select id from transcripts where account_id = $1 and url = $2 and status <> 'failed'`, [input.accountId, input.url]);
       if (existing.rows[0]) return { id: existing.rows[0].id as string, created: false };
@@ -143,7 +146,7 @@ export class TranscriptService {
       );
       await tx.query(`update transcripts set run_id = $2 where id = $1`, [id, run.id]);
       return { id, created: true };
-    });
+    }, within && (async (tx, r) => within(tx, { transcript: toRecord((await tx.query(`${SELECT} where t.id = $1`, [r.id])).rows[0]), created: r.created })));
     return { transcript: (await this.get(input.accountId, id))!, created };
   }
 

@@ -25,7 +25,7 @@ import { AccountError } from "./accounts.js";
 import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "./events.js";
 import type { QueueManager } from "./queue.js";
 import { newSecret, postSigned, type PostResult } from "./signed-post.js";
-import type { Db, Queryable } from "./store/db.js";
+import { transactionWith, type Db, type Queryable, type Within } from "./store/db.js";
 import { isoColumn, jsonColumn } from "./store/_columns.js";
 
 export const DELIVERY_QUEUE = "clipd-webhook-delivery";
@@ -112,12 +112,12 @@ export class WebhookService {
 
   // ---- the registry -------------------------------------------------------------------------
 
-  async create(accountId: string, input: { url: string; events?: string[] }): Promise<{ webhook: WebhookRow; secret: string }> {
+  async create(accountId: string, input: { url: string; events?: string[] }, within?: Within<{ webhook: WebhookRow; secret: string }>): Promise<{ webhook: WebhookRow; secret: string }> {
     const url = await checkPublicUrl(input.url, { field: "url", config: this.deps.config, purpose: "webhooks go to public addresses only" });
     const events = [...new Set(input.events ?? WEBHOOK_EVENT_TYPES)];
     const secret = newSecret();
     const id = randomUUID();
-    await this.deps.db.transaction(async (tx) => {
+    return transactionWith(this.deps.db, async (tx) => {
       await tx.query(`select id from accounts where id = $1 for update`, [accountId]);
       const { rows } = await tx.query(`select count(*)::int as n from webhooks where account_id = $1`, [accountId]);
       const same = await tx.query(`select id from webhooks where account_id = $1 and url = $2`, [accountId, url.toString()]);
@@ -130,8 +130,8 @@ export class WebhookService {
       await tx.query(`insert into webhooks (id, account_id, url, events, secrets) values ($1, $2, $3, $4, $5)`, [
         id, accountId, url.toString(), JSON.stringify(events), JSON.stringify([{ secret, expires_at: null }]),
       ]);
-    });
-    return { webhook: (await this.get(accountId, id))!, secret };
+      return { webhook: (await this.get(accountId, id, tx))!, secret };
+    }, within);
   }
 
   async get(accountId: string, id: string, q: Queryable = this.deps.db): Promise<WebhookRow | undefined> {
@@ -185,16 +185,16 @@ export class WebhookService {
   }
 
   /** A new secret; the old ones keep signing for ROTATION_GRACE_SECONDS, so receivers can switch over. */
-  async rotateSecret(accountId: string, id: string): Promise<{ secret: string; previous_expires_at: string }> {
+  async rotateSecret(accountId: string, id: string, within?: Within<{ secret: string; previous_expires_at: string }>): Promise<{ secret: string; previous_expires_at: string }> {
     const secret = newSecret();
     const expires = new Date(Date.now() + ROTATION_GRACE_SECONDS * 1000).toISOString();
-    await this.deps.db.transaction(async (tx) => {
+    return transactionWith(this.deps.db, async (tx) => {
       const { rows } = await tx.query(`select * from webhooks where id = $1 and account_id = $2 for update`, [id, accountId]);
       if (!rows[0]) throw notFound(id);
       const kept = toRow(rows[0]).secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > Date.now()).map((s) => ({ secret: s.secret, expires_at: s.expires_at ?? expires }));
       await tx.query(`update webhooks set secrets = $2, updated_at = now() where id = $1`, [id, JSON.stringify([{ secret, expires_at: null }, ...kept])]);
-    });
-    return { secret, previous_expires_at: expires };
+      return { secret, previous_expires_at: expires };
+    }, within);
   }
 
   /** Sends a signed sample event at once (one attempt, no retries, no effect on switching off). */

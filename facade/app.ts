@@ -21,6 +21,8 @@ import { TRANSCRIPT_OPERATIONS } from "./operations/transcripts.js";
 import { WEBHOOK_OPERATIONS } from "./operations/webhooks.js";
 import { FREE_OPERATIONS } from "./operations/free.js";
 import type { Operation } from "./registry.js";
+import type { Queryable } from "../daemon/store/db.js";
+import { faultPoint } from "../daemon/faults.js";
 import type { FacadeServices } from "./services.js";
 
 /** Default cap on a JSON request body (server.max_json_bytes). */
@@ -104,10 +106,18 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
           }
           idem = { scope, key: idemKey };
         }
-        const result = await op.handler({ event, params, query, body, services, auth });
+        let settled = false;
+        const settle = async (tx: Queryable, status: number, answer: unknown) => {
+          if (!idem) return;
+          await finishIdempotent(tx, idem.scope, idem.key, status, answer);
+          settled = true;
+        };
+        const result = await op.handler({ event, params, query, body, services, auth, settle });
         if (result instanceof Response) return result;
         const status = event.res.status ?? 200;
-        if (idem) await finishIdempotent(services.db, idem.scope, idem.key, status, result);
+        faultPoint(`after-handler:${op.id}`);
+        // Work that settled its answer in its own transaction is recorded already.
+        if (idem && !settled) await finishIdempotent(services.db, idem.scope, idem.key, status, result);
         return new Response(JSON.stringify(result), { status, headers });
       } catch (err) {
         const { status, body } = toErrorBody(err);

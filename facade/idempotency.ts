@@ -5,11 +5,17 @@
  * same key with another body is 422; a repeat while the first is still running is 409.
  */
 import { createHash } from "node:crypto";
-import type { Db } from "../daemon/store/db.js";
+import type { Db, Queryable } from "../daemon/store/db.js";
 import { ApiError } from "./errors.js";
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 export const IDEMPOTENCY_KEY_MAX = 255;
+/**
+ * A record still "running" after this long belongs to a request that died before its work
+ * committed: work that commits writes its answer in the same transaction (OperationContext.settle),
+ * so such a record guards nothing and a retry may take it over.
+ */
+export const IDEMPOTENCY_STALE_SECONDS = 60;
 
 /** Whose records a key is looked up among: one account, in one mode. */
 export interface IdemScope {
@@ -42,20 +48,28 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
       [accountId, livemode, key, hash],
     );
     if (ins.rows.length) return { fresh: true } as const;
-    const { rows } = await tx.query(`select request_hash, state, status, body from idempotency where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key]);
+    const { rows } = await tx.query(
+      `select request_hash, state, status, body, created_at < now() - make_interval(secs => $4) as stale from idempotency where account_id = $1 and livemode = $2 and key = $3 for update`,
+      [accountId, livemode, key, IDEMPOTENCY_STALE_SECONDS],
+    );
     const r = rows[0];
     if (r.request_hash !== hash) throw new ApiError(422, "idempotency_mismatch", "this Idempotency-Key was used with a different request; use a new key", { field: "Idempotency-Key" });
+    if (r.state === "running" && r.stale) {
+      await tx.query(`update idempotency set created_at = now() where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key]);
+      return { fresh: true } as const;
+    }
     if (r.state === "running") throw new ApiError(409, "idempotency_in_progress", "a request with this Idempotency-Key is still running; retry shortly", { field: "Idempotency-Key" });
     return { replay: { status: r.status, body: typeof r.body === "string" ? JSON.parse(r.body) : r.body } } as const;
   });
 }
 
-export async function finishIdempotent(db: Db, scope: IdemScope, key: string, status: number, body: unknown): Promise<void> {
+/** Stores the answer to replay; `q` may be the transaction of the work itself. */
+export async function finishIdempotent(q: Queryable, scope: IdemScope, key: string, status: number, body: unknown): Promise<void> {
   const { accountId, livemode } = scope;
   if (status >= 500) {
     // A server error is not an answer to replay: free the key for a retry.
-    await db.query(`delete from idempotency where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key]);
+    await q.query(`delete from idempotency where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key]);
     return;
   }
-  await db.query(`update idempotency set state = 'done', status = $4, body = $5 where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key, status, JSON.stringify(body ?? null)]);
+  await q.query(`update idempotency set state = 'done', status = $4, body = $5 where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key, status, JSON.stringify(body ?? null)]);
 }

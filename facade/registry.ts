@@ -5,6 +5,7 @@
  */
 import type { H3Event } from "h3";
 import type { JsonSchema } from "../daemon/stage.js";
+import type { Queryable } from "../daemon/store/db.js";
 import type { AuthContext } from "./auth.js";
 import type { FacadeServices } from "./services.js";
 
@@ -18,6 +19,13 @@ export interface OperationContext<B = any, Q = any> {
   query: Q;
   body: B;
   services: FacadeServices;
+  /**
+   * Records the answer in `tx`, the transaction of the work it reports, when the request carries
+   * an Idempotency-Key (a no-op otherwise): the work and its replayable answer then commit
+   * together, so a crash can never leave work done with its key still "running". Operations that
+   * start work call it from their service's `within` hook.
+   */
+  settle(tx: Queryable, status: number, body: unknown): Promise<void>;
 }
 
 export interface Operation<B = any, Q = any> {
@@ -51,3 +59,21 @@ export function defineOperation<B = any, Q = any>(op: Operation<B, Q>): Operatio
 }
 
 export const uuidParam: JsonSchema = { type: "string", format: "uuid" };
+
+/**
+ * A service `within` hook for an operation that starts work: it builds the answer from the work's
+ * result inside the work's transaction and settles it there (OperationContext.settle); `answer`
+ * holds it once the service returns. `status` may depend on the result.
+ */
+export function settleAnswer<R, A>(ctx: OperationContext, status: number | ((r: R) => number), view: (r: R, tx: Queryable) => A | Promise<A>) {
+  const hook = {
+    answer: undefined as A | undefined,
+    async within(tx: Queryable, r: R): Promise<void> {
+      const code = typeof status === "number" ? status : status(r);
+      ctx.event.res.status = code;
+      hook.answer = await view(r, tx);
+      await ctx.settle(tx, code, hook.answer);
+    },
+  };
+  return hook;
+}

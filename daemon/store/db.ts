@@ -147,3 +147,18 @@ export async function openDb(opts: { databaseUrl?: string; dataDir: string; memo
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
   return openPglite(opts.memory ? "memory://" : path.join(opts.dataDir, "db"));
 }
+
+/** A caller's own writes, run in the transaction of the work they belong to (see transactionWith). */
+export type Within<T> = (tx: Queryable, result: T) => Promise<void>;
+
+/**
+ * Runs `fn` in a transaction, then `within(tx, result)` in that same transaction: what the caller
+ * records about the work (an Idempotency-Key's answer) commits with the work or not at all.
+ */
+export function transactionWith<T>(db: Db, fn: (tx: Queryable) => Promise<T>, within?: Within<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    const result = await fn(tx);
+    if (within) await within(tx, result);
+    return result;
+  });
+}

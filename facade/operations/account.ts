@@ -5,11 +5,11 @@
  * facade/testmode.ts and never reach the service: nothing is started or charged for them.
  */
 import { randomUUID } from "node:crypto";
-import type { ClipLook } from "../../daemon/episodes.js";
+import type { ClipLook, EpisodeRow, ExportResult, RestyleResult, SearchResult } from "../../daemon/episodes.js";
 import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/episodes.js";
 import { changeLines, LOOK_FIELDS } from "../../daemon/clip-look.js";
 import { ApiError } from "../errors.js";
-import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
+import { defineOperation, settleAnswer, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import { assertMediaFileName, requestOrigin, uploadLink } from "../uploads.js";
 import { loadTestFixtures } from "../testmode.js";
 import { checkSourceUrl } from "./transcripts.js";
@@ -87,11 +87,7 @@ export const createEpisode = defineOperation({
     if (!auth.livemode) return { ...testAnswer.episodeCreated(), ...uploadView };
     const name: string = b.name ?? b.file_name ?? (sourceUrl ? _lastSegment(sourceUrl) : "");
     const options = Object.fromEntries(["content_type", "target_seconds", "about"].filter((k) => b[k] !== undefined).map((k) => [k, b[k]]));
-    const ep = await ctx.services.episodes.create({
-      id: episodeId, accountId: auth.account.id, name: name || "Untitled episode", sourceUrl, options,
-      upload: upload ? { key: upload.key, name: upload.key.split("/").pop()! } : undefined,
-    });
-    return {
+    const hook = settleAnswer(ctx, 202, (ep: EpisodeRow) => ({
       episode_id: ep.id,
       status: ep.status,
       ...uploadView,
@@ -100,7 +96,12 @@ export const createEpisode = defineOperation({
         ? "PUT the file to upload.url with upload.headers, then POST /api/v1/episodes/{id}/uploaded. The episode is charged when its clip search starts."
         : "importing from source_url; poll GET /api/v1/episodes/{id}. The episode is charged when its clip search starts.",
       livemode: true,
-    };
+    }));
+    await ctx.services.episodes.create({
+      id: episodeId, accountId: auth.account.id, name: name || "Untitled episode", sourceUrl, options,
+      upload: upload ? { key: upload.key, name: upload.key.split("/").pop()! } : undefined,
+    }, hook.within);
+    return hook.answer;
   },
 });
 
@@ -129,14 +130,17 @@ export const episodeUploaded = defineOperation({
   async handler(ctx) {
     const auth = _authOf(ctx);
     if (!auth.livemode) return testAnswer.uploaded(ctx.params.id!);
-    const { episode, started } = await ctx.services.episodes.markUploaded(auth.account.id, ctx.params.id!);
-    const status = EpisodeService.publicStatus(episode);
-    return {
-      episode_id: episode.id,
-      status,
-      message: started ? "upload received; importing, then transcribing and searching for clips" : `nothing to do: the episode is ${status} already`,
-      livemode: true,
-    };
+    const hook = settleAnswer(ctx, 200, ({ episode, started }: { episode: EpisodeRow; started: boolean }) => {
+      const status = EpisodeService.publicStatus(episode);
+      return {
+        episode_id: episode.id,
+        status,
+        message: started ? "upload received; importing, then transcribing and searching for clips" : `nothing to do: the episode is ${status} already`,
+        livemode: true,
+      };
+    });
+    await ctx.services.episodes.markUploaded(auth.account.id, ctx.params.id!, hook.within);
+    return hook.answer;
   },
 });
 
@@ -156,15 +160,16 @@ export const exportClips = defineOperation({
     const look = _look(ctx, ctx.body);
     ctx.event.res.status = 202;
     if (!auth.livemode) return testAnswer.exported({ services: ctx.services, origin: requestOrigin(ctx.event) }, ctx.params.id!, ctx.body.clips);
-    const r = await ctx.services.episodes.exportClips(auth.account.id, ctx.params.id!, { clips: ctx.body.clips, look });
-    return {
+    const hook = settleAnswer(ctx, 202, (r: ExportResult) => ({
       episode_id: ctx.params.id,
       jobs: r.jobs.map((j) => ({ job_id: j.job_id, clip_id: j.clip_id, number: j.number, ref: j.ref, kind: j.kind, status: j.status, charged_cents: j.charged_cents })),
       not_started: r.not_started,
       charged_cents: r.charged_cents,
       message: `${r.jobs.length} job${r.jobs.length === 1 ? "" : "s"} started${r.not_started.length ? `; ${r.not_started.length} not started (see not_started)` : ""}; poll GET /api/v1/jobs/{id}`,
       livemode: true,
-    };
+    }));
+    await ctx.services.episodes.exportClips(auth.account.id, ctx.params.id!, { clips: ctx.body.clips, look }, hook.within);
+    return hook.answer;
   },
 });
 
@@ -182,15 +187,16 @@ export const searchEpisode = defineOperation({
     const auth = _authOf(ctx);
     ctx.event.res.status = 202;
     if (!auth.livemode) return testAnswer.searched(ctx.params.id!);
-    const r = await ctx.services.episodes.search(auth.account.id, ctx.params.id!, ctx.body ?? {});
-    return {
+    const hook = settleAnswer(ctx, 202, (r: SearchResult) => ({
       episode_id: ctx.params.id,
       status: r.status,
       clips: r.clips.map((c) => toClipView(ctx, c)),
       charged_cents: 0,
       message: r.status === "searching" ? "searching; poll GET /api/v1/episodes/{id} until it is ready again" : "this brief was searched before; these are its clips",
       livemode: true,
-    };
+    }));
+    await ctx.services.episodes.search(auth.account.id, ctx.params.id!, ctx.body ?? {}, hook.within);
+    return hook.answer;
   },
 });
 
@@ -228,20 +234,23 @@ export const restyleClip = defineOperation({
     ctx.event.res.status = 202;
     if (!auth.livemode) return testAnswer.restyled(ctx.params.id!, look, ctx.services.episodes.looks.serviceLook());
     const saving = body.save_as_default === true;
-    const { job, changes } = await ctx.services.episodes.restyle(auth.account.id, ctx.params.id!, look, { saveAsDefault: saving });
-    const lines = changeLines(changes);
     const saved = saving ? "; saved as the account's defaults for new clips" : "";
-    return {
-      clip_id: ctx.params.id,
-      job_id: job.job_id,
-      status: job.status,
-      changes: lines,
-      charged_cents: job.charged_cents,
-      message: lines.length
-        ? `${job.kind === "cut" ? "cutting and rendering" : "rendering"} the clip again (${lines.join("; ")})${saved}; poll GET /api/v1/jobs/${job.job_id}`
-        : `nothing to change: the clip already looks like this, so nothing started and nothing was charged${saved}; job_id is the job that made this look`,
-      livemode: true,
-    };
+    const hook = settleAnswer(ctx, 202, ({ job, changes }: RestyleResult) => {
+      const lines = changeLines(changes);
+      return {
+        clip_id: ctx.params.id,
+        job_id: job.job_id,
+        status: job.status,
+        changes: lines,
+        charged_cents: job.charged_cents,
+        message: lines.length
+          ? `${job.kind === "cut" ? "cutting and rendering" : "rendering"} the clip again (${lines.join("; ")})${saved}; poll GET /api/v1/jobs/${job.job_id}`
+          : `nothing to change: the clip already looks like this, so nothing started and nothing was charged${saved}; job_id is the job that made this look`,
+        livemode: true,
+      };
+    });
+    await ctx.services.episodes.restyle(auth.account.id, ctx.params.id!, look, { saveAsDefault: saving }, hook.within);
+    return hook.answer;
   },
 });
 

@@ -4,12 +4,12 @@
  * starts: https only, and every address its host resolves to must be public (plugins/_netguard);
  * fetch-source checks again when it downloads, pinned to the checked address.
  */
-import { TranscriptService, transcriptKeys, type TranscriptRecord } from "../../daemon/transcripts.js";
+import { TranscriptService, transcriptKeys, type Ordered, type TranscriptRecord } from "../../daemon/transcripts.js";
 import { extensionOf } from "../../plugins/_media-types.js";
 import { checkPublicUrl } from "../../daemon/public-url.js";
 import type { AuthContext } from "../auth.js";
 import { ApiError } from "../errors.js";
-import { defineOperation, uuidParam, type Operation } from "../registry.js";
+import { defineOperation, settleAnswer, uuidParam, type Operation } from "../registry.js";
 import type { FacadeServices } from "../services.js";
 import { formatDuration } from "../_format.js";
 import { sampleIds, sampleTranscript } from "../testmode.js";
@@ -136,7 +136,8 @@ export const createTranscript = defineOperation<{ url: string; name?: string }>(
     422: { description: "This Idempotency-Key was used with another body" },
     429: { description: "Rate limited; retry_after says when" },
   },
-  async handler({ body, auth, services: s, event }) {
+  async handler(ctx) {
+    const { body, auth, services: s, event } = ctx;
     const a = liveAuth(auth);
     const url = await checkSourceUrl(body.url, s.config);
     const origin = requestOrigin(event);
@@ -145,9 +146,9 @@ export const createTranscript = defineOperation<{ url: string; name?: string }>(
       return sampleTranscript({ services: s, origin });
     }
     const svc = transcriptsFor(s);
-    const { transcript, created } = await svc.order({ accountId: a.account.id, url: url.href, name: body.name ?? nameFromUrl(url) });
-    event.res.status = !created && transcript.status === "completed" ? 200 : 202;
-    return toView(s, svc, transcript, origin);
+    const hook = settleAnswer(ctx, ({ transcript, created }: Ordered) => (!created && transcript.status === "completed" ? 200 : 202), (o: Ordered) => toView(s, svc, o.transcript, origin));
+    await svc.order({ accountId: a.account.id, url: url.href, name: body.name ?? nameFromUrl(url) }, hook.within);
+    return hook.answer;
   },
 });
 

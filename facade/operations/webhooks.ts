@@ -8,7 +8,7 @@ import { WEBHOOK_EVENT_TYPES } from "../../daemon/events.js";
 import type { JsonSchema } from "../../daemon/stage.js";
 import type { WebhookService } from "../../daemon/webhooks.js";
 import { ApiError } from "../errors.js";
-import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
+import { defineOperation, settleAnswer, uuidParam, type Operation, type OperationContext } from "../registry.js";
 
 const str = (extra: Record<string, unknown> = {}): JsonSchema => ({ type: "string", ...extra });
 const eventType = str({ enum: [...WEBHOOK_EVENT_TYPES] });
@@ -58,8 +58,10 @@ function _authOf(ctx: OperationContext) {
   return ctx.auth;
 }
 
-async function _view(svc: WebhookService, w: Awaited<ReturnType<WebhookService["list"]>>[number]) {
-  return { id: w.id, url: w.url, events: w.events, enabled: w.enabled, disabled_reason: w.disabled_reason, created_at: w.created_at, recent_deliveries: await svc.recentDeliveries(w.id) };
+type WebhookRecord = Awaited<ReturnType<WebhookService["list"]>>[number];
+/** A webhook as the API shows it; a new one has no deliveries to read yet. */
+async function _view(svc: WebhookService, w: WebhookRecord, fresh = false) {
+  return { id: w.id, url: w.url, events: w.events, enabled: w.enabled, disabled_reason: w.disabled_reason, created_at: w.created_at, recent_deliveries: fresh ? [] : await svc.recentDeliveries(w.id) };
 }
 
 /** What POST /webhooks/{id}/test sends: a small, clearly marked sample of each event's data. */
@@ -95,9 +97,9 @@ export const createWebhook = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    const { webhook: w, secret } = await ctx.services.webhooks.create(auth.account.id, ctx.body);
-    ctx.event.res.status = 201;
-    return { ...(await _view(ctx.services.webhooks, w)), secret, livemode: auth.livemode };
+    const hook = settleAnswer(ctx, 201, async ({ webhook: w, secret }: { webhook: WebhookRecord; secret: string }) => ({ ...(await _view(ctx.services.webhooks, w, true)), secret, livemode: auth.livemode }));
+    await ctx.services.webhooks.create(auth.account.id, ctx.body, hook.within);
+    return hook.answer;
   },
 });
 
@@ -146,8 +148,9 @@ export const rotateWebhookSecret = defineOperation({
     404: { description: "Not on this account" },
   },
   async handler(ctx) {
-    const r = await ctx.services.webhooks.rotateSecret(_authOf(ctx).account.id, ctx.params.id!);
-    return { id: ctx.params.id, secret: r.secret, previous_secret_expires_at: r.previous_expires_at };
+    const hook = settleAnswer(ctx, 200, (r: { secret: string; previous_expires_at: string }) => ({ id: ctx.params.id, secret: r.secret, previous_secret_expires_at: r.previous_expires_at }));
+    await ctx.services.webhooks.rotateSecret(_authOf(ctx).account.id, ctx.params.id!, hook.within);
+    return hook.answer;
   },
 });
 

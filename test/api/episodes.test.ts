@@ -160,7 +160,7 @@ describe("account API: episodes, clips and jobs", () => {
     expect(search.body).toMatchObject({ status: "searching", charged_cents: 0 });
     await waitEpisode(a.live, id, ["ready"]);
     const done = await s.call(a.live, "POST", `/api/v1/episodes/${id}/search`, { about: "country" });
-    expect(done.status).toBe(200);
+    expect(done.status).toBe(202);
     expect(done.body.status).toBe("done");
     conforms("searchEpisode", done);
     conforms("getEpisode", await s.call(a.live, "GET", `/api/v1/episodes/${id}`));

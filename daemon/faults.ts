@@ -1,0 +1,11 @@
+/**
+ * Named crash points for the crash tests. `CLIPD_FAULTS=name[,name…]` makes the process kill
+ * itself with SIGKILL when it reaches one of those points, which is the one way to stop a process
+ * at an exact moment (between a commit and what follows it) instead of hoping a timed kill lands
+ * there. Unset, as in every real deployment, a point costs one Set lookup.
+ */
+const FAULTS = new Set((process.env.CLIPD_FAULTS ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+
+export function faultPoint(name: string): void {
+  if (FAULTS.has(name)) process.kill(process.pid, "SIGKILL");
+}
