@@ -11,6 +11,11 @@ import { RunError, type Run, type Runner, type StartRunOptions } from "./runner.
 /** Keys that steer what follows the run rather than a stage. */
 export const FOLLOWUP_KEYS = ["render_top"];
 
+/** Refuses a render_top that is not a whole number >= 0 (from --set or a sidecar). */
+export function checkRenderTop(top: unknown): void {
+  if (top !== undefined && !(Number.isInteger(top) && (top as number) >= 0)) throw new Error(`render_top must be a whole number >= 0, got ${JSON.stringify(top)}`);
+}
+
 /** The pipeline that renders one clip. */
 const CLIP_PIPELINE = "clip";
 

@@ -10,7 +10,7 @@ import { ConfigError, loadConfig, maskSecrets, type Config } from "../config/loa
 import { loadPipelineSet, openApp } from "./app.js";
 import { progressPrinter } from "./cli-output.js";
 import { formatChecks, runDoctor } from "./doctor.js";
-import { rendersFollow, splitOptions, startClipRenders } from "./followups.js";
+import { checkRenderTop, rendersFollow, splitOptions, startClipRenders } from "./followups.js";
 import { createLogger } from "./log.js";
 import { parseSets, UsageError } from "./cli-args.js";
 import { cmdAdmin, cmdModels, cmdPipelines, cmdStage } from "./cli-ops.js";
@@ -69,7 +69,11 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
   const isUrl = /^[a-z]+:\/\//i.test(target);
   if (!isUrl && !existsSync(target)) throw new UsageError(`no such file: ${target}`);
   const { render_top: renderTop, ...sets } = parseSets(values.set);
-  if (renderTop !== undefined && !(Number.isInteger(renderTop) && (renderTop as number) >= 0)) throw new UsageError(`render_top must be a whole number >= 0, got ${renderTop}`);
+  try {
+    checkRenderTop(renderTop);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const name = isUrl ? path.basename(new URL(target).pathname) || "download" : path.basename(target);
   const out = path.resolve(values.out ?? path.join("out", name.replace(/\.[^.]+$/, "")));
   const log = createLogger({ log: { ...cfg.log, level: values.verbose ? "info" : "warn" } });

@@ -12,6 +12,8 @@
 import { AccountError } from "./accounts.js";
 import { addressRefusal, netguardOptionsFromConfig, resolveHostAddresses } from "../plugins/_netguard.js";
 
+const RESERVED_TLD = /(^|\.)(invalid|test|example)\.?$/i;
+
 export interface PublicUrlOptions {
   /** The request field the URL came from, named in every refusal. */
   field: string;
@@ -35,6 +37,8 @@ export async function checkPublicUrl(raw: string, opts: PublicUrlOptions): Promi
   url.hash = "";
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const { allowLoopback } = await netguardOptionsFromConfig(opts.config);
+  // Names reserved never to resolve (RFC 6761) are refused without asking DNS, which may not answer.
+  if (RESERVED_TLD.test(host)) throw bad(`the host ${host} does not resolve to any address (.${host.split(".").pop()} is a reserved name)`, { host });
   let addresses: string[];
   try {
     addresses = await resolveHostAddresses(host);

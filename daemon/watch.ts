@@ -21,7 +21,7 @@ import chokidar, { type FSWatcher } from "chokidar";
 import type { Logger } from "pino";
 import { parse as parseYaml } from "yaml";
 import type { ClipdApp } from "./app.js";
-import { FOLLOWUP_KEYS, splitOptions, startClipRenders } from "./followups.js";
+import { checkRenderTop, FOLLOWUP_KEYS, splitOptions, startClipRenders } from "./followups.js";
 import { eventsFor, writeResults } from "./results.js";
 import { TERMINAL, type Run } from "./runner.js";
 
@@ -148,8 +148,7 @@ export class WatchFolder {
     try {
       // Refuse bad options before anything is stored; the renders' share is read again at settle.
       const sidecar = await this.readSidecar(l, name);
-      const top = sidecar.render_top;
-      if (top !== undefined && !(Number.isInteger(top) && (top as number) >= 0)) throw new Error(`render_top must be a whole number >= 0, got ${JSON.stringify(top)}`);
+      checkRenderTop(sidecar.render_top);
       set = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS)).run;
     } catch (err) {
       await this.app.db.query(`insert into watch_files (id, folder, name, size, mtime_ms, state, error) values ($1, $2, $3, $4, $5, 'failed', $6)`, [id, l.inbox, name, st.size, st.mtimeMs, (err as Error).message]);
@@ -194,7 +193,16 @@ export class WatchFolder {
     if (row.state === "running") {
       const sidecar = await this.readSidecar(l, row.name).catch(() => ({}) as Record<string, unknown>);
       const top = Number(sidecar.render_top ?? this.app.config.render.render_top);
-      const { renders } = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS));
+      let renders: Record<string, unknown>;
+      try {
+        ({ renders } = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS)));
+      } catch (err) {
+        // The pipelines changed under a file in flight: it fails visibly rather than waiting forever.
+        const message = `the sidecar's render options no longer fit the pipelines: ${(err as Error).message}`;
+        await this.moveToFailed(l, row.name, { code: "bad_options", message, run_id: run.id });
+        await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [row.id, message]);
+        return;
+      }
       children = await startClipRenders(this.app.runner, run, top, { origin: "watch", originRef: row.name, set: renders });
       await this.app.db.query(`update watch_files set state = 'rendering', children = $2, updated_at = now() where id = $1`, [row.id, JSON.stringify(children)]);
     }

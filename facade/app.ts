@@ -67,7 +67,7 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
     const limited = op.rateLimited ?? needsKey;
     app.on(op.method, route, async (event: H3Event) => {
       const headers = new Headers({ "content-type": "application/json" });
-      let idem: { scope: IdemScope; key: string } | undefined;
+      let idem: { scope: IdemScope; key: string; attempt: string } | undefined;
       let bodyRead = !op.body;
       try {
         let auth: AuthContext | undefined;
@@ -104,12 +104,12 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
             headers.set("Idempotent-Replayed", "true");
             return new Response(JSON.stringify(start.replay.body), { status: start.replay.status, headers });
           }
-          idem = { scope, key: idemKey };
+          idem = { scope, key: idemKey, attempt: start.attempt };
         }
         let settled = false;
         const settle = async (tx: Queryable, status: number, answer: unknown) => {
           if (!idem) return;
-          await finishIdempotent(tx, idem.scope, idem.key, status, answer);
+          await finishIdempotent(tx, idem.scope, idem.key, idem.attempt, status, answer, { inWork: true });
           settled = true;
         };
         const result = await op.handler({ event, params, query, body, services, auth, settle });
@@ -117,12 +117,12 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
         const status = event.res.status ?? 200;
         faultPoint(`after-handler:${op.id}`);
         // Work that settled its answer in its own transaction is recorded already.
-        if (idem && !settled) await finishIdempotent(services.db, idem.scope, idem.key, status, result);
+        if (idem && !settled) await finishIdempotent(services.db, idem.scope, idem.key, idem.attempt, status, result);
         return new Response(JSON.stringify(result), { status, headers });
       } catch (err) {
         const { status, body } = toErrorBody(err);
         if (status >= 500) services.log.error({ err, op: op.id }, "operation failed");
-        if (idem) await finishIdempotent(services.db, idem.scope, idem.key, status, body).catch(() => {});
+        if (idem) await finishIdempotent(services.db, idem.scope, idem.key, idem.attempt, status, body).catch(() => {});
         // Refused before its body was read: close rather than drain what the client is still sending.
         if (!bodyRead && requestHasBody(event.req)) headers.set("connection", "close");
         return new Response(JSON.stringify(body), { status, headers });

@@ -4,7 +4,7 @@
  * processes. Within 24 h: the same key and body replays the first answer and starts nothing; the
  * same key with another body is 422; a repeat while the first is still running is 409.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../daemon/store/db.js";
 import { ApiError } from "./errors.js";
 
@@ -23,7 +23,8 @@ export interface IdemScope {
   livemode: boolean;
 }
 
-export type IdemStart = { replay: { status: number; body: unknown } } | { fresh: true };
+/** A replay of the first answer, or a fresh start owning the record by its `attempt` token. */
+export type IdemStart = { replay: { status: number; body: unknown } } | { fresh: true; attempt: string };
 
 export function requestHash(method: string, path: string, body: unknown): string {
   return createHash("sha256").update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest("hex");
@@ -41,13 +42,14 @@ export function checkIdempotencyKey(key: string): void {
 export async function beginIdempotent(db: Db, scope: IdemScope, key: string, hash: string): Promise<IdemStart> {
   checkIdempotencyKey(key);
   const { accountId, livemode } = scope;
+  const attempt = randomUUID();
   return db.transaction(async (tx) => {
     await tx.query(`delete from idempotency where account_id = $1 and livemode = $2 and key = $3 and created_at < now() - make_interval(hours => $4)`, [accountId, livemode, key, IDEMPOTENCY_TTL_HOURS]);
     const ins = await tx.query(
-      `insert into idempotency (account_id, livemode, key, request_hash, state) values ($1, $2, $3, $4, 'running') on conflict (account_id, livemode, key) do nothing returning key`,
-      [accountId, livemode, key, hash],
+      `insert into idempotency (account_id, livemode, key, request_hash, state, attempt) values ($1, $2, $3, $4, 'running', $5) on conflict (account_id, livemode, key) do nothing returning key`,
+      [accountId, livemode, key, hash, attempt],
     );
-    if (ins.rows.length) return { fresh: true } as const;
+    if (ins.rows.length) return { fresh: true, attempt } as const;
     const { rows } = await tx.query(
       `select request_hash, state, status, body, created_at < now() - make_interval(secs => $4) as stale from idempotency where account_id = $1 and livemode = $2 and key = $3 for update`,
       [accountId, livemode, key, IDEMPOTENCY_STALE_SECONDS],
@@ -55,21 +57,29 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
     const r = rows[0];
     if (r.request_hash !== hash) throw new ApiError(422, "idempotency_mismatch", "this Idempotency-Key was used with a different request; use a new key", { field: "Idempotency-Key" });
     if (r.state === "running" && r.stale) {
-      await tx.query(`update idempotency set created_at = now() where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key]);
-      return { fresh: true } as const;
+      await tx.query(`update idempotency set created_at = now(), attempt = $4 where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key, attempt]);
+      return { fresh: true, attempt } as const;
     }
     if (r.state === "running") throw new ApiError(409, "idempotency_in_progress", "a request with this Idempotency-Key is still running; retry shortly", { field: "Idempotency-Key" });
     return { replay: { status: r.status, body: typeof r.body === "string" ? JSON.parse(r.body) : r.body } } as const;
   });
 }
 
-/** Stores the answer to replay; `q` may be the transaction of the work itself. */
-export async function finishIdempotent(q: Queryable, scope: IdemScope, key: string, status: number, body: unknown): Promise<void> {
+/**
+ * Stores the answer to replay, if this attempt still owns the record. `q` may be the transaction
+ * of the work itself: there, losing the record to a retry that took it over is an error, so the
+ * slow attempt's work rolls back rather than running twice.
+ */
+export async function finishIdempotent(q: Queryable, scope: IdemScope, key: string, attempt: string, status: number, body: unknown, opts: { inWork?: boolean } = {}): Promise<void> {
   const { accountId, livemode } = scope;
+  const mine = `account_id = $1 and livemode = $2 and key = $3 and attempt = $4 and state = 'running'`;
   if (status >= 500) {
     // A server error is not an answer to replay: free the key for a retry.
-    await q.query(`delete from idempotency where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key]);
+    await q.query(`delete from idempotency where ${mine}`, [accountId, livemode, key, attempt]);
     return;
   }
-  await q.query(`update idempotency set state = 'done', status = $4, body = $5 where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key, status, JSON.stringify(body ?? null)]);
+  const { rows } = await q.query(`update idempotency set state = 'done', status = $5, body = $6 where ${mine} returning key`, [accountId, livemode, key, attempt, status, JSON.stringify(body ?? null)]);
+  if (!rows.length && opts.inWork) {
+    throw new ApiError(409, "idempotency_in_progress", "another request with this Idempotency-Key took over; nothing was done by this one", { field: "Idempotency-Key" });
+  }
 }

@@ -45,6 +45,9 @@ export interface TestFixtures {
   transcript: { id: string; name: string; url: string; language: string; duration_seconds: number; created_at: string; segments: FixtureSegment[] };
 }
 
+/** A test upload address checks and discards what is sent; it takes files up to this size (100 MB). */
+export const TEST_UPLOAD_MAX_BYTES = 100 * 1024 * 1024;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const cache = new Map<string, TestFixtures>();
 

@@ -11,7 +11,7 @@ import { changeLines, LOOK_FIELDS } from "../../daemon/clip-look.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, settleAnswer, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import { assertMediaFileName, requestOrigin, uploadLink } from "../uploads.js";
-import { loadTestFixtures } from "../testmode.js";
+import { loadTestFixtures, TEST_UPLOAD_MAX_BYTES } from "../testmode.js";
 import { checkSourceUrl } from "./transcripts.js";
 import { S } from "./_account-schemas.js";
 import { toClipView, toEpisodeView, toJobView } from "./_account-views.js";
@@ -82,7 +82,7 @@ export const createEpisode = defineOperation({
     const episodeId = auth.livemode ? randomUUID() : loadTestFixtures().episode.episode_id;
     const upload = sourceUrl
       ? undefined
-      : uploadLink(ctx.services, { accountId: auth.account.id, ref: episodeId, fileName: b.file_name, maxBytes: MAX_EPISODE_BYTES, origin: requestOrigin(ctx.event), test: !auth.livemode });
+      : uploadLink(ctx.services, { accountId: auth.account.id, ref: episodeId, fileName: b.file_name, maxBytes: auth.livemode ? MAX_EPISODE_BYTES : TEST_UPLOAD_MAX_BYTES, origin: requestOrigin(ctx.event), test: !auth.livemode });
     const uploadView = upload ? { upload: { method: upload.method, url: upload.url, headers: upload.headers, expires_at: upload.expires_at } } : {};
     if (!auth.livemode) return { ...testAnswer.episodeCreated(), ...uploadView };
     const name: string = b.name ?? b.file_name ?? (sourceUrl ? _lastSegment(sourceUrl) : "");

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_OPERATIONS } from "../../facade/operations/account.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
-import { SHARED_MEDIA } from "../helpers/media.js";
+import { TEST_MEDIA } from "../helpers/media.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -38,7 +38,7 @@ describe("account API: episodes, clips and jobs", () => {
   let s: ApiServer;
   let media: TestHttpsServer;
   beforeAll(async () => {
-    media = await startHttpsServer({ "/jfk.wav": serveFile(SHARED_MEDIA.jfkWav, "audio/wav") });
+    media = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
     s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath } });
   }, 60_000);
   afterAll(async () => {
@@ -78,7 +78,7 @@ describe("account API: episodes, clips and jobs", () => {
     expect(early.status).toBe(409);
     expect(early.body.error.code).toBe("upload_missing");
 
-    const put = await fetch(created.body.upload.url, { method: "PUT", headers: created.body.upload.headers, body: await readFile(SHARED_MEDIA.jfkWav) });
+    const put = await fetch(created.body.upload.url, { method: "PUT", headers: created.body.upload.headers, body: await readFile(TEST_MEDIA.jfkWav) });
     expect(put.status).toBeLessThan(300);
     const up = await s.call(a.live, "POST", `/api/v1/episodes/${id}/uploaded`, {});
     expect(up.status).toBe(200);

@@ -11,7 +11,7 @@ import { LinkSigner } from "../../facade/signing.js";
 import { downloadLink, uploadLink, type LinkServices } from "../../facade/uploads.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
-import { SHARED_MEDIA } from "../helpers/media.js";
+import { TEST_MEDIA } from "../helpers/media.js";
 
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 const MB = 1024 * 1024;
@@ -47,7 +47,7 @@ describe.each(testBackends())("files on %s", (backend) => {
     t = await openApiServer(backend);
     links = { config: t.app.config, signer: await LinkSigner.create(t.app.db) };
     accountId = (await t.account()).accountId;
-    jfk = await readFile(SHARED_MEDIA.jfkWav);
+    jfk = await readFile(TEST_MEDIA.jfkWav);
   });
   afterAll(() => t?.close());
 
@@ -64,7 +64,7 @@ describe.each(testBackends())("files on %s", (backend) => {
     const res = await fetch(up.url, {
       method: "PUT",
       headers: up.headers,
-      body: Readable.toWeb(createReadStream(SHARED_MEDIA.jfkWav, { highWaterMark: 16 * 1024 })) as any,
+      body: Readable.toWeb(createReadStream(TEST_MEDIA.jfkWav, { highWaterMark: 16 * 1024 })) as any,
       duplex: "half",
     } as RequestInit);
     expect(res.status).toBe(200);
@@ -149,7 +149,7 @@ describe.each(testBackends())("files on %s", (backend) => {
     const key = "dl/jfk.wav";
     let url: string;
     beforeAll(async () => {
-      await t.app.storage.putFile(key, SHARED_MEDIA.jfkWav);
+      await t.app.storage.putFile(key, TEST_MEDIA.jfkWav);
       const dl = downloadLink(links, { key, name: "JFK – inaugural.wav", type: "audio/wav", origin: t.base });
       expect(Date.parse(dl.expires_at) - Date.now()).toBeGreaterThan(7 * 86400_000 - 60_000);
       url = dl.url;

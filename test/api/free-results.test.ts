@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeSpeechOptions } from "../helpers/fake-openai.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
-import { makeToneMp3, SHARED_MEDIA } from "../helpers/media.js";
+import { makeToneMp3, TEST_MEDIA } from "../helpers/media.js";
 
 const EPISODE_SECONDS = 3 * 3600;
 const MAX_BYTES = 20 * 1024 * 1024;
@@ -29,7 +29,7 @@ describe("free transcription API results: links over 1 MB, detected language, la
     const [episode, long11] = await Promise.all([makeToneMp3(EPISODE_SECONDS), makeToneMp3(660)]);
     media = await startHttpsServer({
       "/episode-3h.mp3": serveFile(episode, "audio/mpeg"),
-      "/jfk.wav": serveFile(SHARED_MEDIA.jfkWav, "audio/wav"),
+      "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav"),
       // No Content-Length and no Range support: the length is only known after download.
       "/hidden-length.mp3": (_req, res) => {
         res.setHeader("content-type", "audio/mpeg");
@@ -37,7 +37,7 @@ describe("free transcription API results: links over 1 MB, detected language, la
       },
       // No length, and no end: an MP3 repeated until the client hangs up.
       "/endless.mp3": async (req, res) => {
-        const mp3 = await readFile(SHARED_MEDIA.jfkMp3);
+        const mp3 = await readFile(TEST_MEDIA.jfkMp3);
         res.setHeader("content-type", "audio/mpeg");
         let open = true;
         req.socket.on("close", () => (open = false));

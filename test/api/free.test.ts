@@ -8,7 +8,7 @@ import { FREE_RETENTION_QUEUE } from "../../daemon/free-janitor.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
-import { makeSilence, makeToneMp3, SHARED_MEDIA } from "../helpers/media.js";
+import { makeSilence, makeToneMp3, TEST_MEDIA } from "../helpers/media.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 
 describe.each(testBackends())("free transcription API on %s", (backend) => {
@@ -20,10 +20,10 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
 
   beforeAll(async () => {
     const [long11, long91, silence3, silence20] = await Promise.all([makeToneMp3(660), makeToneMp3(5460), makeSilence(3), makeSilence(20)]);
-    const jfkMp3 = await readFile(SHARED_MEDIA.jfkMp3);
+    const jfkMp3 = await readFile(TEST_MEDIA.jfkMp3);
     const head = Buffer.concat(Array.from({ length: Math.ceil((300 * 1024) / jfkMp3.length) }, () => jfkMp3));
     media = await startHttpsServer({
-      "/jfk.wav": serveFile(SHARED_MEDIA.jfkWav, "audio/wav"),
+      "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav"),
       "/long11.mp3": serveFile(long11, "audio/mpeg"),
       "/long91.mp3": serveFile(long91, "audio/mpeg"),
       "/silence3.wav": serveFile(silence3, "audio/wav"),

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { until } from "../helpers/cli.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
-import { SHARED_MEDIA } from "../helpers/media.js";
+import { TEST_MEDIA } from "../helpers/media.js";
 
 /** Mean absolute difference (0–255) of two videos' frames at `at` s, in the top band where the hook box sits. */
 function hookBandDiff(a: string, b: string, at: number): number {
@@ -24,7 +24,7 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
   let s: ApiServer;
   let media: TestHttpsServer;
   beforeAll(async () => {
-    media = await startHttpsServer({ "/jfk.wav": serveFile(SHARED_MEDIA.jfkWav, "audio/wav") });
+    media = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
     s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath } });
   }, 60_000);
   afterAll(async () => {

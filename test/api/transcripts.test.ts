@@ -9,7 +9,7 @@ import { runAdmin } from "../../daemon/admin.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
-import { SHARED_MEDIA } from "../helpers/media.js";
+import { TEST_MEDIA } from "../helpers/media.js";
 
 const ajv = new Ajv({ strict: false });
 addFormats.default(ajv);
@@ -22,7 +22,7 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
   let acc: { accountId: string; live: string; test: string };
 
   beforeAll(async () => {
-    media = await startHttpsServer({ "/talks/jfk.wav": serveFile(SHARED_MEDIA.jfkWav, "audio/wav"), "/talks/again.wav": serveFile(SHARED_MEDIA.jfkWav, "audio/wav") });
+    media = await startHttpsServer({ "/talks/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav"), "/talks/again.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
     t = await openApiServer(backend, { network: { allow_loopback: true, extra_ca: media.caPath }, transcribe: { engine: "pocketsphinx" } });
     acc = await t.account();
   });

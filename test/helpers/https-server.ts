@@ -7,7 +7,7 @@
  * with `guardedFetch(url, { ca: server.ca })`, or in a stage's config with
  * `{ network: { allow_loopback: true, extra_ca: server.caPath } }`.
  *
- *   const server = await startHttpsServer({ "/a.mp3": serveFile(SHARED_MEDIA.jfkMp3, "audio/mpeg") });
+ *   const server = await startHttpsServer({ "/a.mp3": serveFile(TEST_MEDIA.jfkMp3, "audio/mpeg") });
  *   server.route("/page", (req, res) => res.end("<html>"));
  *   await guardedFetch(server.url("/a.mp3"), { allowLoopback: true, ca: server.ca });
  *   await server.close();

@@ -33,8 +33,6 @@ export const fixtureMedia = (name: string) => path.join(REPO_ROOT, "test", "fixt
 /** A model file kept in the repository (test/fixtures/models/README.md). */
 export const fixtureModel = (name: string) => path.join(REPO_ROOT, "test", "fixtures", "models", name);
 export const TEST_MEDIA = { jfkWav: fixtureMedia("jfk.wav"), jfkMp3: fixtureMedia("jfk.mp3") };
-/** The older name of TEST_MEDIA, still imported by the API tests. */
-export const SHARED_MEDIA = TEST_MEDIA;
 
 // Bump when a generator changes so stale cached files are not reused.
 const GENERATOR_VERSION = 2;

@@ -5,7 +5,7 @@ import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import cut from "../../plugins/cut/index.js";
 import probe from "../../plugins/probe/index.js";
-import { makeAudioWithCover, SHARED_MEDIA } from "../helpers/media.js";
+import { makeAudioWithCover, TEST_MEDIA } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 async function frameStats(file: string, dir: string) {
@@ -33,10 +33,10 @@ describe("cut: audio cover art", () => {
   }
 
   it("uses the picture embedded in an MP3 instead of the plain gradient", async () => {
-    const withCover = await cutAudio(await makeAudioWithCover(SHARED_MEDIA.jfkWav));
+    const withCover = await cutAudio(await makeAudioWithCover(TEST_MEDIA.jfkWav));
     expect(withCover.media.kind).toBe("audio");
     expect(withCover.media.streams.some((s: any) => s.cover_art)).toBe(true);
-    const plain = await cutAudio(SHARED_MEDIA.jfkWav);
+    const plain = await cutAudio(TEST_MEDIA.jfkWav);
     const a = await frameStats(withCover.file, withCover.dir);
     const b = await frameStats(plain.file, plain.dir);
     // testsrc2's colour bars make a far busier background than the generated gradient.

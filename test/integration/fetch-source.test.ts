@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import fetchSource from "../../plugins/fetch-source/index.js";
 import { StageError } from "../../daemon/stage.js";
 import { redirectTo, serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
-import { makeVideo, SHARED_MEDIA } from "../helpers/media.js";
+import { makeVideo, TEST_MEDIA } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 let server: TestHttpsServer;
@@ -12,15 +12,15 @@ let ctx: TestStageCtx | undefined;
 let jfkBytes: number;
 
 beforeAll(async () => {
-  jfkBytes = (await stat(SHARED_MEDIA.jfkMp3)).size;
+  jfkBytes = (await stat(TEST_MEDIA.jfkMp3)).size;
   const video = await makeVideo({ seconds: 1 });
   server = await startHttpsServer({
-    "/jfk.mp3": serveFile(SHARED_MEDIA.jfkMp3, "audio/mpeg"),
+    "/jfk.mp3": serveFile(TEST_MEDIA.jfkMp3, "audio/mpeg"),
     "/download": (_req, res) => {
       res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": `attachment; filename="Inaugural Address"` });
-      createReadStream(SHARED_MEDIA.jfkMp3).pipe(res);
+      createReadStream(TEST_MEDIA.jfkMp3).pipe(res);
     },
-    "/chunked.mp3": serveFile(SHARED_MEDIA.jfkMp3, "audio/mpeg", { contentLength: false }),
+    "/chunked.mp3": serveFile(TEST_MEDIA.jfkMp3, "audio/mpeg", { contentLength: false }),
     "/clip": serveFile(video, "video/mp4"),
     "/page": (_req, res) => {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -68,7 +68,7 @@ describe("fetch-source over https", () => {
     const url = server.url("/jfk.mp3");
     const { source } = await run({ source_url: url });
     expect(source).toEqual({ key: `runs/${ctx!.runId}/source.mp3`, name: "jfk.mp3", bytes: jfkBytes, content_type: "audio/mpeg", url });
-    expect(await ctx!.storage.read(source.key)).toEqual(await readFile(SHARED_MEDIA.jfkMp3));
+    expect(await ctx!.storage.read(source.key)).toEqual(await readFile(TEST_MEDIA.jfkMp3));
     expect(await ctx!.storage.exists(`runs/${ctx!.runId}/source.part`)).toBe(false);
     expect(ctx!.progressCalls.at(-1)?.[0]).toBe(100);
   });
@@ -137,7 +137,7 @@ describe("fetch-source over https", () => {
 describe("fetch-source with an upload", () => {
   it("checks the stored file and returns it unchanged", async () => {
     ctx = await makeStageCtx();
-    await ctx.storage.putFile("uploads/u1/talk.mp3", SHARED_MEDIA.jfkMp3);
+    await ctx.storage.putFile("uploads/u1/talk.mp3", TEST_MEDIA.jfkMp3);
     const { source } = await fetchSource.run({ upload: { key: "uploads/u1/talk.mp3", name: "My Talk.mp3" } }, ctx);
     expect(source).toEqual({ key: "uploads/u1/talk.mp3", name: "My Talk.mp3", bytes: jfkBytes });
   });

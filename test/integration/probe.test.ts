@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import probe from "../../plugins/probe/index.js";
 import { StageError } from "../../daemon/stage.js";
-import { makeAudioWithCover, makeSpeechWav, makeVideo, SHARED_MEDIA, transcode } from "../helpers/media.js";
+import { makeAudioWithCover, makeSpeechWav, makeVideo, TEST_MEDIA, transcode } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 let ctx: TestStageCtx | undefined;
@@ -29,7 +29,7 @@ async function probeError(file: string | Buffer, name: string, options: Record<s
 
 describe("probe", () => {
   it("reads jfk.wav", async () => {
-    const { media } = await probeFile(SHARED_MEDIA.jfkWav, "jfk.wav");
+    const { media } = await probeFile(TEST_MEDIA.jfkWav, "jfk.wav");
     expect(media.kind).toBe("audio");
     expect(media.duration).toBeCloseTo(11.0, 1);
     expect(media.has_audio).toBe(true);
@@ -42,8 +42,8 @@ describe("probe", () => {
   });
 
   it("reads jfk.mp3 and other audio containers", async () => {
-    expect((await probeFile(SHARED_MEDIA.jfkMp3, "jfk.mp3")).media).toMatchObject({ kind: "audio", audio: { codec: "mp3" } });
-    const opus = await probeFile(await transcode(SHARED_MEDIA.jfkWav, ".opus"), "jfk.opus");
+    expect((await probeFile(TEST_MEDIA.jfkMp3, "jfk.mp3")).media).toMatchObject({ kind: "audio", audio: { codec: "mp3" } });
+    const opus = await probeFile(await transcode(TEST_MEDIA.jfkWav, ".opus"), "jfk.opus");
     expect(opus.media.audio.codec).toBe("opus");
     expect(opus.media.duration).toBeCloseTo(11.0, 0);
   });
@@ -70,7 +70,7 @@ describe("probe", () => {
   });
 
   it("counts an mp3 with cover art as audio", async () => {
-    const { media } = await probeFile(await makeAudioWithCover(SHARED_MEDIA.jfkMp3), "episode.mp3");
+    const { media } = await probeFile(await makeAudioWithCover(TEST_MEDIA.jfkMp3), "episode.mp3");
     expect(media.kind).toBe("audio");
     expect(media.width).toBeUndefined();
     expect(media.streams.find((s: any) => s.type === "video")).toMatchObject({ codec: "png", cover_art: true });
@@ -95,23 +95,23 @@ describe("probe", () => {
   });
 
   it("refuses an extension outside the list, naming it and the list", async () => {
-    const err = await probeError(SHARED_MEDIA.jfkWav, "speech.txt");
+    const err = await probeError(TEST_MEDIA.jfkWav, "speech.txt");
     expect(err.code).toBe("unsupported_type");
     expect(err.message).toContain(".txt");
     expect(err.message).toContain(".mp4");
     expect(err.message).toContain(".flac");
-    expect((await probeError(SHARED_MEDIA.jfkWav, "noext")).code).toBe("unsupported_type");
+    expect((await probeError(TEST_MEDIA.jfkWav, "noext")).code).toBe("unsupported_type");
   });
 
   it("refuses a file longer than max_seconds", async () => {
-    const err = await probeError(SHARED_MEDIA.jfkWav, "jfk.wav", { max_seconds: 5 });
+    const err = await probeError(TEST_MEDIA.jfkWav, "jfk.wav", { max_seconds: 5 });
     expect(err.code).toBe("too_long");
     expect(err.details).toMatchObject({ max_duration_seconds: 5 });
     expect(err.details!.duration_seconds).toBeCloseTo(11, 0);
   });
 
   it("refuses a file larger than max_bytes before probing", async () => {
-    const err = await probeError(SHARED_MEDIA.jfkWav, "jfk.wav", { max_bytes: 1000 });
+    const err = await probeError(TEST_MEDIA.jfkWav, "jfk.wav", { max_bytes: 1000 });
     expect(err.code).toBe("too_big");
     expect(err.details).toMatchObject({ max_bytes: 1000 });
   });

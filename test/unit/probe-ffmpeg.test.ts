@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ffprobeJson, parseFfmpegTime, runFfmpeg, ToolError } from "../../plugins/_ffmpeg.js";
-import { SHARED_MEDIA } from "../helpers/media.js";
+import { TEST_MEDIA } from "../helpers/media.js";
 
 describe("_ffmpeg helpers", () => {
   it("parses ffmpeg's progress clock", () => {
@@ -29,6 +29,6 @@ describe("_ffmpeg helpers", () => {
     const err = await ffprobeJson("/nonexistent/file.mp4").then(() => undefined, (e) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect(err.message).toMatch(/No such file or directory/);
-    expect((await ffprobeJson(SHARED_MEDIA.jfkWav)).format.format_name).toBe("wav");
+    expect((await ffprobeJson(TEST_MEDIA.jfkWav)).format.format_name).toBe("wav");
   });
 });
