@@ -29,9 +29,9 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { loadConfig, projectRoot } from "../config/loader.js";
 import { openApp, type ClipdApp } from "../daemon/app.js";
-import { STEP_QUEUE } from "../daemon/queue.js";
+import { STEP_QUEUE } from "../daemon/engine/queue.js";
 import { startRoles, type RunningRoles } from "../daemon/roles.js";
-import type { Run } from "../daemon/runner.js";
+import type { Run } from "../daemon/engine/runner.js";
 import { startPgServer, withPgDatabase } from "./_pg.js";
 
 type Backend = "pglite" | "postgres";

@@ -20,8 +20,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import pino from "pino";
-import type { StageContext } from "../daemon/stage.js";
-import { defineLocalStorage } from "../daemon/storage.js";
+import type { StageContext } from "../daemon/engine/stage.js";
+import { defineLocalStorage } from "../daemon/kit/storage.js";
 import captionBurn from "../plugins/caption-burn/index.js";
 import cut from "../plugins/cut/index.js";
 

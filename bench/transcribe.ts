@@ -23,8 +23,8 @@ import os from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { projectRoot } from "../config/loader.js";
-import type { StageContext } from "../daemon/stage.js";
-import { defineLocalStorage } from "../daemon/storage.js";
+import type { StageContext } from "../daemon/engine/stage.js";
+import { defineLocalStorage } from "../daemon/kit/storage.js";
 import transcribe, { type TranscribeOptions } from "../plugins/transcribe/index.js";
 import { makeEpisode, wordErrorRate } from "../test/fixtures/episodes.js";
 

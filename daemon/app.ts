@@ -7,20 +7,21 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
 import { projectRoot, type Config } from "../config/loader.js";
-import { loadPipelines, pipelineDirs, PipelineError, type Pipeline } from "./pipelines.js";
-import { QueueManager } from "./queue.js";
-import { loadStageRegistry, type StageRegistry } from "./registry.js";
-import { Runner } from "./runner.js";
-import { defineLocalStorage, type Storage } from "./storage.js";
+import { loadPipelines, pipelineDirs, PipelineError, type Pipeline } from "./engine/pipelines.js";
+import { QueueManager } from "./engine/queue.js";
+import type { StageRegistry } from "./engine/registry.js";
+import { loadStages } from "./stages.js";
+import { Runner } from "./engine/runner.js";
+import { defineLocalStorage, type Storage } from "./kit/storage.js";
 import { openDb, type Db } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
-import { WorkerBoard } from "./workers.js";
-import { AccountService } from "./accounts.js";
-import { BillingService } from "./billing.js";
-import { EpisodeService } from "./episodes.js";
-import { TranscriptService } from "./transcripts.js";
-import { WebhookService } from "./webhooks.js";
-import { freeService } from "./free.js";
+import { WorkerBoard } from "./engine/workers.js";
+import { AccountService } from "./account/accounts.js";
+import { BillingService } from "./account/billing.js";
+import { EpisodeService } from "./account/episodes.js";
+import { TranscriptService } from "./account/transcripts.js";
+import { WebhookService } from "./account/webhooks.js";
+import { freeService } from "./free/service.js";
 
 export interface ClipdApp {
   config: Config;
@@ -45,7 +46,7 @@ export function clipdVersion(): string {
 }
 
 export async function loadPipelineSet(config: Config): Promise<{ registry: StageRegistry; pipelines: Map<string, Pipeline> }> {
-  const registry = await loadStageRegistry({ plugins: config.plugins });
+  const registry = await loadStages({ plugins: config.plugins });
   const { pipelines, issues } = loadPipelines({
     dirs: pipelineDirs(projectRoot(), config.pipelines.ops_dir || undefined),
     stages: registry.stages,

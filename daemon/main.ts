@@ -8,16 +8,16 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, maskSecrets, type Config } from "../config/loader.js";
 import { loadPipelineSet, openApp } from "./app.js";
-import { progressPrinter } from "./cli-output.js";
-import { formatChecks, runDoctor } from "./doctor.js";
-import { checkRenderTop, rendersFollow, splitOptions, startClipRenders } from "./followups.js";
-import { createLogger } from "./log.js";
-import { parseSets, UsageError } from "./cli-args.js";
-import { cmdAdmin, cmdModels, cmdPipelines, cmdStage } from "./cli-ops.js";
-import { PipelineError } from "./pipelines.js";
-import { eventsFor, writeResults } from "./results.js";
+import { progressPrinter } from "./cli/output.js";
+import { formatChecks, runDoctor } from "./cli/doctor.js";
+import { checkRenderTop, rendersFollow, splitOptions, startClipRenders } from "./watch/followups.js";
+import { createLogger } from "./kit/log.js";
+import { parseSets, UsageError } from "./cli/args.js";
+import { cmdAdmin, cmdModels, cmdPipelines, cmdStage } from "./cli/ops.js";
+import { PipelineError } from "./engine/pipelines.js";
+import { eventsFor, writeResults } from "./watch/results.js";
 import { startRoles, type Role } from "./roles.js";
-import type { Run } from "./runner.js";
+import type { Run } from "./engine/runner.js";
 import { openDb } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
 
@@ -48,7 +48,7 @@ Environment: PORT, DATABASE_URL, CLIPD_DATA_DIR, CLIPD_CONFIG, CLIPD_LOG_LEVEL`;
 
 async function cmdRoles(cfg: Config, roles: Role[]) {
   const log = createLogger(cfg);
-  const { runDoctor: doctor } = await import("./doctor.js");
+  const { runDoctor: doctor } = await import("./cli/doctor.js");
   for (const c of await doctor(cfg, { database: false })) {
     if (c.level !== "ok") log.warn({ check: c.name, detail: c.detail, fix: c.fix }, `missing: ${c.name} — fix: ${c.fix}`);
   }

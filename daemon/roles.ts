@@ -8,11 +8,11 @@ import { listen, type Listener } from "listhen";
 import { toNodeHandler } from "h3/node";
 import { createFacade } from "../facade/app.js";
 import type { ClipdApp } from "./app.js";
-import { WatchFolder } from "./watch.js";
+import { WatchFolder } from "./watch/folder.js";
 import { RateLimiter } from "../facade/ratelimit.js";
 import { LinkSigner } from "../facade/signing.js";
 import { downloadLink } from "../facade/uploads.js";
-import { freeService } from "./free.js";
+import { freeService } from "./free/service.js";
 
 export type Role = "serve" | "work" | "watch";
 

@@ -22,7 +22,7 @@ import { WEBHOOK_OPERATIONS } from "./operations/webhooks.js";
 import { FREE_OPERATIONS } from "./operations/free.js";
 import type { Operation } from "./registry.js";
 import type { Queryable } from "../daemon/store/db.js";
-import { faultPoint } from "../daemon/faults.js";
+import { faultPoint } from "../daemon/kit/faults.js";
 import type { FacadeServices } from "./services.js";
 
 /** Default cap on a JSON request body (server.max_json_bytes). */

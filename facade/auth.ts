@@ -3,7 +3,7 @@
  * key and for any free-tool key; 403 for a missing scope or an account under billing review.
  */
 import type { H3Event } from "h3";
-import { keyKind, type Account, type AccountService, type ApiKey } from "../daemon/accounts.js";
+import { keyKind, type Account, type AccountService, type ApiKey } from "../daemon/account/accounts.js";
 import { ApiError } from "./errors.js";
 
 export interface AuthContext {

@@ -2,6 +2,8 @@
  * API errors. Every refusal leaves the facade as `{ error: { code, message, ...context } }`; this is
  * the one place that maps internal errors to that envelope and an HTTP status.
  */
+import { NetRefusal } from "../daemon/net/public-url.js";
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -19,6 +21,7 @@ export function toErrorBody(err: unknown): { status: number; body: { error: Reco
   if (err instanceof ApiError) {
     return { status: err.status, body: { error: { code: err.code, message: err.message, ...err.context } } };
   }
+  if (err instanceof NetRefusal) return { status: 400, body: { error: { code: err.code, message: err.message, ...err.context } } };
   const e = err as { name?: string; code?: string; message?: string; status?: number };
   if (e?.name === "AccountError") {
     const a = err as { status: number; code: string; message: string; context?: Record<string, unknown> };

@@ -4,7 +4,7 @@
  * (later) the MCP tools, so nothing about an operation is written twice.
  */
 import type { H3Event } from "h3";
-import type { JsonSchema } from "../daemon/stage.js";
+import type { JsonSchema } from "../daemon/engine/stage.js";
 import type { Queryable } from "../daemon/store/db.js";
 import type { AuthContext } from "./auth.js";
 import type { FacadeServices } from "./services.js";

@@ -1,17 +1,17 @@
 /** What the facade is given by the daemon. The facade reaches the daemon only through these. */
 import type { Logger } from "pino";
 import type { Config } from "../config/loader.js";
-import type { QueueManager } from "../daemon/queue.js";
-import type { Runner } from "../daemon/runner.js";
+import type { QueueManager } from "../daemon/engine/queue.js";
+import type { Runner } from "../daemon/engine/runner.js";
 import type { Db } from "../daemon/store/db.js";
-import type { WorkerBoard } from "../daemon/workers.js";
-import type { AccountService } from "../daemon/accounts.js";
-import type { BillingService } from "../daemon/billing.js";
-import type { EpisodeService } from "../daemon/episodes.js";
-import type { WebhookService } from "../daemon/webhooks.js";
+import type { WorkerBoard } from "../daemon/engine/workers.js";
+import type { AccountService } from "../daemon/account/accounts.js";
+import type { BillingService } from "../daemon/account/billing.js";
+import type { EpisodeService } from "../daemon/account/episodes.js";
+import type { WebhookService } from "../daemon/account/webhooks.js";
 import type { RateLimiter } from "./ratelimit.js";
 import type { LinkSigner } from "./signing.js";
-import type { Storage } from "../daemon/storage.js";
+import type { Storage } from "../daemon/kit/storage.js";
 
 export interface FacadeServices {
   config: Config;

@@ -13,7 +13,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import { formatDuration } from "./_format.js";
 import { projectRoot } from "../config/loader.js";
-import { transcriptPage } from "../daemon/transcripts.js";
+import { transcriptPage } from "../daemon/account/transcripts.js";
 import type { FacadeServices } from "./services.js";
 import { downloadLink, type DownloadLink } from "./uploads.js";
 

@@ -1,6 +1,6 @@
 // JSON Schemas of the account API's episode, clip and job operations: one source for request
 // validation, the OpenAPI document and the response checks in the API tests.
-import type { JsonSchema } from "../../daemon/stage.js";
+import type { JsonSchema } from "../../daemon/engine/stage.js";
 
 // ---- schemas (request bodies allow no extra properties; answers are checked in the API tests) --
 

@@ -1,7 +1,7 @@
 // Test keys' answers for the episode operations: the fixtures of config/testmode.yaml in the live
 // answers' shapes. Nothing here starts, stores or charges anything.
-import type { ClipLook, ClipRow } from "../../daemon/episodes.js";
-import { changeLines, lookChanges, resolveLook, type Look } from "../../daemon/clip-look.js";
+import type { ClipLook, ClipRow } from "../../daemon/account/episodes.js";
+import { changeLines, lookChanges, resolveLook, type Look } from "../../daemon/account/clip-look.js";
 import { formatDuration } from "../_format.js";
 import { ApiError } from "../errors.js";
 import { loadTestFixtures, sampleClipLink, type SampleLinks } from "../testmode.js";

@@ -2,9 +2,9 @@
  * How the account API shows episodes, clips and jobs: public statuses, progress as stage and
  * percent, human durations, and signed download links for rendered clips (named after the title).
  */
-import type { ClipRow, EpisodeRow, JobRow } from "../../daemon/episodes.js";
-import { EpisodeService } from "../../daemon/episodes.js";
-import { changeLines } from "../../daemon/clip-look.js";
+import type { ClipRow, EpisodeRow, JobRow } from "../../daemon/account/episodes.js";
+import { EpisodeService } from "../../daemon/account/episodes.js";
+import { changeLines } from "../../daemon/account/clip-look.js";
 import type { OperationContext } from "../registry.js";
 import { downloadLink, requestOrigin } from "../uploads.js";
 import { formatDuration, formatLength, formatPosition } from "../_format.js";

@@ -5,9 +5,9 @@
  * facade/testmode.ts and never reach the service: nothing is started or charged for them.
  */
 import { randomUUID } from "node:crypto";
-import type { ClipLook, EpisodeRow, ExportResult, RestyleResult, SearchResult } from "../../daemon/episodes.js";
-import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/episodes.js";
-import { changeLines, LOOK_FIELDS } from "../../daemon/clip-look.js";
+import type { ClipLook, EpisodeRow, ExportResult, RestyleResult, SearchResult } from "../../daemon/account/episodes.js";
+import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/account/episodes.js";
+import { changeLines, LOOK_FIELDS } from "../../daemon/account/clip-look.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, settleAnswer, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import { assertMediaFileName, requestOrigin, uploadLink } from "../uploads.js";

@@ -1,4 +1,4 @@
-import { runAdmin, ADMIN_COMMANDS } from "../../daemon/admin.js";
+import { runAdmin, ADMIN_COMMANDS } from "../../daemon/account/admin.js";
 import { assertOps } from "../ops-auth.js";
 import { defineOperation } from "../registry.js";
 

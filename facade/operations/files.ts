@@ -14,13 +14,13 @@ import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable, Writable } from "node:stream";
-import { extensionOf, sniffMedia, SNIFF_BYTES } from "../../plugins/_media-types.js";
+import { extensionOf, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
 import { nextChunk } from "../_body.js";
 import { ApiError, toErrorBody } from "../errors.js";
 import { defineOperation, type Operation } from "../registry.js";
 import { contentTypeFor } from "../uploads.js";
 import { getMe } from "./me.js";
-import { abandonStream } from "../../daemon/storage.js";
+import { abandonStream } from "../../daemon/kit/storage.js";
 
 const tokenParam = { type: "string", minLength: 1, maxLength: 4096, description: "The signed token from the link" };
 

@@ -1,11 +1,11 @@
 /**
  * The free transcription API (/api/v1/transcribe), apart from the account API: an optional free
  * key (`svc_free_…`) picks the key tier, no key the no-key tier. Limits, budget, callbacks and
- * retention live in daemon/free.ts; the link is checked here first (https, public addresses).
+ * retention live in daemon/free/service.ts; the link is checked here first (https, public addresses).
  */
 import { getRequestIP } from "h3";
-import { freeService, type FreeService } from "../../daemon/free.js";
-import { freeConfig } from "../../daemon/free-config.js";
+import { freeService, type FreeService } from "../../daemon/free/service.js";
+import { freeConfig } from "../../daemon/free/config.js";
 import { bearerToken } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";

@@ -1,4 +1,4 @@
-import { fontsDirOf, toolHealth } from "../../daemon/os-packages.js";
+import { fontsDirOf, toolHealth } from "../../daemon/kit/os-packages.js";
 import { defineOperation } from "../registry.js";
 
 export const healthz = defineOperation({
@@ -24,7 +24,7 @@ export const healthz = defineOperation({
       .catch((err: Error) => ({ ok: false, error: err.message }));
     const live = await services.workers.live().catch(() => []);
     const workers = { ok: live.length > 0, count: live.length, list: live.map((w) => ({ id: w.id, roles: w.roles, concurrency: w.concurrency, active: w.active, seen_at: w.seen_at })) };
-    // A file-system look (no process spawned), cached for a while: see daemon/os-packages.ts.
+    // A file-system look (no process spawned), cached for a while: see daemon/kit/os-packages.ts.
     const tools = toolHealth({ fontsDir: fontsDirOf(services.config) });
     const ok = database.ok && queue.ok;
     event.res.status = ok ? 200 : 503;

@@ -2,7 +2,7 @@
  * GET /api/v1/me: who the caller is. Any valid key may ask (no scope), test keys included; the
  * account, credit and clip defaults are read fresh from the database, not from the key cache.
  */
-import { MAX_KEYS_PER_ACCOUNT } from "../../daemon/accounts.js";
+import { MAX_KEYS_PER_ACCOUNT } from "../../daemon/account/accounts.js";
 import { ApiError } from "../errors.js";
 import { defineOperation } from "../registry.js";
 import { transcriptsFor } from "./transcripts.js";

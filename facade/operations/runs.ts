@@ -1,7 +1,7 @@
 import { ApiError } from "../errors.js";
 import { assertOps } from "../ops-auth.js";
 import { defineOperation, uuidParam } from "../registry.js";
-import type { Run } from "../../daemon/runner.js";
+import type { Run } from "../../daemon/engine/runner.js";
 
 function toRunView(run: Run) {
   return {

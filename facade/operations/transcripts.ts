@@ -1,12 +1,12 @@
 /**
  * POST /api/v1/transcripts and GET /api/v1/transcripts/{id}: transcripts of a recording behind a
  * direct https link, made by the `transcript` pipeline. The link is checked here before anything
- * starts: https only, and every address its host resolves to must be public (plugins/_netguard);
+ * starts: https only, and every address its host resolves to must be public (daemon/net/guard);
  * fetch-source checks again when it downloads, pinned to the checked address.
  */
-import { TranscriptService, transcriptKeys, type Ordered, type TranscriptRecord } from "../../daemon/transcripts.js";
-import { extensionOf } from "../../plugins/_media-types.js";
-import { checkPublicUrl } from "../../daemon/public-url.js";
+import { TranscriptService, transcriptKeys, type Ordered, type TranscriptRecord } from "../../daemon/account/transcripts.js";
+import { extensionOf } from "../../daemon/kit/media-types.js";
+import { checkPublicUrl } from "../../daemon/net/public-url.js";
 import type { AuthContext } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, settleAnswer, uuidParam, type Operation } from "../registry.js";
@@ -28,7 +28,7 @@ export function transcriptsFor(s: FacadeServices): TranscriptService {
   return svc;
 }
 
-/** Checks a user link (daemon/public-url.ts) as the request field `field`; returns it without its fragment. */
+/** Checks a user link (daemon/net/public-url.ts) as the request field `field`; returns it without its fragment. */
 export function checkSourceUrl(raw: string, config: FacadeServices["config"], field = "url"): Promise<URL> {
   return checkPublicUrl(raw, { field, config, purpose: "only public addresses can be fetched" });
 }

@@ -4,9 +4,9 @@
  * secret is shown once, in the answer that makes it (create, rotate). Webhooks belong to the
  * account, whichever key mode manages them; each event's `livemode` tells live from test.
  */
-import { WEBHOOK_EVENT_TYPES } from "../../daemon/events.js";
-import type { JsonSchema } from "../../daemon/stage.js";
-import type { WebhookService } from "../../daemon/webhooks.js";
+import { WEBHOOK_EVENT_TYPES } from "../../daemon/engine/events.js";
+import type { JsonSchema } from "../../daemon/engine/stage.js";
+import type { WebhookService } from "../../daemon/account/webhooks.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, settleAnswer, uuidParam, type Operation, type OperationContext } from "../registry.js";
 

@@ -1,10 +1,10 @@
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { defineStage, isStageError, StageError } from "../../daemon/stage.js";
-import { buildAss, stepPosition, stepSize, type CaptionPosition, type CaptionSize, type CaptionWord } from "../_ass.js";
-import { FfmpegError, SAFE_INPUT, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../_render.js";
-import { loadStyles } from "./styles.js";
+import { defineStage, isStageError, StageError } from "../../daemon/engine/stage.js";
+import { buildAss, stepPosition, stepSize, type CaptionPosition, type CaptionSize, type CaptionWord } from "../../daemon/kit/ass.js";
+import { FfmpegError, SAFE_INPUT, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
+import { loadStyles } from "../../daemon/kit/styles.js";
 
 export interface CaptionBurnOptions {
   /** Style id from config/styles.yaml. Default: the catalogue's default ("bold-punch"). */

@@ -3,12 +3,11 @@
  * back, so a word at source time t in piece k lands at (offset of piece k) + (t − piece start).
  */
 import { createHash } from "node:crypto";
-import { StageError, type StageInput } from "../../daemon/stage.js";
+import { StageError, type StageInput } from "../../daemon/engine/stage.js";
+import { type Piece, type TimedWord } from "../../daemon/kit/timeline.js";
 
-export interface Piece {
-  start: number;
-  end: number;
-}
+export type { Piece, TimedWord } from "../../daemon/kit/timeline.js";
+export { retimeWords } from "../../daemon/kit/timeline.js";
 
 export interface ClipSpec {
   ref: string;
@@ -18,14 +17,6 @@ export interface ClipSpec {
   start: number;
   end: number;
   pieces: Piece[];
-}
-
-export interface TimedWord {
-  text: string;
-  start: number;
-  end: number;
-  confidence?: number;
-  speaker?: string | null;
 }
 
 const round = (v: number) => Math.round(v * 1000) / 1000;
@@ -59,26 +50,6 @@ export function selectClip(input: StageInput, opts: { clip_number?: number; clip
   const stableRef = clip.ref ?? `c${createHash("sha1").update(`${input.source?.key ?? ""}|${start}|${end}`).digest("hex").slice(0, 4)}`;
   if (!/^[A-Za-z0-9_-]{1,40}$/.test(stableRef)) throw new StageError("bad_input", `cut: clip ref "${stableRef}" is not a short id`);
   return { ref: stableRef, number: clip.number, title: clip.title, hook: clip.hook, start, end, pieces };
-}
-
-/** The words spoken inside the pieces, re-timed onto the joined clip. */
-export function retimeWords(words: TimedWord[], pieces: Piece[]): TimedWord[] {
-  const out: TimedWord[] = [];
-  let offset = 0;
-  for (const p of pieces) {
-    const len = p.end - p.start;
-    for (const w of words) {
-      const mid = (w.start + w.end) / 2;
-      if (mid < p.start || mid >= p.end) continue;
-      out.push({
-        ...w,
-        start: round(offset + Math.max(0, w.start - p.start)),
-        end: round(offset + Math.min(len, w.end - p.start)),
-      });
-    }
-    offset += len;
-  }
-  return out;
 }
 
 export const totalDuration = (pieces: Piece[]) => round(pieces.reduce((a, p) => a + (p.end - p.start), 0));

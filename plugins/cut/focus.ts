@@ -10,8 +10,8 @@
  */
 import { spawn } from "node:child_process";
 import sharp from "sharp";
-import { ffmpegCommand, spawnFailure } from "../../daemon/os-packages.js";
-import { SAFE_INPUT } from "../_render.js";
+import { ffmpegCommand, spawnFailure } from "../../daemon/kit/os-packages.js";
+import { SAFE_INPUT } from "../../daemon/kit/render.js";
 import type { Piece } from "./clip.js";
 
 /** One stretch of the joined clip with its crop centre (0..1 of the free range on each axis). */

@@ -6,7 +6,7 @@
  */
 import type { Piece } from "./clip.js";
 import type { CropScene } from "./focus.js";
-import { SAFE_INPUT, finalEncodeArgs } from "../_render.js";
+import { SAFE_INPUT, finalEncodeArgs } from "../../daemon/kit/render.js";
 
 export type Fit = "crop" | "blur" | "pad";
 

@@ -1,8 +1,8 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../_ffmpeg.js";
-import { defineStage, isStageError, StageError } from "../../daemon/stage.js";
-import { FfmpegError, probeMedia, runFfmpeg } from "../_render.js";
+import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../../daemon/kit/ffmpeg.js";
+import { defineStage, isStageError, StageError } from "../../daemon/engine/stage.js";
+import { FfmpegError, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
 import { makeBackground, toHexColour } from "./background.js";
 import { cropPlan, type CropScene } from "./focus.js";
 import { retimeWords, selectClip, totalDuration, type TimedWord } from "./clip.js";

@@ -10,9 +10,9 @@
  */
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { defineStage, StageError, type StageContext } from "../../daemon/stage.js";
-import { describeUrl, guardedFetch, netguardOptionsFromConfig } from "../_netguard.js";
-import { classifyContentType, extensionForContentType, extensionOf, kindOfExtension, mediaTypeOf, sniffMedia, SNIFF_BYTES } from "../_media-types.js";
+import { defineStage, StageError, type StageContext } from "../../daemon/engine/stage.js";
+import { describeUrl, guardedFetch, netguardOptionsFromConfig } from "../../daemon/net/guard.js";
+import { classifyContentType, extensionForContentType, extensionOf, kindOfExtension, mediaTypeOf, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
 import { nameFromResponse } from "./_names.js";
 
 export interface FetchSourceOptions {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { defineStage, StageError, type StageInput } from "../../daemon/stage.js";
+import { defineStage, StageError, type StageInput } from "../../daemon/engine/stage.js";
 import { findClips, isShortRecording, prepare, type Clip } from "./heuristic.js";
 import { findClipsWithLlm, llmSettings } from "./llm.js";
 import { measureLoudness } from "./loudness.js";

@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { SAFE_INPUT, runFfmpeg } from "../_render.js";
+import { SAFE_INPUT, runFfmpeg } from "../../daemon/kit/render.js";
 
 export async function measureLoudness(
   file: string,

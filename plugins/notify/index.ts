@@ -1,7 +1,7 @@
 // Records an event for the run. The stage only describes the event; the runner writes it to the
 // events table in the same transaction that finishes the step, so an event cannot be lost by a
 // crash, nor exist for a change that never committed. Delivery (webhooks) reads that table.
-import { defineStage } from "../../daemon/stage.js";
+import { defineStage } from "../../daemon/engine/stage.js";
 
 const SUMMARY_KEYS = ["source", "media", "transcript", "clips", "clips_key", "cut", "render", "error", "episode_id", "clip_id", "job_id"];
 

@@ -6,9 +6,9 @@
  * audio to transcribe. The extension is checked first and the size before ffprobe runs, so an
  * oversized or foreign upload costs nothing to refuse.
  */
-import { defineStage, StageError } from "../../daemon/stage.js";
-import { ffprobeJson, lastMeaningfulLine, runFfmpeg, SAFE_INPUT_ARGS, ToolError } from "../_ffmpeg.js";
-import { AUDIO_EXTENSIONS, extensionOf, kindOfExtension, VIDEO_EXTENSIONS } from "../_media-types.js";
+import { defineStage, StageError } from "../../daemon/engine/stage.js";
+import { ffprobeJson, lastMeaningfulLine, runFfmpeg, SAFE_INPUT_ARGS, ToolError } from "../../daemon/kit/ffmpeg.js";
+import { AUDIO_EXTENSIONS, extensionOf, kindOfExtension, VIDEO_EXTENSIONS } from "../../daemon/kit/media-types.js";
 import { describeMedia, type MediaInfo } from "./_describe.js";
 
 export interface ProbeOptions {

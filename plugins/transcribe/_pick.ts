@@ -3,7 +3,7 @@
  * whisper when a real model is installed in `<data_dir>/models` (not the weightless for-tests
  * stub), else openai when `openai.api_key` is configured, else pocketsphinx.
  */
-import type { StageContext } from "../../daemon/stage.js";
+import type { StageContext } from "../../daemon/engine/stage.js";
 import { pickInstalledModel } from "./engines/models.js";
 import { defineOpenAIEngine } from "./engines/openai.js";
 import { definePocketsphinxEngine } from "./engines/pocketsphinx.js";

@@ -7,9 +7,9 @@
  */
 import os from "node:os";
 import path from "node:path";
-import { defineStage, StageError, type StageContext } from "../../daemon/stage.js";
-import { _mapLimit, detectSilences, hasAudioStream, planChunks, probeDuration, speechSeconds, toMono16k } from "../_audio.js";
-import { toSrt, toTxt, toVtt, type Transcript } from "../_captions.js";
+import { defineStage, StageError, type StageContext } from "../../daemon/engine/stage.js";
+import { _mapLimit, detectSilences, hasAudioStream, planChunks, probeDuration, speechSeconds, toMono16k } from "../../daemon/kit/audio.js";
+import { toSrt, toTxt, toVtt, type Transcript } from "../../daemon/kit/captions.js";
 import { stitchWords, toSegments, type PlacedChunk } from "./_stitch.js";
 import { detectLanguage } from "./_language.js";
 import { pickEngine, type EngineChoice } from "./_pick.js";

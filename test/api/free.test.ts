@@ -4,7 +4,7 @@
 import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FREE_RETENTION_QUEUE } from "../../daemon/free-janitor.js";
+import { FREE_RETENTION_QUEUE } from "../../daemon/free/janitor.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";

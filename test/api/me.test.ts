@@ -2,7 +2,7 @@
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAdmin } from "../../daemon/admin.js";
+import { runAdmin } from "../../daemon/account/admin.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 

@@ -4,7 +4,7 @@ import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordEvent } from "../../daemon/events.js";
+import { recordEvent } from "../../daemon/engine/events.js";
 import { listWebhooks } from "../../facade/operations/webhooks.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";

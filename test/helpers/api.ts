@@ -1,5 +1,5 @@
 // A real clipd server on loopback for the API tier, with helpers to make accounts and keys.
-import { runAdmin } from "../../daemon/admin.js";
+import { runAdmin } from "../../daemon/account/admin.js";
 import type { Backend } from "./backends.js";
 import { openTestApp, type TestApp } from "./app.js";
 import { contractProblem } from "./contract.js";

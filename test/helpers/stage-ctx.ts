@@ -4,8 +4,8 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pino from "pino";
-import { defineLocalStorage } from "../../daemon/storage.js";
-import type { StageContext } from "../../daemon/stage.js";
+import { defineLocalStorage } from "../../daemon/kit/storage.js";
+import type { StageContext } from "../../daemon/engine/stage.js";
 
 export interface TestStageCtx extends StageContext<any> {
   progressCalls: Array<[number, string | undefined]>;

@@ -2,8 +2,8 @@
 // refusals write nothing, and concurrent charges never spend the same allowance twice.
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { AccountService } from "../../daemon/accounts.js";
-import { BillingService, loadPricing, PaymentRequired, type PriceTable } from "../../daemon/billing.js";
+import { AccountService } from "../../daemon/account/accounts.js";
+import { BillingService, loadPricing, PaymentRequired, type PriceTable } from "../../daemon/account/billing.js";
 import { openDb, type Db } from "../../daemon/store/db.js";
 import { migrate } from "../../daemon/store/migrate.js";
 import { backendEnv, testBackends } from "../helpers/backends.js";

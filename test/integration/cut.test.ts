@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import cut from "../../plugins/cut/index.js";
 import { attentionFocus } from "../../plugins/cut/focus.js";
-import { probeMedia } from "../../plugins/_render.js";
+import { probeMedia } from "../../daemon/kit/render.js";
 import { fixtureMedia } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 

@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import fetchSource from "../../plugins/fetch-source/index.js";
-import { StageError } from "../../daemon/stage.js";
+import { StageError } from "../../daemon/engine/stage.js";
 import { redirectTo, serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
 import { makeVideo, TEST_MEDIA } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";

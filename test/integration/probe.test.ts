@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import probe from "../../plugins/probe/index.js";
-import { StageError } from "../../daemon/stage.js";
+import { StageError } from "../../daemon/engine/stage.js";
 import { makeAudioWithCover, makeSpeechWav, makeVideo, TEST_MEDIA, transcode } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 

@@ -2,13 +2,13 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Runner } from "../../daemon/runner.js";
+import { Runner } from "../../daemon/engine/runner.js";
 import { openDb } from "../../daemon/store/db.js";
 import { migrate } from "../../daemon/store/migrate.js";
-import { QueueManager } from "../../daemon/queue.js";
+import { QueueManager } from "../../daemon/engine/queue.js";
 import { loadPipelineSet } from "../../daemon/app.js";
 import { loadConfig } from "../../config/loader.js";
-import { defineLocalStorage } from "../../daemon/storage.js";
+import { defineLocalStorage } from "../../daemon/kit/storage.js";
 import pino from "pino";
 import { spawnClipd, until, type Spawned } from "../helpers/cli.js";
 import { daemonEnv } from "../helpers/daemon-config.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { breakLines } from "../../plugins/_captions.js";
+import { breakLines } from "../../daemon/kit/captions.js";
 import {
   assColour,
   assTime,
@@ -9,8 +9,8 @@ import {
   stepSize,
   toAssCues,
   type CaptionStyle,
-} from "../../plugins/_ass.js";
-import { loadStyles } from "../../plugins/caption-burn/styles.js";
+} from "../../daemon/kit/ass.js";
+import { loadStyles } from "../../daemon/kit/styles.js";
 
 const words = (text: string, from = 0, step = 0.4) =>
   text.split(" ").map((t, i) => ({ text: t, start: +(from + i * step).toFixed(2), end: +(from + i * step + step - 0.05).toFixed(2) }));

@@ -5,8 +5,8 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { promises as dnsPromises } from "node:dns";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { addressRefusal, guardedFetch, isLoopbackAddress, isPrivateAddress, netguardOptionsFromConfig } from "../../plugins/_netguard.js";
-import { StageError } from "../../daemon/stage.js";
+import { addressRefusal, guardedFetch, isLoopbackAddress, isPrivateAddress, netguardOptionsFromConfig } from "../../daemon/net/guard.js";
+import { StageError } from "../../daemon/engine/stage.js";
 import { redirectTo, startHttpsServer, TEST_HOSTNAME, type TestHttpsServer } from "../helpers/https-server.js";
 
 const refused = [

@@ -1,9 +1,9 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadPipelines, pipelineDirs } from "../../daemon/pipelines.js";
-import { loadStageRegistry } from "../../daemon/registry.js";
-import { compileWhen } from "../../daemon/when.js";
-import { toSeconds } from "../../daemon/duration.js";
+import { loadPipelines, pipelineDirs } from "../../daemon/engine/pipelines.js";
+import { loadStages as loadStageRegistry } from "../../daemon/stages.js";
+import { compileWhen } from "../../daemon/engine/when.js";
+import { toSeconds } from "../../daemon/engine/duration.js";
 import { repoRoot } from "../helpers/cli.js";
 
 const defaults = { retry: { limit: 2, backoff: true, delay: 5 }, timeout: "1h" };

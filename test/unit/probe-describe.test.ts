@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeMedia, isCoverArt, rotationOf } from "../../plugins/probe/_describe.js";
-import { classifyContentType, extensionOf, kindOfExtension, sniffMedia } from "../../plugins/_media-types.js";
-import type { FfprobeResult, FfprobeStream } from "../../plugins/_ffmpeg.js";
+import { classifyContentType, extensionOf, kindOfExtension, sniffMedia } from "../../daemon/kit/media-types.js";
+import type { FfprobeResult, FfprobeStream } from "../../daemon/kit/ffmpeg.js";
 
 const video = (extra: Partial<FfprobeStream> = {}): FfprobeStream => ({
   index: 0, codec_type: "video", codec_name: "h264", width: 1920, height: 1080, avg_frame_rate: "30000/1001", ...extra,

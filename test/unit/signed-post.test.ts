@@ -1,7 +1,7 @@
 // A signed POST never throws: what stops an attempt comes back as a failed result with its reason,
 // so a delivery or callback records the attempt and retries instead of leaving a claim behind.
 import { describe, expect, it } from "vitest";
-import { postSigned } from "../../daemon/signed-post.js";
+import { postSigned } from "../../daemon/delivery/signed-post.js";
 
 const base = { msgId: "msg_1", payload: "{}", secrets: ["whsec_" + Buffer.alloc(32, 7).toString("base64")], timeoutMs: 2000, userAgent: "clipd-test" };
 

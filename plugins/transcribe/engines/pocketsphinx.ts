@@ -3,10 +3,10 @@
  * Weak on accuracy but always available, so it is the fallback of `engine: auto`.
  */
 import { existsSync } from "node:fs";
-import { POCKETSPHINX_COMMAND, POCKETSPHINX_MODEL, requirementMissing } from "../../../daemon/os-packages.js";
-import { StageError } from "../../../daemon/stage.js";
-import { _runTool } from "../../_audio.js";
-import type { TranscriptWord } from "../../_captions.js";
+import { POCKETSPHINX_COMMAND, POCKETSPHINX_MODEL, requirementMissing } from "../../../daemon/kit/os-packages.js";
+import { StageError } from "../../../daemon/engine/stage.js";
+import { _runTool } from "../../../daemon/kit/audio.js";
+import type { TranscriptWord } from "../../../daemon/kit/captions.js";
 import type { ChunkInput, ChunkResult, Engine, EngineContext } from "./types.js";
 
 const FILLERS = new Set(["<s>", "</s>", "<sil>"]);

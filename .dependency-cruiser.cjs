@@ -1,0 +1,53 @@
+/**
+ * Which way clipd's imports may point (docs/architecture.md, "Dependencies between modules").
+ * `npm test` runs these rules (test/unit/dependencies.test.ts); a rule broken is a failed test.
+ * The composition root is daemon/main.ts with daemon/app.ts and daemon/roles.ts: the only
+ * daemon files that may assemble the facade.
+ */
+const ROOT = "^daemon/(main|app|roles)\\.ts$";
+module.exports = {
+  forbidden: [
+    { name: "no-circular", severity: "error", comment: "Import cycles hide which module owns what.", from: {}, to: { circular: true } },
+    {
+      name: "plugins-use-the-contract",
+      severity: "error",
+      comment: "A stage plugin may use the stage contract, daemon/kit and daemon/net, and its own files; nothing else of clipd.",
+      from: { path: "^plugins/" },
+      to: { path: "^(daemon|facade|config|test|bench)/", pathNot: ["^daemon/engine/stage\\.ts$", "^daemon/kit/", "^daemon/net/", "^config/loader\\.ts$"] },
+    },
+    {
+      name: "plugins-keep-to-themselves",
+      severity: "error",
+      comment: "One plugin does not reach into another; what they share lives in daemon/kit.",
+      from: { path: "^plugins/([^/]+)/" },
+      to: { path: "^plugins/", pathNot: ["^plugins/$1/"] },
+    },
+    {
+      name: "only-the-root-builds-the-facade",
+      severity: "error",
+      comment: "Nothing but the composition root imports facade/: the daemon does not know its transports.",
+      from: { path: "^daemon/", pathNot: ROOT },
+      to: { path: "^facade/" },
+    },
+    {
+      name: "domain-does-not-import-stages",
+      severity: "error",
+      comment: "The account, free, delivery, watch and engine rooms do not import stage plugins.",
+      from: { path: "^daemon/(account|free|delivery|watch|engine|net|kit|store)/" },
+      to: { path: "^plugins/" },
+    },
+    {
+      name: "kit-and-net-stay-low",
+      severity: "error",
+      comment: "kit/ and net/ serve stages and services alike, so they import neither rooms above them nor the engine beyond the stage contract.",
+      from: { path: "^daemon/(kit|net)/" },
+      to: { path: "^daemon/(account|free|delivery|watch|cli|engine)/", pathNot: "^daemon/engine/stage\\.ts$" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(node_modules|dist|\\.cache)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+  },
+};

@@ -1,0 +1,144 @@
+/**
+ * A clip's look: the six settings the account API lets a caller choose (style, caption_size,
+ * caption_position, hook_title, fit, background), always resolved to concrete values.
+ *
+ * Why resolved here and not left to the stages: a restyle must change only what it names, but a
+ * stage fills every option a run leaves out with its own default (ajv useDefaults), so an option
+ * left out means "reset", not "keep". Every API job therefore spells its whole look out, computed
+ * from the clip's current look and the request, and records it (jobs.options) for the next one.
+ * Word highlighting is not a setting of its own: the chosen style's animation decides it.
+ */
+import { stepPosition, stepSize, type CaptionPosition, type CaptionSize } from "../kit/ass.js";
+import { loadStyles, type StyleCatalogue } from "../kit/styles.js";
+import { readClipDefaults, saveClipDefaults } from "./accounts.js";
+import type { ClipLook, ClipRow } from "./episode-rows.js";
+import type { Queryable } from "../store/db.js";
+import { jsonColumn } from "../store/_columns.js";
+
+export const LOOK_FIELDS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background"] as const;
+export type LookField = (typeof LOOK_FIELDS)[number];
+/** The fields the cut stage uses: a change to one of them cuts the clip again. */
+const CUT_FIELDS: LookField[] = ["fit", "background"];
+
+export interface Look {
+  style: string;
+  caption_size: CaptionSize;
+  caption_position: CaptionPosition;
+  /** false: no title box; true: the clip's title; a string: those words. */
+  hook_title: boolean | string;
+  fit: "fill" | "whole";
+  background: string;
+}
+export interface LookChange {
+  field: LookField;
+  from: unknown;
+  to: unknown;
+}
+
+/** "crop" is the older name of "fill": one spelling, so a rename is never reported as a change. */
+const normalFit = (fit: string): Look["fit"] => (fit === "whole" ? "whole" : "fill");
+
+/** The request's values over `base`; smaller/bigger and up/down step from base on the stage's ladders. */
+export function resolveLook(base: Look, want: ClipLook): Look {
+  return {
+    style: want.style ?? base.style,
+    caption_size: stepSize(base.caption_size, want.caption_size),
+    caption_position: stepPosition(base.caption_position, want.caption_position),
+    hook_title: want.hook_title ?? base.hook_title,
+    fit: normalFit(want.fit ?? base.fit),
+    background: want.background ?? base.background,
+  };
+}
+
+/** The fields whose resolved value differs, in LOOK_FIELDS order. */
+export function lookChanges(from: Look, to: Look): LookChange[] {
+  return LOOK_FIELDS.filter((k) => from[k] !== to[k]).map((field) => ({ field, from: from[field], to: to[field] }));
+}
+
+export const cutChanged = (changes: LookChange[]) => changes.some((c) => CUT_FIELDS.includes(c.field));
+
+const shown = (field: string, v: unknown) => (v === null || v === undefined ? "none" : field === "hook_title" && typeof v === "string" ? JSON.stringify(v) : String(v));
+
+/**
+ * Changes as the API shows them, e.g. "caption_size: medium → large". Jobs store them structured;
+ * a string (or an older row's entry) passes through in the same form.
+ */
+export function changeLines(changes: unknown): string[] {
+  if (!Array.isArray(changes)) return [];
+  return changes.map((c) => (typeof c === "string" ? c : `${c?.field}: ${shown(c?.field, c?.from)} → ${shown(c?.field, c?.to)}`));
+}
+
+/** A clip's latest job that did not fail, in the fields EpisodeService.publicJobStatus reads. */
+export interface CurrentJob {
+  job_id: string;
+  kind: "cut" | "render";
+  status: "queued" | "running" | "completed";
+  run: { state: string } | null;
+}
+
+const isLook = (o: any): o is Look => !!o && LOOK_FIELDS.every((k) => o[k] !== undefined && o[k] !== null);
+
+/** What a clip's cut and render records say of its look (jobs made before looks were recorded whole). */
+function _recorded(clip: ClipRow): Partial<Look> {
+  const out: Record<string, unknown> = {};
+  for (const k of ["style", "caption_size", "caption_position", "hook_title"] as const) if (clip.render?.[k] != null) out[k] = clip.render[k];
+  const cutFit = clip.cut?.fit;
+  if (cutFit === "crop") out.fit = "fill";
+  if (cutFit === "blur" || cutFit === "pad") out.fit = "whole";
+  out.background = clip.cut?.background ?? (cutFit === "blur" ? "blur" : undefined);
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
+}
+
+/** Looks against one style catalogue (render.styles_file, as caption-burn reads it). */
+export class ClipLooks {
+  constructor(private readonly stylesFile?: string) {}
+
+  private get catalogue(): StyleCatalogue {
+    return loadStyles(this.stylesFile || undefined);
+  }
+
+  /** The look of a clip nobody chose anything for: the catalogue's default style and the stages' defaults. */
+  serviceLook(): Look {
+    return { style: this.catalogue.default, caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark" };
+  }
+
+  /** What a new export starts from: the account's saved defaults over the service's. */
+  async defaults(q: Queryable, accountId: string): Promise<Look> {
+    const saved = (await readClipDefaults(q, accountId)) ?? {};
+    const base = this.serviceLook();
+    return resolveLook(base, Object.fromEntries(LOOK_FIELDS.filter((k) => saved[k] != null).map((k) => [k, saved[k]])));
+  }
+
+  /** Stores `look` as the account's defaults. A hook's own words belong to one clip: later clips get their own title. */
+  async saveDefaults(q: Queryable, accountId: string, look: Look): Promise<void> {
+    await saveClipDefaults(q, accountId, { ...look, hook_title: look.hook_title !== false });
+  }
+
+  /**
+   * The clip's current look and the job that gave it: its latest job that did not fail, so a
+   * restyle sent while another renders builds on that one. A clip never rendered starts from the
+   * account's defaults; older jobs without a whole look fall back to the clip's records.
+   */
+  async current(q: Queryable, clip: ClipRow): Promise<{ look: Look; job: CurrentJob | null }> {
+    const { rows } = await q.query(
+      `select j.id, j.kind, j.status, j.options, r.state as run_state from jobs j left join runs r on r.id = j.run_id
+        where j.clip_id = $1 and j.status <> 'failed' order by j.created_at desc, j.id desc limit 1`,
+      [clip.id],
+    );
+    const job: CurrentJob | null = rows[0] ? { job_id: rows[0].id, kind: rows[0].kind, status: rows[0].status, run: rows[0].run_state ? { state: rows[0].run_state } : null } : null;
+    const options = jsonColumn(rows[0]?.options);
+    if (isLook(options)) return { look: { ...options, fit: normalFit(options.fit) }, job };
+    const base = clip.render ? this.serviceLook() : await this.defaults(q, clip.account_id);
+    return { look: resolveLook(base, _recorded(clip)), job };
+  }
+
+  /** The run options that spell a look out: caption-burn's always, the cut's for a cut. */
+  runOptions(look: Look, kind: "cut" | "render"): Record<string, unknown> {
+    const style = this.catalogue.styles.find((s) => s.id === look.style);
+    const captions = {
+      style: look.style, caption_size: look.caption_size, caption_position: look.caption_position, hook_title: look.hook_title,
+      highlight: !!style && style.animation !== "none",
+    };
+    return kind === "cut" ? { ...captions, fit: look.fit, background: look.background } : captions;
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The account API's episode, clip and job rows as the services hand them out, and their mapping
+ * from database rows (JSON and timestamp columns read the same on PGlite and PostgreSQL).
+ */
+import type { Logger } from "pino";
+import type { Config } from "../../config/loader.js";
+import type { Runner } from "../engine/runner.js";
+import type { Storage } from "../kit/storage.js";
+import type { Db } from "../store/db.js";
+import { isoColumn, jsonColumn } from "../store/_columns.js";
+import type { BillingService } from "./billing.js";
+
+export type EpisodeStatus = "awaiting_upload" | "importing" | "transcribing" | "searching" | "ready" | "failed";
+export interface ClipLook {
+  style?: string;
+  caption_size?: string;
+  caption_position?: string;
+  hook_title?: boolean | string;
+  fit?: string;
+  background?: string;
+}
+export interface EpisodeRow {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  name: string;
+  status: Exclude<EpisodeStatus, "transcribing">;
+  failure: { code: string; message: string; stage?: string } | null;
+  source_url: string | null;
+  upload: { key: string; name: string } | null;
+  options: { content_type?: string; target_seconds?: number; about?: string };
+  state: Record<string, any>;
+  run_id: string | null;
+  search_run_id: string | null;
+  searches: Array<{ about: string | null; run_id: string; state: string; added?: number; error?: unknown }>;
+  duration_seconds: number | null;
+  charged_cents: number;
+  created_at: string;
+  updated_at: string;
+  /** From the current run (import or search), when one is under way. */
+  run?: { state: string; stage: string | null; progress: number; note: string | null } | null;
+}
+
+export interface ClipRow {
+  id: string;
+  episode_id: string;
+  account_id: string;
+  number: number;
+  ref: string;
+  data: Record<string, any>;
+  cut_status: "not_cut" | "cutting" | "cut" | "failed";
+  export_status: "none" | "rendering" | "exported" | "failed";
+  cut: Record<string, any> | null;
+  render: Record<string, any> | null;
+  created_at: string;
+}
+
+export interface JobRow {
+  id: string;
+  account_id: string;
+  episode_id: string;
+  clip_id: string;
+  kind: "cut" | "render";
+  status: "queued" | "running" | "completed" | "failed";
+  run_id: string | null;
+  options: ClipLook;
+  changes: Array<{ field: string; from: unknown; to: unknown }>;
+  charged_cents: number;
+  result: Record<string, any> | null;
+  error: { code: string; message: string } | null;
+  created_at: string;
+  finished_at: string | null;
+  run?: { state: string; progress: number; note: string | null } | null;
+  clip_title?: string | null;
+}
+
+export interface StartedJob {
+  job_id: string;
+  clip_id: string;
+  number: number;
+  ref: string;
+  kind: "cut" | "render";
+  status: "queued";
+  charged_cents: number;
+}
+export interface NotStarted {
+  clip: number | string;
+  reason: string;
+  message: string;
+  needed_cents?: number;
+}
+
+
+export function toEpisode(r: any): EpisodeRow {
+  const run = r.run_state ? { state: r.run_state, stage: r.run_stage, progress: Number(r.run_progress), note: r.run_note } : null;
+  return {
+    id: r.id, account_id: r.account_id, livemode: r.livemode, name: r.name, status: r.status, failure: jsonColumn(r.failure),
+    source_url: r.source_url, upload: jsonColumn(r.upload), options: jsonColumn(r.options) ?? {}, state: jsonColumn(r.state) ?? {},
+    run_id: r.run_id, search_run_id: r.search_run_id, searches: jsonColumn(r.searches) ?? [],
+    duration_seconds: r.duration_seconds === null ? null : Number(r.duration_seconds), charged_cents: Number(r.charged_cents),
+    created_at: isoColumn(r.created_at), updated_at: isoColumn(r.updated_at), run,
+  };
+}
+export function toClip(r: any): ClipRow {
+  return { ...r, data: jsonColumn(r.data), cut: jsonColumn(r.cut), render: jsonColumn(r.render), created_at: isoColumn(r.created_at) };
+}
+export function toJob(r: any): JobRow {
+  const run = r.run_state ? { state: r.run_state, progress: Number(r.run_progress), note: r.run_note } : null;
+  const { run_state, run_progress, run_note, ...rest } = r;
+  return {
+    ...rest, options: jsonColumn(r.options) ?? {}, changes: jsonColumn(r.changes) ?? [], charged_cents: Number(r.charged_cents), result: jsonColumn(r.result),
+    error: jsonColumn(r.error), created_at: isoColumn(r.created_at), finished_at: isoColumn(r.finished_at), run,
+  };
+}
+
+/** What the episode service is built from. */
+export interface EpisodeDeps {
+  db: Db;
+  runner: Runner;
+  billing: BillingService;
+  storage: Storage;
+  config: Config;
+  log: Logger;
+}

@@ -1,0 +1,185 @@
+/**
+ * The queue: the only module that talks to pg-boss. Each pipeline step is one job on the
+ * `clipd-steps` queue; the YAML's retry and timeout become the job's retry and expiry options.
+ * Jobs carry a heartbeat, so a step whose worker died (SIGKILL, power loss) is retried by any
+ * live worker once its heartbeat lapses, while a long step on a live worker is never taken twice.
+ */
+import { PgBoss, fromPglite, type Job, type Db as BossDb } from "pg-boss";
+import type { Logger } from "pino";
+import type { Config } from "../../config/loader.js";
+import type { Db, Queryable } from "../store/db.js";
+
+export const STEP_QUEUE = "clipd-steps";
+
+export interface StepJob {
+  runId: string;
+  phase: "main" | "on_failure";
+  index: number;
+}
+
+export interface StepJobOptions {
+  retryLimit: number;
+  retryDelay: number;
+  retryBackoff: boolean;
+  /** Seconds the step may run; the job expires a little after, as a backstop to our own abort. */
+  timeoutSeconds: number;
+  /** Send inside this transaction, so the job exists only if the state change commits. */
+  tx?: Queryable;
+  startAfterSeconds?: number;
+}
+
+export type StepHandler = (job: Job<StepJob>) => Promise<void>;
+
+/** Options of a job on one of the daemon's own queues (webhooks and the like). */
+export interface SendOptions {
+  /** Send inside this transaction, so the job exists only if the state change commits. */
+  tx?: Queryable;
+  /** Not before this many seconds from now (the database's clock; fractions allowed). */
+  startAfterSeconds?: number;
+  /** At most one queued job with this key. */
+  singletonKey?: string;
+  /** Times the queue retries a job whose handler threw or whose worker died. Default 2. */
+  retryLimit?: number;
+  /** Seconds before a retry. Default 1. */
+  retryDelay?: number;
+  /** Seconds a job may stay active before it counts as failed (and is retried). Default 60. */
+  expireInSeconds?: number;
+}
+
+function toBossDb(tx: Queryable): BossDb {
+  return { executeSql: (text, values) => tx.query(text, values) };
+}
+
+export class QueueManager {
+  readonly boss: PgBoss;
+  private readonly heartbeat: number;
+  private readonly cfg: Config["queue"];
+  private active = 0;
+  private readonly worked = new Set<string>();
+
+  constructor(db: Db, cfg: Config, private readonly log: Logger) {
+    this.cfg = cfg.queue;
+    this.heartbeat = cfg.queue.heartbeat_seconds;
+    const common = {
+      useListenNotify: true,
+      superviseIntervalSeconds: 5,
+      monitorIntervalSeconds: 5,
+      application_name: "clipd-queue",
+    } as const;
+    this.boss = db.raw.pglite
+      ? new PgBoss({ ...common, db: fromPglite(db.raw.pglite as any), backend: "pglite" })
+      : new PgBoss({ ...common, connectionString: db.raw.connectionString!, max: 6 });
+    this.boss.on("error", (err) => this.log.error({ err }, "queue error"));
+    this.boss.on("warning", (w: any) => this.log.warn({ warning: w?.message ?? w }, "queue warning"));
+  }
+
+  async start(): Promise<void> {
+    await this.boss.start();
+    await this.ensureQueue(STEP_QUEUE);
+  }
+
+  async ensureQueue(name: string): Promise<void> {
+    const existing = await this.boss.getQueue(name);
+    if (!existing) {
+      try {
+        await this.boss.createQueue(name, { notify: true, heartbeatSeconds: this.heartbeat });
+      } catch (err) {
+        // Another daemon created it at the same moment.
+        if (!(await this.boss.getQueue(name))) throw err;
+      }
+    }
+  }
+
+  async sendStep(job: StepJob, opts: StepJobOptions): Promise<string | null> {
+    return this.boss.send(STEP_QUEUE, job as unknown as object, {
+      retryLimit: opts.retryLimit,
+      retryDelay: Math.max(0, Math.round(opts.retryDelay)),
+      retryBackoff: opts.retryBackoff,
+      expireInSeconds: Math.max(1, Math.ceil(opts.timeoutSeconds + 60)),
+      heartbeatSeconds: this.heartbeat,
+      startAfter: opts.startAfterSeconds,
+      db: opts.tx ? toBossDb(opts.tx) : undefined,
+    });
+  }
+
+  /** Sends a job to one of the daemon's own queues (made with ensureQueue first). */
+  async send(name: string, data: object, opts: SendOptions = {}): Promise<string | null> {
+    return this.boss.send(name, data, {
+      retryLimit: opts.retryLimit ?? 2,
+      retryDelay: opts.retryDelay ?? 1,
+      expireInSeconds: Math.max(1, Math.ceil(opts.expireInSeconds ?? 60)),
+      startAfter: opts.startAfterSeconds && opts.startAfterSeconds > 0 ? Number(opts.startAfterSeconds.toFixed(3)) : undefined,
+      singletonKey: opts.singletonKey,
+      db: opts.tx ? toBossDb(opts.tx) : undefined,
+    });
+  }
+
+  /** Sends a job to `name` on a cron (UTC), once across all daemons (pg-boss schedule). */
+  async schedule(name: string, cron: string, data: object = {}): Promise<void> {
+    await this.boss.schedule(name, cron, data, { tz: "UTC" });
+  }
+
+  /** Works one of the daemon's own queues with `concurrency` slots; a handler that throws is retried by the queue. */
+  async work<T extends object>(name: string, handler: (data: T, job: Job<T>) => Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
+    this.worked.add(name);
+    const slots = Math.max(1, opts.concurrency ?? this.cfg.concurrency);
+    for (let i = 0; i < slots; i++) {
+      let id: string | undefined = undefined;
+      id = await this.boss.work<T>(
+        name,
+        { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds: this.cfg.poll_seconds, notifyPollingIntervalSeconds: this.cfg.notify_poll_seconds },
+        async ([job]) => {
+          try {
+            await handler(job!.data, job!);
+          } finally {
+            if (id) this.boss.notifyWorker(id);
+          }
+        },
+      );
+    }
+  }
+
+  /**
+   * One pg-boss worker per concurrency slot. Each asks for its next job as soon as it finishes one
+   * (notifyWorker), so a backlog drains without waiting out the poll interval between jobs; only an
+   * empty fetch waits.
+   */
+  async workSteps(handler: StepHandler, opts: { concurrency?: number } = {}): Promise<void> {
+    const slots = Math.max(1, opts.concurrency ?? this.cfg.concurrency);
+    for (let i = 0; i < slots; i++) {
+      let id: string | undefined = undefined;
+      id = await this.boss.work<StepJob>(
+        STEP_QUEUE,
+        { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds: this.cfg.poll_seconds, notifyPollingIntervalSeconds: this.cfg.notify_poll_seconds },
+        async ([job]) => {
+          this.active++;
+          try {
+            await handler(job!);
+          } finally {
+            this.active--;
+            if (id) this.boss.notifyWorker(id);
+          }
+        },
+      );
+    }
+  }
+
+  async stopWorking(): Promise<void> {
+    await this.boss.offWork(STEP_QUEUE, { wait: false }).catch(() => {});
+    for (const name of this.worked) await this.boss.offWork(name, { wait: false }).catch(() => {});
+  }
+
+  /** Jobs currently claimed by this process. */
+  activeLocal(): number {
+    return this.active;
+  }
+
+  async counts(): Promise<{ queued: number; active: number }> {
+    const q = await this.boss.getQueue(STEP_QUEUE);
+    return { queued: q?.queuedCount ?? 0, active: q?.activeCount ?? 0 };
+  }
+
+  async stop(opts: { graceSeconds?: number } = {}): Promise<void> {
+    await this.boss.stop({ graceful: true, close: true, timeout: Math.max(1000, (opts.graceSeconds ?? 0) * 1000) });
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The stage contract.
+ *
+ * A stage is one unit of work in a pipeline: it takes the run's accumulated state as `input`, its
+ * validated `with:` options on `ctx.options`, and returns a JSON-serialisable object that is merged
+ * into the state seen by the following steps. Guarantees the runner gives a stage:
+ * - `ctx.options` has already passed the stage's own JSON Schema (checked when pipelines load).
+ * - `ctx.workdir` is a fresh, private folder for this attempt; it is removed afterwards.
+ * - A stage may run more than once for the same step (a crash or timeout retries it), so a stage
+ *   must be safe to repeat: write to storage keys derived from `ctx.runId`, never append.
+ * - A stage never sees the queue. It reports failure by throwing: a `StageError` with
+ *   `retryable: false` fails the run at once with its `code`; anything else is retried while the
+ *   step's retry budget lasts.
+ */
+import type { Logger } from "pino";
+import type { Storage } from "../kit/storage.js";
+
+/** A JSON Schema object, as ajv accepts it. */
+export type JsonSchema = Record<string, unknown>;
+
+export interface StageContext<O = Record<string, unknown>> {
+  /** Aborted when the step times out, the run is cancelled or the daemon shuts down past its grace. */
+  signal: AbortSignal;
+  log: Logger;
+  /** Reports progress within this step, 0–100. Cheap to call often; writes are throttled. */
+  progress(percent: number, note?: string): void;
+  /** A private scratch folder for this attempt. */
+  workdir: string;
+  storage: Storage;
+  runId: string;
+  stepId: string;
+  pipeline: string;
+  options: O;
+  /** The effective config (read-only), for stages that need service settings. */
+  config: Readonly<Record<string, any>>;
+}
+
+export type StageInput = Record<string, any>;
+export type StageOutput = Record<string, any>;
+
+export interface StageDefinition<O = any> {
+  name: string;
+  summary: string;
+  /** JSON Schema for the step's `with:` block. Single source for validation, `describe` and docs. */
+  options: JsonSchema;
+  run(input: StageInput, ctx: StageContext<O>): Promise<StageOutput>;
+}
+
+export function defineStage<O = any>(def: StageDefinition<O>): StageDefinition<O> {
+  if (!/^[a-z][a-z0-9-]*$/.test(def.name)) {
+    throw new TypeError(`stage name "${def.name}" must be lower-case words joined by dashes`);
+  }
+  if (typeof def.run !== "function") throw new TypeError(`stage "${def.name}" has no run() function`);
+  return def;
+}
+
+/** A failure a stage reports on purpose, with a user-facing code. */
+export class StageError extends Error {
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly details?: Record<string, unknown>;
+  constructor(
+    code: string,
+    message: string,
+    opts: { retryable?: boolean; cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
+    super(message, { cause: opts.cause });
+    this.name = "StageError";
+    this.code = code;
+    this.retryable = opts.retryable ?? false;
+    this.details = opts.details;
+  }
+}
+
+export function isStageDefinition(value: unknown): value is StageDefinition {
+  const v = value as StageDefinition | undefined;
+  return !!v && typeof v.name === "string" && typeof v.run === "function" && typeof v.options === "object";
+}
+
+/** True for a StageError from any copy of this contract (a plugin package may bundle its own). */
+export function isStageError(err: unknown): err is StageError {
+  if (err instanceof StageError) return true;
+  const e = err as { name?: unknown; code?: unknown; retryable?: unknown } | undefined;
+  return !!e && e.name === "StageError" && typeof e.code === "string" && typeof e.retryable === "boolean";
+}

@@ -1,0 +1,312 @@
+/**
+ * The free transcription tool (/api/v1/transcribe): optional `svc_free_` keys, daily limits, a
+ * monthly budget, callbacks and retention. It reuses the `transcript` pipeline and its engines.
+ *
+ * Guarantees:
+ * - A file's length is read from its server (daemon/free/probe.ts) before anything is counted or
+ *   spent; too long, too big and unreadable links leave no trace.
+ * - Admission is one transaction holding the month's budget row: the daily counts, the budget
+ *   check, the job row and the run's first job commit together, so the limits hold across any
+ *   number of facade processes.
+ * - A job is settled by a runner.onRunEnd hook in the transaction that ends its run (result, real
+ *   cost and the callback delivery together); a poll settles a job whose run ended without it.
+ * - Callbacks (daemon/free/courier.ts) are queued in that same transaction, signed with the job's
+ *   own secret and retried; polling works whatever the callback does.
+ * - Retention (daemon/free/janitor.ts) runs on a daily pg-boss schedule; a poll of an expired job
+ *   answers 404 `expired`.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import type { Logger } from "pino";
+import type { Config } from "../../config/loader.js";
+import { netguardOptionsFromConfig } from "../net/guard.js";
+import { freeConfig, type FreeConfig } from "./config.js";
+import { measureRemote, ProbeRefusal, type Measure } from "./probe.js";
+import type { QueueManager } from "../engine/queue.js";
+import { TERMINAL, type Run, type Runner } from "../engine/runner.js";
+import type { Storage } from "../kit/storage.js";
+import type { Db, Queryable } from "../store/db.js";
+import { attemptCallback, FREE_CALLBACK_QUEUE, queueCallback } from "./courier.js";
+import { FREE_RETENTION_QUEUE, sweepFree } from "./janitor.js";
+import { authenticateFreeKey, dayStart, FreeError, issueFreeKey, nextDay, revokeFreeKey } from "./keys.js";
+import { newSecret } from "../delivery/signed-post.js";
+import { isoColumn, jsonColumn } from "../store/_columns.js";
+
+
+export interface FreeDeps {
+  db: Db;
+  runner: Runner;
+  queue: QueueManager;
+  storage: Storage;
+  config: Config;
+  log: Logger;
+}
+
+export type FreeLinker = (file: { key: string; name: string; type: string }, origin?: string) => { url: string; expires_at: string };
+
+const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+
+function monthStart(now = new Date()): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString().slice(0, 10);
+}
+function nextMonth(now = new Date()): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
+/**
+ * A job's failure as the caller sees it. A file whose length its server did not tell is measured
+ * by the probe stage after download; its `too_long` there is the tier's code, as at submission.
+ */
+function tierError(error: Record<string, any>, row: { key_id: string | null }, cfg: FreeConfig): Record<string, any> {
+  if (error.code === "too_long" && error.max_duration_seconds !== undefined) {
+    return tooLong(row.key_id === null, Number(error.duration_seconds), Number(error.max_duration_seconds), cfg);
+  }
+  // An unmeasured download cut at the size limit keeps the limit it hit.
+  const limit = error.code === "too_big" && error.max_bytes !== undefined ? { max_bytes: error.max_bytes } : {};
+  return { code: error.code, message: error.message, ...limit };
+}
+
+/** The tier's too-long refusal, at submission or after download: code, message and both lengths. */
+function tooLong(anon: boolean, seconds: number, max: number, cfg: FreeConfig) {
+  const duration = Math.round(seconds * 10) / 10;
+  return {
+    code: anon ? "too_long_anon" : "too_long",
+    message: anon ? `the file is ${duration} s long; without a key the limit is ${max} s (a free key allows ${cfg.max_seconds_key} s)` : `the file is ${duration} s long, over the limit of ${max} s`,
+    max_duration_seconds: max,
+    duration_seconds: duration,
+  };
+}
+
+const services = new WeakMap<Runner, FreeService>();
+
+/** The one FreeService of a runner (daemon and facade share it in one process). */
+export function freeService(deps: FreeDeps): FreeService {
+  let svc = services.get(deps.runner);
+  if (!svc) services.set(deps.runner, (svc = new FreeService(deps)));
+  return svc;
+}
+
+export class FreeService {
+  private linker: FreeLinker | undefined;
+  /** Origin for links in callbacks when server.public_url is unset: the first request's. */
+  private origin: string | undefined;
+  private registered = false;
+  private prepared: Promise<void> | undefined;
+
+  constructor(private readonly deps: FreeDeps) {}
+
+  get cfg(): FreeConfig {
+    return freeConfig(this.deps.config);
+  }
+
+  /** Signs result links; given by a process that can sign (the facade). */
+  setLinker(fn: FreeLinker, origin?: string): void {
+    this.linker ??= fn;
+    this.origin ??= origin;
+  }
+
+  /** Settles free jobs in the transaction that ends their run. Safe to call more than once. */
+  register(): void {
+    if (this.registered) return;
+    this.registered = true;
+    this.deps.runner.onRunEnd((tx, run) => this.settle(tx, run));
+  }
+
+  /** Registers the hook, makes the queues and the daily retention schedule. Idempotent. */
+  prepare(): Promise<void> {
+    this.register();
+    this.prepared ??= (async () => {
+      await this.deps.queue.ensureQueue(FREE_CALLBACK_QUEUE);
+      await this.deps.queue.ensureQueue(FREE_RETENTION_QUEUE);
+      await this.deps.queue.schedule(FREE_RETENTION_QUEUE, this.cfg.retention_cron);
+    })();
+    return this.prepared;
+  }
+
+  /** Works callbacks and the retention job (worker role). */
+  async work(): Promise<void> {
+    await this.prepare();
+    await this.deps.queue.work<{ callbackId: string; attempt: number }>(FREE_CALLBACK_QUEUE, (d) => attemptCallback(this.deps, d.callbackId, d.attempt), { concurrency: 2 });
+    await this.deps.queue.work<object>(FREE_RETENTION_QUEUE, async () => void (await sweepFree(this.deps)), { concurrency: 1 });
+  }
+
+  // ---- keys (daemon/free/keys.ts) ------------------------------------------------------------
+
+  issueKey(email: string): Promise<string> {
+    return issueFreeKey(this.deps.db, this.cfg, email);
+  }
+
+  authenticate(token: string): Promise<string> {
+    return authenticateFreeKey(this.deps.db, token);
+  }
+
+  revokeKey(token: string): Promise<{ revoked_at: string }> {
+    return revokeFreeKey(this.deps.db, token);
+  }
+
+  // ---- jobs -----------------------------------------------------------------------------------
+
+  /** Measures the file, applies every limit and starts the job. Throws FreeError refusals. */
+  async submit(input: { url: string; callbackUrl?: string; keyId: string | null; clientAddr: string }): Promise<{ id: string; token: string; callback_secret?: string }> {
+    const cfg = this.cfg;
+    const m = await this.measure(input.url, cfg);
+    const anon = input.keyId === null;
+    const max = anon ? cfg.max_seconds_anon : cfg.max_seconds_key;
+    if (m.size_bytes !== undefined && m.size_bytes > cfg.max_bytes) {
+      throw new FreeError("too_big", `the file is ${m.size_bytes} bytes, over the limit of ${cfg.max_bytes}`, 413, { max_bytes: cfg.max_bytes, size_bytes: m.size_bytes });
+    }
+    if (m.measured && m.duration_seconds! > max) {
+      const { code, message, ...lengths } = tooLong(anon, m.duration_seconds!, max, cfg);
+      throw new FreeError(code, message, 413, lengths);
+    }
+    const id = randomUUID();
+    const token = randomBytes(24).toString("base64url");
+    const secret = input.callbackUrl ? newSecret() : undefined;
+    const cost = ((m.measured ? m.duration_seconds! : max) / 60) * cfg.cents_per_minute;
+    const month = monthStart();
+    const since = dayStart().toISOString();
+    const resetsDay = nextDay().toISOString();
+    await this.deps.db.transaction(async (tx) => {
+      await tx.query(`insert into free_budget (month) values ($1) on conflict (month) do nothing`, [month]);
+      const budget = (await tx.query(`select spent_cents, anon_spent_cents from free_budget where month = $1 for update`, [month])).rows[0];
+      const who = anon ? `key_id is null and client_addr = $1` : `key_id = $1`;
+      const whoParam = anon ? input.clientAddr : input.keyId;
+      const { rows } = await tx.query(
+        `select count(*)::int as n, count(*) filter (where not measured)::int as unmeasured from free_jobs where ${who} and created_at >= $2`,
+        [whoParam, since],
+      );
+      const perDay = anon ? cfg.files_per_day_anon : cfg.files_per_day_key;
+      if (rows[0].n >= perDay) {
+        throw anon
+          ? new FreeError("anon_daily_limit", `without a key, ${perDay} file a day is allowed per client address; a free key allows ${cfg.files_per_day_key}`, 429, { limit: perDay, resets_at: resetsDay })
+          : new FreeError("daily_limit", `this key has used its ${perDay} files today`, 429, { limit: perDay, resets_at: resetsDay });
+      }
+      if (!m.measured && rows[0].unmeasured >= cfg.unmeasured_per_day) {
+        throw new FreeError("unmeasured_limit", `the file's server does not tell its length, and ${cfg.unmeasured_per_day} such file a day is allowed; use a server that sends Content-Length or answers Range requests`, 429, {
+          limit: cfg.unmeasured_per_day,
+          resets_at: resetsDay,
+        });
+      }
+      const resetsMonth = nextMonth().toISOString();
+      if (Number(budget.spent_cents) + cost > cfg.monthly_budget_cents) {
+        throw new FreeError("ceiling", "the free tool has spent its budget for this month", 503, { resets_at: resetsMonth });
+      }
+      if (anon && Number(budget.anon_spent_cents) + cost > cfg.monthly_budget_cents * cfg.anon_share) {
+        throw new FreeError("anon_ceiling", "the no-key tier has spent its share of this month's budget; a free key still works (POST /api/v1/transcribe/keys)", 503, { resets_at: resetsMonth });
+      }
+      await tx.query(`update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`, [month, cost, anon ? cost : 0]);
+      await tx.query(
+        `insert into free_jobs (id, token_fp, key_id, client_addr, url, callback_url, callback_secret, measured, duration_seconds, size_bytes, cost_cents)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [id, sha(token), input.keyId, input.clientAddr, input.url, input.callbackUrl ?? null, secret ?? null, m.measured, m.duration_seconds ?? null, m.size_bytes ?? null, cost],
+      );
+      const run = await this.deps.runner.startRun(
+        "transcript",
+        { source_url: input.url, free_job_id: id },
+        { origin: "free", originRef: id, tx, set: { "fetch-source.max_bytes": cfg.max_bytes, "probe.max_seconds": max, "probe.max_bytes": cfg.max_bytes, "transcribe.language": cfg.language } },
+      );
+      await tx.query(`update free_jobs set run_id = $2 where id = $1`, [id, run.id]);
+    });
+    return { id, token, ...(secret ? { callback_secret: secret } : {}) };
+  }
+
+  private async measure(url: string, cfg: FreeConfig): Promise<Measure> {
+    try {
+      return await measureRemote(url, { ...(await netguardOptionsFromConfig(this.deps.config)), probeBytes: cfg.probe_bytes });
+    } catch (err: any) {
+      if (err instanceof ProbeRefusal) throw new FreeError("unreadable", err.message, 400, { field: "url" });
+      if (err?.code === "forbidden_address") throw new FreeError("forbidden_address", `body field "url": ${err.message}; only public addresses can be fetched`, 400, { field: "url" });
+      throw new FreeError("unreadable", `body field "url" could not be read: ${err?.message ?? err}`, 400, { field: "url" });
+    }
+  }
+
+  /** The job when `token` is its poll token (else undefined), settled if its run has ended. */
+  async get(id: string, token: string | undefined): Promise<any | undefined> {
+    const { rows } = await this.deps.db.query(`select j.*, r.state as run_state from free_jobs j left join runs r on r.id = j.run_id where j.id = $1`, [id]);
+    const row = rows[0];
+    if (!row || !token || !timingSafeEqual(Buffer.from(sha(token), "hex"), Buffer.from(row.token_fp, "hex"))) return undefined;
+    if (row.status === "queued" && row.run_id && TERMINAL.has(row.run_state)) {
+      await this.deps.db.transaction(async (tx) => {
+        const run = await this.deps.runner.getRun(row.run_id, tx);
+        if (run) await this.settle(tx, run);
+      });
+      return (await this.deps.db.query(`select * from free_jobs where id = $1`, [id])).rows[0];
+    }
+    return row;
+  }
+
+  /** The poll answer (also the callback's data). */
+  async view(row: any, origin = this.origin): Promise<Record<string, unknown>> {
+    if (row.status === "queued") {
+      const elapsed = Math.max(0, Math.round((Date.now() - Date.parse(isoColumn(row.created_at)!)) / 1000));
+      return { id: row.id, status: "processing", elapsed_seconds: elapsed, poll_after_seconds: elapsed < 30 ? 2 : 10 };
+    }
+    if (row.status === "failed") {
+      const e = jsonColumn(row.error) ?? { code: "failed", message: "the transcription failed" };
+      return { id: row.id, status: "failed", error: e }; // as settle stored it (tierError)
+    }
+    const r = jsonColumn(row.result) ?? {};
+    const base = {
+      id: row.id,
+      status: "completed",
+      ...(row.code ? { code: row.code } : {}),
+      duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+      word_count: r.word_count ?? 0,
+      language: r.language ?? null,
+      ...(r.language_source ? { language_source: r.language_source } : {}),
+      ...(r.language && r.language !== "en" ? { language_note: `the speech was detected as "${r.language}"; English is the supported language, so this transcript may be poor` } : {}),
+    };
+    const files = (r.files ?? {}) as { txt?: string; srt?: string; vtt?: string };
+    const read = async (key?: string) => (key && (await this.deps.storage.exists(key)) ? (await this.deps.storage.read(key)).toString("utf8") : "");
+    const sizes = await Promise.all([files.txt, files.srt, files.vtt].map(async (k) => (k && (await this.deps.storage.exists(k)) ? this.deps.storage.size(k) : 0)));
+    const total = sizes.reduce((a, b) => a + b, 0);
+    if (total < this.cfg.inline_max_bytes || !this.linker) {
+      return { ...base, text: (await read(files.txt)).trim(), srt: await read(files.srt), vtt: await read(files.vtt) };
+    }
+    const link = (key: string, name: string, type: string) => this.linker!({ key, name, type }, origin).url;
+    return {
+      ...base,
+      text_url: link(files.txt!, "transcript.txt", "text/plain; charset=utf-8"),
+      srt_url: link(files.srt!, "transcript.srt", "application/x-subrip; charset=utf-8"),
+      vtt_url: link(files.vtt!, "transcript.vtt", "text/vtt; charset=utf-8"),
+      note: `the text, srt and vtt total ${total} bytes (${this.cfg.inline_max_bytes} or more), so they are given as links, valid 7 days`,
+    };
+  }
+
+  /** Moves the job of an ended run to completed (no_speech included) or failed. Idempotent. */
+  async settle(tx: Queryable, run: Run): Promise<void> {
+    if (run.pipeline !== "transcript" || !run.input?.free_job_id || !TERMINAL.has(run.state)) return;
+    const { rows } = await tx.query(`select * from free_jobs where id = $1 and run_id = $2 for update`, [run.input.free_job_id, run.id]);
+    const row = rows[0];
+    if (!row || row.status !== "queued") return;
+    const audioKey = run.output?.source?.key ?? null;
+    let seconds = row.duration_seconds === null ? null : Number(row.duration_seconds);
+    if (run.state === "succeeded") {
+      const t = (run.output.transcript ?? {}) as Record<string, any>;
+      seconds = Number(t.duration ?? run.output.media?.duration ?? seconds ?? 0);
+      const result = { files: t.files, language: t.language ?? null, language_source: t.language_source ?? null, word_count: t.word_count ?? 0, engine: t.engine };
+      await tx.query(`update free_jobs set status = 'completed', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`, [row.id, seconds, JSON.stringify(result), audioKey]);
+    } else if (run.error?.code === "no_speech") {
+      seconds = Number(run.output?.media?.duration ?? seconds ?? 0);
+      await tx.query(`update free_jobs set status = 'completed', code = 'no_speech', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`, [
+        row.id, seconds, JSON.stringify({ language: null, word_count: 0 }), audioKey,
+      ]);
+    } else {
+      const error = tierError(run.error ?? { code: "cancelled", message: "the transcription was cancelled" }, row, this.cfg);
+      await tx.query(`update free_jobs set status = 'failed', code = $2, error = $3, audio_key = $4, finished_at = now() where id = $1`, [row.id, error.code, JSON.stringify(error), audioKey]);
+    }
+    // The real cost replaces the reservation (a failed job before transcription costs nothing).
+    const real = run.state === "succeeded" || run.error?.code === "no_speech" ? ((seconds ?? 0) / 60) * this.cfg.cents_per_minute : 0;
+    const delta = real - Number(row.cost_cents);
+    await tx.query(`update free_jobs set cost_cents = $2 where id = $1`, [row.id, real]);
+    await tx.query(`update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`, [
+      monthStart(new Date(isoColumn(row.created_at)!)), delta, row.key_id ? 0 : delta,
+    ]);
+    if (row.callback_url) {
+      const settled = (await tx.query(`select * from free_jobs where id = $1`, [row.id])).rows[0];
+      const data = await this.view(settled);
+      const type = data.status === "failed" ? "transcription.failed" : "transcription.completed";
+      const payload = JSON.stringify({ type, timestamp: new Date().toISOString(), data });
+      await queueCallback(tx, this.deps.queue, { jobId: row.id, url: row.callback_url, payload });
+    }
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * ASS subtitle building for burned-in captions (libass renders it through ffmpeg's `ass` filter).
+ *
+ * We break lines ourselves (WrapStyle 2: libass never wraps) so that a word-by-word animation keeps
+ * the same layout in every event of a cue; a reflow between words would make the text jump. Sizes
+ * and margins are given for a 1080×1920 frame and scaled to the real one; the margins keep text out
+ * of the areas that short-video apps cover with their own buttons.
+ */
+import { breakLines } from "./captions.js";
+
+export interface CaptionWord {
+  text: string;
+  start: number;
+  end: number;
+}
+
+export type CaptionSize = "small" | "medium" | "large" | "extra_large";
+export type CaptionPosition = "top" | "middle" | "lower" | "bottom";
+export type Animation = "none" | "highlight" | "pop" | "karaoke";
+
+export const SIZES: CaptionSize[] = ["small", "medium", "large", "extra_large"];
+export const POSITIONS: CaptionPosition[] = ["top", "middle", "lower", "bottom"];
+
+/** One entry of config/styles.yaml. Colours are "#RRGGBB" or "#RRGGBBAA" (AA = opacity). */
+export interface CaptionStyle {
+  id: string;
+  name: string;
+  description: string;
+  font: string;
+  bold?: boolean;
+  uppercase?: boolean;
+  /** Font size in pixels on a 1920-pixel-high frame, per caption_size. */
+  sizes: Record<CaptionSize, number>;
+  colour: string;
+  outline_colour: string;
+  outline: number;
+  shadow?: number;
+  shadow_colour?: string;
+  /** Draw an opaque box behind the text instead of an outline (box colour = outline_colour). */
+  box?: boolean;
+  highlight: string;
+  /** Word-by-word effect when highlight is on. */
+  animation: Animation;
+  /** Most words shown at once (short, punchy cues for the animated styles). */
+  max_words?: number;
+  hook_colour?: string;
+  hook_background?: string;
+}
+
+export interface AssOptions {
+  width: number;
+  height: number;
+  style: CaptionStyle;
+  size: CaptionSize;
+  position: CaptionPosition;
+  /** Animate word by word with the style's animation (a static style falls back to "highlight"). */
+  highlight: boolean;
+  /** Title box text shown at the top for the first seconds; empty or undefined for none. */
+  hookTitle?: string;
+  hookSeconds?: number;
+  duration: number;
+}
+
+/** Escapes caption text: braces would start override blocks and a backslash could form \N or \h. */
+export function escapeAssText(text: string): string {
+  return text.replace(/\r?\n|\r/g, " ").replace(/[\\{}]/g, (c) => (c === "\\" ? "\\\u2060" : `\\${c}`));
+}
+
+/** "#RRGGBB[AA]" → "&HAABBGGRR" (ASS alpha: 00 opaque, FF transparent). */
+export function assColour(css: string): string {
+  const m = /^#?([0-9a-f]{6})([0-9a-f]{2})?$/i.exec(css.trim());
+  if (!m) throw new TypeError(`colour "${css}" is not #RRGGBB or #RRGGBBAA`);
+  const [r, g, b] = [0, 2, 4].map((i) => m[1].slice(i, i + 2));
+  const alpha = (255 - parseInt(m[2] ?? "ff", 16)).toString(16).padStart(2, "0");
+  return `&H${alpha}${b}${g}${r}`.toUpperCase();
+}
+
+export function assTime(seconds: number): string {
+  const cs = Math.max(0, Math.round(seconds * 100));
+  const h = Math.floor(cs / 360000);
+  const m = Math.floor((cs % 360000) / 6000);
+  const s = Math.floor((cs % 6000) / 100);
+  return `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}.${String(cs % 100).padStart(2, "0")}`;
+}
+
+export interface Cue {
+  start: number;
+  end: number;
+  words: CaptionWord[];
+  lines: CaptionWord[][];
+}
+
+/** Groups timed words into caption cues of at most two lines, breaking at pauses and sentences. */
+export function toAssCues(
+  words: CaptionWord[],
+  opts: { maxChars: number; maxLines?: number; maxSeconds?: number; maxWords?: number; pause?: number; uppercase?: boolean },
+): Cue[] {
+  const maxLines = opts.maxLines ?? 2;
+  const maxSeconds = opts.maxSeconds ?? 3.2;
+  const pause = opts.pause ?? 0.7;
+  const shown = (w: CaptionWord) => (opts.uppercase ? w.text.toUpperCase() : w.text).trim();
+  const fits = (ws: CaptionWord[]) => breakLines(ws.map(shown), opts.maxChars, maxLines).every((l) => l.join(" ").length <= opts.maxChars);
+  const groups: CaptionWord[][] = [];
+  let cur: CaptionWord[] = [];
+  for (const w of words.filter((x) => x.text.trim())) {
+    const prev = cur[cur.length - 1];
+    const split =
+      prev &&
+      (w.start - prev.end >= pause ||
+        /[.!?…]["'”’)]*$/.test(prev.text) ||
+        w.end - cur[0].start > maxSeconds ||
+        (opts.maxWords !== undefined && cur.length >= opts.maxWords) ||
+        !fits([...cur, w]));
+    if (split) {
+      groups.push(cur);
+      cur = [];
+    }
+    cur.push(w);
+  }
+  if (cur.length) groups.push(cur);
+  return groups.map((g, i) => {
+    const next = groups[i + 1]?.[0];
+    const last = g[g.length - 1];
+    // Hold the cue a little after its last word, but never into the next cue.
+    const end = next ? Math.min(Math.max(last.end, next.start), last.end + 0.6) : last.end + 0.6;
+    const texts = g.map(shown);
+    const lineWords: CaptionWord[][] = [];
+    let k = 0;
+    for (const line of breakLines(texts, opts.maxChars, maxLines)) {
+      lineWords.push(g.slice(k, k + line.length));
+      k += line.length;
+    }
+    return { start: g[0].start, end, words: g, lines: lineWords };
+  });
+}
+
+function _styleLine(name: string, s: CaptionStyle, o: { size: number; primary: string; secondary: string; align: number; marginV: number; marginLR: number }): string {
+  const outline = s.box ? Math.max(8, s.outline) : s.outline;
+  const back = assColour(s.shadow_colour ?? "#00000080");
+  const fields = [
+    name, s.font, o.size, o.primary, o.secondary, assColour(s.outline_colour), back,
+    s.bold === false ? 0 : -1, 0, 0, 0, 100, 100, 0, 0, s.box ? 3 : 1, outline, s.shadow ?? 0,
+    o.align, o.marginLR, o.marginLR, o.marginV, 1,
+  ];
+  return `Style: ${fields.join(",")}`;
+}
+
+/** Builds the whole ASS document for one clip. */
+export function buildAss(words: CaptionWord[], o: AssOptions): string {
+  const k = o.height / 1920;
+  const s = o.style;
+  const size = Math.round(s.sizes[o.size] * k);
+  const marginLR = Math.round(o.width * 0.09);
+  const place: Record<CaptionPosition, [number, number]> = {
+    top: [8, Math.round(o.height * 0.21)],
+    middle: [5, 0],
+    lower: [2, Math.round(o.height * 0.3)],
+    bottom: [2, Math.round(o.height * 0.2)],
+  };
+  const [align, marginV] = place[o.position];
+  const animation: Animation = o.highlight ? (s.animation === "none" ? "highlight" : s.animation) : "none";
+  const base = assColour(s.colour);
+  const hi = assColour(s.highlight);
+  // Average glyph advance is about 0.58 em for bold sans; capitals are wider.
+  const maxChars = Math.max(8, Math.floor((o.width - 2 * marginLR) / (size * (s.uppercase ? 0.68 : 0.58))));
+  const hookSize = Math.round(Math.min(s.sizes.large, 84) * k);
+  const styles = [
+    _styleLine("Caption", s, { size, primary: base, secondary: base, align, marginV, marginLR }),
+    // Karaoke sweeps from SecondaryColour to PrimaryColour.
+    _styleLine("Karaoke", s, { size, primary: hi, secondary: base, align, marginV, marginLR }),
+    _styleLine(
+      "Hook",
+      { ...s, box: true, outline: 14, shadow: 0, outline_colour: s.hook_background ?? "#000000D0" },
+      { size: hookSize, primary: assColour(s.hook_colour ?? "#FFFFFF"), secondary: base, align: 8, marginV: Math.round(o.height * 0.08), marginLR },
+    ),
+  ];
+  const events: string[] = [];
+  const add = (start: number, end: number, style: string, text: string, layer = 0) => {
+    if (end - start < 0.01) return;
+    events.push(`Dialogue: ${layer},${assTime(start)},${assTime(end)},${style},,0,0,0,,${text}`);
+  };
+  const shown = (w: CaptionWord) => escapeAssText((s.uppercase ? w.text.toUpperCase() : w.text).trim());
+  const cues = toAssCues(words, { maxChars, maxWords: animation === "none" ? undefined : s.max_words, uppercase: s.uppercase });
+  for (const cue of cues) {
+    const render = (fmt: (w: CaptionWord, i: number) => string) => {
+      let i = 0;
+      return cue.lines.map((line) => line.map((w) => fmt(w, i++)).join(" ")).join("\\N");
+    };
+    if (animation === "none") {
+      add(cue.start, cue.end, "Caption", render(shown));
+    } else if (animation === "karaoke") {
+      let t = cue.start;
+      add(cue.start, cue.end, "Karaoke", render((w) => {
+        const lead = Math.max(0, Math.round((w.start - t) * 100));
+        const dur = Math.max(1, Math.round((w.end - Math.max(t, w.start)) * 100));
+        t = Math.max(t, w.start) + dur / 100;
+        return `${lead ? `{\\k${lead}}` : ""}{\\kf${dur}}${shown(w)}`;
+      }));
+    } else {
+      cue.words.forEach((active, ai) => {
+        const start = ai === 0 ? cue.start : active.start;
+        const end = ai + 1 < cue.words.length ? cue.words[ai + 1].start : cue.end;
+        add(start, end, "Caption", render((w, i) => {
+          if (i === ai) {
+            const pop = animation === "pop" ? "\\fscx118\\fscy118\\t(0,120,\\fscx100\\fscy100)" : "";
+            return `{\\1c${hi}${pop}}${shown(w)}{\\1c${base}\\fscx100\\fscy100}`;
+          }
+          // Pop reveals words as they are spoken; the hidden ones still take their place.
+          return animation === "pop" && i > ai ? `{\\alpha&HFF&}${shown(w)}{\\alpha&H00&}` : shown(w);
+        }));
+      });
+    }
+  }
+  if (o.hookTitle?.trim()) {
+    const hookChars = Math.max(8, Math.floor((o.width - 2 * marginLR) / (hookSize * 0.6)));
+    const lines = breakLines(o.hookTitle.trim().split(/\s+/), hookChars, 3).map((l) => escapeAssText(l.join(" ")));
+    add(0, Math.min(o.hookSeconds ?? 3, o.duration), "Hook", `{\\fad(150,250)}${lines.join("\\N")}`, 1);
+  }
+  return [
+    "[Script Info]",
+    "; Generated by clipd",
+    "ScriptType: v4.00+",
+    `PlayResX: ${o.width}`,
+    `PlayResY: ${o.height}`,
+    "WrapStyle: 2",
+    "ScaledBorderAndShadow: yes",
+    "YCbCr Matrix: TV.709",
+    "",
+    "[V4+ Styles]",
+    "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding",
+    ...styles,
+    "",
+    "[Events]",
+    "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",
+    ...events,
+    "",
+  ].join("\n");
+}
+
+/** Applies a size request: an absolute size, or "smaller"/"bigger" one step from `current`. */
+export function stepSize(current: CaptionSize, request?: string): CaptionSize {
+  const i = SIZES.indexOf(current);
+  if (request === "smaller") return SIZES[Math.max(0, i - 1)];
+  if (request === "bigger") return SIZES[Math.min(SIZES.length - 1, i + 1)];
+  return (SIZES as string[]).includes(request ?? "") ? (request as CaptionSize) : current;
+}
+
+/** Applies a position request: an absolute position, or "up"/"down" one step from `current`. */
+export function stepPosition(current: CaptionPosition, request?: string): CaptionPosition {
+  const i = POSITIONS.indexOf(current);
+  if (request === "up") return POSITIONS[Math.max(0, i - 1)];
+  if (request === "down") return POSITIONS[Math.min(POSITIONS.length - 1, i + 1)];
+  return (POSITIONS as string[]).includes(request ?? "") ? (request as CaptionPosition) : current;
+}

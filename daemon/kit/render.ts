@@ -1,0 +1,121 @@
+/**
+ * Spawning ffmpeg/ffprobe for the rendering stages (cut, caption-burn, find-clips loudness).
+ *
+ * ffmpeg runs with `-progress pipe:1`, so progress comes from `out_time_us` against the expected
+ * output duration. The child is killed when the stage's signal aborts. On failure the error
+ * carries the tail of stderr, which is where ffmpeg says what went wrong.
+ */
+import { isStageError } from "../engine/stage.js";
+import { ffmpegPath, ffprobePath, runTool, SAFE_INPUT_ARGS } from "./ffmpeg.js";
+
+export interface FfmpegOptions {
+  /** Aborts (kills) the child process. */
+  signal?: AbortSignal;
+  /** Expected output duration in seconds, for progress. */
+  duration?: number;
+  /** Called with 0–100 as ffmpeg reports its output time. */
+  onProgress?: (percent: number) => void;
+  /** Working folder of the child (lets filter arguments use plain relative file names). */
+  cwd?: string;
+}
+
+export class FfmpegError extends Error {
+  readonly stderr: string;
+  readonly exitCode: number | null;
+  constructor(message: string, stderr: string, exitCode: number | null, cause?: unknown) {
+    super(message, { cause });
+    this.name = "FfmpegError";
+    this.stderr = stderr;
+    this.exitCode = exitCode;
+  }
+}
+
+/** Runs a tool through the shared runner (_ffmpeg.ts); a non-zero exit becomes an FfmpegError. */
+async function _spawnCollect(
+  bin: string,
+  args: string[],
+  opts: FfmpegOptions,
+  onStdoutLine?: (line: string) => void,
+): Promise<{ stdout: string; stderr: string }> {
+  let r;
+  try {
+    r = await runTool(bin, args, { signal: opts.signal, cwd: opts.cwd, onStdoutLine });
+  } catch (err) {
+    if (opts.signal?.aborted || isStageError(err)) throw err; // an abort, or tool_missing
+    throw new FfmpegError(`${bin} could not start: ${(err as Error).message}`, "", null, err);
+  }
+  if (r.code !== 0) {
+    const last = r.stderr.trim().split("\n").slice(-3).join(" | ");
+    throw new FfmpegError(`${bin} exited with code ${r.code}: ${last}`, r.stderr, r.code);
+  }
+  return { stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs ffmpeg with the given arguments (input/output flags included), reporting progress. */
+export async function runFfmpeg(args: string[], opts: FfmpegOptions = {}): Promise<{ stderr: string }> {
+  const full = ["-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:1", ...args];
+  let last = -1;
+  const { stderr } = await _spawnCollect(ffmpegPath(), full, opts, (line) => {
+    if (!opts.onProgress || !opts.duration) return;
+    const m = /^out_time_us=(\d+)/.exec(line) ?? /^out_time_ms=(\d+)/.exec(line);
+    if (!m) return;
+    const pct = Math.max(0, Math.min(100, (Number(m[1]) / 1e6 / opts.duration) * 100));
+    if (Math.floor(pct) !== last) {
+      last = Math.floor(pct);
+      opts.onProgress(pct);
+    }
+  });
+  return { stderr };
+}
+
+export interface MediaSummary {
+  duration: number;
+  width?: number;
+  height?: number;
+  videoCodec?: string;
+  videoProfile?: string;
+  pixFmt?: string;
+  audioCodec?: string;
+}
+
+/** ffprobe's view of a file: container duration and the first video and audio stream. */
+export async function probeMedia(file: string, opts: FfmpegOptions = {}): Promise<MediaSummary> {
+  const { stdout } = await _spawnCollect(
+    ffprobePath(),
+    ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", file],
+    opts,
+  );
+  const info = JSON.parse(stdout) as { format?: { duration?: string }; streams?: Array<Record<string, any>> };
+  const v = info.streams?.find((s) => s.codec_type === "video");
+  const a = info.streams?.find((s) => s.codec_type === "audio");
+  return {
+    duration: Number(info.format?.duration ?? 0),
+    width: v?.width,
+    height: v?.height,
+    videoCodec: v?.codec_name,
+    videoProfile: v?.profile,
+    pixFmt: v?.pix_fmt,
+    audioCodec: a?.codec_name,
+  };
+}
+
+/** Put before every `-i` of a user file: a crafted playlist cannot make ffmpeg open URLs or devices. */
+export const SAFE_INPUT: readonly string[] = SAFE_INPUT_ARGS;
+
+/** Escapes a value for use inside an ffmpeg filter-graph option (`file=...`). */
+export function escapeFilterValue(value: string): string {
+  return value.replace(/[\\':,;\[\]]/g, (c) => `\\${c}`);
+}
+
+/** The encoder flags every rendered clip uses: H.264 High, yuv420p, CRF 20, AAC, faststart. */
+export function finalEncodeArgs(opts: { crf?: number; preset?: string; copyAudio?: boolean } = {}): string[] {
+  return [
+    "-c:v", "libx264",
+    "-preset", opts.preset ?? "veryfast",
+    "-crf", String(opts.crf ?? 20),
+    "-profile:v", "high",
+    "-pix_fmt", "yuv420p",
+    ...(opts.copyAudio ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"]),
+    "-movflags", "+faststart",
+  ];
+}

@@ -1,0 +1,324 @@
+/**
+ * SSRF protection for every URL a user hands us (source links now, webhooks later).
+ *
+ * Guarantees of guardedFetch:
+ * - Only https, except plain http to loopback when the tests-only `allowLoopback` switch is on.
+ * - The host is resolved here, and EVERY address it resolves to must be public; the connection
+ *   then goes to that checked address (a pinned `lookup`), so a second DNS answer cannot swap in a
+ *   private one (DNS rebinding). TLS still verifies the certificate for the hostname (SNI/Host).
+ * - Redirects are followed by hand, each hop checked the same way, at most `maxRedirects`.
+ * - `allowLoopback` admits 127.0.0.0/8 and ::1 only; every other private range stays refused.
+ */
+import { promises as dns } from "node:dns";
+import { readFile } from "node:fs/promises";
+import http, { type IncomingMessage, type IncomingHttpHeaders } from "node:http";
+import https from "node:https";
+import net, { BlockList } from "node:net";
+import path from "node:path";
+import tls from "node:tls";
+import { StageError } from "../engine/stage.js";
+
+type Rule = [network: string, prefix: number, reason: string];
+
+const V4_RULES: Rule[] = [
+  ["0.0.0.0", 8, "the 'this network' range 0.0.0.0/8"],
+  ["10.0.0.0", 8, "a private network (RFC 1918)"],
+  ["100.64.0.0", 10, "carrier-grade NAT space (100.64.0.0/10)"],
+  ["127.0.0.0", 8, "loopback"],
+  ["169.254.169.254", 32, "the cloud metadata service"],
+  ["169.254.0.0", 16, "link-local"],
+  ["172.16.0.0", 12, "a private network (RFC 1918)"],
+  ["192.0.0.0", 24, "IETF protocol assignments (192.0.0.0/24)"],
+  ["192.0.2.0", 24, "a documentation range"],
+  ["192.88.99.0", 24, "the 6to4 relay anycast range"],
+  ["192.168.0.0", 16, "a private network (RFC 1918)"],
+  ["198.18.0.0", 15, "the benchmarking range 198.18.0.0/15"],
+  ["198.51.100.0", 24, "a documentation range"],
+  ["203.0.113.0", 24, "a documentation range"],
+  ["224.0.0.0", 4, "multicast"],
+  ["255.255.255.255", 32, "broadcast"],
+  ["240.0.0.0", 4, "reserved (240.0.0.0/4)"],
+];
+// Checked after the embedded-IPv4 forms (mapped, NAT64, 6to4) have been unwrapped.
+const V6_RULES: Rule[] = [
+  ["::1", 128, "loopback"],
+  ["::", 128, "the unspecified address"],
+  ["fd00:ec2::254", 128, "the cloud metadata service"],
+  ["64:ff9b:1::", 48, "local-use NAT64"],
+  ["100::", 64, "the discard range"],
+  ["2001::", 23, "IETF protocol assignments (2001::/23)"],
+  ["2001:db8::", 32, "a documentation range"],
+  ["3fff::", 20, "a documentation range"],
+  ["5f00::", 16, "segment routing space"],
+  ["fc00::", 7, "a unique-local network (fc00::/7)"],
+  ["fe80::", 10, "link-local"],
+  ["fec0::", 10, "site-local"],
+  ["ff00::", 8, "multicast"],
+];
+
+// One BlockList per rule keeps the reason; the lists are tiny, so the cost is nothing.
+const compile = (rules: Rule[], family: "ipv4" | "ipv6") =>
+  rules.map(([network, prefix, reason]) => {
+    const list = new BlockList();
+    list.addSubnet(network, prefix, family);
+    return { list, reason, loopback: reason === "loopback" };
+  });
+const V4 = compile(V4_RULES, "ipv4");
+const V6 = compile(V6_RULES, "ipv6");
+const GLOBAL_UNICAST_V6 = new BlockList();
+GLOBAL_UNICAST_V6.addSubnet("2000::", 3, "ipv6");
+
+export interface AddressCheckOptions {
+  /** Tests only: admit 127.0.0.0/8 and ::1. */
+  allowLoopback?: boolean;
+}
+
+/**
+ * Why an address must not be contacted ("loopback", "a private network (RFC 1918)" …), or
+ * undefined when it is a public address. Anything that is not an IP literal is refused.
+ */
+export function addressRefusal(ip: string, opts: AddressCheckOptions = {}): string | undefined {
+  const address = ip.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const family = net.isIP(address);
+  if (family === 4) return matchRules(V4, address, "ipv4", opts);
+  if (family !== 6) return "not an IP address";
+  const bytes = parseIPv6(address);
+  const embedded = embeddedIPv4(bytes);
+  if (embedded) {
+    const inner = matchRules(V4, embedded.v4, "ipv4", opts);
+    return inner && `${inner} (${embedded.via} ${embedded.v4})`;
+  }
+  const own = matchRules(V6, address, "ipv6", opts);
+  if (own !== undefined || (opts.allowLoopback && isLoopbackV6(bytes))) return own;
+  return GLOBAL_UNICAST_V6.check(address, "ipv6") ? undefined : "outside global unicast space (2000::/3)";
+}
+
+/** True for any address clipd must not contact on a user's behalf (see the ranges above). */
+export function isPrivateAddress(ip: string): boolean {
+  return addressRefusal(ip) !== undefined;
+}
+
+/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
+export function isLoopbackAddress(ip: string): boolean {
+  const address = ip.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const family = net.isIP(address);
+  if (family === 4) return address.startsWith("127.");
+  if (family !== 6) return false;
+  const bytes = parseIPv6(address);
+  const embedded = embeddedIPv4(bytes);
+  return embedded ? embedded.v4.startsWith("127.") : isLoopbackV6(bytes);
+}
+
+function matchRules(rules: ReturnType<typeof compile>, address: string, family: "ipv4" | "ipv6", opts: AddressCheckOptions) {
+  for (const rule of rules) {
+    if (rule.list.check(address, family)) return rule.loopback && opts.allowLoopback ? undefined : rule.reason;
+  }
+  return undefined;
+}
+
+const isLoopbackV6 = (b: number[]) => b.slice(0, 15).every((x) => x === 0) && b[15] === 1;
+
+/** IPv4 addresses carried inside IPv6 forms that a router would unwrap and deliver to. */
+function embeddedIPv4(b: number[]): { v4: string; via: string } | undefined {
+  const v4 = (at: number) => b.slice(at, at + 4).join(".");
+  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return { v4: v4(12), via: "IPv4-mapped" };
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return { v4: v4(12), via: "NAT64" };
+  if (b[0] === 0x20 && b[1] === 0x02) return { v4: v4(2), via: "6to4" };
+  // Deprecated IPv4-compatible form ::a.b.c.d (but not :: or ::1, which are IPv6's own).
+  if (zeros(0, 12) && !(zeros(12, 15) && b[15]! <= 1)) return { v4: v4(12), via: "IPv4-compatible" };
+  return undefined;
+}
+
+/** 16 bytes of a valid IPv6 literal (net.isIP has already vouched for it). */
+function parseIPv6(address: string): number[] {
+  let text = address.toLowerCase();
+  const tail: number[] = [];
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted[1]!.split(".").map(Number) as [number, number, number, number];
+    text = text.slice(0, dotted.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, rest] = text.split("::") as [string, string | undefined];
+  const groups = (s: string) => (s ? s.split(":").map((g) => parseInt(g, 16)) : []);
+  const left = groups(head);
+  const right = rest === undefined ? [] : groups(rest);
+  const fill = rest === undefined ? [] : new Array(8 - left.length - right.length).fill(0);
+  for (const g of [...left, ...fill, ...right]) tail.push(g >> 8, g & 0xff);
+  return tail;
+}
+
+export interface GuardedFetchOptions extends AddressCheckOptions {
+  /** Redirect hops to follow. Default 5. */
+  maxRedirects?: number;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  /** Extra CA certificates to trust, on top of Node's bundled roots (tests: a loopback server's CA). */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** Default GET. 301/302/303 turn a POST into a GET without a body, as browsers do. */
+  method?: string;
+  body?: string | Buffer;
+  /** Milliseconds without socket activity before the request fails. Default 30000. */
+  idleTimeoutMs?: number;
+}
+
+export interface GuardedResponse {
+  /** The final response; its body has not been read. Destroy it if you do not read it. */
+  response: IncomingMessage;
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The URL that produced this response, after redirects. */
+  url: URL;
+  /** The checked address the connection went to. */
+  address: string;
+  redirects: number;
+}
+
+/** Fetches a user-given URL without letting it reach private networks. See the file header. */
+export async function guardedFetch(input: string | URL, opts: GuardedFetchOptions = {}): Promise<GuardedResponse> {
+  const maxRedirects = opts.maxRedirects ?? 5;
+  let url = parseUserUrl(input);
+  let method = (opts.method ?? "GET").toUpperCase();
+  let body = opts.body;
+  for (let hop = 0; ; hop++) {
+    opts.signal?.throwIfAborted();
+    const address = await checkedAddress(url, opts);
+    const response = await request(url, address, method, body, opts);
+    const status = response.statusCode ?? 0;
+    const location = response.headers.location;
+    if (![301, 302, 303, 307, 308].includes(status) || !location) {
+      return { response, status, headers: response.headers, url, address, redirects: hop };
+    }
+    response.resume(); // drain: the body of a redirect is of no interest
+    response.destroy();
+    if (hop >= maxRedirects) {
+      throw new StageError("too_many_redirects", `${describeUrl(url)} redirected more than ${maxRedirects} times`, {
+        details: { max_redirects: maxRedirects },
+      });
+    }
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch (cause) {
+      throw new StageError("bad_url", `${describeUrl(url)} redirected to an invalid address`, { cause });
+    }
+    url = parseUserUrl(next);
+    if (status === 303 || ((status === 301 || status === 302) && method === "POST")) {
+      method = "GET";
+      body = undefined;
+    }
+  }
+}
+
+// CA files read once per process (like the rest of the config, a changed file needs a restart);
+// a failed read is not kept, so a file put right is read on the next call.
+const caFiles = new Map<string, Promise<Buffer>>();
+function readCa(file: string): Promise<Buffer> {
+  let read = caFiles.get(file);
+  if (!read) {
+    read = readFile(file);
+    caFiles.set(file, read);
+    read.catch(() => caFiles.delete(file));
+  }
+  return read;
+}
+
+/** Reads `network.allow_loopback` and `network.extra_ca` from the effective config. */
+export async function netguardOptionsFromConfig(config: Readonly<Record<string, any>>): Promise<Pick<GuardedFetchOptions, "allowLoopback" | "ca">> {
+  const network = config?.network ?? {};
+  const out: Pick<GuardedFetchOptions, "allowLoopback" | "ca"> = { allowLoopback: network.allow_loopback === true };
+  if (typeof network.extra_ca === "string" && network.extra_ca) out.ca = await readCa(path.resolve(network.extra_ca));
+  return out;
+}
+
+function parseUserUrl(input: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(String(input));
+  } catch (cause) {
+    throw new StageError("bad_url", `"${String(input).slice(0, 200)}" is not a valid URL`, { cause });
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new StageError("bad_url", `only https links are accepted (got ${url.protocol.replace(/:$/, "")})`);
+  }
+  if (url.username || url.password) throw new StageError("bad_url", `links with a user name or password are not accepted (${url.host})`);
+  return url;
+}
+
+/** Every address a host name stands for (an IP literal stands for itself). DNS errors are thrown as they come. */
+export async function resolveHostAddresses(host: string): Promise<string[]> {
+  const bare = host.replace(/^\[|\]$/g, "");
+  if (net.isIP(bare)) return [bare];
+  return (await dns.lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+}
+
+/** Resolves the URL's host, refuses it if any answer is private, and returns the address to use. */
+async function checkedAddress(url: URL, opts: GuardedFetchOptions): Promise<string> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  // Plain http exists only for loopback test servers; decide before any DNS query is made.
+  const loopbackName = host === "localhost" || host.endsWith(".localhost") || isLoopbackAddress(host);
+  if (url.protocol === "http:" && !(opts.allowLoopback && loopbackName)) {
+    throw new StageError("bad_url", `only https links are accepted (got http://${url.host})`);
+  }
+  let addresses: string[];
+  try {
+    addresses = await resolveHostAddresses(host);
+  } catch (cause: any) {
+    const missing = cause?.code === "ENOTFOUND" || cause?.code === "ENODATA";
+    throw new StageError("fetch_failed", `could not resolve ${host}${missing ? ": no such host" : ` (${cause?.code ?? cause})`}`, {
+      retryable: !missing,
+      cause,
+    });
+  }
+  if (addresses.length === 0) throw new StageError("fetch_failed", `could not resolve ${host}: no addresses`);
+  for (const address of addresses) {
+    const reason = addressRefusal(address, opts);
+    if (reason) {
+      throw new StageError("forbidden_address", `${host} is not allowed: it resolves to ${address}, which is ${reason}`, {
+        details: { host, address, reason },
+      });
+    }
+    if (url.protocol === "http:" && !isLoopbackAddress(address)) {
+      throw new StageError("bad_url", `only https links are accepted (got http://${url.host})`);
+    }
+  }
+  return addresses[0]!;
+}
+
+function request(url: URL, address: string, method: string, body: string | Buffer | undefined, opts: GuardedFetchOptions): Promise<IncomingMessage> {
+  const family = net.isIP(address);
+  // Answers every lookup with the address that was checked; copes with both callback shapes.
+  const lookup = (_host: string, options: any, cb: (...args: any[]) => void) => {
+    const done = typeof options === "function" ? options : cb;
+    if (options?.all) done(null, [{ address, family }]);
+    else done(null, address, family);
+  };
+  const ca = opts.ca === undefined ? undefined : [...tls.rootCertificates, ...(Array.isArray(opts.ca) ? opts.ca : [opts.ca])];
+  const headers: Record<string, string> = { "user-agent": "clipd", accept: "*/*", ...opts.headers };
+  if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+  const lib = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = lib.request(url, { method, headers, lookup: lookup as any, agent: false, ca, signal: opts.signal });
+    req.setTimeout(opts.idleTimeoutMs ?? 30_000, () => {
+      req.destroy(new StageError("fetch_failed", `${describeUrl(url)} did not answer in time`, { retryable: true }));
+    });
+    req.once("response", resolve);
+    req.once("error", (err: any) => {
+      if (opts.signal?.aborted) return reject(opts.signal.reason);
+      if (err instanceof StageError) return reject(err);
+      const tlsProblem = typeof err?.code === "string" && /CERT|SSL|TLS|SELF_SIGNED|VERIFY|ISSUER|SIGNATURE/.test(err.code);
+      reject(
+        new StageError("fetch_failed", `could not fetch ${describeUrl(url)}: ${tlsProblem ? "TLS error, " : ""}${err?.message ?? err}`, {
+          retryable: !tlsProblem,
+          cause: err,
+        }),
+      );
+    });
+    req.end(body);
+  });
+}
+
+/** The URL without its query (which may carry tokens), for messages. */
+export function describeUrl(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}

@@ -1,0 +1,68 @@
+/**
+ * The one check for every URL a user gives clipd to fetch or to call (episode source_url,
+ * transcript url, webhook url): parsed, https only, no credentials, and every address its host
+ * resolves to public. It runs when the request is made, so a bad link is a 400 naming the field
+ * at once instead of a run that fails later; the fetch and delivery paths check again at connect
+ * time (daemon/net/guard), pinned to the address they checked, so DNS cannot be swapped between.
+ *
+ * Refusals are NetRefusals (a code, a message naming the field, and context): `invalid_url` for a malformed, non-https or
+ * credentialed link and for a host that does not exist; `forbidden_address` for a private one.
+ * A passing DNS failure (no answer in time) is let through: the later checks retry it.
+ */
+import { addressRefusal, netguardOptionsFromConfig, resolveHostAddresses } from "./guard.js";
+
+/** A user URL refused before anything was fetched; always the caller's input, so a 400 on the API. */
+export class NetRefusal extends Error {
+  constructor(
+    readonly code: "invalid_url" | "forbidden_address",
+    message: string,
+    readonly context: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "NetRefusal";
+  }
+}
+
+const RESERVED_TLD = /(^|\.)(invalid|test|example)\.?$/i;
+
+export interface PublicUrlOptions {
+  /** The request field the URL came from, named in every refusal. */
+  field: string;
+  /** What the address is for, to end the private-address message ("only public addresses can be fetched"). */
+  purpose?: string;
+  config: Readonly<Record<string, any>>;
+}
+
+/** Parses and checks a user URL; returns it without its fragment. */
+export async function checkPublicUrl(raw: string, opts: PublicUrlOptions): Promise<URL> {
+  const { field } = opts;
+  const bad = (message: string, extra: Record<string, unknown> = {}) => new NetRefusal("invalid_url", `body field "${field}": ${message}`, { field, ...extra });
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw bad("is not a valid URL");
+  }
+  if (url.protocol !== "https:") throw bad(`must be an https link (got ${url.protocol.replace(/:$/, "")})`);
+  if (url.username || url.password) throw bad("may not carry a user name or password");
+  url.hash = "";
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const { allowLoopback } = await netguardOptionsFromConfig(opts.config);
+  // Names reserved never to resolve (RFC 6761) are refused without asking DNS, which may not answer.
+  if (RESERVED_TLD.test(host)) throw bad(`the host ${host} does not resolve to any address (.${host.split(".").pop()} is a reserved name)`, { host });
+  let addresses: string[];
+  try {
+    addresses = await resolveHostAddresses(host);
+  } catch (err: any) {
+    if (err?.code === "ENOTFOUND" || err?.code === "ENODATA") throw bad(`the host ${host} does not resolve to any address`, { host });
+    return url;
+  }
+  for (const address of addresses) {
+    const reason = addressRefusal(address, { allowLoopback });
+    if (reason) {
+      const where = address === host ? "is" : `resolves to ${address}, which is`;
+      throw new NetRefusal("forbidden_address", `body field "${field}": ${host} ${where} ${reason}; ${opts.purpose ?? "only public addresses are allowed"}`, { field, host, address });
+    }
+  }
+  return url;
+}

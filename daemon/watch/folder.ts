@@ -1,0 +1,245 @@
+/**
+ * The watch folder. A file dropped in a watched folder enters its pipeline; results land in
+ * outbox/<name>/, failures in failed/ with <name>.error.txt.
+ *
+ * Guarantees:
+ * - A file is taken only once it has stopped growing (chokidar's awaitWriteFinish).
+ * - Taking a file is one rename into processing/; the run for it and its watch_files row are
+ *   created in one transaction. A file is never processed twice: once out of the inbox it is not
+ *   seen again, and a file left in processing/ by a crash is matched to its row, or started, at the
+ *   next start.
+ * - Nothing is dropped silently: every file ends in outbox/ or failed/ with a reason. A file that
+ *   fails keeps its sidecar beside it in failed/, so both can be fixed and dropped in again.
+ * - A sidecar's options are split between the run and its clip renders (followups.ts), and a
+ *   bad one (YAML, an unknown option, a refused value) fails the file before anything runs.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import chokidar, { type FSWatcher } from "chokidar";
+import type { Logger } from "pino";
+import { parse as parseYaml } from "yaml";
+import type { ClipdApp } from "../app.js";
+import { checkRenderTop, FOLLOWUP_KEYS, splitOptions, startClipRenders } from "./followups.js";
+import { eventsFor, writeResults } from "./results.js";
+import { TERMINAL, type Run } from "../engine/runner.js";
+
+const IGNORED = /(^\.|\.(ya?ml|part|partial|crdownload|tmp|download|error\.txt)$)/i;
+
+interface FolderLayout {
+  inbox: string;
+  pipeline: string;
+  processing: string;
+  outbox: string;
+  failed: string;
+}
+
+export function folderLayout(dataDir: string, folder: { path: string; pipeline: string }): FolderLayout {
+  const inbox = path.resolve(dataDir, folder.path);
+  const parent = path.dirname(inbox);
+  return { inbox, pipeline: folder.pipeline, processing: path.join(parent, "processing"), outbox: path.join(parent, "outbox"), failed: path.join(parent, "failed") };
+}
+
+async function freeName(dir: string, name: string, isDir = false): Promise<string> {
+  const ext = isDir ? "" : path.extname(name);
+  const stem = isDir ? name : name.slice(0, name.length - ext.length);
+  for (let i = 1; ; i++) {
+    const candidate = i === 1 ? name : `${stem}-${i}${ext}`;
+    if (!existsSync(path.join(dir, candidate))) return candidate;
+  }
+}
+
+interface WatchRow {
+  id: string;
+  folder: string;
+  name: string;
+  state: string;
+  run_id: string | null;
+  children: string[] | string | null;
+}
+
+export class WatchFolder {
+  private watchers: FSWatcher[] = [];
+  private timer?: NodeJS.Timeout;
+  private busy = new Set<string>();
+  private sweeping = false;
+  private readonly layouts: FolderLayout[];
+  private readonly log: Logger;
+
+  constructor(private readonly app: ClipdApp) {
+    this.layouts = app.config.watch.folders.map((f) => folderLayout(app.config.data_dir, f));
+    this.log = app.log.child({ role: "watch" });
+  }
+
+  async start(): Promise<void> {
+    for (const l of this.layouts) {
+      if (!this.app.pipelines.has(l.pipeline)) throw new Error(`watch folder ${l.inbox} names unknown pipeline "${l.pipeline}"`);
+      for (const d of [l.inbox, l.processing, l.outbox, l.failed]) await mkdir(d, { recursive: true });
+    }
+    await this.recover();
+    for (const l of this.layouts) {
+      const w = chokidar.watch(l.inbox, {
+        depth: 0,
+        ignoreInitial: false,
+        ignored: (p: string) => p !== l.inbox && IGNORED.test(path.basename(p)),
+        awaitWriteFinish: { stabilityThreshold: this.app.config.watch.stable_ms, pollInterval: 100 },
+      });
+      w.on("add", (file) => void this.take(l, file).catch((err) => this.log.error({ err, file: path.basename(file) }, "could not take file")));
+      w.on("error", (err) => this.log.error({ err }, "watcher error"));
+      this.watchers.push(w);
+      await new Promise<void>((resolve) => w.once("ready", () => resolve()));
+      this.log.info({ folder: l.inbox, pipeline: l.pipeline }, "watching folder");
+    }
+    this.timer = setInterval(() => void this.sweep(), 500);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await Promise.all(this.watchers.map((w) => w.close()));
+    this.watchers = [];
+  }
+
+  /** Files left in processing/ by a crash get a run if they have none; the sweep finishes the rest. */
+  private async recover(): Promise<void> {
+    for (const l of this.layouts) {
+      for (const name of await readdir(l.processing)) {
+        if (IGNORED.test(name)) continue;
+        const { rows } = await this.app.db.query(`select id from watch_files where folder = $1 and name = $2 and state <> 'done' and state <> 'failed'`, [l.inbox, name]);
+        if (!rows.length) await this.begin(l, name);
+      }
+    }
+  }
+
+  private async take(l: FolderLayout, file: string): Promise<void> {
+    const original = path.basename(file);
+    if (IGNORED.test(original) || this.busy.has(file)) return;
+    this.busy.add(file);
+    try {
+      const st = await stat(file).catch(() => undefined);
+      if (!st?.isFile()) return;
+      const name = await freeName(l.processing, original);
+      await rename(file, path.join(l.processing, name));
+      // A sidecar travels with its file.
+      for (const side of [`${original}.yaml`, `${original.replace(/\.[^.]+$/, "")}.yaml`]) {
+        if (existsSync(path.join(l.inbox, side))) await rename(path.join(l.inbox, side), path.join(l.processing, `${name}.yaml`));
+      }
+      await this.begin(l, name);
+    } finally {
+      this.busy.delete(file);
+    }
+  }
+
+  private async readSidecar(l: FolderLayout, name: string): Promise<Record<string, unknown>> {
+    const file = path.join(l.processing, `${name}.yaml`);
+    if (!existsSync(file)) return {};
+    const doc = parseYaml(await readFile(file, "utf8"));
+    if (doc == null) return {};
+    if (typeof doc !== "object" || Array.isArray(doc)) throw new Error(`sidecar ${name}.yaml must be a mapping of option: value`);
+    return doc as Record<string, unknown>;
+  }
+
+  private async begin(l: FolderLayout, name: string): Promise<void> {
+    const src = path.join(l.processing, name);
+    const st = await stat(src);
+    const id = randomUUID();
+    const log = this.log.child({ file: name, pipeline: l.pipeline });
+    let set: Record<string, unknown>;
+    try {
+      // Refuse bad options before anything is stored; the renders' share is read again at settle.
+      const sidecar = await this.readSidecar(l, name);
+      checkRenderTop(sidecar.render_top);
+      set = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS)).run;
+    } catch (err) {
+      await this.app.db.query(`insert into watch_files (id, folder, name, size, mtime_ms, state, error) values ($1, $2, $3, $4, $5, 'failed', $6)`, [id, l.inbox, name, st.size, st.mtimeMs, (err as Error).message]);
+      await this.moveToFailed(l, name, { code: "invalid_options", message: (err as Error).message });
+      return;
+    }
+    const key = `uploads/watch/${id}/${name}`;
+    await this.app.storage.putFile(key, src);
+    await this.app.db.transaction(async (tx) => {
+      const account = this.app.config.watch.account_id ? { account_id: this.app.config.watch.account_id } : {};
+      const run = await this.app.runner.startRun(l.pipeline, { upload: { key, name }, options: set, ...account }, { origin: "watch", originRef: name, set, tx });
+      await tx.query(`insert into watch_files (id, folder, name, size, mtime_ms, state, run_id) values ($1, $2, $3, $4, $5, 'running', $6)`, [id, l.inbox, name, st.size, st.mtimeMs, run.id]);
+      log.info({ runId: run.id }, "file taken");
+    });
+  }
+
+  /** Moves finished work to outbox/ or failed/. */
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const { rows } = await this.app.db.query<WatchRow>(`select * from watch_files where state in ('running', 'rendering') order by created_at`);
+      for (const row of rows) {
+        const l = this.layouts.find((x) => x.inbox === row.folder);
+        if (!l || !row.run_id) continue;
+        await this.settle(l, row).catch((err) => this.log.error({ err, file: row.name }, "could not settle file"));
+      }
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private async settle(l: FolderLayout, row: WatchRow): Promise<void> {
+    const run = await this.app.runner.getRun(row.run_id!);
+    if (!run || !TERMINAL.has(run.state)) return;
+    if (run.state !== "succeeded") {
+      await this.moveToFailed(l, row.name, { ...(run.error ?? { code: run.state, message: `run ${run.state}` }), run_id: run.id });
+      await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [row.id, run.error?.message ?? run.state]);
+      return;
+    }
+    let children: string[] = typeof row.children === "string" ? JSON.parse(row.children) : (row.children ?? []);
+    if (row.state === "running") {
+      const sidecar = await this.readSidecar(l, row.name).catch(() => ({}) as Record<string, unknown>);
+      const top = Number(sidecar.render_top ?? this.app.config.render.render_top);
+      let renders: Record<string, unknown>;
+      try {
+        ({ renders } = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS)));
+      } catch (err) {
+        // The pipelines changed under a file in flight: it fails visibly rather than waiting forever.
+        const message = `the sidecar's render options no longer fit the pipelines: ${(err as Error).message}`;
+        await this.moveToFailed(l, row.name, { code: "bad_options", message, run_id: run.id });
+        await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [row.id, message]);
+        return;
+      }
+      children = await startClipRenders(this.app.runner, run, top, { origin: "watch", originRef: row.name, set: renders });
+      await this.app.db.query(`update watch_files set state = 'rendering', children = $2, updated_at = now() where id = $1`, [row.id, JSON.stringify(children)]);
+    }
+    const kids = (await Promise.all(children.map((c) => this.app.runner.getRun(c)))).filter((r): r is Run => !!r);
+    if (kids.some((k) => !TERMINAL.has(k.state))) return;
+    const outName = await freeName(l.outbox, row.name.replace(/\.[^.]+$/, ""), true);
+    const dir = path.join(l.outbox, outName);
+    const events = await eventsFor(this.app.db, [run.id, ...kids.map((k) => k.id)]);
+    await writeResults(this.app.storage, run, dir, kids, events);
+    await rename(path.join(l.processing, row.name), path.join(dir, row.name)).catch(() => {});
+    await rm(path.join(l.processing, `${row.name}.yaml`), { force: true });
+    await this.app.db.query(`update watch_files set state = 'done', updated_at = now() where id = $1`, [row.id]);
+    this.log.info({ file: row.name, outbox: outName, clips: kids.length, events: events.map((e) => e.type) }, "results written");
+  }
+
+  private async moveToFailed(l: FolderLayout, name: string, error: Record<string, unknown>): Promise<void> {
+    const target = await freeName(l.failed, name);
+    const sidecar = existsSync(path.join(l.processing, `${name}.yaml`));
+    await rename(path.join(l.processing, name), path.join(l.failed, target)).catch(() => {});
+    if (sidecar) await rename(path.join(l.processing, `${name}.yaml`), path.join(l.failed, `${target}.yaml`));
+    const lines = [
+      `clipd could not process ${name}.`,
+      ``,
+      `code: ${error.code}`,
+      `reason: ${error.message}`,
+      ...(error.stage ? [`stage: ${error.stage}`] : []),
+      ...(error.run_id ? [`run: ${error.run_id} (GET /api/v1/runs/${error.run_id})`] : []),
+      ...(sidecar ? [`sidecar: ${target}.yaml`] : []),
+      `time: ${new Date().toISOString()}`,
+      ``,
+      `Fix the cause and drop the file${sidecar ? " and its sidecar" : ""} into the inbox again.`,
+    ];
+    await writeFile(path.join(l.failed, `${target}.error.txt`), lines.join("\n") + "\n");
+    this.log.warn({ file: name, code: error.code }, "file failed");
+  }
+}
+
+function withoutKeys(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
+}
