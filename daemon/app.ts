@@ -17,6 +17,7 @@ import { openDb, type Db } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
 import { WorkerBoard } from "./engine/workers.js";
 import { AccountService } from "./account/accounts.js";
+import { accountStageEvent } from "./account/stage-events.js";
 import { BillingService } from "./account/billing.js";
 import { EpisodeService } from "./account/episodes.js";
 import { TranscriptService } from "./account/transcripts.js";
@@ -66,7 +67,7 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
     const storage = defineLocalStorage(opts.storageDir ?? path.join(config.data_dir, "storage"));
     const queue = new QueueManager(db, config, log);
     await queue.start();
-    const runner = new Runner({ db, queue, registry, pipelines, storage, log, config });
+    const runner = new Runner({ db, queue, registry, pipelines, storage, log, config, stageEvents: accountStageEvent });
     const workers = new WorkerBoard(db);
     const accounts = new AccountService(db);
     await accounts.start();

@@ -1,0 +1,14 @@
+/**
+ * Progress is not a transition: it changes no position, takes no lock and runs outside any
+ * transaction. It answers the run's state so that the writer can stop a cancelled step early.
+ */
+import type { Queryable } from "../../store/db.js";
+import type { RunState } from "../run.js";
+
+export async function setProgress(q: Queryable, runId: string, progress: number, note: string | null): Promise<RunState | undefined> {
+  const r = await q.query<{ state: RunState }>(
+    `update runs set progress = $2, progress_note = $3, updated_at = now() where id = $1 returning state`,
+    [runId, progress, note],
+  );
+  return r.rows[0]?.state;
+}
