@@ -6,7 +6,7 @@
  */
 import type { H3Event } from "h3";
 import { requestHasBody } from "./_body.js";
-import { requireKey } from "./auth.js";
+import { bearerToken, requireKey } from "./auth.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { applyRate, clientId } from "./ratelimit.js";
 import type { FacadeServices } from "./services.js";
@@ -41,7 +41,7 @@ export function fallbackHandler(services: FacadeServices, routes: ReadonlyArray<
     if (requestHasBody(event.req)) headers.set("connection", "close");
     try {
       if (isApiPath(pathname)) {
-        const auth = await requireKey(event, services.accounts, null).catch(() => undefined);
+        const auth = await requireKey(bearerToken(event), services.accounts, null).catch(() => undefined);
         applyRate(services.rates, auth ? auth.key.id : clientId(event), headers);
       }
       const allow = methodsFor(compiled, pathname);

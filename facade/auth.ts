@@ -18,8 +18,7 @@ export function bearerToken(event: H3Event): string | undefined {
   return m?.[1];
 }
 
-export async function requireKey(event: H3Event, accounts: AccountService, scope: string | null): Promise<AuthContext> {
-  const token = bearerToken(event);
+export async function requireKey(token: string | undefined, accounts: AccountService, scope: string | null): Promise<AuthContext> {
   if (!token) throw new ApiError(401, "unauthorized", "send your API key as Authorization: Bearer svc_live_… or svc_test_…");
   const kind = keyKind(token);
   if (kind === "free") throw new ApiError(401, "unauthorized", "free transcription keys (svc_free_) work only on /api/v1/transcribe; use an account key here");

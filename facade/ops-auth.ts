@@ -3,21 +3,20 @@
  * (compared by sha256 digest in constant time). Without one, only loopback clients get in.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { getRequestIP, type H3Event } from "h3";
+import type { Caller } from "./core/caller.js";
 import { ApiError } from "./errors.js";
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
-export function assertOps(event: H3Event, opsToken: string): void {
+export function assertOps(caller: Pick<Caller, "bearer" | "clientAddr">, opsToken: string): void {
   if (opsToken) {
-    const header = event.req.headers.get("authorization") ?? "";
-    const given = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+    const given = caller.bearer ?? "";
     if (!given || !timingSafeEqual(digest(given), digest(opsToken))) {
       throw new ApiError(401, "unauthorized", "ops routes need the ops token as a Bearer token (server.ops_token)");
     }
     return;
   }
-  const ip = getRequestIP(event) ?? "";
+  const ip = caller.clientAddr;
   if (!/^(127\.|::1$|::ffff:127\.)/.test(ip)) {
     throw new ApiError(403, "forbidden", "ops routes answer loopback clients only; set server.ops_token to reach them remotely");
   }

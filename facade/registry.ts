@@ -1,9 +1,10 @@
 /**
  * The operation registry. One entry per API operation holds its id, method, path, scope, schemas
  * and handler; from this list come the h3 routes, request validation, the OpenAPI 3.1 document and
- * (later) the MCP tools, so nothing about an operation is written twice.
+ * (later) the MCP tools, so nothing about an operation is written twice. Handlers know no
+ * transport: they read a typed context and set `status`; core/run-operation.ts runs them.
  */
-import type { H3Event } from "h3";
+import type { Caller } from "./core/caller.js";
 import type { JsonSchema } from "../daemon/engine/stage.js";
 import type { Queryable } from "../daemon/store/db.js";
 import type { AuthContext } from "./auth.js";
@@ -12,7 +13,10 @@ import type { FacadeServices } from "./services.js";
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface OperationContext<B = any, Q = any> {
-  event: H3Event;
+  /** Who is asking and through which surface (links, client address, presented credentials). */
+  caller: Caller;
+  /** The answer's status; 200 unless the handler says otherwise (202 accepted, 201 created…). */
+  status: number;
   /** The caller's key and account, for operations with a scope. */
   auth?: AuthContext;
   params: Record<string, string>;
@@ -36,8 +40,12 @@ export interface Operation<B = any, Q = any> {
   summary: string;
   /** Scope a key needs; null for public operations (unless `auth` says otherwise). */
   scope: string | null;
-  /** "key": any valid API key is required even though no scope is (GET /me). */
-  auth?: "key";
+  /**
+   * How callers authenticate. "key": an account key (with `scope` when one is set; GET /me needs
+   * none); "ops": the ops token, or loopback without one; "free-optional": a free-API key may be
+   * presented (the handler judges it); "public": nothing. Default: "key" with a scope, else "public".
+   */
+  auth?: "key" | "ops" | "free-optional" | "public";
   tags?: string[];
   params?: Record<string, JsonSchema>;
   query?: JsonSchema;
@@ -70,7 +78,7 @@ export function settleAnswer<R, A>(ctx: OperationContext, status: number | ((r: 
     answer: undefined as A | undefined,
     async within(tx: Queryable, r: R): Promise<void> {
       const code = typeof status === "number" ? status : status(r);
-      ctx.event.res.status = code;
+      ctx.status = code;
       hook.answer = await view(r, tx);
       await ctx.settle(tx, code, hook.answer);
     },

@@ -13,7 +13,7 @@ const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(
 
 function _clipLink(ctx: OperationContext, render: Record<string, any> | null | undefined, title: string | undefined) {
   if (!render?.key) return {};
-  const link = downloadLink(ctx.services, { key: render.key, name: `${slug(title ?? "clip")}.mp4`, type: "video/mp4", origin: requestOrigin(ctx.event) });
+  const link = downloadLink(ctx.services, { key: render.key, name: `${slug(title ?? "clip")}.mp4`, type: "video/mp4", origin: ctx.caller.linkOrigin });
   return { download_url: link.url, download_expires_at: link.expires_at };
 }
 

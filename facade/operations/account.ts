@@ -78,11 +78,11 @@ export const createEpisode = defineOperation({
     // Test keys are checked exactly like live ones; only what happens next differs.
     if (b.file_name !== undefined) assertMediaFileName(b.file_name);
     const sourceUrl = b.source_url === undefined ? undefined : (await checkSourceUrl(b.source_url, ctx.services.config, "source_url")).href;
-    ctx.event.res.status = 202;
+    ctx.status = 202;
     const episodeId = auth.livemode ? randomUUID() : loadTestFixtures().episode.episode_id;
     const upload = sourceUrl
       ? undefined
-      : uploadLink(ctx.services, { accountId: auth.account.id, ref: episodeId, fileName: b.file_name, maxBytes: auth.livemode ? MAX_EPISODE_BYTES : TEST_UPLOAD_MAX_BYTES, origin: requestOrigin(ctx.event), test: !auth.livemode });
+      : uploadLink(ctx.services, { accountId: auth.account.id, ref: episodeId, fileName: b.file_name, maxBytes: auth.livemode ? MAX_EPISODE_BYTES : TEST_UPLOAD_MAX_BYTES, origin: ctx.caller.linkOrigin, test: !auth.livemode });
     const uploadView = upload ? { upload: { method: upload.method, url: upload.url, headers: upload.headers, expires_at: upload.expires_at } } : {};
     if (!auth.livemode) return { ...testAnswer.episodeCreated(), ...uploadView };
     const name: string = b.name ?? b.file_name ?? (sourceUrl ? _lastSegment(sourceUrl) : "");
@@ -158,8 +158,8 @@ export const exportClips = defineOperation({
   async handler(ctx) {
     const auth = _authOf(ctx);
     const look = _look(ctx, ctx.body);
-    ctx.event.res.status = 202;
-    if (!auth.livemode) return testAnswer.exported({ services: ctx.services, origin: requestOrigin(ctx.event) }, ctx.params.id!, ctx.body.clips);
+    ctx.status = 202;
+    if (!auth.livemode) return testAnswer.exported({ services: ctx.services, origin: ctx.caller.linkOrigin }, ctx.params.id!, ctx.body.clips);
     const hook = settleAnswer(ctx, 202, (r: ExportResult) => ({
       episode_id: ctx.params.id,
       jobs: r.jobs.map((j) => ({ job_id: j.job_id, clip_id: j.clip_id, number: j.number, ref: j.ref, kind: j.kind, status: j.status, charged_cents: j.charged_cents })),
@@ -185,7 +185,7 @@ export const searchEpisode = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    ctx.event.res.status = 202;
+    ctx.status = 202;
     if (!auth.livemode) return testAnswer.searched(ctx.params.id!);
     const hook = settleAnswer(ctx, 202, (r: SearchResult) => ({
       episode_id: ctx.params.id,
@@ -205,7 +205,7 @@ export const getJob = defineOperation({
   responses: { 200: { description: "The job", schema: S.job }, 404: { description: "Not on this account" } },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    if (!auth.livemode) return testAnswer.job({ services: ctx.services, origin: requestOrigin(ctx.event) }, ctx.params.id!);
+    if (!auth.livemode) return testAnswer.job({ services: ctx.services, origin: ctx.caller.linkOrigin }, ctx.params.id!);
     const job = await ctx.services.episodes.getJob(auth.account.id, ctx.params.id!);
     if (!job) throw _notFound("job", ctx.params.id!);
     return toJobView(ctx, job);
@@ -231,7 +231,7 @@ export const restyleClip = defineOperation({
     if (!Object.keys(look).length) {
       throw new ApiError(400, "invalid_request", `body names nothing to change: give at least one of ${LOOK_FIELDS.join(", ")}${body.save_as_default !== undefined ? " (save_as_default only saves the look a restyle makes)" : ""}`, { field: "body" });
     }
-    ctx.event.res.status = 202;
+    ctx.status = 202;
     if (!auth.livemode) return testAnswer.restyled(ctx.params.id!, look, ctx.services.episodes.looks.serviceLook());
     const saving = body.save_as_default === true;
     const saved = saving ? "; saved as the account's defaults for new clips" : "";

@@ -1,5 +1,4 @@
 import { runAdmin, ADMIN_COMMANDS } from "../../daemon/account/admin.js";
-import { assertOps } from "../ops-auth.js";
 import { defineOperation } from "../registry.js";
 
 /** Lets `clipd account|key|credit …` reach a running daemon that holds the embedded database. */
@@ -9,6 +8,7 @@ export const adminCommand = defineOperation<{ command: string; args?: Record<str
   path: "/api/v1/admin",
   summary: "Runs an admin command: account.create, key.create, key.revoke, credit.add (ops)",
   scope: null,
+  auth: "ops",
   internal: true,
   tags: ["ops"],
   body: {
@@ -18,8 +18,7 @@ export const adminCommand = defineOperation<{ command: string; args?: Record<str
     properties: { command: { enum: ADMIN_COMMANDS }, args: { type: "object" } },
   },
   responses: { 200: { description: "The command's result" }, 400: { description: "Bad arguments" } },
-  async handler({ body, services, event }) {
-    assertOps(event, services.config.server.ops_token);
+  async handler({ body, services }) {
     return runAdmin(services.accounts, body.command, body.args ?? {});
   },
 });

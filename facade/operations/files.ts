@@ -22,6 +22,12 @@ import { contentTypeFor } from "../uploads.js";
 import { getMe } from "./me.js";
 import { abandonStream } from "../../daemon/kit/storage.js";
 
+/** These two operations are HTTP by nature (raw bytes, Range); the adapter hands them the request. */
+function httpRequest(caller: { request?: Request }): Request {
+  if (!caller.request) throw new ApiError(400, "http_only", "signed uploads and downloads are served over HTTP only");
+  return caller.request;
+}
+
 const tokenParam = { type: "string", minLength: 1, maxLength: 4096, description: "The signed token from the link" };
 
 /** Formats the sniffer may report for each accepted extension (containers that share a family). */
@@ -79,7 +85,8 @@ export const putUpload = defineOperation({
     413: { description: "Larger than the cap; the body carries max_bytes" },
     415: { description: "The bytes are not the media type the file name says" },
   },
-  async handler({ params, services, event }) {
+  async handler({ params, services, caller }) {
+    const event = { req: httpRequest(caller) };
     const claims = services.signer.verify(params.token!, "upload");
     const max = claims.max ?? Number.MAX_SAFE_INTEGER;
     const ext = claims.type ?? extensionOf(claims.key);
@@ -189,7 +196,8 @@ export const getFile = defineOperation({
     410: { description: "The link expired" },
     416: { description: "The range is not satisfiable; Content-Range gives the size" },
   },
-  async handler({ params, services, event }) {
+  async handler({ params, services, caller }) {
+    const event = { req: httpRequest(caller) };
     const claims = services.signer.verify(params.token!, "download");
     const name = claims.name || claims.key.split("/").pop()!;
     let size: number;

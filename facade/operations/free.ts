@@ -3,14 +3,12 @@
  * key (`svc_free_…`) picks the key tier, no key the no-key tier. Limits, budget, callbacks and
  * retention live in daemon/free/service.ts; the link is checked here first (https, public addresses).
  */
-import { getRequestIP } from "h3";
 import { freeService, type FreeService } from "../../daemon/free/service.js";
 import { freeConfig } from "../../daemon/free/config.js";
-import { bearerToken } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";
 import type { FacadeServices } from "../services.js";
-import { downloadLink, linkBase, requestOrigin } from "../uploads.js";
+import { downloadLink, linkBase } from "../uploads.js";
 import { checkSourceUrl } from "./transcripts.js";
 
 /** The free service of this facade, with its run-end hook registered and links signed here. */
@@ -57,6 +55,7 @@ export const createFreeTranscription = defineOperation<{ url: string; callback_u
   path: "/api/v1/transcribe",
   summary: "Free transcription of a direct https media link (optional free key: Authorization: Bearer svc_free_…)",
   scope: null,
+  auth: "free-optional",
   rateLimited: true,
   tags: ["free"],
   body: {
@@ -83,19 +82,20 @@ export const createFreeTranscription = defineOperation<{ url: string; callback_u
     429: errorSchema(["daily_limit (resets_at)", "anon_daily_limit (resets_at)", "unmeasured_limit (resets_at)", "rate_limited"]),
     503: errorSchema(["ceiling (resets_at)", "anon_ceiling (resets_at)"]),
   },
-  async handler({ body, services: s, event }) {
-    const svc = freeFor(s, requestOrigin(event));
-    const token = bearerToken(event);
-    const keyId = token !== undefined || event.req.headers.has("authorization") ? await svc.authenticate(token ?? "") : null;
+  async handler(ctx) {
+    const { body, services: s, caller } = ctx;
+    const svc = freeFor(s, caller.linkOrigin);
+    const keyId = caller.presentedCredentials ? await svc.authenticate(caller.bearer ?? "") : null;
     const url = await checkSourceUrl(body.url, s.config);
     let callbackUrl: string | undefined;
     if (body.callback_url) {
       callbackUrl = (await checkSourceUrl(body.callback_url, s.config, "callback_url")).href;
     }
-    const clientAddr = getRequestIP(event, { xForwardedFor: freeConfig(s.config).trust_proxy }) ?? "unknown";
+    // A proxy's word on the client address counts only where the config trusts it.
+    const clientAddr = freeConfig(s.config).trust_proxy ? (caller.forwardedAddr ?? caller.clientAddr) : caller.clientAddr;
     const job = await svc.submit({ url: url.href, callbackUrl, keyId, clientAddr });
-    event.res.status = 202;
-    const base = linkBase(s.config, requestOrigin(event));
+    ctx.status = 202;
+    const base = linkBase(s.config, caller.linkOrigin);
     return { id: job.id, poll_url: `${base}/api/v1/transcribe/${job.id}?token=${job.token}`, ...(job.callback_secret ? { callback_secret: job.callback_secret } : {}) };
   },
 });
@@ -115,12 +115,12 @@ export const getFreeTranscription = defineOperation<unknown, { token?: string }>
     404: errorSchema(["not_found (wrong or missing token)", "expired (deleted by retention)"]),
     429: errorSchema(["rate_limited"]),
   },
-  async handler({ params, query, services: s, event }) {
-    const svc = freeFor(s, requestOrigin(event));
+  async handler({ params, query, services: s, caller }) {
+    const svc = freeFor(s, caller.linkOrigin);
     const row = await svc.get(params.id!, query.token);
     if (!row) throw new ApiError(404, "not_found", `no transcription ${params.id} with this token`, { field: "id" });
     if (row.status === "expired") throw new ApiError(404, "expired", `transcription ${params.id} was deleted after the retention period`, { field: "id" });
-    return svc.view(row, requestOrigin(event));
+    return svc.view(row, caller.linkOrigin);
   },
 });
 
@@ -138,9 +138,9 @@ export const createFreeKey = defineOperation<{ email: string }>({
     400: errorSchema(["invalid_request"]),
     429: errorSchema(["key_limit (resets_at)", "rate_limited"]),
   },
-  async handler({ body, services: s, event }) {
-    const key = await freeFor(s).issueKey(body.email);
-    event.res.status = 201;
+  async handler(ctx) {
+    const key = await freeFor(ctx.services).issueKey(ctx.body.email);
+    ctx.status = 201;
     return { key };
   },
 });
@@ -158,8 +158,8 @@ export const revokeFreeKey = defineOperation({
     401: errorSchema(["bad_key"]),
     429: errorSchema(["rate_limited"]),
   },
-  async handler({ services: s, event }) {
-    const { revoked_at } = await freeFor(s).revokeKey(bearerToken(event) ?? "");
+  async handler({ services: s, caller }) {
+    const { revoked_at } = await freeFor(s).revokeKey(caller.bearer ?? "");
     return { revoked: true, revoked_at };
   },
 });

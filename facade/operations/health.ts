@@ -12,7 +12,8 @@ export const healthz = defineOperation({
     200: { description: "Up: status ok, or degraded (no live worker, or a required OS tool missing; `tools.missing` names it, `tools.fix` installs it)" },
     503: { description: "A part is down; the body says which" },
   },
-  async handler({ services, event }) {
+  async handler(ctx) {
+    const { services } = ctx;
     const started = Date.now();
     const database = await services.db
       .query("select 1")
@@ -27,7 +28,7 @@ export const healthz = defineOperation({
     // A file-system look (no process spawned), cached for a while: see daemon/kit/os-packages.ts.
     const tools = toolHealth({ fontsDir: fontsDirOf(services.config) });
     const ok = database.ok && queue.ok;
-    event.res.status = ok ? 200 : 503;
+    ctx.status = ok ? 200 : 503;
     return { status: ok ? (workers.ok && tools.ok ? "ok" : "degraded") : "down", version: services.version, database, queue, workers, tools };
   },
 });

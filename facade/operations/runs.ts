@@ -1,5 +1,4 @@
 import { ApiError } from "../errors.js";
-import { assertOps } from "../ops-auth.js";
 import { defineOperation, uuidParam } from "../registry.js";
 import type { Run } from "../../daemon/engine/runner.js";
 
@@ -30,12 +29,12 @@ export const getRun = defineOperation({
   path: "/api/v1/runs/{id}",
   summary: "Shows a pipeline run: state, current step, progress and per-step results (ops)",
   scope: null,
+  auth: "ops",
   internal: true,
   tags: ["ops"],
   params: { id: uuidParam },
   responses: { 200: { description: "The run" }, 404: { description: "No such run" } },
-  async handler({ params, services, event }) {
-    assertOps(event, services.config.server.ops_token);
+  async handler({ params, services }) {
     const run = await services.runner.getRun(params.id!);
     if (!run) throw new ApiError(404, "not_found", `run ${params.id} does not exist`, { field: "id" });
     return toRunView(run);
@@ -48,6 +47,7 @@ export const startRun = defineOperation<{ pipeline: string; input?: Record<strin
   path: "/api/v1/runs",
   summary: "Starts a pipeline run (ops)",
   scope: null,
+  auth: "ops",
   internal: true,
   tags: ["ops"],
   body: {
@@ -61,10 +61,10 @@ export const startRun = defineOperation<{ pipeline: string; input?: Record<strin
     },
   },
   responses: { 202: { description: "Queued" }, 400: { description: "Unknown pipeline or bad option" } },
-  async handler({ body, services, event }) {
-    assertOps(event, services.config.server.ops_token);
+  async handler(ctx) {
+    const { body, services } = ctx;
     const run = await services.runner.startRun(body.pipeline, { ...(body.input ?? {}), options: body.set ?? {} }, { origin: "ops", set: body.set });
-    event.res.status = 202;
+    ctx.status = 202;
     return toRunView(run);
   },
 });

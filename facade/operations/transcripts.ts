@@ -46,7 +46,7 @@ function nameFromUrl(url: URL): string {
   return (stem || "transcript").slice(0, 200);
 }
 
-async function toView(s: FacadeServices, svc: TranscriptService, t: TranscriptRecord, origin: string) {
+async function toView(s: FacadeServices, svc: TranscriptService, t: TranscriptRecord, origin: string | undefined) {
   const keys = transcriptKeys(t.run_id ?? t.id);
   const base = sanitiseFileName(`${t.name}.txt`).replace(/\.txt$/, "");
   const link = (key: string, ext: string) => downloadLink(s, { key, name: `${base}.${ext}`, origin }).url;
@@ -137,12 +137,12 @@ export const createTranscript = defineOperation<{ url: string; name?: string }>(
     429: { description: "Rate limited; retry_after says when" },
   },
   async handler(ctx) {
-    const { body, auth, services: s, event } = ctx;
+    const { body, auth, services: s } = ctx;
     const a = liveAuth(auth);
     const url = await checkSourceUrl(body.url, s.config);
-    const origin = requestOrigin(event);
+    const origin = ctx.caller.linkOrigin;
     if (!a.livemode) {
-      event.res.status = 202;
+      ctx.status = 202;
       return sampleTranscript({ services: s, origin });
     }
     const svc = transcriptsFor(s);
@@ -167,9 +167,9 @@ export const getTranscript = defineOperation({
     404: { description: "No such transcript on this account" },
     429: { description: "Rate limited" },
   },
-  async handler({ params, auth, services: s, event }) {
+  async handler({ params, auth, services: s, caller }) {
     const a = liveAuth(auth);
-    const origin = requestOrigin(event);
+    const origin = caller.linkOrigin;
     const notFound = () => new ApiError(404, "not_found", `transcript ${params.id} does not exist on this account`, { field: "id" });
     if (!a.livemode) {
       if (params.id!.toLowerCase() !== sampleIds().transcript) throw notFound();

@@ -1,0 +1,128 @@
+/**
+ * runOperation: the one path every operation takes, whatever carried the request. Auth (as the
+ * operation declares it) → rate limit → params and query → body → Idempotency-Key → handler →
+ * error envelope. The HTTP adapter (facade/app.ts) is a thin shell over it, and so will the MCP
+ * tool server and the website be: each builds a Caller, calls this, and writes the Answer out.
+ *
+ * Nothing here knows HTTP. What a transport must supply is in Caller; the body is read through
+ * `readBody` only once auth and the rate limit have passed, so a refused caller's body is never
+ * read (the HTTP adapter then closes the connection instead of draining it).
+ */
+import { Ajv, type ValidateFunction } from "ajv";
+import addFormats from "ajv-formats";
+import type { Queryable } from "../../daemon/store/db.js";
+import { faultPoint } from "../../daemon/kit/faults.js";
+import { requireKey, type AuthContext } from "../auth.js";
+import { ApiError, toErrorBody } from "../errors.js";
+import { beginIdempotent, finishIdempotent, requestHash, type IdemScope } from "../idempotency.js";
+import { assertOps } from "../ops-auth.js";
+import { applyRate } from "../ratelimit.js";
+import type { Operation, OperationContext } from "../registry.js";
+import type { FacadeServices } from "../services.js";
+import type { Caller } from "./caller.js";
+
+export type { Caller, Surface } from "./caller.js";
+
+export interface OperationInput {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  /** Reads the body; called only for operations that take one, after auth and the rate limit. */
+  readBody?: () => Promise<unknown>;
+}
+
+/** What comes back: a status, a JSON body and headers, or a raw HTTP response. */
+export type Answer = { status: number; body: unknown; headers: Headers; bodyRead: boolean } | { raw: Response };
+
+function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], where: string): { field: string; message: string } {
+  const base = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
+  if (e.keyword === "additionalProperties") {
+    const field = [base, (e.params as any).additionalProperty].filter(Boolean).join(".");
+    return { field, message: `${where} field "${field}" is not allowed` };
+  }
+  if (e.keyword === "enum") {
+    const allowed = ((e.params as any).allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ");
+    return { field: base, message: `${where} field "${base}" must be one of ${allowed}` };
+  }
+  if (e.keyword === "required") {
+    const field = [base, (e.params as any).missingProperty].filter(Boolean).join(".");
+    return { field, message: `${where} field "${field}" is required` };
+  }
+  return { field: base, message: `${where} ${base ? `field "${base}" ` : ""}${e.message}` };
+}
+
+/** How an operation is authenticated, from what it declares. */
+export function authKind(op: Operation): "key" | "ops" | "free-optional" | "public" {
+  return op.auth ?? (op.scope !== null ? "key" : "public");
+}
+
+/** Compiles an operation's schemas once; the result runs it for any caller. */
+export function prepareOperation(op: Operation, services: FacadeServices) {
+  const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: true });
+  addFormats.default(ajv);
+  const checkBody = op.body ? ajv.compile(op.body) : undefined;
+  const checkQuery = op.query ? ajv.compile(op.query) : undefined;
+  const checkParams = op.params ? ajv.compile({ type: "object", properties: op.params }) : undefined;
+  const kind = authKind(op);
+  const limited = op.rateLimited ?? kind === "key";
+
+  return async function runOperation(input: OperationInput, caller: Caller): Promise<Answer> {
+    const headers = new Headers({ "content-type": "application/json" });
+    let idem: { scope: IdemScope; key: string; attempt: string } | undefined;
+    let bodyRead = !op.body;
+    const ctx: OperationContext = { params: input.params, query: input.query, body: undefined, services, caller, status: 200, settle: async () => {} };
+    try {
+      let auth: AuthContext | undefined;
+      let authError: unknown;
+      if (kind === "key") auth = await requireKey(caller.bearer, services.accounts, op.scope).catch((err) => ((authError = err), undefined));
+      // Counted before the key is judged, so refused keys (401, 403) are limited and answer the headers too.
+      if (limited) applyRate(services.rates, auth ? auth.key.id : `ip:${caller.clientAddr}`, headers);
+      if (authError) throw authError;
+      if (kind === "ops") assertOps(caller, services.config.server.ops_token);
+      ctx.auth = auth;
+      if (checkParams && !checkParams(input.params)) {
+        const { field } = describeAjvError(checkParams.errors![0]!, "path");
+        throw new ApiError(404, "not_found", `no such resource: ${field} "${input.params[field]}" is not a valid id`, { field });
+      }
+      if (checkQuery && !checkQuery(input.query)) {
+        const { field, message } = describeAjvError(checkQuery.errors![0]!, "query");
+        throw new ApiError(400, "invalid_request", message, { field });
+      }
+      if (op.body) {
+        ctx.body = (await input.readBody?.()) ?? {};
+        bodyRead = true;
+        if (!checkBody!(ctx.body)) {
+          const { field, message } = describeAjvError(checkBody!.errors![0]!, "body");
+          throw new ApiError(400, "invalid_request", message, { field });
+        }
+      }
+      const idemKey = op.idempotent && auth ? (caller.idempotencyKey ?? null) : null;
+      if (idemKey !== null && auth) {
+        // Test and live keys of one account keep separate records: neither replays the other's answer.
+        const scope: IdemScope = { accountId: auth.account.id, livemode: auth.livemode };
+        const start = await beginIdempotent(services.db, scope, idemKey, requestHash(op.method, op.path.replace(/\{(\w+)\}/g, (_, k: string) => input.params[k] ?? ""), ctx.body));
+        if ("replay" in start) {
+          headers.set("Idempotent-Replayed", "true");
+          return { status: start.replay.status, body: start.replay.body, headers, bodyRead };
+        }
+        idem = { scope, key: idemKey, attempt: start.attempt };
+      }
+      let settled = false;
+      ctx.settle = async (tx: Queryable, status: number, answer: unknown) => {
+        if (!idem) return;
+        await finishIdempotent(tx, idem.scope, idem.key, idem.attempt, status, answer, { inWork: true });
+        settled = true;
+      };
+      const result = await op.handler(ctx);
+      if (result instanceof Response) return { raw: result };
+      faultPoint(`after-handler:${op.id}`);
+      // Work that settled its answer in its own transaction is recorded already.
+      if (idem && !settled) await finishIdempotent(services.db, idem.scope, idem.key, idem.attempt, ctx.status, result);
+      return { status: ctx.status, body: result, headers, bodyRead };
+    } catch (err) {
+      const { status, body } = toErrorBody(err);
+      if (status >= 500) services.log.error({ err, op: op.id }, "operation failed");
+      if (idem) await finishIdempotent(services.db, idem.scope, idem.key, idem.attempt, status, body).catch(() => {});
+      return { status, body, headers, bodyRead };
+    }
+  };
+}
