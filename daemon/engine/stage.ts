@@ -12,11 +12,56 @@
  *   `retryable: false` fails the run at once with its `code`; anything else is retried while the
  *   step's retry budget lasts.
  */
+import { Type, type Static, type TObject, type TOptional, type TProperties, type TSchema } from "@sinclair/typebox";
 import type { Logger } from "pino";
 import type { Storage } from "../kit/storage.js";
 
 /** A JSON Schema object, as ajv accepts it. */
 export type JsonSchema = Record<string, unknown>;
+
+// A stage's options are written once, as a TypeBox schema (plain JSON Schema at run time, so ajv
+// compiles it as before): names, types, limits, defaults and descriptions. The TypeScript type of
+// the options, `clipd pipelines describe` and the option tables in docs/ all come from it.
+
+declare const HAS_DEFAULT: unique symbol;
+/** An optional option with a schema default: the `with:` block may leave it out, run() always has it. */
+export type TDefaulted<T extends TSchema> = TOptional<T> & { readonly [HAS_DEFAULT]: true };
+
+/** Marks an option optional with a default; the runner fills it in (ajv `useDefaults`), so does {@link resolveOptions}. */
+export function Defaulted<T extends TSchema>(schema: T, value: Static<T>): TDefaulted<T> {
+  return Type.Optional({ ...schema, default: value } as T) as TDefaulted<T>;
+}
+
+/**
+ * A string option with a fixed set of values, as `{ type: "string", enum }` (TypeBox's own union of
+ * literals would be an `anyOf`, with other validation messages).
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...options });
+}
+
+type _DefaultedKeys<P extends TProperties> = { [K in keyof P]: P[K] extends { readonly [HAS_DEFAULT]: true } ? K : never }[keyof P];
+type _Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/** What run() sees in `ctx.options`: the `with:` block with every option that has a default filled in. */
+export type StageOptions<S extends TObject> = _Flat<
+  Omit<Static<S>, _DefaultedKeys<S["properties"]>> & Required<Pick<Static<S>, _DefaultedKeys<S["properties"]> & keyof Static<S>>>
+>;
+
+/** The `with:` block as written: every option with a default may be left out. */
+export type StageWith<S extends TObject> = Static<S>;
+
+/**
+ * The options with the schema's defaults filled in, as the runner's ajv `useDefaults` does, for
+ * callers that run a stage without the runner (tests, benches). The given object is not changed.
+ */
+export function resolveOptions<S extends TObject>(schema: S, given: unknown): StageOptions<S> {
+  const out: Record<string, unknown> = { ...((given ?? {}) as Record<string, unknown>) };
+  for (const [k, p] of Object.entries(schema.properties)) {
+    if (out[k] === undefined && (p as { default?: unknown }).default !== undefined) out[k] = structuredClone((p as { default?: unknown }).default);
+  }
+  return out as StageOptions<S>;
+}
 
 export interface StageContext<O = Record<string, unknown>> {
   /** Aborted when the step times out, the run is cancelled or the daemon shuts down past its grace. */

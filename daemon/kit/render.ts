@@ -107,6 +107,9 @@ export function escapeFilterValue(value: string): string {
   return value.replace(/[\\':,;\[\]]/g, (c) => `\\${c}`);
 }
 
+/** The x264 presets a stage may choose (the `preset` option of cut and caption-burn). */
+export const X264_PRESETS = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium"] as const;
+
 /** The encoder flags every rendered clip uses: H.264 High, yuv420p, CRF 20, AAC, faststart. */
 export function finalEncodeArgs(opts: { crf?: number; preset?: string; copyAudio?: boolean } = {}): string[] {
   return [

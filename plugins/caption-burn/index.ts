@@ -1,44 +1,49 @@
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { defineStage, isStageError, StageError } from "../../daemon/engine/stage.js";
-import { buildAss, stepPosition, stepSize, type CaptionPosition, type CaptionSize, type CaptionWord } from "../../daemon/kit/ass.js";
-import { FfmpegError, SAFE_INPUT, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
+import { Type } from "@sinclair/typebox";
+import { Defaulted, defineStage, isStageError, StageError, StringEnum, type StageWith } from "../../daemon/engine/stage.js";
+import { buildAss, stepPosition, stepSize, type CaptionWord } from "../../daemon/kit/ass.js";
+import { FfmpegError, SAFE_INPUT, X264_PRESETS, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
 import { loadStyles } from "../../daemon/kit/styles.js";
 
-export interface CaptionBurnOptions {
-  /** Style id from config/styles.yaml. Default: the catalogue's default ("bold-punch"). */
-  style?: string;
-  /** small | medium | large | extra_large, or smaller/bigger one step from the clip's current size. Default medium. */
-  caption_size?: CaptionSize | "smaller" | "bigger";
-  /** top | middle | lower | bottom, or up/down one step from the current position. Default bottom. */
-  caption_position?: CaptionPosition | "up" | "down";
-  /** Title box at the top for the first seconds: false none, true the clip title, a string its words. Default false. */
-  hook_title?: boolean | string;
-  /** Word-by-word animation of the style (highlight, pop or karaoke). Default: on for animated styles. */
-  highlight?: boolean;
-  /** Seconds the hook title stays. Default 3. */
-  hook_seconds?: number;
-  /** x264 preset of the encode. Default "veryfast". */
-  preset?: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium";
-}
+/**
+ * The `with:` options of caption-burn: the one place their limits, defaults and descriptions are
+ * written. Style, size, position and highlight have no schema default: a restyle starts from the
+ * previous render's choices (`input.render`), and only then from the defaults named here.
+ */
+export const CaptionBurnOptionsSchema = Type.Object(
+  {
+    style: Type.Optional(Type.String({ pattern: "^[a-z0-9-]+$", maxLength: 40, "x-default": "`bold-punch`", description: "Id from `config/styles.yaml`." })),
+    caption_size: Type.Optional(
+      StringEnum(["small", "medium", "large", "extra_large", "smaller", "bigger"], {
+        "x-default": "`medium`",
+        description: "`small`, `medium`, `large`, `extra_large`; `smaller`/`bigger` step from the previous render.",
+      }),
+    ),
+    caption_position: Type.Optional(
+      StringEnum(["top", "middle", "lower", "bottom", "up", "down"], {
+        "x-default": "`bottom`",
+        description: "`top`, `middle`, `lower`, `bottom`; `up`/`down` step from the previous render.",
+      }),
+    ),
+    hook_title: Defaulted(
+      Type.Union([Type.Boolean(), Type.String({ maxLength: 120 })], {
+        description: "Title box at the top for the first seconds: `true` = clip title, a string = those words.",
+      }),
+      false,
+    ),
+    highlight: Type.Optional(Type.Boolean({ "x-default": "on for animated styles", description: "Word-by-word animation of the style (`highlight`, `pop` or `karaoke`)." })),
+    hook_seconds: Defaulted(Type.Number({ minimum: 0.5, maximum: 10, description: "How long the hook title stays." }), 3),
+    preset: Defaulted(StringEnum(X264_PRESETS, { description: "x264 preset of the encode. CRF stays 20." }), "veryfast"),
+  },
+  { additionalProperties: false },
+);
 
-export default defineStage<CaptionBurnOptions>({
+export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
   name: "caption-burn",
   summary: "Burns styled captions (and an optional hook title) into a cut clip, with a poster image",
-  options: {
-    type: "object",
-    properties: {
-      style: { type: "string", pattern: "^[a-z0-9-]+$", maxLength: 40 },
-      caption_size: { type: "string", enum: ["small", "medium", "large", "extra_large", "smaller", "bigger"] },
-      caption_position: { type: "string", enum: ["top", "middle", "lower", "bottom", "up", "down"] },
-      hook_title: { anyOf: [{ type: "boolean" }, { type: "string", maxLength: 120 }], default: false },
-      highlight: { type: "boolean" },
-      hook_seconds: { type: "number", minimum: 0.5, maximum: 10, default: 3 },
-      preset: { type: "string", enum: ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium"], default: "veryfast" },
-    },
-    additionalProperties: false,
-  },
+  options: CaptionBurnOptionsSchema,
   async run(input, ctx) {
     const o = ctx.options ?? {};
     const cut = input.cut;

@@ -1,47 +1,51 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../../daemon/kit/ffmpeg.js";
-import { defineStage, isStageError, StageError } from "../../daemon/engine/stage.js";
-import { FfmpegError, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
+import { Type } from "@sinclair/typebox";
+import { Defaulted, defineStage, isStageError, resolveOptions, StageError, StringEnum, type StageOptions } from "../../daemon/engine/stage.js";
+import { FfmpegError, probeMedia, runFfmpeg, X264_PRESETS } from "../../daemon/kit/render.js";
 import { makeBackground, toHexColour } from "./background.js";
 import { cropPlan, type CropScene } from "./focus.js";
 import { retimeWords, selectClip, totalDuration, type TimedWord } from "./clip.js";
 import { audioCutArgs, videoCutArgs, type Fit } from "./graph.js";
 
-export interface CutOptions {
-  /** Output width; the height is width × 16/9. Default 1080. */
-  width?: number;
-  /**
-   * How a landscape picture fills 9:16. Default "fill".
-   * - "fill" (older name "crop"): crop to fill the frame, per scene, on the salient region.
-   * - "whole": the whole picture on `background` ("blur", "black" or any colour).
-   * - "blur" / "pad": the whole picture on a blurred fill / on a colour (older spellings of whole).
-   */
-  fit?: Fit | "fill" | "whole";
-  /** "blur", "#RRGGBB" or a colour name: the fill around a whole picture; also the gradient of audio clips. Default "#1f2937". */
-  background?: string;
-  /** Storage key of a still image (cover art) for audio clips. */
-  background_image?: string;
-  /** Frames per second of the output. Default 30. */
-  fps?: number;
-  /** Where fit=fill centres the frame: "attention" (salient region per scene, sharp) or "center". Default "attention". */
-  crop_focus?: "attention" | "center";
-  /** Scene score (0..1) that starts a new crop scene. Default 0.3. */
-  scene_threshold?: number;
-  /** x264 preset of the encode. Default "veryfast". */
-  preset?: "ultrafast" | "superfast" | "veryfast" | "faster" | "fast" | "medium";
-  clip_number?: number;
-  clip_ref?: string;
-}
-
-const DEFAULT_BG = "#1f2937";
+/** The `with:` options of cut: the one place their limits, defaults and descriptions are written. */
+export const CutOptionsSchema = Type.Object(
+  {
+    width: Defaulted(Type.Integer({ minimum: 360, maximum: 2160, multipleOf: 2, description: "Output width; the height is width × 16/9." }), 1080),
+    fit: Defaulted(
+      StringEnum(["fill", "whole", "crop", "blur", "pad"], {
+        description:
+          "`fill` (older name `crop`): fill the frame, cropped per scene on the salient region. `whole`: the whole picture on `background`. `blur` and `pad` are the older names of `whole` on a blur and on a colour.",
+      }),
+      "fill",
+    ),
+    background: Defaulted(
+      Type.String({
+        pattern: "^(#[0-9a-fA-F]{6}|[a-z]+)$",
+        description:
+          "With `fit: whole` (or `pad`): `blur` (the picture itself, blurred and darkened, fills the frame), `black`, `#RRGGBB` or a colour name (`white`, `gray`, `navy`, …). An unknown name fails with `bad_options` before rendering. Also the gradient colour of audio clips.",
+      }),
+      "#1f2937",
+    ),
+    background_image: Type.Optional(Type.String({ maxLength: 500, description: "Storage key of cover art for audio clips (also `input.cover.key`)." })),
+    fps: Defaulted(Type.Integer({ minimum: 10, maximum: 60, description: "Output frame rate." }), 30),
+    crop_focus: Defaulted(StringEnum(["attention", "center"], { description: "For `fill`: per-scene salient region (below), or `center` (one centred crop)." }), "attention"),
+    scene_threshold: Defaulted(Type.Number({ exclusiveMinimum: 0, maximum: 1, description: "ffmpeg scene score above which a frame starts a new crop scene." }), 0.3),
+    preset: Defaulted(StringEnum(X264_PRESETS, { description: "x264 preset of the encode. CRF stays 20." }), "veryfast"),
+    clip_number: Type.Optional(Type.Integer({ minimum: 1, description: "Which clip of `input.clips` to cut (its `number`)." })),
+    clip_ref: Type.Optional(Type.String({ maxLength: 40, description: "Which clip of `input.clips` to cut (its `ref`)." })),
+  },
+  { additionalProperties: false },
+);
+export type CutOptions = StageOptions<typeof CutOptionsSchema>;
 
 /** Resolves fit + background into one layout and a pad colour ("blur" is a layout, not a colour). */
 function _fit(o: CutOptions): { fit: Fit; colour: string } {
-  const bg = o.background ?? DEFAULT_BG;
-  const colour = bg === "blur" ? DEFAULT_BG : toHexColour(bg);
+  const bg = o.background;
+  const colour = bg === "blur" ? (CutOptionsSchema.properties.background.default as string) : toHexColour(bg);
   if (!colour) throw new StageError("bad_options", `cut: background "${bg}" is not "blur", #RRGGBB or a known colour name`);
-  switch (o.fit ?? "fill") {
+  switch (o.fit) {
     case "crop":
     case "fill":
       return { fit: "crop", colour };
@@ -56,24 +60,9 @@ function _fit(o: CutOptions): { fit: Fit; colour: string } {
 export default defineStage<CutOptions>({
   name: "cut",
   summary: "Cuts a clip's pieces frame-accurately from the source into a vertical 9:16 MP4",
-  options: {
-    type: "object",
-    properties: {
-      width: { type: "integer", minimum: 360, maximum: 2160, multipleOf: 2, default: 1080 },
-      fit: { type: "string", enum: ["fill", "whole", "crop", "blur", "pad"], default: "fill", description: "fill: crop to fill 9:16 on the salient region (crop is an alias); whole: the whole picture on the background" },
-      background: { type: "string", pattern: "^(#[0-9a-fA-F]{6}|[a-z]+)$", default: "#1f2937" },
-      background_image: { type: "string", maxLength: 500 },
-      fps: { type: "integer", minimum: 10, maximum: 60, default: 30 },
-      crop_focus: { type: "string", enum: ["attention", "center"], default: "attention" },
-      scene_threshold: { type: "number", exclusiveMinimum: 0, maximum: 1, default: 0.3 },
-      preset: { type: "string", enum: ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium"], default: "veryfast" },
-      clip_number: { type: "integer", minimum: 1 },
-      clip_ref: { type: "string", maxLength: 40 },
-    },
-    additionalProperties: false,
-  },
+  options: CutOptionsSchema,
   async run(input, ctx) {
-    const o = ctx.options ?? {};
+    const o = resolveOptions(CutOptionsSchema, ctx.options);
     const sourceKey: string | undefined = input.source?.key;
     if (!sourceKey || !(await ctx.storage.exists(sourceKey))) {
       throw new StageError("bad_input", `cut: the source file "${sourceKey ?? "(none)"}" is not in storage`);
@@ -81,11 +70,11 @@ export default defineStage<CutOptions>({
     const media = input.media ?? {};
     const clip = selectClip(input, o, media.duration);
     const duration = totalDuration(clip.pieces);
-    const width = o.width ?? 1080;
+    const width = o.width;
     const height = Math.round((width * 16) / 9 / 2) * 2;
-    const fps = o.fps ?? 30;
+    const fps = o.fps;
     const { fit, colour } = _fit(o);
-    const preset = o.preset ?? "veryfast";
+    const preset = o.preset;
     const source = ctx.storage.pathOf(sourceKey);
     const tmp = path.join(ctx.workdir, `clip-${clip.ref}.part.mp4`);
     const isAudio = media.kind === "audio" || (media.kind === undefined && !media.width);

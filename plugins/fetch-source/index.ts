@@ -10,19 +10,21 @@
  */
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { defineStage, StageError, type StageContext } from "../../daemon/engine/stage.js";
+import { Type } from "@sinclair/typebox";
+import { Defaulted, defineStage, resolveOptions, StageError, type StageContext, type StageOptions, type StageWith } from "../../daemon/engine/stage.js";
 import { describeUrl, guardedFetch, netguardOptionsFromConfig } from "../../daemon/net/guard.js";
 import { classifyContentType, extensionForContentType, extensionOf, kindOfExtension, mediaTypeOf, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
 import { nameFromResponse } from "./_names.js";
 
-export interface FetchSourceOptions {
-  /** Largest file accepted, in bytes. Default 4831838208 (4.5 GB). */
-  max_bytes: number;
-  /** Longest a download may take, in seconds. Default 3600. */
-  timeout_seconds: number;
-}
-
-export const FETCH_SOURCE_DEFAULTS: FetchSourceOptions = { max_bytes: 4_831_838_208, timeout_seconds: 3600 };
+/** The `with:` options of fetch-source: the one place their limits, defaults and descriptions are written. */
+export const FetchSourceOptionsSchema = Type.Object(
+  {
+    max_bytes: Defaulted(Type.Integer({ minimum: 1, description: "Largest file accepted, in bytes (4.5 GB)." }), 4_831_838_208),
+    timeout_seconds: Defaulted(Type.Number({ exclusiveMinimum: 0, description: "Longest a download may take, in seconds." }), 3600),
+  },
+  { additionalProperties: false },
+);
+type FetchSourceOptions = StageOptions<typeof FetchSourceOptionsSchema>;
 
 export interface SourceFile {
   key: string;
@@ -32,19 +34,12 @@ export interface SourceFile {
   url?: string;
 }
 
-export default defineStage<Partial<FetchSourceOptions>>({
+export default defineStage<StageWith<typeof FetchSourceOptionsSchema>>({
   name: "fetch-source",
   summary: "Downloads the media behind a direct https link, or checks an uploaded file",
-  options: {
-    type: "object",
-    properties: {
-      max_bytes: { type: "integer", minimum: 1, default: FETCH_SOURCE_DEFAULTS.max_bytes, description: "Largest file accepted, in bytes" },
-      timeout_seconds: { type: "number", exclusiveMinimum: 0, default: FETCH_SOURCE_DEFAULTS.timeout_seconds, description: "Longest a download may take, in seconds" },
-    },
-    additionalProperties: false,
-  },
+  options: FetchSourceOptionsSchema,
   async run(input, ctx) {
-    const opts = { ...FETCH_SOURCE_DEFAULTS, ...ctx.options };
+    const opts = resolveOptions(FetchSourceOptionsSchema, ctx.options);
     const hasUrl = input.source_url !== undefined && input.source_url !== null && input.source_url !== "";
     if (hasUrl && input.upload) throw new StageError("bad_input", "give either source_url or upload, not both");
     if (hasUrl) {

@@ -1,42 +1,50 @@
 import { createHash } from "node:crypto";
-import { defineStage, StageError, type StageInput } from "../../daemon/engine/stage.js";
+import { Type } from "@sinclair/typebox";
+import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageInput, type StageWith } from "../../daemon/engine/stage.js";
 import { findClips, isShortRecording, prepare, type Clip } from "./heuristic.js";
 import { findClipsWithLlm, llmSettings } from "./llm.js";
 import { measureLoudness } from "./loudness.js";
 import type { Transcript } from "./text.js";
 
-export interface FindClipsOptions {
-  /** Which finder runs: "heuristic" (local, transcript-based) or "llm" (chat endpoint, checked, heuristic fallback). Default "heuristic". */
-  engine?: "heuristic" | "llm";
-  /** Wanted clip length in seconds (15–180); when given, clips are target ±20%. Default: none (clips of 30–150 s, ideally 60). */
-  target_seconds?: number;
-  /** Shortest clip, seconds. Default 30 (or target −20% when target_seconds is given). */
-  min_seconds?: number;
-  /** Longest clip, seconds. Default 150 (or target +20% when target_seconds is given). */
-  max_seconds?: number;
-  /** Most clips to return. Default 10. */
-  count?: number;
-  /** What the recording is; told to the llm engine. Default "podcast". */
-  content_type?: "podcast" | "stream" | "other";
-  /** Search brief (≤500 chars): rank windows by relevance and add clips to the existing list. */
-  about?: string;
-  /** Measure loudness with ffmpeg for the energy score. Default true. */
-  loudness?: boolean;
-}
-
 /** Limits without target_seconds: 30–150 s, with the length score peaking at 60 s. */
-export const FIND_DEFAULTS = { target: 60, min: 30, max: 150, count: 10 };
+const NO_TARGET = { target: 60, min: 30, max: 150 };
+
+/** The `with:` options of find-clips: the one place their limits, defaults and descriptions are written. */
+export const FindClipsOptionsSchema = Type.Object(
+  {
+    engine: Defaulted(
+      StringEnum(["heuristic", "llm"], {
+        description: "`heuristic` (local, transcript-based) or `llm` (an OpenAI-compatible chat endpoint from config `llm.*`, checked against the transcript, heuristic fallback).",
+      }),
+      "heuristic",
+    ),
+    target_seconds: Type.Optional(Type.Number({ minimum: 15, maximum: 180, description: "Wanted length. When given, clips are target ±20% unless min/max are set." })),
+    min_seconds: Type.Optional(
+      Type.Number({ minimum: 1, maximum: 600, "x-default": `${NO_TARGET.min}, or target −20%`, description: "Shortest clip (spoken length, after silences are cut out)." }),
+    ),
+    max_seconds: Type.Optional(
+      Type.Number({ minimum: 5, maximum: 600, "x-default": `${NO_TARGET.max}, or target +20%`, description: "Longest clip (spoken length, after silences are cut out)." }),
+    ),
+    count: Defaulted(Type.Integer({ minimum: 1, maximum: 100, description: "Most clips returned (in search mode: most clips added)." }), 10),
+    content_type: Defaulted(StringEnum(["podcast", "stream", "other"], { description: "What the recording is; told to the llm engine." }), "podcast"),
+    about: Type.Optional(Type.String({ maxLength: 500, description: "Search brief: rank windows by relevance to it and add clips to the existing list; see *Search mode* below." })),
+    loudness: Defaulted(Type.Boolean({ description: "Measure loudness per second with ffmpeg (astats) for the energy signal." }), true),
+  },
+  { additionalProperties: false },
+);
+export type FindClipsOptions = StageWith<typeof FindClipsOptionsSchema>;
 
 /** Turns the options into concrete limits, rejecting contradictory ones. */
-export function resolveLimits(o: FindClipsOptions): { target: number; min: number; max: number; count: number } {
+export function resolveLimits(given: FindClipsOptions): { target: number; min: number; max: number; count: number } {
+  const o = resolveOptions(FindClipsOptionsSchema, given);
   const t = o.target_seconds;
-  const min = o.min_seconds ?? (t ? Math.round(t * 0.8) : FIND_DEFAULTS.min);
-  const max = o.max_seconds ?? (t ? Math.round(t * 1.2) : FIND_DEFAULTS.max);
+  const min = o.min_seconds ?? (t ? Math.round(t * 0.8) : NO_TARGET.min);
+  const max = o.max_seconds ?? (t ? Math.round(t * 1.2) : NO_TARGET.max);
   if (min > max) {
     throw new StageError("bad_options", `find-clips: min_seconds (${min}) is above max_seconds (${max})`);
   }
-  const target = Math.min(max, Math.max(min, t ?? FIND_DEFAULTS.target));
-  return { target, min, max, count: o.count ?? FIND_DEFAULTS.count };
+  const target = Math.min(max, Math.max(min, t ?? NO_TARGET.target));
+  return { target, min, max, count: o.count };
 }
 
 /**
@@ -67,29 +75,16 @@ const _inlineSeed = (t: Transcript) =>
 export default defineStage<FindClipsOptions>({
   name: "find-clips",
   summary: "Finds the moments of an episode worth posting as clips, ranked with reasons",
-  options: {
-    type: "object",
-    properties: {
-      engine: { type: "string", enum: ["heuristic", "llm"], default: "heuristic", description: "Clip finder: heuristic (local) or llm (chat endpoint from config llm.*, checked; falls back to heuristic)." },
-      target_seconds: { type: "number", minimum: 15, maximum: 180, description: "Wanted clip length; clips are within ±20%." },
-      min_seconds: { type: "number", minimum: 1, maximum: 600, description: "Shortest clip (default 30, or target −20%)." },
-      max_seconds: { type: "number", minimum: 5, maximum: 600, description: "Longest clip (default 150, or target +20%)." },
-      count: { type: "integer", minimum: 1, maximum: 100, default: 10, description: "Most clips to return." },
-      content_type: { type: "string", enum: ["podcast", "stream", "other"], default: "podcast" },
-      about: { type: "string", maxLength: 500, description: "Search brief: find clips about this." },
-      loudness: { type: "boolean", default: true, description: "Use loudness (ffmpeg) in the energy score." },
-    },
-    additionalProperties: false,
-  },
+  options: FindClipsOptionsSchema,
   async run(input, ctx) {
-    const o = ctx.options ?? {};
+    const o = resolveOptions(FindClipsOptionsSchema, ctx.options);
     const limits = resolveLimits(o);
     const { transcript, key: tKey } = await _loadTranscript(input, (k) => ctx.storage.read(k));
     const duration: number = input.media?.duration || input.transcript?.duration || transcript.duration || 0;
 
     let loudness: number[] | undefined;
     const sourceKey: string | undefined = input.source?.key;
-    if (o.loudness !== false && sourceKey && duration >= limits.min && (await ctx.storage.exists(sourceKey))) {
+    if (o.loudness && sourceKey && duration >= limits.min && (await ctx.storage.exists(sourceKey))) {
       try {
         loudness = await measureLoudness(ctx.storage.pathOf(sourceKey), {
           workdir: ctx.workdir,
@@ -149,7 +144,7 @@ export default defineStage<FindClipsOptions>({
     await ctx.storage.write(
       clipsKey,
       JSON.stringify(
-        { engine: o.engine ?? "heuristic", engine_used: engineUsed, fallback_reason: fallbackReason, ...(llm ? { llm } : {}), transcript_key: tKey, limits, about: about ?? null, clips },
+        { engine: o.engine, engine_used: engineUsed, fallback_reason: fallbackReason, ...(llm ? { llm } : {}), transcript_key: tKey, limits, about: about ?? null, clips },
         null,
         2,
       ),

@@ -6,37 +6,31 @@
  * audio to transcribe. The extension is checked first and the size before ffprobe runs, so an
  * oversized or foreign upload costs nothing to refuse.
  */
-import { defineStage, StageError } from "../../daemon/engine/stage.js";
+import { Type } from "@sinclair/typebox";
+import { Defaulted, defineStage, resolveOptions, StageError, type StageWith } from "../../daemon/engine/stage.js";
 import { ffprobeJson, lastMeaningfulLine, runFfmpeg, SAFE_INPUT_ARGS, ToolError } from "../../daemon/kit/ffmpeg.js";
 import { AUDIO_EXTENSIONS, extensionOf, kindOfExtension, VIDEO_EXTENSIONS } from "../../daemon/kit/media-types.js";
 import { describeMedia, type MediaInfo } from "./_describe.js";
 
-export interface ProbeOptions {
-  /** Longest accepted duration, in seconds. Default 10800 (3 h). */
-  max_seconds: number;
-  /** Largest accepted file, in bytes. Default 4831838208 (4.5 GB). */
-  max_bytes: number;
-}
-
-export const PROBE_DEFAULTS: ProbeOptions = { max_seconds: 10_800, max_bytes: 4_831_838_208 };
+/** The `with:` options of probe: the one place their limits, defaults and descriptions are written. */
+export const ProbeOptionsSchema = Type.Object(
+  {
+    max_seconds: Defaulted(Type.Number({ exclusiveMinimum: 0, description: "Longest accepted duration, in seconds (3 h)." }), 10_800),
+    max_bytes: Defaulted(Type.Integer({ minimum: 1, description: "Largest accepted file, in bytes (4.5 GB)." }), 4_831_838_208),
+  },
+  { additionalProperties: false },
+);
 
 // ffprobe demuxers that correspond to the accepted extensions. Anything else (an HLS playlist,
 // a text file read as "tty", an image sequence) is refused even when ffprobe can open it.
 const ACCEPTED_DEMUXERS = new Set(["mov", "mp4", "m4a", "matroska", "webm", "avi", "mp3", "aac", "wav", "ogg", "flac"]);
 
-export default defineStage<Partial<ProbeOptions>>({
+export default defineStage<StageWith<typeof ProbeOptionsSchema>>({
   name: "probe",
   summary: "Reads duration, streams and picture size of the source and enforces the upload limits",
-  options: {
-    type: "object",
-    properties: {
-      max_seconds: { type: "number", exclusiveMinimum: 0, default: PROBE_DEFAULTS.max_seconds, description: "Longest accepted duration, in seconds" },
-      max_bytes: { type: "integer", minimum: 1, default: PROBE_DEFAULTS.max_bytes, description: "Largest accepted file, in bytes" },
-    },
-    additionalProperties: false,
-  },
+  options: ProbeOptionsSchema,
   async run(input, ctx): Promise<{ media: MediaInfo }> {
-    const opts = { ...PROBE_DEFAULTS, ...ctx.options };
+    const opts = resolveOptions(ProbeOptionsSchema, ctx.options);
     const source = input.source;
     if (typeof source?.key !== "string") throw new StageError("bad_input", "probe needs input.source.key (run fetch-source first)");
     const name: string = typeof source.name === "string" && source.name ? source.name : source.key;

@@ -7,46 +7,49 @@
  */
 import os from "node:os";
 import path from "node:path";
-import { defineStage, StageError, type StageContext } from "../../daemon/engine/stage.js";
+import { Type } from "@sinclair/typebox";
+import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageContext, type StageWith } from "../../daemon/engine/stage.js";
 import { _mapLimit, detectSilences, hasAudioStream, planChunks, probeDuration, speechSeconds, toMono16k } from "../../daemon/kit/audio.js";
 import { toSrt, toTxt, toVtt, type Transcript } from "../../daemon/kit/captions.js";
 import { stitchWords, toSegments, type PlacedChunk } from "./_stitch.js";
 import { detectLanguage } from "./_language.js";
 import { pickEngine, type EngineChoice } from "./_pick.js";
 
-export interface TranscribeOptions {
-  /** Which recogniser; `auto` picks whisper, then openai, then pocketsphinx. Default "auto". */
-  engine?: EngineChoice;
-  /** Whisper model name (`base.en`) or ggml file path; or the openai model. Default per engine. */
-  model?: string;
-  /** Spoken language code, or "auto" to let the engine detect it. Default "en". */
-  language?: string;
-  /** Target chunk length in seconds; cuts land in nearby silences. Default 300. */
-  chunk_seconds?: number;
-  /** Chunks transcribed at once. Default: the number of CPU cores. */
-  concurrency?: number;
-  /** Skip chunks that silencedetect finds (nearly) silent. Default false. */
-  vad?: boolean;
-}
+/** The `with:` options of transcribe: the one place their limits, defaults and descriptions are written. */
+export const TranscribeOptionsSchema = Type.Object(
+  {
+    engine: Defaulted(
+      StringEnum(["auto", "pocketsphinx", "whisper", "openai"] satisfies EngineChoice[], {
+        description: "Which recogniser; `auto` takes config `transcribe.engine`, else whisper, then openai, then pocketsphinx.",
+      }),
+      "auto",
+    ),
+    model: Type.Optional(
+      Type.String({ minLength: 1, "x-default": "per engine", description: "whisper: a model name (`base.en`) or a path to a ggml file; openai: the API model." }),
+    ),
+    language: Defaulted(
+      Type.String({
+        pattern: "^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)$",
+        description:
+          "Language code, or `auto` to detect it: the engine's report (whisper multilingual models, openai), else the text identified (franc-min); pocketsphinx and `*.en` whisper models report `en`. The output then carries `language_source` (`engine`, `text`, `model`).",
+      }),
+      "en",
+    ),
+    chunk_seconds: Defaulted(Type.Number({ minimum: 20, maximum: 3600, description: "Target chunk length; cuts are placed in silences near it." }), 300),
+    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, "x-default": "CPU cores", description: "Chunks transcribed at once." })),
+    vad: Defaulted(Type.Boolean({ description: "Skip chunks that silencedetect finds (almost) silent: under 0.3 s of non-silence." }), false),
+  },
+  { additionalProperties: false },
+);
+export type TranscribeOptions = StageWith<typeof TranscribeOptionsSchema>;
 
 export default defineStage<TranscribeOptions>({
   name: "transcribe",
   summary: "Transcribes the source audio into timed words, segments and txt/srt/vtt captions",
-  options: {
-    type: "object",
-    properties: {
-      engine: { type: "string", enum: ["auto", "pocketsphinx", "whisper", "openai"], default: "auto" },
-      model: { type: "string", minLength: 1 },
-      language: { type: "string", pattern: "^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)$", default: "en" },
-      chunk_seconds: { type: "number", minimum: 20, maximum: 3600, default: 300 },
-      concurrency: { type: "integer", minimum: 1, maximum: 64 },
-      vad: { type: "boolean", default: false },
-    },
-    additionalProperties: false,
-  },
+  options: TranscribeOptionsSchema,
   async run(input, ctx) {
-    const opts = ctx.options ?? {};
-    const language = opts.language ?? "en";
+    const opts = resolveOptions(TranscribeOptionsSchema, ctx.options);
+    const language = opts.language;
     const cores = os.availableParallelism();
     const concurrency = opts.concurrency ?? cores;
     const source = input.source as { key?: string } | undefined;
@@ -69,7 +72,7 @@ export default defineStage<TranscribeOptions>({
       const duration = media?.duration ?? (await probeDuration(full, ctx.signal));
       ctx.progress(5, "finding silences");
       const silences = await detectSilences(full, { duration, signal: ctx.signal });
-      const target = Math.min(opts.chunk_seconds ?? 300, engine.maxChunkSeconds ?? Infinity);
+      const target = Math.min(opts.chunk_seconds, engine.maxChunkSeconds ?? Infinity);
       let chunks = planChunks(duration, silences, target);
       if (opts.vad) chunks = chunks.filter((c) => speechSeconds(c, silences) >= 0.3);
       ctx.log.info({ duration, chunks: chunks.length, silences: silences.length }, "audio chunked");
