@@ -37,6 +37,13 @@ module.exports = {
       to: { path: "^plugins/" },
     },
     {
+      name: "delivery-knows-no-domain",
+      severity: "error",
+      comment: "The one courier serves webhooks and free callbacks alike: they import delivery/, never the other way round.",
+      from: { path: "^daemon/delivery/" },
+      to: { path: "^daemon/(account|free|watch|cli)/" },
+    },
+    {
       name: "kit-and-net-stay-low",
       severity: "error",
       comment: "kit/ and net/ serve stages and services alike, so they import neither rooms above them nor the engine beyond the stage contract.",

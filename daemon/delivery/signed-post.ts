@@ -1,6 +1,6 @@
 /**
- * Signed POSTs per Standard Webhooks, shared by account webhooks (webhooks.ts) and the free tool's
- * callbacks (free-courier.ts).
+ * Signed POSTs per Standard Webhooks: each attempt of the one courier (courier.ts), which delivers
+ * account webhooks and the free tool's callbacks.
  *
  * Headers: webhook-id (the message id, the same on every retry), webhook-timestamp (seconds) and
  * webhook-signature (`v1,<base64 HMAC-SHA256>` of `id.timestamp.body`, one per secret,
