@@ -5,16 +5,17 @@
  * - An event committed by recordEvent (events.ts) has a fan-out job committed with it; fan-out makes
  *   one delivery row per subscribed, enabled address (at most once: unique per address and event)
  *   and enqueues its first attempt in the same transaction.
- * - Each attempt is a pg-boss job. A failed attempt is recorded and its retry enqueued (delayed,
- *   startAfter) in one transaction, so a pending retry survives a crash or restart and runs on any
- *   worker. An attempt runs only if its delivery still waits for exactly that attempt, and a claim
- *   keeps two workers from sending the same attempt at once.
+ * - Delivery is the one courier's (daemon/delivery/courier.ts): each attempt a pg-boss job, its
+ *   record and the delayed retry committed together (a pending retry survives a crash), a claim so
+ *   two workers never send the same attempt, every attempt in delivery_attempts.
  * - Every attempt is a signed POST (signed-post.ts: Standard Webhooks headers, webhook-id is the
- *   delivery id, one signature per live secret during a rotation), to an address checked again at
- *   every attempt; redirects are not followed; only a 2xx within `webhooks.timeout_ms` succeeds.
+ *   delivery id, one signature per live secret during a rotation), to an address read and checked
+ *   again at every attempt; redirects are not followed; only a 2xx within `webhooks.timeout_ms`
+ *   succeeds.
  * - Retries after 1, 5, 30 and 60 minutes, then 2, 4, 8 and 9.4 hours (25 hours in all), each times
- *   `webhooks.time_scale`. An address whose failures have gone on for `disable_after_hours` is
- *   switched off (enabled: false) until the account switches it on again.
+ *   `webhooks.time_scale`. The switch-off stays a webhook rule (this file, afterAttempt): an address
+ *   whose failures have gone on for `disable_after_hours` is switched off (enabled: false) until
+ *   the account switches it on again.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
@@ -24,7 +25,8 @@ import { checkPublicUrl } from "../net/public-url.js";
 import { AccountError } from "./accounts.js";
 import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "../engine/events.js";
 import type { QueueManager } from "../engine/queue.js";
-import { newSecret, postSigned, type PostResult } from "../delivery/signed-post.js";
+import { newSecret } from "../delivery/signed-post.js";
+import * as courier from "../delivery/courier.js";
 import { transactionWith, type Db, type Queryable, type Within } from "../store/db.js";
 import { isoColumn, jsonColumn } from "../store/_columns.js";
 
@@ -56,14 +58,7 @@ interface WebhookRow {
   disabled_reason: string | null;
   created_at: string;
 }
-export interface AttemptRecord {
-  attempt: number;
-  at: string;
-  status_code: number | null;
-  latency_ms: number;
-  response: string | null;
-  error: string | null;
-}
+export type AttemptRecord = courier.AttemptRecord;
 
 const toRow = (r: any): WebhookRow => ({ ...r, events: jsonColumn(r.events), secrets: jsonColumn(r.secrets), created_at: isoColumn(r.created_at) });
 const notFound = (id: string) => new WebhookError("not_found", `no webhook ${id} on this account`, 404, { field: "id" });
@@ -85,8 +80,22 @@ export interface WebhookDeps {
 
 export class WebhookService {
   private linker: Linker | undefined;
+  /** What a webhook delivery is to the courier: plan, target and the switch-off rule. */
+  private readonly kind: courier.DeliveryKind;
 
-  constructor(private readonly deps: WebhookDeps) {}
+  constructor(private readonly deps: WebhookDeps) {
+    this.kind = {
+      kind: "webhook",
+      queue: DELIVERY_QUEUE,
+      retrySeconds: RETRY_MINUTES.map((m) => m * 60),
+      timeScale: () => this.cfg.time_scale,
+      timeoutMs: () => this.cfg.timeout_ms,
+      userAgent: "clipd-webhooks",
+      responseBytes: RESPONSE_BYTES,
+      target: (q, d) => this.target(q, d.webhook_id),
+      afterAttempt: (tx, d, result) => this.afterAttempt(tx, d.webhook_id, result.ok),
+    };
+  }
 
   private get cfg() {
     // Configs made before webhooks existed (tests building one by hand) lack the block.
@@ -107,7 +116,7 @@ export class WebhookService {
   /** Works fan-out and delivery jobs (worker role). */
   async work(opts: { concurrency?: number } = {}): Promise<void> {
     await this.deps.queue.work<{ eventId: string }>(FANOUT_QUEUE, (d) => this.fanOut(d.eventId), { concurrency: 1 });
-    await this.deps.queue.work<{ deliveryId: string; attempt: number }>(DELIVERY_QUEUE, (d) => this.attempt(d.deliveryId, d.attempt), { concurrency: opts.concurrency ?? 4 });
+    await courier.work(this.deps, this.kind, opts.concurrency ?? 4);
   }
 
   // ---- the registry -------------------------------------------------------------------------
@@ -146,9 +155,8 @@ export class WebhookService {
 
   /** The last deliveries of a webhook, newest first, each with its attempts. */
   async recentDeliveries(webhookId: string, limit = 10) {
-    const { rows } = await this.deps.db.query(`select * from webhook_deliveries where webhook_id = $1 order by created_at desc, id limit $2`, [webhookId, limit]);
-    const ids = rows.map((r: any) => r.id);
-    const attempts = ids.length ? (await this.deps.db.query(`select * from webhook_attempts where delivery_id = any($1::uuid[]) order by attempt`, [ids])).rows : [];
+    const { rows } = await this.deps.db.query(`select * from deliveries where webhook_id = $1 order by created_at desc, id limit $2`, [webhookId, limit]);
+    const attempts = await courier.attemptsOf(this.deps.db, rows.map((r: any) => r.id));
     return rows.map((r: any) => ({
       id: r.id as string,
       event: r.event_type as string,
@@ -156,9 +164,7 @@ export class WebhookService {
       status: r.status as string,
       created_at: isoColumn(r.created_at) as string,
       next_attempt_at: r.status === "pending" ? (isoColumn(r.next_attempt_at) as string | null) : null,
-      attempts: attempts.filter((a: any) => a.delivery_id === r.id).map((a: any): AttemptRecord => ({
-        attempt: a.attempt, at: isoColumn(a.at), status_code: a.status_code, latency_ms: a.latency_ms, response: a.response, error: a.error,
-      })),
+      attempts: attempts.get(r.id) ?? [],
     }));
   }
 
@@ -201,14 +207,8 @@ export class WebhookService {
   async sendTest(accountId: string, id: string, envelope: { type: string; livemode: boolean; data: Record<string, unknown> }) {
     const hook = await this.get(accountId, id);
     if (!hook) throw notFound(id);
-    const deliveryId = randomUUID();
     const payload = JSON.stringify({ type: envelope.type, timestamp: new Date().toISOString(), livemode: envelope.livemode, data: envelope.data });
-    await this.deps.db.query(`insert into webhook_deliveries (id, webhook_id, event_type, payload, claimed_attempt) values ($1, $2, $3, $4, 1)`, [deliveryId, id, envelope.type, payload]);
-    const result = await this.post(hook, deliveryId, payload);
-    await this.deps.db.transaction(async (tx) => {
-      await this.insertAttempt(tx, deliveryId, 1, result);
-      await tx.query(`update webhook_deliveries set status = $2, attempts = 1, claimed_attempt = null, last_error = $3, finished_at = now() where id = $1`, [deliveryId, result.ok ? "delivered" : "failed", result.error]);
-    });
+    const { id: deliveryId, result } = await courier.sendNow(this.deps, this.kind, { payload, refs: { webhook_id: id, event_type: envelope.type } }, { url: hook.url, secrets: liveSecrets(hook) });
     return { delivery_id: deliveryId, delivered: result.ok, status: result.status_code, error: result.error };
   }
 
@@ -231,99 +231,50 @@ export class WebhookService {
     const payload = JSON.stringify({ type: ev.type, timestamp: isoColumn(ev.created_at), livemode: ev.livemode, data });
     await this.deps.db.transaction(async (tx) => {
       for (const h of hooks.rows) {
-        const ins = await tx.query(
-          `insert into webhook_deliveries (id, webhook_id, event_id, event_type, payload) values ($1, $2, $3, $4, $5)
-           on conflict (webhook_id, event_id) where event_id is not null do nothing returning id`,
-          [randomUUID(), h.id, eventId, ev.type, payload],
-        );
-        if (ins.rows[0]) await this.deps.queue.send(DELIVERY_QUEUE, { deliveryId: ins.rows[0].id, attempt: 1 }, { tx, ...this.jobOptions() });
+        // At most once per address and event: the unique index makes a repeated fan-out a no-op.
+        await courier.enqueue(tx, this.deps.queue, this.kind, { payload, refs: { webhook_id: h.id, event_id: eventId, event_type: ev.type } });
       }
     });
-  }
-
-  private jobOptions() {
-    // A worker that dies mid-attempt loses its heartbeat; the queue then runs the job again.
-    return { retryLimit: 5, retryDelay: 5, expireInSeconds: Math.ceil(this.cfg.timeout_ms / 1000) + 30 };
   }
 
   /** Runs attempt `n` of a delivery, if the delivery still waits for it. */
-  async attempt(deliveryId: string, n: number): Promise<void> {
-    const claimSeconds = this.cfg.timeout_ms / 1000 + 5;
-    const { rows } = await this.deps.db.query(
-      `update webhook_deliveries set claimed_attempt = $2, claimed_until = now() + make_interval(secs => $3)
-        where id = $1 and status = 'pending' and attempts = $2 - 1 and (claimed_attempt is distinct from $2 or claimed_until < now())
-        returning *`,
-      [deliveryId, n, claimSeconds],
-    );
-    if (!rows[0]) {
-      const held = await this.deps.db.query(`select 1 from webhook_deliveries where id = $1 and status = 'pending' and attempts = $2 - 1`, [deliveryId, n]);
-      if (held.rows.length) throw new Error(`attempt ${n} of delivery ${deliveryId} is in flight on another worker`); // the queue tries again later
-      return; // done, or a stale duplicate
-    }
-    const delivery = rows[0];
-    const { rows: hooks } = await this.deps.db.query(`select * from webhooks where id = $1`, [delivery.webhook_id]);
-    if (!hooks[0]) return;
-    const hook = toRow(hooks[0]);
-    if (!hook.enabled) {
-      await this.deps.db.query(`update webhook_deliveries set status = 'failed', last_error = 'the webhook is switched off', claimed_attempt = null, finished_at = now() where id = $1`, [deliveryId]);
-      return;
-    }
-    const result = await this.post(hook, deliveryId, delivery.payload);
-    await this.deps.db.transaction(async (tx) => {
-      if (!(await this.insertAttempt(tx, deliveryId, n, result))) return; // recorded by another worker
-      if (result.ok) {
-        await tx.query(`update webhook_deliveries set status = 'delivered', attempts = $2, claimed_attempt = null, last_error = null, finished_at = now() where id = $1`, [deliveryId, n]);
-        await tx.query(`update webhooks set failing_since = null where id = $1 and failing_since is not null`, [hook.id]);
-        return;
-      }
-      const scale = this.cfg.time_scale;
-      const { rows: f } = await tx.query(
-        `update webhooks set failing_since = coalesce(failing_since, now()) where id = $1
-         returning failing_since < now() - make_interval(secs => $2) as expired`,
-        [hook.id, this.cfg.disable_after_hours * 3600 * scale],
-      );
-      if (f[0]?.expired) {
-        const reason = `switched off after failing for ${this.cfg.disable_after_hours} hours in a row`;
-        await tx.query(`update webhooks set enabled = false, disabled_reason = $2, updated_at = now() where id = $1`, [hook.id, reason]);
-        await tx.query(`update webhook_deliveries set status = 'failed', attempts = $2, claimed_attempt = null, last_error = $3, finished_at = now() where id = $1`, [deliveryId, n, result.error]);
-        this.deps.log.warn({ webhookId: hook.id }, "webhook switched off: failing for too long");
-        return;
-      }
-      const minutes = RETRY_MINUTES[n - 1];
-      if (minutes === undefined) {
-        await tx.query(`update webhook_deliveries set status = 'failed', attempts = $2, claimed_attempt = null, last_error = $3, finished_at = now() where id = $1`, [deliveryId, n, result.error]);
-        return;
-      }
-      const delay = minutes * 60 * scale;
-      await tx.query(
-        `update webhook_deliveries set attempts = $2, claimed_attempt = null, last_error = $3, next_attempt_at = now() + make_interval(secs => $4) where id = $1`,
-        [deliveryId, n, result.error, delay],
-      );
-      await this.deps.queue.send(DELIVERY_QUEUE, { deliveryId, attempt: n + 1 }, { tx, startAfterSeconds: delay, ...this.jobOptions() });
-    });
+  attempt(deliveryId: string, n: number): Promise<void> {
+    return courier.attempt(this.deps, this.kind, deliveryId, n);
   }
 
-  private async insertAttempt(tx: Queryable, deliveryId: string, n: number, r: PostResult): Promise<boolean> {
-    const ins = await tx.query(
-      `insert into webhook_attempts (delivery_id, attempt, at, status_code, latency_ms, response, error) values ($1, $2, $3, $4, $5, $6, $7)
-       on conflict do nothing returning attempt`,
-      [deliveryId, n, r.at, r.status_code, r.latency_ms, r.response, r.error],
-    );
-    return ins.rows.length > 0;
+  /** The address and its live secrets now; a switched-off address fails its delivery unsent. */
+  private async target(q: Queryable, webhookId: string): Promise<courier.Target | string | undefined> {
+    const { rows } = await q.query(`select * from webhooks where id = $1`, [webhookId]);
+    if (!rows[0]) return undefined; // deleted: its deliveries went with it
+    const hook = toRow(rows[0]);
+    return hook.enabled ? { url: hook.url, secrets: liveSecrets(hook) } : "the webhook is switched off";
   }
 
-  /** One signed POST with the address's live secrets; never throws. */
-  private async post(hook: WebhookRow, deliveryId: string, payload: string): Promise<PostResult> {
-    const now = Date.now();
-    return postSigned({
-      url: hook.url,
-      msgId: deliveryId,
-      payload,
-      secrets: hook.secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > now).map((s) => s.secret),
-      timeoutMs: this.cfg.timeout_ms,
-      userAgent: "clipd-webhooks",
-      net: netguardOptionsFromConfig(this.deps.config),
-      responseBytes: RESPONSE_BYTES,
-    });
+  /**
+   * The switch-off rule, in the transaction that records an attempt: a success ends the address's
+   * run of failures; a failure that extends it past disable_after_hours switches the address off
+   * and stops the retries (true).
+   */
+  private async afterAttempt(tx: Queryable, webhookId: string, ok: boolean): Promise<boolean> {
+    if (ok) {
+      await tx.query(`update webhooks set failing_since = null where id = $1 and failing_since is not null`, [webhookId]);
+      return false;
+    }
+    const { rows } = await tx.query(
+      `update webhooks set failing_since = coalesce(failing_since, now()) where id = $1
+       returning failing_since < now() - make_interval(secs => $2) as expired`,
+      [webhookId, this.cfg.disable_after_hours * 3600 * this.cfg.time_scale],
+    );
+    if (!rows[0]?.expired) return false;
+    const reason = `switched off after failing for ${this.cfg.disable_after_hours} hours in a row`;
+    await tx.query(`update webhooks set enabled = false, disabled_reason = $2, updated_at = now() where id = $1`, [webhookId, reason]);
+    this.deps.log.warn({ webhookId }, "webhook switched off: failing for too long");
+    return true;
   }
+}
+
+/** The secrets that sign now: the newest, and older ones still in their rotation grace. */
+function liveSecrets(hook: WebhookRow): string[] {
+  const now = Date.now();
+  return hook.secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > now).map((s) => s.secret);
 }

@@ -25,7 +25,7 @@ import type { QueueManager } from "../engine/queue.js";
 import { TERMINAL, type Run, type Runner } from "../engine/runner.js";
 import type { Storage } from "../kit/storage.js";
 import type { Db, Queryable } from "../store/db.js";
-import { attemptCallback, FREE_CALLBACK_QUEUE, queueCallback } from "./courier.js";
+import { FREE_CALLBACK_QUEUE, queueCallback, workCallbacks } from "./courier.js";
 import { FREE_RETENTION_QUEUE, sweepFree } from "./janitor.js";
 import { authenticateFreeKey, dayStart, FreeError, issueFreeKey, nextDay, revokeFreeKey } from "./keys.js";
 import { newSecret } from "../delivery/signed-post.js";
@@ -76,15 +76,6 @@ function tooLong(anon: boolean, seconds: number, max: number, cfg: FreeConfig) {
   };
 }
 
-const services = new WeakMap<Runner, FreeService>();
-
-/** The one FreeService of a runner (daemon and facade share it in one process). */
-export function freeService(deps: FreeDeps): FreeService {
-  let svc = services.get(deps.runner);
-  if (!svc) services.set(deps.runner, (svc = new FreeService(deps)));
-  return svc;
-}
-
 export class FreeService {
   private linker: FreeLinker | undefined;
   /** Origin for links in callbacks when server.public_url is unset: the first request's. */
@@ -98,9 +89,13 @@ export class FreeService {
     return freeConfig(this.deps.config);
   }
 
-  /** Signs result links; given by a process that can sign (the facade). */
-  setLinker(fn: FreeLinker, origin?: string): void {
+  /** Signs result links; given once by the composition root of a process that can sign. */
+  setLinker(fn: FreeLinker): void {
     this.linker ??= fn;
+  }
+
+  /** Where links point when server.public_url is unset: the origin of the first request seen. */
+  noteOrigin(origin: string | undefined): void {
     this.origin ??= origin;
   }
 
@@ -125,7 +120,7 @@ export class FreeService {
   /** Works callbacks and the retention job (worker role). */
   async work(): Promise<void> {
     await this.prepare();
-    await this.deps.queue.work<{ callbackId: string; attempt: number }>(FREE_CALLBACK_QUEUE, (d) => attemptCallback(this.deps, d.callbackId, d.attempt), { concurrency: 2 });
+    await workCallbacks(this.deps, 2);
     await this.deps.queue.work<object>(FREE_RETENTION_QUEUE, async () => void (await sweepFree(this.deps)), { concurrency: 1 });
   }
 

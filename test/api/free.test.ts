@@ -175,6 +175,9 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
     const payload = JSON.parse(receipts[1]!.body);
     expect(payload).toMatchObject({ type: "transcription.completed", data: { id: res.body.id, status: "completed", language: "en" } });
     expect(payload.data.text).toBe(done.text);
+    // Both attempts are recorded by the one courier, in the attempts table webhooks use too.
+    await expect.poll(async () => (await t.app.db.query(`select d.status, a.attempt, a.status_code from deliveries d join delivery_attempts a on a.delivery_id = d.id where d.id = $1 order by a.attempt`, [receipts[0]!.id])).rows, { timeout: 10_000 })
+      .toEqual([{ status: "delivered", attempt: 1, status_code: 500 }, { status: "delivered", attempt: 2, status_code: 200 }]);
 
     const silent = await waitDone(unmeasured.body.poll_url);
     expect(silent).toMatchObject({ status: "completed", code: "no_speech", word_count: 0, text: "" });
