@@ -36,6 +36,7 @@ Operations
   migrate                        apply database migrations
   pipelines lint|list            check or list pipelines
   pipelines describe <stage>     a stage's options
+  pipelines describe [<stage>] --markdown   the options table(s) of docs/
   config print                   the effective config (secrets masked)
   models list|pull <name>        whisper models
 Accounts (prints one JSON line)
@@ -146,6 +147,7 @@ export async function main(argv: string[]): Promise<void> {
       "expires-in-days": { type: "string" },
       "key-id": { type: "string" },
       cents: { type: "string" },
+      markdown: { type: "boolean" },
     },
   });
   const [cmd, ...rest] = positionals;
@@ -181,7 +183,7 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     case "pipelines":
-      return cmdPipelines(cfg, rest);
+      return cmdPipelines(cfg, rest, values);
     case "config":
       if (rest[0] !== "print") throw new UsageError("usage: clipd config print");
       await loadPipelineSet(cfg).catch(() => undefined);

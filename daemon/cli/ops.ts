@@ -10,6 +10,7 @@ import { createLogger } from "../kit/log.js";
 import { formatIssues, loadPipelines, pipelineDirs } from "../engine/pipelines.js";
 import { loadStages } from "../stages.js";
 import { StageError } from "../engine/stage.js";
+import { optionsMarkdown } from "./options-doc.js";
 import { defineLocalStorage } from "../kit/storage.js";
 import { openDb } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
@@ -57,13 +58,22 @@ export async function cmdStage(cfg: Config, args: string[], values: Record<strin
   }
 }
 
-export async function cmdPipelines(cfg: Config, args: string[]) {
+export async function cmdPipelines(cfg: Config, args: string[], values: { markdown?: boolean } = {}) {
   const [sub, arg] = args;
   const registry = await loadStages({ plugins: cfg.plugins });
+  if (sub === "describe" && values.markdown && !arg) {
+    const names = [...registry.stages.keys()].sort();
+    process.stdout.write(names.map((n) => `### ${n}\n\n${optionsMarkdown(registry.stages.get(n)!)}`).join("\n"));
+    return;
+  }
   if (sub === "describe") {
-    if (!arg) throw new UsageError("usage: clipd pipelines describe <stage>");
+    if (!arg) throw new UsageError("usage: clipd pipelines describe <stage> [--markdown], or describe --markdown for all stages");
     const stage = registry.stages.get(arg);
     if (!stage) throw new UsageError(`unknown stage "${arg}" (known: ${[...registry.stages.keys()].sort().join(", ")})`);
+    if (values.markdown) {
+      process.stdout.write(optionsMarkdown(stage));
+      return;
+    }
     const props = ((stage.options as any).properties ?? {}) as Record<string, any>;
     const required = new Set<string>((stage.options as any).required ?? []);
     const lines = [`${stage.name} — ${stage.summary}`, `from: ${registry.origins.get(stage.name)}`, "options:"];

@@ -36,6 +36,11 @@ describe("clipd CLI", () => {
     expect(list.output).toMatch(/transcript\s+fetch-source → probe → transcribe → notify/);
     const desc = await runClipd(["pipelines", "describe", "probe"], baseEnv());
     expect(desc.output).toMatch(/max_seconds\s+number\s+default 10800/);
+    const md = await runClipd(["pipelines", "describe", "cut", "--markdown"], baseEnv());
+    expect(md.output).toMatch(/^\| option \| type \| default \| meaning \|\n/);
+    expect(md.output).toContain("| `width` | integer (360–2160, multiple of 2) | `1080` | Output width; the height is width × 16/9. |");
+    const all = await runClipd(["pipelines", "describe", "--markdown"], baseEnv());
+    expect(all.output).toMatch(/### caption-burn[\s\S]*### transcribe\n/);
     const none = await runClipd(["pipelines", "describe", "nope"], baseEnv());
     expect(none.code).toBe(2);
     expect(none.output).toMatch(/unknown stage "nope"/);
