@@ -22,7 +22,7 @@ import { BillingService } from "./account/billing.js";
 import { EpisodeService } from "./account/episodes.js";
 import { TranscriptService } from "./account/transcripts.js";
 import { WebhookService } from "./account/webhooks.js";
-import { freeService } from "./free/service.js";
+import { FreeService } from "./free/service.js";
 
 export interface ClipdApp {
   config: Config;
@@ -38,6 +38,8 @@ export interface ClipdApp {
   billing: BillingService;
   episodes: EpisodeService;
   webhooks: WebhookService;
+  transcripts: TranscriptService;
+  free: FreeService;
   version: string;
   close(opts?: { graceSeconds?: number }): Promise<void>;
 }
@@ -74,8 +76,11 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
     const billing = new BillingService(accounts);
     const episodes = new EpisodeService({ db, runner, billing, storage, config, log: log.child({ service: "episodes" }) });
     episodes.register();
-    new TranscriptService({ db, runner, storage, accounts }).register();
-    await freeService({ db, runner, queue, storage, config, log: log.child({ service: "free" }) }).prepare();
+    // One of each service per process, built here and handed to whoever needs it.
+    const transcripts = new TranscriptService({ db, runner, storage, accounts });
+    transcripts.register();
+    const free = new FreeService({ db, runner, queue, storage, config, log: log.child({ service: "free" }) });
+    await free.prepare();
     const webhooks = new WebhookService({ db, queue, config, log: log.child({ service: "webhooks" }) });
     await webhooks.prepare();
     return {
@@ -92,6 +97,8 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
       billing,
       episodes,
       webhooks,
+      transcripts,
+      free,
       version: clipdVersion(),
       async close(o = {}) {
         await workers.leave();

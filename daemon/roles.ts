@@ -12,7 +12,6 @@ import { WatchFolder } from "./watch/folder.js";
 import { RateLimiter } from "../facade/ratelimit.js";
 import { LinkSigner } from "../facade/signing.js";
 import { downloadLink } from "../facade/uploads.js";
-import { freeService } from "./free/service.js";
 
 export type Role = "serve" | "work" | "watch";
 
@@ -26,7 +25,12 @@ export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; ra
   const rates = new RateLimiter(app.db, { limit: rl.requests, windowSeconds: rl.window_seconds });
   rates.start();
   const signer = await LinkSigner.create(app.db, app.config.server.signing_secret || undefined);
-  const h3 = createFacade({ config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing, episodes: app.episodes, webhooks: app.webhooks, rates, signer, storage: app.storage, log: app.log.child({ role: "serve" }), version: app.version });
+  app.free.setLinker((file, at) => downloadLink({ config: app.config, signer }, { ...file, origin: at }));
+  const h3 = createFacade({
+    config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing,
+    episodes: app.episodes, webhooks: app.webhooks, transcripts: app.transcripts, free: app.free, rates, signer, storage: app.storage,
+    log: app.log.child({ role: "serve" }), version: app.version,
+  });
   const port = app.config.server.port;
   const listener = await listen(toNodeHandler(h3), {
     port: { port, portRange: [port, port], alternativePortRange: [port, port] } as any,
@@ -57,7 +61,7 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
     app.webhooks.setLinker((file) => downloadLink({ config: app.config, signer }, { ...file, origin }));
     await app.queue.workSteps((job) => app.runner.handle(job));
     await app.webhooks.work();
-    await freeService(app).work();
+    await app.free.work();
     await app.workers.join(roles, app.config.queue.concurrency, () => app.queue.activeLocal());
     app.log.info({ concurrency: app.config.queue.concurrency, db: app.db.kind }, "worker ready");
   }

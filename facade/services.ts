@@ -9,6 +9,8 @@ import type { AccountService } from "../daemon/account/accounts.js";
 import type { BillingService } from "../daemon/account/billing.js";
 import type { EpisodeService } from "../daemon/account/episodes.js";
 import type { WebhookService } from "../daemon/account/webhooks.js";
+import type { TranscriptService } from "../daemon/account/transcripts.js";
+import type { FreeService } from "../daemon/free/service.js";
 import type { RateLimiter } from "./ratelimit.js";
 import type { LinkSigner } from "./signing.js";
 import type { Storage } from "../daemon/kit/storage.js";
@@ -23,6 +25,8 @@ export interface FacadeServices {
   billing: BillingService;
   episodes: EpisodeService;
   webhooks: WebhookService;
+  transcripts: TranscriptService;
+  free: FreeService;
   rates: RateLimiter;
   signer: LinkSigner;
   storage: Storage;

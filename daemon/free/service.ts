@@ -76,15 +76,6 @@ function tooLong(anon: boolean, seconds: number, max: number, cfg: FreeConfig) {
   };
 }
 
-const services = new WeakMap<Runner, FreeService>();
-
-/** The one FreeService of a runner (daemon and facade share it in one process). */
-export function freeService(deps: FreeDeps): FreeService {
-  let svc = services.get(deps.runner);
-  if (!svc) services.set(deps.runner, (svc = new FreeService(deps)));
-  return svc;
-}
-
 export class FreeService {
   private linker: FreeLinker | undefined;
   /** Origin for links in callbacks when server.public_url is unset: the first request's. */
@@ -98,9 +89,13 @@ export class FreeService {
     return freeConfig(this.deps.config);
   }
 
-  /** Signs result links; given by a process that can sign (the facade). */
-  setLinker(fn: FreeLinker, origin?: string): void {
+  /** Signs result links; given once by the composition root of a process that can sign. */
+  setLinker(fn: FreeLinker): void {
     this.linker ??= fn;
+  }
+
+  /** Where links point when server.public_url is unset: the origin of the first request seen. */
+  noteOrigin(origin: string | undefined): void {
     this.origin ??= origin;
   }
 

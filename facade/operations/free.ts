@@ -3,20 +3,18 @@
  * key (`svc_free_…`) picks the key tier, no key the no-key tier. Limits, budget, callbacks and
  * retention live in daemon/free/service.ts; the link is checked here first (https, public addresses).
  */
-import { freeService, type FreeService } from "../../daemon/free/service.js";
+import type { FreeService } from "../../daemon/free/service.js";
 import { freeConfig } from "../../daemon/free/config.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";
 import type { FacadeServices } from "../services.js";
-import { downloadLink, linkBase } from "../uploads.js";
+import { linkBase } from "../uploads.js";
 import { checkSourceUrl } from "./transcripts.js";
 
-/** The free service of this facade, with its run-end hook registered and links signed here. */
+/** The free service of this process (built by the composition root), told where links point. */
 export function freeFor(s: FacadeServices, origin?: string): FreeService {
-  const svc = freeService({ db: s.db, runner: s.runner, queue: s.queue, storage: s.storage, config: s.config, log: s.log });
-  svc.register();
-  svc.setLinker((file, at) => downloadLink(s, { ...file, origin: at }), origin);
-  return svc;
+  s.free.noteOrigin(origin);
+  return s.free;
 }
 
 const errorSchema = (codes: string[]) => ({ description: `Refused: ${codes.join(", ")} (error.code)` });

@@ -4,7 +4,7 @@
  * starts: https only, and every address its host resolves to must be public (daemon/net/guard);
  * fetch-source checks again when it downloads, pinned to the checked address.
  */
-import { TranscriptService, transcriptKeys, type Ordered, type TranscriptRecord } from "../../daemon/account/transcripts.js";
+import { type TranscriptService, transcriptKeys, type Ordered, type TranscriptRecord } from "../../daemon/account/transcripts.js";
 import { extensionOf } from "../../daemon/kit/media-types.js";
 import { checkPublicUrl } from "../../daemon/net/public-url.js";
 import type { AuthContext } from "../auth.js";
@@ -13,19 +13,11 @@ import { defineOperation, settleAnswer, uuidParam, type Operation } from "../reg
 import type { FacadeServices } from "../services.js";
 import { formatDuration } from "../_format.js";
 import { sampleIds, sampleTranscript } from "../testmode.js";
-import { downloadLink, requestOrigin, sanitiseFileName } from "../uploads.js";
+import { downloadLink, sanitiseFileName } from "../uploads.js";
 
-const services = new WeakMap<object, TranscriptService>();
-
-/** The transcript service of this facade, with its run-end hook registered on the runner. */
+/** The transcript service of this process (built by the composition root). */
 export function transcriptsFor(s: FacadeServices): TranscriptService {
-  let svc = services.get(s.runner);
-  if (!svc) {
-    svc = new TranscriptService({ db: s.db, runner: s.runner, storage: s.storage, accounts: s.accounts });
-    svc.register();
-    services.set(s.runner, svc);
-  }
-  return svc;
+  return s.transcripts;
 }
 
 /** Checks a user link (daemon/net/public-url.ts) as the request field `field`; returns it without its fragment. */
