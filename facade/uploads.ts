@@ -9,7 +9,7 @@
  * of the request that asked for the link. With neither, the link is a root-relative path.
  */
 import type { H3Event } from "h3";
-import { extensionOf, kindOfExtension, MEDIA_EXTENSIONS } from "../daemon/kit/media-types.js";
+import { extensionOf, kindOfExtension, MEDIA_EXTENSIONS, MEDIA_FORMATS } from "../daemon/kit/media-types.js";
 import { ApiError } from "./errors.js";
 import type { FacadeServices } from "./services.js";
 import { DOWNLOAD_TTL_SECONDS, UPLOAD_TTL_SECONDS } from "./signing.js";
@@ -32,9 +32,8 @@ export interface DownloadLink {
 }
 
 const CONTENT_TYPES: Record<string, string> = {
-  ".mp4": "video/mp4", ".mov": "video/quicktime", ".m4v": "video/x-m4v", ".webm": "video/webm", ".mkv": "video/x-matroska",
-  ".avi": "video/x-msvideo", ".mp3": "audio/mpeg", ".m4a": "audio/mp4", ".aac": "audio/aac", ".wav": "audio/wav",
-  ".ogg": "audio/ogg", ".opus": "audio/opus", ".flac": "audio/flac", ".txt": "text/plain; charset=utf-8",
+  ...Object.fromEntries(Object.entries(MEDIA_FORMATS).map(([ext, f]) => [ext, f.type])),
+  ".txt": "text/plain; charset=utf-8",
   ".srt": "application/x-subrip; charset=utf-8", ".vtt": "text/vtt; charset=utf-8", ".json": "application/json",
   ".html": "text/html; charset=utf-8", ".png": "image/png", ".jpg": "image/jpeg",
 };

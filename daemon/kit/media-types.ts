@@ -6,8 +6,30 @@
 
 export type MediaKind = "video" | "audio";
 
-export const VIDEO_EXTENSIONS = [".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi"] as const;
-export const AUDIO_EXTENSIONS = [".mp3", ".m4a", ".aac", ".wav", ".ogg", ".opus", ".flac"] as const;
+/**
+ * The one table of accepted media formats. Per extension: its kind, the Content-Type clipd serves
+ * it with, other Content-Types servers send for it, and the containers the byte sniffer may report
+ * for it (families share containers: an .m4a is an MP4). Everything else here is derived from it.
+ */
+export const MEDIA_FORMATS: Readonly<Record<string, { kind: MediaKind; type: string; aliases?: string[]; containers: string[] }>> = {
+  ".mp4": { kind: "video", type: "video/mp4", containers: ["mp4", "mov"] },
+  ".mov": { kind: "video", type: "video/quicktime", containers: ["mp4", "mov"] },
+  ".m4v": { kind: "video", type: "video/x-m4v", containers: ["mp4", "mov"] },
+  ".webm": { kind: "video", type: "video/webm", aliases: ["audio/webm"], containers: ["webm", "matroska"] },
+  ".mkv": { kind: "video", type: "video/x-matroska", aliases: ["application/x-matroska"], containers: ["webm", "matroska"] },
+  ".avi": { kind: "video", type: "video/x-msvideo", aliases: ["video/avi"], containers: ["avi"] },
+  ".mp3": { kind: "audio", type: "audio/mpeg", aliases: ["audio/mp3"], containers: ["mp3"] },
+  ".m4a": { kind: "audio", type: "audio/mp4", aliases: ["audio/x-m4a", "application/mp4"], containers: ["mp4", "mov"] },
+  ".aac": { kind: "audio", type: "audio/aac", containers: ["aac", "mp4"] },
+  ".wav": { kind: "audio", type: "audio/wav", aliases: ["audio/x-wav", "audio/wave"], containers: ["wav"] },
+  ".ogg": { kind: "audio", type: "audio/ogg", aliases: ["application/ogg"], containers: ["ogg"] },
+  ".opus": { kind: "audio", type: "audio/opus", containers: ["ogg"] },
+  ".flac": { kind: "audio", type: "audio/flac", aliases: ["audio/x-flac", "application/x-flac"], containers: ["flac"] },
+};
+
+const extensionsOf = (kind: MediaKind) => Object.keys(MEDIA_FORMATS).filter((e) => MEDIA_FORMATS[e]!.kind === kind);
+export const VIDEO_EXTENSIONS: readonly string[] = extensionsOf("video");
+export const AUDIO_EXTENSIONS: readonly string[] = extensionsOf("audio");
 export const MEDIA_EXTENSIONS: readonly string[] = [...VIDEO_EXTENSIONS, ...AUDIO_EXTENSIONS];
 
 /** Lower-cased extension with its dot (".mp4"), or "" when the name has none. */
@@ -20,9 +42,7 @@ export function extensionOf(name: string): string {
 /** The kind an accepted extension stands for, or undefined when the extension is not accepted. */
 export function kindOfExtension(nameOrExt: string): MediaKind | undefined {
   const ext = nameOrExt.startsWith(".") ? nameOrExt.toLowerCase() : extensionOf(nameOrExt);
-  if ((VIDEO_EXTENSIONS as readonly string[]).includes(ext)) return "video";
-  if ((AUDIO_EXTENSIONS as readonly string[]).includes(ext)) return "audio";
-  return undefined;
+  return MEDIA_FORMATS[ext]?.kind;
 }
 
 /** The bare media type of a Content-Type header: "Video/MP4; codecs=x" → "video/mp4". */
@@ -30,10 +50,7 @@ export function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-const MEDIA_APPLICATION_TYPES = new Set([
-  "application/ogg", "application/mp4", "application/x-matroska",
-  "application/x-flac",
-]);
+const MEDIA_APPLICATION_TYPES = new Set(Object.values(MEDIA_FORMATS).flatMap((f) => [f.type, ...(f.aliases ?? [])]).filter((t) => t.startsWith("application/")));
 const AMBIGUOUS_TYPES = new Set(["", "application/octet-stream", "binary/octet-stream", "application/binary", "application/force-download", "application/download", "application/x-download"]);
 const PLAYLIST_TYPES = new Set(["application/vnd.apple.mpegurl", "application/x-mpegurl", "audio/mpegurl", "audio/x-mpegurl", "application/dash+xml", "audio/x-scpls"]);
 
@@ -127,12 +144,6 @@ function looksLikeText(b: Buffer): boolean {
 
 /** A likely extension for a media Content-Type, used when neither bytes nor URL say. */
 export function extensionForContentType(contentType: string | undefined): string | undefined {
-  const table: Record<string, string> = {
-    "video/mp4": ".mp4", "video/quicktime": ".mov", "video/x-m4v": ".m4v", "video/webm": ".webm",
-    "video/x-matroska": ".mkv", "video/x-msvideo": ".avi", "video/avi": ".avi", "audio/mpeg": ".mp3",
-    "audio/mp3": ".mp3", "audio/mp4": ".m4a", "audio/x-m4a": ".m4a", "audio/aac": ".aac", "audio/wav": ".wav",
-    "audio/x-wav": ".wav", "audio/wave": ".wav", "audio/ogg": ".ogg", "application/ogg": ".ogg",
-    "audio/opus": ".opus", "audio/flac": ".flac", "audio/x-flac": ".flac", "audio/webm": ".webm",
-  };
-  return table[mediaTypeOf(contentType)];
+  const t = mediaTypeOf(contentType);
+  return Object.keys(MEDIA_FORMATS).find((e) => MEDIA_FORMATS[e]!.type === t) ?? Object.keys(MEDIA_FORMATS).find((e) => MEDIA_FORMATS[e]!.aliases?.includes(t));
 }

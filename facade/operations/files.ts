@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable, Writable } from "node:stream";
-import { extensionOf, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
+import { extensionOf, MEDIA_FORMATS, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
 import { nextChunk } from "../_body.js";
 import { ApiError, toErrorBody } from "../errors.js";
 import { defineOperation, type Operation } from "../registry.js";
@@ -30,12 +30,6 @@ function httpRequest(caller: { request?: Request }): Request {
 
 const tokenParam = { type: "string", minLength: 1, maxLength: 4096, description: "The signed token from the link" };
 
-/** Formats the sniffer may report for each accepted extension (containers that share a family). */
-const FORMATS_FOR: Record<string, string[]> = {
-  ".mp4": ["mp4", "mov"], ".mov": ["mp4", "mov"], ".m4v": ["mp4", "mov"], ".m4a": ["mp4", "mov"], ".aac": ["aac", "mp4"],
-  ".webm": ["webm", "matroska"], ".mkv": ["webm", "matroska"], ".avi": ["avi"], ".wav": ["wav"],
-  ".ogg": ["ogg"], ".opus": ["ogg"], ".flac": ["flac"], ".mp3": ["mp3"],
-};
 
 function refuseType(ext: string, seen: string): ApiError {
   return new ApiError(415, "unsupported_type", `the uploaded bytes are not a ${ext || "media"} file (they look like ${seen}); upload the file the name says`, {
@@ -54,7 +48,7 @@ function judgeHead(head: Buffer, ext: string): ApiError | undefined {
   if (sniff.kind === "html") return refuseType(ext, "a web page");
   if (sniff.kind === "text") return refuseType(ext, "text");
   if (sniff.kind === "unknown") return refuseType(ext, "an unknown binary format");
-  const allowed = FORMATS_FOR[ext];
+  const allowed = MEDIA_FORMATS[ext]?.containers;
   if (!allowed) return new ApiError(415, "unsupported_type", `files of type ${ext || "(none)"} are not accepted`, { extension: ext || null });
   if (!allowed.includes(sniff.format)) return refuseType(ext, `${sniff.format} (${sniff.ext})`);
   return undefined;

@@ -8,6 +8,7 @@
  * half a file. A link to a web page fails at once: both the Content-Type and the first bytes must
  * look like media, and the size cap holds whether or not the server announces a length.
  */
+import { EPISODE_MAX_BYTES } from "../../daemon/kit/limits.js";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Type } from "@sinclair/typebox";
@@ -19,7 +20,7 @@ import { nameFromResponse } from "./_names.js";
 /** The `with:` options of fetch-source: the one place their limits, defaults and descriptions are written. */
 export const FetchSourceOptionsSchema = Type.Object(
   {
-    max_bytes: Defaulted(Type.Integer({ minimum: 1, description: "Largest file accepted, in bytes (4.5 GB)." }), 4_831_838_208),
+    max_bytes: Defaulted(Type.Integer({ minimum: 1, description: "Largest file accepted, in bytes (4.5 GB)." }), EPISODE_MAX_BYTES),
     timeout_seconds: Defaulted(Type.Number({ exclusiveMinimum: 0, description: "Longest a download may take, in seconds." }), 3600),
   },
   { additionalProperties: false },

@@ -9,21 +9,23 @@
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, type StageWith } from "../../daemon/engine/stage.js";
 import { ffprobeJson, lastMeaningfulLine, runFfmpeg, SAFE_INPUT_ARGS, ToolError } from "../../daemon/kit/ffmpeg.js";
-import { AUDIO_EXTENSIONS, extensionOf, kindOfExtension, VIDEO_EXTENSIONS } from "../../daemon/kit/media-types.js";
+import { AUDIO_EXTENSIONS, extensionOf, kindOfExtension, MEDIA_FORMATS, VIDEO_EXTENSIONS } from "../../daemon/kit/media-types.js";
+import { EPISODE_MAX_BYTES, EPISODE_MAX_SECONDS } from "../../daemon/kit/limits.js";
 import { describeMedia, type MediaInfo } from "./_describe.js";
 
 /** The `with:` options of probe: the one place their limits, defaults and descriptions are written. */
 export const ProbeOptionsSchema = Type.Object(
   {
-    max_seconds: Defaulted(Type.Number({ exclusiveMinimum: 0, description: "Longest accepted duration, in seconds (3 h)." }), 10_800),
-    max_bytes: Defaulted(Type.Integer({ minimum: 1, description: "Largest accepted file, in bytes (4.5 GB)." }), 4_831_838_208),
+    max_seconds: Defaulted(Type.Number({ exclusiveMinimum: 0, description: "Longest accepted duration, in seconds (3 h)." }), EPISODE_MAX_SECONDS),
+    max_bytes: Defaulted(Type.Integer({ minimum: 1, description: "Largest accepted file, in bytes (4.5 GB)." }), EPISODE_MAX_BYTES),
   },
   { additionalProperties: false },
 );
 
 // ffprobe demuxers that correspond to the accepted extensions. Anything else (an HLS playlist,
 // a text file read as "tty", an image sequence) is refused even when ffprobe can open it.
-const ACCEPTED_DEMUXERS = new Set(["mov", "mp4", "m4a", "matroska", "webm", "avi", "mp3", "aac", "wav", "ogg", "flac"]);
+// ffprobe names its demuxers after the containers of the media table (it reports "mov,mp4,m4a,…").
+const ACCEPTED_DEMUXERS = new Set(Object.values(MEDIA_FORMATS).flatMap((f) => f.containers));
 
 export default defineStage<StageWith<typeof ProbeOptionsSchema>>({
   name: "probe",
