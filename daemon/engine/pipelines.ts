@@ -4,6 +4,7 @@
  * `when`. Every problem is collected with its file and line, so a broken set is refused as a whole
  * (at start and by `clipd pipelines lint`) instead of failing mid-job.
  */
+import { STATE_KEYS, unmetNeeds, type StateKey } from "./run-state.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
@@ -34,6 +35,8 @@ export interface Pipeline {
   file: string;
   steps: PipelineStep[];
   on_failure: PipelineStep[];
+  /** Run-state keys a run of this pipeline starts with (its `input:` list). */
+  input: StateKey[];
 }
 
 export interface PipelineIssue {
@@ -62,7 +65,7 @@ export interface LoadPipelinesOptions {
 }
 
 const STEP_KEYS = new Set(["stage", "with", "retry", "timeout", "when"]);
-const TOP_KEYS = new Set(["name", "description", "steps", "on_failure"]);
+const TOP_KEYS = new Set(["name", "description", "input", "steps", "on_failure"]);
 
 export function loadPipelines(opts: LoadPipelinesOptions): { pipelines: Map<string, Pipeline>; issues: PipelineIssue[] } {
   const issues: PipelineIssue[] = [];
@@ -125,8 +128,11 @@ function loadOne(
   if (name !== undefined && (typeof name !== "string" || !/^[a-z][a-z0-9-]*$/.test(name))) {
     add(root.get("name", true), `name must be lower-case words joined by dashes`);
   }
+  const input = readInput(root.get("input", true), add);
   const steps = readSteps(doc, ["steps"], lineOf, add, opts, validators, true);
   const onFailure = readSteps(doc, ["on_failure"], lineOf, add, opts, validators, false);
+  checkNeeds(doc, input, opts, add, "steps");
+  checkNeeds(doc, input, opts, add, "on_failure");
   if (issues.length > before) return undefined;
   return {
     name: typeof name === "string" ? name : fileBase,
@@ -134,7 +140,40 @@ function loadOne(
     file,
     steps,
     on_failure: onFailure,
+    input,
   };
+}
+
+/** The pipeline's `input:` list: run-state keys its runs start with. */
+function readInput(node: unknown, add: (node: unknown, msg: string) => void): StateKey[] {
+  if (node === undefined) return [];
+  const keys = isSeq(node) ? node.items.map((i) => String((i as any)?.value ?? i)) : undefined;
+  if (!keys) {
+    add(node, `"input" must be a list of run-state keys (${STATE_KEYS.join(", ")})`);
+    return [];
+  }
+  const bad = keys.filter((k) => !(STATE_KEYS as readonly string[]).includes(k));
+  if (bad.length) add(node, `"input": unknown run-state key(s) ${bad.join(", ")} (known: ${STATE_KEYS.join(", ")})`);
+  return keys.filter((k): k is StateKey => (STATE_KEYS as readonly string[]).includes(k));
+}
+
+/**
+ * Each step's needs against what the input and earlier steps provide. On failure steps may run
+ * after any step, so they count only on the input. A step with `when:` still needs its keys.
+ */
+function checkNeeds(doc: Document, input: StateKey[], opts: LoadPipelinesOptions, add: (node: unknown, msg: string) => void, at: string) {
+  const seq = doc.getIn([at], true);
+  if (!isSeq(seq)) return;
+  const available = new Set<string>(input);
+  // Read from the YAML itself, so a step refused for another reason keeps its place and line.
+  seq.items.forEach((item, i) => {
+    const name = isMap(item) ? item.get("stage") : undefined;
+    const def = typeof name === "string" ? opts.stages.get(name) : undefined;
+    if (!def) return;
+    const missing = unmetNeeds(def.needs, available);
+    if (missing.length) add(item, `${at}[${i}]: ${def.name} needs ${missing.join(", ")} in the run state, which no earlier step provides and "input" does not list`);
+    if (at === "steps") for (const k of def.provides ?? []) available.add(k);
+  });
 }
 
 function readSteps(

@@ -12,6 +12,7 @@
  *   `retryable: false` fails the run at once with its `code`; anything else is retried while the
  *   step's retry budget lasts.
  */
+import type { StateKey, StateNeed } from "./run-state.js";
 import { Type, type Static, type TObject, type TOptional, type TProperties, type TSchema } from "@sinclair/typebox";
 import type { Logger } from "pino";
 import type { Storage } from "../kit/storage.js";
@@ -83,11 +84,17 @@ export interface StageContext<O = Record<string, unknown>> {
 export type StageInput = Record<string, any>;
 export type StageOutput = Record<string, any>;
 
+export type { RunStateShape, StateKey, StateNeed } from "./run-state.js";
+
 export interface StageDefinition<O = any> {
   name: string;
   summary: string;
   /** JSON Schema for the step's `with:` block. Single source for validation, `describe` and docs. */
   options: JsonSchema;
+  /** Run-state keys this stage reads (daemon/engine/run-state.ts); `pipelines lint` checks them. */
+  needs?: readonly StateNeed[];
+  /** Run-state keys this stage adds for the steps after it. */
+  provides?: readonly StateKey[];
   run(input: StageInput, ctx: StageContext<O>): Promise<StageOutput>;
 }
 

@@ -42,6 +42,8 @@ export const CaptionBurnOptionsSchema = Type.Object(
 
 export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
   name: "caption-burn",
+  needs: ["cut"],
+  provides: ["render"],
   summary: "Burns styled captions (and an optional hook title) into a cut clip, with a poster image",
   options: CaptionBurnOptionsSchema,
   async run(input, ctx) {

@@ -59,6 +59,8 @@ function _fit(o: CutOptions): { fit: Fit; colour: string } {
 
 export default defineStage<CutOptions>({
   name: "cut",
+  needs: ["source", ["clip", "clips"]],
+  provides: ["cut"],
   summary: "Cuts a clip's pieces frame-accurately from the source into a vertical 9:16 MP4",
   options: CutOptionsSchema,
   async run(input, ctx) {

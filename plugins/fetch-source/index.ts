@@ -37,6 +37,7 @@ export interface SourceFile {
 
 export default defineStage<StageWith<typeof FetchSourceOptionsSchema>>({
   name: "fetch-source",
+  provides: ["source"],
   summary: "Downloads the media behind a direct https link, or checks an uploaded file",
   options: FetchSourceOptionsSchema,
   async run(input, ctx) {

@@ -74,6 +74,8 @@ const _inlineSeed = (t: Transcript) =>
 
 export default defineStage<FindClipsOptions>({
   name: "find-clips",
+  needs: ["transcript"],
+  provides: ["clips"],
   summary: "Finds the moments of an episode worth posting as clips, ranked with reasons",
   options: FindClipsOptionsSchema,
   async run(input, ctx) {

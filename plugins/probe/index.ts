@@ -29,6 +29,8 @@ const ACCEPTED_DEMUXERS = new Set(Object.values(MEDIA_FORMATS).flatMap((f) => f.
 
 export default defineStage<StageWith<typeof ProbeOptionsSchema>>({
   name: "probe",
+  needs: ["source"],
+  provides: ["media"],
   summary: "Reads duration, streams and picture size of the source and enforces the upload limits",
   options: ProbeOptionsSchema,
   async run(input, ctx): Promise<{ media: MediaInfo }> {

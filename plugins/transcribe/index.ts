@@ -45,6 +45,8 @@ export type TranscribeOptions = StageWith<typeof TranscribeOptionsSchema>;
 
 export default defineStage<TranscribeOptions>({
   name: "transcribe",
+  needs: ["source"],
+  provides: ["transcript"],
   summary: "Transcribes the source audio into timed words, segments and txt/srt/vtt captions",
   options: TranscribeOptionsSchema,
   async run(input, ctx) {

@@ -28,6 +28,10 @@ describe("pipelines", () => {
         expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-stage\.yaml:10: .*timeout.*forever/),
         expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-stage\.yaml:11: .*retry: limit/),
         expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-yaml\.yaml:\d+: YAML: /),
+        // A step that needs run state nothing provides, and an input key that does not exist.
+        expect.stringMatching(/^test\/fixtures\/broken-pipelines\/missing-state\.yaml:5: steps\[1\]: caption-burn needs cut in the run state/),
+        expect.stringMatching(/^test\/fixtures\/broken-pipelines\/missing-state\.yaml:2: "input": unknown run-state key\(s\) subtitles/),
+        expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-stage\.yaml:6: steps\[2\]: probe needs source/),
       ]),
     );
   });
