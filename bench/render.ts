@@ -66,10 +66,11 @@ async function makeSource(dir: string): Promise<{ video: string; words: Word[] }
   const wavs: string[] = [];
   let t = 0.3;
   for (let i = 0; i < TEXT.length && t < SECONDS - 1; i++) {
+    const line = TEXT[i]!; // i < TEXT.length
     const wav = path.join(dir, `s${i}.wav`);
-    if (!existsSync(wav)) await exec("espeak-ng", ["-v", "en-us", "-s", "165", "-w", wav, TEXT[i]]);
+    if (!existsSync(wav)) await exec("espeak-ng", ["-v", "en-us", "-s", "165", "-w", wav, line]);
     const len = await probeSeconds(wav);
-    const ws = TEXT[i].split(" ");
+    const ws = line.split(" ");
     const chars = ws.reduce((a, w) => a + w.length + 1, 0);
     let u = t + 0.1;
     for (const w of ws) {
@@ -147,13 +148,13 @@ async function main() {
   const src = await makeSource(path.join(root, ".cache", "bench", "render-v1"));
   const prepS = (performance.now() - started) / 1000;
   const cores = os.availableParallelism();
-  const ffmpeg = (await exec("ffmpeg", ["-version"])).stdout.split("\n")[0].replace(/ Copyright.*/, "");
-  const load = os.loadavg()[0];
+  const ffmpeg = (await exec("ffmpeg", ["-version"])).stdout.split("\n")[0]!.replace(/ Copyright.*/, "");
+  const load = os.loadavg()[0]!; // loadavg() always has three entries
   const rows: Row[] = [];
   for (const preset of PRESETS) rows.push(...(await benchPreset(preset, src)));
 
   console.log(`\n### bench/render: ${SECONDS} s clip, 1920×1080 source → 1080×1920 H.264 CRF 20 at ${FPS} fps, ${src.words.length} words\n`);
-  console.log(`${cores} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, ${ffmpeg}; load average ${load.toFixed(2)} → ${os.loadavg()[0].toFixed(2)}; source ready in ${prepS.toFixed(1)} s (not counted)\n`);
+  console.log(`${cores} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, ${ffmpeg}; load average ${load.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}; source ready in ${prepS.toFixed(1)} s (not counted)\n`);
   console.log("| cores | preset | stage | wall s | RTF | fps | note |");
   console.log("|---:|---|---|---:|---:|---:|---|");
   for (const r of rows) console.log(`| ${cores} | ${r.preset} | ${r.stage} | ${r.seconds.toFixed(2)} | ${r.rtf.toFixed(3)} | ${r.fps.toFixed(1)} | ${r.note ?? ""} |`);

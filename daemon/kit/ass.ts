@@ -70,7 +70,7 @@ export function escapeAssText(text: string): string {
 export function assColour(css: string): string {
   const m = /^#?([0-9a-f]{6})([0-9a-f]{2})?$/i.exec(css.trim());
   if (!m) throw new TypeError(`colour "${css}" is not #RRGGBB or #RRGGBBAA`);
-  const [r, g, b] = [0, 2, 4].map((i) => m[1].slice(i, i + 2));
+  const [r, g, b] = [0, 2, 4].map((i) => m[1]!.slice(i, i + 2));
   const alpha = (255 - parseInt(m[2] ?? "ff", 16)).toString(16).padStart(2, "0");
   return `&H${alpha}${b}${g}${r}`.toUpperCase();
 }
@@ -108,7 +108,7 @@ export function toAssCues(
       prev &&
       (w.start - prev.end >= pause ||
         /[.!?…]["'”’)]*$/.test(prev.text) ||
-        w.end - cur[0].start > maxSeconds ||
+        w.end - cur[0]!.start > maxSeconds ||
         (opts.maxWords !== undefined && cur.length >= opts.maxWords) ||
         !fits([...cur, w]));
     if (split) {
@@ -120,7 +120,8 @@ export function toAssCues(
   if (cur.length) groups.push(cur);
   return groups.map((g, i) => {
     const next = groups[i + 1]?.[0];
-    const last = g[g.length - 1];
+    // Every group is non-empty: one is pushed only after a word, or when cur.length > 0.
+    const last = g[g.length - 1]!;
     // Hold the cue a little after its last word, but never into the next cue.
     const end = next ? Math.min(Math.max(last.end, next.start), last.end + 0.6) : last.end + 0.6;
     const texts = g.map(shown);
@@ -130,7 +131,7 @@ export function toAssCues(
       lineWords.push(g.slice(k, k + line.length));
       k += line.length;
     }
-    return { start: g[0].start, end, words: g, lines: lineWords };
+    return { start: g[0]!.start, end, words: g, lines: lineWords };
   });
 }
 
@@ -199,7 +200,7 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
     } else {
       cue.words.forEach((active, ai) => {
         const start = ai === 0 ? cue.start : active.start;
-        const end = ai + 1 < cue.words.length ? cue.words[ai + 1].start : cue.end;
+        const end = ai + 1 < cue.words.length ? cue.words[ai + 1]!.start : cue.end;
         add(start, end, "Caption", render((w, i) => {
           if (i === ai) {
             const pop = animation === "pop" ? "\\fscx118\\fscy118\\t(0,120,\\fscx100\\fscy100)" : "";
@@ -240,15 +241,17 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
 /** Applies a size request: an absolute size, or "smaller"/"bigger" one step from `current`. */
 export function stepSize(current: CaptionSize, request?: string): CaptionSize {
   const i = SIZES.indexOf(current);
-  if (request === "smaller") return SIZES[Math.max(0, i - 1)];
-  if (request === "bigger") return SIZES[Math.min(SIZES.length - 1, i + 1)];
+  // Both indices are clamped into [0, SIZES.length - 1].
+  if (request === "smaller") return SIZES[Math.max(0, i - 1)]!;
+  if (request === "bigger") return SIZES[Math.min(SIZES.length - 1, i + 1)]!;
   return (SIZES as string[]).includes(request ?? "") ? (request as CaptionSize) : current;
 }
 
 /** Applies a position request: an absolute position, or "up"/"down" one step from `current`. */
 export function stepPosition(current: CaptionPosition, request?: string): CaptionPosition {
   const i = POSITIONS.indexOf(current);
-  if (request === "up") return POSITIONS[Math.max(0, i - 1)];
-  if (request === "down") return POSITIONS[Math.min(POSITIONS.length - 1, i + 1)];
+  // Both indices are clamped into [0, POSITIONS.length - 1].
+  if (request === "up") return POSITIONS[Math.max(0, i - 1)]!;
+  if (request === "down") return POSITIONS[Math.min(POSITIONS.length - 1, i + 1)]!;
   return (POSITIONS as string[]).includes(request ?? "") ? (request as CaptionPosition) : current;
 }

@@ -42,7 +42,7 @@ export function loadStyles(file?: string): StyleCatalogue {
       throw new Error(`${where}: style "${s.id ?? "?"}" lacks ${[...missing, ...sizes.map((k) => `sizes.${k}`)].join(", ")}`);
     }
   }
-  if (!doc.styles.some((s) => s.id === doc.default)) doc.default = doc.styles[0].id;
+  if (!doc.styles.some((s) => s.id === doc.default)) doc.default = doc.styles[0]!.id; // non-empty, checked above
   cache.set(where, doc);
   return doc;
 }

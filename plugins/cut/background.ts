@@ -9,7 +9,7 @@ const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 function _shade(hex: string, factor: number): string {
   const m = /^#?([0-9a-f]{6})/i.exec(hex);
-  const n = m ? parseInt(m[1], 16) : 0x1f2937;
+  const n = m ? parseInt(m[1]!, 16) : 0x1f2937;
   const ch = [16, 8, 0].map((s) => Math.max(0, Math.min(255, Math.round(((n >> s) & 255) * factor))));
   return `#${ch.map((c) => c.toString(16).padStart(2, "0")).join("")}`;
 }

@@ -45,8 +45,8 @@ export function selectClip(input: StageInput, opts: { clip_number?: number; clip
   if (!pieces.length) {
     throw new StageError("bad_input", `cut: clip ${clip.ref ?? clip.number ?? ""} has no playable span within the recording (${limit} s)`);
   }
-  const start = pieces[0].start;
-  const end = pieces[pieces.length - 1].end;
+  const start = pieces[0]!.start; // non-empty, checked above
+  const end = pieces[pieces.length - 1]!.end;
   const stableRef = clip.ref ?? `c${createHash("sha1").update(`${input.source?.key ?? ""}|${start}|${end}`).digest("hex").slice(0, 4)}`;
   if (!/^[A-Za-z0-9_-]{1,40}$/.test(stableRef)) throw new StageError("bad_input", `cut: clip ref "${stableRef}" is not a short id`);
   return { ref: stableRef, number: clip.number, title: clip.title, hook: clip.hook, start, end, pieces };

@@ -104,15 +104,17 @@ async function _attention(png: Buffer): Promise<{ x: number; y: number } | undef
   return { x: frac(i.cropOffsetLeft, w - cropW), y: frac(i.cropOffsetTop, h - cropH) };
 }
 
-const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+/** The median of a non-empty list (callers check the length). */
+const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
 
 /** Splits [0, len) at the cuts, folding scenes shorter than `minScene` into a neighbour. */
 export function splitScenes(cuts: number[], len: number, minScene: number): Array<[number, number]> {
   const edges = [0, ...cuts.filter((c) => c > 0 && c < len).sort((a, b) => a - b), len];
   const out: Array<[number, number]> = [];
   for (let i = 0; i + 1 < edges.length; i++) {
-    const [a, b] = [edges[i], edges[i + 1]];
-    if (out.length && (b - a < minScene || out[out.length - 1][1] - out[out.length - 1][0] < minScene)) out[out.length - 1][1] = b;
+    const [a, b] = [edges[i]!, edges[i + 1]!]; // i + 1 < edges.length
+    const last = out[out.length - 1];
+    if (last && (b - a < minScene || last[1] - last[0] < minScene)) last[1] = b;
     else out.push([a, b]);
   }
   return out;
@@ -140,7 +142,7 @@ export async function cropPlan(source: string, pieces: Piece[], opts: PlanOption
       // Frames right at a cut may still be the old shot (the sample clock is approximate).
       let inside = sampled.frames.filter((f) => f.t >= a + 0.15 && f.t < b - 0.1);
       if (!inside.length) inside = sampled.frames.filter((f) => f.t >= a && f.t < b);
-      const pick = inside.length <= 3 ? inside : [0.2, 0.5, 0.8].map((q) => inside[Math.floor(q * inside.length)]);
+      const pick = inside.length <= 3 ? inside : [0.2, 0.5, 0.8].map((q) => inside[Math.floor(q * inside.length)]!);
       const found: Array<{ x: number; y: number }> = [];
       for (const f of pick) {
         try {

@@ -42,9 +42,10 @@ function _audioChain(i: number, p: Piece): string {
  */
 export function sceneExpr(plan: CropScene[], axis: "x" | "y", fps: number): string {
   const v = (s: CropScene) => s[axis].toFixed(3);
-  let expr = v(plan[plan.length - 1]);
+  let expr = v(plan[plan.length - 1]!); // callers pass a non-empty plan
   for (let i = plan.length - 2; i >= 0; i--) {
-    expr = `if(lt(t,${(plan[i].end - 0.5 / fps).toFixed(4)}),${v(plan[i])},${expr})`;
+    const scene = plan[i]!;
+    expr = `if(lt(t,${(scene.end - 0.5 / fps).toFixed(4)}),${v(scene)},${expr})`;
   }
   return expr;
 }

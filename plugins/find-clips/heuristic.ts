@@ -85,8 +85,9 @@ export function toPieces(words: Word[], bounds: { start: number; end: number }) 
 
 /** The window of whole sentences from word `from` to word `to`, with a little air at each edge. */
 export function toWindow(words: Word[], from: number, to: number, duration: number, sentences: Window["sentences"]): Window {
-  const first = words[from];
-  const last = words[to];
+  // from and to are word indexes (0 <= from <= to < words.length), as every caller passes them.
+  const first = words[from]!;
+  const last = words[to]!;
   const prev = words[from - 1];
   const next = words[to + 1];
   const start = Math.max(0, Math.min(first.start, Math.max(first.start - 0.15, prev ? prev.end : 0)));
@@ -122,24 +123,26 @@ export function bm25(windows: Array<Pick<Window, "words">>, about: string): numb
     let s = 0;
     for (const q of query) {
       const f = tf.get(q) ?? 0;
-      if (f) s += idf.get(q)! * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * lens[i]) / Math.max(1, avg))));
+      if (f) s += idf.get(q)! * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * lens[i]!) / Math.max(1, avg))));
     }
     return s;
   });
 }
 
 export function titleFor(w: Window, keyTerms: string[]): string {
-  const hook = w.sentences[0].text.trim();
+  const hook = w.sentences[0]!.text.trim(); // a window holds at least one sentence
   if (hook.endsWith("?") && hook.length <= 70) return hook;
   // The most weighted key term, shown as the word the speaker used, with its neighbour if that is
   // a content word too ("pricing strategy" rather than "pricing").
   const stems = w.words.map((x) => contentStems(x.text)[0] ?? "");
-  const raw = (i: number) => tokens(w.words[i].text).join("");
+  const raw = (i: number) => tokens(w.words[i]!.text).join(""); // i indexes stems, one per word
   for (const term of keyTerms) {
     const i = stems.indexOf(term);
     // A title term must recur: a word said once is rarely what the clip is about.
     if (i < 0 || stems.indexOf(term, i + 1) < 0) continue;
-    const pair = stems[i + 1] && keyTerms.includes(stems[i + 1]) ? `${raw(i)} ${raw(i + 1)}` : stems[i - 1] && keyTerms.includes(stems[i - 1]) ? `${raw(i - 1)} ${raw(i)}` : raw(i);
+    const after = stems[i + 1];
+    const before = stems[i - 1];
+    const pair = after && keyTerms.includes(after) ? `${raw(i)} ${raw(i + 1)}` : before && keyTerms.includes(before) ? `${raw(i - 1)} ${raw(i)}` : raw(i);
     return pair.replace(/\b\p{L}/gu, (c) => c.toUpperCase());
   }
   return hook.length <= 60 ? hook : `${hook.slice(0, 57).replace(/\s+\S*$/, "")}…`;
@@ -158,7 +161,7 @@ export interface Prepared {
 
 export function prepare(transcript: Transcript, opts: Pick<FindOptions, "duration" | "max" | "loudness">): Prepared {
   const words = (transcript.words ?? []).filter((w) => Number.isFinite(w.start) && Number.isFinite(w.end) && w.text?.trim());
-  const duration = opts.duration || transcript.duration || (words.length ? words[words.length - 1].end : 0);
+  const duration = opts.duration || transcript.duration || (words.length ? words[words.length - 1]!.end : 0);
   const sentences = toSentences(words, transcript.segments ?? [], { maxUnit: Math.max(5, opts.max / 2) });
   const punctuated = sentences.some((s) => isTerminal(s.text));
   return { words, duration, sentences, stats: buildStats(sentences, duration, punctuated, opts.loudness) };
@@ -208,10 +211,12 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
   const build = (min: number) => {
     const out: Window[] = [];
     for (let i = 0; i < sentences.length; i++) {
+      const si = sentences[i]!; // i < sentences.length
       for (let j = i; j < sentences.length; j++) {
-        if (sentences[j].end - sentences[i].start > opts.max + 5) break;
-        const from = sentences[i].firstWord;
-        const to = sentences[j].firstWord + sentences[j].words.length - 1;
+        const sj = sentences[j]!; // j < sentences.length
+        if (sj.end - si.start > opts.max + 5) break;
+        const from = si.firstWord;
+        const to = sj.firstWord + sj.words.length - 1;
         const w = toWindow(words, from, to, duration, sentences.slice(i, j + 1));
         if (w.duration >= min && w.duration <= opts.max) out.push(w);
       }
@@ -230,7 +235,7 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
       let value = s.quality;
       const reasons = [...s.reasons];
       if (opts.about) {
-        const r = maxRel > 0 ? rel[i] / maxRel : 0;
+        const r = maxRel > 0 ? rel[i]! / maxRel : 0; // rel has one score per window
         value = 0.55 * r + 0.45 * s.quality;
         if (r > 0) {
           const q = new Set(contentStems(opts.about));
@@ -259,7 +264,7 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
       number: firstNumber + i,
       ref,
       title: titleFor(p.w, p.s.keyTerms),
-      hook: p.w.sentences[0].text.trim(),
+      hook: p.w.sentences[0]!.text.trim(),
       start: round(p.w.start),
       end: round(p.w.end),
       duration: round(p.w.duration),

@@ -144,8 +144,9 @@ export function checkProposals(proposals: unknown, p: Prepared, opts: FindOption
     const j = _snap(ends, end);
     if (j < 0) return reject(`end ${fmt(end)} is not the end of a sentence`);
     if (j < i) return reject("end comes before start once snapped to sentences");
-    const last = sentences[j];
-    const w = toWindow(words, sentences[i].firstWord, last.firstWord + last.words.length - 1, duration, sentences.slice(i, j + 1));
+    // _snap returned indexes into starts/ends, one per sentence.
+    const last = sentences[j]!;
+    const w = toWindow(words, sentences[i]!.firstWord, last.firstWord + last.words.length - 1, duration, sentences.slice(i, j + 1));
     if (w.duration < opts.min || w.duration > opts.max) {
       return reject(`length ${w.duration.toFixed(1)} s is outside ${opts.min}–${opts.max} s`);
     }
@@ -162,7 +163,7 @@ export function checkProposals(proposals: unknown, p: Prepared, opts: FindOption
       clip: {
         ref,
         title,
-        hook: w.sentences[0].text.trim(),
+        hook: w.sentences[0]!.text.trim(),
         start: round(w.start),
         end: round(w.end),
         duration: round(w.duration),

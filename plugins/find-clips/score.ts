@@ -68,7 +68,7 @@ export function buildStats(sentences: Sentence[], duration: number, punctuated: 
     .filter((s) => s.end - s.start > 0.5)
     .map((s) => s.words.length / (s.end - s.start))
     .sort((a, b) => a - b);
-  const medianRate = rates.length ? rates[Math.floor(rates.length / 2)] : 2.5;
+  const medianRate = rates.length ? rates[Math.floor(rates.length / 2)]! : 2.5;
   const loud = loudness?.filter((v) => Number.isFinite(v));
   const loudnessMean = loud?.length ? loud.reduce((a, b) => a + b, 0) / loud.length : undefined;
   return { idf, medianRate, loudness, loudnessMean, punctuated, duration };
@@ -153,8 +153,9 @@ function _completeness(w: Window, stats: EpisodeStats, reasons: string[]): numbe
   }
   const last = w.words[w.words.length - 1];
   const lastTok = tokens(last?.text ?? "").pop() ?? "";
-  const pauseAfter = w.nextWord ? w.nextWord.start - last.end : Infinity;
-  const finished = stats.punctuated ? isTerminal(last.text) : pauseAfter >= 0.5;
+  // A scored window holds at least one word.
+  const pauseAfter = w.nextWord ? w.nextWord.start - last!.end : Infinity;
+  const finished = stats.punctuated ? isTerminal(last!.text) : pauseAfter >= 0.5;
   if (!finished) v -= 0.3;
   if (CONNECTORS.has(lastTok)) v -= 0.3;
   if (v >= 0.95) reasons.push("complete thought");
@@ -208,7 +209,7 @@ function _clean(w: Window, reasons: string[]): number {
 /** Scores a window's quality, independent of any search brief. */
 export function scoreWindow(w: Window, stats: EpisodeStats, target: number, range: number): Scored {
   const reasons: string[] = [];
-  const hook = _hook(w.sentences[0], reasons);
+  const hook = _hook(w.sentences[0]!, reasons); // a window holds at least one sentence
   const complete = _completeness(w, stats, reasons);
   const focus = _focus(w, stats, reasons);
   const energy = _energy(w, stats, reasons);

@@ -76,11 +76,12 @@ export function toSentences(words: Word[], segments: Segment[] = [], opts: { max
     for (const [part, offset] of _splitLong(g, maxUnit, 0)) {
       out.push({
         index: out.length,
-        start: part[0].start,
-        end: part[part.length - 1].end,
+        // Groups and the parts _splitLong makes of them are never empty.
+        start: part[0]!.start,
+        end: part[part.length - 1]!.end,
         words: part,
         text: part.map((w) => w.text.trim()).join(" "),
-        firstWord: firstIdx[gi] + offset,
+        firstWord: firstIdx[gi]! + offset, // one firstIdx per group
       });
     }
   });
@@ -92,20 +93,20 @@ function _segmentIndexes(words: Word[], segments: Segment[]): number[] {
   let s = 0;
   for (const w of words) {
     const mid = (w.start + w.end) / 2;
-    while (s < segments.length - 1 && segments[s].end <= mid) s++;
+    while (s < segments.length - 1 && segments[s]!.end <= mid) s++;
     out.push(s);
   }
   return out;
 }
 
 function _splitLong(words: Word[], maxUnit: number, offset: number): Array<[Word[], number]> {
-  const span = words[words.length - 1].end - words[0].start;
+  const span = words[words.length - 1]!.end - words[0]!.start; // words is never empty
   if (span <= maxUnit || words.length < 2) return [[words, offset]];
   let best = 1;
   let bestGap = -Infinity;
   for (let i = 1; i < words.length; i++) {
     // Prefer the longest pause, and among similar pauses the one nearest the middle.
-    const gap = words[i].start - words[i - 1].end;
+    const gap = words[i]!.start - words[i - 1]!.end; // 1 <= i < words.length
     const centre = 1 - Math.abs(i / words.length - 0.5);
     const value = gap + centre * 0.05;
     if (value > bestGap) {
