@@ -3,8 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    testTimeout: 600_000, // generous: CI machines are shared and can be several times slower; tests wait on state
+    hookTimeout: 600_000,
     pool: "forks",
     fileParallelism: true,
     maxWorkers: 2,
