@@ -1,8 +1,12 @@
 /**
  * API errors. Every refusal leaves the facade as `{ error: { code, message, ...context } }`; this is
- * the one place that maps internal errors to that envelope and an HTTP status.
+ * the one place that maps errors to that envelope and an HTTP status, by their class: the domain's
+ * refusals (daemon/kit/errors.ts, `NetRefusal` among them as a `Refused`), the engine's `RunError`,
+ * h3's own `HTTPError` below 500, and `ApiError`, the facade's own refusals, which carry their status.
  */
-import { NetRefusal } from "../daemon/net/public-url.js";
+import { Conflict, DomainError, LimitReached, NotFound, PaymentRequired, Unauthorized, type LimitKind } from "../daemon/kit/errors.js";
+import { HTTPError } from "h3";
+import { RunError } from "../daemon/engine/run.js";
 
 export class ApiError extends Error {
   constructor(
@@ -17,22 +21,25 @@ export class ApiError extends Error {
   }
 }
 
+/** The HTTP status of each kind of limit: too large, the caller's allowance used, none left for anyone. */
+const LIMIT_STATUS: Record<LimitKind, number> = { size: 413, quota: 429, capacity: 503 };
+
+/** The HTTP status of a domain refusal, by its kind. */
+function domainStatus(err: DomainError): number {
+  if (err instanceof NotFound) return 404;
+  if (err instanceof Conflict) return 409;
+  if (err instanceof PaymentRequired) return 402;
+  if (err instanceof Unauthorized) return 401;
+  if (err instanceof LimitReached) return LIMIT_STATUS[err.limit];
+  return 400; // Refused: the caller's mistake
+}
+
+const envelope = (status: number, code: string, message: string, context: Record<string, unknown> = {}) => ({ status, body: { error: { code, message, ...context } } });
+
 export function toErrorBody(err: unknown): { status: number; body: { error: Record<string, unknown> } } {
-  if (err instanceof ApiError) {
-    return { status: err.status, body: { error: { code: err.code, message: err.message, ...err.context } } };
-  }
-  if (err instanceof NetRefusal) return { status: 400, body: { error: { code: err.code, message: err.message, ...err.context } } };
-  const e = err as { name?: string; code?: string; message?: string; status?: number };
-  if (e?.name === "AccountError") {
-    const a = err as { status: number; code: string; message: string; context?: Record<string, unknown> };
-    return { status: a.status, body: { error: { code: a.code, message: a.message, ...(a.context ?? {}) } } };
-  }
-  if (e?.name === "RunError") {
-    const status = e.code === "not_found" ? 404 : 400;
-    return { status, body: { error: { code: e.code, message: e.message } } };
-  }
-  if (e?.name === "HTTPError" && typeof e.status === "number" && e.status < 500) {
-    return { status: e.status, body: { error: { code: e.status === 404 ? "not_found" : "bad_request", message: e.message } } };
-  }
-  return { status: 500, body: { error: { code: "internal", message: "internal error; the details are in the server log" } } };
+  if (err instanceof ApiError) return envelope(err.status, err.code, err.message, err.context);
+  if (err instanceof DomainError) return envelope(domainStatus(err), err.code, err.message, err.context);
+  if (err instanceof RunError) return envelope(err.code === "not_found" ? 404 : 400, err.code, err.message);
+  if (err instanceof HTTPError && err.status < 500) return envelope(err.status, err.status === 404 ? "not_found" : "bad_request", err.message);
+  return envelope(500, "internal", "internal error; the details are in the server log");
 }

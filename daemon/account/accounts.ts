@@ -8,6 +8,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Db, Queryable } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
+import { Conflict, NotFound, Refused } from "../kit/errors.js";
 
 export const SCOPES = ["clips.read", "clips.write", "transcripts", "webhooks"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -32,13 +33,6 @@ export interface ApiKey {
   expires_at: string | null;
   revoked_at: string | null;
   created_at: string;
-}
-
-export class AccountError extends Error {
-  constructor(readonly code: string, message: string, readonly status = 400, readonly context: Record<string, unknown> = {}) {
-    super(message);
-    this.name = "AccountError";
-  }
 }
 
 export function fingerprint(key: string): string {
@@ -106,7 +100,7 @@ export class AccountService {
   }
 
   async createAccount(input: { email: string; creditCents?: number; plan?: boolean }): Promise<Account> {
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(input.email)) throw new AccountError("invalid_request", `"${input.email}" is not an email address`, 400, { field: "email" });
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(input.email)) throw new Refused("invalid_request", `"${input.email}" is not an email address`, { context: { field: "email" } });
     const id = randomUUID();
     await this.db.transaction(async (tx) => {
       await tx.query(`insert into accounts (id, email, plan) values ($1, $2, $3)`, [id, input.email, Boolean(input.plan)]);
@@ -121,14 +115,14 @@ export class AccountService {
   }
 
   async addCredit(accountId: string, cents: number, note = "credit added"): Promise<Account> {
-    if (!Number.isInteger(cents) || cents <= 0) throw new AccountError("invalid_request", "cents must be a whole number above zero", 400, { field: "cents" });
+    if (!Number.isInteger(cents) || cents <= 0) throw new Refused("invalid_request", "cents must be a whole number above zero", { context: { field: "cents" } });
     await this.db.transaction((tx) => this.addCreditTx(tx, accountId, cents, note));
     return (await this.getAccount(accountId))!;
   }
 
   private async addCreditTx(tx: Queryable, accountId: string, cents: number, note: string) {
     const r = await tx.query(`update accounts set credit_cents = credit_cents + $2 where id = $1 returning id`, [accountId, cents]);
-    if (!r.rows.length) throw new AccountError("not_found", `account ${accountId} does not exist`, 404, { field: "account" });
+    if (!r.rows.length) throw new NotFound("not_found", `account ${accountId} does not exist`, { context: { field: "account" } });
     await tx.query(`insert into ledger (id, account_id, cents, kind, note) values ($1, $2, $3, 'credit', $4)`, [randomUUID(), accountId, cents, note]);
     this.evictAccount(accountId);
   }
@@ -140,15 +134,15 @@ export class AccountService {
 
   async createKey(input: { accountId: string; mode: "live" | "test"; scopes: string[]; expiresInDays?: number }): Promise<{ key: string; apiKey: ApiKey }> {
     const bad = input.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-    if (bad.length || !input.scopes.length) throw new AccountError("invalid_request", `scopes must be some of ${SCOPES.join(", ")}${bad.length ? `; unknown: ${bad.join(", ")}` : ""}`, 400, { field: "scopes" });
-    if (input.expiresInDays !== undefined && ![30, 90].includes(input.expiresInDays)) throw new AccountError("invalid_request", "expires_in_days must be 30 or 90", 400, { field: "expires_in_days" });
+    if (bad.length || !input.scopes.length) throw new Refused("invalid_request", `scopes must be some of ${SCOPES.join(", ")}${bad.length ? `; unknown: ${bad.join(", ")}` : ""}`, { context: { field: "scopes" } });
+    if (input.expiresInDays !== undefined && ![30, 90].includes(input.expiresInDays)) throw new Refused("invalid_request", "expires_in_days must be 30 or 90", { context: { field: "expires_in_days" } });
     const token = `svc_${input.mode}_${randomToken(32)}`;
     const id = randomUUID();
     await this.db.transaction(async (tx) => {
       const acc = await tx.query(`select id from accounts where id = $1 for update`, [input.accountId]);
-      if (!acc.rows.length) throw new AccountError("not_found", `account ${input.accountId} does not exist`, 404, { field: "account" });
+      if (!acc.rows.length) throw new NotFound("not_found", `account ${input.accountId} does not exist`, { context: { field: "account" } });
       const { rows } = await tx.query(`select count(*)::int as n from api_keys where account_id = $1 and revoked_at is null and (expires_at is null or expires_at > now())`, [input.accountId]);
-      if (rows[0].n >= MAX_KEYS_PER_ACCOUNT) throw new AccountError("too_many_keys", `an account has at most ${MAX_KEYS_PER_ACCOUNT} keys; revoke one first`, 409, { limit: MAX_KEYS_PER_ACCOUNT });
+      if (rows[0].n >= MAX_KEYS_PER_ACCOUNT) throw new Conflict("too_many_keys", `an account has at most ${MAX_KEYS_PER_ACCOUNT} keys; revoke one first`, { context: { limit: MAX_KEYS_PER_ACCOUNT } });
       await tx.query(
         `insert into api_keys (id, account_id, fingerprint, prefix, mode, scopes, expires_at)
          values ($1, $2, $3, $4, $5, $6, case when $7::int is null then null else now() + make_interval(days => $7::int) end)`,
@@ -161,7 +155,7 @@ export class AccountService {
 
   async revokeKey(keyId: string): Promise<ApiKey> {
     const { rows } = await this.db.query(`update api_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 returning *`, [keyId]);
-    if (!rows.length) throw new AccountError("not_found", `key ${keyId} does not exist`, 404, { field: "key_id" });
+    if (!rows.length) throw new NotFound("not_found", `key ${keyId} does not exist`, { context: { field: "key_id" } });
     this.evict(keyId);
     await this.db.notify?.(KEY_CHANNEL, keyId);
     return rowToKey(rows[0]);

@@ -1,20 +1,20 @@
 /** Admin commands (until the website exists): accounts, keys and credit. Shared by the CLI and the ops route. */
 import type { AccountService } from "./accounts.js";
-import { AccountError } from "./accounts.js";
+import { Refused } from "../kit/errors.js";
 
 export type AdminCommand = "account.create" | "key.create" | "key.revoke" | "credit.add";
 export const ADMIN_COMMANDS: AdminCommand[] = ["account.create", "key.create", "key.revoke", "credit.add"];
 
 function need(args: Record<string, unknown>, name: string): string {
   const v = args[name];
-  if (v === undefined || v === "" || v === true) throw new AccountError("invalid_request", `--${name.replace(/_/g, "-")} is required`, 400, { field: name });
+  if (v === undefined || v === "" || v === true) throw new Refused("invalid_request", `--${name.replace(/_/g, "-")} is required`, { context: { field: name } });
   return String(v);
 }
 
 function int(args: Record<string, unknown>, name: string): number | undefined {
   if (args[name] === undefined) return undefined;
   const n = Number(args[name]);
-  if (!Number.isInteger(n)) throw new AccountError("invalid_request", `--${name.replace(/_/g, "-")} must be a whole number`, 400, { field: name });
+  if (!Number.isInteger(n)) throw new Refused("invalid_request", `--${name.replace(/_/g, "-")} must be a whole number`, { context: { field: name } });
   return n;
 }
 
@@ -26,7 +26,7 @@ export async function runAdmin(accounts: AccountService, command: string, args: 
     }
     case "key.create": {
       const mode = need(args, "mode");
-      if (mode !== "live" && mode !== "test") throw new AccountError("invalid_request", "--mode must be live or test", 400, { field: "mode" });
+      if (mode !== "live" && mode !== "test") throw new Refused("invalid_request", "--mode must be live or test", { context: { field: "mode" } });
       const scopes = need(args, "scopes").split(",").map((s) => s.trim()).filter(Boolean);
       const { key, apiKey } = await accounts.createKey({ accountId: need(args, "account"), mode, scopes, expiresInDays: int(args, "expires_in_days") });
       return { key, key_id: apiKey.id, prefix: apiKey.prefix, mode: apiKey.mode, scopes: apiKey.scopes, expires_at: apiKey.expires_at };
@@ -40,6 +40,6 @@ export async function runAdmin(accounts: AccountService, command: string, args: 
       return { account_id: a.id, credit_cents: a.credit_cents };
     }
     default:
-      throw new AccountError("invalid_request", `unknown admin command "${command}" (known: ${ADMIN_COMMANDS.join(", ")})`, 400, { field: "command" });
+      throw new Refused("invalid_request", `unknown admin command "${command}" (known: ${ADMIN_COMMANDS.join(", ")})`, { context: { field: "command" } });
   }
 }

@@ -16,7 +16,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
 import { projectRoot } from "../../config/loader.js";
-import { AccountError, type AccountService } from "./accounts.js";
+import type { AccountService } from "./accounts.js";
+import { NotFound, PaymentRequired } from "../kit/errors.js";
 import type { Queryable } from "../store/db.js";
 
 export interface PriceTable {
@@ -24,15 +25,6 @@ export interface PriceTable {
   episode: { cents_per_minute: number; minimum_cents: number };
   exports: { included_per_episode: number; cents_each: number };
   pay_as_you_go: { enabled: boolean };
-}
-
-export type PaymentCode = "plan_or_credit_required" | "credit_required" | "plan_required" | "balance_below_zero";
-
-/** A refused spending call: 402 with needed_cents and credit_cents. */
-export class PaymentRequired extends AccountError {
-  constructor(code: PaymentCode, message: string, readonly neededCents: number, readonly creditCents: number) {
-    super(code, message, 402, { needed_cents: neededCents, credit_cents: creditCents });
-  }
 }
 
 export function loadPricing(file = path.join(projectRoot(), "config", "pricing.yaml")): PriceTable {
@@ -72,7 +64,7 @@ export class BillingService {
   /** Locks the account row for the rest of the transaction and reads what it may spend. */
   private async balance(tx: Queryable, accountId: string): Promise<Balance> {
     const { rows } = await tx.query(`select plan, credit_cents from accounts where id = $1 for update`, [accountId]);
-    if (!rows[0]) throw new AccountError("not_found", `account ${accountId} does not exist`, 404);
+    if (!rows[0]) throw new NotFound("not_found", `account ${accountId} does not exist`);
     return { plan: rows[0].plan, credit: Number(rows[0].credit_cents), planUsed: await this.planEpisodesUsed(tx, accountId) };
   }
 

@@ -19,8 +19,7 @@ import { toCues, type TranscriptSegment, type TranscriptWord } from "../kit/capt
 import { loadStyles } from "../kit/styles.js";
 import { retimeWords } from "../kit/timeline.js";
 import { extensionOf, sniffMedia, SNIFF_BYTES } from "../kit/media-types.js";
-import { AccountError } from "./accounts.js";
-import { PaymentRequired } from "./billing.js";
+import { Conflict, NotFound, PaymentRequired, Refused } from "../kit/errors.js";
 import type { Run, Runner } from "../engine/runner.js";
 import type { Storage } from "../kit/storage.js";
 import { transactionWith, type Db, type Queryable, type Within } from "../store/db.js";
@@ -31,15 +30,12 @@ import { toClip, toEpisode, toJob, type EpisodeDeps, type ClipLook, type Episode
 
 export type { ClipLook, ClipRow, EpisodeDeps, EpisodeRow, EpisodeStatus, JobRow, NotStarted, StartedJob } from "./episode-rows.js";
 
-/** A refusal in the API's envelope (mapped by facade/errors.ts like every AccountError). */
-export class EpisodeError extends AccountError {}
-
 export const PIPELINES = { import: "api-episode", search: "api-search", cut: "clip", render: "restyle" } as const;
 /** Largest upload or download accepted for an episode, in bytes (4.5 GB, as the probe stage). */
 export const MAX_EPISODE_BYTES = 4_831_838_208;
 
 
-const notFound = (what: string, id: string) => new EpisodeError("not_found", `no ${what} ${id} on this account`, 404, { field: "id" });
+const notFound = (what: string, id: string) => new NotFound("not_found", `no ${what} ${id} on this account`, { context: { field: "id" } });
 
 /** Which current run an episode's progress comes from. */
 const EPISODE_SELECT = `select e.*, r.state as run_state, r.current_stage as run_stage, r.progress as run_progress, r.progress_note as run_note
@@ -99,9 +95,9 @@ export class EpisodeService {
     const start = async (tx: Queryable): Promise<boolean> => {
       const ep = await this.lockEpisode(tx, accountId, id);
       if (ep.status !== "awaiting_upload") return false;
-      if (!ep.upload) throw new EpisodeError("bad_state", `episode ${id} imports from its source_url; there is nothing to upload`, 409);
+      if (!ep.upload) throw new Conflict("bad_state", `episode ${id} imports from its source_url; there is nothing to upload`);
       if (!(await this.deps.storage.exists(ep.upload.key)) || (await this.deps.storage.size(ep.upload.key)) === 0) {
-        throw new EpisodeError("upload_missing", `no file was uploaded for episode ${id} yet; PUT it to the upload url first`, 409);
+        throw new Conflict("upload_missing", `no file was uploaded for episode ${id} yet; PUT it to the upload url first`);
       }
       const upload = await this.typedUpload(ep.upload);
       await this.deps.billing.assertCanStartEpisode(tx, accountId);
@@ -124,7 +120,7 @@ export class EpisodeService {
     const sniff = sniffMedia(await this.deps.storage.readHead(upload.key, SNIFF_BYTES));
     if (sniff.kind !== "media") {
       const seen = sniff.kind === "html" ? "a web page" : sniff.kind === "text" ? "text" : "an unknown binary format";
-      throw new EpisodeError("unsupported_type", `the uploaded file is not audio or video (it looks like ${seen}); PUT a media file to the upload url again`, 400, { detected: sniff.kind });
+      throw new Refused("unsupported_type", `the uploaded file is not audio or video (it looks like ${seen}); PUT a media file to the upload url again`, { context: { detected: sniff.kind } });
     }
     return { key: upload.key, name: `${upload.name}${sniff.ext}` };
   }
@@ -182,8 +178,8 @@ export class EpisodeService {
   async search(accountId: string, id: string, input: { about?: string; target_seconds?: number }, within?: Within<SearchResult>): Promise<SearchResult> {
     return transactionWith(this.deps.db, async (tx) => {
       const ep = await this.lockEpisode(tx, accountId, id);
-      if (ep.status === "searching") throw new EpisodeError("search_in_progress", `episode ${id} is searching for clips already; retry when it is ready`, 409);
-      if (ep.status !== "ready") throw new EpisodeError("episode_not_ready", `episode ${id} is ${ep.status}; it can be searched once it is ready`, 409, { status: ep.status });
+      if (ep.status === "searching") throw new Conflict("search_in_progress", `episode ${id} is searching for clips already; retry when it is ready`);
+      if (ep.status !== "ready") throw new Conflict("episode_not_ready", `episode ${id} is ${ep.status}; it can be searched once it is ready`, { context: { status: ep.status } });
       const about = input.about?.trim() || undefined;
       const done = about !== undefined && ep.searches.find((s) => s.about === about && s.state === "succeeded" && (input.target_seconds === undefined || (s as any).target_seconds === input.target_seconds));
       const clips = await this.clipsOf(id, tx);
@@ -235,7 +231,7 @@ export class EpisodeService {
     return transactionWith(this.deps.db, async (tx) => {
       const ep = await this.lockEpisode(tx, accountId, episodeId);
       const clips = await this.clipsOf(episodeId, tx);
-      if (!clips.length) throw new EpisodeError("episode_not_ready", `episode ${episodeId} is ${ep.status} and has no clips yet`, 409, { status: ep.status });
+      if (!clips.length) throw new Conflict("episode_not_ready", `episode ${episodeId} is ${ep.status} and has no clips yet`, { context: { status: ep.status } });
       let index = await this.exportCount(tx, episodeId);
       const jobs: StartedJob[] = [];
       const notStarted: NotStarted[] = [];
@@ -266,7 +262,7 @@ export class EpisodeService {
       }
       if (!jobs.length) {
         if (refusal) throw refusal;
-        throw new EpisodeError("invalid_request", `no clip could be exported: ${notStarted.map((n) => n.message).join("; ")}`, 400, { field: "clips", not_started: notStarted });
+        throw new Refused("invalid_request", `no clip could be exported: ${notStarted.map((n) => n.message).join("; ")}`, { context: { field: "clips", not_started: notStarted } });
       }
       return { jobs, not_started: notStarted, charged_cents: jobs.reduce((a, j) => a + j.charged_cents, 0) };
     }, within);
@@ -285,14 +281,14 @@ export class EpisodeService {
       const clip = (await this.getClip(accountId, clipId, tx))!; // again, under the episode lock
       if (!clip.cut) {
         const why = clip.cut_status === "cutting" ? "is still being cut; retry when its job completes" : "has not been cut; export it first with POST /episodes/{id}/clips";
-        throw new EpisodeError("clip_not_cut", `clip ${clipId} ${why}`, 409, { cut_status: clip.cut_status });
+        throw new Conflict("clip_not_cut", `clip ${clipId} ${why}`, { context: { cut_status: clip.cut_status } });
       }
       const current = await this.looks.current(tx, clip);
       const look = resolveLook(current.look, want);
       const changes = lookChanges(current.look, look);
       if (opts.saveAsDefault) await this.looks.saveDefaults(tx, accountId, look);
       if (!changes.length) {
-        if (!current.job) throw new EpisodeError("nothing_to_change", `clip ${clipId} already looks like this`, 400, { field: "body" });
+        if (!current.job) throw new Refused("nothing_to_change", `clip ${clipId} already looks like this`, { context: { field: "body" } });
         return { job: { ...current.job, status: EpisodeService.publicJobStatus(current.job), charged_cents: 0 }, changes };
       }
       const kind = cutChanged(changes) ? "cut" : "render";

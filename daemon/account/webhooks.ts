@@ -22,7 +22,7 @@ import type { Logger } from "pino";
 import type { Config } from "../../config/loader.js";
 import { netguardOptionsFromConfig } from "../net/guard.js";
 import { checkPublicUrl } from "../net/public-url.js";
-import { AccountError } from "./accounts.js";
+import { Conflict, NotFound } from "../kit/errors.js";
 import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "../engine/events.js";
 import type { QueueManager } from "../engine/queue.js";
 import { newSecret } from "../delivery/signed-post.js";
@@ -37,9 +37,6 @@ export const MAX_WEBHOOKS = 5;
 /** How long a replaced secret keeps signing after a rotation. */
 export const ROTATION_GRACE_SECONDS = 24 * 3600;
 const RESPONSE_BYTES = 1024;
-
-/** A refusal in the API's envelope (mapped by facade/errors.ts like every AccountError). */
-export class WebhookError extends AccountError {}
 
 /** Turns a stored file into a signed link; given by the process that can sign (daemon/roles.ts). */
 export type Linker = (file: EventLink) => { url: string; expires_at: string };
@@ -61,7 +58,7 @@ interface WebhookRow {
 export type AttemptRecord = courier.AttemptRecord;
 
 const toRow = (r: any): WebhookRow => ({ ...r, events: jsonColumn(r.events), secrets: jsonColumn(r.secrets), created_at: isoColumn(r.created_at) });
-const notFound = (id: string) => new WebhookError("not_found", `no webhook ${id} on this account`, 404, { field: "id" });
+const notFound = (id: string) => new NotFound("not_found", `no webhook ${id} on this account`, { context: { field: "id" } });
 
 /** Sets `value` at a dotted path of `obj` (made for event link keys such as "downloads.txt"). */
 function setPath(obj: Record<string, any>, dotted: string, value: unknown) {
@@ -131,10 +128,10 @@ export class WebhookService {
       const { rows } = await tx.query(`select count(*)::int as n from webhooks where account_id = $1`, [accountId]);
       const same = await tx.query(`select id from webhooks where account_id = $1 and url = $2`, [accountId, url.toString()]);
       if (same.rows[0]) {
-        throw new WebhookError("webhook_exists", `body field "url": ${url} is registered already on this account (webhook ${same.rows[0].id})`, 409, { field: "url", webhook_id: same.rows[0].id });
+        throw new Conflict("webhook_exists", `body field "url": ${url} is registered already on this account (webhook ${same.rows[0].id})`, { context: { field: "url", webhook_id: same.rows[0].id } });
       }
       if (rows[0].n >= MAX_WEBHOOKS) {
-        throw new WebhookError("too_many_webhooks", `an account has at most ${MAX_WEBHOOKS} webhook addresses; delete one first (DELETE /api/v1/webhooks/{id})`, 409, { limit: MAX_WEBHOOKS });
+        throw new Conflict("too_many_webhooks", `an account has at most ${MAX_WEBHOOKS} webhook addresses; delete one first (DELETE /api/v1/webhooks/{id})`, { context: { limit: MAX_WEBHOOKS } });
       }
       await tx.query(`insert into webhooks (id, account_id, url, events, secrets) values ($1, $2, $3, $4, $5)`, [
         id, accountId, url.toString(), JSON.stringify(events), JSON.stringify([{ secret, expires_at: null }]),

@@ -7,6 +7,7 @@ import { Ajv } from "ajv";
 import { projectRoot, type Config } from "../../config/loader.js";
 import { UsageError, parseSets } from "./args.js";
 import { createLogger } from "../kit/log.js";
+import { DomainError } from "../kit/errors.js";
 import { formatIssues, loadPipelines, pipelineDirs } from "../engine/pipelines.js";
 import { loadStages } from "../stages.js";
 import { StageError } from "../engine/stage.js";
@@ -151,7 +152,7 @@ export async function cmdAdmin(cfg: Config, command: string, values: Record<stri
     const out = await runAdmin(new AccountService(db), command, args);
     process.stdout.write(JSON.stringify(out) + "\n");
   } catch (err) {
-    if ((err as Error).name === "AccountError") throw new UsageError((err as Error).message);
+    if (err instanceof DomainError) throw new UsageError(err.message);
     throw err;
   } finally {
     await db.close();

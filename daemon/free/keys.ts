@@ -4,13 +4,11 @@
  * refused here, as free keys are refused on the account API.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import { AccountError, fingerprint, keyKind } from "../account/accounts.js";
+import { fingerprint, keyKind } from "../account/accounts.js";
+import { LimitReached, Refused, Unauthorized } from "../kit/errors.js";
 import type { FreeConfig } from "./config.js";
 import { isoColumn } from "../store/_columns.js";
 import type { Db } from "../store/db.js";
-
-/** A refusal in the API's envelope (mapped by facade/errors.ts like every AccountError). */
-export class FreeError extends AccountError {}
 
 /** The start of the UTC day of `now`: the free tool's days are UTC days. */
 export function dayStart(now = new Date()): Date {
@@ -25,7 +23,7 @@ export function nextDay(now = new Date()): Date {
 /** A new `svc_free_` key for `email` (at most keys_per_email_per_day a UTC day). Shown once. */
 export async function issueFreeKey(db: Db, cfg: FreeConfig, email: string): Promise<string> {
   const addr = email.trim().toLowerCase();
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(addr)) throw new FreeError("invalid_request", `"${email}" is not an email address`, 400, { field: "email" });
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(addr)) throw new Refused("invalid_request", `"${email}" is not an email address`, { context: { field: "email" } });
   const limit = cfg.keys_per_email_per_day;
   const key = `svc_free_${randomBytes(20).toString("hex")}`;
   await db.transaction(async (tx) => {
@@ -35,7 +33,7 @@ export async function issueFreeKey(db: Db, cfg: FreeConfig, email: string): Prom
       [addr, dayStart().toISOString().slice(0, 10)],
     );
     if (rows[0].issued > limit) {
-      throw new FreeError("key_limit", `at most ${limit} keys a day are issued per email address`, 429, { limit, resets_at: nextDay().toISOString() });
+      throw new LimitReached("quota", "key_limit", `at most ${limit} keys a day are issued per email address`, { context: { limit, resets_at: nextDay().toISOString() } });
     }
     await tx.query(`insert into free_keys (id, fingerprint, email) values ($1, $2, $3)`, [randomUUID(), fingerprint(key), addr]);
   });
@@ -46,13 +44,13 @@ export async function issueFreeKey(db: Db, cfg: FreeConfig, email: string): Prom
 export async function authenticateFreeKey(db: Db, token: string): Promise<string> {
   const kind = keyKind(token);
   if (kind !== "free") {
-    throw new FreeError("bad_key", kind ? "account API keys are not accepted here; send a free key (svc_free_…) or none" : "that is not a free transcription key (svc_free_…)", 401);
+    throw new Unauthorized("bad_key", kind ? "account API keys are not accepted here; send a free key (svc_free_…) or none" : "that is not a free transcription key (svc_free_…)");
   }
   const fp = fingerprint(token);
   const { rows } = await db.query(`select id, fingerprint, revoked_at from free_keys where fingerprint = $1`, [fp]);
   const r = rows[0];
-  if (!r || !timingSafeEqual(Buffer.from(r.fingerprint, "hex"), Buffer.from(fp, "hex"))) throw new FreeError("bad_key", "this free key is not known", 401);
-  if (r.revoked_at) throw new FreeError("bad_key", "this free key was revoked", 401);
+  if (!r || !timingSafeEqual(Buffer.from(r.fingerprint, "hex"), Buffer.from(fp, "hex"))) throw new Unauthorized("bad_key", "this free key is not known");
+  if (r.revoked_at) throw new Unauthorized("bad_key", "this free key was revoked");
   return r.id;
 }
 

@@ -27,7 +27,8 @@ import type { Storage } from "../kit/storage.js";
 import type { Db, Queryable } from "../store/db.js";
 import { FREE_CALLBACK_QUEUE, queueCallback, workCallbacks } from "./courier.js";
 import { FREE_RETENTION_QUEUE, sweepFree } from "./janitor.js";
-import { authenticateFreeKey, dayStart, FreeError, issueFreeKey, nextDay, revokeFreeKey } from "./keys.js";
+import { authenticateFreeKey, dayStart, issueFreeKey, nextDay, revokeFreeKey } from "./keys.js";
+import { LimitReached, Refused } from "../kit/errors.js";
 import { newSecret } from "../delivery/signed-post.js";
 import { isoColumn, jsonColumn } from "../store/_columns.js";
 
@@ -140,18 +141,18 @@ export class FreeService {
 
   // ---- jobs -----------------------------------------------------------------------------------
 
-  /** Measures the file, applies every limit and starts the job. Throws FreeError refusals. */
+  /** Measures the file, applies every limit and starts the job. Throws the refusals of daemon/kit/errors.ts (Refused, LimitReached). */
   async submit(input: { url: string; callbackUrl?: string; keyId: string | null; clientAddr: string }): Promise<{ id: string; token: string; callback_secret?: string }> {
     const cfg = this.cfg;
     const m = await this.measure(input.url, cfg);
     const anon = input.keyId === null;
     const max = anon ? cfg.max_seconds_anon : cfg.max_seconds_key;
     if (m.size_bytes !== undefined && m.size_bytes > cfg.max_bytes) {
-      throw new FreeError("too_big", `the file is ${m.size_bytes} bytes, over the limit of ${cfg.max_bytes}`, 413, { max_bytes: cfg.max_bytes, size_bytes: m.size_bytes });
+      throw new LimitReached("size", "too_big", `the file is ${m.size_bytes} bytes, over the limit of ${cfg.max_bytes}`, { context: { max_bytes: cfg.max_bytes, size_bytes: m.size_bytes } });
     }
     if (m.measured && m.duration_seconds! > max) {
       const { code, message, ...lengths } = tooLong(anon, m.duration_seconds!, max, cfg);
-      throw new FreeError(code, message, 413, lengths);
+      throw new LimitReached("size", code, message, { context: lengths });
     }
     const id = randomUUID();
     const token = randomBytes(24).toString("base64url");
@@ -172,21 +173,21 @@ export class FreeService {
       const perDay = anon ? cfg.files_per_day_anon : cfg.files_per_day_key;
       if (rows[0].n >= perDay) {
         throw anon
-          ? new FreeError("anon_daily_limit", `without a key, ${perDay} file a day is allowed per client address; a free key allows ${cfg.files_per_day_key}`, 429, { limit: perDay, resets_at: resetsDay })
-          : new FreeError("daily_limit", `this key has used its ${perDay} files today`, 429, { limit: perDay, resets_at: resetsDay });
+          ? new LimitReached("quota", "anon_daily_limit", `without a key, ${perDay} file a day is allowed per client address; a free key allows ${cfg.files_per_day_key}`, { context: { limit: perDay, resets_at: resetsDay } })
+          : new LimitReached("quota", "daily_limit", `this key has used its ${perDay} files today`, { context: { limit: perDay, resets_at: resetsDay } });
       }
       if (!m.measured && rows[0].unmeasured >= cfg.unmeasured_per_day) {
-        throw new FreeError("unmeasured_limit", `the file's server does not tell its length, and ${cfg.unmeasured_per_day} such file a day is allowed; use a server that sends Content-Length or answers Range requests`, 429, {
+        throw new LimitReached("quota", "unmeasured_limit", `the file's server does not tell its length, and ${cfg.unmeasured_per_day} such file a day is allowed; use a server that sends Content-Length or answers Range requests`, { context: {
           limit: cfg.unmeasured_per_day,
           resets_at: resetsDay,
-        });
+        } });
       }
       const resetsMonth = nextMonth().toISOString();
       if (Number(budget.spent_cents) + cost > cfg.monthly_budget_cents) {
-        throw new FreeError("ceiling", "the free tool has spent its budget for this month", 503, { resets_at: resetsMonth });
+        throw new LimitReached("capacity", "ceiling", "the free tool has spent its budget for this month", { context: { resets_at: resetsMonth } });
       }
       if (anon && Number(budget.anon_spent_cents) + cost > cfg.monthly_budget_cents * cfg.anon_share) {
-        throw new FreeError("anon_ceiling", "the no-key tier has spent its share of this month's budget; a free key still works (POST /api/v1/transcribe/keys)", 503, { resets_at: resetsMonth });
+        throw new LimitReached("capacity", "anon_ceiling", "the no-key tier has spent its share of this month's budget; a free key still works (POST /api/v1/transcribe/keys)", { context: { resets_at: resetsMonth } });
       }
       await tx.query(`update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`, [month, cost, anon ? cost : 0]);
       await tx.query(
@@ -208,9 +209,9 @@ export class FreeService {
     try {
       return await measureRemote(url, { ...(await netguardOptionsFromConfig(this.deps.config)), probeBytes: cfg.probe_bytes });
     } catch (err: any) {
-      if (err instanceof ProbeRefusal) throw new FreeError("unreadable", err.message, 400, { field: "url" });
-      if (err?.code === "forbidden_address") throw new FreeError("forbidden_address", `body field "url": ${err.message}; only public addresses can be fetched`, 400, { field: "url" });
-      throw new FreeError("unreadable", `body field "url" could not be read: ${err?.message ?? err}`, 400, { field: "url" });
+      if (err instanceof ProbeRefusal) throw new Refused("unreadable", err.message, { context: { field: "url" }, cause: err });
+      if (err?.code === "forbidden_address") throw new Refused("forbidden_address", `body field "url": ${err.message}; only public addresses can be fetched`, { context: { field: "url" }, cause: err });
+      throw new Refused("unreadable", `body field "url" could not be read: ${err?.message ?? err}`, { context: { field: "url" }, cause: err });
     }
   }
 

@@ -9,17 +9,14 @@
  * credentialed link and for a host that does not exist; `forbidden_address` for a private one.
  * A passing DNS failure (no answer in time) is let through: the later checks retry it.
  */
+import { Refused } from "../kit/errors.js";
 import { addressRefusal, netguardOptionsFromConfig, resolveHostAddresses } from "./guard.js";
 
-/** A user URL refused before anything was fetched; always the caller's input, so a 400 on the API. */
-export class NetRefusal extends Error {
-  constructor(
-    readonly code: "invalid_url" | "forbidden_address",
-    message: string,
-    readonly context: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = "NetRefusal";
+/** A user URL refused before anything was fetched; always the caller's input, so a `Refused` (a 400 on the API). */
+export class NetRefusal extends Refused {
+  declare readonly code: "invalid_url" | "forbidden_address";
+  constructor(code: "invalid_url" | "forbidden_address", message: string, context: Record<string, unknown> = {}) {
+    super(code, message, { context });
   }
 }
 
