@@ -17,8 +17,9 @@ import { cmdAdmin, cmdModels, cmdPipelines, cmdStage } from "./cli/ops.js";
 import { PipelineError } from "./engine/pipelines.js";
 import { eventsFor, writeResults } from "./watch/results.js";
 import { startRoles, type Role } from "./roles.js";
-import type { Run } from "./engine/runner.js";
-import { openDb } from "./store/db.js";
+import { RunError, type Run } from "./engine/runner.js";
+import { PluginError } from "./engine/registry.js";
+import { DatabaseError, openDb } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
 
 const USAGE = `clipd — clips and transcripts from long recordings
@@ -207,7 +208,7 @@ main(process.argv.slice(2)).catch((err) => {
     process.stderr.write(`clipd: ${err.message}\n`);
     process.exit(2);
   }
-  if (err?.name === "RunError" || err?.name === "DatabaseError" || err?.name === "PluginError") {
+  if (err instanceof RunError || err instanceof DatabaseError || err instanceof PluginError) {
     process.stderr.write(`clipd: ${err.message}\n`);
     process.exit(1);
   }
