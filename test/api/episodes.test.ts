@@ -10,6 +10,7 @@ import { ACCOUNT_OPERATIONS } from "../../facade/operations/account.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
 import { TEST_MEDIA } from "../helpers/media.js";
+import { waitFor } from "../helpers/wait.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -22,16 +23,6 @@ function conforms(opId: string, r: { status: number; body: unknown }) {
   expect(schema, `${opId} declares ${r.status}`).toBeDefined();
   const check = ajv.compile(schema!);
   expect(check(r.body) ? [] : check.errors, `${opId} ${r.status}`).toEqual([]);
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 describe("account API: episodes, clips and jobs", () => {
@@ -50,20 +41,25 @@ describe("account API: episodes, clips and jobs", () => {
     (await s.app.db.query(`select kind, cents from ledger where account_id = $1 order by created_at, id`, [accountId])).rows.map((r: any) => ({ kind: r.kind, cents: Number(r.cents) }));
   const credit = async (accountId: string) => Number((await s.app.db.query(`select credit_cents from accounts where id = $1`, [accountId])).rows[0].credit_cents);
   const count = async (sql: string, params: unknown[]) => Number((await s.app.db.query(sql, params)).rows[0].n);
-  const waitEpisode = (key: string, id: string, statuses: string[], timeoutMs = 150_000) =>
-    until(`episode ${id} to be ${statuses.join("/")}`, async () => {
+  // Both stop at the first error answer or failure, so that it fails the test at once.
+  const waitEpisode = async (key: string, id: string, statuses: string[], timeoutMs = 150_000) => {
+    const r = await waitFor(async () => {
       const r = await s.call(key, "GET", `/api/v1/episodes/${id}`);
-      expect(r.status).toBe(200);
-      if (r.body.status === "failed" && !statuses.includes("failed")) throw new Error(`episode failed: ${JSON.stringify(r.body.failure)}`);
-      return statuses.includes(r.body.status) ? r.body : undefined;
-    }, timeoutMs);
-  const waitJob = (key: string, id: string) =>
-    until(`job ${id}`, async () => {
+      return r.status !== 200 || r.body.status === "failed" || statuses.includes(r.body.status) ? r : undefined;
+    }, { what: `episode ${id} to be ${statuses.join("/")}`, timeoutMs, intervalMs: 250 });
+    expect(r.status).toBe(200);
+    if (r.body.status === "failed" && !statuses.includes("failed")) throw new Error(`episode failed: ${JSON.stringify(r.body.failure)}`);
+    return r.body;
+  };
+  const waitJob = async (key: string, id: string) => {
+    const r = await waitFor(async () => {
       const r = await s.call(key, "GET", `/api/v1/jobs/${id}`);
-      expect(r.status).toBe(200);
-      if (r.body.status === "failed") throw new Error(`job failed: ${JSON.stringify(r.body.error)}`);
-      return r.body.status === "completed" ? r.body : undefined;
-    }, 180_000);
+      return r.status !== 200 || ["failed", "completed"].includes(r.body.status) ? r : undefined;
+    }, { what: `job ${id}`, timeoutMs: 180_000, intervalMs: 250 });
+    expect(r.status).toBe(200);
+    if (r.body.status === "failed") throw new Error(`job failed: ${JSON.stringify(r.body.error)}`);
+    return r.body;
+  };
 
   it("runs the live flow on real media: upload, search, cut in two styles, download, restyle, captions", async () => {
     const a = await s.account({ plan: true });
@@ -317,10 +313,10 @@ describe("account API: episodes, clips and jobs", () => {
     expect(ok.length).toBeGreaterThanOrEqual(1);
     for (const r of results) expect([202, 409]).toContain(r.status);
     expect(new Set(ok.map((r) => r.body.episode_id)).size).toBe(1);
-    const replay = await until("the first answer to be recorded", async () => {
+    const replay = await waitFor(async () => {
       const r = await s.call(a.live, "POST", "/api/v1/episodes", body, headers);
       return r.status === 202 ? r : undefined;
-    });
+    }, { what: "the first answer to be recorded", timeoutMs: 120_000, intervalMs: 250 });
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.body).toEqual(ok[0]!.body);
     expect(await count(`select count(*)::int as n from episodes where account_id = $1`, [a.accountId])).toBe(1);

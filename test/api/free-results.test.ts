@@ -13,6 +13,7 @@ import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeSpeechOptions } from "../helpers/fake-openai.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
 import { makeToneMp3, TEST_MEDIA } from "../helpers/media.js";
+import { waitFor } from "../helpers/wait.js";
 
 const EPISODE_SECONDS = 3 * 3600;
 const MAX_BYTES = 20 * 1024 * 1024;
@@ -63,14 +64,13 @@ describe("free transcription API results: links over 1 MB, detected language, la
   const newKey = async () => (await t.call(undefined, "POST", "/api/v1/transcribe/keys", { email: `r${Math.random().toString(16).slice(2, 8)}@example.com` })).body.key as string;
   async function waitDone(pollUrl: string, timeoutMs = 60_000) {
     const u = new URL(pollUrl);
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+    // Stops at the first error answer too, so that it fails the test at once.
+    const res = await waitFor(async () => {
       const res = await t.call(undefined, "GET", u.pathname + u.search);
-      expect(res.status).toBe(200);
-      if (res.body.status !== "processing") return res.body;
-      if (Date.now() > deadline) throw new Error(`still processing: ${pollUrl}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+      return res.status !== 200 || res.body.status !== "processing" ? res : undefined;
+    }, { what: `${pollUrl} to finish processing`, timeoutMs, intervalMs: 500 });
+    expect(res.status).toBe(200);
+    return res.body;
   }
 
   it("gives a three-hour episode's 1 MB+ results as signed links, with a note", async () => {

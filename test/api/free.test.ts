@@ -9,6 +9,7 @@ import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
 import { makeSilence, makeToneMp3, TEST_MEDIA } from "../helpers/media.js";
+import { waitFor } from "../helpers/wait.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 
 describe.each(testBackends())("free transcription API on %s", (backend) => {
@@ -64,15 +65,17 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
   };
   const poll = (pollUrl: string) => t.call(undefined, "GET", new URL(pollUrl).pathname + new URL(pollUrl).search);
   async function waitDone(pollUrl: string) {
-    const deadline = Date.now() + 150_000;
-    for (;;) {
+    // Every "processing" answer says how long it has run and when to ask again; the wait stops at
+    // the first answer that is an error, is done, or lacks those, so that it fails the test at once.
+    const progress = { elapsed_seconds: expect.any(Number), poll_after_seconds: expect.any(Number) };
+    const res = await waitFor(async () => {
       const res = await poll(pollUrl);
-      expect(res.status).toBe(200);
-      if (res.body.status !== "processing") return res.body;
-      expect(res.body).toMatchObject({ elapsed_seconds: expect.any(Number), poll_after_seconds: expect.any(Number) });
-      if (Date.now() > deadline) throw new Error(`still processing: ${pollUrl}`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
+      const processing = res.status === 200 && res.body.status === "processing";
+      return processing && typeof res.body.elapsed_seconds === "number" && typeof res.body.poll_after_seconds === "number" ? undefined : res;
+    }, { what: `${pollUrl} to finish processing`, timeoutMs: 150_000, intervalMs: 300 });
+    expect(res.status).toBe(200);
+    if (res.body.status === "processing") expect(res.body).toMatchObject(progress);
+    return res.body;
   }
   const jobCount = async () => (await t.app.db.query(`select count(*)::int as n from free_jobs`)).rows[0].n as number;
 
@@ -166,8 +169,7 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
     expect(done.vtt).toMatch(/^WEBVTT/);
     expect(done.text_url).toBeUndefined();
 
-    const deadline = Date.now() + 30_000;
-    while (hooks.receipts.filter((r) => r.path === "/cb/jfk").length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => hooks.receipts.filter((r) => r.path === "/cb/jfk").length >= 2, { what: "the callback and its retry", timeoutMs: 30_000, intervalMs: 200 });
     const receipts = hooks.receipts.filter((r) => r.path === "/cb/jfk");
     expect(receipts.map((r) => r.answered)).toEqual([500, 200]);
     expect(receipts.every((r) => r.verified)).toBe(true);
@@ -233,13 +235,10 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
     expect(await t.app.storage.exists(job.audio_key)).toBe(true);
     const sweep = async () => {
       await t.app.queue.send(FREE_RETENTION_QUEUE, {});
-      const deadline = Date.now() + 20_000;
-      for (;;) {
+      await waitFor(async () => {
         const q = await t.app.queue.boss.getQueue(FREE_RETENTION_QUEUE);
-        if (!q?.queuedCount && !q?.activeCount) break;
-        if (Date.now() > deadline) throw new Error("retention job did not run");
-        await new Promise((r) => setTimeout(r, 200));
-      }
+        return !q?.queuedCount && !q?.activeCount;
+      }, { what: "the retention job to run", timeoutMs: 20_000, intervalMs: 200 });
     };
     free().clock_offset_seconds = 8 * 86400;
     await sweep();

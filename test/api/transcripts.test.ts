@@ -10,6 +10,7 @@ import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
 import { TEST_MEDIA } from "../helpers/media.js";
+import { waitFor } from "../helpers/wait.js";
 
 const ajv = new Ajv({ strict: false });
 addFormats.default(ajv);
@@ -32,14 +33,13 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
   });
 
   async function waitDone(key: string, id: string) {
-    const deadline = Date.now() + 110_000;
-    for (;;) {
+    // Stops at the first error answer too, so that it fails the test at once.
+    const res = await waitFor(async () => {
       const res = await t.call(key, "GET", `/api/v1/transcripts/${id}`);
-      expect(res.status).toBe(200);
-      if (res.body.status === "completed" || res.body.status === "failed") return res.body;
-      if (Date.now() > deadline) throw new Error(`transcript ${id} still ${res.body.status}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+      return res.status !== 200 || res.body.status === "completed" || res.body.status === "failed" ? res : undefined;
+    }, { what: `transcript ${id} to complete or fail`, timeoutMs: 110_000, intervalMs: 250 });
+    expect(res.status).toBe(200);
+    return res.body;
   }
 
   it("transcribes a linked recording, serves its text and files, and answers a repeat with the same transcript", async () => {

@@ -69,18 +69,5 @@ export async function runClipd(args: string[], env: NodeJS.ProcessEnv, opts: { c
   return { code, output: s.output() };
 }
 
-/** Polls fn until it returns a truthy value. Tests wait for states, never for fixed sleeps. */
-export async function until<T>(fn: () => Promise<T> | T, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<NonNullable<T>> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as NonNullable<T>;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what ?? "condition"}${last ? `: ${(last as Error).message}` : ""}`);
-    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
-  }
-}
+/** Polls until a state is reached (see wait.ts); kept under this name for the tests that import it from here. */
+export { waitFor as until } from "./wait.js";
