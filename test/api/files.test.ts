@@ -12,6 +12,7 @@ import { downloadLink, uploadLink, type LinkServices } from "../../facade/upload
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 import { TEST_MEDIA } from "../helpers/media.js";
+import { waitFor } from "../helpers/wait.js";
 
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 const MB = 1024 * 1024;
@@ -89,7 +90,8 @@ describe.each(testBackends())("files on %s", (backend) => {
     const res = await putChunked(up.url, chunks);
     expect(res.status).toBe(413);
     expect(res.body.error).toMatchObject({ code: "too_big", max_bytes: 100_000 });
-    await new Promise((r) => setTimeout(r, 100));
+    // The partial file is removed once the refused stream has closed, which may be just after the answer.
+    await waitFor(async () => (await filesIn(folderOf(up.key))).length === 0, { what: "the partial file to be deleted", timeoutMs: 30_000 });
     expect(await filesIn(folderOf(up.key))).toEqual([]);
   });
 

@@ -4,11 +4,13 @@ import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordEvent } from "../../daemon/engine/events.js";
+import { DELIVERY_QUEUE } from "../../daemon/account/webhooks.js";
+import { FANOUT_QUEUE, recordEvent } from "../../daemon/engine/events.js";
 import { listWebhooks } from "../../facade/operations/webhooks.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 import { until } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 
 const ajv = new Ajv({ strict: false });
@@ -116,6 +118,12 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
     return res.body as { id: string; secret: string; url: string };
   }
   const receiptsOf = (path: string) => rx.receipts.filter((r) => r.path === path);
+  /** Waits until every queue job carrying `data` has reached a final state: after that, nothing more is sent for it. */
+  const settled = (queue: string, data: object, what: string) =>
+    waitFor(async () => {
+      const jobs = await t.app.queue.boss.findJobs(queue, { data });
+      return jobs.length > 0 && jobs.every((j) => ["completed", "failed", "cancelled"].includes(j.state));
+    }, { what, timeoutMs: 60_000, intervalMs: 100 });
 
   it("sends a signed test event that standardwebhooks verifies, and refuses a tampered body or timestamp", async () => {
     const hook = await register("/test-hook");
@@ -196,7 +204,7 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
     expect(view.id).toBe(got[0]!.id);
     expect(view.attempts.map((a: any) => a.status_code)).toEqual([500, 500, 500, 200]);
     expect(view.attempts.map((a: any) => a.response)).toEqual(["ok", "ok", "ok", "ok"]);
-    await new Promise((r) => setTimeout(r, 1000));
+    await settled(DELIVERY_QUEUE, { deliveryId: view.id }, "every attempt job of the delivery to finish");
     expect(receiptsOf("/flaky")).toHaveLength(4); // nothing after success
   });
 
@@ -208,10 +216,10 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
       t.app.db.transaction((tx) =>
         recordEvent(tx, { type, accountId: acc.accountId, livemode: true, data: { job_id: "j1", status: "completed" }, links: { download_url: { key: "runs/x/clip.mp4", name: "clip-01.mp4", type: "video/mp4" } } }, t.app.queue),
       );
-    await send("episode.ready"); // not subscribed
+    const unsubscribed = await send("episode.ready"); // not subscribed
     await send("clip.ready");
     await until(() => receiptsOf(path).length >= 1, { what: "clip.ready" });
-    await new Promise((r) => setTimeout(r, 500));
+    await settled(FANOUT_QUEUE, { eventId: unsubscribed }, "the episode.ready fan-out to finish");
     expect(receiptsOf(path).map((r) => JSON.parse(r.body).type)).toEqual(["clip.ready"]);
     const data = JSON.parse(receiptsOf(path)[0]!.body).data;
     expect(data.download_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/files\//);
@@ -234,8 +242,8 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
     expect(off.disabled_reason).toMatch(/failing/);
     expect(off.recent_deliveries[0].status).toBe("failed");
     const seen = receiptsOf(path).length;
-    await send(); // not delivered while off
-    await new Promise((r) => setTimeout(r, 800));
+    const whileOff = await send(); // not delivered while off
+    await settled(FANOUT_QUEUE, { eventId: whileOff }, "the fan-out of the event sent while off to finish");
     expect(receiptsOf(path)).toHaveLength(seen);
 
     rx.path(path, [200]);
