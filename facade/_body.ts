@@ -51,9 +51,38 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes, declared);
   if (!req.body) return undefined;
-  // Read by hand: stopping at the cap releases the stream without destroying the request, so the
-  // 413 still reaches the client (the caller answers with Connection: close).
-  const reader = req.body.getReader();
+  // A declared length within the cap is all the server will read (HTTP framing holds it to that),
+  // so it is read in one go; only a chunked body is counted as it streams.
+  const raw = Number.isFinite(declared) ? new Uint8Array(await readDeclared(req, declared)) : await readCounted(req.body, maxBytes);
+  if (raw.byteLength === 0) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
+  } catch (cause) {
+    throw new ApiError(400, "invalid_json", "the request body is not valid UTF-8 JSON", {}, { cause });
+  }
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new ApiError(400, "invalid_json", `the request body is not valid JSON: ${(cause as Error).message}`, {}, { cause });
+  }
+}
+
+async function readDeclared(req: Request, declared: number): Promise<ArrayBuffer> {
+  try {
+    return await req.arrayBuffer();
+  } catch (cause) {
+    throw new ApiError(400, "body_interrupted", `the request body broke off before its ${declared} bytes; send it again`, { bytes: declared }, { cause });
+  }
+}
+
+/**
+ * Reads a chunked body by hand: stopping at the cap releases the stream without destroying the
+ * request, so the 413 still reaches the client (the caller answers with Connection: close).
+ */
+async function readCounted(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Buffer> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   try {
@@ -67,17 +96,5 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
   } finally {
     reader.releaseLock();
   }
-  if (bytes === 0) return undefined;
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks, bytes));
-  } catch (cause) {
-    throw new ApiError(400, "invalid_json", "the request body is not valid UTF-8 JSON", {}, { cause });
-  }
-  if (!text.trim()) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw new ApiError(400, "invalid_json", `the request body is not valid JSON: ${(cause as Error).message}`, {}, { cause });
-  }
+  return Buffer.concat(chunks, bytes);
 }

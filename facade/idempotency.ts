@@ -51,14 +51,18 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
     );
     if (ins.rows.length) return { fresh: true, attempt } as const;
     const { rows } = await tx.query(
-      `select request_hash, state, status, body, created_at < now() - make_interval(secs => $4) as stale from idempotency where account_id = $1 and livemode = $2 and key = $3 for update`,
+      `select request_hash, state, status, body, created_at < now() - make_interval(secs => $4) as stale from idempotency where account_id = $1 and livemode = $2 and key = $3`,
       [accountId, livemode, key, IDEMPOTENCY_STALE_SECONDS],
     );
     const r = rows[0];
     if (r.request_hash !== hash) throw new ApiError(422, "idempotency_mismatch", "this Idempotency-Key was used with a different request; use a new key", { field: "Idempotency-Key" });
     if (r.state === "running" && r.stale) {
-      await tx.query(`update idempotency set created_at = now(), attempt = $4 where account_id = $1 and livemode = $2 and key = $3`, [accountId, livemode, key, attempt]);
-      return { fresh: true, attempt } as const;
+      // Only one retry can take a stale record over: the update re-checks it under the row lock.
+      const took = await tx.query(
+        `update idempotency set created_at = now(), attempt = $4 where account_id = $1 and livemode = $2 and key = $3 and state = 'running' and created_at < now() - make_interval(secs => $5) returning key`,
+        [accountId, livemode, key, attempt, IDEMPOTENCY_STALE_SECONDS],
+      );
+      if (took.rows.length) return { fresh: true, attempt } as const;
     }
     if (r.state === "running") throw new ApiError(409, "idempotency_in_progress", "a request with this Idempotency-Key is still running; retry shortly", { field: "Idempotency-Key" });
     return { replay: { status: r.status, body: typeof r.body === "string" ? JSON.parse(r.body) : r.body } } as const;

@@ -46,6 +46,9 @@ export type SearchResult = { status: "searching" | "done"; clips: ClipRow[]; run
 export type ExportResult = { jobs: StartedJob[]; not_started: NotStarted[]; charged_cents: number };
 export type RestyleResult = { job: Pick<StartedJob, "job_id" | "kind" | "charged_cents"> & { status: JobRow["status"] }; changes: LookChange[] };
 
+/** What making an episode tells its caller. */
+export type NewEpisode = Pick<EpisodeRow, "id" | "status">;
+
 export class EpisodeService {
   /** Clip looks against the same style catalogue as caption-burn. */
   readonly looks: ClipLooks;
@@ -77,7 +80,7 @@ export class EpisodeService {
   async create(input: {
     id?: string; accountId: string; name: string; sourceUrl?: string; upload?: { key: string; name: string };
     options: EpisodeRow["options"];
-  }, within?: Within<EpisodeRow>): Promise<EpisodeRow> {
+  }, within?: Within<NewEpisode>): Promise<NewEpisode> {
     const id = input.id ?? randomUUID();
     return transactionWith(this.deps.db, async (tx) => {
       await this.deps.billing.assertCanStartEpisode(tx, input.accountId);
@@ -86,7 +89,8 @@ export class EpisodeService {
         [id, input.accountId, input.name, input.sourceUrl ?? null, input.upload ? JSON.stringify(input.upload) : null, JSON.stringify(input.options)],
       );
       if (input.sourceUrl) await this.startImport(tx, id, input.accountId, { source_url: input.sourceUrl });
-      return (await this.get(input.accountId, id, tx))!;
+      // Known without reading the row back: the account row stays locked for as short as can be.
+      return { id, status: input.sourceUrl ? "importing" : "awaiting_upload" } as const;
     }, within);
   }
 

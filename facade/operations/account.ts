@@ -5,7 +5,7 @@
  * facade/testmode.ts and never reach the service: nothing is started or charged for them.
  */
 import { randomUUID } from "node:crypto";
-import type { ClipLook, EpisodeRow, ExportResult, RestyleResult, SearchResult } from "../../daemon/account/episodes.js";
+import type { ClipLook, EpisodeRow, ExportResult, NewEpisode, RestyleResult, SearchResult } from "../../daemon/account/episodes.js";
 import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/account/episodes.js";
 import { changeLines, LOOK_FIELDS } from "../../daemon/account/clip-look.js";
 import { ApiError } from "../errors.js";
@@ -87,7 +87,7 @@ export const createEpisode = defineOperation({
     if (!auth.livemode) return { ...testAnswer.episodeCreated(), ...uploadView };
     const name: string = b.name ?? b.file_name ?? (sourceUrl ? _lastSegment(sourceUrl) : "");
     const options = Object.fromEntries(["content_type", "target_seconds", "about"].filter((k) => b[k] !== undefined).map((k) => [k, b[k]]));
-    const hook = settleAnswer(ctx, 202, (ep: EpisodeRow) => ({
+    const hook = settleAnswer(ctx, 202, (ep: NewEpisode) => ({
       episode_id: ep.id,
       status: ep.status,
       ...uploadView,
