@@ -98,3 +98,39 @@ async function readCounted(body: ReadableStream<Uint8Array>, maxBytes: number): 
   }
   return Buffer.concat(chunks, bytes);
 }
+
+/**
+ * Reads and drops what a refused client is still sending, for at most LINGER_MS or LINGER_BYTES,
+ * then lets the connection go. Closing at once would leave unread bytes behind, and the reset that
+ * follows can wipe the refusal from the client's buffer before it is read (a lingering close, as
+ * web servers do it).
+ */
+const LINGER_MS = 2000;
+const LINGER_BYTES = 16 * 1024 * 1024;
+export function lingerOver(req: Request): void {
+  if (!req.body) return;
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = req.body.getReader();
+  } catch {
+    return; // the body is already being read elsewhere
+  }
+  const deadline = Date.now() + LINGER_MS;
+  const timer = setTimeout(() => void reader.cancel().catch(() => {}), LINGER_MS);
+  void (async () => {
+    let bytes = 0;
+    try {
+      while (Date.now() < deadline && bytes < LINGER_BYTES) {
+        const next = await reader.read();
+        if (next.done) break;
+        bytes += next.value.byteLength;
+      }
+    } catch {
+      // the client went away: nothing left to drop
+    } finally {
+      clearTimeout(timer);
+      await reader.cancel().catch(() => {});
+    }
+  })();
+}
+

@@ -5,7 +5,7 @@
  * client address) and carry the RateLimit-* headers.
  */
 import type { H3Event } from "h3";
-import { requestHasBody } from "./_body.js";
+import { lingerOver, requestHasBody } from "./_body.js";
 import { bearerToken, requireKey } from "./auth.js";
 import { ApiError, toErrorBody } from "./errors.js";
 import { applyRate, clientId } from "./ratelimit.js";
@@ -38,7 +38,10 @@ export function fallbackHandler(services: FacadeServices, routes: ReadonlyArray<
     const method = event.req.method;
     const headers = new Headers({ "content-type": "application/json" });
     // The body is never read here: close the connection rather than drain what is still coming.
-    if (requestHasBody(event.req)) headers.set("connection", "close");
+    if (requestHasBody(event.req)) {
+      headers.set("connection", "close");
+      lingerOver(event.req);
+    }
     try {
       if (isApiPath(pathname)) {
         const auth = await requireKey(bearerToken(event), services.accounts, null).catch(() => undefined);

@@ -5,7 +5,7 @@
  * writes the answer out. Nothing about an operation's rules lives here.
  */
 import { getQuery, getRequestIP, getRouterParams, H3, type H3Event } from "h3";
-import { readJsonBody, requestHasBody } from "./_body.js";
+import { lingerOver, readJsonBody, requestHasBody } from "./_body.js";
 import { fallbackHandler } from "./_fallback.js";
 import { bearerToken } from "./auth.js";
 import { prepareOperation, type Caller, type Surface } from "./core/run-operation.js";
@@ -59,8 +59,12 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
         httpCaller(event),
       );
       if ("raw" in answer) return answer.raw;
-      // Refused before its body was read: close rather than drain what the client is still sending.
-      if (!answer.bodyRead && answer.status >= 400 && requestHasBody(event.req)) answer.headers.set("connection", "close");
+      // Refused before its body was read: close rather than drain what the client is still sending,
+      // but linger briefly first, so the client reads the refusal before the close resets it.
+      if (!answer.bodyRead && answer.status >= 400 && requestHasBody(event.req)) {
+        answer.headers.set("connection", "close");
+        lingerOver(event.req);
+      }
       return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
     });
   }
