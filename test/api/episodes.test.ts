@@ -7,8 +7,8 @@ import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_OPERATIONS } from "../../facade/operations/account.js";
-import { openApiServer, type ApiServer } from "../helpers/api.js";
-import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
+import { openJfkApiServer, type ApiServer } from "../helpers/api.js";
+import type { TestHttpsServer } from "../helpers/https-server.js";
 import { TEST_MEDIA } from "../helpers/media.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -28,14 +28,11 @@ function conforms(opId: string, r: { status: number; body: unknown }) {
 describe("account API: episodes, clips and jobs", () => {
   let s: ApiServer;
   let media: TestHttpsServer;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    media = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
-    s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath } });
-  }, 60_000);
-  afterAll(async () => {
-    await s?.close();
-    await media?.close();
-  });
+    ({ s, media, close } = await openJfkApiServer());
+  }, 120_000);
+  afterAll(() => close?.());
 
   const ledger = async (accountId: string) =>
     (await s.app.db.query(`select kind, cents from ledger where account_id = $1 order by created_at, id`, [accountId])).rows.map((r: any) => ({ kind: r.kind, cents: Number(r.cents) }));

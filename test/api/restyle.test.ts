@@ -5,10 +5,9 @@
 // account's later exports and shows on GET /me.
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openApiServer, type ApiServer } from "../helpers/api.js";
+import { openJfkApiServer, type ApiServer } from "../helpers/api.js";
 import { until } from "../helpers/cli.js";
-import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
-import { TEST_MEDIA } from "../helpers/media.js";
+import type { TestHttpsServer } from "../helpers/https-server.js";
 
 /** Mean absolute difference (0–255) of two videos' frames at `at` s, in the top band where the hook box sits. */
 function hookBandDiff(a: string, b: string, at: number): number {
@@ -23,14 +22,11 @@ function hookBandDiff(a: string, b: string, at: number): number {
 describe("PATCH /clips/{id}: a restyle changes what it names", () => {
   let s: ApiServer;
   let media: TestHttpsServer;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    media = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
-    s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath } });
-  }, 60_000);
-  afterAll(async () => {
-    await s?.close();
-    await media?.close();
-  });
+    ({ s, media, close } = await openJfkApiServer());
+  }, 120_000);
+  afterAll(() => close?.());
 
   const row = async (sql: string, params: unknown[]) => (await s.app.db.query(sql, params)).rows[0];
   /** The options caption-burn ran with for a job (its run's plan). */

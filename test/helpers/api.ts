@@ -2,6 +2,8 @@
 import { runAdmin } from "../../daemon/account/admin.js";
 import type { Backend } from "./backends.js";
 import { openTestApp, type TestApp } from "./app.js";
+import { serveFile, startHttpsServer, type TestHttpsServer } from "./https-server.js";
+import { TEST_MEDIA } from "./media.js";
 import { contractProblem } from "./contract.js";
 
 export interface ApiServer extends TestApp {
@@ -43,4 +45,17 @@ export async function openApiServer(backend: Backend, overrides: Record<string, 
       return { status: res.status, body: parsed, headers: res.headers };
     },
   };
+}
+
+/**
+ * An API server on PGlite that may fetch from a loopback https server serving jfk.wav at /jfk.wav
+ * (the live episode tests' setup); close() stops both.
+ */
+export async function openJfkApiServer(): Promise<{ s: ApiServer; media: TestHttpsServer; close(): Promise<void> }> {
+  const media = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
+  const s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath } }).catch(async (err) => {
+    await media.close();
+    throw err;
+  });
+  return { s, media, close: async () => void (await s.close(), await media.close()) };
 }
