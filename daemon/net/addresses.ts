@@ -56,7 +56,7 @@ const GLOBAL_UNICAST_V6 = new BlockList();
 GLOBAL_UNICAST_V6.addSubnet("2000::", 3, "ipv6");
 
 export interface AddressCheckOptions {
-  /** Tests only: admit 127.0.0.0/8 and ::1. */
+  /** Tests only: admit 127.0.0.0/8, ::1 and ::ffff:127.x (never 6to4, NAT64 or IPv4-compatible forms). */
   allowLoopback?: boolean;
 }
 
@@ -72,7 +72,9 @@ export function addressRefusal(ip: string, opts: AddressCheckOptions = {}): stri
   const bytes = parseIPv6(address);
   const embedded = embeddedIPv4(bytes);
   if (embedded) {
-    const inner = matchRules(V4, embedded.v4, "ipv4", opts);
+    // allow_loopback admits real loopback only: the mapped form is how a dual-stack socket names
+    // 127.x, but 6to4, NAT64 and IPv4-compatible forms route elsewhere and stay refused.
+    const inner = matchRules(V4, embedded.v4, "ipv4", embedded.via === "IPv4-mapped" ? opts : {});
     return inner && `${inner} (${embedded.via} ${embedded.v4})`;
   }
   const own = matchRules(V6, address, "ipv6", opts);
@@ -85,7 +87,7 @@ export function isPrivateAddress(ip: string): boolean {
   return addressRefusal(ip) !== undefined;
 }
 
-/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
+/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback (not the 6to4, NAT64 or IPv4-compatible forms). */
 export function isLoopbackAddress(ip: string): boolean {
   const address = ip.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
   const family = net.isIP(address);
@@ -93,7 +95,7 @@ export function isLoopbackAddress(ip: string): boolean {
   if (family !== 6) return false;
   const bytes = parseIPv6(address);
   const embedded = embeddedIPv4(bytes);
-  return embedded ? embedded.v4.startsWith("127.") : isLoopbackV6(bytes);
+  return embedded ? embedded.via === "IPv4-mapped" && embedded.v4.startsWith("127.") : isLoopbackV6(bytes);
 }
 
 function matchRules(rules: ReturnType<typeof compile>, address: string, family: "ipv4" | "ipv6", opts: AddressCheckOptions) {
