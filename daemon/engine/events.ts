@@ -36,10 +36,20 @@ export interface EventInput {
   links?: Record<string, EventLink>;
   /** Enqueue webhook delivery (default: for account events of the webhook types). */
   deliver?: boolean;
+  /**
+   * false: write nothing. A stage policy says so for an event another writer records itself (an
+   * API run's clip.ready comes from the episode service, in the API's shape); writing the stage's
+   * copy as well left two rows for one event, of which only one was ever delivered.
+   */
+  record?: boolean;
 }
 
-/** Writes the event and, for an account's webhook event, its fan-out job, in the caller's transaction. Returns the event id. */
-export async function recordEvent(tx: Queryable, ev: EventInput, queue?: QueueManager): Promise<string> {
+/**
+ * Writes the event and, for an account's webhook event, its fan-out job, in the caller's
+ * transaction. Returns the event id, or null when `ev.record` is false and nothing was written.
+ */
+export async function recordEvent(tx: Queryable, ev: EventInput, queue?: QueueManager): Promise<string | null> {
+  if (ev.record === false) return null;
   const id = randomUUID();
   await tx.query(`insert into events (id, type, run_id, account_id, livemode, data, links) values ($1, $2, $3, $4, $5, $6, $7)`, [
     id,
