@@ -10,6 +10,7 @@
  *   topped up (402 balance_below_zero).
  * - The first `included_per_episode` exports of an episode are free, later ones cost `cents_each`
  *   and need that much credit before they start.
+ * - A paid export whose job fails is refunded when its run ends (refundExport), once.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -79,7 +80,9 @@ export class BillingService {
   /** This month's use, for GET /me. */
   async usage(q: Queryable, accountId: string): Promise<{ plan_episodes_used: number; plan_episodes_included: number; spent_cents: number }> {
     const { rows } = await q.query(
-      `select coalesce(sum(-cents), 0)::bigint as spent from ledger where account_id = $1 and cents < 0 and created_at >= date_trunc('month', now())`,
+      // A refund takes back its charge: spent is what charges cost, less what was given back.
+      `select coalesce(sum(-cents), 0)::bigint as spent from ledger
+        where account_id = $1 and (cents < 0 or kind = 'export_refund') and created_at >= date_trunc('month', now())`,
       [accountId],
     );
     return { plan_episodes_used: await this.planEpisodesUsed(q, accountId), plan_episodes_included: this.prices.plan.api_episodes_per_month, spent_cents: Number(rows[0].spent) };
@@ -144,6 +147,24 @@ export class BillingService {
       throw new PaymentRequired("credit_required", `exports after the ${this.prices.exports.included_per_episode}th of an episode cost ${cents} cents each; the account has ${b.credit}`, cents - b.credit, b.credit);
     }
     await this.record(tx, accountId, -cents, "export", jobId, `export ${index} of its episode`);
+    return cents;
+  }
+
+  /**
+   * Gives back what a failed export was charged: a failed render run is the service's failure,
+   * not the caller's. Once per job, whatever replays its run end: the refund row is keyed by the
+   * job (ref) and looked for with the account row locked. Returns the cents given back.
+   */
+  async refundExport(tx: Queryable, accountId: string, jobId: string): Promise<number> {
+    await tx.query(`select 1 from accounts where id = $1 for update`, [accountId]);
+    const { rows } = await tx.query(
+      `select coalesce(sum(cents) filter (where kind = 'export'), 0)::bigint as charged, count(*) filter (where kind = 'export_refund')::int as refunds
+         from ledger where account_id = $1 and ref = $2`,
+      [accountId, jobId],
+    );
+    const cents = -Number(rows[0].charged);
+    if (cents <= 0 || rows[0].refunds > 0) return 0;
+    await this.record(tx, accountId, cents, "export_refund", jobId, "refund: the export failed");
     return cents;
   }
 

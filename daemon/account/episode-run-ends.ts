@@ -128,7 +128,12 @@ export class EpisodeRunEnds {
       }
     } else {
       const e = run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` };
-      await tx.query(`update jobs set status = 'failed', error = $2, finished_at = now(), updated_at = now() where id = $1`, [id, JSON.stringify({ code: e.code, message: e.message })]);
+      // Any failure of the run is the service's: a paid export gets its charge back, and the job
+      // then shows what it cost in the end (nothing).
+      const refunded = job.charged_cents > 0 ? await this.deps.billing.refundExport(tx, job.account_id, id) : 0;
+      await tx.query(`update jobs set status = 'failed', error = $2, charged_cents = charged_cents - $3, finished_at = now(), updated_at = now() where id = $1`, [
+        id, JSON.stringify({ code: e.code, message: e.message }), refunded,
+      ]);
     }
     await this.episodes.refreshClip(tx, job.clip_id);
     await this.jobEvent(tx, run, id);

@@ -1,5 +1,5 @@
-// A paid export whose render fails leaves one event row for its run: the account's clip.failed,
-// written by the episode service (a stage's copy of it is not written).
+// A paid export whose render fails is refunded, once, and its run leaves one event row: the
+// account's clip.failed, written by the episode service (a stage's copy of it is not written).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { waitFor } from "../helpers/wait.js";
@@ -10,6 +10,9 @@ describe("account API: a failed paid export", () => {
     s = await openApiServer("pglite");
   }, 120_000);
   afterAll(() => s?.close());
+
+  const ledger = async (accountId: string) =>
+    (await s.app.db.query(`select kind, cents, ref from ledger where account_id = $1 order by created_at, id`, [accountId])).rows.map((r: any) => ({ kind: r.kind, cents: Number(r.cents), ref: r.ref }));
 
   /** A ready episode whose one clip has a cut that is not in storage: its render is bound to fail. */
   async function readyEpisode(accountId: string) {
@@ -49,5 +52,19 @@ describe("account API: a failed paid export", () => {
     const { rows: run } = await s.app.db.query(`select run_id from jobs where id = $1`, [jobId]);
     const { rows: events } = await s.app.db.query(`select type, account_id from events where run_id = $1`, [run[0].run_id]);
     expect(events.map((e: any) => e.type)).toEqual(["clip.failed"]);
+  }, 180_000);
+
+  it("gives the 25 cents back when the render fails, once, and /me agrees", async () => {
+    const { a, jobId, job, spentBefore } = await failedExport();
+    expect(job.charged_cents).toBe(0);
+    const rows = await ledger(a.accountId);
+    expect(rows.filter((r) => r.ref === jobId).map((r) => [r.kind, r.cents])).toEqual([["export", -25], ["export_refund", 25]]);
+    const me = (await s.call(a.live, "GET", "/api/v1/me")).body;
+    expect(me.credit.credit_cents).toBe(100);
+    expect(me.usage.spent_cents).toBe(spentBefore);
+
+    // A replayed run end refunds nothing more.
+    expect(await s.app.db.transaction((tx) => s.app.billing.refundExport(tx, a.accountId, jobId))).toBe(0);
+    expect(await ledger(a.accountId)).toEqual(rows);
   }, 180_000);
 });
