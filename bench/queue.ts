@@ -154,8 +154,8 @@ async function openWorker(backend: Backend, databaseUrl: string, concurrency: nu
   };
 }
 
-async function runToEnd(app: ClipdApp, pipeline: string, origin: string): Promise<Run> {
-  const run = await app.runner.startRun(pipeline, {}, { origin });
+async function runToEnd(app: ClipdApp, pipeline: string, tag: string): Promise<Run> {
+  const run = await app.runner.startRun(pipeline, {}, { origin: "ops", originRef: tag });
   return app.runner.waitForRun(run.id, { intervalMs: 20, timeoutMs: SCENARIO_LIMIT_MS });
 }
 
@@ -195,11 +195,11 @@ interface ThroughputResult {
 
 /** N runs of the 3-step pipeline queued at once; completed runs per second. */
 async function measureThroughput(app: ClipdApp, runs: number): Promise<ThroughputResult> {
-  const origin = `bench-throughput-${randomBytes(3).toString("hex")}`;
+  const tag = `bench-throughput-${randomBytes(3).toString("hex")}`;
   await runToEnd(app, THREE, "bench-warmup");
   const t0 = performance.now();
   const ids: string[] = [];
-  for (let i = 0; i < runs; i++) ids.push((await app.runner.startRun(THREE, {}, { origin })).id);
+  for (let i = 0; i < runs; i++) ids.push((await app.runner.startRun(THREE, {}, { origin: "ops", originRef: tag })).id);
   const enqueueSeconds = (performance.now() - t0) / 1000;
   const deadline = Date.now() + SCENARIO_LIMIT_MS;
   let finished = 0;
@@ -208,8 +208,8 @@ async function measureThroughput(app: ClipdApp, runs: number): Promise<Throughpu
     const { rows } = await app.db.query<{ finished: number; failed: number }>(
       `select count(*) filter (where state in ('succeeded', 'failed', 'cancelled'))::int as finished,
               count(*) filter (where state <> 'succeeded' and state in ('failed', 'cancelled'))::int as failed
-         from runs where origin = $1`,
-      [origin],
+         from runs where origin_ref = $1`,
+      [tag],
     );
     finished = Number(rows[0]?.finished ?? 0);
     failed = Number(rows[0]?.failed ?? 0);
@@ -217,7 +217,7 @@ async function measureThroughput(app: ClipdApp, runs: number): Promise<Throughpu
     await new Promise((r) => setTimeout(r, 25));
   }
   const seconds = (performance.now() - t0) / 1000;
-  const { rows } = await app.db.query<Run>(`select * from runs where origin = $1 and state = 'succeeded'`, [origin]);
+  const { rows } = await app.db.query<Run>(`select * from runs where origin_ref = $1 and state = 'succeeded'`, [tag]);
   const parsed = rows.map((r: any) => ({ ...r, steps: typeof r.steps === "string" ? JSON.parse(r.steps) : r.steps }) as Run);
   return {
     runs,

@@ -1,7 +1,7 @@
 /**
- * Wiring: builds the services every role uses from the config. Opening order matters: database,
- * migrations, stage registry and pipelines (a broken pipeline stops here, before any work is
- * taken), then the queue.
+ * Wiring: opens what every role uses from the config, then fills the container (container.ts) and
+ * resolves the services from it. Opening order matters: stage registry and pipelines (a broken
+ * pipeline stops here, before any work is taken), database and migrations, then the queue.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -12,19 +12,22 @@ import { QueueManager } from "./engine/queue.js";
 import type { StageRegistry } from "./engine/registry.js";
 import { loadStages } from "./stages.js";
 import { Runner } from "./engine/runner.js";
+import { buildContainer } from "./container.js";
+import type { DependencyContainer } from "tsyringe";
 import { defineLocalStorage, type Storage } from "./kit/storage.js";
 import { openDb, type Db } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
 import { WorkerBoard } from "./engine/workers.js";
 import { AccountService } from "./account/accounts.js";
-import { accountStageEvent } from "./account/stage-events.js";
 import { BillingService } from "./account/billing.js";
 import { EpisodeService } from "./account/episodes.js";
 import { TranscriptService } from "./account/transcripts.js";
 import { WebhookService } from "./account/webhooks.js";
 import { FreeService } from "./free/service.js";
 
+/** The process's services, resolved from its container (daemon/container.ts). */
 export interface ClipdApp {
+  container: DependencyContainer;
   config: Config;
   log: Logger;
   db: Db;
@@ -69,32 +72,32 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
     const storage = defineLocalStorage(opts.storageDir ?? path.join(config.data_dir, "storage"));
     const queue = new QueueManager(db, config, log);
     await queue.start();
-    const runner = new Runner({ db, queue, registry, pipelines, storage, log, config, stageEvents: accountStageEvent });
-    const workers = new WorkerBoard(db);
-    const accounts = new AccountService(db);
+    const c = buildContainer({ config, log, db, storage, queue, registry, pipelines });
+    const accounts = c.resolve(AccountService);
     await accounts.start();
-    const billing = new BillingService(accounts);
-    const episodes = new EpisodeService({ db, runner, billing, storage, config, log: log.child({ service: "episodes" }) });
+    const episodes = c.resolve(EpisodeService);
+    const transcripts = c.resolve(TranscriptService);
+    const free = c.resolve(FreeService);
+    const webhooks = c.resolve(WebhookService);
+    // The run-end hooks, queues and schedules: once per process, here and nowhere else.
     episodes.register();
-    // One of each service per process, built here and handed to whoever needs it.
-    const transcripts = new TranscriptService({ db, runner, storage, accounts });
     transcripts.register();
-    const free = new FreeService({ db, runner, queue, storage, config, log: log.child({ service: "free" }) });
     await free.prepare();
-    const webhooks = new WebhookService({ db, queue, config, log: log.child({ service: "webhooks" }) });
     await webhooks.prepare();
+    const workers = c.resolve(WorkerBoard);
     return {
+      container: c,
       config,
       log,
       db,
       queue,
-      runner,
+      runner: c.resolve(Runner),
       registry,
       pipelines,
       storage,
       workers,
       accounts,
-      billing,
+      billing: c.resolve(BillingService),
       episodes,
       webhooks,
       transcripts,

@@ -12,12 +12,13 @@ import type { ClipRow, EpisodeDeps } from "./episode-rows.js";
 
 /** What the run-end hooks need of the episode service (kept here so neither file imports the other). */
 export interface EpisodeSteps {
-  startSearch(tx: Queryable, ep: EpisodeRow, opts: { about?: string; target_seconds?: number }, existing: unknown[]): Promise<string>;
+  startSearch(tx: Queryable, ep: EpisodeRow, opts: { about?: string; target_seconds?: number; origin: AccountSurface }, existing: unknown[]): Promise<string>;
   clipsOf(episodeId: string, q?: Queryable): Promise<ClipRow[]>;
   refreshClip(tx: Queryable, clipId: string): Promise<void>;
 }
 import { recordEvent } from "../engine/events.js";
 import type { Run } from "../engine/runner.js";
+import { isAccountSurface, type AccountSurface } from "./surfaces.js";
 import type { Queryable } from "../store/db.js";
 
 export class EpisodeRunEnds {
@@ -27,7 +28,7 @@ export class EpisodeRunEnds {
   ) {}
 
   async onRunEnd(tx: Queryable, run: Run): Promise<void> {
-    if (run.origin !== "api" || !run.origin_ref) return;
+    if (!isAccountSurface(run.origin) || !run.origin_ref) return;
     const [kind, id] = run.origin_ref.split(":", 2) as [string, string];
     if (kind === "episode") await this.importEnded(tx, run, id);
     else if (kind === "search") await this.searchEnded(tx, run, id);
@@ -51,7 +52,7 @@ export class EpisodeRunEnds {
       `update episodes set state = $2, duration_seconds = $3, charged_cents = charged_cents + $4, charged_at = now(), updated_at = now() where id = $1`,
       [id, JSON.stringify(state), seconds, charge.cents],
     );
-    await this.episodes.startSearch(tx, { ...ep, state }, { about: ep.options.about, target_seconds: ep.options.target_seconds }, []);
+    await this.episodes.startSearch(tx, { ...ep, state }, { about: ep.options.about, target_seconds: ep.options.target_seconds, origin: run.origin as AccountSurface }, []);
     this.deps.log.info({ episodeId: id, seconds, cents: charge.cents, from: charge.from }, "episode charged, clip search started");
   }
 

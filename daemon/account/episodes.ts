@@ -27,6 +27,7 @@ import { EpisodeRunEnds } from "./episode-run-ends.js";
 import { ClipLooks, cutChanged, lookChanges, resolveLook, type Look, type LookChange } from "./clip-look.js";
 import { jsonColumn } from "../store/_columns.js";
 import { toClip, toEpisode, toJob, type EpisodeDeps, type ClipLook, type EpisodeStatus, type ClipRow, type EpisodeRow, type JobRow, type NotStarted, type StartedJob } from "./episode-rows.js";
+import type { AccountSurface } from "./surfaces.js";
 
 export type { ClipLook, ClipRow, EpisodeDeps, EpisodeRow, EpisodeStatus, JobRow, NotStarted, StartedJob } from "./episode-rows.js";
 
@@ -80,6 +81,8 @@ export class EpisodeService {
   async create(input: {
     id?: string; accountId: string; name: string; sourceUrl?: string; upload?: { key: string; name: string };
     options: EpisodeRow["options"];
+    /** The surface asking; recorded on the runs this starts. */
+    origin: AccountSurface;
   }, within?: Within<NewEpisode>): Promise<NewEpisode> {
     const id = input.id ?? randomUUID();
     return transactionWith(this.deps.db, async (tx) => {
@@ -88,14 +91,14 @@ export class EpisodeService {
         `insert into episodes (id, account_id, livemode, name, status, source_url, upload, options) values ($1, $2, true, $3, 'awaiting_upload', $4, $5, $6)`,
         [id, input.accountId, input.name, input.sourceUrl ?? null, input.upload ? JSON.stringify(input.upload) : null, JSON.stringify(input.options)],
       );
-      if (input.sourceUrl) await this.startImport(tx, id, input.accountId, { source_url: input.sourceUrl });
+      if (input.sourceUrl) await this.startImport(tx, id, input.accountId, input.origin, { source_url: input.sourceUrl });
       // Known without reading the row back: the account row stays locked for as short as can be.
       return { id, status: input.sourceUrl ? "importing" : "awaiting_upload" } as const;
     }, within);
   }
 
   /** Starts the import of an uploaded episode. A repeat once it has started changes nothing. */
-  async markUploaded(accountId: string, id: string, within?: Within<{ episode: EpisodeRow; started: boolean }>): Promise<{ episode: EpisodeRow; started: boolean }> {
+  async markUploaded(accountId: string, id: string, origin: AccountSurface, within?: Within<{ episode: EpisodeRow; started: boolean }>): Promise<{ episode: EpisodeRow; started: boolean }> {
     const start = async (tx: Queryable): Promise<boolean> => {
       const ep = await this.lockEpisode(tx, accountId, id);
       if (ep.status !== "awaiting_upload") return false;
@@ -106,7 +109,7 @@ export class EpisodeService {
       const upload = await this.typedUpload(ep.upload);
       await this.deps.billing.assertCanStartEpisode(tx, accountId);
       if (upload !== ep.upload) await tx.query(`update episodes set upload = $2 where id = $1`, [id, JSON.stringify(upload)]);
-      await this.startImport(tx, id, accountId, { upload });
+      await this.startImport(tx, id, accountId, origin, { upload });
       return true;
     };
     return transactionWith(this.deps.db, async (tx) => {
@@ -129,8 +132,8 @@ export class EpisodeService {
     return { key: upload.key, name: `${upload.name}${sniff.ext}` };
   }
 
-  private async startImport(tx: Queryable, id: string, accountId: string, source: Record<string, unknown>) {
-    const run = await this.deps.runner.startRun(PIPELINES.import, { ...source, account_id: accountId, livemode: true, episode_id: id }, { tx, origin: "api", originRef: `episode:${id}` });
+  private async startImport(tx: Queryable, id: string, accountId: string, origin: AccountSurface, source: Record<string, unknown>) {
+    const run = await this.deps.runner.startRun(PIPELINES.import, { ...source, account_id: accountId, livemode: true, episode_id: id }, { tx, origin, originRef: `episode:${id}` });
     await tx.query(`update episodes set status = 'importing', run_id = $2, updated_at = now() where id = $1`, [id, run.id]);
   }
 
@@ -179,7 +182,7 @@ export class EpisodeService {
    * with its clips and starts nothing. With no `about`, the episode is searched again with its own
    * options, for clips it does not have yet. Searches after the first are free.
    */
-  async search(accountId: string, id: string, input: { about?: string; target_seconds?: number }, within?: Within<SearchResult>): Promise<SearchResult> {
+  async search(accountId: string, id: string, input: { about?: string; target_seconds?: number; origin: AccountSurface }, within?: Within<SearchResult>): Promise<SearchResult> {
     return transactionWith(this.deps.db, async (tx) => {
       const ep = await this.lockEpisode(tx, accountId, id);
       if (ep.status === "searching") throw new Conflict("search_in_progress", `episode ${id} is searching for clips already; retry when it is ready`);
@@ -189,13 +192,13 @@ export class EpisodeService {
       const clips = await this.clipsOf(id, tx);
       if (done) return { status: "done" as const, clips: clips.filter((c) => c.data.about === about) };
       await this.deps.billing.assertNotBelowZero(tx, accountId);
-      const runId = await this.startSearch(tx, ep, { about: about ?? ep.options.about, target_seconds: input.target_seconds ?? ep.options.target_seconds }, clips.map((c) => c.data));
+      const runId = await this.startSearch(tx, ep, { about: about ?? ep.options.about, target_seconds: input.target_seconds ?? ep.options.target_seconds, origin: input.origin }, clips.map((c) => c.data));
       return { status: "searching" as const, clips: [], run_id: runId };
     }, within);
   }
 
   /** Starts a clip search run (also called by episode-run-ends.ts when an import ends). */
-  async startSearch(tx: Queryable, ep: EpisodeRow, opts: { about?: string; target_seconds?: number }, existing: unknown[]): Promise<string> {
+  async startSearch(tx: Queryable, ep: EpisodeRow, opts: { about?: string; target_seconds?: number; origin: AccountSurface }, existing: unknown[]): Promise<string> {
     const set: Record<string, unknown> = {};
     if (ep.options.content_type) set.content_type = ep.options.content_type;
     if (opts.target_seconds) set.target_seconds = opts.target_seconds;
@@ -203,7 +206,7 @@ export class EpisodeService {
     const run = await this.deps.runner.startRun(
       PIPELINES.search,
       { ...ep.state, clips: existing, account_id: ep.account_id, livemode: true, episode_id: ep.id },
-      { tx, origin: "api", originRef: `search:${ep.id}`, set },
+      { tx, origin: opts.origin, originRef: `search:${ep.id}`, set },
     );
     const searches = [...ep.searches, { about: opts.about ?? null, target_seconds: opts.target_seconds, run_id: run.id, state: "running" }];
     await tx.query(`update episodes set status = 'searching', search_run_id = $2, searches = $3, updated_at = now() where id = $1`, [ep.id, run.id, JSON.stringify(searches)]);
@@ -231,7 +234,7 @@ export class EpisodeService {
    * with a new fit/background, else a render (restyle pipeline). Clips that cannot start are listed
    * with a reason and charged nothing. When none can start, the whole call is refused.
    */
-  async exportClips(accountId: string, episodeId: string, input: { clips: Array<number | string>; look: ClipLook }, within?: Within<ExportResult>): Promise<ExportResult> {
+  async exportClips(accountId: string, episodeId: string, input: { clips: Array<number | string>; look: ClipLook; origin: AccountSurface }, within?: Within<ExportResult>): Promise<ExportResult> {
     return transactionWith(this.deps.db, async (tx) => {
       const ep = await this.lockEpisode(tx, accountId, episodeId);
       const clips = await this.clipsOf(episodeId, tx);
@@ -255,7 +258,7 @@ export class EpisodeService {
         }
         seen.add(clip.id);
         const kind = clip.cut && !cutChanged(lookChanges((await this.looks.current(tx, clip)).look, look)) ? "render" : "cut";
-        const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes: [], index: index + 1, prevRender: null });
+        const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes: [], index: index + 1, prevRender: null, origin: input.origin });
         if (started instanceof PaymentRequired) {
           refusal ??= started;
           notStarted.push({ clip: want, reason: started.code, message: started.message, needed_cents: started.neededCents });
@@ -277,7 +280,7 @@ export class EpisodeService {
    * (restyle pipeline; a new fit or background cuts again). When nothing resolves to a new value,
    * nothing starts and nothing is charged: the answer is the job that made the current look.
    */
-  async restyle(accountId: string, clipId: string, want: ClipLook, opts: { saveAsDefault?: boolean } = {}, within?: Within<RestyleResult>): Promise<RestyleResult> {
+  async restyle(accountId: string, clipId: string, want: ClipLook, opts: { saveAsDefault?: boolean; origin: AccountSurface }, within?: Within<RestyleResult>): Promise<RestyleResult> {
     return transactionWith(this.deps.db, async (tx) => {
       const found = await this.getClip(accountId, clipId, tx);
       if (!found) throw notFound("clip", clipId);
@@ -296,7 +299,7 @@ export class EpisodeService {
         return { job: { ...current.job, status: EpisodeService.publicJobStatus(current.job), charged_cents: 0 }, changes };
       }
       const kind = cutChanged(changes) ? "cut" : "render";
-      const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes, index: (await this.exportCount(tx, ep.id)) + 1, prevRender: clip.render });
+      const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes, index: (await this.exportCount(tx, ep.id)) + 1, prevRender: clip.render, origin: opts.origin });
       if (started instanceof PaymentRequired) throw started;
       return { job: started, changes };
     }, within);
@@ -311,7 +314,7 @@ export class EpisodeService {
     tx: Queryable,
     ep: EpisodeRow,
     clip: ClipRow,
-    o: { kind: "cut" | "render"; look: Look; changes: LookChange[]; index: number; prevRender: Record<string, any> | null },
+    o: { kind: "cut" | "render"; look: Look; changes: LookChange[]; index: number; prevRender: Record<string, any> | null; origin: AccountSurface },
   ): Promise<StartedJob | PaymentRequired> {
     const jobId = randomUUID();
     let cents: number;
@@ -326,9 +329,9 @@ export class EpisodeService {
     const ids = { account_id: ep.account_id, livemode: true, episode_id: ep.id, clip_id: clip.id, job_id: jobId };
     let run: Run;
     if (o.kind === "cut") {
-      run = await this.deps.runner.startRun(PIPELINES.cut, { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: "api", originRef: `job:${jobId}`, set });
+      run = await this.deps.runner.startRun(PIPELINES.cut, { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
     } else {
-      run = await this.deps.runner.startRun(PIPELINES.render, { cut: clip.cut, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: "api", originRef: `job:${jobId}`, set });
+      run = await this.deps.runner.startRun(PIPELINES.render, { cut: clip.cut, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
     }
     await tx.query(
       `insert into jobs (id, account_id, episode_id, clip_id, kind, status, run_id, options, changes, charged_cents) values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9)`,

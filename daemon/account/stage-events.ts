@@ -10,10 +10,11 @@
  * events: live, tagged with where the work came from, and delivered.
  */
 import type { StageEventPolicy } from "../engine/runner.js";
+import { isAccountSurface } from "./surfaces.js";
 
 export const accountStageEvent: StageEventPolicy = (run, event) => {
   const accountId: string | null = run.input.account_id ?? null;
-  const deliverable = run.origin !== "api" && Boolean(accountId);
+  const deliverable = !isAccountSurface(run.origin) && Boolean(accountId);
   // The domain service records this run's events itself, under the same types: a second row from
   // the stage would be a copy that is never delivered (two clip.ready rows for one render).
   const serviceWritesIt = Boolean(accountId) && !deliverable;

@@ -20,6 +20,7 @@ import type { Storage } from "../kit/storage.js";
 import { transactionWith, type Db, type Queryable, type Within } from "../store/db.js";
 import { chargeTranscript, decideTranscriptPayment, freeTranscriptsUsed, loadTranscriptPrices, type TranscriptPrices } from "./transcript-billing.js";
 import { isoColumn, jsonColumn } from "../store/_columns.js";
+import type { AccountSurface } from "./surfaces.js";
 
 export type TranscriptStatus = "queued" | "running" | "completed" | "failed";
 
@@ -111,27 +112,26 @@ export function transcriptPage(name: string, text: string): string {
   ].join("\n");
 }
 
-const registered = new WeakSet<Runner>();
-
 export class TranscriptService {
   readonly prices: TranscriptPrices;
+  private registered = false;
 
   constructor(private readonly deps: TranscriptDeps) {
     this.prices = deps.prices ?? loadTranscriptPrices();
   }
 
   /** Settles transcripts in the transaction that ends their run. Safe to call more than once. */
-  register(runner: Runner = this.deps.runner): void {
-    if (registered.has(runner)) return;
-    registered.add(runner);
-    runner.onRunEnd((tx, run) => this.settle(tx, run));
+  register(): void {
+    if (this.registered) return;
+    this.registered = true;
+    this.deps.runner.onRunEnd((tx, run) => this.settle(tx, run));
   }
 
   /**
    * Orders a transcript of `url` (already checked by the caller), or returns the account's
    * existing one for that url. Throws PaymentRequired (402) when a paid one cannot start.
    */
-  async order(input: { accountId: string; url: string; name: string }, within?: Within<Ordered>): Promise<Ordered> {
+  async order(input: { accountId: string; url: string; name: string; origin: AccountSurface }, within?: Within<Ordered>): Promise<Ordered> {
     const { id, created } = await transactionWith(this.deps.db, async (tx) => {
       await tx.query(`select id from accounts where id = $1 for update`, [input.accountId]);
       const existing = await tx.query(`select id from transcripts where account_id = $1 and url = $2 and status <> 'failed'`, [input.accountId, input.url]);
@@ -142,7 +142,7 @@ export class TranscriptService {
       const run = await this.deps.runner.startRun(
         "transcript",
         { source_url: input.url, account_id: input.accountId, livemode: true, transcript_id: id },
-        { origin: "api", originRef: id, tx, set: { "probe.max_seconds": this.prices.max_minutes * 60 } },
+        { origin: input.origin, originRef: id, tx, set: { "probe.max_seconds": this.prices.max_minutes * 60 } },
       );
       await tx.query(`update transcripts set run_id = $2 where id = $1`, [id, run.id]);
       return { id, created: true };

@@ -43,13 +43,21 @@ export interface Run {
   steps: StepRecord[];
   output: Record<string, any>;
   error: { code: string; message: string; stage?: string; step?: number } | null;
-  origin: string;
+  origin: RunOrigin;
   origin_ref: string | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
   finished_at: string | null;
 }
+
+/**
+ * Where a run's work came from, recorded on every run: the account surfaces (the API, the website,
+ * the MCP tool server), the watch folder, the CLI, the ops routes and the free API. The engine
+ * only records it; the domains read it (daemon/account/surfaces.ts).
+ */
+export const RUN_ORIGINS = ["api", "web", "chat", "watch", "cli", "ops", "free"] as const;
+export type RunOrigin = (typeof RUN_ORIGINS)[number];
 
 export class RunError extends Error {
   constructor(readonly code: string, message: string, opts?: { cause?: unknown }) {

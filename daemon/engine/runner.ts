@@ -30,7 +30,7 @@ import type { Pipeline } from "./pipelines.js";
 import { progressWriter } from "./progress.js";
 import type { QueueManager, StepJob } from "./queue.js";
 import type { StageRegistry } from "./registry.js";
-import { isCurrent, stepsOf, type Run } from "./run.js";
+import { isCurrent, stepsOf, type Run, type RunOrigin } from "./run.js";
 import { readRun, waitForRun, type WaitOptions } from "./run-store.js";
 import { cancelRun } from "./sql/cancel-run.js";
 import { runOwnEvent, type StageEventPolicy, type TransitionContext } from "./sql/context.js";
@@ -60,7 +60,8 @@ export interface RunnerDeps {
 }
 
 export interface StartRunOptions {
-  origin?: string;
+  /** Where the work came from; work started without saying so is an operator's ("ops"). */
+  origin?: RunOrigin;
   originRef?: string;
   /** Option overrides: "key" applies to every step whose stage has that option; "stage.key" to one stage. */
   set?: Record<string, unknown>;
@@ -120,7 +121,7 @@ export class Runner {
 
   async startRun(pipelineName: string, input: Record<string, any>, opts: StartRunOptions = {}): Promise<Run> {
     const plan = this.planFor(pipelineName, opts.set);
-    const run = { id: randomUUID(), pipeline: pipelineName, input, plan, origin: opts.origin ?? "api", originRef: opts.originRef ?? null };
+    const run = { id: randomUUID(), pipeline: pipelineName, input, plan, origin: opts.origin ?? "ops", originRef: opts.originRef ?? null };
     if (opts.tx) await insertRun(this.deps.queue, opts.tx, run);
     else await this.deps.db.transaction((tx) => insertRun(this.deps.queue, tx, run));
     this.deps.log.info({ runId: run.id, pipeline: pipelineName, origin: run.origin }, "run queued");

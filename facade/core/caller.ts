@@ -1,9 +1,11 @@
 /**
  * Who is asking, as a transport (HTTP, the MCP tool server, the website) tells the operation core.
- * Plain data with no imports, so the registry, auth and the core can all name it.
+ * Plain data (one type import), so the registry, auth and the core can all name it.
  */
-/** Which surface a request came through; recorded with the work it starts. */
-export type Surface = "api" | "web" | "chat";
+import type { AccountSurface } from "../../daemon/account/surfaces.js";
+
+/** Which surface a request came through; recorded with the work it starts (runs.origin). */
+export type Surface = AccountSurface;
 
 /** Who is asking, as a transport tells it. */
 export interface Caller {

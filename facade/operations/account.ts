@@ -100,6 +100,7 @@ export const createEpisode = defineOperation({
     await ctx.services.episodes.create({
       id: episodeId, accountId: auth.account.id, name: name || "Untitled episode", sourceUrl, options,
       upload: upload ? { key: upload.key, name: upload.key.split("/").pop()! } : undefined,
+      origin: ctx.caller.surface,
     }, hook.within);
     return hook.answer;
   },
@@ -139,7 +140,7 @@ export const episodeUploaded = defineOperation({
         livemode: true,
       };
     });
-    await ctx.services.episodes.markUploaded(auth.account.id, ctx.params.id!, hook.within);
+    await ctx.services.episodes.markUploaded(auth.account.id, ctx.params.id!, ctx.caller.surface, hook.within);
     return hook.answer;
   },
 });
@@ -168,7 +169,7 @@ export const exportClips = defineOperation({
       message: `${r.jobs.length} job${r.jobs.length === 1 ? "" : "s"} started${r.not_started.length ? `; ${r.not_started.length} not started (see not_started)` : ""}; poll GET /api/v1/jobs/{id}`,
       livemode: true,
     }));
-    await ctx.services.episodes.exportClips(auth.account.id, ctx.params.id!, { clips: ctx.body.clips, look }, hook.within);
+    await ctx.services.episodes.exportClips(auth.account.id, ctx.params.id!, { clips: ctx.body.clips, look, origin: ctx.caller.surface }, hook.within);
     return hook.answer;
   },
 });
@@ -195,7 +196,7 @@ export const searchEpisode = defineOperation({
       message: r.status === "searching" ? "searching; poll GET /api/v1/episodes/{id} until it is ready again" : "this brief was searched before; these are its clips",
       livemode: true,
     }));
-    await ctx.services.episodes.search(auth.account.id, ctx.params.id!, ctx.body ?? {}, hook.within);
+    await ctx.services.episodes.search(auth.account.id, ctx.params.id!, { ...ctx.body, origin: ctx.caller.surface }, hook.within);
     return hook.answer;
   },
 });
@@ -249,7 +250,7 @@ export const restyleClip = defineOperation({
         livemode: true,
       };
     });
-    await ctx.services.episodes.restyle(auth.account.id, ctx.params.id!, look, { saveAsDefault: saving }, hook.within);
+    await ctx.services.episodes.restyle(auth.account.id, ctx.params.id!, look, { saveAsDefault: saving, origin: ctx.caller.surface }, hook.within);
     return hook.answer;
   },
 });

@@ -139,7 +139,7 @@ export const createTranscript = defineOperation<{ url: string; name?: string }>(
     }
     const svc = transcriptsFor(s);
     const hook = settleAnswer(ctx, ({ transcript, created }: Ordered) => (!created && transcript.status === "completed" ? 200 : 202), (o: Ordered) => toView(s, svc, o.transcript, origin));
-    await svc.order({ accountId: a.account.id, url: url.href, name: body.name ?? nameFromUrl(url) }, hook.within);
+    await svc.order({ accountId: a.account.id, url: url.href, name: body.name ?? nameFromUrl(url), origin: ctx.caller.surface }, hook.within);
     return hook.answer;
   },
 });

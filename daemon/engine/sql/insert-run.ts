@@ -4,7 +4,7 @@
  * row (an episode, a transcript, a watch file) commits together with its run or not at all.
  */
 import type { QueueManager } from "../queue.js";
-import type { RunPlan } from "../run.js";
+import type { RunOrigin, RunPlan } from "../run.js";
 import type { Queryable } from "../../store/db.js";
 import { enqueueStep } from "./context.js";
 
@@ -13,7 +13,7 @@ export interface NewRun {
   pipeline: string;
   input: Record<string, any>;
   plan: RunPlan;
-  origin: string;
+  origin: RunOrigin;
   originRef: string | null;
 }
 
