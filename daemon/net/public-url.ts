@@ -30,10 +30,16 @@ export interface PublicUrlOptions {
   config: Readonly<Record<string, any>>;
 }
 
-/** Parses and checks a user URL; returns it without its fragment. */
-export async function checkPublicUrl(raw: string, opts: PublicUrlOptions): Promise<URL> {
-  const { field } = opts;
-  const bad = (message: string, extra: Record<string, unknown> = {}) => new NetRefusal("invalid_url", `body field "${field}": ${message}`, { field, ...extra });
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * The checks that need no network: parsed, https, no credentials, a path that decodes to no
+ * control character (a file name made from it would carry a NUL into the database). Every URL
+ * field of a request passes this before any of them is resolved, so the caller hears about its
+ * own typo (a credentialed callback_url) rather than the DNS state of another field.
+ */
+export function checkUrlShape(raw: string, field: string): URL {
+  const bad = (message: string) => new NetRefusal("invalid_url", `body field "${field}": ${message}`, { field });
   let url: URL;
   try {
     url = new URL(raw);
@@ -42,7 +48,22 @@ export async function checkPublicUrl(raw: string, opts: PublicUrlOptions): Promi
   }
   if (url.protocol !== "https:") throw bad(`must be an https link (got ${url.protocol.replace(/:$/, "")})`);
   if (url.username || url.password) throw bad("may not carry a user name or password");
+  let path = url.pathname;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    /* a malformed escape stays as written: it decodes to nothing */
+  }
+  if (CONTROL.test(path)) throw bad("its path decodes to a control character (such as %00)");
   url.hash = "";
+  return url;
+}
+
+/** Parses and checks a user URL; returns it without its fragment. */
+export async function checkPublicUrl(raw: string, opts: PublicUrlOptions): Promise<URL> {
+  const { field } = opts;
+  const bad = (message: string, extra: Record<string, unknown> = {}) => new NetRefusal("invalid_url", `body field "${field}": ${message}`, { field, ...extra });
+  const url = checkUrlShape(raw, field);
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const { allowLoopback } = await netguardOptionsFromConfig(opts.config);
   // Names reserved never to resolve (RFC 6761) are refused without asking DNS, which may not answer.

@@ -9,6 +9,7 @@ import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";
 import type { FacadeServices } from "../services.js";
 import { linkBase } from "../uploads.js";
+import { checkUrlShape } from "../../daemon/net/public-url.js";
 import { checkSourceUrl } from "./transcripts.js";
 
 /** The free service of this process (built by the composition root), told where links point. */
@@ -84,6 +85,9 @@ export const createFreeTranscription = defineOperation<{ url: string; callback_u
     const { body, services: s, caller } = ctx;
     const svc = freeFor(s, caller.linkOrigin);
     const keyId = caller.presentedCredentials ? await svc.authenticate(caller.bearer ?? "") : null;
+    // Both links' own form first, so a bad callback_url is named whatever the state of url's host.
+    checkUrlShape(body.url, "url");
+    if (body.callback_url) checkUrlShape(body.callback_url, "callback_url");
     const url = await checkSourceUrl(body.url, s.config);
     let callbackUrl: string | undefined;
     if (body.callback_url) {
