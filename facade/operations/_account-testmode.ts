@@ -6,6 +6,13 @@ import { formatDuration } from "../_format.js";
 import { ApiError } from "../errors.js";
 import { loadTestFixtures, sampleClipLink, type SampleLinks } from "../testmode.js";
 import { clipTiming } from "./_account-views.js";
+import type { OperationContext } from "../registry.js";
+
+/** The caller's key, which every account operation has (auth: key). */
+export function _authOf(ctx: OperationContext) {
+  if (!ctx.auth) throw new ApiError(401, "unauthorized", "an API key is required");
+  return ctx.auth;
+}
 
 export function _notFound(what: string, value: string): ApiError {
   return new ApiError(404, "not_found", `no ${what} ${value} on this account`, { field: "id" });
