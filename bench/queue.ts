@@ -20,6 +20,9 @@
  * - throughput: N runs of the 3-step `bench-three` pipeline queued at once, completed runs per
  *   second from the first enqueue to the last run finished, at the default worker concurrency and
  *   at concurrency 4.
+ *
+ * Why one file of ~360 lines: a bench is read top to bottom as one experiment (set-up, the two
+ * measures, the table), and its throwaway PostgreSQL cluster lives and dies with it.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";

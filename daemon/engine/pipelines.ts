@@ -3,6 +3,9 @@
  * known stages, each step's `with:` against its stage's options schema, `retry`, `timeout` and
  * `when`. Every problem is collected with its file and line, so a broken set is refused as a whole
  * (at start and by `clipd pipelines lint`) instead of failing mid-job.
+ *
+ * Why ~270 lines: loading and checking are one pass over the YAML documents (the checks need the
+ * nodes' line numbers), so they stay together.
  */
 import { STATE_KEYS, unmetNeeds, type StateKey } from "./run-state.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
