@@ -1,56 +1,128 @@
 /**
- * Media storage: files addressed by keys ("runs/<id>/source.wav") under one root folder.
- * Keys are relative, use forward slashes and may not climb out of the root. S3 or similar can
- * implement the same interface later without touching the stages.
+ * Media storage: files addressed by keys ("runs/<id>/source.wav"). Keys are relative, use forward
+ * slashes and may not climb out of the store (checkKey). Stages and operations reach the bytes only
+ * through this interface (streams, stat, local copies), never through a folder of their own, so an
+ * object store can implement it later without touching them. The local-disk backend is the only
+ * one today; its folder layout stays private to it.
  */
-import { createReadStream, createWriteStream, type ReadStream, type WriteStream } from "node:fs";
+import { createReadStream, createWriteStream } from "node:fs";
 import { copyFile, mkdir, open, rename, rm, stat, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
+
+/** What stat knows about a stored file. */
+export interface StorageStat {
+  size: number;
+  mtime: Date;
+}
+
+/** A byte range, both ends inclusive (as in HTTP Range and fs.createReadStream). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** A stored file seen as a local path, for tools that only take paths (ffmpeg, sharp). */
+export interface LocalFile {
+  readonly path: string;
+  /** Gives the path up early; a copying backend deletes its copy. Safe to call twice. */
+  release(): Promise<void>;
+}
+
+/** The key names no stored file (or names a folder, which a store of objects does not have). */
+export class StorageNotFoundError extends Error {
+  readonly code = "storage_not_found";
+  constructor(readonly key: string, options?: { cause?: unknown }) {
+    super(`storage key "${key}" does not exist`, options);
+    this.name = "StorageNotFoundError";
+  }
+}
 
 export interface Storage {
-  readonly root: string;
-  /** Absolute local path of a key. Nothing is created; putFile, write and writeStream make folders. */
-  pathOf(key: string): string;
+  /** Whether a file is stored under the key. */
   exists(key: string): Promise<boolean>;
+  /** Size and modification time; rejects with StorageNotFoundError when there is no such file. */
+  stat(key: string): Promise<StorageStat>;
   size(key: string): Promise<number>;
-  /** Copies (or moves, with `move: true`) a local file into storage. */
+  /** Stores a local file (a tool's output in the step's workdir); `move: true` consumes it. */
   putFile(key: string, from: string, opts?: { move?: boolean }): Promise<string>;
+  /** Renames a stored file (e.g. a finished `.part` upload to its key), replacing any file there. */
+  move(from: string, to: string): Promise<string>;
   write(key: string, data: string | Buffer): Promise<string>;
   read(key: string): Promise<Buffer>;
   /** The first `bytes` bytes of a file (fewer when it is shorter), to tell its type. */
   readHead(key: string, bytes: number): Promise<Buffer>;
-  readStream(key: string): ReadStream;
-  writeStream(key: string): Promise<WriteStream>;
+  /** The file's bytes, or only `range` of them. A missing key fails the stream, not the call. */
+  readStream(key: string, range?: ByteRange): Readable;
+  /** Writes the key as bytes arrive; write to a temporary key and `move` it when whole. */
+  writeStream(key: string): Promise<Writable>;
+  /**
+   * The file as a local path, for a tool that needs one. The path is read-only: write outputs to
+   * the workdir and `putFile` them. It stays valid until `release()` or the end of the step, when
+   * the runner removes `opts.workdir`. The local-disk backend answers the stored file's own path
+   * and copies nothing; a remote backend downloads into a private folder under `opts.workdir`,
+   * so names the stage uses there do not clash. Rejects with StorageNotFoundError for a missing key.
+   */
+  local(key: string, opts: { workdir: string; signal?: AbortSignal }): Promise<LocalFile>;
+  /** Removes a file (or everything under a key prefix); a missing key is not an error. */
   remove(key: string): Promise<void>;
 }
 
+/**
+ * A stored file as a local path for a step's tool (Storage.local with the step's workdir). Stages
+ * need not release it: the path lives as long as the step's workdir, which the runner removes.
+ */
+export async function stepFile(ctx: { storage: Storage; workdir: string; signal?: AbortSignal }, key: string): Promise<string> {
+  return (await ctx.storage.local(key, { workdir: ctx.workdir, ...(ctx.signal ? { signal: ctx.signal } : {}) })).path;
+}
+
+/** The canonical form of a key; throws for keys that are empty, absolute or climb out of the store. */
 export function checkKey(key: string): string {
   const clean = key.replace(/\\/g, "/");
-  if (!clean || clean.startsWith("/") || clean.split("/").some((p) => p === ".." || p === "")) {
+  if (!clean || clean.startsWith("/") || clean.includes("\0") || clean.split("/").some((p) => p === ".." || p === "." || p === "")) {
     throw new Error(`invalid storage key "${key}"`);
   }
   return clean;
 }
 
-export function defineLocalStorage(root: string): Storage {
+/** Storage in one local folder; `root` is exposed for the daemon's own housekeeping and tests. */
+export type LocalStorage = Storage & { readonly root: string };
+
+export function defineLocalStorage(root: string): LocalStorage {
   const abs = path.resolve(root);
-  const pathOf = (key: string) => path.join(abs, checkKey(key));
+  // Private: the one place a key becomes a path. The relative check guards against anything
+  // checkKey might let through on another platform.
+  const pathOf = (key: string) => {
+    const full = path.join(abs, checkKey(key));
+    const rel = path.relative(abs, full);
+    if (!rel || rel === ".." || rel.startsWith("../") || path.isAbsolute(rel)) throw new Error(`invalid storage key "${key}"`);
+    return full;
+  };
   const ensureDir = (key: string) => mkdir(path.dirname(pathOf(key)), { recursive: true });
-  return {
+  const fileStat = async (key: string): Promise<StorageStat> => {
+    const file = pathOf(key);
+    try {
+      const st = await stat(file);
+      if (st.isFile()) return { size: st.size, mtime: st.mtime };
+    } catch (err: any) {
+      if (err?.code === "ENOENT" || err?.code === "ENOTDIR") throw new StorageNotFoundError(key, { cause: err });
+      throw err;
+    }
+    throw new StorageNotFoundError(key);
+  };
+  const storage: LocalStorage = {
     root: abs,
-    pathOf,
     async exists(key) {
       try {
-        await stat(pathOf(key));
+        await fileStat(key);
         return true;
-      } catch {
-        return false;
+      } catch (err) {
+        if (err instanceof StorageNotFoundError) return false;
+        throw err;
       }
     },
-    async size(key) {
-      return (await stat(pathOf(key))).size;
-    },
+    stat: fileStat,
+    size: async (key) => (await fileStat(key)).size,
     async putFile(key, from, opts = {}) {
       await ensureDir(key);
       const to = pathOf(key);
@@ -68,6 +140,16 @@ export function defineLocalStorage(root: string): Storage {
       if (opts.move) await rm(from, { force: true });
       return key;
     },
+    async move(from, to) {
+      await ensureDir(to);
+      try {
+        await rename(pathOf(from), pathOf(to));
+      } catch (err: any) {
+        if (err?.code === "ENOENT") throw new StorageNotFoundError(from, { cause: err });
+        throw err;
+      }
+      return to;
+    },
     async write(key, data) {
       await ensureDir(key);
       const to = pathOf(key);
@@ -75,7 +157,7 @@ export function defineLocalStorage(root: string): Storage {
       await rename(to + ".part", to);
       return key;
     },
-    read: (key) => readFile(pathOf(key)),
+    read: async (key) => readFile(pathOf(key)),
     async readHead(key, bytes) {
       const fh = await open(pathOf(key), "r");
       try {
@@ -86,15 +168,20 @@ export function defineLocalStorage(root: string): Storage {
         await fh.close();
       }
     },
-    readStream: (key) => createReadStream(pathOf(key)),
+    readStream: (key, range) => createReadStream(pathOf(key), range ? { start: range.start, end: range.end } : {}),
     async writeStream(key) {
       await ensureDir(key);
       return createWriteStream(pathOf(key));
+    },
+    async local(key) {
+      await fileStat(key);
+      return { path: pathOf(key), release: async () => undefined };
     },
     async remove(key) {
       await rm(pathOf(key), { force: true, recursive: true });
     },
   };
+  return storage;
 }
 
 /**

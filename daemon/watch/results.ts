@@ -2,7 +2,9 @@
  * Collects a finished run's results into a folder: transcript files, clips.json, rendered clips and
  * run.json. Used by the watch folder (outbox/<name>/) and by `clipd run --out DIR`.
  */
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { createWriteStream } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
 import path from "node:path";
 import type { Run } from "../engine/runner.js";
 import type { Storage } from "../kit/storage.js";
@@ -87,7 +89,7 @@ export async function writeResults(storage: Storage, run: Run, dir: string, chil
   const written: string[] = [];
   for (const f of resultFiles(run, children)) {
     if (!(await storage.exists(f.key))) continue;
-    await copyFile(storage.pathOf(f.key), path.join(dir, f.name));
+    await pipeline(storage.readStream(f.key), createWriteStream(path.join(dir, f.name)));
     written.push(f.name);
   }
   await writeFile(path.join(dir, "run.json"), JSON.stringify(runSummary(run, children, events), null, 2) + "\n");

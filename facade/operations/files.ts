@@ -11,8 +11,6 @@
  * Downloads stream from storage and honour a single HTTP byte range (206), so players can seek.
  */
 import { randomUUID } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
 import { Readable, Writable } from "node:stream";
 import { extensionOf, MEDIA_FORMATS, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
 import { nextChunk } from "../_body.js";
@@ -140,7 +138,7 @@ export const putUpload = defineOperation({
       throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body");
     }
     if (claims.test) return { key: claims.key, bytes, livemode: false };
-    await services.storage.putFile(claims.key, services.storage.pathOf(part), { move: true });
+    await services.storage.move(part, claims.key);
     services.log.info({ key: claims.key, bytes, ref: claims.ref }, "upload stored");
     return { key: claims.key, bytes };
   },
@@ -195,12 +193,9 @@ export const getFile = defineOperation({
     const claims = services.signer.verify(params.token!, "download");
     const name = claims.name || claims.key.split("/").pop()!;
     let size: number;
-    let path: string;
     try {
-      path = services.storage.pathOf(claims.key);
-      const st = await stat(path);
-      if (!st.isFile()) throw new Error("not a file");
-      size = st.size;
+      // Any failure (a missing file, a folder, a key that is not valid) is the same 404.
+      size = (await services.storage.stat(claims.key)).size;
     } catch (cause) {
       throw new ApiError(404, "not_found", `${name} is not available (yet); if it is still being made, try again later`, {}, { cause });
     }
@@ -225,7 +220,7 @@ export const getFile = defineOperation({
     const { start, end } = range === "none" ? { start: 0, end: size - 1 } : range;
     headers.set("content-length", String(Math.max(0, end - start + 1)));
     if (range !== "none") headers.set("content-range", `bytes ${start}-${end}/${size}`);
-    const stream = size === 0 ? null : (Readable.toWeb(createReadStream(path, { start, end })) as ReadableStream);
+    const stream = size === 0 ? null : (Readable.toWeb(services.storage.readStream(claims.key, { start, end })) as ReadableStream);
     return new Response(stream, { status: range === "none" ? 200 : 206, headers });
   },
 });

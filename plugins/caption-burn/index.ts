@@ -3,6 +3,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, isStageError, StageError, StringEnum, type StageWith } from "../../daemon/engine/stage.js";
+import { stepFile } from "../../daemon/kit/storage.js";
 import { buildAss, stepPosition, stepSize, type CaptionWord } from "../../daemon/kit/ass.js";
 import { FfmpegError, SAFE_INPUT, X264_PRESETS, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
 import { loadStyles } from "../../daemon/kit/styles.js";
@@ -64,7 +65,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     const position = stepPosition(prev.caption_position ?? "bottom", o.caption_position);
     const highlight = o.highlight ?? prev.highlight ?? style.animation !== "none";
 
-    const source = ctx.storage.pathOf(cut.key);
+    const source = await stepFile(ctx, cut.key);
     const probe = await probeMedia(source, { signal: ctx.signal });
     const width = probe.width ?? cut.width ?? 1080;
     const height = probe.height ?? cut.height ?? 1920;

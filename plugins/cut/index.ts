@@ -3,6 +3,7 @@ import path from "node:path";
 import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../../daemon/kit/ffmpeg.js";
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, isStageError, resolveOptions, StageError, StringEnum, type StageOptions } from "../../daemon/engine/stage.js";
+import { stepFile } from "../../daemon/kit/storage.js";
 import { FfmpegError, probeMedia, runFfmpeg, X264_PRESETS } from "../../daemon/kit/render.js";
 import { makeBackground, toHexColour } from "./background.js";
 import { cropPlan, type CropScene } from "./focus.js";
@@ -77,7 +78,7 @@ export default defineStage<CutOptions>({
     const fps = o.fps;
     const { fit, colour } = _fit(o);
     const preset = o.preset;
-    const source = ctx.storage.pathOf(sourceKey);
+    const source = await stepFile(ctx, sourceKey);
     const tmp = path.join(ctx.workdir, `clip-${clip.ref}.part.mp4`);
     const isAudio = media.kind === "audio" || (media.kind === undefined && !media.width);
     const key = `runs/${ctx.runId}/clip-${clip.ref}.mp4`;
@@ -92,7 +93,7 @@ export default defineStage<CutOptions>({
       let args: string[];
       if (isAudio) {
         const imageKey: string | undefined = o.background_image ?? input.cover?.key;
-        let image = imageKey && (await ctx.storage.exists(imageKey)) ? ctx.storage.pathOf(imageKey) : undefined;
+        let image = imageKey && (await ctx.storage.exists(imageKey)) ? await stepFile(ctx, imageKey) : undefined;
         // An episode file with embedded cover art (an MP3's picture) lends it to the background.
         const coverStream = (media.streams ?? []).find((st: { cover_art?: boolean }) => st.cover_art) as { index: number } | undefined;
         if (!image && coverStream) image = await extractCover(source, coverStream.index, ctx.workdir, ctx.signal);

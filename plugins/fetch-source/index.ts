@@ -13,6 +13,7 @@ import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, type StageContext, type StageOptions, type StageWith } from "../../daemon/engine/stage.js";
+import { checkKey } from "../../daemon/kit/storage.js";
 import { describeUrl, guardedFetch, netguardOptionsFromConfig } from "../../daemon/net/guard.js";
 import { classifyContentType, extensionForContentType, extensionOf, kindOfExtension, mediaTypeOf, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
 import { nameFromResponse } from "./_names.js";
@@ -58,7 +59,7 @@ async function checkUpload(upload: any, ctx: StageContext<any>, opts: FetchSourc
   const key: string = upload.key;
   const name = typeof upload.name === "string" && upload.name ? upload.name : key.split("/").pop()!;
   try {
-    ctx.storage.pathOf(key); // throws for keys that climb out of storage
+    checkKey(key); // throws for keys that climb out of storage
   } catch (cause) {
     throw new StageError("bad_input", `upload.key "${key}" is not a valid storage key`, { cause });
   }
@@ -176,7 +177,7 @@ async function download(sourceUrl: string, ctx: StageContext<any>, opts: FetchSo
   // Later stages judge the file by its name's extension; give an unlabelled download the one its bytes showed.
   if (!kindOfExtension(name) && kindOfExtension(ext)) name += ext;
   const key = `runs/${ctx.runId}/source${ext}`;
-  await ctx.storage.putFile(key, ctx.storage.pathOf(partKey), { move: true });
+  await ctx.storage.move(partKey, key);
   ctx.progress(100, `${(bytes / 1e6).toFixed(1)} MB downloaded`);
   ctx.log.info({ key, bytes, url: where }, "source downloaded");
   return { key, name, bytes, ...(contentType ? { content_type: contentType } : {}), url: sourceUrl };

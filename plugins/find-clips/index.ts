@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageInput, type StageWith } from "../../daemon/engine/stage.js";
+import { stepFile } from "../../daemon/kit/storage.js";
 import { findClips, isShortRecording, prepare, type Clip } from "./heuristic.js";
 import { findClipsWithLlm, llmSettings } from "./llm.js";
 import { measureLoudness } from "./loudness.js";
@@ -88,7 +89,7 @@ export default defineStage<FindClipsOptions>({
     const sourceKey: string | undefined = input.source?.key;
     if (o.loudness && sourceKey && duration >= limits.min && (await ctx.storage.exists(sourceKey))) {
       try {
-        loudness = await measureLoudness(ctx.storage.pathOf(sourceKey), {
+        loudness = await measureLoudness(await stepFile(ctx, sourceKey), {
           workdir: ctx.workdir,
           signal: ctx.signal,
           duration,

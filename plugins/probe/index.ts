@@ -8,6 +8,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, type StageWith } from "../../daemon/engine/stage.js";
+import { stepFile } from "../../daemon/kit/storage.js";
 import { ffprobeJson, lastMeaningfulLine, runFfmpeg, SAFE_INPUT_ARGS, ToolError } from "../../daemon/kit/ffmpeg.js";
 import { AUDIO_EXTENSIONS, extensionOf, kindOfExtension, MEDIA_FORMATS, VIDEO_EXTENSIONS } from "../../daemon/kit/media-types.js";
 import { EPISODE_MAX_BYTES, EPISODE_MAX_SECONDS } from "../../daemon/kit/limits.js";
@@ -61,9 +62,10 @@ export default defineStage<StageWith<typeof ProbeOptionsSchema>>({
     }
 
     ctx.progress(10, "probing");
+    const file = await stepFile(ctx, source.key);
     let probed;
     try {
-      probed = await ffprobeJson(ctx.storage.pathOf(source.key), { signal: ctx.signal });
+      probed = await ffprobeJson(file, { signal: ctx.signal });
     } catch (err) {
       if (err instanceof ToolError) throw unreadable(name, lastMeaningfulLine(err.stderr) || err.message, err);
       throw err; // a missing ffprobe or an abort: not the file's fault
@@ -80,7 +82,7 @@ export default defineStage<StageWith<typeof ProbeOptionsSchema>>({
       });
     }
     // Some recorders (browser MediaRecorder WebM, for one) write no duration: read the audio through.
-    if (!(media.duration > 0)) media.duration = await measureDuration(ctx.storage.pathOf(source.key), ctx.signal);
+    if (!(media.duration > 0)) media.duration = await measureDuration(file, ctx.signal);
     if (!(media.duration > 0)) throw unreadable(name, "its duration could not be determined");
     if (media.duration > opts.max_seconds) {
       throw new StageError(

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageContext, type StageWith } from "../../daemon/engine/stage.js";
+import { stepFile } from "../../daemon/kit/storage.js";
 import { _mapLimit, detectSilences, hasAudioStream, planChunks, probeDuration, speechSeconds, toMono16k } from "../../daemon/kit/audio.js";
 import { toSrt, toTxt, toVtt, type Transcript } from "../../daemon/kit/captions.js";
 import { stitchWords, toSegments, type PlacedChunk } from "./_stitch.js";
@@ -59,7 +60,7 @@ export default defineStage<TranscribeOptions>({
     if (!(await ctx.storage.exists(source.key))) {
       throw new StageError("source_missing", `source ${source.key} is not in storage`);
     }
-    const sourcePath = ctx.storage.pathOf(source.key);
+    const sourcePath = await stepFile(ctx, source.key);
 
     const media = input.media as { duration?: number; has_audio?: boolean } | undefined;
     const hasAudio = media?.has_audio ?? (await hasAudioStream(sourcePath, ctx.signal));

@@ -2,7 +2,7 @@
 // size cap and the type check, and downloads with HTTP Range.
 import { createHash, randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -12,6 +12,7 @@ import { downloadLink, uploadLink, type LinkServices } from "../../facade/upload
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 import { TEST_MEDIA } from "../helpers/media.js";
+import { storedPath } from "../helpers/stage-ctx.js";
 import { waitFor } from "../helpers/wait.js";
 
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
@@ -52,7 +53,7 @@ describe.each(testBackends())("files on %s", (backend) => {
   });
   afterAll(() => t?.close());
 
-  const folderOf = (key: string) => path.dirname(t.app.storage.pathOf(key));
+  const folderOf = (key: string) => path.dirname(storedPath(t.app.storage, key));
   const filesIn = (dir: string) => readdir(dir).catch(() => [] as string[]);
   const link = (fileName: string, maxBytes = 10 * MB) => uploadLink(links, { accountId, ref: randomUUID(), fileName, maxBytes, origin: t.base });
 
@@ -208,7 +209,7 @@ describe.each(testBackends())("files on %s", (backend) => {
       const missing = await fetch(downloadLink(links, { key: "dl/nothing.wav", name: "n.wav", origin: t.base }).url);
       expect(missing.status).toBe(404);
       expect((await missing.json()).error.code).toBe("not_found");
-      expect((await stat(t.app.storage.pathOf(key))).size).toBe(jfk.length);
+      expect((await t.app.storage.stat(key)).size).toBe(jfk.length);
     });
   });
 });

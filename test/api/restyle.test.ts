@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openJfkApiServer, type ApiServer } from "../helpers/api.js";
 import { until } from "../helpers/cli.js";
+import { storedPath } from "../helpers/stage-ctx.js";
 import type { TestHttpsServer } from "../helpers/https-server.js";
 
 /** Mean absolute difference (0–255) of two videos' frames at `at` s, in the top band where the hook box sits. */
@@ -91,7 +92,7 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     expect(captionEvents(ass)).not.toBe("");
     expect(highlighted(ass)).toBe(false);
     // The box is on the picture: the top band differs from the uncaptioned cut while the hook is up, not after.
-    const [rendered, plain] = [rec.render.key, rec.cut.key].map((k: string) => s.app.storage.pathOf(k));
+    const [rendered, plain] = [rec.render.key, rec.cut.key].map((k: string) => storedPath(s.app.storage, k));
     const withHook = hookBandDiff(rendered, plain, 0.6);
     expect(withHook).toBeGreaterThan(8);
     expect(hookBandDiff(rendered, plain, 6)).toBeLessThan(withHook / 4);

@@ -103,12 +103,12 @@ describe("caption-burn", () => {
     const clip = await cutClip(ctx, talk, "video", "Captions");
     const out = await captionBurn.run({ cut: clip }, ctx);
     expect(out.render).toMatchObject({ key: `runs/${ctx.runId}/clip-cb01-captioned.mp4`, style: "bold-punch", width: 1080, height: 1920, caption_size: "large" });
-    const file = ctx.storage.pathOf(out.render.key);
+    const file = ctx.fileOf(out.render.key);
     const got = await probeMedia(file);
     expect(got).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", videoProfile: "High", pixFmt: "yuv420p", audioCodec: "aac" });
     expect(Math.abs(got.duration - clip.duration)).toBeLessThanOrEqual(0.1);
 
-    const plain = ctx.storage.pathOf(clip.key);
+    const plain = ctx.fileOf(clip.key);
     const captionArea = { top: 0.6, height: 0.22 };
     const spoken = (talk.words[2].start + talk.words[2].end) / 2;
     const withCaption = await regionDiff(await frame(file, spoken), await frame(plain, spoken), captionArea);
@@ -117,9 +117,9 @@ describe("caption-burn", () => {
     expect(silent).toBeLessThan(withCaption / 4);
     expect(silent).toBeLessThan(2);
 
-    const poster = await sharp(ctx.storage.pathOf(out.render.thumbnail_key)).metadata();
+    const poster = await sharp(ctx.fileOf(out.render.thumbnail_key)).metadata();
     expect(poster).toMatchObject({ format: "jpeg", width: 1080, height: 1920 });
-    expect((await sharp(ctx.storage.pathOf(out.render.poster_webp_key)).metadata()).format).toBe("webp");
+    expect((await sharp(ctx.fileOf(out.render.poster_webp_key)).metadata()).format).toBe("webp");
   });
 
   it("restyles by stepping size and position from the previous render, with a hook title", async () => {
@@ -131,8 +131,8 @@ describe("caption-burn", () => {
     expect(ass).toMatch(/Hook,,0,0,0,,\{\\fad\(150,250\)\}Why captions(\\N| )matter/);
     expect(ass).toMatch(/\\alpha&HFF&/);
     // The hook box sits at the top during the first seconds, while nothing is spoken.
-    const file = ctx.storage.pathOf(out.render.key);
-    const top = await regionDiff(await frame(file, 0.5), await frame(ctx.storage.pathOf(clip.key), 0.5), { top: 0.05, height: 0.12 });
+    const file = ctx.fileOf(out.render.key);
+    const top = await regionDiff(await frame(file, 0.5), await frame(ctx.fileOf(clip.key), 0.5), { top: 0.05, height: 0.12 });
     expect(top).toBeGreaterThan(8);
   });
 
@@ -150,11 +150,11 @@ describe("caption-burn", () => {
     const words = text.split(" ").map((w, i) => ({ text: w, start: times[i], end: (times[i + 1] ?? 10.3) - 0.05, confidence: 0.9 }));
     const clip = await cutClip(ctx, { video: JFK, words, duration: seconds(JFK) }, "audio", "Ask not");
     const out = await captionBurn.run({ cut: clip }, ctx);
-    const got = await probeMedia(ctx.storage.pathOf(out.render.key));
+    const got = await probeMedia(ctx.fileOf(out.render.key));
     expect(got).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", audioCodec: "aac" });
     expect(Math.abs(got.duration - 11)).toBeLessThanOrEqual(0.15);
     const at = 4.4;
-    const diff = await regionDiff(await frame(ctx.storage.pathOf(out.render.key), at), await frame(ctx.storage.pathOf(clip.key), at), { top: 0.6, height: 0.22 });
+    const diff = await regionDiff(await frame(ctx.fileOf(out.render.key), at), await frame(ctx.fileOf(clip.key), at), { top: 0.6, height: 0.22 });
     expect(diff).toBeGreaterThan(5);
   });
 });

@@ -29,7 +29,7 @@ describe("cut: audio cover art", () => {
     const { media } = await probe.run({ source }, { ...ctx, options: {} });
     const clip = { number: 1, ref: "c0de", title: "Ask not", hook: "Ask not", start: 0, end: 4, pieces: [{ start: 0, end: 4 }], score: { value: 50, reasons: [] } };
     const out = await cut.run({ source, media, clip }, ctx);
-    return { file: ctx.storage.pathOf(out.cut.key), media, dir: ctx.workdir };
+    return { file: ctx.fileOf(out.cut.key), media, dir: ctx.workdir };
   }
 
   it("uses the picture embedded in an MP3 instead of the plain gradient", async () => {

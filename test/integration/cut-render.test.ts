@@ -128,7 +128,7 @@ describe("cut rendering", () => {
     ctx = await makeStageCtx({ fit: "whole", background: "black", width: 540 });
     const pieces = [{ start: 4.5, end: 5.5 }, { start: 7.2, end: 8.0 }];
     const out = await cut.run(await videoInput(ctx, src, { ref: "fa01", start: 4.5, end: 8, pieces }), ctx);
-    const file = ctx.storage.pathOf(out.cut.key);
+    const file = ctx.fileOf(out.cut.key);
     expect(frameCount(file)).toBe(54);
     expect(await counterAt(file, 0)).toBe(135);
     expect(await counterAt(file, 29)).toBe(164);
@@ -145,7 +145,7 @@ describe("cut rendering", () => {
     expect(plan[0].end).toBeCloseTo(1.5, 1);
     expect(plan[0].x).toBeLessThan(0.3);
     expect(plan[1].x).toBeGreaterThan(0.7);
-    const file = ctx.storage.pathOf(out.cut.key);
+    const file = ctx.fileOf(out.cut.key);
     // The box is in frame in both scenes, including the first frame after the cut.
     for (const n of [10, 44, 45, 80]) {
       const { data, info } = await frameAt(file, n);
@@ -157,7 +157,7 @@ describe("cut rendering", () => {
     ctx = await makeStageCtx({ fit: "crop", crop_focus: "center", width: 360 });
     const out = await cut.run(await videoInput(ctx, sceneVideo(), { ref: "sc02", start: 0.5, end: 3.5, pieces: [{ start: 0.5, end: 3.5 }] }), ctx);
     expect(out.cut.crop_plan).toBeUndefined();
-    const { data, info } = await frameAt(ctx.storage.pathOf(out.cut.key), 10);
+    const { data, info } = await frameAt(ctx.fileOf(out.cut.key), 10);
     expect(colourful(data, info.width, { top: 0, bottom: info.height })).toBeLessThan(0.01);
   });
 
@@ -168,7 +168,7 @@ describe("cut rendering", () => {
   ] as const)("fit=whole shows the whole picture on background=%s", async (background, bandOk) => {
     ctx = await makeStageCtx({ fit: "whole", background, width: 360 });
     const out = await cut.run(await videoInput(ctx, edgesVideo(), { ref: "wh01", start: 0, end: 1.5, pieces: [{ start: 0, end: 1.5 }] }), ctx);
-    const { data, info } = await frameAt(ctx.storage.pathOf(out.cut.key), 10);
+    const { data, info } = await frameAt(ctx.fileOf(out.cut.key), 10);
     expect(info).toMatchObject({ width: 360, height: 640 });
     // 640x360 → 360x202 in the middle: both edge bars are there, so nothing was cropped away.
     const row = (y: number, x: number) => [...data.subarray((y * 360 + x) * 3, (y * 360 + x) * 3 + 3)];

@@ -88,7 +88,7 @@ describe("cut", () => {
     const out = await cut.run(input, ctx);
     const want = pieces.reduce((a, p) => a + p.end - p.start, 0);
     expect(out.cut).toMatchObject({ key: `runs/${ctx.runId}/clip-c0de.mp4`, width: 1080, height: 1920, ref: "c0de" });
-    const got = await probeMedia(ctx.storage.pathOf(out.cut.key));
+    const got = await probeMedia(ctx.fileOf(out.cut.key));
     expect(got).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", audioCodec: "aac", pixFmt: "yuv420p", videoProfile: "High" });
     expect(Math.abs(got.duration - want)).toBeLessThanOrEqual(0.15);
     const words = JSON.parse((await ctx.storage.read(out.cut.words_key)).toString()).words;
@@ -105,7 +105,7 @@ describe("cut", () => {
     ctx = await makeStageCtx({ fit, width: 540, background: "#203040" });
     const input = await stageInput(ctx, talk, "video", { ref: `f${fit}`, start: 1, end: 3, pieces: [{ start: 1, end: 3 }] });
     const out = await cut.run(input, ctx);
-    const got = await probeMedia(ctx.storage.pathOf(out.cut.key));
+    const got = await probeMedia(ctx.fileOf(out.cut.key));
     expect(got).toMatchObject({ width: 540, height: 960, videoCodec: "h264", audioCodec: "aac" });
     expect(Math.abs(got.duration - 2)).toBeLessThanOrEqual(0.15);
   });
@@ -137,7 +137,7 @@ describe("cut", () => {
       ref: "cjfk", number: 1, title: "Ask not what your country can do for you", start: 0, end: duration, pieces: [{ start: 0, end: duration }],
     });
     const out = await cut.run(input, ctx);
-    const got = await probeMedia(ctx.storage.pathOf(out.cut.key));
+    const got = await probeMedia(ctx.fileOf(out.cut.key));
     expect(got).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", audioCodec: "aac" });
     expect(Math.abs(got.duration - duration)).toBeLessThanOrEqual(0.15);
     expect(duration).toBeGreaterThan(10.5);

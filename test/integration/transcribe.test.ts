@@ -128,12 +128,12 @@ describe("transcribe with pocketsphinx", () => {
     const silent = await silenceFixture(60);
     const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "pocketsphinx", vad: true, chunk_seconds: 20 });
     // jfk.wav then a minute of silence: the silent tail is not sent to the recogniser.
-    const joined = ctx.storage.pathOf(`runs/${ctx.runId}/joined.wav`);
+    const joined = ctx.fileOf(`runs/${ctx.runId}/joined.wav`);
     const { execFile } = await import("node:child_process");
     await new Promise<void>((res, rej) =>
       execFile("sox", ["-D", fixtureMedia("jfk.wav"), silent, joined], (e) => (e ? rej(e) : res())),
     );
-    await copyFile(joined, ctx.storage.pathOf(key));
+    await copyFile(joined, ctx.fileOf(key));
     const out = await stage.run({ source: { key } }, ctx);
     expect(out.transcript.duration).toBeGreaterThan(70);
     expect(out.transcript.word_count).toBeGreaterThan(5);
