@@ -1,39 +1,16 @@
 /**
- * Effective configuration: built-in defaults (config/default.yaml) < user file (CLIPD_CONFIG) <
- * env variables. The result is checked against config/schema.json; an invalid config stops
- * start-up with a message naming the key.
+ * Effective configuration: built-in defaults < user file (CLIPD_CONFIG) < env variables <
+ * overrides. Keys, defaults, limits and env variable names all come from config/schema.ts; an
+ * invalid config (a wrong value or an unknown key) stops start-up with a message naming the key.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { parse as parseYaml } from "yaml";
+import { configDefaults, ConfigSchema, SECRET_KEYS, type Config } from "./schema.js";
 
-export type Config = {
-  data_dir: string;
-  database_url: string;
-  server: { port: number; host: string; public_url: string; ops_token: string; signing_secret: string; max_json_bytes: number };
-  log: { level: string; pretty: "auto" | boolean };
-  api: { rate_limit: { requests: number; window_seconds: number } };
-  queue: {
-    concurrency: number;
-    heartbeat_seconds: number;
-    notify_poll_seconds: number;
-    poll_seconds: number;
-    shutdown_grace_seconds: number;
-    default_retry: { limit?: number; backoff?: boolean; delay?: string | number };
-    default_timeout: string | number;
-  };
-  pipelines: { ops_dir: string };
-  plugins: string[];
-  watch: { enabled: boolean; stable_ms: number; folders: Array<{ path: string; pipeline: string }>; account_id: string };
-  render: { render_top: number };
-  network: { allow_loopback: boolean; extra_ca: string };
-  webhooks: { time_scale: number; timeout_ms: number; disable_after_hours: number };
-  openai: { base_url: string; api_key: string; model: string };
-  transcribe: { engine: string };
-  [key: string]: any;
-};
+export { configDefaults, ConfigSchema, type Config } from "./schema.js";
 
 export class ConfigError extends Error {
   constructor(message: string, opts?: { cause?: unknown }) {
@@ -55,8 +32,6 @@ export function projectRoot(): string {
   }
   throw new Error("cannot find the clipd package root");
 }
-
-const SECRET_KEYS = /(api_key|secret|password|token|database_url)$/i;
 
 function isObject(v: unknown): v is Record<string, any> {
   return !!v && typeof v === "object" && !Array.isArray(v);
@@ -86,27 +61,26 @@ function readYaml(file: string, what: string): Record<string, any> {
   }
 }
 
+/** Every key with an env variable (`x-env` in the schema), as [dotted path, its schema]. */
+export function envKeys(schema: Record<string, any> = ConfigSchema, prefix: string[] = []): Array<[string[], Record<string, any>]> {
+  return Object.entries(schema.properties ?? {}).flatMap(([k, p]: [string, any]) =>
+    p["x-env"] ? [[[...prefix, k], p] as [string[], Record<string, any>]] : p.type === "object" ? envKeys(p, [...prefix, k]) : [],
+  );
+}
+
+// An empty variable is ignored (as if unset), except where the schema says `x-env-empty`
+// (DATABASE_URL="" chooses the embedded database over a file's URL). A number that does not parse
+// is kept as text, so validation names the key and the variable's value.
 function fromEnv(env: NodeJS.ProcessEnv): Record<string, any> {
   const out: Record<string, any> = {};
-  const set = (keys: string[], value: unknown) => {
+  for (const [keys, p] of envKeys()) {
+    const raw = env[p["x-env"]];
+    if (raw === undefined || (raw === "" && !p["x-env-empty"])) continue;
     let o = out;
     for (const k of keys.slice(0, -1)) o = o[k] ??= {};
-    o[keys.at(-1)!] = value;
-  };
-  if (env.PORT !== undefined && env.PORT !== "") {
-    const port = Number(env.PORT);
-    set(["server", "port"], Number.isInteger(port) ? port : env.PORT);
+    const n = Number(raw);
+    o[keys.at(-1)!] = p.type === "integer" ? (Number.isInteger(n) ? n : raw) : p.type === "number" ? (Number.isFinite(n) ? n : raw) : raw;
   }
-  if (env.DATABASE_URL !== undefined) set(["database_url"], env.DATABASE_URL);
-  if (env.CLIPD_DATA_DIR) set(["data_dir"], env.CLIPD_DATA_DIR);
-  if (env.CLIPD_LOG_LEVEL) set(["log", "level"], env.CLIPD_LOG_LEVEL);
-  if (env.CLIPD_OPS_TOKEN) set(["server", "ops_token"], env.CLIPD_OPS_TOKEN);
-  if (env.CLIPD_PUBLIC_URL) set(["server", "public_url"], env.CLIPD_PUBLIC_URL);
-  if (env.OPENAI_API_KEY) set(["openai", "api_key"], env.OPENAI_API_KEY);
-  if (env.OPENAI_BASE_URL) set(["openai", "base_url"], env.OPENAI_BASE_URL);
-  if (env.LLM_API_KEY) set(["llm", "api_key"], env.LLM_API_KEY);
-  if (env.LLM_BASE_URL) set(["llm", "base_url"], env.LLM_BASE_URL);
-  if (env.LLM_MODEL) set(["llm", "model"], env.LLM_MODEL);
   return out;
 }
 
@@ -118,8 +92,7 @@ export interface LoadConfigOptions {
 
 export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const env = opts.env ?? process.env;
-  const root = projectRoot();
-  let cfg = readYaml(path.join(root, "config", "default.yaml"), "default config");
+  let cfg: Record<string, any> = configDefaults();
   if (env.CLIPD_CONFIG) cfg = mergeDeep(cfg, readYaml(path.resolve(env.CLIPD_CONFIG), "config file"));
   cfg = mergeDeep(cfg, fromEnv(env));
   if (opts.overrides) cfg = mergeDeep(cfg, opts.overrides);
@@ -129,20 +102,34 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   return cfg as Config;
 }
 
+let compiled: ReturnType<Ajv["compile"]> | undefined;
+
 function validate(cfg: Record<string, any>) {
-  const schema = JSON.parse(readFileSync(path.join(projectRoot(), "config", "schema.json"), "utf8"));
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  const check = ajv.compile(schema);
+  // strict: false lets ajv pass over the schema's own annotations (x-env, x-default); verbose
+  // gives each error its schema, whose known keys make the "did you mean" hint.
+  const check = (compiled ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(ConfigSchema));
   if (check(cfg)) return;
   const lines = (check.errors ?? []).map((e) => {
     const key = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
     if (e.keyword === "additionalProperties") {
       const extra = (e.params as any).additionalProperty;
-      return `${key ? key + "." : ""}${extra}: unknown key`;
+      const near = Object.keys((e.parentSchema as any)?.properties ?? {}).find((k) => editDistance(k, extra) <= 2);
+      return `${key ? key + "." : ""}${extra}: unknown key${near ? ` (did you mean ${key ? key + "." : ""}${near}?)` : ""}`;
     }
     return `${key || "(top level)"}: ${e.message}`;
   });
   throw new ConfigError(`invalid config:\n  ${[...new Set(lines)].join("\n  ")}`);
+}
+
+/** Levenshtein distance, for the "did you mean" hint (keys are short, so the plain table is fine). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 /** A copy safe to print: secrets and passwords inside URLs are masked. */

@@ -14,6 +14,7 @@ import { checkRenderTop, rendersFollow, splitOptions, startClipRenders } from ".
 import { createLogger } from "./kit/log.js";
 import { parseSets, UsageError } from "./cli/args.js";
 import { cmdAdmin, cmdModels, cmdPipelines, cmdStage } from "./cli/ops.js";
+import { cmdConfigDescribe } from "./cli/config-doc.js";
 import { PipelineError } from "./engine/pipelines.js";
 import { eventsFor, writeResults } from "./watch/results.js";
 import { startRoles, type Role } from "./roles.js";
@@ -39,6 +40,7 @@ Operations
   pipelines describe <stage>     a stage's options
   pipelines describe [<stage>] --markdown   the options table(s) of docs/
   config print                   the effective config (secrets masked)
+  config describe [--markdown]   every config key: type, default, env variable, meaning
   models list|pull <name>        whisper models
 Accounts (prints one JSON line)
   account create --email E [--credit-cents N] [--plan]
@@ -186,7 +188,8 @@ export async function main(argv: string[]): Promise<void> {
     case "pipelines":
       return cmdPipelines(cfg, rest, values);
     case "config":
-      if (rest[0] !== "print") throw new UsageError("usage: clipd config print");
+      if (rest[0] === "describe") return cmdConfigDescribe(rest.slice(1), values);
+      if (rest[0] !== "print") throw new UsageError("usage: clipd config print|describe [--markdown]");
       await loadPipelineSet(cfg).catch(() => undefined);
       process.stdout.write(JSON.stringify(maskSecrets(cfg), null, 2) + "\n");
       return;

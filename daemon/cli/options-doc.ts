@@ -11,11 +11,11 @@ type Prop = Record<string, any>;
 const _code = (v: unknown) => "`" + (typeof v === "string" ? v : JSON.stringify(v)) + "`";
 const _cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n+/g, " ");
 
-/** The type column: enum values, or the type with its limits. */
+/** The type column: enum values, or the type with its limits (also used by config-doc.ts). */
 function _type(p: Prop): string {
   if (Array.isArray(p.enum)) return p.enum.map(_code).join(", ");
   if (Array.isArray(p.anyOf)) return p.anyOf.map(_type).join(" or ");
-  const t = p.type === "array" ? `list of ${p.items ? _type(p.items) : "any"}` : String(p.type ?? "any");
+  const t = p.type === "array" ? `list of ${p.items ? _type(p.items) : "any"}` : Array.isArray(p.type) ? p.type.join(" or ") : String(p.type ?? "any");
   const lo = p.minimum ?? p.exclusiveMinimum;
   const hi = p.maximum ?? p.exclusiveMaximum;
   const range =
@@ -61,3 +61,6 @@ export function fillOptionTables(doc: string, stages: ReadonlyMap<string, Pick<S
     return `<!-- options:${name} -->\n${optionsMarkdown(stage)}<!-- /options -->`;
   });
 }
+
+// The config table (config-doc.ts) shares the cell, code and type columns.
+export { _cell as mdCell, _code as mdCode, _type as typeColumn };

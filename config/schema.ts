@@ -1,0 +1,166 @@
+/**
+ * The configuration schema: the one place each key's type, limits, default, description and
+ * environment variable are written. The `Config` type, the built-in defaults (`configDefaults`),
+ * validation (loader.ts compiles this as plain JSON Schema with ajv), `clipd config describe` and
+ * docs/configuration.md all come from it. Every block refuses unknown keys, so a typo such as
+ * `sever:` stops start-up with a message naming it.
+ */
+import { Type, type Static, type TObject, type TProperties, type TSchema } from "@sinclair/typebox";
+import { StringEnum } from "../daemon/engine/stage.js";
+
+// A key with a default is required in `Config` (the defaults are always merged in); a key whose
+// default is decided at run time by the code that reads it is optional, with an `x-default` note.
+type KeyOpts = { env?: string; envEmpty?: boolean };
+
+/** A key with its default; `env` names the variable that overrides it (`envEmpty`: even when empty). */
+function Key<T extends TSchema>(schema: T, value: Static<T>, description: string, opts: KeyOpts = {}): T {
+  const env = opts.env ? { "x-env": opts.env, ...(opts.envEmpty ? { "x-env-empty": true } : {}) } : {};
+  return { ...schema, default: value, description, ...env };
+}
+
+/** A key without a schema default: `note` says what the reading code uses when it is left out. */
+function Opt<T extends TSchema>(schema: T, note: string, description: string, opts: KeyOpts = {}) {
+  return Type.Optional({ ...schema, "x-default": note, description, ...(opts.env ? { "x-env": opts.env } : {}) } as T);
+}
+
+/** A block of keys; unknown keys in it are refused. */
+const Block = <P extends TProperties>(description: string, props: P) => Type.Object(props, { additionalProperties: false, description });
+
+const Duration = (o: object = {}) => Type.Unsafe<string | number>({ type: ["string", "number"], pattern: "^[0-9]+(\\.[0-9]+)?(ms|s|m|h)?$", ...o });
+const Str = Type.String;
+const Int = Type.Integer;
+const Num = Type.Number;
+const Bool = Type.Boolean;
+
+// The chat / speech endpoint keys shared by `openai` and `llm` (retries and timeouts are optional:
+// `llm` falls back to `openai` key by key, then to its own defaults).
+const endpointTuning = (who: string, retries: string, timeout: string) => ({
+  retries: Opt(Int({ minimum: 0, maximum: 20 }), retries, `Retries of a failed ${who} request (transient errors only).`),
+  retry_min_ms: Opt(Int({ minimum: 0 }), "1000", `First retry delay of a ${who} request, milliseconds; doubles each time.`),
+  timeout_ms: Opt(Int({ minimum: 1000 }), timeout, `Time a ${who} request may take, milliseconds.`),
+});
+
+export const ConfigSchema = Type.Object(
+  {
+    data_dir: Key(Str({ minLength: 1 }), "./data", "Folder for the embedded database, media storage, inbox/outbox and models.", { env: "CLIPD_DATA_DIR" }),
+    database_url: Key(Str(), "", "PostgreSQL connection string. Empty: embedded PGlite database under data_dir/db.", { env: "DATABASE_URL", envEmpty: true }),
+    server: Block("The HTTP API.", {
+      port: Key(Int({ minimum: 0, maximum: 65535 }), 8080, "TCP port the API listens on (0: any free port).", { env: "PORT" }),
+      host: Key(Str(), "0.0.0.0", "Address the API listens on."),
+      public_url: Key(Str(), "", "Public base URL used in links (download links, upload addresses). Empty: derived from the request.", { env: "CLIPD_PUBLIC_URL" }),
+      ops_token: Key(Str(), "", "Bearer token for the ops routes (/api/v1/runs). Empty: ops routes answer loopback clients only.", { env: "CLIPD_OPS_TOKEN" }),
+      signing_secret: Key(Str(), "", "Secret for signed upload and download links. Empty: one is generated and kept in the database."),
+      max_json_bytes: Key(Int({ minimum: 1024 }), 1048576, "Largest JSON request body, bytes; larger ones are refused with 413 body_too_large before they are read in full. File uploads have their own cap."),
+    }),
+    api: Block("Public API limits.", {
+      rate_limit: Block("Requests per key (or per client address without a key) in each window.", {
+        requests: Key(Int({ minimum: 1 }), 600, "Requests allowed in one window."),
+        window_seconds: Key(Int({ minimum: 1 }), 60, "Length of the window, seconds."),
+      }),
+    }),
+    log: Block("Logging (JSON lines, pino).", {
+      level: Key(StringEnum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info", "Lowest level written.", { env: "CLIPD_LOG_LEVEL" }),
+      pretty: Key(Type.Unsafe<"auto" | boolean>({ enum: ["auto", true, false] }), "auto", "Pretty-printed lines: auto (on a TTY), true or false."),
+    }),
+    queue: Block("The job queue and the workers.", {
+      concurrency: Key(Int({ minimum: 1, maximum: 64 }), 2, "Concurrent steps one worker process runs."),
+      heartbeat_seconds: Key(Int({ minimum: 10 }), 10, "A step whose worker stops sending heartbeats for this long is retried elsewhere."),
+      notify_poll_seconds: Key(Num({ minimum: 0.5 }), 0.5, "Fallback poll interval while LISTEN/NOTIFY is active, seconds."),
+      poll_seconds: Key(Num({ minimum: 0.5 }), 0.5, "Poll interval when LISTEN/NOTIFY is not available, seconds."),
+      shutdown_grace_seconds: Key(Num({ minimum: 0 }), 30, "On SIGTERM, how long running steps may take to finish before they are abandoned (and retried later)."),
+      default_retry: Block("Retry policy of steps that say nothing in YAML.", {
+        limit: Key(Int({ minimum: 0, maximum: 100 }), 2, "Retries after the first attempt."),
+        backoff: Key(Bool(), true, "Double the delay after each retry."),
+        delay: Key(Duration(), 5, "Delay before the first retry: seconds, or a duration such as 500ms, 10s, 2m, 1h."),
+      }),
+      default_timeout: Key(Duration(), "1h", "Time limit of steps that say nothing in YAML: seconds, or a duration such as 90s, 30m, 1h."),
+    }),
+    pipelines: Block("Pipeline files.", {
+      ops_dir: Key(Str(), "", "Optional folder of extra or overriding *.yaml pipelines, edited by ops. Empty: none."),
+    }),
+    plugins: Key(Type.Array(Str({ minLength: 1 })), [], "Extra stage modules (file paths or package names). A module's stage replaces a built-in of the same name."),
+    watch: Block("The watch folder role.", {
+      enabled: Key(Bool(), true, "Run the watch folder role in `clipd start`."),
+      stable_ms: Key(Int({ minimum: 0 }), 2000, "How long a file must keep the same size before it is taken, milliseconds."),
+      folders: Key(
+        Type.Array(Type.Object({ path: Str({ minLength: 1, description: "Folder watched (relative: under data_dir)." }), pipeline: Str({ minLength: 1, description: "Pipeline run for each file." }) }, { additionalProperties: false })),
+        [{ path: "inbox", pipeline: "episode" }],
+        "Folders watched, each with the pipeline its files go through.",
+      ),
+      account_id: Key(Str({ pattern: "^$|^[0-9a-fA-F-]{36}$" }), "", "Account whose webhooks hear about watch-folder work (episode.ready, clip.ready, …). Empty: none."),
+    }),
+    render: Block("Clip rendering.", {
+      render_top: Key(Int({ minimum: 0, maximum: 10 }), 3, "Clips rendered for each episode entering by CLI or watch folder."),
+      fonts_dir: Opt(Str(), "system fonts", "Folder of fonts for burned-in captions (libass is pointed at it)."),
+      styles_file: Opt(Str(), "config/styles.yaml", "Caption style catalogue that replaces the built-in one."),
+    }),
+    network: Block("Outgoing requests to user-given URLs.", {
+      allow_loopback: Key(Bool(), false, "Tests only: allow loopback addresses for user-given URLs. Every other private range stays refused."),
+      extra_ca: Key(Str(), "", "Tests only: extra CA certificate file trusted for outgoing https."),
+    }),
+    webhooks: Block("Webhook deliveries.", {
+      time_scale: Key(Num({ exclusiveMinimum: 0, maximum: 1 }), 1, "Multiplies every retry delay (1, 5, 30, 60 minutes, … 25 hours in all) and the switch-off period. Tests only: a small value runs the schedule in seconds."),
+      timeout_ms: Key(Int({ minimum: 100, maximum: 60000 }), 10000, "A delivery succeeds only on a 2xx answer within this many milliseconds."),
+      disable_after_hours: Key(Num({ exclusiveMinimum: 0 }), 72, "An address whose deliveries have failed this many hours in a row is switched off (enabled: false)."),
+    }),
+    openai: Block("OpenAI-compatible speech endpoint (the openai transcription engine).", {
+      base_url: Key(Str(), "", "Base URL of the endpoint. Empty: api.openai.com.", { env: "OPENAI_BASE_URL" }),
+      api_key: Key(Str(), "", "API key. Empty: the openai engine is unavailable.", { env: "OPENAI_API_KEY" }),
+      model: Key(Str(), "whisper-1", "Speech-to-text model."),
+      ...endpointTuning("speech", "4", "600000"),
+    }),
+    llm: Block("Chat endpoint for find-clips' llm engine (any OpenAI-compatible server); empty or missing values fall back to the openai block.", {
+      base_url: Key(Str(), "", "Base URL of the chat endpoint. Empty: openai.base_url.", { env: "LLM_BASE_URL" }),
+      api_key: Key(Str(), "", "API key. Empty: openai.api_key.", { env: "LLM_API_KEY" }),
+      model: Key(Str(), "", "Chat model. Empty: openai.model unless that is a speech model, else gpt-4o-mini.", { env: "LLM_MODEL" }),
+      ...endpointTuning("chat", "openai.retries, else 2", "openai.timeout_ms, else 120000"),
+    }),
+    transcribe: Block("Speech to text.", {
+      engine: Key(StringEnum(["auto", "pocketsphinx", "whisper", "openai"]), "auto", "Engine of steps that say `engine: auto`: auto (whisper when a model is installed, then openai when openai.api_key is set, then pocketsphinx), or one by name."),
+    }),
+    whisper: Block("The local whisper engine.", {
+      model: Opt(Str(), "the installed model, else base.en", "Whisper model name (see `clipd models list`)."),
+    }),
+    pocketsphinx: Block("The pocketsphinx engine.", {
+      command: Opt(Str(), "pocketsphinx_continuous", "Command that runs pocketsphinx (a name on PATH or a path)."),
+    }),
+    free: Block("The free transcription API (/api/v1/transcribe); see docs/free-api.md.", {
+      max_seconds_key: Key(Num({ minimum: 1 }), 5400, "Longest file with a key, seconds (90 minutes)."),
+      max_seconds_anon: Key(Num({ minimum: 1 }), 600, "Longest file without a key, seconds (10 minutes)."),
+      max_bytes: Key(Int({ minimum: 1 }), 629145600, "Largest file, bytes (600 MB)."),
+      files_per_day_key: Key(Int({ minimum: 0 }), 2, "Files a day per key."),
+      files_per_day_anon: Key(Int({ minimum: 0 }), 1, "Files a day per client address without a key."),
+      unmeasured_per_day: Key(Int({ minimum: 0 }), 1, "Files a day per caller whose length the server did not tell."),
+      keys_per_email_per_day: Key(Int({ minimum: 0 }), 3, "Keys issued a day per email address."),
+      monthly_budget_cents: Key(Num({ minimum: 0 }), 5000, "What the free tool may spend a month, cents."),
+      anon_share: Key(Num({ minimum: 0, maximum: 1 }), 0.5, "Share of the budget the no-key tier may spend."),
+      cents_per_minute: Key(Num({ minimum: 0 }), 0.6, "Cost model: cents per minute of audio."),
+      probe_bytes: Key(Int({ minimum: 4096, maximum: 16777216 }), 262144, "Bytes read to measure a file (Range request)."),
+      inline_max_bytes: Key(Int({ minimum: 1 }), 1048576, "Results of this many bytes or more (txt + srt + vtt) are given as links."),
+      audio_retention_days: Key(Int({ minimum: 1 }), 7, "Days uploaded audio is kept."),
+      text_retention_days: Key(Int({ minimum: 1 }), 30, "Days the text is kept."),
+      retention_cron: Key(Str({ minLength: 9 }), "17 3 * * *", "Cron of the daily retention job (pg-boss schedule, UTC)."),
+      clock_offset_seconds: Key(Num(), 0, "Seconds added to the clock by the retention job (tests move the clock here)."),
+      trust_proxy: Key(Bool(), false, "Read the client address from X-Forwarded-For (only behind a trusted proxy)."),
+      language: Key(Str({ pattern: "^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)$" }), "auto", "Language passed to the transcribe stage: auto detects it, or a code."),
+      callback_time_scale: Key(Num({ exclusiveMinimum: 0, maximum: 1 }), 1, "Multiplies callback retry delays (tests shorten them)."),
+    }),
+  },
+  { additionalProperties: false, title: "clipd configuration" },
+);
+
+/** The effective configuration: every key with a default is set; see ConfigSchema for each key. */
+export type Config = Static<typeof ConfigSchema>;
+
+/** Keys whose values are never printed (`clipd config print` masks them, describe shows no value). */
+export const SECRET_KEYS = /(api_key|secret|password|token|database_url)$/i;
+
+/** The built-in defaults, made from the schema's `default`s (a fresh copy each call). */
+export function configDefaults(schema: TSchema = ConfigSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries((schema as TObject).properties ?? {})) {
+    if (p.default !== undefined) out[k] = structuredClone(p.default);
+    else if (p.type === "object" && p.properties) out[k] = configDefaults(p);
+  }
+  return out;
+}
