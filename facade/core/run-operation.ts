@@ -20,6 +20,7 @@ import { applyRate } from "../ratelimit.js";
 import type { Operation, OperationContext } from "../registry.js";
 import type { FacadeServices } from "../services.js";
 import type { Caller } from "./caller.js";
+import { findTextFault, textFault } from "./text.js";
 
 export type { Caller, Surface } from "./caller.js";
 
@@ -48,6 +49,14 @@ function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], wh
     return { field, message: `${where} field "${field}" is required` };
   }
   return { field: base, message: `${where} ${base ? `field "${base}" ` : ""}${e.message}` };
+}
+
+/** Refuses a string PostgreSQL could not store (NUL, lone surrogate) anywhere in `value`, naming its field. */
+function refuseBadText(value: unknown, where: "path" | "query" | "body"): void {
+  const found = findTextFault(value);
+  if (!found) return;
+  const field = found.field || where;
+  throw new ApiError(400, "invalid_request", `${where} ${found.field ? `field "${field}" ` : ""}${found.fault}`, { field });
 }
 
 /** How an operation is authenticated, from what it declares. */
@@ -79,6 +88,10 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
       if (authError) throw authError;
       if (kind === "ops") assertOps(caller, services.config.server.ops_token);
       ctx.auth = auth;
+      refuseBadText(input.params, "path");
+      refuseBadText(input.query, "query");
+      const idemFault = op.idempotent && caller.idempotencyKey ? textFault(caller.idempotencyKey) : undefined;
+      if (idemFault) throw new ApiError(400, "invalid_request", `the Idempotency-Key header ${idemFault}`, { field: "Idempotency-Key" });
       if (checkParams && !checkParams(input.params)) {
         const { field } = describeAjvError(checkParams.errors![0]!, "path");
         throw new ApiError(404, "not_found", `no such resource: ${field} "${input.params[field]}" is not a valid id`, { field });
@@ -90,6 +103,7 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
       if (op.body) {
         ctx.body = (await input.readBody?.()) ?? {};
         bodyRead = true;
+        refuseBadText(ctx.body, "body");
         if (!checkBody!(ctx.body)) {
           const { field, message } = describeAjvError(checkBody!.errors![0]!, "body");
           throw new ApiError(400, "invalid_request", message, { field });

@@ -45,4 +45,37 @@ describe("hardening", () => {
       expect(episode.body.error).toMatchObject({ code: "invalid_url", field: "source_url" });
     }
   });
+
+  it("NUL bytes and lone surrogates are refused at validation, naming the field, in body, query and path", async () => {
+    const { live } = await t.account({ creditCents: 10_000, plan: true });
+    const someId = "6f1c1f4e-1111-4222-8333-444455556666";
+    const cases: Array<[string, string, unknown, string]> = [
+      ["POST", "/api/v1/episodes", { name: "a\u0000b" }, "name"],
+      ["POST", "/api/v1/episodes", { name: "ok", about: "lone \ud800 high" }, "about"],
+      ["POST", "/api/v1/episodes", { file_name: "a\u0000.mp3" }, "file_name"],
+      ["POST", "/api/v1/episodes", { name: "lone \udc00 low" }, "name"],
+      ["POST", `/api/v1/episodes/${someId}/search`, { about: "x\u0000" }, "about"],
+      ["POST", `/api/v1/episodes/${someId}/clips`, { clips: [1], hook_title: "\u0000" }, "hook_title"],
+      ["POST", "/api/v1/transcripts", { url: media.url("/jfk.wav"), name: "\u0000" }, "name"],
+      ["POST", "/api/v1/episodes", { ["na\u0000me"]: "x" }, "na\ufffdme"],
+      ["GET", "/api/v1/transcribe/" + someId + "?token=a%00b", undefined, "token"],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const res = await t.call(live, method, path, body === undefined ? undefined : JSON.stringify(body));
+      expect(res.status, `${method} ${path} ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body.error, path).toMatchObject({ code: "invalid_request", field, message: expect.stringMatching(/NUL|surrogate/) });
+    }
+    // A well-formed pair (an emoji) is fine.
+    const emoji = await t.call(live, "POST", "/api/v1/episodes", { name: "clip \ud83c\udfa4" });
+    expect(emoji.status, JSON.stringify(emoji.body)).toBe(202);
+  });
+
+  it("the operation core refuses a NUL in a path parameter, whatever the transport (HTTP routing cannot carry one)", async () => {
+    const { prepareOperation } = await import("../../facade/core/run-operation.js");
+    const { OPERATIONS } = await import("../../facade/app.js");
+    const op = OPERATIONS.find((o) => o.id === "getRun")!;
+    const run = prepareOperation(op, { config: { ...t.app.config, server: { ...t.app.config.server, ops_token: "x" } }, log: t.app.log } as any);
+    const answer = await run({ params: { id: "a\u0000" }, query: {} }, { surface: "api", bearer: "x", presentedCredentials: true, clientAddr: "127.0.0.1" });
+    expect(answer).toMatchObject({ status: 400, body: { error: { code: "invalid_request", field: "id" } } });
+  });
 });
