@@ -8,6 +8,8 @@
  *   created in one transaction. A file is never processed twice: once out of the inbox it is not
  *   seen again, and a file left in processing/ by a crash is matched to its row, or started, at the
  *   next start.
+ * - A crash after the run repeats no render: the clip renders are started and recorded on the
+ *   row in one transaction.
  * - Nothing is dropped silently: every file ends in outbox/ or failed/ with a reason. A file that
  *   fails keeps its sidecar beside it in failed/, so both can be fixed and dropped in again.
  * - A sidecar's options are split between the run and its clip renders (followups.ts), and a
@@ -24,6 +26,7 @@ import type { ClipdApp } from "../app.js";
 import { checkRenderTop, FOLLOWUP_KEYS, splitOptions, startClipRenders } from "./followups.js";
 import { eventsFor, writeResults } from "./results.js";
 import { TERMINAL, type Run } from "../engine/runner.js";
+import { faultPoint } from "../kit/faults.js";
 
 const IGNORED = /(^\.|\.(ya?ml|part|partial|crdownload|tmp|download|error\.txt)$)/i;
 
@@ -189,7 +192,7 @@ export class WatchFolder {
       await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [row.id, run.error?.message ?? run.state]);
       return;
     }
-    let children: string[] = typeof row.children === "string" ? JSON.parse(row.children) : (row.children ?? []);
+    let children = childrenOf(row);
     if (row.state === "running") {
       const sidecar = await this.readSidecar(l, row.name).catch(() => ({}) as Record<string, unknown>);
       const top = Number(sidecar.render_top ?? this.app.config.render.render_top);
@@ -203,8 +206,7 @@ export class WatchFolder {
         await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [row.id, message]);
         return;
       }
-      children = await startClipRenders(this.app.runner, run, top, { origin: "watch", originRef: row.name, set: renders });
-      await this.app.db.query(`update watch_files set state = 'rendering', children = $2, updated_at = now() where id = $1`, [row.id, JSON.stringify(children)]);
+      children = await this.startRenders(row, run, top, renders);
     }
     const kids = (await Promise.all(children.map((c) => this.app.runner.getRun(c)))).filter((r): r is Run => !!r);
     if (kids.some((k) => !TERMINAL.has(k.state))) return;
@@ -216,6 +218,23 @@ export class WatchFolder {
     await rm(path.join(l.processing, `${row.name}.yaml`), { force: true });
     await this.app.db.query(`update watch_files set state = 'done', updated_at = now() where id = $1`, [row.id]);
     this.log.info({ file: row.name, outbox: outName, clips: kids.length, events: events.map((e) => e.type) }, "results written");
+  }
+
+  /**
+   * Starts the clip renders and records them on the row in one transaction. Committed apart, a
+   * crash between the two left renders the row did not know of, and the next sweep started them
+   * all again (every clip rendered, and clip.ready sent, twice). The row is locked, so a sweep
+   * that finds it already rendering takes the recorded renders instead.
+   */
+  private async startRenders(row: WatchRow, run: Run, top: number, renders: Record<string, unknown>): Promise<string[]> {
+    return this.app.db.transaction(async (tx) => {
+      const { rows } = await tx.query<WatchRow>(`select state, children from watch_files where id = $1 for update`, [row.id]);
+      if (rows[0] && rows[0].state !== "running") return childrenOf(rows[0]);
+      const ids = await startClipRenders(this.app.runner, run, top, { origin: "watch", originRef: row.name, set: renders, tx });
+      faultPoint("watch:renders-started");
+      await tx.query(`update watch_files set state = 'rendering', children = $2, updated_at = now() where id = $1`, [row.id, JSON.stringify(ids)]);
+      return ids;
+    });
   }
 
   private async moveToFailed(l: FolderLayout, name: string, error: Record<string, unknown>): Promise<void> {
@@ -238,6 +257,10 @@ export class WatchFolder {
     await writeFile(path.join(l.failed, `${target}.error.txt`), lines.join("\n") + "\n");
     this.log.warn({ file: name, code: error.code }, "file failed");
   }
+}
+
+function childrenOf(row: Pick<WatchRow, "children">): string[] {
+  return typeof row.children === "string" ? JSON.parse(row.children) : (row.children ?? []);
 }
 
 function withoutKeys(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
