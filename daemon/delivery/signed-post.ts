@@ -5,7 +5,8 @@
  * Headers: webhook-id (the message id, the same on every retry), webhook-timestamp (seconds) and
  * webhook-signature (`v1,<base64 HMAC-SHA256>` of `id.timestamp.body`, one per secret,
  * space-separated). The address goes through the network guard at every attempt, so a private
- * target is refused and the connection goes to the checked address; redirects are not followed.
+ * target is refused and the connection goes to the checked address; redirects are not followed (a
+ * 3xx is a failed attempt recorded with its status).
  * An attempt never throws: a refusal, a timeout or a non-2xx comes back as a failed result.
  */
 import { createHmac, randomBytes } from "node:crypto";
@@ -83,7 +84,7 @@ export async function postSigned(p: SignedPost): Promise<PostResult> {
     return done(res.status, text, ok ? null : `the address answered ${res.status}${res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : ""}`);
   } catch (err: any) {
     const timedOut = err?.name === "TimeoutError" || err?.name === "AbortError";
-    const msg = timedOut ? `no answer within ${p.timeoutMs} ms` : err?.code === "too_many_redirects" ? "the address redirected; redirects are not followed" : (err?.message ?? String(err));
+    const msg = timedOut ? `no answer within ${p.timeoutMs} ms` : (err?.message ?? String(err));
     return done(null, null, msg);
   }
 }

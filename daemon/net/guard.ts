@@ -22,7 +22,7 @@ export { addressRefusal, isLoopbackAddress, isPrivateAddress, type AddressCheckO
 import { addressRefusal, isLoopbackAddress, type AddressCheckOptions } from "./addresses.js";
 
 export interface GuardedFetchOptions extends AddressCheckOptions {
-  /** Redirect hops to follow. Default 5. */
+  /** Redirect hops to follow. Default 5. 0 follows none: a 3xx comes back as the answer, with its status. */
   maxRedirects?: number;
   signal?: AbortSignal;
   headers?: Record<string, string>;
@@ -59,7 +59,7 @@ export async function guardedFetch(input: string | URL, opts: GuardedFetchOption
     const response = await request(url, address, method, body, opts);
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
-    if (![301, 302, 303, 307, 308].includes(status) || !location) {
+    if (![301, 302, 303, 307, 308].includes(status) || !location || maxRedirects === 0) {
       return { response, status, headers: response.headers, url, address, redirects: hop };
     }
     response.resume(); // drain: the body of a redirect is of no interest

@@ -3,7 +3,7 @@
 // 500 from PostgreSQL), a webhook test records a redirect's real status.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
-import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
+import { redirectTo, serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
 import { TEST_MEDIA } from "../helpers/media.js";
 
 describe("hardening", () => {
@@ -77,5 +77,20 @@ describe("hardening", () => {
     const run = prepareOperation(op, { config: { ...t.app.config, server: { ...t.app.config.server, ops_token: "x" } }, log: t.app.log } as any);
     const answer = await run({ params: { id: "a\u0000" }, query: {} }, { surface: "api", bearer: "x", presentedCredentials: true, clientAddr: "127.0.0.1" });
     expect(answer).toMatchObject({ status: 400, body: { error: { code: "invalid_request", field: "id" } } });
+  });
+
+  it("a webhook test whose address redirects records the real 3xx status, and the redirect is not followed", async () => {
+    const { live } = await t.account();
+    let followed = 0;
+    media.route("/landing", (_req, res) => void (followed++, res.end("ok")));
+    for (const [i, code] of [302, 301, 307].entries()) {
+      media.route(`/moved${i}`, redirectTo(media.url("/landing"), code));
+      const hook = await t.call(live, "POST", "/api/v1/webhooks", { url: media.url(`/moved${i}`) });
+      expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+      const res = await t.call(live, "POST", `/api/v1/webhooks/${hook.body.id}/test`, {});
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ delivered: false, status: code });
+    }
+    expect(followed).toBe(0);
   });
 });
