@@ -3,6 +3,9 @@
  * itself with SIGKILL when it reaches one of those points, which is the one way to stop a process
  * at an exact moment (between a commit and what follows it) instead of hoping a timed kill lands
  * there. Unset, as in every real deployment, a point costs one Set lookup.
+ *
+ * The points: after-handler:<operation id> (facade/core/run-operation.ts); watch:renders-started,
+ * watch:outbox-partial and watch:outbox-written (daemon/watch/folder.ts and outbox.ts).
  */
 const FAULTS = new Set((process.env.CLIPD_FAULTS ?? "").split(",").map((s) => s.trim()).filter(Boolean));
 

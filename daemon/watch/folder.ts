@@ -8,8 +8,8 @@
  *   created in one transaction. A file is never processed twice: once out of the inbox it is not
  *   seen again, and a file left in processing/ by a crash is matched to its row, or started, at the
  *   next start.
- * - A crash after the run repeats no render: the clip renders are started and recorded on the
- *   row in one transaction.
+ * - A crash after the run repeats no work: the clip renders are started and recorded on the row in
+ *   one transaction, and the outbox folder's name is recorded before it is written (outbox.ts).
  * - Nothing is dropped silently: every file ends in outbox/ or failed/ with a reason. A file that
  *   fails keeps its sidecar beside it in failed/, so both can be fixed and dropped in again.
  * - A sidecar's options are split between the run and its clip renders (followups.ts), and a
@@ -24,7 +24,8 @@ import type { Logger } from "pino";
 import { parse as parseYaml } from "yaml";
 import type { ClipdApp } from "../app.js";
 import { checkRenderTop, FOLLOWUP_KEYS, splitOptions, startClipRenders } from "./followups.js";
-import { eventsFor, writeResults } from "./results.js";
+import { placeOutbox, outboxName } from "./outbox.js";
+import { eventsFor } from "./results.js";
 import { TERMINAL, type Run } from "../engine/runner.js";
 import { faultPoint } from "../kit/faults.js";
 
@@ -44,9 +45,9 @@ export function folderLayout(dataDir: string, folder: { path: string; pipeline: 
   return { inbox, pipeline: folder.pipeline, processing: path.join(parent, "processing"), outbox: path.join(parent, "outbox"), failed: path.join(parent, "failed") };
 }
 
-async function freeName(dir: string, name: string, isDir = false): Promise<string> {
-  const ext = isDir ? "" : path.extname(name);
-  const stem = isDir ? name : name.slice(0, name.length - ext.length);
+async function freeName(dir: string, name: string): Promise<string> {
+  const ext = path.extname(name);
+  const stem = name.slice(0, name.length - ext.length);
   for (let i = 1; ; i++) {
     const candidate = i === 1 ? name : `${stem}-${i}${ext}`;
     if (!existsSync(path.join(dir, candidate))) return candidate;
@@ -210,11 +211,10 @@ export class WatchFolder {
     }
     const kids = (await Promise.all(children.map((c) => this.app.runner.getRun(c)))).filter((r): r is Run => !!r);
     if (kids.some((k) => !TERMINAL.has(k.state))) return;
-    const outName = await freeName(l.outbox, row.name.replace(/\.[^.]+$/, ""), true);
-    const dir = path.join(l.outbox, outName);
+    const outName = await outboxName(this.app.db, l.outbox, row, row.name.replace(/\.[^.]+$/, ""));
     const events = await eventsFor(this.app.db, [run.id, ...kids.map((k) => k.id)]);
-    await writeResults(this.app.storage, run, dir, kids, events);
-    await rename(path.join(l.processing, row.name), path.join(dir, row.name)).catch(() => {});
+    await placeOutbox({ storage: this.app.storage, outbox: l.outbox, name: outName, rowId: row.id, source: path.join(l.processing, row.name), run, kids, events });
+    faultPoint("watch:outbox-written");
     await rm(path.join(l.processing, `${row.name}.yaml`), { force: true });
     await this.app.db.query(`update watch_files set state = 'done', updated_at = now() where id = $1`, [row.id]);
     this.log.info({ file: row.name, outbox: outName, clips: kids.length, events: events.map((e) => e.type) }, "results written");

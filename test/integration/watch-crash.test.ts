@@ -1,6 +1,8 @@
 // The watch folder repeats no work across crashes: the daemon is killed (CLIPD_FAULTS) after the
-// clip renders are started and before the row records them. After the restart the work goes on
-// from where it was: one run and one clip.ready per clip, one outbox folder.
+// clip renders are started and before the row records them, while the outbox folder is being
+// written, and after it is in place but before the file is marked done. After each restart the
+// work goes on from where it was: one run and one clip.ready per clip, one outbox folder, no
+// temporary folder left.
 import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,7 +16,7 @@ describe.each(testBackends())("watch folder across crashes on %s", (backend) => 
   const procs: Spawned[] = [];
   afterEach(() => procs.forEach((p) => p.kill("SIGKILL")));
 
-  it("renders each clip once after a kill between starting the renders and recording them", async () => {
+  it("renders each clip once and writes one outbox folder after kills at each crash point", async () => {
     const d = await daemonEnv(backend, { watch: { enabled: true, stable_ms: 500, folders: [{ path: "inbox", pipeline: "episode" }] }, render: { render_top: 1 } });
     const inbox = path.join(d.dataDir, "inbox");
     const outbox = path.join(d.dataDir, "outbox");
@@ -32,6 +34,9 @@ describe.each(testBackends())("watch folder across crashes on %s", (backend) => 
       expect(p.child.signalCode, p.output().slice(-2000)).toBe("SIGKILL");
     };
     await crashAt("watch:renders-started");
+    await crashAt("watch:outbox-partial");
+    expect((await readdir(outbox)).filter((f) => f.startsWith(".jfk.tmp-"))).toHaveLength(1); // the crash left a temporary folder
+    await crashAt("watch:outbox-written");
 
     const last = spawnClipd(["start"], d.env);
     procs.push(last);
@@ -52,8 +57,8 @@ describe.each(testBackends())("watch folder across crashes on %s", (backend) => 
       expect(clips).toEqual([expect.objectContaining({ id: summary.clips_rendered[0].run_id, state: "succeeded" })]);
       const { rows: ready } = await db.query(`select run_id from events where type = 'clip.ready'`);
       expect(ready.map((r: any) => r.run_id)).toEqual([clips[0].id]);
-      const { rows: watch } = await db.query(`select state from watch_files`);
-      expect(watch).toEqual([{ state: "done" }]);
+      const { rows: watch } = await db.query(`select state, outbox from watch_files`);
+      expect(watch).toEqual([{ state: "done", outbox: "jfk" }]);
     } finally {
       await db.close();
     }
