@@ -12,6 +12,7 @@ import { WatchFolder } from "./watch/folder.js";
 import { RateLimiter } from "../facade/ratelimit.js";
 import { LinkSigner } from "../facade/signing.js";
 import { downloadLink } from "../facade/uploads.js";
+import { ensureOpsToken } from "./kit/ops-token.js";
 
 export type Role = "serve" | "work" | "watch";
 
@@ -26,8 +27,12 @@ export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; ra
   rates.start();
   const signer = await LinkSigner.create(app.db, app.config.server.signing_secret || undefined);
   app.free.setLinker((file, at) => downloadLink({ config: app.config, signer }, { ...file, origin: at }));
+  // The ops routes always need a token; without a configured one, the data folder's (kit/ops-token.ts).
+  const ops = await ensureOpsToken(app.config);
+  if (ops.file) app.log.info({ file: ops.file, made: ops.made }, "ops routes take the token in this file (server.ops_token is not set)");
+  const config = ops.file ? { ...app.config, server: { ...app.config.server, ops_token: ops.token } } : app.config;
   const h3 = createFacade({
-    config: app.config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing,
+    config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing,
     episodes: app.episodes, webhooks: app.webhooks, transcripts: app.transcripts, free: app.free, rates, signer, storage: app.storage,
     log: app.log.child({ role: "serve" }), version: app.version,
   });

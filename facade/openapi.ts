@@ -40,6 +40,7 @@ function commonResponses(op: Operation, keyed: boolean, limited: boolean, maxJso
   return {
     ...(op.body || op.query || op.idempotent ? { 400: "Invalid request; error.field names the field (or the Idempotency-Key header)" } : {}),
     ...(keyed ? { 401: "Missing, unknown, revoked or expired key", 403: "The key lacks the scope, or the account is under billing review" } : {}),
+    ...(op.auth === "ops" ? { 401: "Missing or wrong ops token (server.ops_token, or ops.token in the data folder)" } : {}),
     ...(op.params ? { 404: "Not found on this account" } : {}),
     405: "This path does not take the method sent; the Allow header lists the ones it takes (error.code method_not_allowed)",
     ...(op.idempotent ? { 409: "A request with this Idempotency-Key is still running", 422: "This Idempotency-Key was used with a different request" } : {}),

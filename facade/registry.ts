@@ -42,7 +42,7 @@ export interface Operation<B = any, Q = any> {
   scope: string | null;
   /**
    * How callers authenticate. "key": an account key (with `scope` when one is set; GET /me needs
-   * none); "ops": the ops token, or loopback without one; "free-optional": a free-API key may be
+   * none); "ops": the ops token (always; see ops-auth.ts); "free-optional": a free-API key may be
    * presented (the handler judges it); "public": nothing. Default: "key" with a scope, else "public".
    */
   auth?: "key" | "ops" | "free-optional" | "public";

@@ -8,6 +8,7 @@ import { projectRoot, type Config } from "../../config/loader.js";
 import { UsageError, parseSets } from "./args.js";
 import { createLogger } from "../kit/log.js";
 import { DomainError } from "../kit/errors.js";
+import { readOpsToken } from "../kit/ops-token.js";
 import { formatIssues, loadPipelines, pipelineDirs } from "../engine/pipelines.js";
 import { loadStages } from "../stages.js";
 import { StageError } from "../engine/stage.js";
@@ -134,10 +135,12 @@ export async function cmdAdmin(cfg: Config, command: string, values: Record<stri
     db = await openDb({ databaseUrl: cfg.database_url || undefined, dataDir: cfg.data_dir });
   } catch (err) {
     if (!/in use by process/.test((err as Error).message)) throw err;
-    // A running daemon holds the embedded database: ask it through its ops route.
+    // A running daemon holds the embedded database: ask it through its ops route, with the
+    // configured token or the one it wrote to the data folder.
+    const token = await readOpsToken(cfg);
     const res = await fetch(`http://127.0.0.1:${cfg.server.port}/api/v1/admin`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(cfg.server.ops_token ? { authorization: `Bearer ${cfg.server.ops_token}` } : {}) },
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify({ command, args: Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined)) }),
     });
     const body = (await res.json()) as any;
