@@ -13,6 +13,7 @@ import { RateLimiter } from "../facade/ratelimit.js";
 import { LinkSigner } from "../facade/signing.js";
 import { downloadLink } from "../facade/uploads.js";
 import { ensureOpsToken } from "./kit/ops-token.js";
+import { startUploadSweeper } from "../facade/upload-sweeper.js";
 
 export type Role = "serve" | "work" | "watch";
 
@@ -58,6 +59,7 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
   let listener: Listener | undefined;
   let rates: RateLimiter | undefined;
   let watcher: WatchFolder | undefined;
+  let sweeper: { stop(): void } | undefined;
   // Links in webhook events (download_url, transcript files) point at this server, or at
   // server.public_url when it is set.
   let origin = `http://127.0.0.1:${app.config.server.port}`;
@@ -76,6 +78,8 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
   }
   if (roles.includes("serve")) {
     ({ listener, rates } = await serveRole(app));
+    // Partial uploads left by a crash (facade/upload-sweeper.ts).
+    sweeper = startUploadSweeper(app.storage, app.log.child({ role: "serve" }));
     const port = listener.address.port;
     origin = `http://127.0.0.1:${port}`;
     app.log.info({ url: `http://localhost:${port}`, port }, "facade listening");
@@ -99,6 +103,7 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
         }
         await listener?.close().catch(() => {});
         await rates?.stop();
+        sweeper?.stop();
         await app.close({ graceSeconds: 1 });
         app.log.info("stopped");
       })();
