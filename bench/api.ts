@@ -9,7 +9,7 @@
  * Target: at least 3,000 authenticated reads/s with p99 under 10 ms at 10 connections.
  * BENCH_SECONDS sets the length of each measure (default 10).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,6 +20,7 @@ import { AccountService } from "../daemon/account/accounts.js";
 import { openDb } from "../daemon/store/db.js";
 import { migrate } from "../daemon/store/migrate.js";
 import { freePort, startPgServer, withPgDatabase } from "./_pg.js";
+import { startProcess } from "./_proc.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -31,20 +32,6 @@ interface Row {
   p99: number;
   errors: number;
   non2xx: number;
-}
-
-function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (ready.test(out)) resolve(child);
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`process exited (${code}) before it was ready:\n${out.slice(-2000)}`)));
-  });
 }
 
 async function measure(target: string, opts: autocannon.Options): Promise<Row> {
