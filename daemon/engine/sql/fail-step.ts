@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { codeOf, isCurrent, stepsOf, upsertStep, type Phase } from "../run.js";
 import { withRunLocked } from "../run-store.js";
 import { isStageError } from "../stage.js";
+import { clientErrorMessage } from "../client-error.js";
 import { enqueueStep, type TransitionContext } from "./context.js";
 
 export async function failStep(ctx: TransitionContext, runId: string, phase: Phase, index: number, err: unknown, attempt: number, log: Logger): Promise<void> {
@@ -28,7 +29,14 @@ export async function failStep(ctx: TransitionContext, runId: string, phase: Pha
       errors: [...(prev?.errors ?? []), { attempt, ...info, at: new Date().toISOString() }],
     });
     const details = isStageError(err) && err.details ? err.details : {};
-    const error = phase === "main" ? { ...details, ...info, stage: list[index]!.stage, step: index } : run.error;
+    // The run's error reaches clients (episodes, jobs, transcripts, webhooks): cleaned of server
+    // paths and extra stderr lines; the step record above and the log keep the full text.
+    const shown = clientErrorMessage(info.message);
+    if (phase === "main" && shown !== info.message) {
+      const stderr = (err as { stderr?: unknown })?.stderr;
+      log.info({ detail: info.message, ...(typeof stderr === "string" && stderr ? { stderr: stderr.slice(-4000) } : {}) }, "step error cleaned for clients");
+    }
+    const error = phase === "main" ? { ...details, ...info, message: shown, stage: list[index]!.stage, step: index } : run.error;
     if (phase === "main" && run.plan.on_failure.length) {
       await tx.query(
         `update runs set phase = 'on_failure', current_step = 0, current_stage = $2, steps = $3, error = $4, updated_at = now() where id = $1`,
