@@ -1,0 +1,85 @@
+/**
+ * Defects the fuzzer has found and that are not fixed yet (facade/ and daemon/ belong to others
+ * while this suite is written). Each has a matcher, so the random run in fuzz.test.ts can tell
+ * them from new findings, and a direct reproduction, which fuzz.test.ts runs under `it.fails`:
+ * when a fix lands, that test starts failing and says to move the defect out of this list.
+ */
+import { sampleIds } from "../../facade/testmode.js";
+import { judge, type Finding } from "./fuzz-core.js";
+import type { ChaosServer } from "./server.js";
+
+export interface KnownDefect {
+  id: string;
+  /** What is wrong and where it comes from. */
+  title: string;
+  matches(f: Finding): boolean;
+  /** Requests that show it; each answer is judged like a fuzz answer. */
+  repro(server: ChaosServer, keys: { test: string }): Promise<Array<{ request: string; status: number; text: string }>>;
+}
+
+async function call(server: ChaosServer, method: string, path: string, body?: string, bearer?: string) {
+  const res = await fetch(`${server.base}${path}`, {
+    method,
+    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+    body,
+  });
+  return { request: `${method} ${path} ${body?.slice(0, 60) ?? ""}`, status: res.status, text: await res.text() };
+}
+
+const deep = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+const isDeep = (f: Finding) => /(^|, )deep /.test(f.label);
+
+export const KNOWN_DEFECTS: KnownDefect[] = [
+  {
+    id: "deep-json-500",
+    title: "a JSON body nested ~10,000 levels deep answers 500: findTextFault (facade/core/text.ts) recurses once per level and overflows the stack (RangeError), before the schema would refuse it",
+    matches: (f) => f.kind === "5xx" && isDeep(f),
+    repro: async (s) => [await call(s, "POST", "/api/v1/transcribe/keys", `{"email":${deep(20_000)}}`), await call(s, "POST", "/api/v1/transcribe", deep(20_000))],
+  },
+  {
+    id: "testmode-sample-race-500",
+    title:
+      "concurrent first reads of a test-mode sample job (GET /jobs/{id}) or transcript (GET /transcripts/{id}) answer 500 ENOENT: sampleClipLink and sampleTranscript (facade/testmode.ts) check exists() then storage.write() the same key, and the parallel writes share one '<key>.part' temp file (daemon/kit/storage.ts), so one rename finds it gone",
+    matches: (f) => f.kind === "5xx" && !isDeep(f) && (f.op === "getJob" || f.op === "getTranscript"),
+    repro: async (s, keys) => {
+      const ids = sampleIds();
+      const paths = [...ids.jobs.map((id) => `/api/v1/jobs/${id}`), `/api/v1/transcripts/${ids.transcript}`];
+      return Promise.all(paths.flatMap((p) => Array.from({ length: 6 }, () => call(s, "GET", p, undefined, keys.test))));
+    },
+  },
+  {
+    id: "invalid-json-no-field",
+    title: "a body that is not JSON (or not UTF-8) answers 400 invalid_json without error.field (facade/_body.ts readJsonBody); whole-body faults elsewhere name the field \"body\"",
+    matches: (f) => f.kind === "no-field" && f.answer.includes('"invalid_json"'),
+    repro: async (s, keys) => [await call(s, "POST", "/api/v1/webhooks", "{", keys.test), await call(s, "POST", "/api/v1/transcribe/keys", "{'a':1}")],
+  },
+  {
+    id: "root-schema-error-empty-field",
+    title:
+      "a schema error at the body's root answers 400 with error.field \"\" and a message naming no field: a body that is not an object ([], \"str\", 1, null: \"body must be object\") and PATCH /webhooks/{id} with {} (\"body must NOT have fewer than 1 properties\"); facade/core/run-operation.ts describeAjvError takes the field from the empty root instancePath; it should name \"body\"",
+    matches: (f) => f.kind === "no-field" && f.answer.includes('"field":""'),
+    repro: async (s, keys) => [await call(s, "POST", "/api/v1/webhooks", "[]", keys.test), await call(s, "POST", "/api/v1/transcribe/keys", '"str"')],
+  },
+  {
+    id: "bad-path-escape-no-field",
+    title: "a path parameter with a malformed percent-escape (%ZZ, %C0%AF, %ED%A0%80) answers h3's own 400 {code:bad_request, message:\"Bad Request\"} naming nothing, from getRouterParams' decoding in facade/app.ts; a bad id elsewhere is 404 naming the param",
+    matches: (f) => f.kind === "no-field" && f.answer.includes('"bad_request"'),
+    repro: async (s, keys) => [await call(s, "GET", "/api/v1/episodes/%ZZ", undefined, keys.test), await call(s, "GET", "/api/v1/files/%C0%AF")],
+  },
+  {
+    id: "run-error-no-field",
+    title:
+      "POST /api/v1/runs (ops) answers 400 naming no field for a pipeline that does not exist (unknown_pipeline, daemon/engine/plan.ts) and for `set` options no step takes (invalid_option): the engine throws RunErrors without context and facade/errors.ts maps a RunError to code and message only; they should name \"pipeline\" and \"set.<option>\"",
+    matches: (f) => f.kind === "no-field" && /"(unknown_pipeline|invalid_option)"/.test(f.answer),
+    repro: async (s) => {
+      const ops = await s.opsToken();
+      return [await call(s, "POST", "/api/v1/runs", JSON.stringify({ pipeline: "no-such-pipeline" }), ops), await call(s, "POST", "/api/v1/runs", JSON.stringify({ pipeline: "t-quick", set: { nope: 1 } }), ops)];
+    },
+  },
+];
+
+/** The defects an answer list shows: each answer judged as the fuzzer judges. */
+export const faults = (answers: Array<{ request: string; status: number; text: string }>) =>
+  answers.filter((a) => judge(a.status, a.text)).map((a) => `${a.request} → ${a.status} ${a.text.slice(0, 200)}`);
+
+export const knownDefectOf = (f: Finding) => KNOWN_DEFECTS.find((d) => d.matches(f));
