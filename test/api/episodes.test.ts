@@ -281,8 +281,15 @@ describe("account API: episodes, clips and jobs", () => {
       expect.objectContaining({ clip: 2, reason: "credit_required", needed_cents: 20 }),
       expect.objectContaining({ clip: 9, reason: "not_found" }),
     ]);
-    expect(await credit(ex.accountId)).toBe(5);
-    expect((await ledger(ex.accountId)).slice(-1)).toEqual([{ kind: "export", cents: -25 }]);
+    // The charge is taken as the job starts; its render fails (the cut is not in storage), and a
+    // failed export is refunded when its run ends: the ledger's last rows say both, in order.
+    const job = await waitFor(async () => {
+      const r = await s.call(ex.live, "GET", `/api/v1/jobs/${r6.body.jobs[0].job_id}`);
+      return r.body.status === "failed" ? r.body : undefined;
+    }, { what: "the paid export to fail", timeoutMs: 60_000, intervalMs: 100 });
+    expect(job.charged_cents).toBe(0);
+    expect((await ledger(ex.accountId)).slice(-2)).toEqual([{ kind: "export", cents: -25 }, { kind: "export_refund", cents: 25 }]);
+    expect(await credit(ex.accountId)).toBe(30);
   });
 
   /** A ready episode with clips, written directly (for billing checks that need no media). */
