@@ -51,11 +51,14 @@ function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], wh
   return { field: base, message: `${where} ${base ? `field "${base}" ` : ""}${e.message}` };
 }
 
-/** Refuses a string PostgreSQL could not store (NUL, lone surrogate) anywhere in `value`, naming its field. */
+/**
+ * Refuses a string PostgreSQL could not store (NUL, lone surrogate) anywhere in `value`, naming its
+ * field; a path through a deeply nested body is cut at 200 characters.
+ */
 function refuseBadText(value: unknown, where: "path" | "query" | "body"): void {
   const found = findTextFault(value);
   if (!found) return;
-  const field = found.field || where;
+  const field = (found.field || where).replace(/^(.{200}).+$/s, "$1…");
   throw new ApiError(400, "invalid_request", `${where} ${found.field ? `field "${field}" ` : ""}${found.fault}`, { field });
 }
 
@@ -103,6 +106,7 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
       if (op.body) {
         ctx.body = (await input.readBody?.()) ?? {};
         bodyRead = true;
+        // Before the schema, so a key that holds a NUL is named printably (the schema would echo it).
         refuseBadText(ctx.body, "body");
         if (!checkBody!(ctx.body)) {
           const { field, message } = describeAjvError(checkBody!.errors![0]!, "body");

@@ -17,26 +17,41 @@ export function textFault(s: string): string | undefined {
   return undefined;
 }
 
-/** The first string in `value` (keys included) that cannot be stored: its dotted field path and the fault. */
+/**
+ * The first string in `value` (keys included) that cannot be stored: its dotted field path and the
+ * fault. Walked with a stack of its own, not by recursion: a body nested thousands of levels deep
+ * must reach the schema's refusal, not overflow the call stack here (a 500).
+ */
 export function findTextFault(value: unknown, at = ""): { field: string; fault: string } | undefined {
-  if (typeof value === "string") {
-    const fault = textFault(value);
-    return fault ? { field: at, fault } : undefined;
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findTextFault(value[i], join(at, String(i)));
-      if (found) return found;
+  // Each entry keeps its key and its parent's entry; the dotted path is spelled out only for a fault
+  // (building it for every level of a deep body would cost the square of the depth).
+  type Step = { key: string; up: Step | undefined };
+  const pathOf = (step: Step | undefined) => {
+    const keys: string[] = [];
+    for (let s = step; s; s = s.up) keys.push(s.key);
+    return keys.reverse().reduce(join, at);
+  };
+  const todo: Array<[unknown, Step | undefined]> = [[value, undefined]];
+  while (todo.length) {
+    const [item, step] = todo.pop()!;
+    if (typeof item === "string") {
+      const fault = textFault(item);
+      if (fault) return { field: pathOf(step), fault };
+      continue;
     }
-    return undefined;
-  }
-  if (value && typeof value === "object") {
-    for (const [key, inner] of Object.entries(value)) {
-      const keyFault = textFault(key);
-      // The key itself is named with its bad characters made visible, so the answer stays printable.
-      if (keyFault) return { field: join(at, key.replace(/\u0000/g, "\ufffd").replace(LONE_SURROGATES, "\ufffd")), fault: `has a name that ${keyFault}` };
-      const found = findTextFault(inner, join(at, key));
-      if (found) return found;
+    if (!item || typeof item !== "object") continue;
+    const entries = Array.isArray(item) ? item.map((v, i) => [String(i), v] as const) : Object.entries(item);
+    // Pushed last to first, so the first field in document order is looked at (and named) first.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, inner] = entries[i]!;
+      todo.push([inner, { key, up: step }]);
+    }
+    if (!Array.isArray(item)) {
+      for (const [key] of entries) {
+        const keyFault = textFault(key);
+        // The key itself is named with its bad characters made visible, so the answer stays printable.
+        if (keyFault) return { field: join(pathOf(step), key.replace(/\u0000/g, "\ufffd").replace(LONE_SURROGATES, "\ufffd")), fault: `has a name that ${keyFault}` };
+      }
     }
   }
   return undefined;

@@ -70,6 +70,19 @@ describe("hardening", () => {
     expect(emoji.status, JSON.stringify(emoji.body)).toBe(202);
   });
 
+  it("a body nested 20,000 levels deep answers 400, not a 500 from the text check", async () => {
+    const deep = (n: number, inner: string) => "[".repeat(n) + inner + "]".repeat(n);
+    const clean = await t.call(undefined, "POST", "/api/v1/transcribe/keys", `{"email":${deep(20_000, '"x"')}}`);
+    expect(clean.status).toBe(400);
+    expect(clean.body.error).toMatchObject({ code: "invalid_request", field: "email" });
+    const withNul = await t.call(undefined, "POST", "/api/v1/transcribe/keys", `{"email":${deep(20_000, '"x\\u0000"')}}`);
+    expect(withNul.status).toBe(400);
+    expect(withNul.body.error.field).toMatch(/^email\.0\.0\..{0,200}$/);
+    const { live } = await t.account();
+    const nested = await t.call(live, "POST", "/api/v1/episodes", `{"name":"ok","x":{"y":[1,{"z":"a\\u0000"}]}}`);
+    expect(nested.body.error).toMatchObject({ code: "invalid_request", field: "x.y.1.z" });
+  });
+
   it("the operation core refuses NUL or a lone surrogate in a path parameter or Idempotency-Key, whatever the transport", async () => {
     // HTTP itself cannot carry these (h3 leaves %00 encoded in paths; header values are Latin-1),
     // so the core is called as another transport (the MCP tool server) would call it.

@@ -26,16 +26,9 @@ async function call(server: ChaosServer, method: string, path: string, body?: st
   return { request: `${method} ${path} ${body?.slice(0, 60) ?? ""}`, status: res.status, text: await res.text() };
 }
 
-const deep = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 const isDeep = (f: Finding) => /(^|, )deep /.test(f.label);
 
 export const KNOWN_DEFECTS: KnownDefect[] = [
-  {
-    id: "deep-json-500",
-    title: "a JSON body nested ~10,000 levels deep answers 500: findTextFault (facade/core/text.ts) recurses once per level and overflows the stack (RangeError), before the schema would refuse it",
-    matches: (f) => f.kind === "5xx" && isDeep(f),
-    repro: async (s) => [await call(s, "POST", "/api/v1/transcribe/keys", `{"email":${deep(20_000)}}`), await call(s, "POST", "/api/v1/transcribe", deep(20_000))],
-  },
   {
     id: "testmode-sample-race-500",
     title:
