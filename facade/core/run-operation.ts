@@ -48,7 +48,8 @@ function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], wh
     const field = [base, (e.params as any).missingProperty].filter(Boolean).join(".");
     return { field, message: `${where} field "${field}" is required` };
   }
-  return { field: base, message: `${where} ${base ? `field "${base}" ` : ""}${e.message}` };
+  // A fault of the whole value (a body that is not an object, an empty PATCH) names it as a whole.
+  return { field: base || where, message: `${where} ${base ? `field "${base}" ` : ""}${e.message}` };
 }
 
 /**

@@ -83,6 +83,15 @@ describe("hardening", () => {
     expect(nested.body.error).toMatchObject({ code: "invalid_request", field: "x.y.1.z" });
   });
 
+  it("a schema fault of the whole body names \"body\"", async () => {
+    const { test } = await t.account();
+    for (const [path, body] of [["/api/v1/webhooks", "[]"], ["/api/v1/transcribe/keys", '"str"']] as const) {
+      const res = await t.call(test, "POST", path, body);
+      expect(res.status, `${path} ${body}`).toBe(400);
+      expect(res.body.error, `${path} ${body}`).toMatchObject({ code: "invalid_request", field: "body" });
+    }
+  });
+
   it("the operation core refuses NUL or a lone surrogate in a path parameter or Idempotency-Key, whatever the transport", async () => {
     // HTTP itself cannot carry these (h3 leaves %00 encoded in paths; header values are Latin-1),
     // so the core is called as another transport (the MCP tool server) would call it.

@@ -47,13 +47,6 @@ export const KNOWN_DEFECTS: KnownDefect[] = [
     repro: async (s, keys) => [await call(s, "POST", "/api/v1/webhooks", "{", keys.test), await call(s, "POST", "/api/v1/transcribe/keys", "{'a':1}")],
   },
   {
-    id: "root-schema-error-empty-field",
-    title:
-      "a schema error at the body's root answers 400 with error.field \"\" and a message naming no field: a body that is not an object ([], \"str\", 1, null: \"body must be object\") and PATCH /webhooks/{id} with {} (\"body must NOT have fewer than 1 properties\"); facade/core/run-operation.ts describeAjvError takes the field from the empty root instancePath; it should name \"body\"",
-    matches: (f) => f.kind === "no-field" && f.answer.includes('"field":""'),
-    repro: async (s, keys) => [await call(s, "POST", "/api/v1/webhooks", "[]", keys.test), await call(s, "POST", "/api/v1/transcribe/keys", '"str"')],
-  },
-  {
     id: "bad-path-escape-no-field",
     title: "a path parameter with a malformed percent-escape (%ZZ, %C0%AF, %ED%A0%80) answers h3's own 400 {code:bad_request, message:\"Bad Request\"} naming nothing, from getRouterParams' decoding in facade/app.ts; a bad id elsewhere is 404 naming the param",
     matches: (f) => f.kind === "no-field" && f.answer.includes('"bad_request"'),
