@@ -22,6 +22,7 @@ import { RunError, type Run } from "./engine/runner.js";
 import { PluginError } from "./engine/registry.js";
 import { DatabaseError, openDb } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
+import { relayStdio } from "../facade/mcp/stdio.js";
 
 const USAGE = `clipd — clips and transcripts from long recordings
 
@@ -42,6 +43,9 @@ Operations
   config print                   the effective config (secrets masked)
   config describe [--markdown]   every config key: type, default, env variable, meaning
   models list|pull <name>        whisper models
+Tool server
+  mcp --stdio                    MCP over stdin/stdout for desktop clients; CLIPD_API_KEY is the key,
+                                 CLIPD_URL a running clipd (without it: one in this process)
 Accounts (prints one JSON line)
   account create --email E [--credit-cents N] [--plan]
   key create --account ID --mode live|test --scopes clips.read,clips.write,transcripts,webhooks [--expires-in-days 30|90]
@@ -130,6 +134,27 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
   process.exitCode = exitCode;
 }
 
+/**
+ * The MCP tool server over stdio (facade/mcp/stdio.ts relays to a clipd's /mcp). Without CLIPD_URL
+ * this process runs the serve and work roles itself on the embedded database, on a loopback port
+ * of its own, so the relay, auth and links are the same as against a remote clipd.
+ */
+async function cmdMcp(cfg: Config, values: Record<string, any>) {
+  if (!values.stdio) throw new UsageError("usage: clipd mcp --stdio (with CLIPD_API_KEY, and CLIPD_URL for a running clipd)");
+  const apiKey = process.env.CLIPD_API_KEY;
+  if (!apiKey) throw new UsageError("clipd mcp needs CLIPD_API_KEY: an account key (svc_live_… or svc_test_…)");
+  let url = process.env.CLIPD_URL;
+  let running: Awaited<ReturnType<typeof startRoles>> | undefined;
+  if (!url) {
+    const local = { ...cfg, server: { ...cfg.server, host: "127.0.0.1", port: 0 } };
+    running = await startRoles(await openApp(local, createLogger(local)), ["serve", "work"]);
+    url = running.url!;
+  }
+  const relay = await relayStdio({ url, apiKey });
+  await relay.closed;
+  await running?.stop("stdin closed");
+}
+
 export async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -151,6 +176,7 @@ export async function main(argv: string[]): Promise<void> {
       "key-id": { type: "string" },
       cents: { type: "string" },
       markdown: { type: "boolean" },
+      stdio: { type: "boolean" },
     },
   });
   const [cmd, ...rest] = positionals;
@@ -195,6 +221,8 @@ export async function main(argv: string[]): Promise<void> {
       return;
     case "models":
       return cmdModels(cfg, rest);
+    case "mcp":
+      return cmdMcp(cfg, values);
     case "account":
     case "key":
     case "credit": {

@@ -19,6 +19,8 @@ import { FILE_OPERATIONS } from "./operations/files.js";
 import { TRANSCRIPT_OPERATIONS } from "./operations/transcripts.js";
 import { WEBHOOK_OPERATIONS } from "./operations/webhooks.js";
 import { FREE_OPERATIONS } from "./operations/free.js";
+import { mcpHttpHandler, MCP_PATH } from "./mcp/http.js";
+import { createMcpCore } from "./mcp/server.js";
 import type { Operation } from "./registry.js";
 import type { FacadeServices } from "./services.js";
 
@@ -69,7 +71,10 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
     });
   }
   app.get("/openapi.json", () => toOpenApi(operations, { version: services.version, serverUrl: services.config.server.public_url, maxJsonBytes: maxJson }));
-  const routes = [...operations.map((op) => ({ method: op.method, path: op.path })), { method: "GET", path: "/openapi.json" }];
+  // The MCP tool server (facade/mcp/): the same operations as tools, for MCP clients.
+  const mcp = mcpHttpHandler(createMcpCore(services, operations), services, maxJson);
+  for (const method of ["POST", "GET", "DELETE"] as const) app.on(method, MCP_PATH, (event: H3Event) => mcp(event.req, httpCaller(event, "chat")));
+  const routes = [...operations.map((op) => ({ method: op.method, path: op.path })), { method: "GET", path: "/openapi.json" }, ...["POST", "GET", "DELETE"].map((method) => ({ method, path: MCP_PATH }))];
   app.all("/**", fallbackHandler(services, routes));
   return app;
 }

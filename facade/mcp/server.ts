@@ -1,0 +1,103 @@
+/**
+ * The MCP tool server on the operation core: tools/list is the registry's account operations
+ * (tools.ts), tools/call runs the operation through runOperation as a "chat" Caller, and the
+ * resources read through it too (resources.ts). Transport-neutral: http.ts serves it as Streamable
+ * HTTP on /mcp, daemon/main.ts over stdio. Built on the SDK's low-level Server because the tools'
+ * schemas are the registry's JSON Schemas (McpServer wants zod).
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import { prepareOperation, type Answer, type Caller } from "../core/run-operation.js";
+import type { Operation } from "../registry.js";
+import type { FacadeServices } from "../services.js";
+import { parseResourceUri, readTranscriptFile, RESOURCE_TEMPLATES, STYLES_RESOURCE, TRANSCRIPT_FORMATS } from "./resources.js";
+import { renderAnswer, renderError } from "./render.js";
+import { isToolOperation, splitArguments, toolDefinition, type ToolDefinition } from "./tools.js";
+
+export interface McpCore {
+  tools: ToolDefinition[];
+  /** A Server whose every call acts as `caller` (its key, address and link origin). */
+  server(caller: Caller): Server;
+}
+
+type Run = ReturnType<typeof prepareOperation>;
+type Json = { status: number; body: any; headers: Headers };
+
+/** Compiles every tool's operation once; servers are then cheap to make per request. */
+export function createMcpCore(services: FacadeServices, operations: Operation[]): McpCore {
+  const tools = new Map<string, { op: Operation; def: ToolDefinition; run: Run }>();
+  for (const op of operations.filter(isToolOperation)) {
+    const def = toolDefinition(op);
+    tools.set(def.name, { op, def, run: prepareOperation(op, services) });
+  }
+  const byId = (id: string) => [...tools.values()].find((t) => t.op.id === id);
+  const readFile = prepareOperation(readTranscriptFile, services);
+
+  const json = (a: Answer): Json => {
+    if ("raw" in a) throw new Error("an MCP operation answered raw HTTP"); // no tool is one of the HTTP-only operations
+    return a;
+  };
+  async function call(name: string, args: Record<string, unknown>, caller: Caller): Promise<CallToolResult> {
+    const tool = tools.get(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool named "${name}"`);
+    const { params, query, body, idempotencyKey, missing, unknown } = splitArguments(tool.op, args);
+    if (missing) return renderError(400, { error: { code: "invalid_request", message: `argument "${missing}" is required`, field: missing } });
+    if (unknown) return renderError(400, { error: { code: "invalid_request", message: `argument "${unknown}" is not allowed`, field: unknown } });
+    if (idempotencyKey !== undefined && typeof idempotencyKey !== "string") {
+      return renderError(400, { error: { code: "invalid_request", message: `argument "idempotency_key" must be a string`, field: "idempotency_key" } });
+    }
+    const who: Caller = { ...caller, idempotencyKey: (idempotencyKey as string | undefined) ?? null };
+    const answer = json(await tool.run({ params, query, readBody: async () => body }, who));
+    return answer.status >= 400 ? renderError(answer.status, answer.body) : renderAnswer(tool.def.name, answer);
+  }
+
+  /** A resource read failed: the error envelope travels as the JSON-RPC error's data. */
+  const refused = (a: Json) => new McpError(a.status === 404 ? -32002 : ErrorCode.InvalidRequest, `${a.body.error.code}: ${a.body.error.message}`, { status: a.status, ...a.body });
+  async function read(uri: string, caller: Caller) {
+    const what = parseResourceUri(uri);
+    if (!what) throw new McpError(-32002, `no resource at ${uri}`, { uri });
+    const opFor = what.kind === "styles" ? "listStyles" : what.kind === "clips" ? "getEpisode" : undefined;
+    const a = opFor
+      ? json(await byId(opFor)!.run({ params: what.kind === "clips" ? { id: what.id } : {}, query: {} }, caller))
+      : json(await readFile({ params: { id: (what as { id: string }).id, format: (what as { format: string }).format }, query: {} }, caller));
+    if (a.status >= 400) throw refused(a);
+    if (what.kind === "transcript") return { contents: [{ uri, mimeType: TRANSCRIPT_FORMATS[what.format], text: a.body.text }] };
+    const data = what.kind === "clips" ? { episode_id: a.body.episode_id, status: a.body.status, clips: a.body.clips, livemode: a.body.livemode } : a.body;
+    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(data, null, 2) }] };
+  }
+
+  async function list(caller: Caller) {
+    const resources: Array<Record<string, unknown>> = [STYLES_RESOURCE];
+    // The ready episodes among the recent ones, when the key may read them (a refusal lists none).
+    const eps = json(await byId("listEpisodes")!.run({ params: {}, query: {} }, caller));
+    if (eps.status === 200) {
+      for (const e of eps.body.episodes as Array<{ episode_id: string; name: string; status: string }>) {
+        if (e.status === "ready") resources.push({ uri: `clipd://episodes/${e.episode_id}/clips`, name: `clips-${e.episode_id}`, title: `Clips of ${e.name}`, mimeType: "application/json" });
+      }
+    }
+    return { resources };
+  }
+
+  return {
+    tools: [...tools.values()].map((t) => t.def),
+    server(from) {
+      // Whatever carried it, work started here is the chat surface's (runs.origin "chat"), and no
+      // tool is an HTTP-only operation that would read the raw request.
+      const caller: Caller = { ...from, surface: "chat", request: undefined };
+      const server = new Server({ name: "clipd", version: services.version }, {
+        capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+        instructions: "clipd turns long recordings into captioned vertical clips and transcripts. Every tool is one account API operation. Work is asynchronous: start it, then poll the get_ tool each answer names.",
+      });
+      const list_ = [...tools.values()].map((t) => t.def);
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list_ }));
+      server.setRequestHandler(CallToolRequestSchema, async (req) => call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, caller));
+      server.setRequestHandler(ListResourcesRequestSchema, async () => list(caller));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+      server.setRequestHandler(ReadResourceRequestSchema, async (req) => read(req.params.uri, caller));
+      return server;
+    },
+  };
+}

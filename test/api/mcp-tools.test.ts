@@ -1,0 +1,125 @@
+// The MCP tool server's door and its tool list, with the official SDK client against a real server on
+// loopback: the tools are the registry's account operations and nothing else, each described from its
+// operation; keys are judged as on the HTTP API (free and missing keys refused at the door, scopes per
+// tool with the API's code, test keys answer sample data with livemode false); arguments are
+// validated by the operation, naming the field.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATIONS } from "../../facade/app.js";
+import { NEXT_STEP } from "../../facade/mcp/next-steps.js";
+import { isToolOperation, toolName } from "../../facade/mcp/tools.js";
+import { sampleIds } from "../../facade/testmode.js";
+import { openApiServer, type ApiServer } from "../helpers/api.js";
+import { mcpClient, ok, refusal } from "../helpers/mcp.js";
+
+/** The tools of the published service description (the account API's 17 endpoints). */
+const PUBLISHED = [
+  "get_me", "list_episodes", "create_episode", "get_episode", "episode_uploaded", "export_clips", "search_episode", "get_job", "restyle_clip",
+  "clip_captions", "list_styles", "create_transcript", "get_transcript", "list_webhooks", "create_webhook", "delete_webhook", "test_webhook",
+];
+
+describe("MCP tool server: tools and keys", () => {
+  let s: ApiServer;
+  let acc: { accountId: string; live: string; test: string };
+  beforeAll(async () => {
+    s = await openApiServer("pglite");
+    acc = await s.account({ creditCents: 1000 });
+  }, 120_000);
+  afterAll(() => s?.close());
+
+  it("lists exactly the registry's account operations, described from each operation", async () => {
+    const client = await mcpClient(s.base, acc.live);
+    const { tools } = await client.listTools();
+    const accountOps = OPERATIONS.filter(isToolOperation);
+    expect(tools.map((t) => t.name).sort()).toEqual(accountOps.map(toolName).sort());
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(PUBLISHED));
+    // Ops, free and signed-file operations are not tools.
+    for (const id of ["health", "getRun", "startRun", "adminCommand", "putUpload", "getFile", "createFreeTranscription", "createFreeKey"]) {
+      expect(tools.map((t) => t.name)).not.toContain(toolName(OPERATIONS.find((o) => o.id === id)!));
+    }
+    expect(Object.keys(NEXT_STEP).sort()).toEqual(tools.map((t) => t.name).sort());
+    for (const op of accountOps) {
+      const tool = tools.find((t) => t.name === toolName(op))!;
+      expect(tool.description).toContain(op.scope ? `"${op.scope}" scope` : "Any key");
+      expect(tool.description).toContain(`Next: ${NEXT_STEP[tool.name]}`);
+      expect(tool.outputSchema?.type, tool.name).toBe("object");
+      expect(tool.annotations).toMatchObject({ readOnlyHint: op.method === "GET", destructiveHint: op.method === "DELETE" });
+      const props = Object.keys(tool.inputSchema.properties ?? {});
+      expect(props).toEqual(expect.arrayContaining(Object.keys(op.params ?? {})));
+      expect(props.includes("idempotency_key")).toBe(Boolean(op.idempotent));
+      if (op.idempotent) expect(tool.annotations?.idempotentHint).toBe(true);
+    }
+    const create = tools.find((t) => t.name === "create_episode")!;
+    expect(Object.keys(create.inputSchema.properties!)).toEqual(expect.arrayContaining(["source_url", "file_name", "name", "target_seconds", "idempotency_key"]));
+    expect(create.description).toMatch(/without source_url the answer carries upload .*PUT/);
+    expect(tools.find((t) => t.name === "export_clips")!.description).toMatch(/poll get_job .* download_url/);
+    expect(tools.find((t) => t.name === "clip_captions")!.inputSchema).toMatchObject({ required: ["id"], properties: { id: { format: "uuid" }, limit: {} } });
+    await client.close();
+  });
+
+  it("refuses a missing, unknown or free key at the door with the API's 401, and answers 405 to GET", async () => {
+    for (const auth of [undefined, "Bearer svc_live_nope", "Bearer svc_free_0123456789abcdef"]) {
+      const res = await fetch(`${s.base}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(auth ? { authorization: auth } : {}) },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(res.status, auth).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /);
+      expect(res.headers.get("ratelimit-limit")).toBeTruthy();
+      expect((await res.json()).error.code).toBe("unauthorized");
+    }
+    await expect(mcpClient(s.base, "svc_free_0123456789abcdef")).rejects.toThrow();
+    const get = await fetch(`${s.base}/mcp`, { headers: { accept: "text/event-stream", authorization: `Bearer ${acc.live}` } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+  });
+
+  it("refuses a read-only key on a write tool with the HTTP API's code, and lets it read", async () => {
+    const ro = await s.account({ creditCents: 1000, scopes: ["clips.read"] });
+    const client = await mcpClient(s.base, ro.live);
+    const viaTool = refusal(await client.callTool({ name: "create_episode", arguments: { file_name: "a.mp3" } }));
+    const viaHttp = await s.call(ro.live, "POST", "/api/v1/episodes", { file_name: "a.mp3" });
+    expect(viaHttp.status).toBe(403);
+    expect(viaTool).toEqual(viaHttp.body.error);
+    expect(refusal(await client.callTool({ name: "create_transcript", arguments: { url: "https://example.com/a.mp3" } })).code).toBe("forbidden");
+    expect(ok(await client.callTool({ name: "list_styles", arguments: {} })).styles.length).toBeGreaterThan(0);
+    await client.close();
+  });
+
+  it("names the field of an invalid argument, as the API does", async () => {
+    const client = await mcpClient(s.base, acc.live);
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["create_episode", { file_name: "a.mp3", target_seconds: 5 }, "target_seconds"],
+      ["create_episode", { file_name: "a.mp3", colour: "red" }, "colour"],
+      ["create_episode", { source_url: "http://example.com/a.mp3" }, "source_url"],
+      ["export_clips", { id: sampleIds().episode }, "clips"],
+      ["clip_captions", { id: sampleIds().clips[0], limit: 0 }, "limit"],
+      ["get_episode", {}, "id"],
+      ["get_job", { id: sampleIds().jobs[0], extra: 1 }, "extra"],
+      ["create_episode", { file_name: "a.mp3", idempotency_key: 7 }, "idempotency_key"],
+    ];
+    for (const [name, args, field] of cases) {
+      const e = refusal(await client.callTool({ name, arguments: args }));
+      expect(e, `${name} ${JSON.stringify(args)}`).toMatchObject({ code: "invalid_request", field });
+      expect(e.message).toContain(field);
+    }
+    await client.close();
+  });
+
+  it("gives a test key the sample data with livemode false, tools and resources alike", async () => {
+    const client = await mcpClient(s.base, acc.test);
+    const created = ok(await client.callTool({ name: "create_episode", arguments: { file_name: "talk.mp4" } }));
+    expect(created).toMatchObject({ livemode: false, upload: { method: "PUT" } });
+    const ep = ok(await client.callTool({ name: "get_episode", arguments: { id: created.episode_id } }));
+    expect(ep).toMatchObject({ episode_id: sampleIds().episode, livemode: false });
+    expect(ok(await client.callTool({ name: "get_me", arguments: {} })).key.mode).toBe("test");
+    const tr = ok(await client.callTool({ name: "get_transcript", arguments: { id: sampleIds().transcript } }));
+    expect(tr).toMatchObject({ status: "completed", livemode: false });
+    const vtt = await client.readResource({ uri: `clipd://transcripts/${sampleIds().transcript}.vtt` });
+    expect(vtt.contents[0]).toMatchObject({ mimeType: "text/vtt", text: expect.stringMatching(/^WEBVTT/) });
+    const styles = await client.readResource({ uri: "clipd://styles" });
+    expect(JSON.parse(String(styles.contents[0]!.text)).styles.length).toBeGreaterThan(0);
+    await expect(client.readResource({ uri: `clipd://transcripts/${crypto.randomUUID()}.vtt` })).rejects.toThrow(/not_found/);
+    await client.close();
+  });
+});
