@@ -26,7 +26,7 @@ export async function nextChunk(reader: ReadableStreamDefaultReader<Uint8Array>,
   try {
     return await reader.read();
   } catch (cause) {
-    throw new ApiError(400, code, `${what} broke off after ${bytes} bytes; send it again`, { bytes }, { cause });
+    throw new ApiError(400, code, `${what} broke off after ${bytes} bytes; send it again`, { field: "body", bytes }, { cause });
   }
 }
 
@@ -59,13 +59,13 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
   } catch (cause) {
-    throw new ApiError(400, "invalid_json", "the request body is not valid UTF-8 JSON", {}, { cause });
+    throw new ApiError(400, "invalid_json", "the request body is not valid UTF-8 JSON", { field: "body" }, { cause });
   }
   if (!text.trim()) return undefined;
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new ApiError(400, "invalid_json", `the request body is not valid JSON: ${(cause as Error).message}`, {}, { cause });
+    throw new ApiError(400, "invalid_json", `the request body is not valid JSON: ${(cause as Error).message}`, { field: "body" }, { cause });
   }
 }
 
@@ -73,7 +73,7 @@ async function readDeclared(req: Request, declared: number): Promise<ArrayBuffer
   try {
     return await req.arrayBuffer();
   } catch (cause) {
-    throw new ApiError(400, "body_interrupted", `the request body broke off before its ${declared} bytes; send it again`, { bytes: declared }, { cause });
+    throw new ApiError(400, "body_interrupted", `the request body broke off before its ${declared} bytes; send it again`, { field: "body", bytes: declared }, { cause });
   }
 }
 

@@ -41,12 +41,6 @@ export const KNOWN_DEFECTS: KnownDefect[] = [
     },
   },
   {
-    id: "invalid-json-no-field",
-    title: "a body that is not JSON (or not UTF-8) answers 400 invalid_json without error.field (facade/_body.ts readJsonBody); whole-body faults elsewhere name the field \"body\"",
-    matches: (f) => f.kind === "no-field" && f.answer.includes('"invalid_json"'),
-    repro: async (s, keys) => [await call(s, "POST", "/api/v1/webhooks", "{", keys.test), await call(s, "POST", "/api/v1/transcribe/keys", "{'a':1}")],
-  },
-  {
     id: "bad-path-escape-no-field",
     title: "a path parameter with a malformed percent-escape (%ZZ, %C0%AF, %ED%A0%80) answers h3's own 400 {code:bad_request, message:\"Bad Request\"} naming nothing, from getRouterParams' decoding in facade/app.ts; a bad id elsewhere is 404 naming the param",
     matches: (f) => f.kind === "no-field" && f.answer.includes('"bad_request"'),
