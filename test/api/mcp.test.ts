@@ -1,0 +1,122 @@
+// The MCP tool server's live flow on real media, with the official SDK client against a real server
+// on loopback: every tool called with a live key (get_episode sees what create_episode made), one
+// episode for one idempotency_key, the work recorded with origin "chat", a signed episode.ready
+// webhook for an episode made through a tool, and the finished work read back as resources.
+import { readFile } from "node:fs/promises";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATIONS } from "../../facade/app.js";
+import { isToolOperation, toolName } from "../../facade/mcp/tools.js";
+import { openApiServer, type ApiServer } from "../helpers/api.js";
+import { serveFile } from "../helpers/https-server.js";
+import { mcpClient, ok, refusal } from "../helpers/mcp.js";
+import { TEST_MEDIA } from "../helpers/media.js";
+import { waitFor } from "../helpers/wait.js";
+import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
+
+describe("MCP tool server: live work", () => {
+  let s: ApiServer;
+  let rx: Receiver;
+  beforeAll(async () => {
+    // One https server on loopback both serves the recording and receives the webhooks.
+    rx = await startReceiver();
+    rx.server.route("/jfk.wav", serveFile(TEST_MEDIA.jfkWav, "audio/wav"));
+    s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: rx.server.caPath } });
+  }, 120_000);
+  afterAll(async () => {
+    await s?.close();
+    await rx?.close();
+  });
+
+  const called = new Set<string>();
+  const tool = async (client: Client, name: string, args: Record<string, unknown> = {}) => {
+    called.add(name);
+    return ok(await client.callTool({ name, arguments: args }));
+  };
+  /** Polls a get_ tool until `done` holds (a failed state fails at once). */
+  const until = (client: Client, name: string, id: string, done: (x: any) => boolean) =>
+    waitFor(async () => {
+      const x = await tool(client, name, { id });
+      if (x.status === "failed") throw Object.assign(new Error(`${name} ${id} failed: ${JSON.stringify(x)}`), { fatal: true });
+      return done(x) ? x : undefined;
+    }, { what: `${name} ${id}`, timeoutMs: 240_000, intervalMs: 300 });
+  const origins = async (ref: string) => (await s.app.db.query(`select origin from runs where origin_ref = $1`, [ref])).rows.map((r: any) => r.origin);
+
+  it("runs every tool with a live key, records the work as chat's, and signs its webhooks as usual", async () => {
+    const acc = await s.account({ creditCents: 5000 });
+    const client = await mcpClient(s.base, acc.live);
+    expect((await tool(client, "get_me")).key.mode).toBe("live");
+
+    // Webhooks first, so the episode's events reach the receiver.
+    const hook = await tool(client, "create_webhook", { url: rx.path("/mcp-hook"), events: ["episode.ready", "clip.ready"] });
+    expect(hook).toMatchObject({ id: expect.any(String), secret: expect.stringMatching(/^whsec_/) });
+    rx.secret("/mcp-hook", hook.secret);
+    expect((await tool(client, "test_webhook", { id: hook.id, event: "clip.ready" })).delivered).toBe(true);
+    expect((await tool(client, "update_webhook", { id: hook.id, events: ["episode.ready", "clip.ready", "transcript.completed"] })).events).toHaveLength(3);
+    const rotated = await tool(client, "rotate_webhook_secret", { id: hook.id });
+    rx.secret("/mcp-hook", rotated.secret);
+    expect((await tool(client, "list_webhooks")).webhooks.map((w: any) => w.id)).toEqual([hook.id]);
+
+    // The same idempotency_key twice: one episode, the first answer replayed.
+    const args = { source_url: rx.server.url("/jfk.wav"), name: "JFK from a chat", target_seconds: 15, idempotency_key: "mcp-episode-1" };
+    const first = await client.callTool({ name: "create_episode", arguments: args });
+    called.add("create_episode");
+    const again = await client.callTool({ name: "create_episode", arguments: args });
+    expect(ok(again)).toEqual(ok(first));
+    expect(again._meta).toMatchObject({ "clipd/idempotent_replayed": true });
+    const id = ok(first).episode_id;
+    expect(Number((await s.app.db.query(`select count(*)::int as n from episodes where account_id = $1`, [acc.accountId])).rows[0].n)).toBe(1);
+    expect(await origins(`episode:${id}`)).toEqual(["chat"]);
+
+    const ready = await until(client, "get_episode", id, (e) => e.status === "ready");
+    expect(ready).toMatchObject({ episode_id: id, name: "JFK from a chat", livemode: true });
+    expect(ready.clips.length).toBeGreaterThanOrEqual(1);
+    expect(await origins(`search:${id}`)).toEqual(["chat"]);
+    expect((await tool(client, "list_episodes")).episodes.map((e: any) => e.episode_id)).toEqual([id]);
+
+    const delivered = await waitFor(() => rx.receipts.find((r) => r.path === "/mcp-hook" && JSON.parse(r.body).type === "episode.ready"), { what: "episode.ready for the chat's episode", timeoutMs: 60_000 });
+    expect(delivered.verified).toBe(true);
+    expect(JSON.parse(delivered.body)).toMatchObject({ type: "episode.ready", livemode: true, data: { episode_id: id, status: "ready" } });
+
+    // Its clips and the styles as resources, listed and read.
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(["clipd://styles", `clipd://episodes/${id}/clips`]));
+    const clipsRes = JSON.parse(String((await client.readResource({ uri: `clipd://episodes/${id}/clips` })).contents[0]!.text));
+    expect(clipsRes.clips).toEqual(ready.clips);
+    const style = (await tool(client, "list_styles")).styles[0].id;
+
+    const cut = await tool(client, "export_clips", { id, clips: [1], style });
+    const job = await until(client, "get_job", cut.jobs[0].job_id, (j) => j.status === "completed");
+    expect(await origins(`job:${job.job_id}`)).toEqual(["chat"]);
+    expect(job.download_url).toMatch(/^http/);
+    const clipId = job.clip_id;
+    const caps = await tool(client, "clip_captions", { id: clipId, limit: 5 });
+    expect(caps.captions.length).toBeGreaterThan(0);
+    const restyled = await tool(client, "restyle_clip", { id: clipId, caption_position: "top" });
+    await until(client, "get_job", restyled.job_id, (j) => j.status === "completed");
+    const search = await tool(client, "search_episode", { id, about: "the country" });
+    expect(search.status).toMatch(/searching|done/);
+    await until(client, "get_episode", id, (e) => e.status === "ready");
+
+    // An upload from a chat: the answer says where to PUT; the file arrives outside the chat.
+    const up = await tool(client, "create_episode", { file_name: "jfk.wav" });
+    expect(up.upload).toMatchObject({ method: "PUT", url: expect.stringMatching(/^http/) });
+    expect(refusal(await client.callTool({ name: "episode_uploaded", arguments: { id: up.episode_id } })).code).toBe("upload_missing");
+    const put = await fetch(up.upload.url, { method: "PUT", headers: up.upload.headers, body: await readFile(TEST_MEDIA.jfkWav) });
+    expect(put.status).toBeLessThan(300);
+    expect((await tool(client, "episode_uploaded", { id: up.episode_id })).status).toMatch(/importing|transcribing/);
+
+    // A transcript, then its file as a resource.
+    const tr = await tool(client, "create_transcript", { url: rx.server.url("/jfk.wav") });
+    const done = await until(client, "get_transcript", tr.id, (t) => t.status === "completed");
+    expect(await origins(tr.id)).toEqual(["chat"]);
+    const vtt = await client.readResource({ uri: `clipd://transcripts/${tr.id}.vtt` });
+    expect(vtt.contents[0]).toMatchObject({ mimeType: "text/vtt", text: expect.stringMatching(/^WEBVTT[\s\S]*-->/) });
+    const txt = await client.readResource({ uri: `clipd://transcripts/${tr.id}.txt` });
+    expect(String(txt.contents[0]!.text).trim()).toBe(done.text.trim());
+
+    expect((await tool(client, "delete_webhook", { id: hook.id })).deleted).toBe(true);
+    expect([...called].sort()).toEqual(OPERATIONS.filter(isToolOperation).map(toolName).sort());
+    await client.close();
+  }, 900_000);
+});
