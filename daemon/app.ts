@@ -13,6 +13,7 @@ import type { StageRegistry } from "./engine/registry.js";
 import { loadStages } from "./stages.js";
 import { Runner } from "./engine/runner.js";
 import { buildContainer } from "./container.js";
+import { notifyWatchRunEnds } from "./watch/run-ends.js";
 import type { DependencyContainer } from "tsyringe";
 import { defineLocalStorage, type Storage } from "./kit/storage.js";
 import { openDb, type Db } from "./store/db.js";
@@ -82,6 +83,7 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
     // The run-end hooks, queues and schedules: once per process, here and nowhere else.
     episodes.register();
     transcripts.register();
+    notifyWatchRunEnds(c.resolve(Runner));
     await free.prepare();
     await webhooks.prepare();
     const workers = c.resolve(WorkerBoard);

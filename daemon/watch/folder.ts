@@ -28,7 +28,10 @@ import { placeOutbox, outboxName } from "./outbox.js";
 import { eventsFor } from "./results.js";
 import { TERMINAL, type Run } from "../engine/runner.js";
 import { faultPoint } from "../kit/faults.js";
+import { WATCH_RUN_ENDED } from "./run-ends.js";
 
+/** The fallback sweep, for a run-end notification lost with a dropped listening connection. */
+const SAFETY_SWEEP_MS = 10_000;
 const IGNORED = /(^\.|\.(ya?ml|part|partial|crdownload|tmp|download|error\.txt)$)/i;
 
 interface FolderLayout {
@@ -68,6 +71,8 @@ export class WatchFolder {
   private timer?: NodeJS.Timeout;
   private busy = new Set<string>();
   private sweeping = false;
+  private again = false;
+  private unlisten?: () => Promise<void>;
   private readonly layouts: FolderLayout[];
   private readonly log: Logger;
 
@@ -95,11 +100,16 @@ export class WatchFolder {
       await new Promise<void>((resolve) => w.once("ready", () => resolve()));
       this.log.info({ folder: l.inbox, pipeline: l.pipeline }, "watching folder");
     }
-    this.timer = setInterval(() => void this.sweep(), 500);
+    // Run ends wake the sweep (run-ends.ts); the slow timer only covers a notification lost with a
+    // dropped listening connection. Without LISTEN support the timer is all there is.
+    this.unlisten = await this.app.db.listen?.(WATCH_RUN_ENDED, () => void this.sweep());
+    this.timer = setInterval(() => void this.sweep(), this.unlisten ? SAFETY_SWEEP_MS : 500);
+    void this.sweep();
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.unlisten?.().catch(() => undefined);
     await Promise.all(this.watchers.map((w) => w.close()));
     this.watchers = [];
   }
@@ -171,8 +181,13 @@ export class WatchFolder {
 
   /** Moves finished work to outbox/ or failed/. */
   private async sweep(): Promise<void> {
-    if (this.sweeping) return;
+    // A wake-up during a sweep is not dropped: the sweep runs once more when this one ends.
+    if (this.sweeping) {
+      this.again = true;
+      return;
+    }
     this.sweeping = true;
+    this.again = false;
     try {
       const { rows } = await this.app.db.query<WatchRow>(`select * from watch_files where state in ('running', 'rendering') order by created_at`);
       for (const row of rows) {
@@ -183,6 +198,7 @@ export class WatchFolder {
     } finally {
       this.sweeping = false;
     }
+    if (this.again) return this.sweep();
   }
 
   private async settle(l: FolderLayout, row: WatchRow): Promise<void> {
