@@ -3,12 +3,12 @@
  * from the compiled bench scripts alike: paths come from projectRoot(), not from this file's place,
  * because under dist/ the test helpers' own repo-root guess points into dist/.
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pino from "pino";
 import { loadConfig, mergeDeep, projectRoot } from "../../config/loader.js";
 import { runAdmin } from "../../daemon/account/admin.js";
 import { openApp, type ClipdApp } from "../../daemon/app.js";
+import { readOpsTokenFile } from "../../daemon/kit/ops-token.js";
 import { startRoles } from "../../daemon/roles.js";
 import { backendEnv, type Backend } from "../helpers/backends.js";
 
@@ -23,9 +23,6 @@ export interface ChaosServer {
   close(): Promise<void>;
 }
 
-/** The ops token these servers are given, so ops routes are reached the way a remote operator would. */
-export const CHAOS_OPS_TOKEN = "chaos-ops-token-0123456789abcdef";
-
 export async function openChaosServer(backend: Backend = "pglite", overrides: Record<string, any> = {}): Promise<ChaosServer> {
   const root = projectRoot();
   const { env, dataDir } = await backendEnv(backend);
@@ -37,7 +34,8 @@ export async function openChaosServer(backend: Backend = "pglite", overrides: Re
         plugins: [path.join(root, "test", "fixtures", "stages", "test-stages.mjs")],
         pipelines: { ops_dir: path.join(root, "test", "fixtures", "pipelines") },
         watch: { enabled: false },
-        server: { port: 0, host: "127.0.0.1", ops_token: CHAOS_OPS_TOKEN },
+        // No ops_token: the server makes one in <data_dir>/ops.token, where opsToken() reads it.
+        server: { port: 0, host: "127.0.0.1" },
         log: { level: "silent" },
         queue: { heartbeat_seconds: 10 },
         // The fuzzer sends thousands of requests per key; the rate limit is not what it measures.
@@ -61,7 +59,7 @@ export async function openChaosServer(backend: Backend = "pglite", overrides: Re
       return { accountId: String(a.account_id), live: String(live.key), test: String(test.key) };
     },
     async opsToken() {
-      return cfg.server.ops_token || (await readFile(path.join(cfg.data_dir, "ops.token"), "utf8").catch(() => "")).trim();
+      return cfg.server.ops_token || ((await readOpsTokenFile(cfg)) ?? "");
     },
     close: () => roles.stop("chaos done"),
   };
