@@ -3,12 +3,15 @@
 // operation; keys are judged as on the HTTP API (free and missing keys refused at the door, scopes per
 // tool with the API's code, test keys answer sample data with livemode false); arguments are
 // validated by the operation, naming the field.
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../facade/app.js";
 import { NEXT_STEP } from "../../facade/mcp/next-steps.js";
 import { isToolOperation, toolName } from "../../facade/mcp/tools.js";
 import { sampleIds } from "../../facade/testmode.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
+import { repoRoot } from "../helpers/cli.js";
+import { waitFor } from "../helpers/wait.js";
 import { mcpClient, ok, refusal } from "../helpers/mcp.js";
 
 /** The tools of the published service description (the account API's 17 endpoints). */
@@ -37,6 +40,8 @@ describe("MCP tool server: tools and keys", () => {
       expect(tools.map((t) => t.name)).not.toContain(toolName(OPERATIONS.find((o) => o.id === id)!));
     }
     expect(Object.keys(NEXT_STEP).sort()).toEqual(tools.map((t) => t.name).sort());
+    const documented = [...readFileSync(`${repoRoot}/docs/mcp.md`, "utf8").matchAll(/^\| `(\w+)` \| (GET|POST|PATCH|DELETE) /gm)].map((m) => m[1]);
+    expect(documented.sort(), "docs/mcp.md's tool table").toEqual(tools.map((t) => t.name).sort());
     for (const op of accountOps) {
       const tool = tools.find((t) => t.name === toolName(op))!;
       expect(tool.description).toContain(op.scope ? `"${op.scope}" scope` : "Any key");
@@ -83,6 +88,24 @@ describe("MCP tool server: tools and keys", () => {
     expect(viaTool).toEqual(viaHttp.body.error);
     expect(refusal(await client.callTool({ name: "create_transcript", arguments: { url: "https://example.com/a.mp3" } })).code).toBe("forbidden");
     expect(ok(await client.callTool({ name: "list_styles", arguments: {} })).styles.length).toBeGreaterThan(0);
+    await client.close();
+  });
+
+  it("counts tool calls in the key's own rate-limit bucket, with its HTTP calls", async () => {
+    const a = await s.account({ creditCents: 0 });
+    const client = await mcpClient(s.base, a.live);
+    const remaining = async () => {
+      const h = (await s.call(a.live, "GET", "/api/v1/me")).headers;
+      return { left: Number(h.get("ratelimit-remaining")), reset: Number(h.get("ratelimit-reset")) };
+    };
+    // Fixed windows: measure again if a window ended between the two HTTP calls.
+    await waitFor(async () => {
+      const before = await remaining();
+      ok(await client.callTool({ name: "get_me", arguments: {} }));
+      ok(await client.callTool({ name: "list_styles", arguments: {} }));
+      const after = await remaining();
+      return after.reset <= before.reset && after.left === before.left - 3;
+    }, { what: "two tool calls between two HTTP calls in one window", timeoutMs: 30_000 });
     await client.close();
   });
 
