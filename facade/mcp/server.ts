@@ -59,9 +59,10 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
   async function read(uri: string, caller: Caller) {
     const what = parseResourceUri(uri);
     if (!what) throw new McpError(-32002, `no resource at ${uri}`, { uri });
-    const opFor = what.kind === "styles" ? "listStyles" : what.kind === "clips" ? "getEpisode" : undefined;
+    const opFor = what.kind === "styles" ? byId("listStyles") : what.kind === "clips" ? byId("getEpisode") : undefined;
+    if (what.kind !== "transcript" && !opFor) throw new McpError(-32002, `no resource at ${uri}`, { uri }); // a facade built without that operation
     const a = opFor
-      ? json(await byId(opFor)!.run({ params: what.kind === "clips" ? { id: what.id } : {}, query: {} }, caller))
+      ? json(await opFor.run({ params: what.kind === "clips" ? { id: what.id } : {}, query: {} }, caller))
       : json(await readFile({ params: { id: (what as { id: string }).id, format: (what as { format: string }).format }, query: {} }, caller));
     if (a.status >= 400) throw refused(a);
     if (what.kind === "transcript") return { contents: [{ uri, mimeType: TRANSCRIPT_FORMATS[what.format], text: a.body.text }] };
@@ -72,8 +73,9 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
   async function list(caller: Caller) {
     const resources: Array<Record<string, unknown>> = [STYLES_RESOURCE];
     // The ready episodes among the recent ones, when the key may read them (a refusal lists none).
-    const eps = json(await byId("listEpisodes")!.run({ params: {}, query: {} }, caller));
-    if (eps.status === 200) {
+    const listing = byId("listEpisodes");
+    const eps = listing ? json(await listing.run({ params: {}, query: {} }, caller)) : undefined;
+    if (eps?.status === 200) {
       for (const e of eps.body.episodes as Array<{ episode_id: string; name: string; status: string }>) {
         if (e.status === "ready") resources.push({ uri: `clipd://episodes/${e.episode_id}/clips`, name: `clips-${e.episode_id}`, title: `Clips of ${e.name}`, mimeType: "application/json" });
       }

@@ -33,13 +33,15 @@ describe("MCP tool server: live work", () => {
     called.add(name);
     return ok(await client.callTool({ name, arguments: args }));
   };
-  /** Polls a get_ tool until `done` holds (a failed state fails at once). */
-  const until = (client: Client, name: string, id: string, done: (x: any) => boolean) =>
-    waitFor(async () => {
+  /** Polls a get_ tool until `done` holds; a failed state ends the wait and fails the test at once. */
+  const until = async (client: Client, name: string, id: string, done: (x: any) => boolean) => {
+    const x = await waitFor(async () => {
       const x = await tool(client, name, { id });
-      if (x.status === "failed") throw Object.assign(new Error(`${name} ${id} failed: ${JSON.stringify(x)}`), { fatal: true });
-      return done(x) ? x : undefined;
+      return x.status === "failed" || done(x) ? x : undefined;
     }, { what: `${name} ${id}`, timeoutMs: 240_000, intervalMs: 300 });
+    expect(x.status, `${name} ${id}: ${JSON.stringify(x)}`).not.toBe("failed");
+    return x;
+  };
   const origins = async (ref: string) => (await s.app.db.query(`select origin from runs where origin_ref = $1`, [ref])).rows.map((r: any) => r.origin);
 
   it("runs every tool with a live key, records the work as chat's, and signs its webhooks as usual", async () => {
