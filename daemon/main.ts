@@ -147,12 +147,20 @@ async function cmdMcp(cfg: Config, values: Record<string, any>) {
   let running: Awaited<ReturnType<typeof startRoles>> | undefined;
   if (!url) {
     const local = { ...cfg, server: { ...cfg.server, host: "127.0.0.1", port: 0 } };
-    running = await startRoles(await openApp(local, createLogger(local)), ["serve", "work"]);
-    url = running.url!;
+    try {
+      running = await startRoles(await openApp(local, createLogger(local)), ["serve", "work"]);
+      url = running.url!;
+    } catch (err) {
+      // A clipd daemon holds the embedded database already: relay to it, at its configured port.
+      if (!/in use by process/.test((err as Error).message)) throw err;
+      url = `http://127.0.0.1:${cfg.server.port}`;
+    }
   }
   const relay = await relayStdio({ url, apiKey });
   await relay.closed;
   await running?.stop("stdin closed");
+  // The client has gone: leave now rather than wait on the queue's and pools' timers.
+  process.exit(0);
 }
 
 export async function main(argv: string[]): Promise<void> {

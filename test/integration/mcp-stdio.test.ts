@@ -2,6 +2,7 @@
 // Desktop or Cursor would start it: relaying to a running clipd's /mcp (CLIPD_URL), and serving on
 // its own embedded database when CLIPD_URL is not set. stdout must carry only JSON-RPC, or the
 // client's parser fails.
+import net from "node:net";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -9,12 +10,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../facade/app.js";
 import { isToolOperation, toolName } from "../../facade/mcp/tools.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
-import { repoRoot, runClipd } from "../helpers/cli.js";
+import { repoRoot, runClipd, spawnClipd } from "../helpers/cli.js";
 import { daemonEnv } from "../helpers/daemon-config.js";
 import { ok, refusal } from "../helpers/mcp.js";
 
 const MAIN = path.join(repoRoot, "dist", "daemon", "main.js");
 const TOOLS = OPERATIONS.filter(isToolOperation).map(toolName).sort();
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 
 async function stdioClient(given: Record<string, string | undefined>): Promise<{ client: Client; stderr: () => string }> {
   const env = Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined));
@@ -51,8 +60,9 @@ describe("clipd mcp --stdio", () => {
     await expect(stdioClient({ ...process.env, CLIPD_URL: s.base, CLIPD_API_KEY: "svc_live_unknown" })).rejects.toThrow(/401|unauthorized|Unauthorized/);
   }, 60_000);
 
-  it("serves on the embedded database when CLIPD_URL is not set", async () => {
-    const d = await daemonEnv("pglite");
+  it("serves on the embedded database when CLIPD_URL is not set, or relays to the daemon that holds it", async () => {
+    // The daemon started later must be found at server.port, so it gets a known one.
+    const d = await daemonEnv("pglite", { server: { port: await freePort() } });
     const made = await runClipd(["account", "create", "--email", "stdio@example.com"], d.env, { timeoutMs: 60_000 });
     expect(made.code, made.output).toBe(0);
     const accountId = JSON.parse(made.output.trim().split("\n").pop()!).account_id;
@@ -65,5 +75,16 @@ describe("clipd mcp --stdio", () => {
     expect(ep).toMatchObject({ livemode: false, upload: { method: "PUT" } });
     await client.close();
     expect(stderr()).not.toContain(testKey);
-  }, 180_000);
+
+    const daemon = spawnClipd(["start"], d.env);
+    try {
+      await daemon.waitFor(/is up: /, 90_000);
+      const relayed = await stdioClient({ ...d.env, CLIPD_URL: undefined, CLIPD_API_KEY: testKey });
+      expect(ok(await relayed.client.callTool({ name: "get_me", arguments: {} })).account.id).toBe(accountId);
+      await relayed.client.close();
+    } finally {
+      daemon.kill("SIGKILL");
+      await daemon.exited;
+    }
+  }, 240_000);
 });
