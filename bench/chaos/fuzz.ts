@@ -6,6 +6,7 @@
  *
  *   npx tsc -p tsconfig.json && node dist/bench/chaos/fuzz.js
  *   CHAOS_SEED=12345 CHAOS_RUNS=500 node dist/bench/chaos/fuzz.js
+ *   CHAOS_BACKEND=postgres CLIPD_TEST_PG_URL=postgres://… node dist/bench/chaos/fuzz.js
  *
  * Exits 1 when anything was found (a 5xx, a hang, a 400 without a field, a bad envelope), after
  * listing the first findings of each kind per operation.
@@ -17,9 +18,11 @@ import { openChaosServer } from "../../test/chaos/server.js";
 const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 2 ** 31);
 const runs = Number(process.env.CHAOS_RUNS ?? 200);
 const only = process.env.CHAOS_OPS?.split(",").filter(Boolean);
-console.log(`fuzz: seed ${seed} (CHAOS_SEED=${seed} repeats this run), ${runs} cases per operation`);
+console.log(`fuzz: seed ${seed} (CHAOS_SEED=${seed} repeats this run), ${runs} cases per operation, ${process.env.CHAOS_BACKEND === "postgres" ? "postgres" : "pglite"}`);
 
-const server = await openChaosServer("pglite", { network: { allow_loopback: true } });
+// CHAOS_BACKEND=postgres runs on a fresh database of the server CLIPD_TEST_PG_URL names.
+const backend = process.env.CHAOS_BACKEND === "postgres" ? "postgres" : "pglite";
+const server = await openChaosServer(backend, { network: { allow_loopback: true } });
 try {
   const report = await runFuzz(server, { runs, seed, ...(only ? { only: (op) => only.includes(op.id) } : {}) });
   console.log(`\n${fuzzTable(report)}\n`);

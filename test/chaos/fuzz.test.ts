@@ -5,6 +5,7 @@
 // under it.fails and left out of the random run's verdict until they are fixed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../facade/app.js";
+import { testBackends } from "../helpers/backends.js";
 import { fuzzTable, runFuzz, type FuzzReport } from "./fuzz-core.js";
 import { faults, KNOWN_DEFECTS, knownDefectOf } from "./fuzz-defects.js";
 import { openChaosServer, type ChaosServer } from "./server.js";
@@ -12,13 +13,15 @@ import { openChaosServer, type ChaosServer } from "./server.js";
 const SEED = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : 20261123;
 const RUNS = 50;
 
-describe("API fuzzing", () => {
+// On PGlite and, when npm test provides one, on a real PostgreSQL server: they refuse different
+// things in different words (text encoding, numeric limits), and a refusal that escapes is a 500.
+describe.each(testBackends())("API fuzzing on %s", (backend) => {
   let server: ChaosServer;
   let keys: { test: string };
   beforeAll(async () => {
     // Loopback is allowed so that valid links get past the request-time check; they point at a
     // closed port, so any live work that starts fails at its first connect.
-    server = await openChaosServer("pglite", { network: { allow_loopback: true } });
+    server = await openChaosServer(backend, { network: { allow_loopback: true } });
     keys = await server.account();
   });
   afterAll(() => server?.close());
