@@ -68,7 +68,7 @@ export function changeLines(changes: unknown): string[] {
   return changes.map((c) => (typeof c === "string" ? c : `${c?.field}: ${shown(c?.field, c?.from)} → ${shown(c?.field, c?.to)}`));
 }
 
-/** A clip's latest job that did not fail, in the fields EpisodeService.publicJobStatus reads. */
+/** A clip's latest job that did not fail, in the fields ClipJobs.publicJobStatus reads. */
 export interface CurrentJob {
   job_id: string;
   kind: "cut" | "render";

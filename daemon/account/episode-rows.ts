@@ -6,7 +6,8 @@ import type { Logger } from "pino";
 import type { Config } from "../../config/loader.js";
 import type { Runner } from "../engine/runner.js";
 import type { Storage } from "../kit/storage.js";
-import type { Db } from "../store/db.js";
+import type { Db, Queryable } from "../store/db.js";
+import { NotFound } from "../kit/errors.js";
 import { isoColumn, jsonColumn } from "../store/_columns.js";
 import type { BillingService } from "./billing.js";
 
@@ -121,4 +122,21 @@ export interface EpisodeDeps {
   storage: Storage;
   config: Config;
   log: Logger;
+}
+
+/** The pipelines the account's episodes and clips run. */
+export const PIPELINES = { import: "api-episode", search: "api-search", cut: "clip", render: "restyle" } as const;
+
+export const notFound = (what: string, id: string) => new NotFound("not_found", `no ${what} ${id} on this account`, { context: { field: "id" } });
+
+/** The episode row, locked for the rest of the transaction; another account's id is not found. */
+export async function lockEpisode(tx: Queryable, accountId: string, id: string): Promise<EpisodeRow> {
+  const { rows } = await tx.query(`select * from episodes where id = $1 and account_id = $2 for update`, [id, accountId]);
+  if (!rows[0]) throw notFound("episode", id);
+  return toEpisode(rows[0]);
+}
+
+export async function clipsOf(q: Queryable, episodeId: string): Promise<ClipRow[]> {
+  const { rows } = await q.query(`select * from clips where episode_id = $1 order by number`, [episodeId]);
+  return rows.map(toClip);
 }

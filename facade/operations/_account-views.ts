@@ -4,9 +4,10 @@
  */
 import type { ClipRow, EpisodeRow, JobRow } from "../../daemon/account/episodes.js";
 import { EpisodeService } from "../../daemon/account/episodes.js";
+import { ClipJobs } from "../../daemon/account/clip-jobs.js";
 import { changeLines } from "../../daemon/account/clip-look.js";
 import type { OperationContext } from "../registry.js";
-import { downloadLink, requestOrigin } from "../uploads.js";
+import { downloadLink } from "../uploads.js";
 import { formatDuration, formatLength, formatPosition } from "../_format.js";
 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "clip";
@@ -72,7 +73,7 @@ export function toEpisodeView(ctx: OperationContext, ep: EpisodeRow, clips: Clip
 }
 
 export function toJobView(ctx: OperationContext, job: JobRow) {
-  const status = EpisodeService.publicJobStatus(job);
+  const status = ClipJobs.publicJobStatus(job);
   return {
     job_id: job.id,
     kind: job.kind,

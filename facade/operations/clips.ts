@@ -8,7 +8,7 @@ import { changeLines, LOOK_FIELDS } from "../../daemon/account/clip-look.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, settleAnswer, uuidParam, type OperationContext } from "../registry.js";
 import { S } from "./_account-schemas.js";
-import { toClipView, toJobView } from "./_account-views.js";
+import { toJobView } from "./_account-views.js";
 import { _authOf, _notFound, testAnswer } from "./_account-testmode.js";
 
 const id = { id: uuidParam };
@@ -53,7 +53,7 @@ export const exportClips = defineOperation({
       message: `${r.jobs.length} job${r.jobs.length === 1 ? "" : "s"} started${r.not_started.length ? `; ${r.not_started.length} not started (see not_started)` : ""}; poll GET /api/v1/jobs/{id}`,
       livemode: true,
     }));
-    await ctx.services.episodes.exportClips(auth.account.id, ctx.params.id!, { clips: ctx.body.clips, look, origin: ctx.caller.surface }, hook.within);
+    await ctx.services.episodes.clips.exportClips(auth.account.id, ctx.params.id!, { clips: ctx.body.clips, look, origin: ctx.caller.surface }, hook.within);
     return hook.answer;
   },
 });
@@ -64,7 +64,7 @@ export const getJob = defineOperation({
   async handler(ctx) {
     const auth = _authOf(ctx);
     if (!auth.livemode) return testAnswer.job({ services: ctx.services, origin: ctx.caller.linkOrigin }, ctx.params.id!);
-    const job = await ctx.services.episodes.getJob(auth.account.id, ctx.params.id!);
+    const job = await ctx.services.episodes.clips.getJob(auth.account.id, ctx.params.id!);
     if (!job) throw _notFound("job", ctx.params.id!);
     return toJobView(ctx, job);
   },
@@ -107,7 +107,7 @@ export const restyleClip = defineOperation({
         livemode: true,
       };
     });
-    await ctx.services.episodes.restyle(auth.account.id, ctx.params.id!, look, { saveAsDefault: saving, origin: ctx.caller.surface }, hook.within);
+    await ctx.services.episodes.clips.restyle(auth.account.id, ctx.params.id!, look, { saveAsDefault: saving, origin: ctx.caller.surface }, hook.within);
     return hook.answer;
   },
 });
@@ -125,7 +125,7 @@ export const clipCaptions = defineOperation({
     let all: Array<{ id: string; start_seconds: number; end_seconds: number; speaker: string; text: string }>;
     if (!auth.livemode) ({ name, captions: all } = testAnswer.captions(clipId));
     else {
-      const r = await ctx.services.episodes.captions(auth.account.id, clipId);
+      const r = await ctx.services.episodes.clips.captions(auth.account.id, clipId);
       clipId = r.clip.id;
       name = r.clip.data.title ?? `Clip ${r.clip.number}`;
       all = r.captions;

@@ -9,7 +9,7 @@ import type { EpisodeRow, NewEpisode, SearchResult } from "../../daemon/account/
 import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/account/episodes.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, settleAnswer, uuidParam } from "../registry.js";
-import { assertMediaFileName, requestOrigin, uploadLink } from "../uploads.js";
+import { assertMediaFileName, uploadLink } from "../uploads.js";
 import { loadTestFixtures, TEST_UPLOAD_MAX_BYTES } from "../testmode.js";
 import { checkSourceUrl } from "./transcripts.js";
 import { S } from "./_account-schemas.js";

@@ -1,0 +1,200 @@
+/**
+ * An episode's clips and the jobs that cut and render them (export, restyle, captions).
+ *
+ * Guarantees (as for episodes, episodes.ts): a call takes the episode row lock, charges and starts
+ * its runs in one transaction, so a refused clip is neither started nor charged; a job's end is
+ * settled in the transaction that ends its run (episode-run-ends.ts).
+ */
+import { randomUUID } from "node:crypto";
+import { toCues, type TranscriptSegment, type TranscriptWord } from "../kit/captions.js";
+import { retimeWords } from "../kit/timeline.js";
+import { Conflict, PaymentRequired, Refused } from "../kit/errors.js";
+import type { Run } from "../engine/runner.js";
+import { transactionWith, type Queryable, type Within } from "../store/db.js";
+import { jsonColumn } from "../store/_columns.js";
+import { ClipLooks, cutChanged, lookChanges, resolveLook, type Look, type LookChange } from "./clip-look.js";
+import { clipsOf, lockEpisode, notFound, PIPELINES, toClip, toJob, type ClipLook, type ClipRow, type EpisodeDeps, type EpisodeRow, type JobRow, type NotStarted, type StartedJob } from "./episode-rows.js";
+import type { AccountSurface } from "./surfaces.js";
+
+export type ExportResult = { jobs: StartedJob[]; not_started: NotStarted[]; charged_cents: number };
+export type RestyleResult = { job: Pick<StartedJob, "job_id" | "kind" | "charged_cents"> & { status: JobRow["status"] }; changes: LookChange[] };
+
+export class ClipJobs {
+  constructor(
+    private readonly deps: EpisodeDeps,
+    readonly looks: ClipLooks,
+  ) {}
+
+  async getClip(accountId: string, id: string, q: Queryable = this.deps.db): Promise<ClipRow | undefined> {
+    const { rows } = await q.query(`select * from clips where id = $1 and account_id = $2`, [id, accountId]);
+    return rows[0] ? toClip(rows[0]) : undefined;
+  }
+
+  async getJob(accountId: string, id: string): Promise<JobRow | undefined> {
+    const { rows } = await this.deps.db.query(
+      `select j.*, r.state as run_state, r.progress as run_progress, r.progress_note as run_note, c.data->>'title' as clip_title
+         from jobs j left join runs r on r.id = j.run_id join clips c on c.id = j.clip_id where j.id = $1 and j.account_id = $2`,
+      [id, accountId],
+    );
+    return rows[0] ? toJob(rows[0]) : undefined;
+  }
+
+  /**
+   * Exports clips of an episode: one job per clip, a cut (clip pipeline) for a clip not cut yet or
+   * with a new fit/background, else a render (restyle pipeline). Clips that cannot start are listed
+   * with a reason and charged nothing. When none can start, the whole call is refused.
+   */
+  async exportClips(accountId: string, episodeId: string, input: { clips: Array<number | string>; look: ClipLook; origin: AccountSurface }, within?: Within<ExportResult>): Promise<ExportResult> {
+    return transactionWith(this.deps.db, async (tx) => {
+      const ep = await lockEpisode(tx, accountId, episodeId);
+      const clips = await clipsOf(tx, episodeId);
+      if (!clips.length) throw new Conflict("episode_not_ready", `episode ${episodeId} is ${ep.status} and has no clips yet`, { context: { status: ep.status } });
+      let index = await this.exportCount(tx, episodeId);
+      const jobs: StartedJob[] = [];
+      const notStarted: NotStarted[] = [];
+      let refusal: PaymentRequired | undefined;
+      const seen = new Set<string>();
+      // Each clip gets the account's defaults where the request names nothing (clip-look.ts).
+      const look = resolveLook(await this.looks.defaults(tx, accountId), input.look);
+      for (const want of input.clips) {
+        const clip = typeof want === "number" ? clips.find((c) => c.number === want) : clips.find((c) => c.ref === want);
+        if (!clip) {
+          notStarted.push({ clip: want, reason: "not_found", message: `unknown clip reference ${typeof want === "number" ? want : `"${want}"`}: episode ${episodeId} has no such clip` });
+          continue;
+        }
+        if (seen.has(clip.id)) {
+          notStarted.push({ clip: want, reason: "duplicate", message: `clip ${clip.number} is named twice; it is exported once` });
+          continue;
+        }
+        seen.add(clip.id);
+        const kind = clip.cut && !cutChanged(lookChanges((await this.looks.current(tx, clip)).look, look)) ? "render" : "cut";
+        const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes: [], index: index + 1, prevRender: null, origin: input.origin });
+        if (started instanceof PaymentRequired) {
+          refusal ??= started;
+          notStarted.push({ clip: want, reason: started.code, message: started.message, needed_cents: started.neededCents });
+          continue;
+        }
+        index++;
+        jobs.push(started);
+      }
+      if (!jobs.length) {
+        if (refusal) throw refusal;
+        throw new Refused("invalid_request", `no clip could be exported: ${notStarted.map((n) => n.message).join("; ")}`, { context: { field: "clips", not_started: notStarted } });
+      }
+      return { jobs, not_started: notStarted, charged_cents: jobs.reduce((a, j) => a + j.charged_cents, 0) };
+    }, within);
+  }
+
+  /**
+   * A new look for a clip already cut: what the request names over the clip's current look
+   * (restyle pipeline; a new fit or background cuts again). When nothing resolves to a new value,
+   * nothing starts and nothing is charged: the answer is the job that made the current look.
+   */
+  async restyle(accountId: string, clipId: string, want: ClipLook, opts: { saveAsDefault?: boolean; origin: AccountSurface }, within?: Within<RestyleResult>): Promise<RestyleResult> {
+    return transactionWith(this.deps.db, async (tx) => {
+      const found = await this.getClip(accountId, clipId, tx);
+      if (!found) throw notFound("clip", clipId);
+      const ep = await lockEpisode(tx, accountId, found.episode_id);
+      const clip = (await this.getClip(accountId, clipId, tx))!; // again, under the episode lock
+      if (!clip.cut) {
+        const why = clip.cut_status === "cutting" ? "is still being cut; retry when its job completes" : "has not been cut; export it first with POST /episodes/{id}/clips";
+        throw new Conflict("clip_not_cut", `clip ${clipId} ${why}`, { context: { cut_status: clip.cut_status } });
+      }
+      const current = await this.looks.current(tx, clip);
+      const look = resolveLook(current.look, want);
+      const changes = lookChanges(current.look, look);
+      if (opts.saveAsDefault) await this.looks.saveDefaults(tx, accountId, look);
+      if (!changes.length) {
+        if (!current.job) throw new Refused("nothing_to_change", `clip ${clipId} already looks like this`, { context: { field: "body" } });
+        return { job: { ...current.job, status: ClipJobs.publicJobStatus(current.job), charged_cents: 0 }, changes };
+      }
+      const kind = cutChanged(changes) ? "cut" : "render";
+      const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes, index: (await this.exportCount(tx, ep.id)) + 1, prevRender: clip.render, origin: opts.origin });
+      if (started instanceof PaymentRequired) throw started;
+      return { job: started, changes };
+    }, within);
+  }
+
+  private async exportCount(tx: Queryable, episodeId: string): Promise<number> {
+    const { rows } = await tx.query(`select count(*)::int as n from jobs where episode_id = $1`, [episodeId]);
+    return rows[0].n;
+  }
+
+  private async tryStartJob(
+    tx: Queryable,
+    ep: EpisodeRow,
+    clip: ClipRow,
+    o: { kind: "cut" | "render"; look: Look; changes: LookChange[]; index: number; prevRender: Record<string, any> | null; origin: AccountSurface },
+  ): Promise<StartedJob | PaymentRequired> {
+    const jobId = randomUUID();
+    let cents: number;
+    try {
+      cents = await this.deps.billing.chargeExport(tx, ep.account_id, jobId, o.index);
+    } catch (err) {
+      if (err instanceof PaymentRequired) return err;
+      throw err;
+    }
+    // The whole look, spelled out: a stage's own default never stands in for the clip's setting.
+    const set = this.looks.runOptions(o.look, o.kind);
+    const ids = { account_id: ep.account_id, livemode: true, episode_id: ep.id, clip_id: clip.id, job_id: jobId };
+    let run: Run;
+    if (o.kind === "cut") {
+      run = await this.deps.runner.startRun(PIPELINES.cut, { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
+    } else {
+      run = await this.deps.runner.startRun(PIPELINES.render, { cut: clip.cut, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
+    }
+    await tx.query(
+      `insert into jobs (id, account_id, episode_id, clip_id, kind, status, run_id, options, changes, charged_cents) values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9)`,
+      [jobId, ep.account_id, ep.id, clip.id, o.kind, run.id, JSON.stringify(o.look), JSON.stringify(o.changes), cents],
+    );
+    await this.refreshClip(tx, clip.id);
+    return { job_id: jobId, clip_id: clip.id, number: clip.number, ref: clip.ref, kind: o.kind, status: "queued", charged_cents: cents };
+  }
+
+  /** Derives a clip's cut and export status from its last results and its jobs in flight (also run when a job ends). */
+  async refreshClip(tx: Queryable, clipId: string) {
+    await tx.query(
+      `update clips c set
+         cut_status = case when c.cut is not null then 'cut'
+                           when exists (select 1 from jobs j where j.clip_id = c.id and j.kind = 'cut' and j.status in ('queued', 'running')) then 'cutting'
+                           when exists (select 1 from jobs j where j.clip_id = c.id and j.kind = 'cut') then 'failed' else 'not_cut' end,
+         export_status = case when exists (select 1 from jobs j where j.clip_id = c.id and j.status in ('queued', 'running')) then 'rendering'
+                              when c.render is not null then 'exported'
+                              when exists (select 1 from jobs j where j.clip_id = c.id) then 'failed' else 'none' end,
+         updated_at = now()
+       where c.id = $1`,
+      [clipId],
+    );
+  }
+
+  // ---- captions ----------------------------------------------------------------------------
+
+  /** The clip's captions on its own timeline (seconds from the clip's start), with speakers. */
+  async captions(accountId: string, clipId: string): Promise<{ clip: ClipRow; captions: Array<{ id: string; start_seconds: number; end_seconds: number; speaker: string; text: string }> }> {
+    const clip = await this.getClip(accountId, clipId);
+    if (!clip) throw notFound("clip", clipId);
+    const { rows } = await this.deps.db.query(`select state from episodes where id = $1`, [clip.episode_id]);
+    const key: string | undefined = jsonColumn(rows[0]?.state)?.transcript?.key;
+    if (!key || !(await this.deps.storage.exists(key))) return { clip, captions: [] };
+    const t = JSON.parse((await this.deps.storage.read(key)).toString("utf8")) as { words: TranscriptWord[]; segments: TranscriptSegment[] };
+    const pieces: Array<{ start: number; end: number }> = clip.cut?.pieces ?? clip.data.pieces ?? [{ start: clip.data.start, end: clip.data.end }];
+    // Keep each word's index in the transcript, so a caption's speaker comes from its segment.
+    const indexed = (t.words ?? []).map((w, i) => ({ ...w, i }));
+    const words = retimeWords(indexed, pieces) as Array<TranscriptWord & { i: number }>;
+    const speakerOf = (i: number) => (t.segments ?? []).find((s) => i >= s.words[0] && i < s.words[1])?.speaker ?? "S1";
+    const captions = toCues(words).map((c, n) => ({
+      id: String(n + 1),
+      start_seconds: c.start,
+      end_seconds: c.end,
+      speaker: speakerOf(words[c.words[0]]!.i),
+      text: c.lines.join(" "),
+    }));
+    return { clip, captions };
+  }
+
+  /** Jobs show running once their run has begun. */
+  static publicJobStatus(job: Pick<JobRow, "status"> & { run?: { state: string } | null }): JobRow["status"] {
+    if (job.status === "queued" && job.run?.state === "running") return "running";
+    return job.status;
+  }
+}
