@@ -79,7 +79,8 @@ function scopeLine(op: Operation): string {
 
 export function toolDefinition(op: Operation): ToolDefinition {
   const name = toolName(op);
-  const title = op.summary.split(/[:;(]/)[0]!.trim();
+  // The name in words ("Create episode"): the summaries run on past what fits in a title.
+  const title = name[0]!.toUpperCase() + name.slice(1).replace(/_/g, " ");
   const next = NEXT_STEP[name];
   const description = [`${op.summary}.`, scopeLine(op), next ? `Next: ${next}` : "", `(HTTP: ${op.method} ${op.path})`].filter(Boolean).join(" ");
   const outputSchema = outputSchemaOf(op);
