@@ -6,7 +6,7 @@
  *
  *   npx tsc -p tsconfig.json && node dist/bench/chaos/fuzz.js
  *   CHAOS_SEED=12345 CHAOS_RUNS=500 node dist/bench/chaos/fuzz.js
- *   CHAOS_BACKEND=postgres CLIPD_TEST_PG_URL=postgres://… node dist/bench/chaos/fuzz.js
+ *   CHAOS_BACKEND=postgres node dist/bench/chaos/fuzz.js   # a throwaway cluster, or CLIPD_TEST_PG_URL
  *
  * Exits 1 when anything was found (a 5xx, a hang, a 400 without a field, a bad envelope), after
  * listing the first findings of each kind per operation.
@@ -14,14 +14,18 @@
 import { fuzzTable, runFuzz, type Finding } from "../../test/chaos/fuzz-core.js";
 import { knownDefectOf } from "../../test/chaos/fuzz-defects.js";
 import { openChaosServer } from "../../test/chaos/server.js";
+import { startPgServer } from "../_pg.js";
 
 const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 2 ** 31);
 const runs = Number(process.env.CHAOS_RUNS ?? 200);
 const only = process.env.CHAOS_OPS?.split(",").filter(Boolean);
 console.log(`fuzz: seed ${seed} (CHAOS_SEED=${seed} repeats this run), ${runs} cases per operation, ${process.env.CHAOS_BACKEND === "postgres" ? "postgres" : "pglite"}`);
 
-// CHAOS_BACKEND=postgres runs on a fresh database of the server CLIPD_TEST_PG_URL names.
+// CHAOS_BACKEND=postgres runs on a fresh database of the server CLIPD_TEST_PG_URL (or BENCH_PG_URL)
+// names, else of a throwaway local cluster (bench/_pg.ts).
 const backend = process.env.CHAOS_BACKEND === "postgres" ? "postgres" : "pglite";
+const pg = backend === "postgres" && !process.env.CLIPD_TEST_PG_URL ? await startPgServer() : undefined;
+if (pg) process.env.CLIPD_TEST_PG_URL = pg.url;
 const server = await openChaosServer(backend, { network: { allow_loopback: true } });
 try {
   const report = await runFuzz(server, { runs, seed, ...(only ? { only: (op) => only.includes(op.id) } : {}) });
@@ -40,4 +44,5 @@ try {
   process.exitCode = report.findings.length ? 1 : 0;
 } finally {
   await server.close();
+  pg?.stop();
 }
