@@ -53,6 +53,13 @@ describe("MCP tool server: tools and keys", () => {
       expect(props.includes("idempotency_key")).toBe(Boolean(op.idempotent));
       if (op.idempotent) expect(tool.annotations?.idempotentHint).toBe(true);
     }
+    // The OpenAPI document comes from the same list: each tool is one of its operations, schema for schema.
+    const openapi = await (await fetch(`${s.base}/openapi.json`)).json();
+    for (const op of accountOps) {
+      const doc = openapi.paths[op.path]?.[op.method.toLowerCase()];
+      expect(doc?.operationId, toolName(op)).toBe(op.id);
+      if (op.body) expect(doc.requestBody.content["application/json"].schema).toEqual(op.body);
+    }
     const create = tools.find((t) => t.name === "create_episode")!;
     expect(Object.keys(create.inputSchema.properties!)).toEqual(expect.arrayContaining(["source_url", "file_name", "name", "target_seconds", "idempotency_key"]));
     expect(create.description).toMatch(/without source_url the answer carries upload .*PUT/);
