@@ -88,7 +88,8 @@ export class AccountService {
 
   /** Subscribes to revocations from other processes. */
   async start(): Promise<void> {
-    this.unlisten = await this.db.listen?.(KEY_CHANNEL, (payload) => this.evict(payload));
+    // Revocations notified while the session was lost are not replayed: forget every cached key then.
+    this.unlisten = await this.db.listen?.(KEY_CHANNEL, (payload) => this.evict(payload), { onGap: () => this.evict("*") });
   }
 
   async stop(): Promise<void> {

@@ -20,8 +20,11 @@ export interface Db extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** The raw handle pg-boss is built on: a connection string, or the PGlite instance. */
   readonly raw: { connectionString?: string; pglite?: PGlite };
-  /** Subscribes to NOTIFY on a channel; returns the unsubscribe function. */
-  listen?(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Subscribes to NOTIFY on a channel; returns the unsubscribe function. A lost session is opened
+   * again; `onGap` is called then, since what was notified meanwhile is gone.
+   */
+  listen?(channel: string, onPayload: (payload: string) => void, opts?: { onGap?: () => void }): Promise<() => Promise<void>>;
   notify?(channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -34,7 +37,9 @@ export class DatabaseError extends Error {
 }
 
 export async function openPostgres(connectionString: string, opts: { max?: number } = {}): Promise<Db> {
-  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, application_name: "clipd" });
+  // A connect that gets no answer (server hung, packets dropped) fails after 10 s instead of holding
+  // a pool slot for ever; keepAlive finds a peer that vanished without a reset.
+  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, application_name: "clipd", connectionTimeoutMillis: 10_000, keepAlive: true });
   pool.on("error", () => {}); // idle client errors surface on the next query instead of crashing
   try {
     await pool.query("select 1");
@@ -60,33 +65,84 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
     query: (sql, params) => (params?.length ? pool.query(named(sql, params) as any) : pool.query(sql)) as any,
     async transaction(fn) {
       const client = await pool.connect();
+      // A checked-out client has no listener of the pool's: a connection lost between two of our
+      // statements would emit 'error' unheard and end the process. The next statement fails instead.
+      const unheard = () => {};
+      client.on("error", unheard);
+      let broken: Error | undefined;
       try {
         await client.query("BEGIN");
         const result = await fn({ query: (sql, params) => (params?.length ? client.query(named(sql, params) as any) : client.query(sql)) as any });
         await client.query("COMMIT");
         return result;
       } catch (err) {
-        await client.query("ROLLBACK").catch(() => {});
+        // A client whose ROLLBACK fails is broken: release(err) closes it rather than pooling it.
+        await client.query("ROLLBACK").catch((e: Error) => (broken = e));
         throw err;
       } finally {
-        client.release();
+        client.off("error", unheard);
+        client.release(broken);
       }
     },
-    async listen(channel, onPayload) {
-      // LISTEN needs a session of its own, outside the pool.
-      const client = new pg.Client({ connectionString, application_name: "clipd-listen" });
-      client.on("error", () => {});
-      await client.connect();
-      client.on("notification", (n) => n.channel === channel && onPayload(n.payload ?? ""));
-      await client.query(`listen ${pg.escapeIdentifier(channel)}`);
-      return async () => {
-        await client.end().catch(() => {});
-      };
-    },
+    listen: (channel, onPayload, opts) => listenWithRetry(connectionString, channel, onPayload, opts?.onGap),
     async notify(channel, payload) {
       await pool.query("select pg_notify($1, $2)", [channel, payload]);
     },
     close: () => pool.end(),
+  };
+}
+
+/**
+ * LISTEN needs a session of its own, outside the pool. When it is lost (server restarted, network
+ * cut) it is opened again, 0.5 s then up to 30 s apart, for as long as the subscription stands.
+ */
+async function listenWithRetry(connectionString: string, channel: string, onPayload: (payload: string) => void, onGap?: () => void): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let delay = 500;
+  const open = async () => {
+    const c = new pg.Client({ connectionString, application_name: "clipd-listen", connectionTimeoutMillis: 10_000, keepAlive: true });
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      c.end().catch(() => {});
+      if (client === c) client = undefined;
+      if (!stopped) timer = setTimeout(reopen, delay);
+      delay = Math.min(delay * 2, 30_000);
+    };
+    c.on("error", onLost);
+    c.on("end", onLost);
+    try {
+      await c.connect();
+      c.on("notification", (n) => n.channel === channel && onPayload(n.payload ?? ""));
+      await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch (err) {
+      c.off("end", onLost).off("error", onLost);
+      c.on("error", () => {});
+      await c.end().catch(() => {});
+      throw err;
+    }
+    if (stopped) return void (await c.end().catch(() => {}));
+    client = c;
+    delay = 500;
+  };
+  const reopen = () => {
+    timer = undefined;
+    open().then(
+      () => onGap?.(),
+      () => {
+        if (!stopped) timer = setTimeout(reopen, delay);
+        delay = Math.min(delay * 2, 30_000);
+      },
+    );
+  };
+  await open();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await client?.end().catch(() => {});
   };
 }
 

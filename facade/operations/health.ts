@@ -1,6 +1,18 @@
 import { fontsDirOf, toolHealth } from "../../daemon/kit/os-packages.js";
 import { defineOperation } from "../registry.js";
 
+/**
+ * How long each look at the database may take. A load balancer asks often and must get an answer:
+ * a database that refuses, hangs or drops packets reads as down within this bound.
+ */
+export const HEALTH_TIMEOUT_MS = 2000;
+
+function within<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 export const healthz = defineOperation({
   id: "health",
   method: "GET",
@@ -10,20 +22,21 @@ export const healthz = defineOperation({
   tags: ["ops"],
   responses: {
     200: { description: "Up: status ok, or degraded (no live worker, or a required OS tool missing; `tools.missing` names it, `tools.fix` installs it)" },
-    503: { description: "A part is down; the body says which" },
+    503: { description: "A part is down; the body says which (`database.error: \"unreachable\"` with the reason in `database.detail`)" },
   },
   async handler(ctx) {
     const { services } = ctx;
     const started = Date.now();
-    const database = await services.db
-      .query("select 1")
+    const database = await within(services.db.query("select 1"), "database")
       .then(() => ({ ok: true, kind: services.db.kind, latency_ms: Date.now() - started }))
-      .catch((err: Error) => ({ ok: false, kind: services.db.kind, error: err.message }));
-    const queue = await services.queue
-      .counts()
-      .then((c) => ({ ok: true, ...c }))
-      .catch((err: Error) => ({ ok: false, error: err.message }));
-    const live = await services.workers.live().catch(() => []);
+      .catch((err: Error) => ({ ok: false, kind: services.db.kind, error: "unreachable", detail: err.message }));
+    // With the database down the rest cannot be read either: say so without waiting on each.
+    const queue = !database.ok
+      ? { ok: false, error: "database unreachable" }
+      : await within(services.queue.counts(), "queue")
+          .then((c) => ({ ok: true, ...c }))
+          .catch((err: Error) => ({ ok: false, error: err.message }));
+    const live = database.ok ? await within(services.workers.live(), "workers").catch(() => []) : [];
     const workers = { ok: live.length > 0, count: live.length, list: live.map((w) => ({ id: w.id, roles: w.roles, concurrency: w.concurrency, active: w.active, seen_at: w.seen_at })) };
     // A file-system look (no process spawned), cached for a while: see daemon/kit/os-packages.ts.
     const tools = toolHealth({ fontsDir: fontsDirOf(services.config) });
