@@ -30,7 +30,8 @@ import { FREE_RETENTION_QUEUE, sweepFree } from "./janitor.js";
 import { authenticateFreeKey, dayStart, issueFreeKey, nextDay, revokeFreeKey } from "./keys.js";
 import { LimitReached, Refused } from "../kit/errors.js";
 import { newSecret } from "../delivery/signed-post.js";
-import { isoColumn, jsonColumn } from "../store/_columns.js";
+import { isoColumn } from "../store/_columns.js";
+import { freeJobView, tierError, tooLong } from "./view.js";
 
 
 export interface FreeDeps {
@@ -51,30 +52,6 @@ function monthStart(now = new Date()): string {
 }
 function nextMonth(now = new Date()): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-}
-
-/**
- * A job's failure as the caller sees it. A file whose length its server did not tell is measured
- * by the probe stage after download; its `too_long` there is the tier's code, as at submission.
- */
-function tierError(error: Record<string, any>, row: { key_id: string | null }, cfg: FreeConfig): Record<string, any> {
-  if (error.code === "too_long" && error.max_duration_seconds !== undefined) {
-    return tooLong(row.key_id === null, Number(error.duration_seconds), Number(error.max_duration_seconds), cfg);
-  }
-  // An unmeasured download cut at the size limit keeps the limit it hit.
-  const limit = error.code === "too_big" && error.max_bytes !== undefined ? { max_bytes: error.max_bytes } : {};
-  return { code: error.code, message: error.message, ...limit };
-}
-
-/** The tier's too-long refusal, at submission or after download: code, message and both lengths. */
-function tooLong(anon: boolean, seconds: number, max: number, cfg: FreeConfig) {
-  const duration = Math.round(seconds * 10) / 10;
-  return {
-    code: anon ? "too_long_anon" : "too_long",
-    message: anon ? `the file is ${duration} s long; without a key the limit is ${max} s (a free key allows ${cfg.max_seconds_key} s)` : `the file is ${duration} s long, over the limit of ${max} s`,
-    max_duration_seconds: max,
-    duration_seconds: duration,
-  };
 }
 
 export class FreeService {
@@ -230,42 +207,10 @@ export class FreeService {
     return row;
   }
 
-  /** The poll answer (also the callback's data). */
-  async view(row: any, origin = this.origin): Promise<Record<string, unknown>> {
-    if (row.status === "queued") {
-      const elapsed = Math.max(0, Math.round((Date.now() - Date.parse(isoColumn(row.created_at)!)) / 1000));
-      return { id: row.id, status: "processing", elapsed_seconds: elapsed, poll_after_seconds: elapsed < 30 ? 2 : 10 };
-    }
-    if (row.status === "failed") {
-      const e = jsonColumn(row.error) ?? { code: "failed", message: "the transcription failed" };
-      return { id: row.id, status: "failed", error: e }; // as settle stored it (tierError)
-    }
-    const r = jsonColumn(row.result) ?? {};
-    const base = {
-      id: row.id,
-      status: "completed",
-      ...(row.code ? { code: row.code } : {}),
-      duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
-      word_count: r.word_count ?? 0,
-      language: r.language ?? null,
-      ...(r.language_source ? { language_source: r.language_source } : {}),
-      ...(r.language && r.language !== "en" ? { language_note: `the speech was detected as "${r.language}"; English is the supported language, so this transcript may be poor` } : {}),
-    };
-    const files = (r.files ?? {}) as { txt?: string; srt?: string; vtt?: string };
-    const read = async (key?: string) => (key && (await this.deps.storage.exists(key)) ? (await this.deps.storage.read(key)).toString("utf8") : "");
-    const sizes = await Promise.all([files.txt, files.srt, files.vtt].map(async (k) => (k && (await this.deps.storage.exists(k)) ? this.deps.storage.size(k) : 0)));
-    const total = sizes.reduce((a, b) => a + b, 0);
-    if (total < this.cfg.inline_max_bytes || !this.linker) {
-      return { ...base, text: (await read(files.txt)).trim(), srt: await read(files.srt), vtt: await read(files.vtt) };
-    }
-    const link = (key: string, name: string, type: string) => this.linker!({ key, name, type }, origin).url;
-    return {
-      ...base,
-      text_url: link(files.txt!, "transcript.txt", "text/plain; charset=utf-8"),
-      srt_url: link(files.srt!, "transcript.srt", "application/x-subrip; charset=utf-8"),
-      vtt_url: link(files.vtt!, "transcript.vtt", "text/vtt; charset=utf-8"),
-      note: `the text, srt and vtt total ${total} bytes (${this.cfg.inline_max_bytes} or more), so they are given as links, valid 7 days`,
-    };
+  /** The poll answer (also the callback's data): view.ts. */
+  view(row: any, origin = this.origin): Promise<Record<string, unknown>> {
+    const link = this.linker && ((file: { key: string; name: string; type: string }) => this.linker!(file, origin).url);
+    return freeJobView(row, { storage: this.deps.storage, inlineMaxBytes: this.cfg.inline_max_bytes, link });
   }
 
   /** Moves the job of an ended run to completed (no_speech included) or failed. Idempotent. */
