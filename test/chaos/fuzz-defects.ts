@@ -56,6 +56,18 @@ export const KNOWN_DEFECTS: KnownDefect[] = [
       return [await call(s, "POST", "/api/v1/runs", JSON.stringify({ pipeline: "no-such-pipeline" }), ops), await call(s, "POST", "/api/v1/runs", JSON.stringify({ pipeline: "t-quick", set: { nope: 1 } }), ops)];
     },
   },
+  {
+    id: "empty-upload-no-field",
+    title:
+      "PUT /api/v1/uploads/{token} with an empty body (a live upload link) answers 400 empty_upload naming no field (facade/operations/files.ts, the two `empty_upload` throws); whole-body refusals elsewhere name \"body\"",
+    matches: (f) => f.kind === "no-field" && f.answer.includes('"empty_upload"'),
+    repro: async (s) => {
+      const { live } = await s.account({ creditCents: 100_000 });
+      const made = JSON.parse((await call(s, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "a.mp3" }), live)).text);
+      const res = await fetch(made.upload.url, { method: "PUT", headers: { "content-type": "audio/mpeg" }, body: new Uint8Array(0) });
+      return [{ request: "PUT <live upload link> (0 bytes)", status: res.status, text: await res.text() }];
+    },
+  },
 ];
 
 /** The defects an answer list shows: each answer judged as the fuzzer judges. */

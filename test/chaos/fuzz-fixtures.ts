@@ -1,7 +1,7 @@
 /**
  * What the fuzzer draws from on the server under test: keys (test; live on an account with no
- * credit, so live work is refused before anything runs; a narrow-scoped key; a free key; the ops
- * token), ids that exist (test-mode samples, a webhook, an ops run, a free job) and signed tokens,
+ * credit, so live work is refused before anything runs; live on one with credit; a narrow-scoped
+ * key; a free key; the ops token), ids that exist (test-mode samples, a webhook, an ops run, a free job) and signed tokens,
  * so requests reach the handlers and not only the 404s. Links point at a loopback port that is
  * closed, so whatever live work does start fails at its first connect.
  */
@@ -60,12 +60,15 @@ export async function prepareFuzz(server: ChaosServer): Promise<FuzzFixtures> {
     return (await post(server, "/api/v1/webhooks", { url: urls[0] }, main.test))?.id;
   };
   const upload = await post(server, "/api/v1/episodes", { file_name: "a.mp3" }, main.test);
+  // A live episode awaiting its upload: nothing runs until the file comes.
+  const funded = await server.account({ creditCents: 100_000 });
+  const liveUpload = await post(server, "/api/v1/episodes", { file_name: "a.mp3" }, funded.live);
   const transcript = await fetch(`${server.base}/api/v1/transcripts/${samples.transcript}`, { headers: { authorization: `Bearer ${main.test}` } }).then((r) => r.json() as any).catch(() => ({}));
   const ops = await server.opsToken();
   const run = await post(server, "/api/v1/runs", { pipeline: "t-quick", input: {} }, ops);
   const job = await post(server, "/api/v1/transcribe", { url: urls[0] }, free);
 
-  const tokens = [tokenOf(upload?.upload?.url, "uploads"), ...Object.values(transcript?.downloads ?? {}).map((l) => tokenOf(l, "files"))].filter((t): t is string => !!t);
+  const tokens = [tokenOf(upload?.upload?.url, "uploads"), tokenOf(liveUpload?.upload?.url, "uploads"), ...Object.values(transcript?.downloads ?? {}).map((l) => tokenOf(l, "files"))].filter((t): t is string => !!t);
   const maxJson: number = server.app.config.server.max_json_bytes ?? MAX_JSON_BYTES;
   const known = (...ids: unknown[]) => ids.filter((id): id is string => typeof id === "string" && id.length > 0);
   const pools: FuzzPools = {
@@ -76,7 +79,7 @@ export async function prepareFuzz(server: ChaosServer): Promise<FuzzFixtures> {
     pipelines: ["t-quick", "t-fail"],
     ids: {
       "/api/v1/runs/": known(run?.id ?? run?.run_id),
-      "/api/v1/episodes/": known(samples.episode),
+      "/api/v1/episodes/": known(samples.episode, liveUpload?.episode_id),
       "/api/v1/jobs/": known(...samples.jobs),
       "/api/v1/clips/": known(...samples.clips),
       "/api/v1/transcripts/": known(samples.transcript),
@@ -90,6 +93,6 @@ export async function prepareFuzz(server: ChaosServer): Promise<FuzzFixtures> {
     async beforeOperation(path) {
       if (path.startsWith("/api/v1/webhooks/{")) pools.ids["/api/v1/webhooks/"] = known(await freshWebhook());
     },
-    keys: { test: main.test, live: main.live, noScope: narrow.test, free, ops },
+    keys: { test: main.test, live: main.live, funded: funded.live, noScope: narrow.test, free, ops },
   };
 }

@@ -25,6 +25,8 @@ export interface FuzzKeys {
   test: string;
   /** A live key of an account with no credit: live work is refused before anything is fetched. */
   live: string;
+  /** A live key of an account with credit: live work starts, and fails at its first connect (links point at a closed port). */
+  funded: string;
   /** A key of another account that lacks every scope the operations need. */
   noScope: string;
   free: string;
@@ -36,7 +38,7 @@ const ODD: unknown[] = [null, 0, -1, true, false, [], {}, "", " ", "0", "NaN", "
 const BOUNDARY_RAW = ["0", "-1", "-0", "1e308", "-1e308", "1e999", "-1e999", "1.0", "15.0", "1e-400", "9007199254740993", "179769313486231570000000000000000000000000000000000000000", "0.000000000000000000001", "2147483648", "-2147483649"];
 const BAD_TEXT = ["\u0000", "\uD800", "\uDFFF", "a\u0000b", "\uD83D", "\uFFFE", "\u202E", "%00", "\\u0000"];
 const BAD_JSON: Array<string | number[]> = [
-  "{", '{"a":', "{'a':1}", "nul", "undefined", "NaN", "[1,]", '{"a":1}garbage', "\uFEFF{}", "null", "[]", "1", '"str"', "true", " ", "{}}", '{"a":1e999}', "\u0000",
+  "{", '{"a":', "{'a':1}", "nul", "undefined", "NaN", "[1,]", '{"a":1}garbage', "\uFEFF{}", "null", "[]", "1", '"str"', "true", " ", "{}}", '{"a":1e999}', "\u0000", '{"url":"https://10.0.0.1/","url":1}', '{"a":1,"a":{"b":[1,2]}}',
   [0xff, 0xfe, 0xfd], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d], [0xef, 0xbb, 0xbf, 0x7b, 0x7d],
 ];
 const CONTENT_TYPES = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=utf-16", "APPLICATION/JSON", "application/json-patch+json", "application/xml", "application/json;;;", "*/*", ""];
@@ -88,8 +90,15 @@ function mutateBody(op: Operation, valid: unknown, d: Draw, maxJson: number): Pi
       return { body: json(), label: `wrong-type ${field.path}` };
     case "boundary": {
       const numeric = fields.filter((f) => f.schema.type === "integer" || f.schema.type === "number");
-      const at = numeric.length ? pick(numeric, d.a).path : field.path;
+      const arrays = fields.filter((f) => f.schema.type === "array");
       raws.push(pick(BOUNDARY_RAW, d.b));
+      // Inside an array too: items such as clip numbers reach the database as they are.
+      if (arrays.length && (d.c % 3 === 0 || !numeric.length)) {
+        const at = pick(arrays, d.a).path;
+        setAt(body, at, [marker(0)]);
+        return { body: json(), label: `boundary ${at}=[${raws[0]}]` };
+      }
+      const at = numeric.length ? pick(numeric, d.a).path : field.path;
       setAt(body, at, marker(0));
       return { body: json(), label: `boundary ${at}=${raws[0]}` };
     }
@@ -166,7 +175,7 @@ function authArb(op: Operation, kind: string, keys: FuzzKeys): fc.Arbitrary<stri
   const junk = fc.constantFrom(undefined, "Bearer", "Bearer svc_live_0000", "Bearer svc_test_\u00e9", "Basic dXNlcjpwdw==", `Bearer ${"k".repeat(5000)}`);
   const bearer = (k: string) => `Bearer ${k}`;
   const weighted = (...pairs: Array<[fc.Arbitrary<string | undefined>, number]>) => fc.oneof(...pairs.map(([arbitrary, weight]) => ({ arbitrary, weight })));
-  if (kind === "key") return weighted([fc.constant(bearer(keys.test)), 10], [fc.constant(bearer(keys.live)), 4], [fc.constant(bearer(keys.noScope)), 1], [fc.constant(bearer(keys.free)), 1], [junk, 1]);
+  if (kind === "key") return weighted([fc.constant(bearer(keys.test)), 10], [fc.constant(bearer(keys.live)), 3], [fc.constant(bearer(keys.funded)), 3], [fc.constant(bearer(keys.noScope)), 1], [fc.constant(bearer(keys.free)), 1], [junk, 1]);
   if (kind === "ops") return weighted([fc.constant(bearer(keys.ops)), 8], [junk, 2]);
   if (kind === "free-optional") return weighted([fc.constant(undefined), 4], [fc.constant(bearer(keys.free)), 4], [fc.constant(bearer(keys.test)), 1], [junk, 1]);
   return weighted([fc.constant(undefined), 6], [fc.constant(bearer(keys.free)), 1], [junk, 1]);
