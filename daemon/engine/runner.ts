@@ -22,6 +22,7 @@ import path from "node:path";
 import type { Job } from "pg-boss";
 import type { Logger } from "pino";
 import type { Config } from "../../config/loader.js";
+import { faultPoint } from "../kit/faults.js";
 import { fromSpawnError } from "../kit/os-packages.js";
 import type { Storage } from "../kit/storage.js";
 import type { Db, Queryable } from "../store/db.js";
@@ -97,7 +98,10 @@ export class Runner {
   private async runFinishers(tx: Queryable, runId: string) {
     if (!this.finishers.length) return;
     const run = await this.getRun(runId, tx);
-    if (run) for (const fn of this.finishers) await fn(tx, run, this);
+    if (!run) return;
+    for (const fn of this.finishers) await fn(tx, run, this);
+    // Everything that follows from the run is written but not committed: the kill tests stop here.
+    faultPoint(`run-end:${run.pipeline}`);
   }
 
   get pipelines() {

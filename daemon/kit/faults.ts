@@ -5,7 +5,9 @@
  * there. Unset, as in every real deployment, a point costs one Set lookup.
  *
  * The points: after-handler:<operation id> (facade/core/run-operation.ts); watch:renders-started,
- * watch:outbox-partial and watch:outbox-written (daemon/watch/folder.ts and outbox.ts).
+ * watch:outbox-partial and watch:outbox-written (daemon/watch/folder.ts and outbox.ts);
+ * run-end:<pipeline> (daemon/engine/runner.ts), inside the transaction that ends a run, after its
+ * run-end hooks wrote (charge, events, next run) and before it commits.
  */
 const FAULTS = new Set((process.env.CLIPD_FAULTS ?? "").split(",").map((s) => s.trim()).filter(Boolean));
 

@@ -1,9 +1,11 @@
 // Runs the real `clipd` CLI (the built dist/) as a child process, as a user or an ops script would.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { projectRoot } from "../../config/loader.js";
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+// projectRoot() finds package.json, so the compiled benches (under dist/) that use these helpers
+// find the same root as vitest does.
+export const repoRoot = projectRoot();
 const MAIN = path.join(repoRoot, "dist", "daemon", "main.js");
 
 export interface Spawned {

@@ -20,13 +20,13 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { projectRoot } from "../../config/loader.js";
 import { promisify } from "node:util";
 
 const exec = promisify(execFile);
 
-/** The repository root (two folders above this file). */
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/** The repository root: projectRoot(), not this file's place, as the compiled benches run these helpers from dist/. */
+export const REPO_ROOT = projectRoot();
 export const FIXTURE_DIR = path.join(REPO_ROOT, ".cache", "fixtures");
 /** A recording kept in the repository (origin and licence: test/fixtures/media/README.md). */
 export const fixtureMedia = (name: string) => path.join(REPO_ROOT, "test", "fixtures", "media", name);
