@@ -1,0 +1,188 @@
+// One "world" of the kill -9 scenario: a data folder and database (PGlite or PostgreSQL), a real
+// `clipd start` process from dist/ that is killed and restarted, and the outside it talks to (an
+// https server on loopback that serves jfk.wav and receives signed webhooks). Work comes in by one
+// path: the account API (POST /episodes with source_url, then maybe an export of clip 1) or the watch
+// folder (a copy of jfk.wav dropped in the inbox).
+import { copyFile, mkdir, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { type Backend } from "../helpers/backends.js";
+import { spawnClipd, type Spawned } from "../helpers/cli.js";
+import { daemonEnv, OPS_TOKEN } from "../helpers/daemon-config.js";
+import { serveFile } from "../helpers/https-server.js";
+import { fixtureMedia } from "../helpers/media.js";
+import { waitFor } from "../helpers/wait.js";
+import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
+
+export type WorkPath = "api" | "watch";
+
+/** One piece of work: an API episode or a watch file. */
+export interface Subject {
+  n: number;
+  /** Episode name (API) or file name in the inbox (watch). */
+  name: string;
+  /** The episode's id, once the POST was answered. */
+  episodeId?: string;
+  /** The export job's id, once started. */
+  jobId?: string;
+}
+
+export interface WorldOptions {
+  /** Export clip 1 of every `exportEvery`-th episode once it is ready (API path; 0: none). */
+  exportEvery?: number;
+  /** An ops pipelines folder, replacing pipelines of the same name. */
+  pipelinesDir?: string;
+}
+
+export class World {
+  daemon?: Spawned;
+  base = "";
+  /** Output of every daemon process so far, for the "results written" lines and for reports. */
+  private pastOutput = "";
+  live = "";
+  starts = 0;
+  /** The crash points the running daemon was started with. */
+  faults = "";
+
+  private constructor(
+    readonly backend: Backend,
+    readonly path: WorkPath,
+    readonly d: Awaited<ReturnType<typeof daemonEnv>>,
+    readonly rx: Receiver,
+    readonly opts: WorldOptions,
+  ) {}
+
+  static async open(backend: Backend, workPath: WorkPath, opts: WorldOptions = {}): Promise<World> {
+    const rx = await startReceiver();
+    rx.server.route("/media/jfk.wav", serveFile(fixtureMedia("jfk.wav"), "audio/wav"));
+    const d = await daemonEnv(backend, {
+      network: { allow_loopback: true, extra_ca: rx.server.caPath },
+      // Retries soon, so a delivery whose attempt a kill cut short is sent again within the wait.
+      webhooks: { time_scale: 0.02, timeout_ms: 3000 },
+      // One cheap clip render per watch file (the bench measures the queue, not ffmpeg).
+      render: { render_top: 1 },
+      watch: workPath === "watch" ? { enabled: true, stable_ms: 300, folders: [{ path: "inbox", pipeline: "episode" }] } : { enabled: false },
+      api: { rate_limit: { requests: 1_000_000, window_seconds: 60 } },
+      ...(opts.pipelinesDir ? { pipelines: { ops_dir: opts.pipelinesDir } } : {}),
+    });
+    const w = new World(backend, workPath, d, rx, opts);
+    if (workPath === "watch") await mkdir(w.inbox, { recursive: true });
+    return w;
+  }
+
+  get dataDir(): string {
+    return this.d.dataDir;
+  }
+  get inbox(): string {
+    return path.join(this.d.dataDir, "inbox");
+  }
+
+  output(): string {
+    return this.pastOutput + (this.daemon?.output() ?? "");
+  }
+
+  /** Starts the daemon (with crash points, when given) and waits for it to serve. */
+  async start(faults?: string): Promise<Spawned> {
+    if (this.daemon) this.pastOutput += this.daemon.output();
+    const p = spawnClipd(["start"], { ...this.d.env, CLIPD_FAULTS: faults ?? "" });
+    this.daemon = p;
+    this.faults = faults ?? "";
+    this.starts++;
+    this.base = (await p.waitFor(/is up: (http:\/\/[\d.:]+)/, 120_000))[1]!;
+    return p;
+  }
+
+  /** True while the daemon process is alive. */
+  alive(): boolean {
+    const c = this.daemon?.child;
+    return !!c && c.exitCode === null && c.signalCode === null;
+  }
+
+  async kill(): Promise<void> {
+    if (!this.daemon) return;
+    this.daemon.kill("SIGKILL");
+    await this.daemon.exited;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.alive()) return;
+    this.daemon!.kill("SIGTERM");
+    await this.daemon!.exited;
+  }
+
+  async call(key: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${this.base}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json().catch(() => undefined) };
+  }
+
+  /** API path: an account with credit (every episode is charged from it), a live key and a webhook. */
+  async setUpAccount(): Promise<void> {
+    const acc = await this.call(OPS_TOKEN, "POST", "/api/v1/admin", { command: "account.create", args: { email: `kill-${this.backend}@example.com`, credit_cents: 10_000_000 } });
+    const key = await this.call(OPS_TOKEN, "POST", "/api/v1/admin", { command: "key.create", args: { account: acc.body.account_id, mode: "live", scopes: "clips.read,clips.write,webhooks" } });
+    this.live = String(key.body.key);
+    const hook = await this.call(this.live, "POST", "/api/v1/webhooks", { url: this.rx.path("/hook"), events: ["episode.ready", "episode.failed", "clip.ready", "clip.failed"] });
+    if (hook.status !== 201) throw new Error(`could not register the webhook: ${hook.status} ${JSON.stringify(hook.body)}`);
+    this.rx.secret("/hook", hook.body.secret);
+  }
+
+  /**
+   * Hands the work in. API: POST /episodes with an Idempotency-Key, so a request cut by a kill is
+   * sent again as the same request (a client's retry). Watch: the file is copied beside the inbox
+   * and renamed in, so the daemon never sees half a file.
+   */
+  async submit(s: Subject): Promise<boolean> {
+    if (this.path === "watch") {
+      // The sidecar first (the file is taken with it), asking for a small, fast render.
+      await writeFile(path.join(this.inbox, s.name.replace(/\.[^.]+$/, ".yaml")), "width: 360\npreset: ultrafast\n");
+      const tmp = path.join(this.d.dataDir, `.${s.name}`);
+      await copyFile(fixtureMedia("jfk.wav"), tmp);
+      await rename(tmp, path.join(this.inbox, s.name));
+      return true;
+    }
+    try {
+      const r = await this.call(this.live, "POST", "/api/v1/episodes", { name: s.name, source_url: this.rx.server.url("/media/jfk.wav") }, { "idempotency-key": `kill-${s.name}` });
+      if (r.status !== 202) throw new Error(`POST /episodes answered ${r.status}: ${JSON.stringify(r.body)}`);
+      s.episodeId = r.body.episode_id;
+      return true;
+    } catch (err) {
+      if (this.alive()) throw err;
+      return false; // the daemon died under the request: sent again after the restart
+    }
+  }
+
+  /** True once the subject's work is over (and its webhooks acknowledged), moving it on where needed. */
+  async finished(s: Subject): Promise<boolean> {
+    if (this.path === "watch") return new RegExp(`"file":"${s.name}"[^\\n]*results written`).test(this.output());
+    if (!s.episodeId && !(await this.submit(s))) return false;
+    const ep = await this.call(this.live, "GET", `/api/v1/episodes/${s.episodeId}`);
+    if (ep.body?.status === "failed") return true;
+    if (ep.body?.status !== "ready") return false;
+    if (this.opts.exportEvery && s.n % this.opts.exportEvery === 0 && !s.jobId) {
+      const r = await this.call(this.live, "POST", `/api/v1/episodes/${s.episodeId}/clips`, { clips: [1] }, { "idempotency-key": `kill-export-${s.name}` });
+      if (r.status !== 202) throw new Error(`export of ${s.name} answered ${r.status}: ${JSON.stringify(r.body)}`);
+      s.jobId = r.body.jobs[0]?.job_id;
+    }
+    if (s.jobId) {
+      const job = await this.call(this.live, "GET", `/api/v1/jobs/${s.jobId}`);
+      if (job.body?.status !== "completed" && job.body?.status !== "failed") return false;
+    }
+    // Every event about this episode acknowledged at least once.
+    const want = ["episode.ready", ...(s.jobId ? ["clip.ready"] : [])];
+    const acked = this.rx.receipts.filter((r) => r.answered === 200).map((r) => JSON.parse(r.body) as { type: string; data: { episode_id?: string } });
+    return want.every((t) => acked.some((e) => e.type === t && e.data.episode_id === s.episodeId));
+  }
+
+  /** Waits for the subject, restarting the daemon if it is not running. */
+  async waitFinished(s: Subject, timeoutMs = 240_000): Promise<void> {
+    if (!this.alive()) await this.start();
+    await waitFor(() => this.finished(s), { what: `${this.path} ${s.name} to finish on ${this.backend}`, timeoutMs, intervalMs: 250 });
+  }
+
+  async close(): Promise<void> {
+    if (this.alive()) this.daemon!.kill("SIGKILL");
+    await this.rx.close();
+  }
+}
