@@ -23,9 +23,10 @@ try {
   const vectors = ssrfVectors(targets.ports);
   const server = await openChaosServer("pglite", FREE);
   try {
-    const { live } = await server.account({ creditCents: 100_000 });
-    const results = await runSsrfTable(ssrfFields(server, live), vectors, targets);
-    console.log(`\n## Request-time refusals (network.allow_loopback off): ${vectors.length} vectors × 5 fields\n\n${ssrfTable(summarize(results))}\n`);
+    const { live, test } = await server.account({ creditCents: 100_000 });
+    const fields = ssrfFields(server, live, test);
+    const results = await runSsrfTable(fields, vectors, targets);
+    console.log(`\n## Request-time refusals (network.allow_loopback off): ${vectors.length} vectors × ${fields.length} fields\n\n${ssrfTable(summarize(results))}\n`);
     for (const r of results.filter((r) => !r.held || r.hits)) console.log(`LOST ${r.field} ${r.vector.url} → ${r.status} ${r.code ?? ""} field=${r.namedField ?? "-"} hits=${r.hits}`);
     const codes = new Map<string, string[]>();
     for (const r of results.filter((r) => r.held && !r.codeOk)) codes.set(`${r.field} ${r.code}`, [...(codes.get(`${r.field} ${r.code}`) ?? []), r.vector.url]);

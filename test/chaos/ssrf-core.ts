@@ -57,13 +57,20 @@ export async function postJson(base: string, path: string, body: unknown, bearer
   }
 }
 
-/** The five user-URL fields, sent with a live key of an account that has credit (so nothing stops at 402). */
-export function ssrfFields(server: ChaosServer, live: string): SsrfField[] {
+/**
+ * The five user-URL fields, sent with a live key of an account that has credit (so nothing stops
+ * at 402); with `test`, the account fields once more with a test key, which must judge links alike.
+ */
+export function ssrfFields(server: ChaosServer, live: string, test?: string): SsrfField[] {
   const b = server.base;
+  const account = (key: string, suffix: string): SsrfField[] => [
+    { name: `episodes.source_url${suffix}`, field: "source_url", send: (url) => postJson(b, "/api/v1/episodes", { source_url: url }, key) },
+    { name: `transcripts.url${suffix}`, field: "url", send: (url) => postJson(b, "/api/v1/transcripts", { url }, key) },
+    { name: `webhooks.url${suffix}`, field: "url", send: (url) => postJson(b, "/api/v1/webhooks", { url }, key) },
+  ];
   return [
-    { name: "episodes.source_url", field: "source_url", send: (url) => postJson(b, "/api/v1/episodes", { source_url: url }, live) },
-    { name: "transcripts.url", field: "url", send: (url) => postJson(b, "/api/v1/transcripts", { url }, live) },
-    { name: "webhooks.url", field: "url", send: (url) => postJson(b, "/api/v1/webhooks", { url }, live) },
+    ...account(live, ""),
+    ...(test ? account(test, " (test key)") : []),
     { name: "transcribe.url", field: "url", send: (url) => postJson(b, "/api/v1/transcribe", { url }) },
     { name: "transcribe.callback_url", field: "callback_url", send: (url) => postJson(b, "/api/v1/transcribe", { url: PUBLIC_URL, callback_url: url }) },
   ];
