@@ -7,6 +7,7 @@
 import { Conflict, DomainError, LimitReached, NotFound, PaymentRequired, Unauthorized, type LimitKind } from "../daemon/kit/errors.js";
 import { HTTPError } from "h3";
 import { RunError } from "../daemon/engine/run.js";
+import { InsufficientStorage } from "../daemon/kit/disk-full.js";
 
 export class ApiError extends Error {
   constructor(
@@ -39,6 +40,7 @@ const envelope = (status: number, code: string, message: string, context: Record
 export function toErrorBody(err: unknown): { status: number; body: { error: Record<string, unknown> } } {
   if (err instanceof ApiError) return envelope(err.status, err.code, err.message, err.context);
   if (err instanceof DomainError) return envelope(domainStatus(err), err.code, err.message, err.context);
+  if (err instanceof InsufficientStorage) return envelope(507, err.code, err.message, err.details); // a full disk (daemon/kit/disk-full.ts)
   if (err instanceof RunError) return envelope(err.code === "not_found" ? 404 : 400, err.code, err.message);
   if (err instanceof HTTPError && err.status < 500) return envelope(err.status, err.status === 404 ? "not_found" : "bad_request", err.message);
   return envelope(500, "internal", "internal error; the details are in the server log");

@@ -8,6 +8,7 @@
  * that is not installed rejects with StageError `tool_missing`, which names the apt fix.
  */
 import { spawn } from "node:child_process";
+import { toolDiskFull } from "./disk-full.js";
 import { ffmpegCommand, ffprobeCommand, spawnFailure } from "./os-packages.js";
 
 /** Input options that stop a crafted file (an HLS playlist named .mp4, say) from opening URLs. */
@@ -127,7 +128,11 @@ export async function runFfmpeg(
         }
       : undefined;
   const result = await runTool(ffmpegPath(), ["-hide_banner", "-nostdin", ...args], { ...rest, onStderrLine });
-  if (result.code !== 0) throw new ToolError("ffmpeg", result.code, result.stderr);
+  if (result.code !== 0) {
+    const failed = new ToolError("ffmpeg", result.code, result.stderr);
+    // Its output hit a full disk: the service's capacity, said as such (see disk-full.ts).
+    throw toolDiskFull("ffmpeg", result.stderr, failed) ?? failed;
+  }
   return result;
 }
 

@@ -5,7 +5,9 @@
  * output duration. The child is killed when the stage's signal aborts. On failure the error
  * carries the tail of stderr, which is where ffmpeg says what went wrong.
  */
+import path from "node:path";
 import { isStageError } from "../engine/stage.js";
+import { toolDiskFull } from "./disk-full.js";
 import { ffmpegPath, ffprobePath, runTool, SAFE_INPUT_ARGS } from "./ffmpeg.js";
 
 export interface FfmpegOptions {
@@ -46,7 +48,9 @@ async function _spawnCollect(
   }
   if (r.code !== 0) {
     const last = r.stderr.trim().split("\n").slice(-3).join(" | ");
-    throw new FfmpegError(`${bin} exited with code ${r.code}: ${last}`, r.stderr, r.code);
+    const failed = new FfmpegError(`${bin} exited with code ${r.code}: ${last}`, r.stderr, r.code);
+    // A full disk is the service's capacity, not a bad render: insufficient_storage (disk-full.ts).
+    throw toolDiskFull(path.basename(bin), r.stderr, failed) ?? failed;
   }
   return { stdout: r.stdout, stderr: r.stderr };
 }

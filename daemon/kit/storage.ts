@@ -9,6 +9,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { copyFile, mkdir, open, rename, rm, stat, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
+import { diskFullOr, isDiskFull } from "./disk-full.js";
 
 /** What stat knows about a stored file. */
 export interface StorageStat {
@@ -98,7 +99,13 @@ export function defineLocalStorage(root: string): LocalStorage {
     if (!rel || rel === ".." || rel.startsWith("../") || path.isAbsolute(rel)) throw new Error(`invalid storage key "${key}"`);
     return full;
   };
-  const ensureDir = (key: string) => mkdir(path.dirname(pathOf(key)), { recursive: true });
+  const ensureDir = (key: string) => mkdir(path.dirname(pathOf(key)), { recursive: true }).catch((err) => Promise.reject(diskFullOr(err, key)));
+  // A write the disk could not hold leaves no half file behind, and says so as InsufficientStorage.
+  const full = (p: Promise<void>, partial: string, key: string) =>
+    p.catch(async (err) => {
+      if (isDiskFull(err)) await rm(partial, { force: true });
+      throw diskFullOr(err, key);
+    });
   const fileStat = async (key: string): Promise<StorageStat> => {
     const file = pathOf(key);
     try {
@@ -135,7 +142,7 @@ export function defineLocalStorage(root: string): LocalStorage {
         }
       }
       // Copy to a temporary name first so a reader never sees half a file.
-      await copyFile(from, to + ".part");
+      await full(copyFile(from, to + ".part"), to + ".part", key);
       await rename(to + ".part", to);
       if (opts.move) await rm(from, { force: true });
       return key;
@@ -153,7 +160,7 @@ export function defineLocalStorage(root: string): LocalStorage {
     async write(key, data) {
       await ensureDir(key);
       const to = pathOf(key);
-      await writeFile(to + ".part", data);
+      await full(writeFile(to + ".part", data), to + ".part", key);
       await rename(to + ".part", to);
       return key;
     },

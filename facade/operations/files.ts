@@ -19,6 +19,7 @@ import { defineOperation, type Operation } from "../registry.js";
 import { contentTypeFor } from "../uploads.js";
 import { getMe } from "./me.js";
 import { abandonStream } from "../../daemon/kit/storage.js";
+import { diskFullOr, InsufficientStorage } from "../../daemon/kit/disk-full.js";
 
 /** These two operations are HTTP by nature (raw bytes, Range); the adapter hands them the request. */
 function httpRequest(caller: { request?: Request }): Request {
@@ -76,6 +77,7 @@ export const putUpload = defineOperation({
     410: { description: "The address expired (2 hours)" },
     413: { description: "Larger than the cap; the body carries max_bytes" },
     415: { description: "The bytes are not the media type the file name says" },
+    507: { description: "The server's disk is full (insufficient_storage, limit: disk_space); nothing was kept, try again later" },
   },
   async handler({ params, services, caller }) {
     const event = { req: httpRequest(caller) };
@@ -97,9 +99,14 @@ export const putUpload = defineOperation({
     let bytes = 0;
     let head: Buffer | undefined = Buffer.alloc(0);
     const write = async (chunk: Buffer) => {
+      // Both listeners go once either fires: one left per drain piled up (MaxListenersExceeded).
       if (!out.write(chunk)) await new Promise<void>((resolve, reject) => {
-        out.once("drain", resolve);
-        out.once("error", reject);
+        const done = (err?: Error) => {
+          out.off("drain", done).off("error", done);
+          if (err) reject(err);
+          else resolve();
+        };
+        out.on("drain", done).on("error", done);
       });
     };
     try {
@@ -130,7 +137,9 @@ export const putUpload = defineOperation({
       // Wait for the file to be opened and closed, or the removal could run before it exists.
       await abandonStream(out);
       await services.storage.remove(part).catch(() => undefined);
-      if (err instanceof ApiError) return errorResponse(err, { connection: "close" });
+      // A full disk is 507 insufficient_storage, answered like a refusal: the rest is not read.
+      const said = diskFullOr(err, "the upload");
+      if (said instanceof ApiError || said instanceof InsufficientStorage) return errorResponse(said, { connection: "close" });
       throw err;
     }
     if (bytes === 0) {
@@ -138,7 +147,10 @@ export const putUpload = defineOperation({
       throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body");
     }
     if (claims.test) return { key: claims.key, bytes, livemode: false };
-    await services.storage.move(part, claims.key);
+    await services.storage.move(part, claims.key).catch(async (err) => {
+      await services.storage.remove(part).catch(() => undefined);
+      throw diskFullOr(err, "the upload");
+    });
     services.log.info({ key: claims.key, bytes, ref: claims.ref }, "upload stored");
     return { key: claims.key, bytes };
   },
