@@ -17,7 +17,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import chokidar, { type FSWatcher } from "chokidar";
 import type { Logger } from "pino";
@@ -29,33 +29,11 @@ import { eventsFor } from "./results.js";
 import { TERMINAL, type Run } from "../engine/runner.js";
 import { faultPoint } from "../kit/faults.js";
 import { WATCH_RUN_ENDED } from "./run-ends.js";
+import { folderLayout, freeName, moveToFailed, type FolderLayout } from "./layout.js";
 
 /** The fallback sweep, for a run-end notification lost with a dropped listening connection. */
 const SAFETY_SWEEP_MS = 10_000;
 const IGNORED = /(^\.|\.(ya?ml|part|partial|crdownload|tmp|download|error\.txt)$)/i;
-
-interface FolderLayout {
-  inbox: string;
-  pipeline: string;
-  processing: string;
-  outbox: string;
-  failed: string;
-}
-
-export function folderLayout(dataDir: string, folder: { path: string; pipeline: string }): FolderLayout {
-  const inbox = path.resolve(dataDir, folder.path);
-  const parent = path.dirname(inbox);
-  return { inbox, pipeline: folder.pipeline, processing: path.join(parent, "processing"), outbox: path.join(parent, "outbox"), failed: path.join(parent, "failed") };
-}
-
-async function freeName(dir: string, name: string): Promise<string> {
-  const ext = path.extname(name);
-  const stem = name.slice(0, name.length - ext.length);
-  for (let i = 1; ; i++) {
-    const candidate = i === 1 ? name : `${stem}-${i}${ext}`;
-    if (!existsSync(path.join(dir, candidate))) return candidate;
-  }
-}
 
 interface WatchRow {
   id: string;
@@ -166,7 +144,7 @@ export class WatchFolder {
       set = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS)).run;
     } catch (err) {
       await this.app.db.query(`insert into watch_files (id, folder, name, size, mtime_ms, state, error) values ($1, $2, $3, $4, $5, 'failed', $6)`, [id, l.inbox, name, st.size, st.mtimeMs, (err as Error).message]);
-      await this.moveToFailed(l, name, { code: "invalid_options", message: (err as Error).message });
+      await this.fail(l, name, { code: "invalid_options", message: (err as Error).message });
       return;
     }
     const key = `uploads/watch/${id}/${name}`;
@@ -205,7 +183,7 @@ export class WatchFolder {
     const run = await this.app.runner.getRun(row.run_id!);
     if (!run || !TERMINAL.has(run.state)) return;
     if (run.state !== "succeeded") {
-      await this.moveToFailed(l, row.name, { ...(run.error ?? { code: run.state, message: `run ${run.state}` }), run_id: run.id });
+      await this.fail(l, row.name, { ...(run.error ?? { code: run.state, message: `run ${run.state}` }), run_id: run.id });
       await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [row.id, run.error?.message ?? run.state]);
       return;
     }
@@ -219,7 +197,7 @@ export class WatchFolder {
       } catch (err) {
         // The pipelines changed under a file in flight: it fails visibly rather than waiting forever.
         const message = `the sidecar's render options no longer fit the pipelines: ${(err as Error).message}`;
-        await this.moveToFailed(l, row.name, { code: "bad_options", message, run_id: run.id });
+        await this.fail(l, row.name, { code: "bad_options", message, run_id: run.id });
         await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [row.id, message]);
         return;
       }
@@ -253,24 +231,8 @@ export class WatchFolder {
     });
   }
 
-  private async moveToFailed(l: FolderLayout, name: string, error: Record<string, unknown>): Promise<void> {
-    const target = await freeName(l.failed, name);
-    const sidecar = existsSync(path.join(l.processing, `${name}.yaml`));
-    await rename(path.join(l.processing, name), path.join(l.failed, target)).catch(() => {});
-    if (sidecar) await rename(path.join(l.processing, `${name}.yaml`), path.join(l.failed, `${target}.yaml`));
-    const lines = [
-      `clipd could not process ${name}.`,
-      ``,
-      `code: ${error.code}`,
-      `reason: ${error.message}`,
-      ...(error.stage ? [`stage: ${error.stage}`] : []),
-      ...(error.run_id ? [`run: ${error.run_id} (GET /api/v1/runs/${error.run_id})`] : []),
-      ...(sidecar ? [`sidecar: ${target}.yaml`] : []),
-      `time: ${new Date().toISOString()}`,
-      ``,
-      `Fix the cause and drop the file${sidecar ? " and its sidecar" : ""} into the inbox again.`,
-    ];
-    await writeFile(path.join(l.failed, `${target}.error.txt`), lines.join("\n") + "\n");
+  private async fail(l: FolderLayout, name: string, error: Record<string, unknown>): Promise<void> {
+    await moveToFailed(l, name, error);
     this.log.warn({ file: name, code: error.code }, "file failed");
   }
 }
