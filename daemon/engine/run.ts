@@ -60,9 +60,12 @@ export const RUN_ORIGINS = ["api", "web", "chat", "watch", "cli", "ops", "free"]
 export type RunOrigin = (typeof RUN_ORIGINS)[number];
 
 export class RunError extends Error {
-  constructor(readonly code: string, message: string, opts?: { cause?: unknown }) {
+  /** The input that was wrong, when one was ("pipeline", "set.<option>"). */
+  readonly field?: string;
+  constructor(readonly code: string, message: string, opts?: { cause?: unknown; field?: string }) {
     super(message, opts);
     this.name = "RunError";
+    this.field = opts?.field;
   }
 }
 

@@ -5,11 +5,18 @@
  * object store can implement it later without touching them. The local-disk backend is the only
  * one today; its folder layout stays private to it.
  */
+import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { copyFile, mkdir, open, rename, rm, stat, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { diskFullOr, isDiskFull } from "./disk-full.js";
+
+/**
+ * A temporary name beside `to`, its own per writer: two writers of one key (two first reads of a
+ * test-mode sample) each rename a whole file into place, and the last one wins, whole.
+ */
+const tempName = (to: string) => `${to}.${randomBytes(6).toString("hex")}.part`;
 
 /** What stat knows about a stored file. */
 export interface StorageStat {
@@ -142,8 +149,9 @@ export function defineLocalStorage(root: string): LocalStorage {
         }
       }
       // Copy to a temporary name first so a reader never sees half a file.
-      await full(copyFile(from, to + ".part"), to + ".part", key);
-      await rename(to + ".part", to);
+      const part = tempName(to);
+      await full(copyFile(from, part), part, key);
+      await rename(part, to);
       if (opts.move) await rm(from, { force: true });
       return key;
     },
@@ -160,8 +168,9 @@ export function defineLocalStorage(root: string): LocalStorage {
     async write(key, data) {
       await ensureDir(key);
       const to = pathOf(key);
-      await full(writeFile(to + ".part", data), to + ".part", key);
-      await rename(to + ".part", to);
+      const part = tempName(to);
+      await full(writeFile(part, data), part, key);
+      await rename(part, to);
       return key;
     },
     read: async (key) => readFile(pathOf(key)),

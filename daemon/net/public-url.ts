@@ -73,7 +73,9 @@ export async function checkPublicUrl(raw: string, opts: PublicUrlOptions): Promi
     addresses = await resolveHostAddresses(host);
   } catch (err: any) {
     if (err?.code === "ENOTFOUND" || err?.code === "ENODATA") throw bad(`the host ${host} does not resolve to any address`, { host });
-    return url;
+    // A lookup that failed for now (EAI_AGAIN, a refused or broken answer) is refused too: a link
+    // taken without knowing where it points would be checked only at fetch time, and fail there.
+    throw bad(`the host ${host} could not be resolved just now (${err?.code ?? "DNS error"}); check the address, or try again`, { host, retryable: true });
   }
   for (const address of addresses) {
     const reason = addressRefusal(address, { allowLoopback });

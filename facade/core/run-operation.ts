@@ -34,22 +34,30 @@ export interface OperationInput {
 /** What comes back: a status, a JSON body and headers, or a raw HTTP response. */
 export type Answer = { status: number; body: unknown; headers: Headers; bodyRead: boolean } | { raw: Response };
 
-function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], where: string): { field: string; message: string } {
+/** A schema fault that says the value is not a usable link (`format: uri`, an `^https://` pattern). */
+function isUrlFault(e: NonNullable<ValidateFunction["errors"]>[number]): boolean {
+  const p = e.params as { format?: string; pattern?: string };
+  return (e.keyword === "format" && /^(uri|url|iri)/.test(p.format ?? "")) || (e.keyword === "pattern" && /https/.test(p.pattern ?? ""));
+}
+
+function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], where: string): { field: string; message: string; code: "invalid_request" | "invalid_url" } {
   const base = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
+  // A link refused by its schema gets the same code as one refused by the URL check (net/public-url.ts).
+  if (isUrlFault(e)) return { field: base, code: "invalid_url", message: `${where} field "${base}" must be an absolute https:// URL` };
   if (e.keyword === "additionalProperties") {
     const field = [base, (e.params as any).additionalProperty].filter(Boolean).join(".");
-    return { field, message: `${where} field "${field}" is not allowed` };
+    return { field, code: "invalid_request", message: `${where} field "${field}" is not allowed` };
   }
   if (e.keyword === "enum") {
     const allowed = ((e.params as any).allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ");
-    return { field: base, message: `${where} field "${base}" must be one of ${allowed}` };
+    return { field: base, code: "invalid_request", message: `${where} field "${base}" must be one of ${allowed}` };
   }
   if (e.keyword === "required") {
     const field = [base, (e.params as any).missingProperty].filter(Boolean).join(".");
-    return { field, message: `${where} field "${field}" is required` };
+    return { field, code: "invalid_request", message: `${where} field "${field}" is required` };
   }
   // A fault of the whole value (a body that is not an object, an empty PATCH) names it as a whole.
-  return { field: base || where, message: `${where} ${base ? `field "${base}" ` : ""}${e.message}` };
+  return { field: base || where, code: "invalid_request", message: `${where} ${base ? `field "${base}" ` : ""}${e.message}` };
 }
 
 /**
@@ -101,8 +109,8 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
         throw new ApiError(404, "not_found", `no such resource: ${field} "${input.params[field]}" is not a valid id`, { field });
       }
       if (checkQuery && !checkQuery(input.query)) {
-        const { field, message } = describeAjvError(checkQuery.errors![0]!, "query");
-        throw new ApiError(400, "invalid_request", message, { field });
+        const { field, message, code } = describeAjvError(checkQuery.errors![0]!, "query");
+        throw new ApiError(400, code, message, { field });
       }
       if (op.body) {
         ctx.body = (await input.readBody?.()) ?? {};
@@ -110,8 +118,8 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
         // Before the schema, so a key that holds a NUL is named printably (the schema would echo it).
         refuseBadText(ctx.body, "body");
         if (!checkBody!(ctx.body)) {
-          const { field, message } = describeAjvError(checkBody!.errors![0]!, "body");
-          throw new ApiError(400, "invalid_request", message, { field });
+          const { field, message, code } = describeAjvError(checkBody!.errors![0]!, "body");
+          throw new ApiError(400, code, message, { field });
         }
       }
       const idemKey = op.idempotent && auth ? (caller.idempotencyKey ?? null) : null;

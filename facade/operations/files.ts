@@ -88,7 +88,7 @@ export const putUpload = defineOperation({
     const declared = Number(event.req.headers.get("content-length") ?? NaN);
     if (Number.isFinite(declared) && declared > max) return errorResponse(tooBig(max, declared), { connection: "close" });
     const body = event.req.body;
-    if (!body || declared === 0) throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body");
+    if (!body || declared === 0) throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body", { field: "body" });
 
     const part = `${claims.key}.${randomUUID().slice(0, 8)}.part`;
     // A test-mode address checks and counts the bytes but keeps none of them.
@@ -144,7 +144,7 @@ export const putUpload = defineOperation({
     }
     if (bytes === 0) {
       await services.storage.remove(part).catch(() => undefined);
-      throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body");
+      throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body", { field: "body" });
     }
     if (claims.test) return { key: claims.key, bytes, livemode: false };
     await services.storage.move(part, claims.key).catch(async (err) => {

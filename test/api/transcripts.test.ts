@@ -146,7 +146,7 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
       expect(res.body.error, url).toMatchObject({ code: "forbidden_address", field: "url" });
     }
     const http = await t.call(acc.live, "POST", "/api/v1/transcripts", { url: "http://example.com/a.mp3" });
-    expect(http.body.error).toMatchObject({ code: "invalid_request", field: "url" });
+    expect(http.body.error).toMatchObject({ code: "invalid_url", field: "url" });
     const nohost = await t.call(acc.live, "POST", "/api/v1/transcripts", { url: "https://no-such-host.invalid/a.mp3" });
     expect(nohost.status).toBe(400);
     expect(nohost.body.error).toMatchObject({ code: "invalid_url", field: "url" });

@@ -1,8 +1,7 @@
 /**
- * Defects the fuzzer has found and that are not fixed yet (facade/ and daemon/ belong to others
- * while this suite is written). Each has a matcher, so the random run in fuzz.test.ts can tell
- * them from new findings, and a direct reproduction, which fuzz.test.ts runs under `it.fails`:
- * when a fix lands, that test starts failing and says to move the defect out of this list.
+ * Defects the fuzzer has found. Each has a matcher, so the random run in fuzz.test.ts can tell a
+ * known one from a new finding, and a direct reproduction. Open ones (KNOWN_DEFECTS) run under
+ * `it.fails`; fixed ones (FIXED_DEFECTS) run as plain tests, so each fix stays proved.
  */
 import { sampleIds } from "../../facade/testmode.js";
 import { judge, type Finding } from "./fuzz-core.js";
@@ -28,7 +27,7 @@ async function call(server: ChaosServer, method: string, path: string, body?: st
 
 const isDeep = (f: Finding) => /(^|, )deep /.test(f.label);
 
-export const KNOWN_DEFECTS: KnownDefect[] = [
+export const FIXED_DEFECTS: KnownDefect[] = [
   {
     id: "testmode-sample-race-500",
     title:
@@ -69,6 +68,9 @@ export const KNOWN_DEFECTS: KnownDefect[] = [
     },
   },
 ];
+
+/** None open now. */
+export const KNOWN_DEFECTS: KnownDefect[] = [];
 
 /** The defects an answer list shows: each answer judged as the fuzzer judges. */
 export const faults = (answers: Array<{ request: string; status: number; text: string }>) =>

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../facade/app.js";
 import { testBackends } from "../helpers/backends.js";
 import { fuzzTable, runFuzz, type FuzzReport } from "./fuzz-core.js";
-import { faults, KNOWN_DEFECTS, knownDefectOf } from "./fuzz-defects.js";
+import { faults, FIXED_DEFECTS, KNOWN_DEFECTS, knownDefectOf } from "./fuzz-defects.js";
 import { openChaosServer, type ChaosServer } from "./server.js";
 
 const SEED = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : 20261123;
@@ -27,7 +27,12 @@ describe.each(testBackends())("API fuzzing on %s", (backend) => {
   afterAll(() => server?.close());
 
   // First, while the test-mode sample files are not yet in storage (the race needs a first write).
-  describe("known defects, reproduced directly (flip to it() when fixed)", () => {
+  describe("defects found before, reproduced directly", () => {
+    for (const defect of FIXED_DEFECTS) {
+      it(`fixed: ${defect.id}`, async () => {
+        expect(faults(await defect.repro(server, keys))).toEqual([]);
+      });
+    }
     for (const defect of KNOWN_DEFECTS) {
       it.fails(`${defect.id}: ${defect.title}`, async () => {
         expect(faults(await defect.repro(server, keys))).toEqual([]);

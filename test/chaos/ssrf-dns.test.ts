@@ -67,9 +67,8 @@ async function settle(f: SsrfField, body: any, wait = true): Promise<string> {
 
 describe("a resolver that does not answer", () => {
   for (const host of [`slow${ZONE}`, `servfail${ZONE}`]) {
-    // Defect: checkPublicUrl (daemon/net/public-url.ts) refuses only ENOTFOUND and ENODATA; any
-    // other DNS error lets the link through (202/201), to be judged again when it is fetched.
-    it.fails(`refuses https://${host}/ at request time in every field, naming it`, async () => {
+    // Any DNS failure at request time is a refusal naming the field (daemon/net/public-url.ts).
+    it(`refuses https://${host}/ at request time in every field, naming it`, async () => {
       const answers: string[] = [];
       for (const f of fields) {
         const got = await f.send(`https://${host}:${targets.ports.https}/a.mp3`);

@@ -51,12 +51,8 @@ describe("SSRF vectors at request time (network.allow_loopback off)", () => {
     expect(results.filter((r) => webhook(r) && !r.codeOk).map(show)).toEqual([]);
   });
 
-  // Defect: links the schema refuses (http:, file:, data:, "HTTPS://", "https:/host", a leading
-  // space, "//host", a zone id, a backslash, IDN digits) answer invalid_request from the schema's
-  // `pattern: ^https://` / `format: uri` on source_url, url and callback_url
-  // (facade/operations/episodes.ts, transcripts.ts, free.ts), while webhooks.url answers
-  // invalid_url for the same links. Held, and the field is named, but the code differs by field.
-  it.fails("answers forbidden_address or invalid_url for every vector on every field (schema refusals say invalid_request)", () => {
+  // Links their schema refuses (http:, file:, "HTTPS://", a zone id, …) answer invalid_url too.
+  it("answers forbidden_address or invalid_url for every vector on every field", () => {
     expect(results.filter((r) => !r.codeOk).map(show)).toEqual([]);
   });
 });
