@@ -77,8 +77,13 @@ async function download(sourceUrl: string, ctx: StageContext<any>, opts: FetchSo
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([ctx.signal, timeout]);
   const partKey = `runs/${ctx.runId}/source.part`;
+  // Its own code: a source that trickles (or stalls) is told apart from one that broke off.
   const timedOut = (cause?: unknown) =>
-    new StageError("fetch_failed", `the download took longer than ${opts.timeout_seconds} s`, { retryable: true, cause });
+    new StageError("source_timeout", `the download took longer than ${opts.timeout_seconds} s (timeout_seconds)`, {
+      retryable: true,
+      cause,
+      details: { timeout_seconds: opts.timeout_seconds },
+    });
 
   ctx.progress(0, "connecting");
   let res;

@@ -130,7 +130,8 @@ describe("fetch-source over https", () => {
       res.write(Buffer.alloc(1024, 0xff));
     });
     const err = await runError({ source_url: server.url("/stall") }, { timeout_seconds: 0.5 });
-    expect([err.code, err.retryable]).toEqual(["fetch_failed", true]);
+    expect([err.code, err.retryable]).toEqual(["source_timeout", true]);
+    expect(err.details).toEqual({ timeout_seconds: 0.5 });
   });
 });
 
