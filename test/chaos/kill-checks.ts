@@ -80,6 +80,13 @@ async function checkEpisode(q: Queryable, w: World, s: Subject): Promise<Found[]
     exactly(out, `deliveries of ${d.type}`, d.n, 1);
     if (!d.ok) out.push({ kind: "lost", what: `a delivery of ${d.type} is not delivered` });
   }
+  // A receipt the daemon has no 200 attempt for is an attempt a kill cut short: sending it again
+  // is right. Two recorded 200s for one delivery would be a delivered event sent again.
+  const { rows: oks } = await q.query(
+    `select d.event_type, count(*)::int as n from deliveries d join delivery_attempts a on a.delivery_id = d.id join events e on e.id = d.event_id where e.data->>'episode_id' = $1 and a.status_code between 200 and 299 group by d.id, d.event_type`,
+    [ep.id],
+  );
+  for (const o of oks) if (o.n > 1) out.push({ kind: "duplicated", what: `${o.event_type} delivered and recorded ${o.n} times` });
   const receipts = w.rx.receipts.map((r) => ({ r, body: JSON.parse(r.body) as { type: string; data: { episode_id?: string } } })).filter((x) => x.body.data.episode_id === ep.id);
   for (const type of Object.keys(wanted).filter((t) => wanted[t])) {
     const mine = receipts.filter((x) => x.body.type === type);
