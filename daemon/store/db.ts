@@ -10,6 +10,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
+import { unreachableOr } from "./unreachable.js";
 
 export interface Queryable {
   query<T = any>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -62,9 +63,10 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
   return {
     kind: "postgres",
     raw: { connectionString },
-    query: (sql, params) => (params?.length ? pool.query(named(sql, params) as any) : pool.query(sql)) as any,
+    // A lost database reads as 503 database_unavailable at the API (unreachable.ts), not 500.
+    query: (sql, params) => (params?.length ? pool.query(named(sql, params) as any) : pool.query(sql)).catch((err: unknown) => Promise.reject(unreachableOr(err))) as any,
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((err: unknown) => Promise.reject(unreachableOr(err)));
       // A checked-out client has no listener of the pool's: a connection lost between two of our
       // statements would emit 'error' unheard and end the process. The next statement fails instead.
       const unheard = () => {};
@@ -78,7 +80,7 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
       } catch (err) {
         // A client whose ROLLBACK fails is broken: release(err) closes it rather than pooling it.
         await client.query("ROLLBACK").catch((e: Error) => (broken = e));
-        throw err;
+        throw unreachableOr(err);
       } finally {
         client.off("error", unheard);
         client.release(broken);

@@ -29,7 +29,8 @@ export const healthz = defineOperation({
     const started = Date.now();
     const database = await within(services.db.query("select 1"), "database")
       .then(() => ({ ok: true, kind: services.db.kind, latency_ms: Date.now() - started }))
-      .catch((err: Error) => ({ ok: false, kind: services.db.kind, error: "unreachable", detail: err.message }));
+      // The driver's own words (ECONNREFUSED, a timeout), not the API's database_unavailable wrapper.
+      .catch((err: Error) => ({ ok: false, kind: services.db.kind, error: "unreachable", detail: ((err.cause as Error | undefined) ?? err).message }));
     // With the database down the rest cannot be read either: say so without waiting on each.
     const queue = !database.ok
       ? { ok: false, error: "database unreachable" }

@@ -32,7 +32,11 @@ export interface DbFaultOptions {
 
 export interface HealthSample { phase: string; status: number | "hang"; ms: number; database?: string; detail?: string }
 
+/** An API call made beside each /healthz probe: what a client sees meanwhile. */
+export interface ApiSample { phase: string; status: number | "hang"; code?: string; ms: number }
+
 export interface DbFaultReport {
+  api: ApiSample[];
   tried: number;
   held: number;
   lost: string[];
@@ -72,6 +76,7 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
   const roles = await startRoles(app, ["work", "serve"]);
   const base = roles.url!;
   const health: HealthSample[] = [];
+  const api: ApiSample[] = [];
   const runs: Array<{ id: string; expect: "succeeded" | "failed"; kind: string }> = [];
   try {
     const a = await runAdmin(app.accounts, "account.create", { email: `dbf${Date.now()}@example.com`, credit_cents: 100_000, plan: true });
@@ -93,22 +98,38 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
         runs.push({ id: body.id, expect: "failed", kind: "transcript" });
       }
     };
-    const probe = async (phase: string) => {
+    const probeHealth = async (phase: string) => {
       const started = Date.now();
-      const ctl = AbortSignal.timeout(o.healthBoundMs * 3);
       try {
-        const res = await fetch(`${base}/healthz`, { signal: ctl });
+        const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(o.healthBoundMs * 3) });
         const body = (await res.json()) as any;
         health.push({ phase, status: res.status, ms: Date.now() - started, database: body.database?.error ?? (body.database?.ok ? "ok" : undefined), detail: body.database?.detail });
       } catch {
         health.push({ phase, status: "hang", ms: Date.now() - started });
       }
     };
+    const probeApi = async (phase: string) => {
+      const started = Date.now();
+      try {
+        const res = await fetch(`${base}/api/v1/me`, { headers: auth, signal: AbortSignal.timeout(o.healthBoundMs * 5) });
+        const body = (await res.json()) as any;
+        api.push({ phase, status: res.status, code: body.error?.code, ms: Date.now() - started });
+      } catch {
+        api.push({ phase, status: "hang", ms: Date.now() - started });
+      }
+    };
+    const probe = (phase: string) => Promise.all([probeHealth(phase), probeApi(phase)]);
     const probeFor = async (phase: string, ms: number) => {
       const end = Date.now() + ms;
       // Paced like a load balancer's checks (10 a second), so the probes are not the load.
-      while (Date.now() < end) await Promise.all([probe(phase), new Promise((r) => setTimeout(r, 100))]);
+      // Two loops side by side, so an API call the database holds up does not stop the health checks.
+      const loop = async (one: (phase: string) => Promise<void>) => {
+        while (Date.now() < end) await Promise.all([one(phase), new Promise((r) => setTimeout(r, 100))]);
+      };
+      await Promise.all([loop(probeHealth), loop(probeApi)]);
       const mine = health.filter((h) => h.phase === phase);
+      const calls = api.filter((h) => h.phase === phase);
+      say(`${phase}: GET /me ${JSON.stringify([...new Set(calls.map((h) => `${h.status} ${h.code ?? ""}`))])}, slowest ${Math.max(...calls.map((h) => h.ms))} ms`);
       say(`${phase}: ${mine.length} probes, statuses ${[...new Set(mine.map((h) => h.status))]}, slowest ${Math.max(...mine.map((h) => h.ms))} ms, ${mine[0]?.database} (${mine[0]?.detail})`);
     };
 
@@ -176,7 +197,7 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
       if (why.length) lost.push(`${r.kind} ${r.id}: ${why.join(", ")}`);
       else held++;
     }
-    return { tried: runs.length, held, lost, health, unhandled, ms: Date.now() - t0 };
+    return { tried: runs.length, held, lost, health, api, unhandled, ms: Date.now() - t0 };
   } finally {
     process.off("unhandledRejection", onUnhandled);
     await proxy.pass().catch(() => {});

@@ -1,6 +1,7 @@
 // Database faults on real PostgreSQL through a proxy (db-faults-core.ts): a restart and a 10 s
 // refusal mid-run. The process must not crash, /healthz must say the database is unreachable
-// within its bound while it is (also while it hangs without answering), and every run, event and delivery must come through once.
+// within its bound while it is (also while it hangs without answering), the API answer 503
+// database_unavailable, and every run, event and delivery must come through once.
 // bench/chaos/db-faults.ts runs the same with more work.
 import { describe, expect, it } from "vitest";
 import { runDbFaults } from "./db-faults-core.js";
@@ -18,5 +19,11 @@ describe.skipIf(!process.env.CLIPD_TEST_PG_URL)("database faults (PostgreSQL res
       expect(h.ms).toBeLessThan(3000);
     }
     expect(r.health.at(-1)!.status).toBe(200);
+    // Meanwhile the API says the database is away (503, try again), not 500 internal; once a hung
+    // database's connect times out (10 s) at the latest.
+    const calls = r.api.filter((a) => a.phase !== "before" && a.phase !== "after");
+    for (const a of calls) expect(a, JSON.stringify(a)).toMatchObject({ status: 503, code: "database_unavailable" });
+    expect(Math.max(...calls.map((a) => a.ms))).toBeLessThan(12_000);
+    expect(r.api.at(-1)!.status).toBe(200);
   }, 150_000);
 });
