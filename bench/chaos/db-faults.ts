@@ -1,7 +1,7 @@
 /**
  * Database faults bench: a clipd (work + serve, in this process) on a throwaway PostgreSQL reached
  * through a TCP proxy (test/chaos/db-faults-proxy.ts), given pipeline runs and API transcripts with
- * webhooks, then restarted (every connection cut, refused for DBF_RESTART_MS), refused for
+ * webhooks, then restarted (every session ended by the server with 57P01, then refused for DBF_RESTART_MS), refused for
  * DBF_OUTAGE_MS (default 10 s) and hung for DBF_HANG_MS. Prints tried / held / lost and what
  * /healthz answered in each phase.
  *

@@ -1,9 +1,10 @@
 /**
  * Database faults, shared by test/chaos/db-faults.test.ts (short) and bench/chaos/db-faults.ts
  * (full): a real clipd (work + serve) on PostgreSQL reached through a proxy (db-faults-proxy.ts),
- * given runs to do, then the database is restarted (every connection cut, refused for a moment)
- * and refused for `outageMs`. /healthz is polled through both; afterwards every run must reach
- * its expected end, every event be written once and delivered to the receiver under one id.
+ * given runs to do, then the database is restarted (sessions ended by the server, refused for a
+ * moment), refused for `outageMs` and hung for `hangMs`. /healthz and GET /me are polled
+ * throughout; afterwards every run must reach its expected end, every event be written once and
+ * delivered to the receiver under one id.
  */
 import path from "node:path";
 import pino from "pino";
@@ -47,6 +48,16 @@ export interface DbFaultReport {
 
 /** Progress lines on stderr when CHAOS_DEBUG is set: where a stuck run stopped. */
 const say = (msg: string) => process.env.CHAOS_DEBUG && process.stderr.write(`db-faults: ${msg}\n`);
+
+async function terminateSessions(databaseUrl: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: process.env.CLIPD_TEST_PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [new URL(databaseUrl).pathname.slice(1)]);
+  } finally {
+    await admin.end();
+  }
+}
 
 export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
   const t0 = Date.now();
@@ -136,7 +147,9 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
     await batch();
     say(`first batch started (${runs.length} runs)`);
     await probe("before");
-    // Restart: every connection is cut mid-work and new ones are refused for a moment.
+    // Restart: as a fast shutdown does, the server ends every session of clipd's database with
+    // FATAL 57P01 (pg_terminate_backend), then refuses new connections for a moment.
+    await terminateSessions(direct);
     await proxy.refuse();
     await probeFor("restart", o.restartMs);
     await proxy.pass();
