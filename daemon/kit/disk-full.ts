@@ -5,12 +5,20 @@
  * service's fault, not the caller's; a retry at once would only fill the disk again, so the step is
  * not retried.
  */
-import { StageError } from "../engine/stage.js";
-
-export class InsufficientStorage extends StageError {
+/**
+ * Shaped as a StageError (name, code, retryable, details: what isStageError checks), not derived
+ * from it: storage.ts throws it, and engine/stage.ts imports storage's types, so importing the
+ * engine here would make a cycle.
+ */
+export class InsufficientStorage extends Error {
+  readonly code = "insufficient_storage";
+  readonly retryable = false;
+  readonly details: Record<string, unknown>;
   constructor(message: string, opts: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(message, { cause: opts.cause });
+    this.name = "StageError";
     // `limit` names what ran out, as every refusal of a limit does.
-    super("insufficient_storage", message, { retryable: false, cause: opts.cause, details: { limit: "disk_space", ...opts.details } });
+    this.details = { limit: "disk_space", ...opts.details };
   }
 }
 

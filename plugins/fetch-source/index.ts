@@ -14,6 +14,7 @@ import { pipeline } from "node:stream/promises";
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, type StageContext, type StageOptions, type StageWith } from "../../daemon/engine/stage.js";
 import { checkKey } from "../../daemon/kit/storage.js";
+import { diskFullOr, isDiskFull } from "../../daemon/kit/disk-full.js";
 import { describeUrl, guardedFetch, netguardOptionsFromConfig } from "../../daemon/net/guard.js";
 import { classifyContentType, extensionForContentType, extensionOf, kindOfExtension, mediaTypeOf, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
 import { nameFromResponse } from "./_names.js";
@@ -163,6 +164,8 @@ async function download(sourceUrl: string, ctx: StageContext<any>, opts: FetchSo
     response.destroy();
     await ctx.storage.remove(partKey).catch(() => undefined);
     if (err instanceof StageError) throw err;
+    // Our disk, not the source: insufficient_storage, not a broken-off download to retry.
+    if (isDiskFull(err)) throw diskFullOr(err, "the source file");
     if (ctx.signal.aborted) throw ctx.signal.reason;
     if (timeout.aborted) throw timedOut(err);
     throw new StageError("fetch_failed", `the download from ${where} broke off: ${(err as Error)?.message ?? err}`, { retryable: true, cause: err });

@@ -56,7 +56,7 @@ export interface DiskWorld {
   close(): Promise<void>;
 }
 
-export async function openDiskWorld(mib: number): Promise<DiskWorld> {
+export async function openDiskWorld(mib: number, overrides: Record<string, any> = {}): Promise<DiskWorld> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "clipd-disk-full-"));
   const storageDir = path.join(dataDir, "storage");
   const workDir = path.join(dataDir, "work");
@@ -70,7 +70,7 @@ export async function openDiskWorld(mib: number): Promise<DiskWorld> {
     }
     mounted.push(dir);
   }
-  const server = await openChaosServer("pglite", { data_dir: dataDir });
+  const server = await openChaosServer("pglite", { data_dir: dataDir, ...overrides });
   return {
     server,
     dataDir,
