@@ -89,7 +89,7 @@ export async function postSigned(p: SignedPost): Promise<PostResult> {
   }
 }
 
-/** Reads at most `max` bytes of a response, then drops the rest. */
+/** Reads at most `max` bytes of a response (less if it stalls or breaks off), then drops the rest. */
 async function readSome(res: IncomingMessage, max: number, signal: AbortSignal): Promise<string> {
   if (max <= 0) {
     res.resume();
@@ -104,6 +104,9 @@ async function readSome(res: IncomingMessage, max: number, signal: AbortSignal):
       size += chunk.length;
       if (size >= max) break;
     }
+  } catch {
+    // The status line is the receiver's answer; a body that stalls or breaks off after it only
+    // shortens what is kept of the response, and the attempt keeps its status.
   } finally {
     res.destroy();
   }
