@@ -14,9 +14,12 @@
  *
  * PostgreSQL: BENCH_PG_URL (or DATABASE_URL), else a throwaway cluster from the local install.
  * CHAOS_EXPORT_EVERY (default 3: episodes 0, 3, 6, …; 0: none) says which episodes export clip 1;
- * CHAOS_PARALLEL (default 4) worlds run at once. Exits 1 when anything was lost, duplicated or
+ * CHAOS_PARALLEL (default 4) worlds run at once; CHAOS_STANDIN=1 (API path only) runs the test's
+ * cheap stand-in pipelines (test/chaos/kill-pipelines/), for many kills in little time. Exits 1 when anything was lost, duplicated or
  * left behind.
  */
+import path from "node:path";
+import { projectRoot } from "../../config/loader.js";
 import { startPgServer } from "../_pg.js";
 import { killTable, runKills, type KillReport } from "../../test/chaos/kill-core.js";
 import type { Backend } from "../../test/helpers/backends.js";
@@ -25,11 +28,15 @@ import type { WorkPath } from "../../test/chaos/kill-world.js";
 const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 2 ** 31);
 const n = Number(process.env.CHAOS_N ?? 30);
 const batch = Number(process.env.CHAOS_BATCH ?? 3);
-const exportEvery = Number(process.env.CHAOS_EXPORT_EVERY ?? 3);
+const exportEvery = process.env.CHAOS_STANDIN === "1" ? 0 : Number(process.env.CHAOS_EXPORT_EVERY ?? 3);
 const backends = (process.env.CHAOS_BACKENDS ?? "pglite,postgres").split(",").filter(Boolean) as Backend[];
 const paths = (process.env.CHAOS_PATHS ?? "api,watch").split(",").filter(Boolean) as WorkPath[];
 const parallel = Number(process.env.CHAOS_PARALLEL ?? 4);
-const repeat = `CHAOS_SEED=${seed} CHAOS_N=${n} CHAOS_BATCH=${batch} CHAOS_EXPORT_EVERY=${exportEvery} CHAOS_BACKENDS=${backends.join(",")} CHAOS_PATHS=${paths.join(",")} node dist/bench/chaos/kill.js`;
+// The test's cheap stand-ins for api-episode and api-search: many more kills an hour, all about the
+// queue and its transactions (no clips are found, so nothing is exported).
+const standIn = process.env.CHAOS_STANDIN === "1";
+const pipelinesDir = standIn ? path.join(projectRoot(), "test", "chaos", "kill-pipelines") : undefined;
+const repeat = `CHAOS_SEED=${seed} CHAOS_N=${n} CHAOS_BATCH=${batch} CHAOS_EXPORT_EVERY=${exportEvery}${standIn ? " CHAOS_STANDIN=1" : ""} CHAOS_BACKENDS=${backends.join(",")} CHAOS_PATHS=${paths.join(",")} node dist/bench/chaos/kill.js`;
 console.log(`kill -9: seed ${seed}, ${n} per backend and path, batches of ${batch}\n  repeat: ${repeat}`);
 
 const pgServer = backends.includes("postgres") ? await startPgServer() : undefined;
@@ -39,15 +46,15 @@ if (backends.includes("postgres")) {
 }
 // The worlds run side by side: a daemon mostly waits (heartbeats, retries, the receiver), so four
 // at once fit on two cores and the whole run takes a quarter of the time.
-const worlds = backends.flatMap((backend) => paths.map((path) => ({ backend, path })));
+const worlds = backends.flatMap((backend) => paths.map((workPath) => ({ backend, path: workPath })));
 const reports: KillReport[] = [];
 try {
   for (let i = 0; i < worlds.length; i += parallel) {
     const done = await Promise.all(
-      worlds.slice(i, i + parallel).map(async ({ backend, path }) => {
-        const r = await runKills({ backend, path, n, batch, seed, exportEvery: path === "api" ? exportEvery : 0, log: (l) => console.log(`  ${l}`) });
+      worlds.slice(i, i + parallel).map(async ({ backend, path: workPath }) => {
+        const r = await runKills({ backend, path: workPath, n, batch, seed, exportEvery: workPath === "api" ? exportEvery : 0, pipelinesDir, log: (l) => console.log(`  ${l}`) });
         console.log(`\n${killTable([r])}\n`);
-        for (const p of r.problems) console.log(`  ${backend}/${path} ${p.kind}: ${p.subject || "(data folder)"}: ${p.what}`);
+        for (const p of r.problems) console.log(`  ${backend}/${workPath} ${p.kind}: ${p.subject || "(data folder)"}: ${p.what}`);
         return r;
       }),
     );

@@ -37,7 +37,8 @@ export interface KillReport {
   lost: number;
   duplicated: number;
   stray: number;
-  kills: { random: number; window: number; missed: number };
+  /** idle: random kills that came after the batch's work was over (counted in random too). */
+  kills: { random: number; window: number; missed: number; idle: number };
   problems: Problem[];
   plans: string[];
   ms: number;
@@ -123,7 +124,7 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
   const w = await World.open(o.backend, o.path, { exportEvery: o.exportEvery, pipelinesDir: o.pipelinesDir });
   const subjects: Subject[] = [];
   const plans: string[] = [];
-  const kills = { random: 0, window: 0, missed: 0 };
+  const kills = { random: 0, window: 0, missed: 0, idle: 0 };
   const stuck: Problem[] = [];
   let spanMs = 0;
   try {
@@ -155,6 +156,9 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
         else kills.missed++;
       }
       if (plan.kind === "random" || plan.kind === "lock") {
+        // A random moment past the batch's work still kills (a restart with nothing in flight must
+        // hold too), but is counted apart: it tried no window.
+        if (plan.kind === "random" && w.alive() && (await Promise.all(batch.map((s) => w.finished(s).catch(() => false)))).every(Boolean)) kills.idle++;
         if (w.alive()) {
           await w.kill();
           if (plan.kind === "lock" && release) kills.window++;
@@ -190,7 +194,7 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
 
 /** One line per world: tried / held / lost, and how the kills landed. */
 export function killTable(reports: KillReport[]): string {
-  const head = "| backend | path | tried | held | lost | duplicated | stray files | kills: random | in a transaction window | missed | time |";
-  const rows = reports.map((r) => `| ${r.backend} | ${r.path} | ${r.tried} | ${r.held} | ${r.lost} | ${r.duplicated} | ${r.stray} | ${r.kills.random} | ${r.kills.window} | ${r.kills.missed} | ${(r.ms / 1000).toFixed(0)} s |`);
-  return [head, "|---|---|---|---|---|---|---|---|---|---|---|", ...rows].join("\n");
+  const head = "| backend | path | tried | held | lost | duplicated | stray files | kills: random (after the work) | in a transaction window | missed | time |";
+  const rows = reports.map((r) => `| ${r.backend} | ${r.path} | ${r.tried} | ${r.held} | ${r.lost} | ${r.duplicated} | ${r.stray} | ${r.kills.random} (${r.kills.idle}) | ${r.kills.window} | ${r.kills.missed} | ${(r.ms / 1000).toFixed(0)} s |`);
+  return [head, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
 }

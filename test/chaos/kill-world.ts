@@ -148,8 +148,11 @@ export class World {
       s.episodeId = r.body.episode_id;
       return true;
     } catch (err) {
-      if (this.alive()) throw err;
-      return false; // the daemon died under the request: sent again after the restart
+      // A daemon that died under the request (a crash point) is seen exiting a moment after the
+      // connection broke: wait for that before calling the failure the server's.
+      const died = await waitFor(() => !this.alive(), { timeoutMs: 10_000, intervalMs: 20 }).catch(() => false);
+      if (!died) throw err;
+      return false; // sent again after the restart
     }
   }
 
