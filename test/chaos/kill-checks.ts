@@ -19,7 +19,9 @@ const json = <T>(v: unknown): T => (typeof v === "string" ? JSON.parse(v) : v) a
 export async function checkWorld(w: World, subjects: Subject[]): Promise<Problem[]> {
   const problems: Problem[] = [];
   const db = await openDb({ databaseUrl: w.d.databaseUrl, dataDir: w.dataDir });
+  let watchIds = new Set<string>();
   try {
+    watchIds = w.path === "watch" ? new Set((await db.query(`select id from watch_files`)).rows.map((r: any) => String(r.id))) : watchIds;
     for (const s of subjects) {
       const found = w.path === "api" ? await checkEpisode(db, w, s) : await checkWatchFile(db, s);
       problems.push(...found.map((p) => ({ ...p, subject: s.name })));
@@ -27,7 +29,7 @@ export async function checkWorld(w: World, subjects: Subject[]): Promise<Problem
   } finally {
     await db.close();
   }
-  problems.push(...(await strayFiles(w, subjects)));
+  problems.push(...(await strayFiles(w, subjects, watchIds)));
   return problems;
 }
 
@@ -130,7 +132,7 @@ async function walk(dir: string): Promise<string[]> {
 }
 
 /** Files a crash may leave: partial uploads or downloads, temporary outbox folders, work left in processing/. */
-async function strayFiles(w: World, subjects: Subject[]): Promise<Problem[]> {
+async function strayFiles(w: World, subjects: Subject[], watchIds: Set<string>): Promise<Problem[]> {
   const out: Problem[] = [];
   const rel = (p: string) => path.relative(w.dataDir, p);
   for (const f of await walk(w.dataDir)) {
@@ -147,5 +149,10 @@ async function strayFiles(w: World, subjects: Subject[]): Promise<Problem[]> {
     else if (!stems.has(f)) out.push({ kind: "duplicated", subject: "", what: `extra outbox folder ${f}` });
   }
   for (const s of stems) if (!outbox.includes(s)) out.push({ kind: "lost", subject: `${s}.wav`, what: `no outbox folder ${s}` });
+  // A file's stored copy is made before its row (begin() in daemon/watch/folder.ts): a crash
+  // between them makes a second copy at the restart and leaves the first one, under no row.
+  for (const id of await readdir(path.join(w.dataDir, "storage", "uploads", "watch")).catch(() => [] as string[])) {
+    if (!watchIds.has(id)) out.push({ kind: "stray", subject: "", what: `storage/uploads/watch/${id} belongs to no watch_files row` });
+  }
   return out;
 }

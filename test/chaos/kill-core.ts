@@ -127,6 +127,7 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
   const kills = { random: 0, window: 0, missed: 0, idle: 0 };
   const stuck: Problem[] = [];
   let spanMs = 0;
+  let held = false;
   try {
     await w.start();
     if (o.path === "api") await w.setUpAccount();
@@ -178,6 +179,7 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
     }
     await w.stop();
     const problems = [...stuck, ...(await checkWorld(w, subjects))];
+    held = problems.length === 0;
     const bad = (kind: Problem["kind"]) => new Set(problems.filter((p) => p.kind === kind && p.subject).map((p) => p.subject));
     const lost = bad("lost");
     const dup = bad("duplicated");
@@ -188,7 +190,8 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
   } catch (err) {
     throw new Error(`${o.backend}/${o.path}: ${(err as Error).message}\n--- daemon output (end) ---\n${w.output().slice(-3000)}`, { cause: err });
   } finally {
-    await w.close();
+    // A world that held leaves nothing in /tmp; one that did not keeps its data folder to look at.
+    await w.close(held);
   }
 }
 

@@ -3,7 +3,7 @@
 // https server on loopback that serves jfk.wav and receives signed webhooks). Work comes in by one
 // path: the account API (POST /episodes with source_url, then maybe an export of clip 1) or the watch
 // folder (a copy of jfk.wav dropped in the inbox).
-import { copyFile, mkdir, rename, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type Backend } from "../helpers/backends.js";
 import { spawnClipd, type Spawned } from "../helpers/cli.js";
@@ -184,8 +184,13 @@ export class World {
     await waitFor(() => this.finished(s), { what: `${this.path} ${s.name} to finish on ${this.backend}`, timeoutMs, intervalMs: 250 });
   }
 
-  async close(): Promise<void> {
-    if (this.alive()) this.daemon!.kill("SIGKILL");
+  /** Stops everything; `clean` also removes the data folder. */
+  async close(clean = false): Promise<void> {
+    if (this.alive()) {
+      this.daemon!.kill("SIGKILL");
+      await this.daemon!.exited;
+    }
     await this.rx.close();
+    if (clean) await rm(this.d.dataDir, { recursive: true, force: true });
   }
 }
