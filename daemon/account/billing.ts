@@ -5,9 +5,11 @@
  * refused call leaves no row behind.
  *
  * - An episode is charged once, when its clip search starts, by its measured length: from the
- *   plan's monthly allowance while some is left, else from credit. Credit may then fall below zero
- *   (the length is only known after the import); live spending calls are refused until it is
- *   topped up (402 balance_below_zero).
+ *   plan's monthly allowance while some is left, else from credit. The allowance is the API's: an
+ *   episode whose import run came from the website or a chat (runs.origin) pays from credit, as
+ *   the published rules keep those surfaces out of the plan. Credit may then fall below zero (the
+ *   length is only known after the import); live spending calls are refused until it is topped up
+ *   (402 balance_below_zero).
  * - The first `included_per_episode` exports of an episode are free, later ones cost `cents_each`
  *   and need that much credit before they start.
  * - A paid export whose job fails is refunded when its run ends (refundExport), once.
@@ -18,6 +20,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import { projectRoot } from "../../config/loader.js";
 import type { AccountService } from "./accounts.js";
+import type { AccountSurface } from "./surfaces.js";
 import { NotFound, PaymentRequired } from "../kit/errors.js";
 import type { Queryable } from "../store/db.js";
 
@@ -98,18 +101,19 @@ export class BillingService {
    * Checks that a new episode may start (nothing is charged yet): a plan episode left this month,
    * or credit for at least the minimum episode. Throws PaymentRequired otherwise.
    */
-  async assertCanStartEpisode(tx: Queryable, accountId: string): Promise<void> {
+  async assertCanStartEpisode(tx: Queryable, accountId: string, origin: AccountSurface = "api"): Promise<void> {
     const b = await this.balance(tx, accountId);
     this.refuseBelowZero(b);
     const allowance = this.prices.plan.api_episodes_per_month;
-    if (b.plan && b.planUsed < allowance) return;
+    if (b.plan && origin === "api" && b.planUsed < allowance) return;
+    const used = origin === "api" ? `this month's ${allowance} plan episodes are used` : `the plan's episodes are the API's: an episode from ${origin === "chat" ? "a chat" : "the website"} is paid from credit`;
     const min = this.prices.episode.minimum_cents;
     if (!this.prices.pay_as_you_go.enabled) {
-      throw new PaymentRequired("plan_required", b.plan ? `this month's ${allowance} plan episodes are used` : "episodes need a plan on this service", min, b.credit);
+      throw new PaymentRequired("plan_required", b.plan ? used : "episodes need a plan on this service", min, b.credit);
     }
     if (b.credit >= min) return;
     if (b.plan) {
-      throw new PaymentRequired("credit_required", `this month's ${allowance} plan episodes are used; an episode then needs at least ${min} cents of credit (you have ${b.credit})`, min - b.credit, b.credit);
+      throw new PaymentRequired("credit_required", `${used}; an episode then needs at least ${min} cents of credit (you have ${b.credit})`, min - b.credit, b.credit);
     }
     throw new PaymentRequired("plan_or_credit_required", `an episode needs a plan or at least ${min} cents of credit (you have ${b.credit})`, min - b.credit, b.credit);
   }
@@ -123,9 +127,9 @@ export class BillingService {
    * Charges an episode when its clip search starts: a plan episode if one is left this month
    * (0 cents, recorded so the allowance counts it), else its price from credit, even below zero.
    */
-  async chargeEpisode(tx: Queryable, accountId: string, episodeId: string, seconds: number): Promise<{ cents: number; from: "plan" | "credit" }> {
+  async chargeEpisode(tx: Queryable, accountId: string, episodeId: string, seconds: number, origin: AccountSurface = "api"): Promise<{ cents: number; from: "plan" | "credit" }> {
     const b = await this.balance(tx, accountId);
-    if (b.plan && b.planUsed < this.prices.plan.api_episodes_per_month) {
+    if (b.plan && origin === "api" && b.planUsed < this.prices.plan.api_episodes_per_month) {
       await this.record(tx, accountId, 0, "episode_plan", episodeId, `plan episode (${Math.round(seconds)} s)`);
       return { cents: 0, from: "plan" };
     }

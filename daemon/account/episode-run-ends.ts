@@ -47,7 +47,7 @@ export class EpisodeRunEnds {
     const state = { source, media, transcript };
     const seconds = Number(media?.duration ?? transcript?.duration ?? 0);
     // The episode is charged as its clip search starts, by its measured length.
-    const charge = await this.deps.billing.chargeEpisode(tx, ep.account_id, id, seconds);
+    const charge = await this.deps.billing.chargeEpisode(tx, ep.account_id, id, seconds, run.origin as AccountSurface);
     await tx.query(
       `update episodes set state = $2, duration_seconds = $3, charged_cents = charged_cents + $4, charged_at = now(), updated_at = now() where id = $1`,
       [id, JSON.stringify(state), seconds, charge.cents],

@@ -84,7 +84,7 @@ export class EpisodeService {
   }, within?: Within<NewEpisode>): Promise<NewEpisode> {
     const id = input.id ?? randomUUID();
     return transactionWith(this.deps.db, async (tx) => {
-      await this.deps.billing.assertCanStartEpisode(tx, input.accountId);
+      await this.deps.billing.assertCanStartEpisode(tx, input.accountId, input.origin);
       await tx.query(
         `insert into episodes (id, account_id, livemode, name, status, source_url, upload, options) values ($1, $2, true, $3, 'awaiting_upload', $4, $5, $6)`,
         [id, input.accountId, input.name, input.sourceUrl ?? null, input.upload ? JSON.stringify(input.upload) : null, JSON.stringify(input.options)],
@@ -105,7 +105,7 @@ export class EpisodeService {
         throw new Conflict("upload_missing", `no file was uploaded for episode ${id} yet; PUT it to the upload url first`);
       }
       const upload = await this.typedUpload(ep.upload);
-      await this.deps.billing.assertCanStartEpisode(tx, accountId);
+      await this.deps.billing.assertCanStartEpisode(tx, accountId, origin);
       if (upload !== ep.upload) await tx.query(`update episodes set upload = $2 where id = $1`, [id, JSON.stringify(upload)]);
       await this.startImport(tx, id, accountId, origin, { upload });
       return true;

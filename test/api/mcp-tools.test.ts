@@ -116,6 +116,19 @@ describe("MCP tool server: tools and keys", () => {
     await client.close();
   });
 
+  it("keeps the plan's API episodes for API calls: an episode from a chat needs credit", async () => {
+    const a = await s.account({ plan: true, creditCents: 0 });
+    const client = await mcpClient(s.base, a.live);
+    const viaTool = await client.callTool({ name: "create_episode", arguments: { file_name: "talk.mp3" } });
+    expect(refusal(viaTool)).toMatchObject({ code: "credit_required", credit_cents: 0, needed_cents: expect.any(Number), message: expect.stringMatching(/chat/) });
+    expect(viaTool._meta).toMatchObject({ "clipd/status": 402 });
+    const viaHttp = await s.call(a.live, "POST", "/api/v1/episodes", { file_name: "talk.mp3" });
+    expect(viaHttp.status).toBe(202);
+    // Nothing was made for the refused call.
+    expect(Number((await s.app.db.query(`select count(*)::int as n from episodes where account_id = $1`, [a.accountId])).rows[0].n)).toBe(1);
+    await client.close();
+  });
+
   it("names the field of an invalid argument, as the API does", async () => {
     const client = await mcpClient(s.base, acc.live);
     const cases: Array<[string, Record<string, unknown>, string]> = [

@@ -45,7 +45,8 @@ describe("MCP tool server: live work", () => {
   const origins = async (ref: string) => (await s.app.db.query(`select origin from runs where origin_ref = $1`, [ref])).rows.map((r: any) => r.origin);
 
   it("runs every tool with a live key, records the work as chat's, and signs its webhooks as usual", async () => {
-    const acc = await s.account({ creditCents: 5000 });
+    // A plan account: the chat's episode is still paid from credit (the plan's episodes are the API's).
+    const acc = await s.account({ plan: true, creditCents: 5000 });
     const client = await mcpClient(s.base, acc.live);
     expect((await tool(client, "get_me")).key.mode).toBe("live");
 
@@ -74,6 +75,9 @@ describe("MCP tool server: live work", () => {
     expect(ready).toMatchObject({ episode_id: id, name: "JFK from a chat", livemode: true });
     expect(ready.clips.length).toBeGreaterThanOrEqual(1);
     expect(await origins(`search:${id}`)).toEqual(["chat"]);
+    const charges = (await s.app.db.query(`select kind, cents from ledger where account_id = $1 and ref = $2`, [acc.accountId, id])).rows.map((r: any) => ({ kind: r.kind, cents: Number(r.cents) }));
+    expect(charges).toEqual([{ kind: "episode", cents: expect.any(Number) }]);
+    expect(charges[0]!.cents).toBeLessThan(0);
     expect((await tool(client, "list_episodes")).episodes.map((e: any) => e.episode_id)).toEqual([id]);
 
     const delivered = await waitFor(() => rx.receipts.find((r) => r.path === "/mcp-hook" && JSON.parse(r.body).type === "episode.ready"), { what: "episode.ready for the chat's episode", timeoutMs: 60_000 });
