@@ -8,6 +8,7 @@
  *   created in one transaction. A file is never processed twice: once out of the inbox it is not
  *   seen again, and a file left in processing/ by a crash is matched to its row, or started, at the
  *   next start.
+ * - A crash inside a take repeats it under the same id (takeId), so no stored copy is orphaned.
  * - A crash after the run repeats no work: the clip renders are started and recorded on the row in
  *   one transaction, and the outbox folder's name is recorded before it is written (outbox.ts).
  * - Nothing is dropped silently: every file ends in outbox/ or failed/ with a reason. A file that
@@ -15,7 +16,7 @@
  * - A sidecar's options are split between the run and its clip renders (followups.ts), and a
  *   bad one (YAML, an unknown option, a refused value) fails the file before anything runs.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
@@ -131,10 +132,23 @@ export class WatchFolder {
     return doc as Record<string, unknown>;
   }
 
+  /**
+   * The id of a take, from the file itself (folder, name, size, times, inode): a take cut short by
+   * a crash after the copy into storage and before its row is begun again at the restart under
+   * the same id, so it overwrites its own copy instead of leaving one under no row. A new file
+   * that happens to match a finished row's id (a reused inode) gets a fresh one.
+   */
+  private async takeId(l: FolderLayout, name: string, st: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): Promise<string> {
+    const h = createHash("sha256").update([l.inbox, name, st.size, st.mtimeMs, st.ctimeMs, st.ino].join("\0")).digest("hex");
+    const id = `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+    const { rows } = await this.app.db.query(`select 1 from watch_files where id = $1`, [id]);
+    return rows.length ? randomUUID() : id;
+  }
+
   private async begin(l: FolderLayout, name: string): Promise<void> {
     const src = path.join(l.processing, name);
     const st = await stat(src);
-    const id = randomUUID();
+    const id = await this.takeId(l, name, st);
     const log = this.log.child({ file: name, pipeline: l.pipeline });
     let set: Record<string, unknown>;
     try {
