@@ -112,11 +112,12 @@ export class WatchFolder {
       const st = await stat(file).catch(() => undefined);
       if (!st?.isFile()) return;
       const name = await freeName(l.processing, original);
-      await rename(file, path.join(l.processing, name));
-      // A sidecar travels with its file.
+      // A sidecar travels with its file, and goes first: a kill between the two renames then leaves
+      // the file in the inbox, taken again at the restart with its sidecar already in place.
       for (const side of [`${original}.yaml`, `${original.replace(/\.[^.]+$/, "")}.yaml`]) {
         if (existsSync(path.join(l.inbox, side))) await rename(path.join(l.inbox, side), path.join(l.processing, `${name}.yaml`));
       }
+      await rename(file, path.join(l.processing, name));
       await this.begin(l, name);
     } finally {
       this.busy.delete(file);
