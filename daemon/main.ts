@@ -17,7 +17,7 @@ import { cmdAdmin, cmdModels, cmdPipelines, cmdStage } from "./cli/ops.js";
 import { cmdConfigDescribe } from "./cli/config-doc.js";
 import { PipelineError } from "./engine/pipelines.js";
 import { eventsFor, writeResults } from "./watch/results.js";
-import { startRoles, type Role } from "./roles.js";
+import { startRoles, type Role, type RunningRoles } from "./roles.js";
 import { RunError, type Run } from "./engine/runner.js";
 import { PluginError } from "./engine/registry.js";
 import { DatabaseError, openDb } from "./store/db.js";
@@ -61,14 +61,21 @@ async function cmdRoles(cfg: Config, roles: Role[]) {
     if (c.level !== "ok") log.warn({ check: c.name, detail: c.detail, fix: c.fix }, `missing: ${c.name} — fix: ${c.fix}`);
   }
   const app = await openApp(cfg, log);
-  const running = await startRoles(app, roles);
-  if (running.url) process.stderr.write(`clipd ${app.version} is up: ${running.url}/healthz\n`);
+  // The handlers come before the roles start: the watch role may settle work (and say so) while
+  // the others are still starting, and a SIGTERM then must stop gracefully, not kill at once.
+  let running: RunningRoles | undefined;
+  let requested: string | undefined;
+  const stop = (sig: string) => void running!.stop(sig).then(() => process.exit(0));
   const onSignal = (sig: string) => {
-    void running.stop(sig).then(() => process.exit(0));
+    if (running) stop(sig);
+    else requested = sig; // stopped as soon as the roles are up
     process.once(sig as NodeJS.Signals, () => process.exit(1)); // a second signal stops at once
   };
   process.once("SIGTERM", () => onSignal("SIGTERM"));
   process.once("SIGINT", () => onSignal("SIGINT"));
+  running = await startRoles(app, roles);
+  if (running.url) process.stderr.write(`clipd ${app.version} is up: ${running.url}/healthz\n`);
+  if (requested) stop(requested);
 }
 
 async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) {
