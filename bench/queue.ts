@@ -21,8 +21,7 @@
  *   second from the first enqueue to the last run finished, at the default worker concurrency and
  *   at concurrency 4.
  *
- * Why one file of ~360 lines: a bench is read top to bottom as one experiment (set-up, the two
- * measures, the table), and its throwaway PostgreSQL cluster lives and dies with it.
+ * The statistics are in _stats.ts, the result types and the printed report in _queue-report.ts.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,8 +35,9 @@ import { STEP_QUEUE } from "../daemon/engine/queue.js";
 import { startRoles, type RunningRoles } from "../daemon/roles.js";
 import type { Run } from "../daemon/engine/runner.js";
 import { startPgServer, withPgDatabase } from "./_pg.js";
+import { describeLogLine, report, type Backend, type LatencyResult, type ScenarioResult, type ThroughputResult } from "./_queue-report.js";
+import { summarise, transitions } from "./_stats.js";
 
-type Backend = "pglite" | "postgres";
 
 const envInt = (name: string, fallback: number) => {
   const v = Number(process.env[name]);
@@ -55,56 +55,6 @@ const PLUGIN = path.join(ROOT, "bench", "stages.mjs");
 const PIPELINES = path.join(ROOT, "bench", "pipelines");
 const CHAIN = "bench-chain";
 const THREE = "bench-three";
-
-// ---------------------------------------------------------------------------------------------
-// Statistics
-
-interface Summary {
-  n: number;
-  median: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
-
-/** Nearest-rank percentile of an ascending array. */
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
-}
-
-function summarise(values: number[]): Summary {
-  const s = [...values].sort((a, b) => a - b);
-  return {
-    n: s.length,
-    median: percentile(s, 50),
-    p90: percentile(s, 90),
-    p99: percentile(s, 99),
-    max: s.length ? s[s.length - 1]! : NaN,
-    mean: s.length ? s.reduce((a, b) => a + b, 0) / s.length : NaN,
-  };
-}
-
-/** Step-to-step gaps of finished runs: from the stages' own clocks, and from the runner's records. */
-function transitions(runs: Run[]): { stage: number[]; recorded: number[] } {
-  const stage: number[] = [];
-  const recorded: number[] = [];
-  for (const run of runs) {
-    const steps = run.steps.filter((s) => s.phase === "main").sort((a, b) => a.index - b.index);
-    for (let i = 1; i < steps.length; i++) {
-      const prev = steps[i - 1]!;
-      const next = steps[i]!;
-      if (prev.index !== next.index - 1) continue;
-      const a = prev.output as { t_end?: number } | undefined;
-      const b = next.output as { t_start?: number } | undefined;
-      if (typeof a?.t_end === "number" && typeof b?.t_start === "number") stage.push(b.t_start - a.t_end);
-      if (prev.finished_at && next.started_at) recorded.push(Date.parse(next.started_at) - Date.parse(prev.finished_at));
-    }
-  }
-  return { stage, recorded };
-}
 
 // ---------------------------------------------------------------------------------------------
 // One clipd worker process, in-process
@@ -162,13 +112,6 @@ async function runToEnd(app: ClipdApp, pipeline: string, tag: string): Promise<R
   return app.runner.waitForRun(run.id, { intervalMs: 20, timeoutMs: SCENARIO_LIMIT_MS });
 }
 
-interface LatencyResult {
-  runs: number;
-  stage: Summary;
-  recorded: Summary;
-  partial: boolean;
-}
-
 /** Runs of the chain pipeline one after another: the time from a step's end to the next start. */
 async function measureLatency(app: ClipdApp, runs: number): Promise<LatencyResult> {
   // Warm-up: first statements, queue cache, JIT.
@@ -182,18 +125,6 @@ async function measureLatency(app: ClipdApp, runs: number): Promise<LatencyResul
   }
   const t = transitions(done);
   return { runs: done.length, stage: summarise(t.stage), recorded: summarise(t.recorded), partial: done.length < runs };
-}
-
-interface ThroughputResult {
-  runs: number;
-  finished: number;
-  failed: number;
-  seconds: number;
-  runsPerSecond: number;
-  stepsPerSecond: number;
-  enqueueSeconds: number;
-  stage: Summary;
-  partial: boolean;
 }
 
 /** N runs of the 3-step pipeline queued at once; completed runs per second. */
@@ -238,16 +169,6 @@ async function measureThroughput(app: ClipdApp, runs: number): Promise<Throughpu
 // ---------------------------------------------------------------------------------------------
 // Scenarios and report
 
-interface ScenarioResult {
-  backend: Backend;
-  concurrency: number;
-  notify: boolean;
-  warnings: string[];
-  latency: LatencyResult;
-  throughput: ThroughputResult;
-  seconds: number;
-}
-
 async function scenario(backend: Backend, databaseUrl: string, concurrency: number | undefined): Promise<ScenarioResult> {
   const t0 = performance.now();
   const w = await openWorker(backend, databaseUrl, concurrency);
@@ -266,57 +187,6 @@ async function scenario(backend: Backend, databaseUrl: string, concurrency: numb
   } finally {
     await w.close();
   }
-}
-
-function describeLogLine(line: string): string {
-  try {
-    const o = JSON.parse(line);
-    return `${o.msg}: ${o.warning ?? o.err?.message ?? ""}`;
-  } catch {
-    return line;
-  }
-}
-
-const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : "n/a");
-
-function report(results: ScenarioResult[], pgOrigin: string | undefined): string {
-  const cores = os.cpus().length;
-  const cpu = os.cpus()[0]?.model?.trim() ?? "unknown CPU";
-  const out: string[] = [];
-  out.push(`clipd queue benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cores} cores (${cpu})`);
-  if (pgOrigin) out.push(`PostgreSQL: ${pgOrigin}`);
-  out.push("");
-  out.push(`Step dispatch latency, ms: a step's end to the next step's start (${CHAIN}, runs one at a time, ${LATENCY_RUNS} runs × 5 transitions)`);
-  out.push("");
-  out.push("| cores | backend | concurrency | transitions | median | p90 | p99 | max | recorded median | recorded p90 |");
-  out.push("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-  for (const r of results) {
-    const l = r.latency;
-    out.push(
-      `| ${cores} | ${r.backend} | ${r.concurrency} | ${l.stage.n}${l.partial ? " (partial)" : ""} | ${ms(l.stage.median)} | ${ms(l.stage.p90)} | ${ms(l.stage.p99)} | ${ms(l.stage.max)} | ${ms(l.recorded.median)} | ${ms(l.recorded.p90)} |`,
-    );
-  }
-  out.push("");
-  out.push(`Throughput: ${THROUGHPUT_RUNS} runs of ${THREE} (3 no-op steps) queued at once`);
-  out.push("");
-  out.push("| cores | backend | concurrency | runs done | seconds | runs/s | steps/s | enqueue s | gap median ms | gap p90 ms |");
-  out.push("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-  for (const r of results) {
-    const t = r.throughput;
-    out.push(
-      `| ${cores} | ${r.backend} | ${r.concurrency} | ${t.finished}/${t.runs}${t.failed ? ` (${t.failed} failed)` : ""} | ${t.seconds.toFixed(2)} | ${t.runsPerSecond.toFixed(1)} | ${t.stepsPerSecond.toFixed(1)} | ${t.enqueueSeconds.toFixed(2)} | ${ms(t.stage.median)} | ${ms(t.stage.p90)} |`,
-    );
-  }
-  out.push("");
-  const pgRows = results.filter((r) => r.backend === "postgres");
-  if (pgRows.length) {
-    const worst = Math.max(...pgRows.map((r) => r.latency.stage.median));
-    out.push(`Target: median step-to-step latency under 250 ms on PostgreSQL: ${worst < 250 ? "met" : "NOT met"} (worst median ${ms(worst)} ms).`);
-  }
-  for (const r of results) {
-    out.push(`${r.backend}, concurrency ${r.concurrency}: queue notify=${r.notify}, scenario ${r.seconds.toFixed(1)} s${r.warnings.length ? `, warnings: ${r.warnings.join("; ")}` : ""}`);
-  }
-  return out.join("\n");
 }
 
 async function main() {
@@ -351,7 +221,7 @@ async function main() {
     }
   }
   progress("done");
-  console.log(report(results, pgOrigin));
+  console.log(report(results, pgOrigin, { chain: CHAIN, three: THREE, latencyRuns: LATENCY_RUNS, throughputRuns: THROUGHPUT_RUNS }));
   if (process.env.BENCH_JSON) console.log(JSON.stringify(results, null, 2));
 }
 
