@@ -5,9 +5,9 @@ import { execFileSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ACCOUNT_OPERATIONS } from "../../facade/operations/account.js";
-import { openJfkApiServer, type ApiServer } from "../helpers/api.js";
+import { useJfkApiServer, type ApiServer } from "../helpers/api.js";
 import type { TestHttpsServer } from "../helpers/https-server.js";
 import { TEST_MEDIA } from "../helpers/media.js";
 import { waitFor } from "../helpers/wait.js";
@@ -28,11 +28,7 @@ function conforms(opId: string, r: { status: number; body: unknown }) {
 describe("account API: episodes, clips and jobs", () => {
   let s: ApiServer;
   let media: TestHttpsServer;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ s, media, close } = await openJfkApiServer());
-  }, 120_000);
-  afterAll(() => close?.());
+  useJfkApiServer((x) => ({ s, media } = x));
 
   const ledger = async (accountId: string) =>
     (await s.app.db.query(`select kind, cents from ledger where account_id = $1 order by created_at, id`, [accountId])).rows.map((r: any) => ({ kind: r.kind, cents: Number(r.cents) }));

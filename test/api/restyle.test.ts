@@ -4,8 +4,8 @@
 // starts and charges nothing when nothing changes, and save_as_default sets the look of the
 // account's later exports and shows on GET /me.
 import { execFileSync } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openJfkApiServer, type ApiServer } from "../helpers/api.js";
+import { describe, expect, it } from "vitest";
+import { useJfkApiServer, type ApiServer } from "../helpers/api.js";
 import { until } from "../helpers/cli.js";
 import { storedPath } from "../helpers/stage-ctx.js";
 import type { TestHttpsServer } from "../helpers/https-server.js";
@@ -23,11 +23,7 @@ function hookBandDiff(a: string, b: string, at: number): number {
 describe("PATCH /clips/{id}: a restyle changes what it names", () => {
   let s: ApiServer;
   let media: TestHttpsServer;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ s, media, close } = await openJfkApiServer());
-  }, 120_000);
-  afterAll(() => close?.());
+  useJfkApiServer((x) => ({ s, media } = x));
 
   const row = async (sql: string, params: unknown[]) => (await s.app.db.query(sql, params)).rows[0];
   /** The options caption-burn ran with for a job (its run's plan). */

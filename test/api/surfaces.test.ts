@@ -2,22 +2,18 @@
 // an episode started from the website and searched from the tool server settles exactly like one
 // from the API (its run ends are the episode service's), and a stage's raw events from any
 // account surface stay undelivered while the watch folder's and the CLI's are delivered.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { accountStageEvent } from "../../daemon/account/stage-events.js";
 import { ACCOUNT_SURFACES } from "../../daemon/account/surfaces.js";
 import type { Run } from "../../daemon/engine/runner.js";
-import { openJfkApiServer, type ApiServer } from "../helpers/api.js";
+import { useJfkApiServer, type ApiServer } from "../helpers/api.js";
 import type { TestHttpsServer } from "../helpers/https-server.js";
 import { waitFor } from "../helpers/wait.js";
 
 describe("the surface a request came through", () => {
   let s: ApiServer;
   let media: TestHttpsServer;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ s, media, close } = await openJfkApiServer());
-  }, 120_000);
-  afterAll(() => close?.());
+  useJfkApiServer((x) => ({ s, media } = x));
 
   const origins = async (ref: string) =>
     (await s.app.db.query(`select pipeline, origin from runs where origin_ref = $1 order by created_at`, [ref])).rows.map((r: any) => `${r.pipeline}:${r.origin}`);

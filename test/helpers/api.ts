@@ -1,4 +1,5 @@
 // A real clipd server on loopback for the API tier, with helpers to make accounts and keys.
+import { afterAll, beforeAll } from "vitest";
 import { runAdmin } from "../../daemon/account/admin.js";
 import type { Backend } from "./backends.js";
 import { openTestApp, type TestApp } from "./app.js";
@@ -58,4 +59,18 @@ export async function openJfkApiServer(): Promise<{ s: ApiServer; media: TestHtt
     throw err;
   });
   return { s, media, close: async () => void (await s.close(), await media.close()) };
+}
+
+/**
+ * openJfkApiServer for a whole describe block: opened before its tests, closed after them.
+ * `take` receives the server and its media server once they are up.
+ */
+export function useJfkApiServer(take: (x: { s: ApiServer; media: TestHttpsServer }) => void): void {
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const opened = await openJfkApiServer();
+    close = opened.close;
+    take(opened);
+  }, 120_000);
+  afterAll(() => close?.());
 }
