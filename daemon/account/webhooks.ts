@@ -27,6 +27,7 @@ import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "../engine/eve
 import type { QueueManager } from "../engine/queue.js";
 import { newSecret } from "../delivery/signed-post.js";
 import * as courier from "../delivery/courier.js";
+import { recentDeliveries } from "./delivery-view.js";
 import { transactionWith, type Db, type Queryable, type Within } from "../store/db.js";
 import { isoColumn, jsonColumn } from "../store/_columns.js";
 
@@ -150,19 +151,9 @@ export class WebhookService {
     return rows.map(toRow);
   }
 
-  /** The last deliveries of a webhook, newest first, each with its attempts. */
-  async recentDeliveries(webhookId: string, limit = 10) {
-    const { rows } = await this.deps.db.query(`select * from deliveries where webhook_id = $1 order by created_at desc, id limit $2`, [webhookId, limit]);
-    const attempts = await courier.attemptsOf(this.deps.db, rows.map((r: any) => r.id));
-    return rows.map((r: any) => ({
-      id: r.id as string,
-      event: r.event_type as string,
-      test: r.event_id === null,
-      status: r.status as string,
-      created_at: isoColumn(r.created_at) as string,
-      next_attempt_at: r.status === "pending" ? (isoColumn(r.next_attempt_at) as string | null) : null,
-      attempts: attempts.get(r.id) ?? [],
-    }));
+  /** The last deliveries of a webhook, newest first, each with its attempts (delivery-view.ts). */
+  recentDeliveries(webhookId: string, limit = 10) {
+    return recentDeliveries(this.deps.db, webhookId, limit);
   }
 
   /** Switches an address on or off, or changes its events. Switching on starts a new count of failures. */

@@ -23,6 +23,10 @@ const delivery: JsonSchema = {
     id: str({ description: "The webhook-id header, the same on every attempt" }), event: str(), test: { type: "boolean" },
     status: str({ enum: ["pending", "delivered", "failed"] }), created_at: str({ format: "date-time" }),
     next_attempt_at: { anyOf: [str({ format: "date-time" }), { type: "null" }] }, attempts: { type: "array", items: attempt },
+    attempt_count: { type: "integer", description: "Attempts made so far" },
+    response_code: { anyOf: [{ type: "integer" }, { type: "null" }], description: "The last attempt's HTTP status; null before any answer" },
+    request_body: str({ description: "The body sent, cut at 1 KB" }),
+    response_body: { anyOf: [str(), { type: "null" }], description: "The last answer's body, cut at 1 KB" },
   },
 };
 const webhook: JsonSchema = {

@@ -176,6 +176,10 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
     const d = list.find((w: any) => w.id === five.id).recent_deliveries[0];
     expect(d).toMatchObject({ status: "failed", test: true, attempts: [{ attempt: 1, status_code: 503 }] });
     expect(d.attempts[0].response).toHaveLength(1024);
+    // The page summary: the last answer's code, its body and the body sent, each cut at 1 KB.
+    expect(d).toMatchObject({ attempt_count: 1, response_code: 503 });
+    expect(d.response_body).toBe(d.attempts[0].response);
+    expect(JSON.parse(d.request_body)).toMatchObject({ type: expect.any(String), data: expect.any(Object) });
     expect(d.attempts[0].latency_ms).toBeGreaterThanOrEqual(0);
     for (const id of [five.id, moved.body.id, slow.id]) await t.call(acc.live, "DELETE", `/api/v1/webhooks/${id}`);
   });
@@ -204,6 +208,7 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
     expect(view.id).toBe(got[0]!.id);
     expect(view.attempts.map((a: any) => a.status_code)).toEqual([500, 500, 500, 200]);
     expect(view.attempts.map((a: any) => a.response)).toEqual(["ok", "ok", "ok", "ok"]);
+    expect(view).toMatchObject({ attempt_count: 4, response_code: 200, response_body: "ok", request_body: got[0]!.body });
     await settled(DELIVERY_QUEUE, { deliveryId: view.id }, "every attempt job of the delivery to finish");
     expect(receiptsOf("/flaky")).toHaveLength(4); // nothing after success
   });
