@@ -32,6 +32,8 @@ export interface Requirement {
 
 export const ffmpegCommand = (): string => process.env.CLIPD_FFMPEG || "ffmpeg";
 export const ffprobeCommand = (): string => process.env.CLIPD_FFPROBE || "ffprobe";
+/** Debian's Chromium, which the browser tests and the Lighthouse bench drive (CLIPD_CHROMIUM: another build). */
+export const chromiumCommand = (): string => process.env.CLIPD_CHROMIUM || "/usr/bin/chromium";
 export const POCKETSPHINX_COMMAND = "pocketsphinx_continuous";
 export const POCKETSPHINX_MODEL = "/usr/share/pocketsphinx/model/en-us";
 
@@ -96,6 +98,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
   program("espeak-ng", "espeak-ng", "the tests' synthetic speech", "tests"),
   program("sox", "sox", "the tests' audio fixtures", "tests"),
   program("openssl", "openssl", "the tests' certificates", "tests"),
+  program("chromium", "chromium", "the browser tests (the website, driven by playwright-core)", "tests", chromiumCommand),
 ];
 
 /** The requirements of a set; "tests" includes the service's. */
