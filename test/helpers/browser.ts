@@ -10,6 +10,7 @@ import { chromiumCommand } from "../../daemon/kit/os-packages.js";
 import type { Backend } from "./backends.js";
 import { runClipd, spawnClipd, type Spawned } from "./cli.js";
 import { daemonEnv } from "./daemon-config.js";
+import { testTls } from "./https-server.js";
 
 
 // Flags for a quiet headless run in a container: no sandbox (root in CI), no GPU, and none of the
@@ -65,13 +66,14 @@ export interface WebClipd {
 /**
  * Starts `clipd start` on loopback. PostgreSQL when npm test provides one (CLIPD_TEST_PG_URL), else
  * the embedded PGlite. The port is fixed up front because the CLI finds the daemon by
- * server.port. Webhook addresses on loopback are allowed (network.allow_loopback: tests only), so a
- * receiver in the test can hear them.
+ * server.port. Webhook addresses on loopback are allowed and the test CA is trusted
+ * (network.allow_loopback and network.extra_ca: tests only), so a receiver in the test
+ * (test/helpers/webhook-receiver.ts) can hear them.
  */
 export async function startWebClipd(opts: { backend?: Backend; config?: Record<string, any> } = {}): Promise<WebClipd> {
   const backend = opts.backend ?? (process.env.CLIPD_TEST_PG_URL ? "postgres" : "pglite");
   const port = await freePort();
-  const config = mergeDeep({ server: { port, host: "127.0.0.1" }, network: { allow_loopback: true }, web: { secure_cookies: "never" } }, opts.config ?? {});
+  const config = mergeDeep({ server: { port, host: "127.0.0.1" }, network: { allow_loopback: true, extra_ca: (await testTls()).caPath }, web: { secure_cookies: "never" } }, opts.config ?? {});
   const d = await daemonEnv(backend, config);
   const daemon = spawnClipd(["start"], d.env);
   try {
