@@ -84,11 +84,45 @@ export class BillingService {
   async usage(q: Queryable, accountId: string): Promise<{ plan_episodes_used: number; plan_episodes_included: number; spent_cents: number }> {
     const { rows } = await q.query(
       // A refund takes back its charge: spent is what charges cost, less what was given back.
+      // A refunded credit pack (pack_refund) takes back credit that was bought, not spent.
       `select coalesce(sum(-cents), 0)::bigint as spent from ledger
-        where account_id = $1 and (cents < 0 or kind = 'export_refund') and created_at >= date_trunc('month', now())`,
+        where account_id = $1 and ((cents < 0 and kind <> 'pack_refund') or kind = 'export_refund') and created_at >= date_trunc('month', now())`,
       [accountId],
     );
     return { plan_episodes_used: await this.planEpisodesUsed(q, accountId), plan_episodes_included: this.prices.plan.api_episodes_per_month, spent_cents: Number(rows[0].spent) };
+  }
+
+  /**
+   * This month's use by operation, from the ledger's charges: episodes (plan ones count, at 0
+   * cents), paid exports less their refunds, transcripts. Bought credit is not use.
+   */
+  async monthUse(q: Queryable, accountId: string): Promise<Array<{ operation: string; count: number; cents: number }>> {
+    const { rows } = await q.query(
+      `select case when kind in ('episode', 'episode_plan') then 'episodes' when kind in ('export', 'export_refund') then 'exports' else kind || 's' end as operation,
+              count(*) filter (where kind <> 'export_refund')::int as n, coalesce(sum(-cents), 0)::bigint as cents
+         from ledger
+        where account_id = $1 and kind in ('episode', 'episode_plan', 'export', 'export_refund', 'transcript') and created_at >= date_trunc('month', now())
+        group by 1 order by 1`,
+      [accountId],
+    );
+    return rows.map((r) => ({ operation: r.operation, count: r.n, cents: Number(r.cents) }));
+  }
+
+  /**
+   * A payment's movement of credit (a bought pack: +cents, a refunded one: -cents), in the
+   * caller's transaction with the account row locked, as one ledger row beside the balance change.
+   * A take-back may leave the balance below zero; live spending calls then stop (balance_below_zero).
+   */
+  async movePayment(tx: Queryable, accountId: string, cents: number, kind: "pack" | "pack_refund", ref: string, note: string): Promise<void> {
+    await this.balance(tx, accountId);
+    await this.record(tx, accountId, cents, kind, ref, note);
+  }
+
+  /** A plan switched on or off by a payment provider: a 0-cent ledger row says when and why. */
+  async setPlan(tx: Queryable, accountId: string, on: boolean, ref: string, note: string): Promise<boolean> {
+    const { rows } = await tx.query(`update accounts set plan = $2 where id = $1 and plan <> $2 returning id`, [accountId, on]);
+    if (rows.length) await this.record(tx, accountId, 0, on ? "plan_on" : "plan_off", ref, note);
+    return rows.length > 0;
   }
 
   private refuseBelowZero(b: Balance) {
