@@ -50,6 +50,13 @@ module.exports = {
       from: { path: "^daemon/(kit|net)/" },
       to: { path: "^daemon/(account|free|delivery|watch|cli|engine)/", pathNot: "^daemon/engine/stage\\.ts$" },
     },
+    {
+      name: "web-stands-alone",
+      severity: "error",
+      comment: "The website (web/) runs in the browser and reaches clipd only over HTTP (web/src/api.ts): it imports no server code.",
+      from: { path: "^web/" },
+      to: { path: "^(daemon|facade|plugins|config|test|bench|scripts)/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -1,0 +1,87 @@
+/**
+ * The app shell: reads the session once, then picks the page for the current path. Signed-out
+ * visitors reach only the sign-in family of pages; signed-in ones are sent on from those to their
+ * keys. Signed-in pages are loaded on demand so the sign-in page stays small.
+ */
+import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from "react";
+import { loadSession, messageOf, whenSignedOut } from "./api";
+import { Layout } from "./Layout";
+import { ForgotPassword, ResetPassword, SignIn, SignUp, VerifyEmail } from "./pages/auth";
+import { Redirect, useLocation } from "./router";
+import { SessionContext } from "./session";
+import type { Session } from "./types";
+
+const KeysPage = lazy(() => import("./pages/keys"));
+const BillingPage = lazy(() => import("./pages/billing"));
+const WebhooksPage = lazy(() => import("./pages/webhooks"));
+const AccountPage = lazy(() => import("./pages/account"));
+
+const SIGNED_OUT: Record<string, () => ReactNode> = {
+  "/signin": () => <SignIn />,
+  "/signup": () => <SignUp />,
+  "/forgot-password": () => <ForgotPassword />,
+};
+const ANYONE: Record<string, () => ReactNode> = {
+  "/reset-password": () => <ResetPassword />,
+  "/verify-email": () => <VerifyEmail />,
+};
+const SIGNED_IN: Record<string, () => ReactNode> = {
+  "/keys": () => <KeysPage />,
+  "/billing": () => <BillingPage />,
+  "/webhooks": () => <WebhooksPage />,
+  "/account": () => <AccountPage />,
+};
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const { path } = useLocation();
+
+  const refresh = useCallback(async () => {
+    const s = await loadSession();
+    setSession(s);
+    return s;
+  }, []);
+  useEffect(() => {
+    whenSignedOut(() => void refresh().catch(() => {}));
+    refresh().catch((err) => setFailure(messageOf(err)));
+  }, [refresh]);
+
+  if (failure)
+    return (
+      <Layout signedIn={false}>
+        <h1>clipd is not answering</h1>
+        <p role="alert" className="alert alert-error">
+          {failure}
+        </p>
+        <button type="button" onClick={() => window.location.reload()}>
+          Try again
+        </button>
+      </Layout>
+    );
+  if (!session) return <div className="booting" aria-busy="true" />;
+  return (
+    <SessionContext.Provider value={{ session, refresh }}>
+      <Layout signedIn={session.signed_in} email={session.account?.email}>
+        <Suspense fallback={<p className="loading">Loading…</p>}>{pageFor(path, session.signed_in)}</Suspense>
+      </Layout>
+    </SessionContext.Provider>
+  );
+}
+
+function pageFor(path: string, signedIn: boolean): ReactNode {
+  const p = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  if (ANYONE[p]) return ANYONE[p]();
+  if (SIGNED_OUT[p]) return signedIn ? <Redirect to="/keys" /> : SIGNED_OUT[p]();
+  if (SIGNED_IN[p]) return signedIn ? SIGNED_IN[p]() : <Redirect to={`/signin?next=${encodeURIComponent(p)}`} />;
+  if (p === "/") return <Redirect to={signedIn ? "/keys" : "/signin"} />;
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>There is no page at {path}.</p>
+      <p>
+        <a href="/">Go to the start page</a>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * The frame of every page: a skip link, the header (product name, navigation, the signed-in
+ * e-mail and Sign out) and the main landmark. After an in-app navigation focus moves to the main
+ * region, so keyboard and screen-reader users start at the new page's content.
+ */
+import { useEffect, useRef, type ReactNode } from "react";
+import { call } from "./api";
+import { Link, navigate, useLocation } from "./router";
+import { useSession } from "./session";
+import { useAction } from "./ui";
+
+const NAV = [
+  { href: "/keys", label: "Keys" },
+  { href: "/billing", label: "Billing" },
+  { href: "/webhooks", label: "Webhooks" },
+  { href: "/account", label: "Account" },
+];
+
+export function Layout({ signedIn, email, children }: { signedIn: boolean; email?: string; children: ReactNode }) {
+  const { path } = useLocation();
+  const main = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else main.current?.focus();
+  }, [path]);
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <div className="top-inner">
+          <Link href="/" className="brand">
+            clipd
+          </Link>
+          {signedIn && (
+            <nav aria-label="Main" className="nav">
+              <ul>
+                {NAV.map((n) => (
+                  <li key={n.href}>
+                    <Link href={n.href} aria-current={path === n.href ? "page" : undefined}>
+                      {n.label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          )}
+          {signedIn && <UserBox email={email} />}
+        </div>
+      </header>
+      <main id="main" ref={main} tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}
+
+function UserBox({ email }: { email?: string }) {
+  const { refresh } = useSession();
+  const { busy, error, run } = useAction();
+  async function signOut() {
+    const done = await run(async () => (await call("POST", "/signout", {}), true));
+    if (!done) return;
+    await refresh().catch(() => {});
+    navigate("/signin", { replace: true });
+  }
+  return (
+    <div className="user">
+      {email && (
+        <span className="user-email" title={email}>
+          {email}
+        </span>
+      )}
+      <button type="button" className="secondary small" onClick={signOut} disabled={busy}>
+        Sign out
+      </button>
+      {error && (
+        <span role="alert" className="user-error">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+/**
+ * The one place the site talks to clipd: every call goes to /web/api/v1/… with the session cookie
+ * (same-origin), JSON, and the CSRF token from GET /web/api/v1/session on anything that changes
+ * state. A refusal's `{error:{code,message}}` comes back as a thrown ApiError carrying both.
+ */
+import type { Session } from "./types";
+
+const BASE = "/web/api/v1";
+let csrfToken = "";
+let onSignedOut: () => void = () => {};
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+/** Called when a signed-in call answers 401: the session ended elsewhere (or expired). */
+export function whenSignedOut(fn: () => void): void {
+  onSignedOut = fn;
+}
+
+type Method = "GET" | "POST" | "PATCH" | "DELETE";
+/** Calls whose 401 means a wrong password, not an ended session. */
+const PASSWORD_CHECKS = new Set(["POST /signin", "POST /account/password", "DELETE /account"]);
+
+export async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (method !== "GET") headers["x-csrf-token"] = csrfToken;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let res: Response;
+  try {
+    res = await fetch(BASE + path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, "network_error", "clipd could not be reached. Check your connection and try again.");
+  }
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: handled below */
+  }
+  if (!res.ok) {
+    const err = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
+    const e = new ApiError(res.status, err?.code ?? "http_" + res.status, err?.message ?? `clipd answered ${res.status} ${res.statusText}`.trim(), (err ?? {}) as Record<string, unknown>);
+    if (res.status === 401 && !PASSWORD_CHECKS.has(`${method} ${path}`)) onSignedOut();
+    throw e;
+  }
+  return parsed as T;
+}
+
+/** Reads the session and keeps its CSRF token for the calls that follow. */
+export async function loadSession(): Promise<Session> {
+  const s = await call<Session>("GET", "/session");
+  csrfToken = s.csrf_token;
+  return s;
+}
+
+/** The message to show for anything thrown by a call. */
+export function messageOf(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,160 @@
+/**
+ * Account: the e-mail and whether it is verified, the billing-review notice, the saved clip
+ * defaults, changing the password, signing out (here or everywhere) and deleting the account.
+ */
+import { useEffect, useState, type FormEvent } from "react";
+import { call } from "../api";
+import { navigate } from "../router";
+import { useSession } from "../session";
+import { ErrorText, Field, Notice, useAction, useTitle, when } from "../ui";
+
+interface Account {
+  email: string;
+  email_verified?: boolean;
+  email_verified_at?: string | null;
+  plan?: boolean;
+  billing_review?: boolean;
+  created_at?: string;
+  defaults?: Record<string, unknown>;
+  clip_defaults?: Record<string, unknown>;
+}
+
+const DEFAULT_LABELS: Record<string, string> = {
+  style: "Caption style",
+  caption_size: "Caption size",
+  caption_position: "Caption position",
+  hook_title: "Hook title",
+  fit: "Fit",
+  background: "Background",
+};
+
+export default function AccountPage() {
+  useTitle("Account");
+  const [account, setAccount] = useState<Account | null>(null);
+  const load = useAction();
+  useEffect(() => void load.run(async () => setAccount(await call<Account>("GET", "/account"))), [load.run]);
+  const verified = account ? (account.email_verified ?? !!account.email_verified_at) : false;
+  const defaults = account?.defaults ?? account?.clip_defaults ?? {};
+  return (
+    <>
+      <h1>Account</h1>
+      <ErrorText error={load.error} />
+      {account && (
+        <>
+          {account.billing_review && (
+            <Notice kind="warn">
+              <strong>Billing review:</strong> this account is under billing review, so live API calls are paused. Contact the operator of this clipd to settle it.
+            </Notice>
+          )}
+          <section className="card" aria-labelledby="email-h">
+            <h2 id="email-h">E-mail</h2>
+            <p>
+              <span className="strong">{account.email}</span> <span className={`badge ${verified ? "badge-ok" : "badge-off"}`}>{verified ? "Verified" : "Not verified"}</span>
+            </p>
+            {account.created_at && <p className="hint">Member since {when(account.created_at)}</p>}
+          </section>
+          <section className="card" aria-labelledby="defaults-h">
+            <h2 id="defaults-h">Saved clip defaults</h2>
+            <p className="hint">The look a new export gets for what its request leaves out. Save new defaults from a clip with save_as_default.</p>
+            <dl className="defaults">
+              {Object.entries(defaults).map(([k, v]) => (
+                <div key={k}>
+                  <dt>{DEFAULT_LABELS[k] ?? k}</dt>
+                  <dd>{typeof v === "boolean" ? (v ? "On" : "Off") : String(v)}</dd>
+                </div>
+              ))}
+            </dl>
+          </section>
+        </>
+      )}
+      <ChangePassword />
+      <SignOutEverywhere />
+      <DeleteAccount />
+    </>
+  );
+}
+
+function ChangePassword() {
+  const { refresh } = useSession();
+  const { busy, error, run } = useAction();
+  const [done, setDone] = useState(false);
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const data = new FormData(form);
+    setDone(false);
+    const ok = await run(async () => {
+      await call("POST", "/account/password", { current_password: String(data.get("current") ?? ""), new_password: String(data.get("new") ?? "") });
+      await refresh().catch(() => {});
+      return true;
+    });
+    if (ok) {
+      form.reset();
+      setDone(true);
+    }
+  }
+  return (
+    <section className="card" aria-labelledby="pw-h">
+      <h2 id="pw-h">Change password</h2>
+      <form onSubmit={submit} className="stack">
+        <Field label="Current password" name="current" type="password" autoComplete="current-password" required />
+        <Field label="New password" name="new" type="password" autoComplete="new-password" minLength={10} maxLength={256} required hint="10 to 256 characters. Your other sessions are signed out." />
+        <ErrorText error={error} />
+        <div aria-live="polite">{done && <Notice kind="ok">Password changed. Other sessions were signed out.</Notice>}</div>
+        <div>
+          <button type="submit" disabled={busy}>
+            Change password
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function SignOutEverywhere() {
+  const { refresh } = useSession();
+  const { busy, error, run } = useAction();
+  async function signOut() {
+    if (!(await run(async () => (await call("POST", "/signout", { everywhere: true }), true)))) return;
+    await refresh().catch(() => {});
+    navigate("/signin", { replace: true });
+  }
+  return (
+    <section className="card" aria-labelledby="sessions-h">
+      <h2 id="sessions-h">Sessions</h2>
+      <p>Signs out every browser signed in to this account, this one included. API keys keep working.</p>
+      <ErrorText error={error} />
+      <button type="button" className="secondary" disabled={busy} onClick={signOut}>
+        Sign out everywhere
+      </button>
+    </section>
+  );
+}
+
+function DeleteAccount() {
+  const { refresh } = useSession();
+  const { busy, error, run } = useAction();
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const password = String(new FormData(e.currentTarget).get("password") ?? "");
+    if (!window.confirm("Delete this account? Its keys and webhooks stop at once and its data is removed later. This cannot be undone.")) return;
+    if (!(await run(async () => (await call("DELETE", "/account", { password }), true)))) return;
+    await refresh().catch(() => {});
+    navigate("/signin", { replace: true });
+  }
+  return (
+    <section className="card danger-zone" aria-labelledby="delete-h">
+      <h2 id="delete-h">Delete account</h2>
+      <p>Revokes every key and webhook, signs out every session and schedules the account’s data for removal.</p>
+      <form onSubmit={submit} className="stack">
+        <Field label="Password to confirm" name="password" type="password" autoComplete="current-password" required />
+        <ErrorText error={error} />
+        <div>
+          <button type="submit" className="danger" disabled={busy}>
+            Delete account
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

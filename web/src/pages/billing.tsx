@@ -1,0 +1,160 @@
+/**
+ * Billing: the balance, the plan and its included API episodes, this month's use by operation, the
+ * ledger, and buying credit (Stripe Checkout, or the operator's instructions with the manual
+ * provider). Every number comes from GET /web/api/v1/billing; nothing is computed here.
+ */
+import { useCallback, useEffect, useState } from "react";
+import { call } from "../api";
+import { ErrorText, Notice, money, useAction, useTitle, when } from "../ui";
+
+interface Billing {
+  credit_cents: number;
+  below_zero?: boolean;
+  plan: { active: boolean; episodes_used: number; episodes_per_month: number; cents_per_month?: number };
+  usage: Array<{ operation: string; count: number; cents: number }>;
+  ledger: Array<{ id: string; created_at: string; kind: string; cents: number; note?: string | null }>;
+  provider: string;
+  packs_cents: number[];
+  manual_instructions?: string;
+}
+
+const KIND_LABELS: Record<string, string> = {
+  credit: "Credit added",
+  pack: "Credit pack bought",
+  pack_refund: "Credit pack refunded",
+  episode: "Episode",
+  episode_plan: "Episode (plan)",
+  export: "Export",
+  export_refund: "Export refunded",
+  transcript: "Transcript",
+  plan_on: "Plan started",
+  plan_off: "Plan ended",
+};
+
+export default function BillingPage() {
+  useTitle("Billing");
+  const [b, setB] = useState<Billing | null>(null);
+  const load = useAction();
+  const refresh = useCallback(() => load.run(async () => setB(await call<Billing>("GET", "/billing"))), [load.run]);
+  useEffect(() => void refresh(), [refresh]);
+  return (
+    <>
+      <h1>Billing</h1>
+      <ErrorText error={load.error} />
+      {!b ? (
+        !load.error && <p className="loading">Loading billing…</p>
+      ) : (
+        <>
+          <div className="tiles">
+            <section className="card tile" aria-labelledby="bal-h">
+              <h2 id="bal-h">Balance</h2>
+              <p className={`big ${b.credit_cents < 0 ? "negative" : ""}`}>{money(b.credit_cents)}</p>
+              {b.credit_cents < 0 && <Notice kind="warn">Your balance is below zero: live API calls that cost money are refused until you add credit.</Notice>}
+            </section>
+            <section className="card tile" aria-labelledby="plan-h">
+              <h2 id="plan-h">Plan</h2>
+              {b.plan.active ? (
+                <>
+                  <p className="big">API plan</p>
+                  <p>
+                    {b.plan.episodes_used} of {b.plan.episodes_per_month} API episodes used this month
+                  </p>
+                  <Meter used={b.plan.episodes_used} of={b.plan.episodes_per_month} />
+                </>
+              ) : (
+                <>
+                  <p className="big">Pay as you go</p>
+                  <p>Every call is paid from credit.</p>
+                </>
+              )}
+            </section>
+          </div>
+          <BuyCredit billing={b} />
+          <section aria-labelledby="use-h">
+            <h2 id="use-h">This month’s use</h2>
+            {b.usage.length ? (
+              <Table head={["Operation", "Count", "Cost"]} rows={b.usage.map((u) => [u.operation, String(u.count), money(u.cents)])} label="Use by operation" />
+            ) : (
+              <p>Nothing used yet this month.</p>
+            )}
+          </section>
+          <section aria-labelledby="ledger-h">
+            <h2 id="ledger-h">Ledger</h2>
+            {b.ledger.length ? (
+              <Table head={["When", "What", "Note", "Amount"]} rows={b.ledger.map((l) => [when(l.created_at), KIND_LABELS[l.kind] ?? l.kind, l.note ?? "", money(l.cents)])} label="Ledger" numeric={3} />
+            ) : (
+              <p>No entries yet.</p>
+            )}
+          </section>
+        </>
+      )}
+    </>
+  );
+}
+
+function Meter({ used, of }: { used: number; of: number }) {
+  return <progress className="meter" max={Math.max(of, 1)} value={Math.min(used, of)} aria-label="API episodes used this month" />;
+}
+
+function BuyCredit({ billing }: { billing: Billing }) {
+  const { busy, error, run } = useAction();
+  async function checkout(body: { pack_cents: number } | { plan: true }) {
+    const r = await run(() => call<{ checkout_url: string }>("POST", "/billing/checkout", body));
+    if (r?.checkout_url) window.location.assign(r.checkout_url);
+  }
+  const isManual = billing.provider === "manual";
+  return (
+    <section aria-labelledby="buy-h" className="card">
+      <h2 id="buy-h">Buy credit</h2>
+      {isManual ? (
+        <Notice>{billing.manual_instructions ?? "This clipd takes no payments online. Ask its operator to add credit to your account; they do it with clipd credit add."}</Notice>
+      ) : (
+        <>
+          <p>Credit packs are paid with Stripe Checkout; the credit is added as soon as the payment clears.</p>
+          <div className="packs">
+            {billing.packs_cents.map((c) => (
+              <button type="button" key={c} disabled={busy} onClick={() => checkout({ pack_cents: c })}>
+                Buy {money(c)}
+              </button>
+            ))}
+            {!billing.plan.active && billing.plan.cents_per_month !== undefined && (
+              <button type="button" className="secondary" disabled={busy} onClick={() => checkout({ plan: true })}>
+                Start the plan ({money(billing.plan.cents_per_month)}/month)
+              </button>
+            )}
+          </div>
+        </>
+      )}
+      <ErrorText error={error} />
+    </section>
+  );
+}
+
+function Table({ head, rows, label, numeric }: { head: string[]; rows: string[][]; label: string; numeric?: number }) {
+  return (
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
+      <table>
+        <thead>
+          <tr>
+            {head.map((h, i) => (
+              <th scope="col" key={h} className={i === (numeric ?? head.length - 1) ? "num" : undefined}>
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r, i) => (
+            <tr key={i}>
+              {r.map((c, j) => (
+                <td key={j} className={j === (numeric ?? head.length - 1) ? "num" : undefined}>
+                  {c}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,165 @@
+/** Keys: make a key (shown once), list them, revoke one. The limit of 5 is the server's to enforce. */
+import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { ApiError, call } from "../api";
+import { SCOPES, type ApiKey, type CreatedKey } from "../types";
+import { ErrorText, Field, SecretBox, useAction, useTitle, when } from "../ui";
+
+const EXPIRY = [
+  { value: "", label: "Never" },
+  { value: "30", label: "In 30 days" },
+  { value: "90", label: "In 90 days" },
+];
+
+function statusOf(k: ApiKey): string {
+  if (k.revoked || k.revoked_at) return "Revoked";
+  if (k.expires_at && new Date(k.expires_at).getTime() <= Date.now()) return "Expired";
+  return "Active";
+}
+
+export default function KeysPage() {
+  useTitle("API keys");
+  const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const list = useAction();
+  const load = useCallback(() => list.run(async () => setKeys((await call<{ keys: ApiKey[] }>("GET", "/keys")).keys)), [list.run]);
+  useEffect(() => void load(), [load]);
+
+  return (
+    <>
+      <h1>API keys</h1>
+      <p className="lead">
+        A key lets a program call the clipd API as your account. Send it as <code>Authorization: Bearer …</code>. Test keys run against sample data and cost nothing.
+      </p>
+      {created ? <SecretBox title={`Your new key “${created.name}”`} value={created.key} onDone={() => setCreated(null)} /> : <CreateKey onCreated={(k) => (setCreated(k), void load())} />}
+      <section aria-labelledby="keys-h">
+        <h2 id="keys-h">Your keys</h2>
+        <ErrorText error={list.error} />
+        {keys === null ? <p className="loading">Loading keys…</p> : <KeyTable keys={keys} onChange={load} />}
+      </section>
+    </>
+  );
+}
+
+function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
+  const { busy, error, run } = useAction();
+  const [limit, setLimit] = useState(false);
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const scopes = SCOPES.filter((s) => form.get(`scope-${s}`) === "on");
+    const days = String(form.get("expiry") ?? "");
+    const body = { name: String(form.get("name") ?? "").trim(), mode: form.get("mode") === "test" ? "test" : "live", scopes, expires_in_days: days ? Number(days) : null };
+    setLimit(false);
+    const k = await run(async () => {
+      try {
+        return await call<CreatedKey>("POST", "/keys", body);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === "too_many_keys") setLimit(true);
+        throw err;
+      }
+    });
+    if (k) onCreated(k);
+  }
+  return (
+    <section aria-labelledby="new-key-h" className="card">
+      <h2 id="new-key-h">New key</h2>
+      <form onSubmit={submit} className="stack">
+        <Field label="Name" name="name" required maxLength={100} placeholder="e.g. Production server" autoComplete="off" />
+        <div className="row-fields">
+          <fieldset>
+            <legend>Mode</legend>
+            <label className="choice">
+              <input type="radio" name="mode" value="live" defaultChecked /> Live
+            </label>
+            <label className="choice">
+              <input type="radio" name="mode" value="test" /> Test
+            </label>
+          </fieldset>
+          <fieldset>
+            <legend>Scopes</legend>
+            {SCOPES.map((s) => (
+              <label className="choice" key={s}>
+                <input type="checkbox" name={`scope-${s}`} defaultChecked={s === "clips.read"} /> {s}
+              </label>
+            ))}
+          </fieldset>
+          <div className="field">
+            <label htmlFor="key-expiry">Expires</label>
+            <select id="key-expiry" name="expiry" defaultValue="">
+              {EXPIRY.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <ErrorText error={limit ? `${error} Revoke a key you no longer use to make room for a new one.` : error} />
+        <div>
+          <button type="submit" disabled={busy}>
+            Create key
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function KeyTable({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) {
+  const { busy, error, run } = useAction();
+  async function revoke(k: ApiKey) {
+    if (!window.confirm(`Revoke the key “${k.name}” (${k.prefix}…)? Programs using it stop working at once.`)) return;
+    if (await run(async () => (await call("DELETE", `/keys/${encodeURIComponent(k.id)}`), true))) onChange();
+  }
+  if (!keys.length) return <p>No keys yet. Create one above.</p>;
+  return (
+    <>
+      <ErrorText error={error} />
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Keys table">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Mode</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => {
+              const status = statusOf(k);
+              return (
+                <tr key={k.id}>
+                  <td>{k.name}</td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td>{k.scopes.join(", ")}</td>
+                  <td>
+                    <span className={`badge badge-${k.mode}`}>{k.mode}</span>
+                  </td>
+                  <td>{when(k.last_used_at, "Never")}</td>
+                  <td>{when(k.expires_at, "Never")}</td>
+                  <td>{status}</td>
+                  <td>
+                    {status === "Active" && (
+                      <button type="button" className="danger small" disabled={busy} onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
