@@ -25,6 +25,8 @@ import { EpisodeService } from "./account/episodes.js";
 import { TranscriptService } from "./account/transcripts.js";
 import { WebhookService } from "./account/webhooks.js";
 import { FreeService } from "./free/service.js";
+import { WebService } from "./web/service.js";
+import { PaymentService } from "./payments/service.js";
 
 /** The process's services, resolved from its container (daemon/container.ts). */
 export interface ClipdApp {
@@ -44,6 +46,8 @@ export interface ClipdApp {
   webhooks: WebhookService;
   transcripts: TranscriptService;
   free: FreeService;
+  web: WebService;
+  payments: PaymentService;
   version: string;
   close(opts?: { graceSeconds?: number }): Promise<void>;
 }
@@ -104,10 +108,13 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
       webhooks,
       transcripts,
       free,
+      web: c.resolve(WebService),
+      payments: c.resolve(PaymentService),
       version: clipdVersion(),
       async close(o = {}) {
         await workers.leave();
         await accounts.stop();
+        await c.resolve(WebService).stop();
         await queue.stop({ graceSeconds: o.graceSeconds });
         await db.close();
       },

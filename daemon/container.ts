@@ -26,6 +26,8 @@ import { EpisodeService } from "./account/episodes.js";
 import { TranscriptService } from "./account/transcripts.js";
 import { WebhookService } from "./account/webhooks.js";
 import { FreeService } from "./free/service.js";
+import { WebService } from "./web/service.js";
+import { PaymentService } from "./payments/service.js";
 
 /** Tokens for what has no class of its own (or is opened before the container is filled). */
 export const TOKENS = {
@@ -72,5 +74,9 @@ export function buildContainer(opened: Opened): DependencyContainer {
     config: c.resolve(TOKENS.config), log: child(c, "free"),
   }));
   once(WebhookService, (c) => new WebhookService({ db: c.resolve(TOKENS.db), queue: c.resolve(TOKENS.queue), config: c.resolve(TOKENS.config), log: child(c, "webhooks") }));
+  once(PaymentService, (c) => new PaymentService({
+    db: c.resolve(TOKENS.db), accounts: c.resolve(AccountService), billing: c.resolve(BillingService), config: c.resolve(TOKENS.config).payments, log: child(c, "payments"),
+  }));
+  once(WebService, (c) => new WebService({ db: c.resolve(TOKENS.db), accounts: c.resolve(AccountService), config: c.resolve(TOKENS.config), log: child(c, "web") }));
   return c;
 }

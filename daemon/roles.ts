@@ -34,7 +34,7 @@ export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; ra
   const config = ops.file ? { ...app.config, server: { ...app.config.server, ops_token: ops.token } } : app.config;
   const h3 = createFacade({
     config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing,
-    episodes: app.episodes, webhooks: app.webhooks, transcripts: app.transcripts, free: app.free, rates, signer, storage: app.storage,
+    episodes: app.episodes, webhooks: app.webhooks, transcripts: app.transcripts, free: app.free, payments: app.payments, rates, signer, storage: app.storage, web: app.web,
     log: app.log.child({ role: "serve" }), version: app.version,
   });
   const port = app.config.server.port;

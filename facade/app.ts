@@ -5,7 +5,8 @@
  * writes the answer out. Nothing about an operation's rules lives here.
  */
 import { getQuery, getRequestIP, getRouterParams, H3, type H3Event } from "h3";
-import { lingerOver, readJsonBody, requestHasBody } from "./_body.js";
+import { readJsonBody } from "./_body.js";
+import { answerResponse } from "./_answer.js";
 import { fallbackHandler } from "./_fallback.js";
 import { bearerToken } from "./auth.js";
 import { prepareOperation, type Caller, type Surface } from "./core/run-operation.js";
@@ -21,13 +22,16 @@ import { WEBHOOK_OPERATIONS } from "./operations/webhooks.js";
 import { FREE_OPERATIONS } from "./operations/free.js";
 import { mcpHttpHandler, MCP_PATH } from "./mcp/http.js";
 import { createMcpCore } from "./mcp/server.js";
-import type { Operation } from "./registry.js";
+import { siteOr } from "./site.js";
+import { isWebOnly, type Operation } from "./registry.js";
+import { mountWebOperation, WEB_PREFIX } from "./web/transport.js";
+import { WEB_OPERATIONS } from "./operations/web.js";
 import type { FacadeServices } from "./services.js";
 
 /** Default cap on a JSON request body (server.max_json_bytes). */
 export const MAX_JSON_BYTES = 1024 * 1024;
 
-export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS];
+export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS, ...WEB_OPERATIONS];
 
 /** Who sent an HTTP request, as the operation core needs to know it. */
 export function httpCaller(event: H3Event, surface: Surface = "api"): Caller {
@@ -53,28 +57,28 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
     },
   });
   const maxJson: number = services.config.server.max_json_bytes ?? MAX_JSON_BYTES;
+  const web = services.config.web.enabled;
   for (const op of operations) {
     const run = prepareOperation(op, services);
+    // The website's transport (facade/web/): every operation again under /web, web-only ones only there.
+    if (web) mountWebOperation(app, op, run, services, httpCaller, maxJson);
+    if (isWebOnly(op)) continue;
     app.on(op.method, op.path.replace(/\{(\w+)\}/g, ":$1"), async (event: H3Event) => {
       const answer = await run(
         { params: (getRouterParams(event) ?? {}) as Record<string, string>, query: getQuery(event) as Record<string, unknown>, readBody: () => readJsonBody(event.req, maxJson) },
         httpCaller(event),
       );
-      if ("raw" in answer) return answer.raw;
-      // Refused before its body was read: close rather than drain what the client is still sending,
-      // but linger briefly first, so the client reads the refusal before the close resets it.
-      if (!answer.bodyRead && answer.status >= 400 && requestHasBody(event.req)) {
-        answer.headers.set("connection", "close");
-        lingerOver(event.req);
-      }
-      return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
+      return answerResponse(event.req, answer);
     });
   }
   app.get("/openapi.json", () => toOpenApi(operations, { version: services.version, serverUrl: services.config.server.public_url, maxJsonBytes: maxJson }));
   // The MCP tool server (facade/mcp/): the same operations as tools, for MCP clients.
   const mcp = mcpHttpHandler(createMcpCore(services, operations), services, maxJson);
   for (const method of ["POST", "GET", "DELETE"] as const) app.on(method, MCP_PATH, (event: H3Event) => mcp(event.req, httpCaller(event, "chat")));
-  const routes = [...operations.map((op) => ({ method: op.method, path: op.path })), { method: "GET", path: "/openapi.json" }, ...["POST", "GET", "DELETE"].map((method) => ({ method, path: MCP_PATH }))];
-  app.all("/**", fallbackHandler(services, routes));
+  const apiRoutes = operations.filter((op) => !isWebOnly(op)).map((op) => ({ method: op.method, path: op.path }));
+  const webRoutes = web ? operations.map((op) => ({ method: op.method, path: WEB_PREFIX + op.path })) : [];
+  const routes = [...apiRoutes, ...webRoutes, { method: "GET", path: "/openapi.json" }, ...["POST", "GET", "DELETE"].map((method) => ({ method, path: MCP_PATH }))];
+  // The website (facade/site.ts) answers GET/HEAD of paths no route owns; the rest gets the JSON fallback.
+  app.all("/**", siteOr({ enabled: services.config.web.enabled }, routes, fallbackHandler(services, routes)));
   return app;
 }

@@ -10,6 +10,8 @@ export interface AuthContext {
   key: ApiKey;
   account: Account;
   livemode: boolean;
+  /** Set when a signed-in browser session (the web surface) is the caller instead of a key. */
+  session?: { id: string };
 }
 
 export function bearerToken(event: H3Event): string | undefined {

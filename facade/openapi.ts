@@ -1,6 +1,6 @@
 /** Builds the OpenAPI 3.1 document from the operation registry. */
 import { IDEMPOTENCY_KEY_MAX } from "./idempotency.js";
-import type { Operation } from "./registry.js";
+import { isWebOnly, type Operation } from "./registry.js";
 
 const ERROR_SCHEMA = {
   type: "object",
@@ -68,6 +68,7 @@ export function toOpenApi(ops: Operation[], opts: { version: string; includeInte
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of ops) {
     if (op.internal && !opts.includeInternal) continue;
+    if (isWebOnly(op)) continue; // the website's own calls are no part of the public API
     const parameters = [
       ...Object.entries(op.params ?? {}).map(([name, schema]) => ({ name, in: "path", required: true, schema })),
       ...Object.entries(((op.query as any)?.properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({ name, in: "query", required: false, schema })),

@@ -4,7 +4,7 @@
  * (later) the MCP tools, so nothing about an operation is written twice. Handlers know no
  * transport: they read a typed context and set `status`; core/run-operation.ts runs them.
  */
-import type { Caller } from "./core/caller.js";
+import type { Caller, Surface } from "./core/caller.js";
 import type { JsonSchema } from "../daemon/engine/stage.js";
 import type { Queryable } from "../daemon/store/db.js";
 import type { AuthContext } from "./auth.js";
@@ -42,10 +42,17 @@ export interface Operation<B = any, Q = any> {
   scope: string | null;
   /**
    * How callers authenticate. "key": an account key (with `scope` when one is set; GET /me needs
-   * none); "ops": the ops token (always; see ops-auth.ts); "free-optional": a free-API key may be
-   * presented (the handler judges it); "public": nothing. Default: "key" with a scope, else "public".
+   * none), or under /web the signed-in session; "ops": the ops token (always; see ops-auth.ts);
+   * "free-optional": a free-API key may be presented (the handler judges it); "session": a signed-in
+   * browser session only; "public": nothing. Default: "key" with a scope, else "public".
    */
-  auth?: "key" | "ops" | "free-optional" | "public";
+  auth?: "key" | "ops" | "free-optional" | "public" | "session";
+  /**
+   * The surfaces serving the operation; default every one. `["web"]` marks a web-only operation
+   * (sign-in, keys, billing, the account): served only under /web, left out of the OpenAPI document
+   * and the MCP tools. Auth "session" needs a signed-in browser session (facade/web/).
+   */
+  surfaces?: Surface[];
   tags?: string[];
   params?: Record<string, JsonSchema>;
   query?: JsonSchema;
@@ -64,6 +71,11 @@ export interface Operation<B = any, Q = any> {
 
 export function defineOperation<B = any, Q = any>(op: Operation<B, Q>): Operation<B, Q> {
   return op;
+}
+
+/** A web-only operation: served only under /web, never in OpenAPI or as an MCP tool. */
+export function isWebOnly(op: Operation): boolean {
+  return op.surfaces !== undefined && op.surfaces.length === 1 && op.surfaces[0] === "web";
 }
 
 export const uuidParam: JsonSchema = { type: "string", format: "uuid" };

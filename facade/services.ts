@@ -11,9 +11,11 @@ import type { EpisodeService } from "../daemon/account/episodes.js";
 import type { WebhookService } from "../daemon/account/webhooks.js";
 import type { TranscriptService } from "../daemon/account/transcripts.js";
 import type { FreeService } from "../daemon/free/service.js";
+import type { PaymentService } from "../daemon/payments/service.js";
 import type { RateLimiter } from "./ratelimit.js";
 import type { LinkSigner } from "./signing.js";
 import type { Storage } from "../daemon/kit/storage.js";
+import type { WebService } from "../daemon/web/service.js";
 
 export interface FacadeServices {
   config: Config;
@@ -27,9 +29,12 @@ export interface FacadeServices {
   webhooks: WebhookService;
   transcripts: TranscriptService;
   free: FreeService;
+  payments: PaymentService;
   rates: RateLimiter;
   signer: LinkSigner;
   storage: Storage;
+  /** The website's sessions, sign-in and account recovery (daemon/web/). */
+  web: WebService;
   log: Logger;
   version: string;
 }

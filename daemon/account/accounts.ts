@@ -27,13 +27,20 @@ export interface Account {
 export interface ApiKey {
   id: string;
   account_id: string;
+  /** The name given on the website; null for keys the admin CLI made. */
+  name: string | null;
   prefix: string;
   mode: "live" | "test";
   scopes: Scope[];
   expires_at: string | null;
   revoked_at: string | null;
   created_at: string;
+  /** When the key last authenticated, to the minute (see `touch`). */
+  last_used_at: string | null;
 }
+
+/** A key's last use is written at most this often, so authentication stays one read. */
+const TOUCH_EVERY_MS = 60_000;
 
 export function fingerprint(key: string): string {
   return createHash("sha256").update(key).digest("hex");
@@ -64,7 +71,10 @@ interface CachedKey {
 
 const toIso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
 function rowToKey(r: any): ApiKey {
-  return { id: r.id, account_id: r.account_id, prefix: r.prefix, mode: r.mode, scopes: r.scopes, expires_at: toIso(r.expires_at), revoked_at: toIso(r.revoked_at), created_at: toIso(r.created_at)! };
+  return {
+    id: r.id, account_id: r.account_id, name: r.name ?? null, prefix: r.prefix, mode: r.mode, scopes: r.scopes,
+    expires_at: toIso(r.expires_at), revoked_at: toIso(r.revoked_at), created_at: toIso(r.created_at)!, last_used_at: toIso(r.last_used_at) ?? null,
+  };
 }
 function rowToAccount(r: any): Account {
   return { id: r.id, email: r.email, plan: r.plan, credit_cents: Number(r.credit_cents), billing_review: r.billing_review, created_at: toIso(r.created_at)! };
@@ -82,6 +92,8 @@ export async function saveClipDefaults(q: Queryable, accountId: string, look: Re
 
 export class AccountService {
   private cache = new Map<string, CachedKey>();
+  /** When this process last wrote each key's last_used_at (bounded: one entry per key used). */
+  private touched = new Map<string, number>();
   private unlisten?: () => Promise<void>;
 
   constructor(private readonly db: Db, private readonly opts: { cacheMs?: number } = {}) {}
@@ -133,7 +145,7 @@ export class AccountService {
     for (const [fp, c] of this.cache) if (c.account.id === accountId) this.cache.delete(fp);
   }
 
-  async createKey(input: { accountId: string; mode: "live" | "test"; scopes: string[]; expiresInDays?: number }): Promise<{ key: string; apiKey: ApiKey }> {
+  async createKey(input: { accountId: string; mode: "live" | "test"; scopes: string[]; expiresInDays?: number; name?: string }): Promise<{ key: string; apiKey: ApiKey }> {
     const bad = input.scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
     if (bad.length || !input.scopes.length) throw new Refused("invalid_request", `scopes must be some of ${SCOPES.join(", ")}${bad.length ? `; unknown: ${bad.join(", ")}` : ""}`, { context: { field: "scopes" } });
     if (input.expiresInDays !== undefined && ![30, 90].includes(input.expiresInDays)) throw new Refused("invalid_request", "expires_in_days must be 30 or 90", { context: { field: "expires_in_days" } });
@@ -143,11 +155,11 @@ export class AccountService {
       const acc = await tx.query(`select id from accounts where id = $1 for update`, [input.accountId]);
       if (!acc.rows.length) throw new NotFound("not_found", `account ${input.accountId} does not exist`, { context: { field: "account" } });
       const { rows } = await tx.query(`select count(*)::int as n from api_keys where account_id = $1 and revoked_at is null and (expires_at is null or expires_at > now())`, [input.accountId]);
-      if (rows[0].n >= MAX_KEYS_PER_ACCOUNT) throw new Conflict("too_many_keys", `an account has at most ${MAX_KEYS_PER_ACCOUNT} keys; revoke one first`, { context: { limit: MAX_KEYS_PER_ACCOUNT } });
+      if (rows[0].n >= MAX_KEYS_PER_ACCOUNT) throw new Conflict("too_many_keys", `an account has at most ${MAX_KEYS_PER_ACCOUNT} active keys; revoke one first`, { context: { limit: MAX_KEYS_PER_ACCOUNT } });
       await tx.query(
-        `insert into api_keys (id, account_id, fingerprint, prefix, mode, scopes, expires_at)
-         values ($1, $2, $3, $4, $5, $6, case when $7::int is null then null else now() + make_interval(days => $7::int) end)`,
-        [id, input.accountId, fingerprint(token), token.slice(0, 13), input.mode, input.scopes, input.expiresInDays ?? null],
+        `insert into api_keys (id, account_id, fingerprint, prefix, mode, scopes, expires_at, name)
+         values ($1, $2, $3, $4, $5, $6, case when $7::int is null then null else now() + make_interval(days => $7::int) end, $8)`,
+        [id, input.accountId, fingerprint(token), token.slice(0, 13), input.mode, input.scopes, input.expiresInDays ?? null, input.name ?? null],
       );
     });
     const { rows } = await this.db.query(`select * from api_keys where id = $1`, [id]);
@@ -162,6 +174,13 @@ export class AccountService {
     return rowToKey(rows[0]);
   }
 
+  /** Revokes a key of this account only: another account's key is as unknown as a missing one. */
+  async revokeKeyOf(accountId: string, keyId: string): Promise<ApiKey> {
+    const { rows } = await this.db.query(`select id from api_keys where id = $1 and account_id = $2`, [keyId, accountId]);
+    if (!rows.length) throw new NotFound("not_found", `this account has no key ${keyId}`, { context: { field: "id" } });
+    return this.revokeKey(keyId);
+  }
+
   /**
    * Finds the key and its account. Returns a reason instead when it is unknown, revoked or expired.
    * Cached for `cacheMs` (default 5 s) per process; revocation evicts at once.
@@ -172,7 +191,7 @@ export class AccountService {
     let hit = this.cache.get(fp);
     if (!hit || now - hit.at > (this.opts.cacheMs ?? 5000)) {
       const { rows } = await this.db.query(
-        `select k.*, a.email, a.plan, a.credit_cents, a.billing_review, a.created_at as account_created_at
+        `select k.*, a.email, a.plan, a.credit_cents, a.billing_review, a.created_at as account_created_at, a.deleted_at
            from api_keys k join accounts a on a.id = k.account_id where k.fingerprint = $1`,
         [fp],
       );
@@ -181,13 +200,24 @@ export class AccountService {
         this.cache.delete(fp);
         return { reason: "unknown" };
       }
+      // A deleted account's keys are revoked with it; one made after (by the admin CLI) counts as revoked too.
+      if (r.deleted_at && !r.revoked_at) r.revoked_at = r.deleted_at;
       hit = { fp: r.fingerprint, key: rowToKey(r), account: rowToAccount({ ...r, id: r.account_id, created_at: r.account_created_at }), at: now };
       this.cache.set(fp, hit);
     }
     if (!timingSafeEqual(Buffer.from(hit.fp, "hex"), Buffer.from(fp, "hex"))) return { reason: "unknown" };
     if (hit.key.revoked_at) return { reason: "revoked" };
     if (hit.key.expires_at && Date.parse(hit.key.expires_at) <= now) return { reason: "expired" };
+    await this.touch(hit.key.id, now);
     return { key: hit.key, account: hit.account };
+  }
+
+  /** Writes last_used_at at most once a minute per key and process; a failed write is not the caller's problem. */
+  private async touch(keyId: string, now: number): Promise<void> {
+    if (now - (this.touched.get(keyId) ?? 0) < TOUCH_EVERY_MS) return;
+    this.touched.set(keyId, now);
+    if (this.touched.size > 10_000) this.touched.clear();
+    await this.db.query(`update api_keys set last_used_at = now() where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')`, [keyId]).catch(() => {});
   }
 
   async listKeys(accountId: string): Promise<ApiKey[]> {

@@ -13,6 +13,7 @@ import addFormats from "ajv-formats";
 import type { Queryable } from "../../daemon/store/db.js";
 import { faultPoint } from "../../daemon/kit/faults.js";
 import { requireKey, type AuthContext } from "../auth.js";
+import { requireSession } from "../web/session-auth.js";
 import { ApiError, toErrorBody } from "../errors.js";
 import { beginIdempotent, finishIdempotent, requestHash, type IdemScope } from "../idempotency.js";
 import { assertOps } from "../ops-auth.js";
@@ -72,7 +73,7 @@ function refuseBadText(value: unknown, where: "path" | "query" | "body"): void {
 }
 
 /** How an operation is authenticated, from what it declares. */
-export function authKind(op: Operation): "key" | "ops" | "free-optional" | "public" {
+export function authKind(op: Operation): "key" | "ops" | "free-optional" | "public" | "session" {
   return op.auth ?? (op.scope !== null ? "key" : "public");
 }
 
@@ -84,7 +85,7 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
   const checkQuery = op.query ? ajv.compile(op.query) : undefined;
   const checkParams = op.params ? ajv.compile({ type: "object", properties: op.params }) : undefined;
   const kind = authKind(op);
-  const limited = op.rateLimited ?? kind === "key";
+  const limited = op.rateLimited ?? (kind === "key" || kind === "session");
 
   return async function runOperation(input: OperationInput, caller: Caller): Promise<Answer> {
     const headers = new Headers({ "content-type": "application/json" });
@@ -94,7 +95,11 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
     try {
       let auth: AuthContext | undefined;
       let authError: unknown;
-      if (kind === "key") auth = await requireKey(caller.bearer, services.accounts, op.scope).catch((err) => ((authError = err), undefined));
+      // On the web surface the signed-in session is the caller (an Authorization header is ignored there).
+      if (caller.surface === "web" && (kind === "key" || kind === "session")) {
+        auth = await requireSession(caller.web?.session, services.accounts, { apiOperation: kind === "key" }).catch((err) => ((authError = err), undefined));
+      } else if (kind === "session") authError = new ApiError(401, "unauthorized", "this call is made by the website only, with a signed-in session");
+      else if (kind === "key") auth = await requireKey(caller.bearer, services.accounts, op.scope).catch((err) => ((authError = err), undefined));
       // Counted before the key is judged, so refused keys (401, 403) are limited and answer the headers too.
       if (limited) applyRate(services.rates, auth ? auth.key.id : `ip:${caller.clientAddr}`, headers);
       if (authError) throw authError;

@@ -6,7 +6,7 @@
  */
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import { authKind } from "../core/run-operation.js";
-import type { Operation } from "../registry.js";
+import { isWebOnly, type Operation } from "../registry.js";
 import { NEXT_STEP } from "./next-steps.js";
 
 /** The argument that carries an Idempotency-Key (what the HTTP API takes as a header). */
@@ -18,7 +18,7 @@ export const IDEMPOTENCY_ARG = "idempotency_key";
  * and the signed upload and download links (no key; HTTP bytes a model cannot stream) are not tools.
  */
 export function isToolOperation(op: Operation): boolean {
-  return authKind(op) === "key" && !op.internal;
+  return authKind(op) === "key" && !op.internal && !isWebOnly(op);
 }
 
 /** createEpisode → create_episode. */

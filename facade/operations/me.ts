@@ -93,7 +93,8 @@ export const getMe = defineOperation({
     const k = auth.key;
     return {
       account: { id: account.id, email: account.email, plan: account.plan, billing_review: account.billing_review, created_at: account.created_at },
-      key: { id: k.id, prefix: k.prefix, mode: k.mode, scopes: k.scopes, expires_at: k.expires_at, created_at: k.created_at },
+      // A signed-in website session has no key: its pseudo key (facade/web/session-auth.ts) says so.
+      key: { id: k.id, prefix: k.prefix, mode: k.mode, scopes: k.scopes, expires_at: k.expires_at, created_at: k.created_at, ...(auth.session ? { web_session: true } : {}) },
       usage: {
         month: new Date().toISOString().slice(0, 7),
         plan_episodes_used: spend.plan_episodes_used,

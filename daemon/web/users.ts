@@ -1,0 +1,155 @@
+/**
+ * The website's accounts: sign-up and sign-in by e-mail and password, and password changes.
+ * Accounts are the API's own (daemon/account/accounts.ts); this adds the password, the verified
+ * address and the sessions. An account the admin CLI made has no password and cannot be signed
+ * into until `clipd account reset-password` (or a reset mail) gives it one.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { Db, Queryable } from "../store/db.js";
+import { Conflict, NotFound, Refused, Unauthorized } from "../kit/errors.js";
+import type { Account, AccountService } from "../account/accounts.js";
+import { checkPassword, hashPassword, verifyOrDummy } from "./passwords.js";
+import { SessionStore, type WebSession } from "./sessions.js";
+import { SigninLimits } from "./signin-limits.js";
+import { Mailer, verifyMail } from "./mailer.js";
+import { issueToken } from "./mail-tokens.js";
+
+export interface WebUsersDeps {
+  db: Db;
+  accounts: AccountService;
+  sessions: SessionStore;
+  limits: SigninLimits;
+  mailer: Mailer;
+  log: Logger;
+}
+
+/** A sign-in: the account, its new session and the cookie token (for the Set-Cookie only). */
+export interface SignedIn {
+  account: Account;
+  session: WebSession;
+  token: string;
+}
+
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const MAX_EMAIL = 254;
+
+export function normalEmail(email: string): string {
+  return email.trim();
+}
+
+function checkEmail(email: string): void {
+  if (email.length > MAX_EMAIL || !EMAIL.test(email)) throw new Refused("invalid_request", `"${email.slice(0, 80)}" is not an e-mail address`, { context: { field: "email" } });
+}
+
+/** The live account signed in with this address (the one with a password), with its hash. */
+export async function accountByEmail(q: Queryable, email: string): Promise<{ id: string; password_hash: string | null } | undefined> {
+  const { rows } = await q.query(
+    `select id, password_hash from accounts where lower(email) = lower($1) and deleted_at is null order by (password_hash is not null) desc, created_at limit 1`,
+    [email],
+  );
+  return rows[0];
+}
+
+export class WebUsers {
+  constructor(private readonly d: WebUsersDeps) {}
+
+  get sessions(): SessionStore {
+    return this.d.sessions;
+  }
+
+  /** Makes the account and signs it in; 409 email_taken when a live account has the address. */
+  async signUp(input: { email: string; password: string; origin: string }): Promise<SignedIn> {
+    const email = normalEmail(input.email);
+    checkEmail(email);
+    checkPassword(input.password);
+    const hash = await hashPassword(input.password);
+    const id = randomUUID();
+    const taken = () => new Conflict("email_taken", "an account with this e-mail address exists; sign in, or reset its password", { context: { field: "email" } });
+    let made: { token: string; session: WebSession };
+    try {
+      made = await this.d.db.transaction(async (tx) => {
+        if (await accountByEmail(tx, email)) throw taken();
+        await tx.query(`insert into accounts (id, email, password_hash) values ($1, $2, $3)`, [id, email, hash]);
+        return this.d.sessions.create(id, tx);
+      });
+    } catch (err) {
+      // Two sign-ups racing for one address: the unique index settles it.
+      if ((err as { code?: string }).code === "23505") throw taken();
+      throw err;
+    }
+    if (this.d.mailer.enabled) await this.sendVerification(id, email, input.origin);
+    return { account: (await this.d.accounts.getAccount(id))!, ...made };
+  }
+
+  async sendVerification(accountId: string, email: string, origin: string): Promise<void> {
+    const token = await issueToken(this.d.db, accountId, "verify");
+    await this.d.mailer.send(verifyMail(email, `${origin}/verify-email?token=${token}`));
+  }
+
+  /**
+   * Signs in, ending `previous` (the session the browser still presented, if any): a new token at
+   * every sign-in. Unknown e-mail and wrong password give the same 401 in about the same time.
+   */
+  async signIn(input: { email: string; password: string; clientAddr: string; previous?: string }): Promise<SignedIn> {
+    const email = normalEmail(input.email);
+    await this.d.limits.check(input.clientAddr, email);
+    const found = email.length <= MAX_EMAIL ? await accountByEmail(this.d.db, email) : undefined;
+    const ok = await verifyOrDummy(found?.password_hash, input.password.slice(0, 1024));
+    if (!found || !ok) {
+      await this.d.limits.fail(input.clientAddr, email);
+      throw new Unauthorized("invalid_credentials", "the e-mail address or the password is wrong");
+    }
+    await this.d.limits.succeed(email);
+    if (input.previous) await this.d.sessions.end(input.previous);
+    const made = await this.d.sessions.create(found.id);
+    return { account: (await this.d.accounts.getAccount(found.id))!, ...made };
+  }
+
+  /** Checks the account's password (for changes and deletion); 401 invalid_credentials when wrong. */
+  async checkCurrent(accountId: string, password: string, field: string): Promise<void> {
+    const { rows } = await this.d.db.query(`select password_hash from accounts where id = $1 and deleted_at is null`, [accountId]);
+    if (!rows[0]) throw new NotFound("not_found", "this account does not exist");
+    if (!(await verifyOrDummy(rows[0].password_hash, password.slice(0, 1024)))) {
+      throw new Unauthorized("invalid_credentials", `${field} is not this account's password`, { context: { field } });
+    }
+  }
+
+  /** Changes the password and ends the account's other sessions (this one stays signed in). */
+  async changePassword(accountId: string, sessionId: string, current: string, next: string): Promise<void> {
+    checkPassword(next, "new_password");
+    await this.checkCurrent(accountId, current, "current_password");
+    await this.setPassword(accountId, next, sessionId);
+  }
+
+  /** Sets a password (change, reset, the operator's CLI) and ends every session but `keep`. */
+  async setPassword(accountId: string, password: string, keep?: string, q?: Queryable): Promise<void> {
+    checkPassword(password);
+    const hash = await hashPassword(password);
+    const run = async (tx: Queryable) => {
+      await tx.query(`update accounts set password_hash = $2 where id = $1`, [accountId, hash]);
+      await this.d.sessions.endAll(accountId, keep, tx);
+    };
+    if (q) await run(q);
+    else await this.d.db.transaction(run);
+  }
+}
+
+/** What the site shows of an account: address, whether it is verified, plan, credit and review. */
+export interface AccountSummary {
+  id: string;
+  email: string;
+  email_verified: boolean;
+  plan: boolean;
+  credit_cents: number;
+  billing_review: boolean;
+  created_at: string;
+}
+
+export async function accountSummary(q: Queryable, accountId: string): Promise<AccountSummary | undefined> {
+  const { rows } = await q.query(`select id, email, email_verified_at, plan, credit_cents, billing_review, created_at from accounts where id = $1 and deleted_at is null`, [accountId]);
+  const r = rows[0];
+  if (!r) return undefined;
+  const at = r.created_at instanceof Date ? r.created_at.toISOString() : String(r.created_at);
+  return { id: r.id, email: r.email, email_verified: r.email_verified_at !== null, plan: r.plan, credit_cents: Number(r.credit_cents), billing_review: r.billing_review, created_at: at };
+}

@@ -1,0 +1,14 @@
+/** Writes an operation's Answer out as an HTTP response (the API routes and the web transport alike). */
+import { lingerOver, requestHasBody } from "./_body.js";
+import type { Answer } from "./core/run-operation.js";
+
+export function answerResponse(req: Request, answer: Answer): Response {
+  if ("raw" in answer) return answer.raw;
+  // Refused before its body was read: close rather than drain what the client is still sending,
+  // but linger briefly first, so the client reads the refusal before the close resets it.
+  if (!answer.bodyRead && answer.status >= 400 && requestHasBody(req)) {
+    answer.headers.set("connection", "close");
+    lingerOver(req);
+  }
+  return new Response(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
+}

@@ -1,0 +1,137 @@
+/**
+ * The website's sign-in operations (web-only, docs/website.md): the session and its CSRF token,
+ * sign-up, sign-in, sign-out, and the mail-link flows (forgotten password, reset, verification).
+ * The rules live in daemon/web/; these shape answers and set cookies through WebCaller.set.
+ */
+import { randomBytes } from "node:crypto";
+import type { JsonSchema } from "../../daemon/engine/stage.js";
+import { PASSWORD_MAX, PASSWORD_MIN } from "../../daemon/web/passwords.js";
+import { accountSummary, type SignedIn } from "../../daemon/web/users.js";
+import type { WebCaller } from "../core/caller.js";
+import { ApiError } from "../errors.js";
+import { defineOperation, type Operation, type OperationContext } from "../registry.js";
+
+const str = (extra: Record<string, unknown> = {}): JsonSchema => ({ type: "string", ...extra });
+const email = str({ minLength: 3, maxLength: 254 });
+const password = str({ minLength: 1, maxLength: 1024, description: `${PASSWORD_MIN}–${PASSWORD_MAX} characters for a new password` });
+export const ACCOUNT_SUMMARY: JsonSchema = {
+  type: "object", required: ["id", "email", "email_verified", "plan", "billing_review"],
+  properties: { id: str({ format: "uuid" }), email: str(), email_verified: { type: "boolean" }, plan: { type: "boolean" }, credit_cents: { type: "integer" }, billing_review: { type: "boolean" }, created_at: str() },
+};
+const SESSION: JsonSchema = {
+  type: "object", required: ["signed_in", "csrf_token", "email_enabled", "payments"],
+  properties: { signed_in: { type: "boolean" }, account: ACCOUNT_SUMMARY, csrf_token: str(), email_enabled: { type: "boolean" }, payments: { type: "object" } },
+};
+const web = { surfaces: ["web" as const], tags: ["web"] };
+const credentials: JsonSchema = { type: "object", additionalProperties: false, required: ["email", "password"], properties: { email, password } };
+
+export function webOf(ctx: OperationContext): WebCaller {
+  if (!ctx.caller.web) throw new ApiError(404, "not_found", "this call is served only under /web");
+  return ctx.caller.web;
+}
+
+/** Starts the browser's new session: the cookie, and the answer with its CSRF token. */
+async function signedIn(ctx: OperationContext, made: SignedIn) {
+  const w = webOf(ctx);
+  w.set.session = { token: made.token, maxAgeSeconds: (Date.parse(made.session.expires_at) - Date.now()) / 1000 };
+  return { signed_in: true, account: await accountSummary(ctx.services.db, made.account.id), csrf_token: made.session.csrf_token };
+}
+
+const getSession = defineOperation({
+  id: "getSession", method: "GET", path: "/api/v1/session", ...web, scope: null, auth: "public",
+  summary: "Whether the browser is signed in, its CSRF token, and what the site offers (e-mail, payments)",
+  responses: { 200: { description: "The session", schema: SESSION } },
+  async handler(ctx) {
+    const w = webOf(ctx);
+    const s = ctx.services;
+    let csrf = w.session?.csrf_token ?? w.csrfCookie;
+    if (!csrf) csrf = w.set.csrf = randomBytes(32).toString("base64url");
+    const account = w.session ? await accountSummary(s.db, w.session.account_id) : undefined;
+    const p = s.config.payments;
+    return {
+      signed_in: Boolean(account), ...(account ? { account } : {}), csrf_token: csrf, email_enabled: s.web.mailer.enabled,
+      payments: { provider: p.provider, packs_cents: p.packs_cents, plan_cents_per_month: p.plan_cents_per_month },
+    };
+  },
+});
+
+const signUp = defineOperation({
+  id: "signUp", method: "POST", path: "/api/v1/signup", ...web, scope: null, auth: "public",
+  summary: "Make an account with an e-mail address and a password, and sign in",
+  body: credentials,
+  responses: { 201: { description: "Signed up and in" }, 400: { description: "Not an address, or the password's length" }, 409: { description: "email_taken" } },
+  async handler(ctx) {
+    const w = webOf(ctx);
+    const made = await ctx.services.web.users.signUp({ email: ctx.body.email, password: ctx.body.password, origin: w.siteOrigin });
+    if (w.session) await ctx.services.web.sessions.end(w.session.id);
+    ctx.status = 201;
+    return signedIn(ctx, made);
+  },
+});
+
+const signIn = defineOperation({
+  id: "signIn", method: "POST", path: "/api/v1/signin", ...web, scope: null, auth: "public",
+  summary: "Sign in; a new session (and CSRF token) at every sign-in",
+  body: credentials,
+  responses: { 200: { description: "Signed in" }, 401: { description: "invalid_credentials" }, 429: { description: "rate_limited, with retry_after" } },
+  async handler(ctx) {
+    const w = webOf(ctx);
+    const c = ctx.caller;
+    const clientAddr = ctx.services.config.free.trust_proxy ? (c.forwardedAddr ?? c.clientAddr) : c.clientAddr;
+    const made = await ctx.services.web.users.signIn({ email: ctx.body.email, password: ctx.body.password, clientAddr, previous: w.session?.id });
+    return signedIn(ctx, made);
+  },
+});
+
+const signOut = defineOperation({
+  id: "signOut", method: "POST", path: "/api/v1/signout", ...web, scope: null, auth: "public", bodyRequired: false,
+  summary: "Sign out this browser, or with everywhere: true every session of the account",
+  body: { type: "object", additionalProperties: false, properties: { everywhere: { type: "boolean" } } },
+  responses: { 200: { description: "Signed out" } },
+  async handler(ctx) {
+    const w = webOf(ctx);
+    const sessions = ctx.services.web.sessions;
+    if (w.session && ctx.body.everywhere) await sessions.endAll(w.session.account_id);
+    else if (w.session) await sessions.end(w.session.id);
+    w.set.session = null;
+    return { signed_in: false, ended: w.session ? (ctx.body.everywhere ? "everywhere" : "this session") : "none" };
+  },
+});
+
+const forgotPassword = defineOperation({
+  id: "forgotPassword", method: "POST", path: "/api/v1/password/forgot", ...web, scope: null, auth: "public",
+  summary: "Mail a password reset link (202 whether or not the address is known)",
+  body: { type: "object", additionalProperties: false, required: ["email"], properties: { email } },
+  responses: { 202: { description: "A link is mailed if the address has an account" }, 409: { description: "email_disabled: the operator resets passwords" } },
+  async handler(ctx) {
+    await ctx.services.web.recovery.forgot(ctx.body.email, webOf(ctx).siteOrigin);
+    ctx.status = 202;
+    return { accepted: true };
+  },
+});
+
+const token = str({ minLength: 1, maxLength: 200 });
+const resetPassword = defineOperation({
+  id: "resetPassword", method: "POST", path: "/api/v1/password/reset", ...web, scope: null, auth: "public",
+  summary: "Set a new password from a reset link; ends every session of the account",
+  body: { type: "object", additionalProperties: false, required: ["token", "password"], properties: { token, password } },
+  responses: { 200: { description: "Password set; sign in with it" }, 400: { description: "invalid_token, or the password's length" } },
+  async handler(ctx) {
+    await ctx.services.web.recovery.reset(ctx.body.token, ctx.body.password);
+    webOf(ctx).set.session = null;
+    return { reset: true };
+  },
+});
+
+const verifyEmail = defineOperation({
+  id: "verifyEmail", method: "POST", path: "/api/v1/email/verify", ...web, scope: null, auth: "public",
+  summary: "Confirm the account's e-mail address from the mailed link",
+  body: { type: "object", additionalProperties: false, required: ["token"], properties: { token } },
+  responses: { 200: { description: "Verified" }, 400: { description: "invalid_token" } },
+  async handler(ctx) {
+    await ctx.services.web.recovery.verifyEmail(ctx.body.token);
+    return { verified: true };
+  },
+});
+
+export const WEB_SESSION_OPERATIONS: Operation[] = [getSession, signUp, signIn, signOut, forgotPassword, resetPassword, verifyEmail];
