@@ -20,6 +20,8 @@ import { FILE_OPERATIONS } from "./operations/files.js";
 import { TRANSCRIPT_OPERATIONS } from "./operations/transcripts.js";
 import { WEBHOOK_OPERATIONS } from "./operations/webhooks.js";
 import { FREE_OPERATIONS } from "./operations/free.js";
+import { stripeWebhook } from "./operations/stripe-webhook.js";
+import { WEB_BILLING_OPERATIONS } from "./operations/web-billing.js";
 import { mcpHttpHandler, MCP_PATH } from "./mcp/http.js";
 import { createMcpCore } from "./mcp/server.js";
 import { siteOr } from "./site.js";
@@ -31,7 +33,7 @@ import type { FacadeServices } from "./services.js";
 /** Default cap on a JSON request body (server.max_json_bytes). */
 export const MAX_JSON_BYTES = 1024 * 1024;
 
-export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS, ...WEB_OPERATIONS];
+export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS, ...WEB_OPERATIONS, ...WEB_BILLING_OPERATIONS, stripeWebhook];
 
 /** Who sent an HTTP request, as the operation core needs to know it. */
 export function httpCaller(event: H3Event, surface: Surface = "api"): Caller {
