@@ -4,16 +4,17 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
+import { testBackends } from "../helpers/backends.js";
 import { WebClient } from "../helpers/web.js";
 import { startFakeStripe, type FakeStripe } from "../fakes/fake-stripe.js";
 
-describe("payments with the stripe provider (against a fake Stripe API)", () => {
+describe.each(testBackends())("payments with the stripe provider, against a fake Stripe API (%s)", (backend) => {
   let s: ApiServer;
   let stripe: FakeStripe;
 
   beforeAll(async () => {
     stripe = await startFakeStripe();
-    s = await openApiServer("pglite", {
+    s = await openApiServer(backend, {
       payments: { provider: "stripe", stripe_secret_key: "sk_test_fake", stripe_webhook_secret: stripe.secret, stripe_plan_price: "price_fake_plan", stripe_api_base: stripe.base },
     });
     stripe.target = `${s.base}/webhooks/stripe`;
@@ -74,6 +75,25 @@ describe("payments with the stripe provider (against a fake Stripe API)", () => 
     const sent2 = stripe.requests.length;
     await checkout(web, { pack_cents: 1000 });
     expect(stripe.requests.slice(sent2).map((r) => r.path)).toEqual(["/v1/checkout/sessions"]);
+  });
+
+  it("credits a pack once when its events arrive at the same time, repeated and under two ids", async () => {
+    const { web, accountId } = await buyer();
+    const id = await checkout(web, { pack_cents: 1000 });
+    const paid = await stripe.complete(id);
+    const again = await Promise.all([
+      ...Array.from({ length: 4 }, () => stripe.send(paid.event)),
+      ...Array.from({ length: 2 }, () => stripe.complete(id, { type: "checkout.session.async_payment_succeeded" })),
+    ]);
+    expect(again.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(1000);
+    const racing = await checkout(web, { pack_cents: 2500 });
+    stripe.pay(racing);
+    const both = await Promise.all([stripe.complete(racing), stripe.complete(racing, { type: "checkout.session.async_payment_succeeded" }), stripe.refund(racing, 500)]);
+    expect(both.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(1000 + 2500 - 500);
+    const { rows } = await s.app.db.query(`select kind, sum(cents)::int as cents, count(*)::int as n from ledger where account_id = $1 group by kind order by kind`, [accountId]);
+    expect(rows).toEqual([{ kind: "pack", cents: 3500, n: 2 }, { kind: "pack_refund", cents: -500, n: 1 }]);
   });
 
   it("refuses a pack size not offered, both or neither of pack and plan, naming the field", async () => {
