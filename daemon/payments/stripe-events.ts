@@ -4,7 +4,8 @@
  * body, in constant time, within 5 minutes of its timestamp). Each event is applied in one
  * transaction that also records its id in payment_events, so a second delivery changes nothing;
  * a pack is also credited once per checkout (its row goes open → paid under a row lock), whatever
- * event reports it. Credit moves only through BillingService.movePayment: a ledger row beside the
+ * event reports it. A paid checkout clipd has no row for (it stopped after Stripe opened it) is
+ * taken from the metadata clipd gave the session. Credit moves only through BillingService.movePayment: a ledger row beside the
  * balance change.
  *
  * - checkout.session.completed / async_payment_succeeded, paid: a pack adds its credit; the plan
@@ -80,8 +81,7 @@ export class StripeEvents {
 
   private async sessionPaid(tx: Queryable, s: Stripe.Checkout.Session): Promise<void> {
     if (s.payment_status === "unpaid") return; // an async payment method: wait for async_payment_succeeded
-    const { rows } = await tx.query(`select * from payment_checkouts where id = $1 for update`, [s.id]);
-    const row = rows[0];
+    const row = (await this.checkoutRow(tx, s.id)) ?? (await this.adopt(tx, s));
     if (!row || row.status !== "open") return; // not ours, or applied already
     const intent = typeof s.payment_intent === "string" ? s.payment_intent : (s.payment_intent?.id ?? null);
     const subscription = typeof s.subscription === "string" ? s.subscription : (s.subscription?.id ?? null);
@@ -98,6 +98,27 @@ export class StripeEvents {
       );
     }
     await this.planFollows(tx, row.account_id, subscription ?? s.id);
+  }
+
+  private async checkoutRow(tx: Queryable, id: string): Promise<any> {
+    return (await tx.query(`select * from payment_checkouts where id = $1 for update`, [id])).rows[0];
+  }
+
+  /**
+   * A paid session of ours that clipd has no row for: Stripe opened it, then clipd stopped before
+   * remembering it. The metadata clipd gave it (signed along with the event) says whose it is and
+   * what it buys, so the buyer is not left paying for nothing.
+   */
+  private async adopt(tx: Queryable, s: Stripe.Checkout.Session): Promise<any> {
+    const m = s.metadata ?? {};
+    const cents = m.clipd_kind === "pack" ? Number(m.clipd_pack_cents) : m.clipd_kind === "plan" ? 0 : NaN;
+    if (!m.clipd_account || !Number.isInteger(cents) || cents < 0) return undefined;
+    const known = await tx.query(`select 1 from accounts where id::text = $1`, [m.clipd_account]);
+    if (!known.rows.length) return undefined; // another clipd's customer on the same Stripe account
+    await tx.query(`insert into payment_checkouts (id, account_id, provider, kind, cents) values ($1, $2, 'stripe', $3, $4) on conflict (id) do nothing`, [s.id, m.clipd_account, m.clipd_kind, cents]);
+    const customer = typeof s.customer === "string" ? s.customer : s.customer?.id;
+    if (customer) await tx.query(`insert into payment_customers (account_id, provider, customer_id) values ($1, 'stripe', $2) on conflict do nothing`, [m.clipd_account, customer]);
+    return this.checkoutRow(tx, s.id);
   }
 
   private async refunded(tx: Queryable, intent: string, amountRefunded: number): Promise<void> {

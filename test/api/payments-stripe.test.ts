@@ -96,6 +96,20 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
     expect(rows).toEqual([{ kind: "pack", cents: 3500, n: 2 }, { kind: "pack_refund", cents: -500, n: 1 }]);
   });
 
+  it("credits a paid checkout that clipd stopped before remembering, from the session's metadata", async () => {
+    const { web, accountId } = await buyer();
+    const id = await checkout(web, { pack_cents: 1000 });
+    await s.app.db.query(`delete from payment_checkouts where id = $1`, [id]);
+    expect((await stripe.complete(id)).body).toMatchObject({ handled: true, duplicate: false });
+    expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(1000);
+    // A session of some other clipd on the same Stripe account (an account unknown here) is ignored.
+    const other = await checkout(web, { pack_cents: 1000 });
+    await s.app.db.query(`delete from payment_checkouts where id = $1`, [other]);
+    stripe.sessions.get(other).metadata.clipd_account = randomUUID();
+    expect((await stripe.complete(other)).status).toBe(200);
+    expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(1000);
+  });
+
   it("refuses a pack size not offered, both or neither of pack and plan, naming the field", async () => {
     const { web } = await buyer();
     const odd = await web.call("POST", "/api/v1/billing/checkout", { pack_cents: 1234 });
