@@ -1,12 +1,22 @@
 // The shapes of the answers the site reads (docs/website.md). Fields the server may leave out are
 // optional, so a page shows what it has rather than breaking.
 
+export interface AccountSummary {
+  id: string;
+  email: string;
+  email_verified: boolean;
+  plan: boolean;
+  credit_cents?: number;
+  billing_review: boolean;
+  created_at?: string;
+}
+
 export interface Session {
   signed_in: boolean;
-  account?: { id: string; email: string; email_verified?: boolean };
+  account?: AccountSummary;
   csrf_token: string;
   email_enabled: boolean;
-  payments?: string | { provider?: string };
+  payments: { provider?: string; packs_cents?: number[]; plan_cents_per_month?: number };
 }
 
 export type Scope = "clips.read" | "clips.write" | "transcripts" | "webhooks";
@@ -14,15 +24,15 @@ export const SCOPES: Scope[] = ["clips.read", "clips.write", "transcripts", "web
 
 export interface ApiKey {
   id: string;
-  name: string;
+  name: string | null;
   prefix: string;
   mode: "live" | "test";
   scopes: string[];
-  created_at?: string;
-  last_used_at?: string | null;
-  expires_at?: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
   revoked_at?: string | null;
-  revoked?: boolean;
+  status: "active" | "revoked" | "expired";
 }
 
 export interface CreatedKey extends ApiKey {

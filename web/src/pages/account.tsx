@@ -6,17 +6,12 @@ import { useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
 import { navigate } from "../router";
 import { useSession } from "../session";
+import type { AccountSummary } from "../types";
 import { ErrorText, Field, Notice, useAction, useTitle, when } from "../ui";
 
-interface Account {
-  email: string;
-  email_verified?: boolean;
-  email_verified_at?: string | null;
-  plan?: boolean;
-  billing_review?: boolean;
-  created_at?: string;
-  defaults?: Record<string, unknown>;
-  clip_defaults?: Record<string, unknown>;
+interface AccountAnswer {
+  account: AccountSummary;
+  clip_defaults: Record<string, unknown>;
 }
 
 const DEFAULT_LABELS: Record<string, string> = {
@@ -30,16 +25,19 @@ const DEFAULT_LABELS: Record<string, string> = {
 
 export default function AccountPage() {
   useTitle("Account");
-  const [account, setAccount] = useState<Account | null>(null);
+  const [answer, setAnswer] = useState<AccountAnswer | null>(null);
   const load = useAction();
-  useEffect(() => void load.run(async () => setAccount(await call<Account>("GET", "/account"))), [load.run]);
-  const verified = account ? (account.email_verified ?? !!account.email_verified_at) : false;
-  const defaults = account?.defaults ?? account?.clip_defaults ?? {};
+  useEffect(() => void load.run(async () => setAnswer(await call<AccountAnswer>("GET", "/account"))), [load.run]);
+  const account = answer?.account;
+  const verified = account?.email_verified ?? false;
+  const defaults = answer?.clip_defaults ?? {};
   return (
     <>
       <h1>Account</h1>
       <ErrorText error={load.error} />
-      {account && (
+      {!account ? (
+        !load.error && <p className="loading">Loading your account…</p>
+      ) : (
         <>
           {account.billing_review && (
             <Notice kind="warn">
@@ -65,16 +63,19 @@ export default function AccountPage() {
               ))}
             </dl>
           </section>
+          <ChangePassword email={account.email} />
+          <SignOutEverywhere />
+          <DeleteAccount email={account.email} />
         </>
       )}
-      <ChangePassword />
-      <SignOutEverywhere />
-      <DeleteAccount />
     </>
   );
 }
 
-function ChangePassword() {
+/** Lets a password manager tell which account a password form is for. */
+const Username = ({ email }: { email: string }) => <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />;
+
+function ChangePassword({ email }: { email: string }) {
   const { refresh } = useSession();
   const { busy, error, run } = useAction();
   const [done, setDone] = useState(false);
@@ -97,6 +98,7 @@ function ChangePassword() {
     <section className="card" aria-labelledby="pw-h">
       <h2 id="pw-h">Change password</h2>
       <form onSubmit={submit} className="stack">
+        <Username email={email} />
         <Field label="Current password" name="current" type="password" autoComplete="current-password" required />
         <Field label="New password" name="new" type="password" autoComplete="new-password" minLength={10} maxLength={256} required hint="10 to 256 characters. Your other sessions are signed out." />
         <ErrorText error={error} />
@@ -131,7 +133,7 @@ function SignOutEverywhere() {
   );
 }
 
-function DeleteAccount() {
+function DeleteAccount({ email }: { email: string }) {
   const { refresh } = useSession();
   const { busy, error, run } = useAction();
   async function submit(e: FormEvent<HTMLFormElement>) {
@@ -147,6 +149,7 @@ function DeleteAccount() {
       <h2 id="delete-h">Delete account</h2>
       <p>Revokes every key and webhook, signs out every session and schedules the account’s data for removal.</p>
       <form onSubmit={submit} className="stack">
+        <Username email={email} />
         <Field label="Password to confirm" name="password" type="password" autoComplete="current-password" required />
         <ErrorText error={error} />
         <div>

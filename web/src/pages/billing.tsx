@@ -8,14 +8,12 @@ import { call } from "../api";
 import { ErrorText, Notice, money, useAction, useTitle, when } from "../ui";
 
 interface Billing {
-  credit_cents: number;
-  below_zero?: boolean;
-  plan: { active: boolean; episodes_used: number; episodes_per_month: number; cents_per_month?: number };
-  usage: Array<{ operation: string; count: number; cents: number }>;
-  ledger: Array<{ id: string; created_at: string; kind: string; cents: number; note?: string | null }>;
-  provider: string;
-  packs_cents: number[];
-  manual_instructions?: string;
+  balance: { credit_cents: number; below_zero: boolean };
+  plan: { on: boolean; cents_per_month: number; api_episodes_per_month: number; api_episodes_used: number };
+  month: string;
+  use: Array<{ operation: string; count: number; cents: number }>;
+  ledger: Array<{ id: string; at: string; kind: string; cents: number; note: string | null }>;
+  provider: { name: "manual" | "stripe"; packs_cents: number[]; plan_cents_per_month: number; plan_checkout: boolean; instruction?: string };
 }
 
 const KIND_LABELS: Record<string, string> = {
@@ -48,32 +46,32 @@ export default function BillingPage() {
           <div className="tiles">
             <section className="card tile" aria-labelledby="bal-h">
               <h2 id="bal-h">Balance</h2>
-              <p className={`big ${b.credit_cents < 0 ? "negative" : ""}`}>{money(b.credit_cents)}</p>
-              {b.credit_cents < 0 && <Notice kind="warn">Your balance is below zero: live API calls that cost money are refused until you add credit.</Notice>}
+              <p className={`big ${b.balance.below_zero ? "negative" : ""}`}>{money(b.balance.credit_cents)}</p>
+              {b.balance.below_zero && <Notice kind="warn">Your balance is below zero: live API calls that cost money are refused until you add credit.</Notice>}
             </section>
             <section className="card tile" aria-labelledby="plan-h">
               <h2 id="plan-h">Plan</h2>
-              {b.plan.active ? (
+              {b.plan.on ? (
                 <>
                   <p className="big">API plan</p>
                   <p>
-                    {b.plan.episodes_used} of {b.plan.episodes_per_month} API episodes used this month
+                    {b.plan.api_episodes_used} of {b.plan.api_episodes_per_month} API episodes used this month
                   </p>
-                  <Meter used={b.plan.episodes_used} of={b.plan.episodes_per_month} />
+                  <Meter used={b.plan.api_episodes_used} of={b.plan.api_episodes_per_month} />
                 </>
               ) : (
                 <>
                   <p className="big">Pay as you go</p>
-                  <p>Every call is paid from credit.</p>
+                  <p>Every call is paid from credit. The plan ({money(b.plan.cents_per_month)} a month) includes {b.plan.api_episodes_per_month} API episodes a month.</p>
                 </>
               )}
             </section>
           </div>
           <BuyCredit billing={b} />
           <section aria-labelledby="use-h">
-            <h2 id="use-h">This month’s use</h2>
-            {b.usage.length ? (
-              <Table head={["Operation", "Count", "Cost"]} rows={b.usage.map((u) => [u.operation, String(u.count), money(u.cents)])} label="Use by operation" />
+            <h2 id="use-h">This month’s use ({b.month})</h2>
+            {b.use.length ? (
+              <Table head={["Operation", "Count", "Cost"]} rows={b.use.map((u) => [u.operation, String(u.count), money(u.cents)])} label="Use by operation" />
             ) : (
               <p>Nothing used yet this month.</p>
             )}
@@ -81,7 +79,7 @@ export default function BillingPage() {
           <section aria-labelledby="ledger-h">
             <h2 id="ledger-h">Ledger</h2>
             {b.ledger.length ? (
-              <Table head={["When", "What", "Note", "Amount"]} rows={b.ledger.map((l) => [when(l.created_at), KIND_LABELS[l.kind] ?? l.kind, l.note ?? "", money(l.cents)])} label="Ledger" numeric={3} />
+              <Table head={["When", "What", "Note", "Amount"]} rows={b.ledger.map((l) => [when(l.at), KIND_LABELS[l.kind] ?? l.kind, l.note ?? "", money(l.cents)])} label="Ledger" numeric={3} />
             ) : (
               <p>No entries yet.</p>
             )}
@@ -102,24 +100,26 @@ function BuyCredit({ billing }: { billing: Billing }) {
     const r = await run(() => call<{ checkout_url: string }>("POST", "/billing/checkout", body));
     if (r?.checkout_url) window.location.assign(r.checkout_url);
   }
-  const isManual = billing.provider === "manual";
+  const p = billing.provider;
   return (
     <section aria-labelledby="buy-h" className="card">
       <h2 id="buy-h">Buy credit</h2>
-      {isManual ? (
-        <Notice>{billing.manual_instructions ?? "This clipd takes no payments online. Ask its operator to add credit to your account; they do it with clipd credit add."}</Notice>
+      {p.name === "manual" ? (
+        <Notice>
+          <WithCode text={p.instruction ?? "This clipd takes no payments online. Ask its operator to add credit to your account with `clipd credit add`."} />
+        </Notice>
       ) : (
         <>
           <p>Credit packs are paid with Stripe Checkout; the credit is added as soon as the payment clears.</p>
           <div className="packs">
-            {billing.packs_cents.map((c) => (
+            {p.packs_cents.map((c) => (
               <button type="button" key={c} disabled={busy} onClick={() => checkout({ pack_cents: c })}>
                 Buy {money(c)}
               </button>
             ))}
-            {!billing.plan.active && billing.plan.cents_per_month !== undefined && (
+            {!billing.plan.on && p.plan_checkout && (
               <button type="button" className="secondary" disabled={busy} onClick={() => checkout({ plan: true })}>
-                Start the plan ({money(billing.plan.cents_per_month)}/month)
+                Start the plan ({money(p.plan_cents_per_month)}/month)
               </button>
             )}
           </div>
@@ -133,7 +133,7 @@ function BuyCredit({ billing }: { billing: Billing }) {
 function Table({ head, rows, label, numeric }: { head: string[]; rows: string[][]; label: string; numeric?: number }) {
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
-      <table>
+      <table className="cards-sm">
         <thead>
           <tr>
             {head.map((h, i) => (
@@ -147,7 +147,7 @@ function Table({ head, rows, label, numeric }: { head: string[]; rows: string[][
           {rows.map((r, i) => (
             <tr key={i}>
               {r.map((c, j) => (
-                <td key={j} className={j === (numeric ?? head.length - 1) ? "num" : undefined}>
+                <td key={j} data-label={head[j]} className={j === (numeric ?? head.length - 1) ? "num" : undefined}>
                   {c}
                 </td>
               ))}
@@ -157,4 +157,9 @@ function Table({ head, rows, label, numeric }: { head: string[]; rows: string[][
       </table>
     </div>
   );
+}
+
+/** Text whose `backticked` parts are commands, shown as code. */
+function WithCode({ text }: { text: string }) {
+  return <>{text.split("`").map((part, i) => (i % 2 ? <code key={i}>{part}</code> : part))}</>;
 }

@@ -2,6 +2,15 @@
 import type { Delivery } from "../types";
 import { when } from "../ui";
 
+/** JSON laid out for reading when it parses whole; a body cut at 1 KB is shown as it came. */
+function readable(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
 const STATUS: Record<Delivery["status"], string> = { pending: "Retrying", delivered: "Delivered", failed: "Failed" };
 
 export function Deliveries({ list }: { list: Delivery[] }) {
@@ -31,11 +40,11 @@ export function Deliveries({ list }: { list: Delivery[] }) {
                 <div className="bodies">
                   <div>
                     <h5>Request body</h5>
-                    <pre>{d.request_body ?? "(not kept)"}</pre>
+                    <pre tabIndex={0}>{d.request_body ? readable(d.request_body) : "(not kept)"}</pre>
                   </div>
                   <div>
                     <h5>Response body</h5>
-                    <pre>{d.response_body ?? d.attempts.at(-1)?.error ?? "(none)"}</pre>
+                    <pre tabIndex={0}>{d.response_body ? readable(d.response_body) : (d.attempts.at(-1)?.error ?? "(none)")}</pre>
                   </div>
                 </div>
               </details>

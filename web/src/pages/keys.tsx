@@ -1,8 +1,8 @@
 /** Keys: make a key (shown once), list them, revoke one. The limit of 5 is the server's to enforce. */
 import { useCallback, useEffect, useState, type FormEvent } from "react";
-import { ApiError, call } from "../api";
+import { call } from "../api";
 import { SCOPES, type ApiKey, type CreatedKey } from "../types";
-import { ErrorText, Field, SecretBox, useAction, useTitle, when } from "../ui";
+import { ErrorText, Field, Notice, SecretBox, useAction, useTitle, when } from "../ui";
 
 const EXPIRY = [
   { value: "", label: "Never" },
@@ -10,18 +10,25 @@ const EXPIRY = [
   { value: "90", label: "In 90 days" },
 ];
 
-function statusOf(k: ApiKey): string {
-  if (k.revoked || k.revoked_at) return "Revoked";
-  if (k.expires_at && new Date(k.expires_at).getTime() <= Date.now()) return "Expired";
-  return "Active";
-}
+const STATUS: Record<ApiKey["status"], string> = { active: "Active", revoked: "Revoked", expired: "Expired" };
+const nameOf = (k: ApiKey) => k.name ?? "(unnamed)";
 
 export default function KeysPage() {
   useTitle("API keys");
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const [max, setMax] = useState(5);
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const list = useAction();
-  const load = useCallback(() => list.run(async () => setKeys((await call<{ keys: ApiKey[] }>("GET", "/keys")).keys)), [list.run]);
+  const load = useCallback(
+    () =>
+      list.run(async () => {
+        const r = await call<{ keys: ApiKey[]; max_keys: number }>("GET", "/keys");
+        setKeys(r.keys);
+        setMax(r.max_keys);
+      }),
+    [list.run],
+  );
+  const active = keys?.filter((k) => k.status === "active").length ?? 0;
   useEffect(() => void load(), [load]);
 
   return (
@@ -30,9 +37,18 @@ export default function KeysPage() {
       <p className="lead">
         A key lets a program call the clipd API as your account. Send it as <code>Authorization: Bearer …</code>. Test keys run against sample data and cost nothing.
       </p>
-      {created ? <SecretBox title={`Your new key “${created.name}”`} value={created.key} onDone={() => setCreated(null)} /> : <CreateKey onCreated={(k) => (setCreated(k), void load())} />}
+      {created ? (
+        <SecretBox title={`Your new key “${nameOf(created)}”`} value={created.key} onDone={() => setCreated(null)} />
+      ) : (
+        <CreateKey full={active >= max} max={max} onCreated={(k) => (setCreated(k), void load())} />
+      )}
       <section aria-labelledby="keys-h">
         <h2 id="keys-h">Your keys</h2>
+        {keys && (
+          <p className="hint">
+            {active} of {max} active keys.
+          </p>
+        )}
         <ErrorText error={list.error} />
         {keys === null ? <p className="loading">Loading keys…</p> : <KeyTable keys={keys} onChange={load} />}
       </section>
@@ -40,31 +56,22 @@ export default function KeysPage() {
   );
 }
 
-function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
+function CreateKey({ full, max, onCreated }: { full: boolean; max: number; onCreated: (k: CreatedKey) => void }) {
   const { busy, error, run } = useAction();
-  const [limit, setLimit] = useState(false);
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
     const scopes = SCOPES.filter((s) => form.get(`scope-${s}`) === "on");
     const days = String(form.get("expiry") ?? "");
     const body = { name: String(form.get("name") ?? "").trim(), mode: form.get("mode") === "test" ? "test" : "live", scopes, expires_in_days: days ? Number(days) : null };
-    setLimit(false);
-    const k = await run(async () => {
-      try {
-        return await call<CreatedKey>("POST", "/keys", body);
-      } catch (err) {
-        if (err instanceof ApiError && err.code === "too_many_keys") setLimit(true);
-        throw err;
-      }
-    });
+    const k = await run(() => call<CreatedKey>("POST", "/keys", body));
     if (k) onCreated(k);
   }
   return (
     <section aria-labelledby="new-key-h" className="card">
       <h2 id="new-key-h">New key</h2>
       <form onSubmit={submit} className="stack">
-        <Field label="Name" name="name" required maxLength={100} placeholder="e.g. Production server" autoComplete="off" />
+        <Field label="Name" name="name" required maxLength={80} placeholder="e.g. Production server" autoComplete="off" />
         <div className="row-fields">
           <fieldset>
             <legend>Mode</legend>
@@ -94,7 +101,8 @@ function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
             </select>
           </div>
         </div>
-        <ErrorText error={limit ? `${error} Revoke a key you no longer use to make room for a new one.` : error} />
+        {full && <Notice kind="warn">You have {max} active keys, the most an account may have. Revoke one you no longer use to make another.</Notice>}
+        <ErrorText error={error} />
         <div>
           <button type="submit" disabled={busy}>
             Create key
@@ -108,7 +116,7 @@ function CreateKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
 function KeyTable({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) {
   const { busy, error, run } = useAction();
   async function revoke(k: ApiKey) {
-    if (!window.confirm(`Revoke the key “${k.name}” (${k.prefix}…)? Programs using it stop working at once.`)) return;
+    if (!window.confirm(`Revoke the key “${nameOf(k)}” (${k.prefix}…)? Programs using it stop working at once.`)) return;
     if (await run(async () => (await call("DELETE", `/keys/${encodeURIComponent(k.id)}`), true))) onChange();
   }
   if (!keys.length) return <p>No keys yet. Create one above.</p>;
@@ -116,7 +124,7 @@ function KeyTable({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) 
     <>
       <ErrorText error={error} />
       <div className="table-wrap" tabIndex={0} role="region" aria-label="Keys table">
-        <table>
+        <table className="cards-sm">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -133,23 +141,24 @@ function KeyTable({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) 
           </thead>
           <tbody>
             {keys.map((k) => {
-              const status = statusOf(k);
               return (
                 <tr key={k.id}>
-                  <td>{k.name}</td>
-                  <td>
+                  <td data-label="Name">{nameOf(k)}</td>
+                  <td data-label="Prefix">
                     <code>{k.prefix}…</code>
                   </td>
-                  <td>{k.scopes.join(", ")}</td>
-                  <td>
+                  <td data-label="Scopes">{k.scopes.join(", ")}</td>
+                  <td data-label="Mode">
                     <span className={`badge badge-${k.mode}`}>{k.mode}</span>
                   </td>
-                  <td>{when(k.last_used_at, "Never")}</td>
-                  <td>{when(k.expires_at, "Never")}</td>
-                  <td>{status}</td>
-                  <td>
-                    {status === "Active" && (
-                      <button type="button" className="danger small" disabled={busy} onClick={() => revoke(k)} aria-label={`Revoke ${k.name}`}>
+                  <td data-label="Last used">{when(k.last_used_at, "Never")}</td>
+                  <td data-label="Expires">{when(k.expires_at, "Never")}</td>
+                  <td data-label="Status">
+                    <span className={`status status-${k.status}`}>{STATUS[k.status] ?? k.status}</span>
+                  </td>
+                  <td className="cell-action">
+                    {k.status === "active" && (
+                      <button type="button" className="danger small" disabled={busy} onClick={() => revoke(k)} aria-label={`Revoke ${nameOf(k)}`}>
                         Revoke
                       </button>
                     )}

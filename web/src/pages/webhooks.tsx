@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
-import { WEBHOOK_EVENTS, type Webhook } from "../types";
+import { WEBHOOK_EVENTS, type TestResult, type Webhook } from "../types";
 import { ErrorText, Field, Notice, SecretBox, useAction, useTitle } from "../ui";
 import { Deliveries } from "./deliveries";
 
@@ -85,7 +85,7 @@ function WebhookCard({ hook, onChange }: { hook: Webhook; onChange: () => void }
 
   async function sendTest() {
     setTested(null);
-    const r = await run(() => call<{ delivered: boolean; status: number | null; error?: string; event: string }>("POST", `${path}/test`, {}));
+    const r = await run(() => call<TestResult>("POST", `${path}/test`, { event: hook.events[0] ?? "episode.ready" }));
     if (!r) return;
     setTestOk(r.delivered);
     setTested(r.delivered ? `Test event ${r.event} delivered: the address answered ${r.status}.` : `Test event ${r.event} not delivered: ${r.status !== null ? `the address answered ${r.status}` : (r.error ?? "no answer")}.`);
