@@ -109,6 +109,12 @@ export class PaymentService {
   /** Stripe's webhook delivery; 404 when this clipd does not take payments through Stripe. */
   async stripeWebhook(raw: Buffer, signature: string | undefined): Promise<EventOutcome> {
     if (!this.stripeEvents) throw new NotFound("not_found", "this clipd takes no Stripe payments (payments.provider is not stripe)");
-    return this.stripeEvents.receive(raw, signature);
+    try {
+      return await this.stripeEvents.receive(raw, signature);
+    } catch (err) {
+      // A wrong payments.stripe_webhook_secret shows here first: say so in the log (never the secret).
+      if (err instanceof Refused) this.deps.log.warn({ code: err.code, bytes: raw.byteLength }, "Stripe webhook delivery refused");
+      throw err;
+    }
   }
 }
