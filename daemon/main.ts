@@ -15,6 +15,7 @@ import { createLogger } from "./kit/log.js";
 import { parseSets, UsageError } from "./cli/args.js";
 import { cmdAdmin, cmdModels, cmdPipelines, cmdStage } from "./cli/ops.js";
 import { cmdConfigDescribe } from "./cli/config-doc.js";
+import { cmdResetPassword } from "./cli/account.js";
 import { PipelineError } from "./engine/pipelines.js";
 import { eventsFor, writeResults } from "./watch/results.js";
 import { startRoles, type Role, type RunningRoles } from "./roles.js";
@@ -48,6 +49,7 @@ Tool server
                                  CLIPD_URL a running clipd (without it: one in this process)
 Accounts (prints one JSON line)
   account create --email E [--credit-cents N] [--plan]
+  account reset-password --email E [--password P]   (else read from stdin or asked for; ends its sessions)
   key create --account ID --mode live|test --scopes clips.read,clips.write,transcripts,webhooks [--expires-in-days 30|90]
   key revoke --key-id ID
   credit add --account ID --cents N
@@ -189,6 +191,7 @@ export async function main(argv: string[]): Promise<void> {
       scopes: { type: "string" },
       "expires-in-days": { type: "string" },
       "key-id": { type: "string" },
+      password: { type: "string" },
       cents: { type: "string" },
       markdown: { type: "boolean" },
       stdio: { type: "boolean" },
@@ -241,6 +244,7 @@ export async function main(argv: string[]): Promise<void> {
     case "account":
     case "key":
     case "credit": {
+      if (cmd === "account" && rest[0] === "reset-password") return cmdResetPassword(cfg, values);
       const command = `${cmd}.${rest[0] ?? ""}`;
       return cmdAdmin(cfg, command, values);
     }

@@ -48,7 +48,8 @@ export class AccountRecovery {
       const found = await accountByEmail(this.d.db, to);
       if (!found) return;
       const token = await issueToken(this.d.db, found.id, "reset");
-      await this.d.mailer.send(resetMail(to, `${origin}/reset-password?token=${token}`));
+      // To the address the account holds, not the spelling typed into the form.
+      await this.d.mailer.send(resetMail(found.email, `${origin}/reset-password?token=${token}`));
     })().catch((err) => this.d.log.warn({ err: { message: (err as Error).message } }, "reset mail failed"));
     this.pending.add(send);
     void send.finally(() => this.pending.delete(send));

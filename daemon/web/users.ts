@@ -43,9 +43,9 @@ function checkEmail(email: string): void {
 }
 
 /** The live account signed in with this address (the one with a password), with its hash. */
-export async function accountByEmail(q: Queryable, email: string): Promise<{ id: string; password_hash: string | null } | undefined> {
+export async function accountByEmail(q: Queryable, email: string): Promise<{ id: string; email: string; password_hash: string | null } | undefined> {
   const { rows } = await q.query(
-    `select id, password_hash from accounts where lower(email) = lower($1) and deleted_at is null order by (password_hash is not null) desc, created_at limit 1`,
+    `select id, email, password_hash from accounts where lower(email) = lower($1) and deleted_at is null order by (password_hash is not null) desc, created_at limit 1`,
     [email],
   );
   return rows[0];
@@ -152,4 +152,16 @@ export async function accountSummary(q: Queryable, accountId: string): Promise<A
   if (!r) return undefined;
   const at = r.created_at instanceof Date ? r.created_at.toISOString() : String(r.created_at);
   return { id: r.id, email: r.email, email_verified: r.email_verified_at !== null, plan: r.plan, credit_cents: Number(r.credit_cents), billing_review: r.billing_review, created_at: at };
+}
+
+/**
+ * The operator's reset (`clipd account reset-password`): sets the password of the live account with
+ * this address (the one already signed into, if several share it) and ends all its sessions.
+ */
+export async function resetPasswordByEmail(db: Db, users: WebUsers, email: string, password: string): Promise<{ account_id: string; email: string }> {
+  checkPassword(password);
+  const found = await accountByEmail(db, normalEmail(email));
+  if (!found) throw new NotFound("not_found", `no live account has the e-mail address ${normalEmail(email).slice(0, 254)}`, { context: { field: "email" } });
+  await users.setPassword(found.id, password);
+  return { account_id: found.id, email: found.email };
 }

@@ -3,7 +3,7 @@
  * change, and deleting the account. The rules live in daemon/web/.
  */
 import type { JsonSchema } from "../../daemon/engine/stage.js";
-import { accountSummary } from "../../daemon/web/users.js";
+import { accountSummary, resetPasswordByEmail } from "../../daemon/web/users.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, type Operation, type OperationContext } from "../registry.js";
 import { ACCOUNT_SUMMARY, webOf } from "./web-session.js";
@@ -53,6 +53,18 @@ const deleteAccount = defineOperation({
     const { removal_due_at } = await ctx.services.web.recovery.deleteAccount(accountId, ctx.body.password);
     webOf(ctx).set.session = null;
     return { deleted: true, data_removed_after: removal_due_at };
+  },
+});
+
+/** `clipd account reset-password` against a running daemon that holds the embedded database (ops). */
+export const adminResetPassword = defineOperation({
+  id: "adminResetPassword", method: "POST", path: "/api/v1/admin/reset-password", scope: null, auth: "ops", internal: true, tags: ["ops"],
+  summary: "Set an account's password and end its sessions (ops; clipd account reset-password)",
+  body: { type: "object", additionalProperties: false, required: ["email", "password"], properties: { email: { type: "string", maxLength: 254 }, password } },
+  responses: { 200: { description: "Set" }, 404: { description: "No live account has the address" } },
+  async handler({ body, services }) {
+    const out = await resetPasswordByEmail(services.db, services.web.users, body.email, body.password);
+    return { ...out, password_set: true, sessions_ended: true };
   },
 });
 

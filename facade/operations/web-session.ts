@@ -117,8 +117,8 @@ const resetPassword = defineOperation({
   body: { type: "object", additionalProperties: false, required: ["token", "password"], properties: { token, password } },
   responses: { 200: { description: "Password set; sign in with it" }, 400: { description: "invalid_token, or the password's length" } },
   async handler(ctx) {
+    // Every session of the account ends; a cookie this browser still holds is cleared on its next call.
     await ctx.services.web.recovery.reset(ctx.body.token, ctx.body.password);
-    webOf(ctx).set.session = null;
     return { reset: true };
   },
 });

@@ -1,7 +1,10 @@
-/** The website's own operations (web-only: served under /web, not in OpenAPI or the MCP tools). */
+/**
+ * The website's own operations (web-only: served under /web, not in OpenAPI or the MCP tools),
+ * and the ops route behind `clipd account reset-password`.
+ */
 import type { Operation } from "../registry.js";
-import { WEB_ACCOUNT_OPERATIONS } from "./web-account.js";
+import { adminResetPassword, WEB_ACCOUNT_OPERATIONS } from "./web-account.js";
 import { WEB_KEY_OPERATIONS } from "./web-keys.js";
 import { WEB_SESSION_OPERATIONS } from "./web-session.js";
 
-export const WEB_OPERATIONS: Operation[] = [...WEB_SESSION_OPERATIONS, ...WEB_ACCOUNT_OPERATIONS, ...WEB_KEY_OPERATIONS];
+export const WEB_OPERATIONS: Operation[] = [...WEB_SESSION_OPERATIONS, ...WEB_ACCOUNT_OPERATIONS, ...WEB_KEY_OPERATIONS, adminResetPassword];

@@ -58,9 +58,9 @@ export class WebClient {
       const name = pair!.slice(0, eq).trim();
       const value = decodeURIComponent(pair!.slice(eq + 1).trim());
       if (/max-age=0(;|$)/i.test(line) || value === "") {
-        this.cookies.delete(name);
         // A session cleared is a session ended, and its CSRF token with it.
-        if (name === "clipd_session") this.csrf = undefined;
+        if (name === "clipd_session" && this.cookies.has(name)) this.csrf = undefined;
+        this.cookies.delete(name);
       } else this.cookies.set(name, value);
     }
     if (parsed && typeof parsed === "object" && typeof parsed.csrf_token === "string") this.csrf = parsed.csrf_token;
