@@ -75,10 +75,11 @@ export async function freeTranscriptsUsed(q: Queryable, accountId: string): Prom
 export async function decideTranscriptPayment(tx: Queryable, accountId: string, prices: TranscriptPrices): Promise<{ free: boolean }> {
   const { rows } = await tx.query(`select credit_cents from accounts where id = $1 for update`, [accountId]);
   const credit = Number(rows[0]?.credit_cents ?? 0);
-  if ((await freeTranscriptsUsed(tx, accountId)) < prices.free_per_month) return { free: true };
+  // Before the free ones: a balance below zero (a refunded pack already spent) stops every live call.
   if (credit < 0) {
     throw new PaymentRequired("balance_below_zero", `the account's balance is ${credit} cents; add at least ${-credit} cents of credit to continue`, -credit, credit);
   }
+  if ((await freeTranscriptsUsed(tx, accountId)) < prices.free_per_month) return { free: true };
   const min = transcriptCents(60, prices);
   if (credit < min) {
     throw new PaymentRequired(

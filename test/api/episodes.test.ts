@@ -248,6 +248,10 @@ describe("account API: episodes, clips and jobs", () => {
     expect(r3.status).toBe(402);
     expect(r3.body.error).toMatchObject({ code: "balance_below_zero", needed_cents: 40, credit_cents: -40 });
     expect(await ledger(owing.accountId)).toEqual(before);
+    // Live calls stop, the month's free transcripts included; reads go on.
+    const r3t = await s.call(owing.live, "POST", "/api/v1/transcripts", { url: media.url("/jfk.wav") });
+    expect(r3t.status).toBe(402);
+    expect(r3t.body.error).toMatchObject({ code: "balance_below_zero", credit_cents: -40 });
     expect((await s.call(owing.live, "GET", "/api/v1/episodes")).status).toBe(200);
 
     // Exports after the fifth of an episode cost 25 cents each and need the credit first.
