@@ -8,6 +8,13 @@
  */
 import fc from "fast-check";
 import { OPERATIONS } from "../../facade/app.js";
+import { isWebOnly } from "../../facade/registry.js";
+
+/**
+ * The operations fuzzed: every one served on the API. The website's own (sign-in, keys, billing)
+ * answer only under /web behind a session and CSRF; test/api/web-*.test.ts cover their refusals.
+ */
+export const FUZZED_OPERATIONS = OPERATIONS.filter((op) => !isWebOnly(op));
 import { authKind } from "../../facade/core/run-operation.js";
 import type { Operation } from "../../facade/registry.js";
 import { requestArb, type FuzzRequest } from "./fuzz-mutate.js";
@@ -141,7 +148,7 @@ export async function runFuzz(server: ChaosServer, opts: FuzzOptions): Promise<F
   const fx = await prepareFuzz(server);
   const stats: OpStats[] = [];
   const findings: Finding[] = [];
-  for (const op of OPERATIONS.filter(opts.only ?? (() => true))) {
+  for (const op of FUZZED_OPERATIONS.filter(opts.only ?? (() => true))) {
     await fx.beforeOperation(op.path);
     const r = await fuzzOperation(server, fx, op, opts);
     stats.push(r.stats);
