@@ -2,8 +2,9 @@
  * The website's files (docs/website.md): the single-page app built by Vite into dist/web/. GET and
  * HEAD requests that no API, MCP or operation route owns get the app: hashed files under /assets/
  * cached for a year (their names change with their content), index.html never cached and answered
- * for every other path so the app's own routes (/keys, /billing…) survive a reload. Everything
- * else goes on to the JSON fallback (404/405 in the error envelope).
+ * for every other path so the app's own routes (/keys, /billing…) survive a reload. Top-level
+ * files such as /robots.txt are served as they are (not cached long: their names carry no hash).
+ * Everything else goes on to the JSON fallback (404/405 in the error envelope).
  */
 import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
@@ -15,6 +16,8 @@ import { templatePattern } from "./_fallback.js";
 /** Paths that are never the app's, whatever their method: their owners answer 404/405 in JSON. */
 const RESERVED = /^\/(api|web\/api|mcp)(\/|$)|^\/(openapi\.json|healthz)$/;
 const ASSET = /^\/assets\/([A-Za-z0-9][A-Za-z0-9._-]*)$/;
+/** /robots.txt and the like: a plain name with an extension, which no app route has. */
+const TOP_FILE = /^\/([A-Za-z0-9][A-Za-z0-9_-]*\.[A-Za-z0-9]+)$/;
 const TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8",
@@ -71,25 +74,26 @@ export function siteOr(opts: SiteOptions, routes: ReadonlyArray<{ path: string }
 
 async function serve(dir: string, pathname: string, acceptEncoding: string, head: boolean): Promise<Response> {
   const asset = ASSET.exec(pathname);
-  if (asset) return serveAsset(dir, asset[1]!, acceptEncoding, head);
+  if (asset) return serveFile(path.join(dir, "assets", asset[1]!), IMMUTABLE, acceptEncoding, head, pathname);
   if (pathname.startsWith("/assets/")) return notFound(pathname);
+  const top = TOP_FILE.exec(pathname);
+  if (top && top[1] !== "index.html") return serveFile(path.join(dir, top[1]!), "no-cache", acceptEncoding, head, pathname);
   const html = await readFile(path.join(dir, "index.html")).catch(() => null);
   if (!html) return notBuilt();
   return new Response(head ? null : html, { status: 200, headers: HTML_HEADERS });
 }
 
-/** A hashed file, precompressed (.br, .gz beside it, written by the build) when the client takes it. */
-async function serveAsset(dir: string, name: string, acceptEncoding: string, head: boolean): Promise<Response> {
-  const file = path.join(dir, "assets", name);
-  const type = TYPES[path.extname(name)] ?? "application/octet-stream";
-  const headers: Record<string, string> = { "content-type": type, "cache-control": IMMUTABLE, "x-content-type-options": "nosniff", vary: "accept-encoding" };
+/** A built file, precompressed (.br, .gz beside it, written by the build) when the client takes it. */
+async function serveFile(file: string, cacheControl: string, acceptEncoding: string, head: boolean, shown: string): Promise<Response> {
+  const type = TYPES[path.extname(file)] ?? "application/octet-stream";
+  const headers: Record<string, string> = { "content-type": type, "cache-control": cacheControl, "x-content-type-options": "nosniff", vary: "accept-encoding" };
   for (const [enc, ext] of [["br", ".br"], ["gzip", ".gz"]] as const) {
     if (!accepts(acceptEncoding, enc)) continue;
     const body = await readFile(file + ext).catch(() => null);
     if (body) return new Response(head ? null : body, { status: 200, headers: { ...headers, "content-encoding": enc } });
   }
   const info = await stat(file).catch(() => null);
-  if (!info?.isFile()) return notFound(`/assets/${name}`);
+  if (!info?.isFile()) return notFound(shown);
   return new Response(head ? null : await readFile(file), { status: 200, headers });
 }
 

@@ -36,7 +36,7 @@ const node_modules = (...p) => path.join(root, "node_modules", ...p);
 
 // The website: its own stamp inside dist/web/, written after Vite (which empties that folder).
 const webStamp = path.join(root, "dist", "web", ".build-stamp");
-const webSources = existsSync(path.join(root, "web")) ? newest(path.join(root, "web"), /\.(ts|tsx|css|html|json|svg)$/) : 0;
+const webSources = existsSync(path.join(root, "web")) ? newest(path.join(root, "web"), /\.(ts|tsx|css|html|json|svg|txt)$/) : 0;
 if (webSources && !(existsSync(webStamp) && statSync(webStamp).mtimeMs >= webSources)) {
   run("web: tsc", [node_modules("typescript", "bin", "tsc"), "-p", path.join(root, "web", "tsconfig.json")]);
   run("web: vite", [node_modules("vite", "bin", "vite.js"), "build", "--config", path.join(root, "web", "vite.config.ts")]);

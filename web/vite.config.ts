@@ -35,7 +35,7 @@ export default defineConfig({
   root: here,
   base: "/",
   plugins: [react(), precompress()],
-  publicDir: false,
+  publicDir: "public", // copied as is to dist/web/ (robots.txt)
   build: {
     outDir,
     emptyOutDir: true,

@@ -30,6 +30,7 @@ beforeAll(async () => {
   await writeFile(path.join(dir, "assets", "index-Ab12.js.br"), brotliCompressSync(JS));
   await writeFile(path.join(dir, "assets", "index-Ab12.js.gz"), gzipSync(JS));
   await writeFile(path.join(dir, "assets", "style-Cd34.css"), "body{color:#111}");
+  await writeFile(path.join(dir, "robots.txt"), "User-agent: *\n");
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -69,6 +70,13 @@ describe("site serving", () => {
       expect(res.status, p).toBe(404);
       expect(res.headers.get("cache-control")).toBe("no-cache");
     }
+  });
+
+  it("serves top-level files as they are, not cached long; a missing one is 404, not the app", async () => {
+    const robots = await get("/robots.txt");
+    expect([robots.status, robots.headers.get("content-type"), robots.headers.get("cache-control"), await robots.text()]).toEqual([200, "text/plain; charset=utf-8", "no-cache", "User-agent: *\n"]);
+    expect((await get("/favicon.ico")).status).toBe(404);
+    expect(await (await get("/index.html")).text()).toBe(INDEX);
   });
 
   it("answers HEAD with the headers and no body", async () => {
