@@ -2,8 +2,8 @@
  * Server-side browser sessions. The cookie holds a random token; the database holds only its
  * sha256, so a copy of the table signs no one in. A session ends when unused for `idleHours`
  * (last_seen_at is written at most once a minute, so reads stay cheap) or `absoluteDays` after
- * sign-in, whatever its use. The CSRF token is an HMAC-free derivation of the cookie's token:
- * it needs no column, is never stored, and changes with every new session (every sign-in).
+ * sign-in, whatever its use. The CSRF token is a one-way derivation of the cookie's token: it
+ * needs no column, is never stored, and changes with every new session (every sign-in).
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Db, Queryable } from "../store/db.js";
@@ -46,6 +46,9 @@ export class SessionStore {
        returning created_at, expires_at`,
       [id, accountId, sha256(token), this.cfg.absoluteDays],
     );
+    // Sessions nobody presents again are never found dead; now and then they are cleared in bulk.
+    // (Through `q`: on PGlite an open transaction holds the one connection.)
+    if (Math.random() < 0.02) await this.sweep(q);
     return { token, session: { id, account_id: accountId, created_at: iso(rows[0].created_at), expires_at: iso(rows[0].expires_at), csrf_token: csrfFor(token) } };
   }
 
@@ -79,7 +82,7 @@ export class SessionStore {
   }
 
   /** Ends sessions that can no longer be used; called now and then so the table stays small. */
-  async sweep(): Promise<void> {
-    await this.db.query(`delete from web_sessions where expires_at <= now() or last_seen_at <= now() - make_interval(secs => $1::float8 * 3600)`, [this.cfg.idleHours]);
+  async sweep(q: Queryable = this.db): Promise<void> {
+    await q.query(`delete from web_sessions where expires_at <= now() or last_seen_at <= now() - make_interval(secs => $1::float8 * 3600)`, [this.cfg.idleHours]);
   }
 }

@@ -22,7 +22,9 @@ const SESSION: JsonSchema = {
   type: "object", required: ["signed_in", "csrf_token", "email_enabled", "payments"],
   properties: { signed_in: { type: "boolean" }, account: ACCOUNT_SUMMARY, csrf_token: str(), email_enabled: { type: "boolean" }, payments: { type: "object" } },
 };
-const web = { surfaces: ["web" as const], tags: ["web"] };
+// Counted against the client address's rate limit like any keyless API call: sign-up and
+// sign-in hash passwords, so they are the calls most worth flooding.
+const web = { surfaces: ["web" as const], tags: ["web"], rateLimited: true };
 const credentials: JsonSchema = { type: "object", additionalProperties: false, required: ["email", "password"], properties: { email, password } };
 
 export function webOf(ctx: OperationContext): WebCaller {

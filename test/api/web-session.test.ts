@@ -151,3 +151,23 @@ describe.each(testBackends())("web sessions on %s", (backend) => {
     expect(short.body.error).toMatchObject({ code: "invalid_request", field: "password", min: 10 });
   });
 });
+
+describe("web sessions behind https (server.public_url)", () => {
+  let t: ApiServer;
+  beforeAll(async () => {
+    t = await openApiServer("pglite", { server: { public_url: "https://clipd.example" } });
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it("marks cookies Secure and takes only the public origin as the site's", async () => {
+    const c = new WebClient(t.base);
+    const first = await c.session();
+    expect(first.setCookies.join()).toMatch(/clipd_csrf=[^;]+;.*; Secure/);
+    const local = await c.call("POST", "/api/v1/signup", { email: randomEmail(), password: TEST_PASSWORD });
+    expect(local.status).toBe(403);
+    expect(local.body.error.message).toContain("(https://clipd.example)");
+    const up = await c.call("POST", "/api/v1/signup", { email: randomEmail(), password: TEST_PASSWORD }, { origin: "https://clipd.example" });
+    expect(up.status).toBe(201);
+    expect(up.setCookies.find((l) => l.startsWith("clipd_session="))).toMatch(/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
+  });
+});
