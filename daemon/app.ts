@@ -26,6 +26,7 @@ import { TranscriptService } from "./account/transcripts.js";
 import { WebhookService } from "./account/webhooks.js";
 import { FreeService } from "./free/service.js";
 import { WebService } from "./web/service.js";
+import { AccountRemoval } from "./web/removal.js";
 import { PaymentService } from "./payments/service.js";
 
 /** The process's services, resolved from its container (daemon/container.ts). */
@@ -90,6 +91,7 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
     notifyWatchRunEnds(c.resolve(Runner));
     await free.prepare();
     await webhooks.prepare();
+    await c.resolve(AccountRemoval).prepare();
     const workers = c.resolve(WorkerBoard);
     return {
       container: c,

@@ -27,6 +27,7 @@ import { TranscriptService } from "./account/transcripts.js";
 import { WebhookService } from "./account/webhooks.js";
 import { FreeService } from "./free/service.js";
 import { WebService } from "./web/service.js";
+import { AccountRemoval } from "./web/removal.js";
 import { PaymentService } from "./payments/service.js";
 
 /** Tokens for what has no class of its own (or is opened before the container is filled). */
@@ -77,6 +78,7 @@ export function buildContainer(opened: Opened): DependencyContainer {
   once(PaymentService, (c) => new PaymentService({
     db: c.resolve(TOKENS.db), accounts: c.resolve(AccountService), billing: c.resolve(BillingService), config: c.resolve(TOKENS.config).payments, log: child(c, "payments"),
   }));
+  once(AccountRemoval, (c) => new AccountRemoval({ db: c.resolve(TOKENS.db), storage: c.resolve(TOKENS.storage), queue: c.resolve(TOKENS.queue), log: child(c, "account-removal") }));
   once(WebService, (c) => new WebService({ db: c.resolve(TOKENS.db), accounts: c.resolve(AccountService), config: c.resolve(TOKENS.config), log: child(c, "web") }));
   return c;
 }

@@ -14,6 +14,7 @@ import { LinkSigner } from "../facade/signing.js";
 import { downloadLink } from "../facade/uploads.js";
 import { ensureOpsToken } from "./kit/ops-token.js";
 import { startUploadSweeper } from "../facade/upload-sweeper.js";
+import { AccountRemoval } from "./web/removal.js";
 
 export type Role = "serve" | "work" | "watch";
 
@@ -69,6 +70,7 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
     await app.queue.workSteps((job) => app.runner.handle(job));
     await app.webhooks.work();
     await app.free.work();
+    await app.container.resolve(AccountRemoval).work();
     await app.workers.join(roles, app.config.queue.concurrency, () => app.queue.activeLocal());
     app.log.info({ concurrency: app.config.queue.concurrency, db: app.db.kind }, "worker ready");
   }
