@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import { call } from "../api";
+import { useLocation } from "../router";
 import { ErrorText, Notice, money, useAction, useTitle, when } from "../ui";
 
 interface Billing {
@@ -35,9 +36,19 @@ export default function BillingPage() {
   const load = useAction();
   const refresh = useCallback(() => load.run(async () => setB(await call<Billing>("GET", "/billing"))), [load.run]);
   useEffect(() => void refresh(), [refresh]);
+  const checkout = useLocation().query.get("checkout"); // Stripe sends the buyer back with it
   return (
     <>
       <h1>Billing</h1>
+      {checkout === "success" && (
+        <Notice kind="ok">
+          Payment made. The credit shows here once Stripe confirms it, usually within a minute.{" "}
+          <button type="button" className="link-button" onClick={() => void refresh()} disabled={load.busy}>
+            Refresh
+          </button>
+        </Notice>
+      )}
+      {checkout === "cancelled" && <Notice>Checkout cancelled: nothing was charged.</Notice>}
       <ErrorText error={load.error} />
       {!b ? (
         !load.error && <p className="loading">Loading billing…</p>
