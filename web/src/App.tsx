@@ -4,7 +4,7 @@
  * keys. Signed-in pages are loaded on demand so the sign-in page stays small.
  */
 import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from "react";
-import { loadSession, messageOf, whenSignedOut } from "./api";
+import { loadSession, messageOf, whenSessionChanges } from "./api";
 import { Layout } from "./Layout";
 import { ForgotPassword, ResetPassword, SignIn, SignUp, VerifyEmail } from "./pages/auth";
 import { Redirect, useLocation } from "./router";
@@ -43,7 +43,7 @@ export function App() {
     return s;
   }, []);
   useEffect(() => {
-    whenSignedOut(() => void refresh().catch(() => {}));
+    whenSessionChanges(() => void refresh().catch(() => {}));
     refresh().catch((err) => setFailure(messageOf(err)));
   }, [refresh]);
 

@@ -7,7 +7,7 @@ import type { Session } from "./types";
 
 const BASE = "/web/api/v1";
 let csrfToken = "";
-let onSignedOut: () => void = () => {};
+let onSessionChanged: () => void = () => {};
 
 export class ApiError extends Error {
   constructor(
@@ -21,9 +21,13 @@ export class ApiError extends Error {
   }
 }
 
-/** Called when a signed-in call answers 401: the session ended elsewhere (or expired). */
-export function whenSignedOut(fn: () => void): void {
-  onSignedOut = fn;
+/**
+ * Called when an answer shows the session is not what this page thinks: a 401 (it ended elsewhere
+ * or expired) or a 403 csrf_failed (another tab signed in or out, so the token changed). The app
+ * reads the session again, which also fetches the token the next try needs.
+ */
+export function whenSessionChanges(fn: () => void): void {
+  onSessionChanged = fn;
 }
 
 type Method = "GET" | "POST" | "PATCH" | "DELETE";
@@ -50,7 +54,7 @@ export async function call<T>(method: Method, path: string, body?: unknown): Pro
   if (!res.ok) {
     const err = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
     const e = new ApiError(res.status, err?.code ?? "http_" + res.status, err?.message ?? `clipd answered ${res.status} ${res.statusText}`.trim(), (err ?? {}) as Record<string, unknown>);
-    if (res.status === 401 && !PASSWORD_CHECKS.has(`${method} ${path}`)) onSignedOut();
+    if ((res.status === 401 && !PASSWORD_CHECKS.has(`${method} ${path}`)) || e.code === "csrf_failed") onSessionChanged();
     throw e;
   }
   return parsed as T;
