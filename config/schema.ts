@@ -105,6 +105,7 @@ export const ConfigSchema = Type.Object(
     }),
     web: Block("The website (account console) and its sign-in sessions; see docs/website.md.", {
       enabled: Key(Bool(), true, "Serve the website at / and its calls under /web."),
+      signup_open: Key(Bool(), true, "Anyone may make an account on the website. false: only the operator does (`clipd account create`, then `clipd account reset-password`).", { env: "CLIPD_SIGNUP_OPEN" }),
       session_idle_hours: Key(Num({ exclusiveMinimum: 0 }), 72, "A session unused this long ends, hours."),
       session_absolute_days: Key(Num({ exclusiveMinimum: 0 }), 30, "A session ends this long after sign-in whatever its use, days."),
       secure_cookies: Key(StringEnum(["auto", "always", "never"]), "auto", "Mark cookies Secure: auto (when server.public_url or the request is https), always or never."),

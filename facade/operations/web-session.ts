@@ -20,7 +20,7 @@ export const ACCOUNT_SUMMARY: JsonSchema = {
 };
 const SESSION: JsonSchema = {
   type: "object", required: ["signed_in", "csrf_token", "email_enabled", "payments"],
-  properties: { signed_in: { type: "boolean" }, account: ACCOUNT_SUMMARY, csrf_token: str(), email_enabled: { type: "boolean" }, payments: { type: "object" } },
+  properties: { signed_in: { type: "boolean" }, account: ACCOUNT_SUMMARY, csrf_token: str(), email_enabled: { type: "boolean" }, signup_open: { type: "boolean" }, payments: { type: "object" } },
 };
 // Counted against the client address's rate limit like any keyless API call: sign-up and
 // sign-in hash passwords, so they are the calls most worth flooding.
@@ -51,7 +51,7 @@ const getSession = defineOperation({
     const account = w.session ? await accountSummary(s.db, w.session.account_id) : undefined;
     const p = s.config.payments;
     return {
-      signed_in: Boolean(account), ...(account ? { account } : {}), csrf_token: csrf, email_enabled: s.web.mailer.enabled,
+      signed_in: Boolean(account), ...(account ? { account } : {}), csrf_token: csrf, email_enabled: s.web.mailer.enabled, signup_open: s.config.web.signup_open,
       payments: { provider: p.provider, packs_cents: p.packs_cents, plan_cents_per_month: p.plan_cents_per_month },
     };
   },
@@ -61,9 +61,12 @@ const signUp = defineOperation({
   id: "signUp", method: "POST", path: "/api/v1/signup", ...web, scope: null, auth: "public",
   summary: "Make an account with an e-mail address and a password, and sign in",
   body: credentials,
-  responses: { 201: { description: "Signed up and in" }, 400: { description: "Not an address, or the password's length" }, 409: { description: "email_taken" } },
+  responses: { 201: { description: "Signed up and in" }, 403: { description: "signup_closed: the operator makes accounts" }, 400: { description: "Not an address, or the password's length" }, 409: { description: "email_taken" } },
   async handler(ctx) {
     const w = webOf(ctx);
+    if (!ctx.services.config.web.signup_open) {
+      throw new ApiError(403, "signup_closed", "this clipd does not take sign-ups; its operator makes accounts (clipd account create) and sets their passwords (clipd account reset-password)", { field: "web.signup_open" });
+    }
     const made = await ctx.services.web.users.signUp({ email: ctx.body.email, password: ctx.body.password, origin: w.siteOrigin });
     if (w.session) await ctx.services.web.sessions.end(w.session.id);
     ctx.status = 201;

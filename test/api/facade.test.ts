@@ -50,7 +50,8 @@ describe("facade", () => {
     expect((await missing.json()).error).toMatchObject({ code: "not_found", field: "id" });
     const badId = await fetch(`${base}/api/v1/runs/not-a-uuid`, { headers: ops });
     expect(badId.status).toBe(404);
-    const nowhere = await fetch(`${base}/nowhere`);
+    // An unknown API path answers the JSON 404 (other paths belong to the website).
+    const nowhere = await fetch(`${base}/api/v1/nowhere`);
     expect(nowhere.status).toBe(404);
     expect((await nowhere.json()).error.code).toBe("not_found");
   });

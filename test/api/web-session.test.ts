@@ -171,3 +171,22 @@ describe("web sessions behind https (server.public_url)", () => {
     expect(up.setCookies.find((l) => l.startsWith("clipd_session="))).toMatch(/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
   });
 });
+
+describe("web sign-up closed by the operator (web.signup_open false)", () => {
+  let t: ApiServer;
+  beforeAll(async () => {
+    t = await openApiServer("pglite", { web: { signup_open: false } });
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it("refuses sign-up with 403 signup_closed and says so in the session; sign-in still works", async () => {
+    const c = new WebClient(t.base);
+    expect((await c.session()).body).toMatchObject({ signed_in: false, signup_open: false });
+    const up = await c.call("POST", "/api/v1/signup", { email: randomEmail(), password: TEST_PASSWORD });
+    expect(up.status).toBe(403);
+    expect(up.body.error).toMatchObject({ code: "signup_closed", field: "web.signup_open" });
+    expect(up.body.error.message).toContain("clipd account create");
+    const signin = await c.call("POST", "/api/v1/signin", { email: randomEmail(), password: TEST_PASSWORD });
+    expect(signin.body.error.code).toBe("invalid_credentials");
+  });
+});

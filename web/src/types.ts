@@ -16,6 +16,8 @@ export interface Session {
   account?: AccountSummary;
   csrf_token: string;
   email_enabled: boolean;
+  /** false: only the operator makes accounts. */
+  signup_open?: boolean;
   payments: { provider?: string; packs_cents?: number[]; plan_cents_per_month?: number };
 }
 

@@ -52,9 +52,11 @@ export function SignIn() {
           </p>
         )}
       </form>
-      <p className="after-card">
-        New to clipd? <Link href="/signup">Create an account</Link>
-      </p>
+      {session.signup_open !== false && (
+        <p className="after-card">
+          New to clipd? <Link href="/signup">Create an account</Link>
+        </p>
+      )}
     </div>
   );
 }
