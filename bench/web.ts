@@ -2,7 +2,9 @@
  * Website benchmark: Lighthouse (performance, accessibility, best practices) on the sign-in page
  * and the signed-in keys page, served by a real `clipd serve` process on loopback (embedded PGlite),
  * in Debian's Chromium. Mobile (Lighthouse's default: simulated slow 4G and a 4x slower CPU) and
- * desktop presets.
+ * desktop presets. The keys page's session is signed up over HTTP as the site would, and its
+ * cookies are put into the browser's own cookie jar (through playwright-core over DevTools), so the
+ * audited page keeps whatever cookies the server sets, as a real browser would.
  *
  *   npm run build && node dist/bench/web.js
  *
@@ -15,6 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import lighthouse, { desktopConfig, type Flags, type Result } from "lighthouse";
+import { chromium } from "playwright-core";
 import { projectRoot } from "../config/loader.js";
 import { chromiumCommand } from "../daemon/kit/os-packages.js";
 import { freePort } from "./_pg.js";
@@ -45,10 +48,13 @@ class Jar {
   header() {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
+  all() {
+    return [...this.cookies].map(([name, value]) => ({ name, value }));
+  }
 }
 
 /** Signs up a fresh account and makes one key, as the site would; returns the session's cookies. */
-async function signUp(base: string): Promise<string> {
+async function signUp(base: string): Promise<Array<{ name: string; value: string }>> {
   const jar = new Jar();
   const call = async (method: string, p: string, body?: unknown) => {
     const csrf = method === "GET" ? undefined : await session();
@@ -66,7 +72,17 @@ async function signUp(base: string): Promise<string> {
   await call("POST", "/web/api/v1/signup", { email: `bench-${Date.now()}@example.com`, password: "correct horse battery staple" });
   await call("POST", "/web/api/v1/keys", { name: "bench reader", mode: "live", scopes: ["clips.read"], expires_in_days: 90 });
   if (!jar.get("clipd_session")) throw new Error("signing up set no clipd_session cookie");
-  return jar.header();
+  return jar.all();
+}
+
+/** Puts cookies into the jar of Chromium's default profile, which Lighthouse's tabs share. */
+async function addCookies(port: number, base: string, cookies: Array<{ name: string; value: string }>) {
+  const browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
+  try {
+    await browser.contexts()[0]!.addCookies(cookies.map((c) => ({ ...c, url: base })));
+  } finally {
+    await browser.close(); // only disconnects: the browser was not launched by playwright
+  }
 }
 
 /** Headless Chromium with a DevTools port for Lighthouse; resolves once it listens. */
@@ -82,6 +98,16 @@ function startChromium(profile: string): Promise<{ child: ChildProcess; port: nu
     });
     child.on("error", reject);
     child.on("exit", (code) => reject(new Error(`chromium exited (${code}) before listening:\n${err.slice(-2000)}`)));
+  });
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves on exit. */
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => (clearTimeout(timer), resolve()));
+    child.kill("SIGTERM");
   });
 }
 
@@ -109,11 +135,13 @@ function toRow(page: string, preset: Row["preset"], lhr: Result): Row {
   return { page, preset, scores, ms, cls: lhr.audits["cumulative-layout-shift"]?.numericValue ?? NaN, failing };
 }
 
-async function audit(url: string, port: number, preset: Row["preset"], cookie?: string): Promise<Result> {
-  const flags: Flags = { port, output: "json", logLevel: "error", onlyCategories: CATEGORIES, ...(cookie ? { extraHeaders: { Cookie: cookie } } : {}) };
+async function audit(url: string, port: number, preset: Row["preset"]): Promise<Result> {
+  const flags: Flags = { port, output: "json", logLevel: "error", onlyCategories: CATEGORIES };
   const r = await lighthouse(url, flags, preset === "desktop" ? desktopConfig : undefined);
   if (!r) throw new Error(`lighthouse returned nothing for ${url}`);
   if (r.lhr.runtimeError) throw new Error(`lighthouse: ${r.lhr.runtimeError.code} ${r.lhr.runtimeError.message}`);
+  // The app sends a signed-out visitor from /keys to /signin: landing elsewhere means the session was not used.
+  if (r.lhr.finalDisplayedUrl !== url) throw new Error(`lighthouse ended on ${r.lhr.finalDisplayedUrl}, not ${url}`);
   return r.lhr;
 }
 
@@ -130,26 +158,28 @@ async function main() {
     const base = `http://127.0.0.1:${port}`;
     const index = await fetch(`${base}/`);
     if (!index.ok || !(index.headers.get("content-type") ?? "").includes("text/html")) throw new Error(`the website is not served at ${base}/ (${index.status}); is dist/web built?`);
-    const cookie = await signUp(base);
+    const cookies = await signUp(base);
     const chrome = await startChromium(path.join(tmp, "profile"));
     procs.push(chrome.child);
 
+    // Signed out first: a signed-in visitor of /signin is sent on to /keys.
     const pages = [
-      { page: "sign-in (/signin)", url: `${base}/signin`, cookie: undefined },
-      { page: "keys (/keys, signed in)", url: `${base}/keys`, cookie },
+      { page: "sign-in (/signin)", url: `${base}/signin`, before: async () => {} },
+      { page: "keys (/keys, signed in)", url: `${base}/keys`, before: () => addCookies(chrome.port, base, cookies) },
     ];
     const rows: Row[] = [];
     for (const p of pages) {
+      await p.before();
       for (const preset of ["mobile", "desktop"] as const) {
         const runs: Row[] = [];
-        for (let i = 0; i < RUNS; i++) runs.push(toRow(p.page, preset, await audit(p.url, chrome.port, preset, p.cookie)));
+        for (let i = 0; i < RUNS; i++) runs.push(toRow(p.page, preset, await audit(p.url, chrome.port, preset)));
         runs.sort((a, b) => a.scores.performance! - b.scores.performance!);
         rows.push(runs[Math.floor(runs.length / 2)]!);
       }
     }
     report(rows);
   } finally {
-    for (const p of procs) p.kill("SIGTERM");
+    await Promise.all(procs.map(stop)); // Chromium writes its profile until it exits
     rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -3,12 +3,13 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import net from "node:net";
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { mergeDeep } from "../../config/loader.js";
 import { chromiumCommand } from "../../daemon/kit/os-packages.js";
 import type { Backend } from "./backends.js";
-import { runClipd, spawnClipd, type Spawned } from "./cli.js";
+import { repoRoot, runClipd, spawnClipd, type Spawned } from "./cli.js";
 import { daemonEnv } from "./daemon-config.js";
 import { testTls } from "./https-server.js";
 
@@ -121,4 +122,20 @@ export function useWebClipd(opts: Parameters<typeof startWebClipd>[0] = {}): () 
 /** The session cookie a browser context holds for the site, as a Cookie header value. */
 export async function cookieHeader(context: BrowserContext, url: string): Promise<string> {
   return (await context.cookies(url)).map((c) => `${c.name}=${c.value}`).join("; ");
+}
+
+/** The widths the site is photographed at: a common phone, and a small laptop. */
+export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
+
+/**
+ * Opens `url` at each width and writes docs/screenshots/<name>-<phone|desktop>.png once `ready`
+ * resolves (a wait on the page's state). Only the viewport is taken, to keep the files small.
+ */
+export async function screenshot(page: Page, name: string, url: string, ready: () => Promise<unknown>): Promise<void> {
+  for (const [kind, size] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(size);
+    await page.goto(url);
+    await ready();
+    await page.screenshot({ path: path.join(repoRoot, "docs", "screenshots", `${name}-${kind}.png`), animations: "disabled", caret: "hide" });
+  }
 }
