@@ -117,6 +117,8 @@ interface Row {
   scores: Record<string, number>;
   ms: Record<string, number>;
   cls: number;
+  /** What the page transferred, KiB (Lighthouse's total-byte-weight). */
+  kib: number;
   /** Audits under 0.9 that count toward a category under 90. */
   failing: string[];
 }
@@ -132,7 +134,7 @@ function toRow(page: string, preset: Row["preset"], lhr: Result): Row {
       if (ref.weight > 0 && a && a.score !== null && a.score < 0.9) failing.push(`${c}: ${a.id} (${a.title}${a.displayValue ? `, ${a.displayValue}` : ""})`);
     }
   }
-  return { page, preset, scores, ms, cls: lhr.audits["cumulative-layout-shift"]?.numericValue ?? NaN, failing };
+  return { page, preset, scores, ms, cls: lhr.audits["cumulative-layout-shift"]?.numericValue ?? NaN, kib: (lhr.audits["total-byte-weight"]?.numericValue ?? NaN) / 1024, failing };
 }
 
 async function audit(url: string, port: number, preset: Row["preset"]): Promise<Result> {
@@ -188,9 +190,9 @@ function report(rows: Row[]) {
   const lines = [
     `Website benchmark: Lighthouse, median of ${RUNS} run(s) by performance score, ${os.cpus().length} cores, Chromium at ${chromiumCommand()}`,
     "",
-    "| page | preset | performance | accessibility | best practices | FCP ms | LCP ms | TBT ms | Speed Index ms | CLS |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.page} | ${r.preset} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${r.ms.FCP} | ${r.ms.LCP} | ${r.ms.TBT} | ${r.ms.SI} | ${r.cls.toFixed(3)} |`),
+    "| page | preset | performance | accessibility | best practices | FCP ms | LCP ms | TBT ms | Speed Index ms | CLS | KiB |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.page} | ${r.preset} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${r.ms.FCP} | ${r.ms.LCP} | ${r.ms.TBT} | ${r.ms.SI} | ${r.cls.toFixed(3)} | ${Math.round(r.kib)} |`),
     "",
   ];
   const met = rows.every((r) => r.scores.performance! >= 90 && r.scores.accessibility! >= 90);
