@@ -15,6 +15,9 @@ const KeysPage = lazy(() => import("./pages/keys"));
 const BillingPage = lazy(() => import("./pages/billing"));
 const WebhooksPage = lazy(() => import("./pages/webhooks"));
 const AccountPage = lazy(() => import("./pages/account"));
+const EpisodesPage = lazy(() => import("./pages/episodes"));
+const NewEpisodePage = lazy(() => import("./pages/episodes-new"));
+const EpisodePage = lazy(() => import("./pages/episode"));
 
 const SIGNED_OUT: Record<string, () => ReactNode> = {
   "/signin": () => <SignIn />,
@@ -30,7 +33,13 @@ const SIGNED_IN: Record<string, () => ReactNode> = {
   "/billing": () => <BillingPage />,
   "/webhooks": () => <WebhooksPage />,
   "/account": () => <AccountPage />,
+  "/episodes": () => <EpisodesPage />,
+  "/episodes/new": () => <NewEpisodePage />,
 };
+/** Paths with a part that varies (an id, a token), tried after the fixed ones; the part is decoded. */
+const PATTERNS: Array<{ re: RegExp; anyone?: boolean; page: (part: string) => ReactNode }> = [
+  { re: /^\/episodes\/([^/]+)$/, page: (id) => <EpisodePage key={id} id={id} /> },
+];
 
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
@@ -74,6 +83,12 @@ function pageFor(path: string, signedIn: boolean): ReactNode {
   if (ANYONE[p]) return ANYONE[p]();
   if (SIGNED_OUT[p]) return signedIn ? <Redirect to="/keys" /> : SIGNED_OUT[p]();
   if (SIGNED_IN[p]) return signedIn ? SIGNED_IN[p]() : <Redirect to={`/signin?next=${encodeURIComponent(p)}`} />;
+  for (const r of PATTERNS) {
+    const m = r.re.exec(p);
+    if (!m) continue;
+    if (!r.anyone && !signedIn) return <Redirect to={`/signin?next=${encodeURIComponent(p)}`} />;
+    return r.page(safeDecode(m[1] ?? ""));
+  }
   if (p === "/") return <Redirect to={signedIn ? "/keys" : "/signin"} />;
   return (
     <>
@@ -84,4 +99,12 @@ function pageFor(path: string, signedIn: boolean): ReactNode {
       </p>
     </>
   );
+}
+
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }

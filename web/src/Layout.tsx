@@ -10,6 +10,8 @@ import { useSession } from "./session";
 import { useAction } from "./ui";
 
 const NAV = [
+  { href: "/episodes", label: "Episodes" },
+  { href: "/transcripts", label: "Transcripts" },
   { href: "/keys", label: "Keys" },
   { href: "/billing", label: "Billing" },
   { href: "/webhooks", label: "Webhooks" },
