@@ -34,7 +34,7 @@ describe("the website in a browser", () => {
     await receiver?.close();
   });
 
-  it("signs up, signs out and signs in again", async () => {
+  it("signs up, signs out and signs in again, back to the page that asked", async () => {
     await page.goto(url("/signup"));
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
@@ -43,14 +43,20 @@ describe("the website in a browser", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await heading("Sign in").waitFor();
     expect(await (await web("GET", "/session")).json()).toMatchObject({ signed_in: false });
+    // A signed-out visit to a signed-in page asks to sign in, then comes back to it.
+    await page.goto(url("/billing"));
+    await heading("Sign in").waitFor();
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/signin?next=%2Fbilling");
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await heading("API keys").waitFor();
+    await heading("Billing").waitFor();
     expect(await (await web("GET", "/session")).json()).toMatchObject({ signed_in: true, account: { email } });
   });
 
   it("makes a live key with only clips.read that the API accepts, and revokes it", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Keys" }).click();
+    await heading("API keys").waitFor();
     await page.getByLabel("Name", { exact: true }).fill("reader");
     await page.getByRole("group", { name: "Mode" }).getByRole("radio", { name: "Live" }).check();
     const scopes = page.getByRole("group", { name: "Scopes" });
