@@ -84,3 +84,133 @@ export interface TestResult {
   status: number | null;
   error?: string;
 }
+
+// ---- The studio (episodes, clips, jobs): the API's own answers, read under /web ----
+
+export type EpisodeStatus = "awaiting_upload" | "importing" | "transcribing" | "searching" | "ready" | "failed";
+
+export interface Clip {
+  clip_id: string;
+  number: number;
+  ref: string;
+  title: string;
+  hook: string;
+  start: string;
+  end: string;
+  length: string;
+  pieces: number;
+  start_seconds: number;
+  end_seconds: number;
+  score: number | null;
+  reasons: string[];
+  about: string | null;
+  cut_status: "not_cut" | "cutting" | "cut" | "failed";
+  export_status: "none" | "rendering" | "exported" | "failed";
+  style: string | null;
+  download_url?: string;
+}
+
+export interface Episode {
+  episode_id: string;
+  name: string;
+  status: EpisodeStatus;
+  failure?: { code: string; message: string; stage?: string };
+  duration: string | null;
+  duration_seconds: number | null;
+  source?: "url" | "upload";
+  content_type?: string;
+  progress: { stage: string; percent: number; note?: string | null };
+  clips: Clip[];
+  created_at?: string;
+}
+
+export interface UploadTarget {
+  method: "PUT";
+  url: string;
+  headers: Record<string, string>;
+  expires_at: string;
+}
+
+export interface EpisodeCreated {
+  episode_id: string;
+  status: EpisodeStatus;
+  upload?: UploadTarget;
+  message?: string;
+}
+
+export interface Job {
+  job_id: string;
+  kind: "cut" | "render";
+  status: "queued" | "running" | "completed" | "failed";
+  clip_id: string;
+  title: string | null;
+  progress: number;
+  download_url?: string;
+  error?: { code: string; message: string };
+  changes?: string[];
+}
+
+export interface StartedJob {
+  job_id: string;
+  clip_id: string;
+  number?: number;
+  kind: "cut" | "render";
+  status: Job["status"];
+}
+
+export interface ExportAnswer {
+  jobs: StartedJob[];
+  not_started: Array<{ clip: number | string; reason: string; message: string }>;
+  message: string;
+}
+
+export interface RestyleAnswer {
+  clip_id: string;
+  job_id: string;
+  status: Job["status"];
+  changes: string[];
+  message: string;
+}
+
+export interface CaptionStyle {
+  id: string;
+  name: string;
+  description: string;
+}
+
+/** A clip's look: what GET /me calls `defaults` and what a cut or restyle may name. */
+export interface ClipLook {
+  style: string;
+  caption_size: "small" | "medium" | "large" | "extra_large";
+  caption_position: "top" | "middle" | "lower" | "bottom";
+  /** true: the clip's title; a string: these words; false: none. */
+  hook_title: boolean | string;
+  fit: "fill" | "whole";
+  background: string;
+}
+
+export interface Segment {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface Caption {
+  id: string;
+  start_seconds: number;
+  end_seconds: number;
+  speaker: string;
+  text: string;
+}
+
+export interface Piece {
+  start: number;
+  end: number;
+}
+
+export interface EpisodeMedia {
+  source: { url: string; type: string; expires_at: string };
+  duration_seconds: number | null;
+  /** Each clip's pieces in source seconds (absent from older servers: the page then plays start to end). */
+  clips?: Array<{ clip_id: string; pieces: Piece[] }>;
+}
