@@ -214,3 +214,78 @@ export interface EpisodeMedia {
   /** Each clip's pieces in source seconds (absent from older servers: the page then plays start to end). */
   clips?: Array<{ clip_id: string; pieces: Piece[] }>;
 }
+
+// ---- Transcripts, results and the free page (docs/website.md "The studio and the free page") ----
+
+export type Downloads = { page?: string; txt?: string; srt?: string; vtt?: string };
+
+/** The API's transcript (GET /transcripts/{id}); progress is 0–100. */
+export interface Transcript {
+  id: string;
+  status: "queued" | "running" | "completed" | "failed";
+  name?: string;
+  url?: string;
+  text?: string;
+  language?: string | null;
+  duration?: string | null;
+  duration_seconds?: number | null;
+  word_count?: number | null;
+  progress: number;
+  free?: boolean;
+  charged_cents?: number;
+  error?: { code: string; message: string };
+  downloads: Downloads;
+  created_at?: string;
+  completed_at?: string | null;
+}
+
+/** POST /transcripts/uploads: the transcript to be and where its file goes. */
+export interface TranscriptUpload {
+  transcript_id: string;
+  upload: UploadTarget;
+}
+
+/** GET /results/{token}: a finished transcript behind a results link, with its recording when kept. */
+export interface ResultsAnswer {
+  name?: string;
+  text?: string;
+  language?: string | null;
+  duration_seconds?: number | null;
+  word_count?: number | null;
+  downloads: Downloads;
+  media?: { url: string; type?: string; expires_at?: string } | null;
+}
+
+/** GET /me's month of transcripts (the part the transcripts page shows). */
+export interface MeUsage {
+  usage: { month?: string; transcripts?: number; free_transcripts_used?: number };
+  limits: { free_transcripts_per_month?: number; transcript_max_minutes?: number };
+}
+
+/** The free API's 202 (a link) and the free upload's. */
+export interface FreeAccepted {
+  id: string;
+  poll_url: string;
+  upload?: UploadTarget;
+}
+
+/** A free poll answer (docs/free-api.md "Poll"). */
+export interface FreePoll {
+  id: string;
+  status: "processing" | "completed" | "failed";
+  code?: string;
+  elapsed_seconds?: number;
+  poll_after_seconds?: number;
+  duration_seconds?: number | null;
+  word_count?: number;
+  language?: string | null;
+  language_note?: string;
+  text?: string;
+  srt?: string;
+  vtt?: string;
+  text_url?: string;
+  srt_url?: string;
+  vtt_url?: string;
+  note?: string;
+  error?: { code: string; message: string; [field: string]: unknown };
+}
