@@ -17,6 +17,7 @@ import { getRun, startRun } from "./operations/runs.js";
 import { adminCommand } from "./operations/admin.js";
 import { ACCOUNT_OPERATIONS } from "./operations/account.js";
 import { FILE_OPERATIONS } from "./operations/files.js";
+import { mountUploadHead, UPLOAD_HEAD_ROUTE } from "./operations/upload-chunks.js";
 import { TRANSCRIPT_OPERATIONS } from "./operations/transcripts.js";
 import { WEBHOOK_OPERATIONS } from "./operations/webhooks.js";
 import { FREE_OPERATIONS } from "./operations/free.js";
@@ -73,11 +74,13 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
       return answerResponse(event.req, answer);
     });
   }
+  // HEAD on an upload address says how far a chunked upload got (HTTP only, like the PUT itself).
+  mountUploadHead(app, services);
   app.get("/openapi.json", () => toOpenApi(operations, { version: services.version, serverUrl: services.config.server.public_url, maxJsonBytes: maxJson }));
   // The MCP tool server (facade/mcp/): the same operations as tools, for MCP clients.
   const mcp = mcpHttpHandler(createMcpCore(services, operations), services, maxJson);
   for (const method of ["POST", "GET", "DELETE"] as const) app.on(method, MCP_PATH, (event: H3Event) => mcp(event.req, httpCaller(event, "chat")));
-  const apiRoutes = operations.filter((op) => !isWebOnly(op)).map((op) => ({ method: op.method, path: op.path }));
+  const apiRoutes = [...operations.filter((op) => !isWebOnly(op)).map((op) => ({ method: op.method as string, path: op.path })), UPLOAD_HEAD_ROUTE];
   const webRoutes = web ? operations.map((op) => ({ method: op.method, path: WEB_PREFIX + op.path })) : [];
   const routes = [...apiRoutes, ...webRoutes, { method: "GET", path: "/openapi.json" }, ...["POST", "GET", "DELETE"].map((method) => ({ method, path: MCP_PATH }))];
   // The website (facade/site.ts) answers GET/HEAD of paths no route owns; the rest gets the JSON fallback.

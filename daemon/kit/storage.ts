@@ -11,6 +11,7 @@ import { copyFile, mkdir, open, rename, rm, stat, readFile, writeFile } from "no
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { diskFullOr, isDiskFull } from "./disk-full.js";
+import { defineLocalParts, type PartStore } from "./storage-parts.js";
 
 /**
  * A temporary name beside `to`, its own per writer: two writers of one key (two first reads of a
@@ -74,6 +75,8 @@ export interface Storage {
   local(key: string, opts: { workdir: string; signal?: AbortSignal }): Promise<LocalFile>;
   /** Removes a file (or everything under a key prefix); a missing key is not an error. */
   remove(key: string): Promise<void>;
+  /** Files collected in parts, each placed whole at its offset (chunked uploads; storage-parts.ts). */
+  readonly parts: PartStore;
 }
 
 /**
@@ -196,6 +199,7 @@ export function defineLocalStorage(root: string): LocalStorage {
     async remove(key) {
       await rm(pathOf(key), { force: true, recursive: true });
     },
+    parts: defineLocalParts(pathOf),
   };
   return storage;
 }

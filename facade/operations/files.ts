@@ -6,20 +6,22 @@
  * Uploads stream from the request to a temporary storage file, counting bytes on the way: never
  * more than one chunk is in memory, the size cap holds whether or not a Content-Length was sent,
  * and the first bytes must be the kind of media the file name says. Only a complete, accepted file
- * is renamed to its key; anything refused leaves no file behind.
+ * is renamed to its key; anything refused leaves no file behind. A PUT with Content-Range is one
+ * chunk of a resumable upload (upload-chunks.ts).
  *
  * Downloads stream from storage and honour a single HTTP byte range (206), so players can seek.
  */
 import { randomUUID } from "node:crypto";
 import { Readable, Writable } from "node:stream";
-import { extensionOf, MEDIA_FORMATS, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
-import { nextChunk } from "../_body.js";
+import { extensionOf } from "../../daemon/kit/media-types.js";
 import { ApiError, toErrorBody } from "../errors.js";
 import { defineOperation, type Operation } from "../registry.js";
 import { contentTypeFor } from "../uploads.js";
 import { getMe } from "./me.js";
 import { abandonStream } from "../../daemon/kit/storage.js";
 import { diskFullOr, InsufficientStorage } from "../../daemon/kit/disk-full.js";
+import { errorResponse, pumpBody, tooBig } from "./_upload-body.js";
+import { parseContentRange, putChunk } from "./upload-chunks.js";
 
 /** These two operations are HTTP by nature (raw bytes, Range); the adapter hands them the request. */
 function httpRequest(caller: { request?: Request }): Request {
@@ -30,52 +32,31 @@ function httpRequest(caller: { request?: Request }): Request {
 const tokenParam = { type: "string", minLength: 1, maxLength: 4096, description: "The signed token from the link" };
 
 
-function refuseType(ext: string, seen: string): ApiError {
-  return new ApiError(415, "unsupported_type", `the uploaded bytes are not a ${ext || "media"} file (they look like ${seen}); upload the file the name says`, {
-    extension: ext || null,
-    detected: seen,
-  });
-}
-
-/**
- * Checks the first bytes against the file name's extension. An upload named without one takes
- * any bytes here; POST /episodes/{id}/uploaded finds their type from the stored file.
- */
-function judgeHead(head: Buffer, ext: string): ApiError | undefined {
-  if (!ext) return undefined;
-  const sniff = sniffMedia(head);
-  if (sniff.kind === "html") return refuseType(ext, "a web page");
-  if (sniff.kind === "text") return refuseType(ext, "text");
-  if (sniff.kind === "unknown") return refuseType(ext, "an unknown binary format");
-  const allowed = MEDIA_FORMATS[ext]?.containers;
-  if (!allowed) return new ApiError(415, "unsupported_type", `files of type ${ext || "(none)"} are not accepted`, { extension: ext || null });
-  if (!allowed.includes(sniff.format)) return refuseType(ext, `${sniff.format} (${sniff.ext})`);
-  return undefined;
-}
-
-function errorResponse(err: unknown, extra: Record<string, string> = {}): Response {
-  const { status, body } = toErrorBody(err);
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...extra } });
-}
-
-const tooBig = (max: number, bytes?: number) =>
-  new ApiError(413, "too_big", `the upload is larger than the limit of ${max} bytes`, { max_bytes: max, ...(bytes !== undefined ? { bytes } : {}) });
-
 export const putUpload = defineOperation({
   id: "putUpload",
   method: "PUT",
   path: "/api/v1/uploads/{token}",
-  summary: "Uploads the file for a signed upload address (the body is the raw file, streamed)",
+  summary: "Uploads the file for a signed upload address: the raw file streamed whole, or one chunk of it with Content-Range (HEAD the address for Upload-Offset)",
   scope: null,
   rateLimited: false,
   tags: ["files"],
   params: { token: tokenParam },
   responses: {
-    200: { description: "Stored", schema: { type: "object", required: ["key", "bytes"], properties: { key: { type: "string" }, bytes: { type: "integer" } } } },
-    400: { description: "Empty or interrupted upload" },
+    200: {
+      description: "Stored: the whole file ({key, bytes}), or a chunk ({received, total, complete}, with key and bytes once complete)",
+      schema: {
+        type: "object",
+        properties: {
+          key: { type: "string" }, bytes: { type: "integer" },
+          received: { type: "integer", description: "Bytes stored so far (chunks)" }, total: { type: "integer" }, complete: { type: "boolean" },
+        },
+      },
+    },
+    400: { description: "Empty or interrupted upload (a chunk says the offset stored), or a Content-Range that does not fit (bad_content_range)" },
     403: { description: "The address was changed or not issued by clipd" },
     410: { description: "The address expired (2 hours)" },
-    413: { description: "Larger than the cap; the body carries max_bytes" },
+    409: { description: "A chunk that does not start where the stored bytes end (upload_offset_mismatch, offset), or names another total (upload_total_changed, total)" },
+    413: { description: "Larger than the cap; the body carries max_bytes (a chunk over 64 MiB: chunk_too_big, max_chunk_bytes)" },
     415: { description: "The bytes are not the media type the file name says" },
     507: { description: "The server's disk is full (insufficient_storage, limit: disk_space); nothing was kept, try again later" },
   },
@@ -84,6 +65,13 @@ export const putUpload = defineOperation({
     const claims = services.signer.verify(params.token!, "upload");
     const max = claims.max ?? Number.MAX_SAFE_INTEGER;
     const ext = claims.type ?? extensionOf(claims.key);
+    let range;
+    try {
+      range = parseContentRange(event.req.headers.get("content-range"));
+    } catch (err) {
+      return errorResponse(err, { connection: "close" });
+    }
+    if (range) return putChunk(services, event.req, claims, range);
     // Refusing before reading: Connection: close so the client need not send the rest.
     const declared = Number(event.req.headers.get("content-length") ?? NaN);
     if (Number.isFinite(declared) && declared > max) return errorResponse(tooBig(max, declared), { connection: "close" });
@@ -93,47 +81,13 @@ export const putUpload = defineOperation({
     const part = `${claims.key}.${randomUUID().slice(0, 8)}.part`;
     // A test-mode address checks and counts the bytes but keeps none of them.
     const out = claims.test ? new Writable({ write: (_chunk, _enc, done) => done() }) : await services.storage.writeStream(part);
-    // Read by hand rather than through stream.pipeline: a refusal must stop reading without
-    // destroying the request, so the error answer still reaches the client (Connection: close).
-    const reader = (body as ReadableStream<Uint8Array>).getReader();
-    let bytes = 0;
-    let head: Buffer | undefined = Buffer.alloc(0);
-    const write = async (chunk: Buffer) => {
-      // Both listeners go once either fires: one left per drain piled up (MaxListenersExceeded).
-      if (!out.write(chunk)) await new Promise<void>((resolve, reject) => {
-        const done = (err?: Error) => {
-          out.off("drain", done).off("error", done);
-          if (err) reject(err);
-          else resolve();
-        };
-        out.on("drain", done).on("error", done);
-      });
-    };
+    let bytes: number;
     try {
-      for (;;) {
-        const next = await nextChunk(reader, bytes, "upload_interrupted", "the upload");
-        if (next.done) break;
-        let chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
-        bytes += chunk.length;
-        if (bytes > max) throw tooBig(max);
-        if (head) {
-          head = Buffer.concat([head, chunk]);
-          if (head.length < SNIFF_BYTES) continue;
-          const refusal = judgeHead(head, ext);
-          if (refusal) throw refusal;
-          chunk = head;
-          head = undefined;
-        }
-        await write(chunk);
-      }
-      if (head?.length) {
-        const refusal = judgeHead(head, ext);
-        if (refusal) throw refusal;
-        await write(head);
-      }
+      const pumped = await pumpBody(body as ReadableStream<Uint8Array>, out, { limit: max, overLimit: () => tooBig(max), sniff: { ext, judgeShort: true } });
+      if (pumped.interrupted) throw pumped.interrupted;
+      bytes = pumped.bytes;
       await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
     } catch (err) {
-      reader.releaseLock();
       // Wait for the file to be opened and closed, or the removal could run before it exists.
       await abandonStream(out);
       await services.storage.remove(part).catch(() => undefined);

@@ -92,10 +92,60 @@ describe("storage contract (local disk)", () => {
     }
     await expect(storage.remove("..")).rejects.toThrow(/invalid storage key/);
     await expect(storage.move("../outside.txt", "in.txt")).rejects.toThrow(/invalid storage key/);
+    await expect(storage.parts.writer("../outside.txt", 0)).rejects.toThrow(/invalid storage key/);
+    await expect(storage.parts.list("../outside.txt")).rejects.toThrow(/invalid storage key/);
     expect(await readFile(path.join(dir, "outside.txt"), "utf8")).toBe("secret");
     // Names that merely start with dots are ordinary keys.
     await storage.write("..hidden/.x", "ok");
     expect((await storage.read("..hidden/.x")).toString()).toBe("ok");
     expect(checkKey("a\\b.txt")).toBe("a/b.txt");
+  });
+
+  /** Writes `data` as the part of `key` at `offset` and commits it: whether it was placed. */
+  async function part(key: string, offset: number, data: string): Promise<boolean> {
+    const w = await storage.parts.writer(key, offset);
+    await pipeline(Readable.from([Buffer.from(data)]), w.stream);
+    return w.commit();
+  }
+
+  it("collects a file in parts placed once per offset, and joins them whole", async () => {
+    const key = "c/talk.wav";
+    expect(await storage.parts.list(key)).toEqual([]);
+    expect(await part(key, 0, "0123")).toBe(true);
+    // Two writers racing for one offset: exactly one is placed, and its bytes are the part's.
+    const raced = await Promise.all([part(key, 4, "4567"), part(key, 4, "45")]);
+    expect(raced.filter(Boolean)).toHaveLength(1);
+    const parts = await storage.parts.list(key);
+    expect(parts[0]).toEqual({ offset: 0, size: 4 });
+    const second = parts[1]!;
+    expect(second.offset).toBe(4);
+    // A part that would leave a gap (its offset is not where the parts end) is not placed.
+    expect(await part(key, second.offset + second.size + 3, "zz")).toBe(false);
+    expect(await part(key, second.offset + second.size, "89")).toBe(true);
+    await storage.parts.join(key, key);
+    expect((await storage.read(key)).toString()).toMatch(/^0123(4567|45)89$/);
+    // Writing and discarding leaves nothing that counts as a part.
+    const w = await storage.parts.writer(key, 100);
+    await pipeline(Readable.from([Buffer.from("x")]), w.stream);
+    await w.discard();
+    expect((await storage.parts.list(key)).map((p) => p.offset)).not.toContain(100);
+    await storage.parts.remove(key);
+    expect(await storage.parts.list(key)).toEqual([]);
+    // A late writer after the parts were joined and removed cannot start a file mid-way.
+    expect(await part(key, 6, "late")).toBe(false);
+    expect(await storage.parts.list(key)).toEqual([]);
+    expect((await storage.read(key)).length).toBeGreaterThanOrEqual(8); // the joined file stays
+  });
+
+  it("keeps the first note written with the parts", async () => {
+    const key = "n/a.mp3";
+    expect(await storage.parts.readNote(key)).toBeUndefined();
+    const both = await Promise.all([storage.parts.claimNote(key, "first"), storage.parts.claimNote(key, "second")]);
+    expect(both[0]).toBe(both[1]);
+    expect(await storage.parts.claimNote(key, "third")).toBe(both[0]);
+    expect(await storage.parts.readNote(key)).toBe(both[0]);
+    await storage.parts.remove(key);
+    expect(await storage.parts.readNote(key)).toBeUndefined();
+    expect(await readdir(path.join(storage.root, "n"))).toEqual([]); // no temporary file left
   });
 });
