@@ -18,6 +18,12 @@ const AccountPage = lazy(() => import("./pages/account"));
 const EpisodesPage = lazy(() => import("./pages/episodes"));
 const NewEpisodePage = lazy(() => import("./pages/episodes-new"));
 const EpisodePage = lazy(() => import("./pages/episode"));
+const TranscriptsPage = lazy(() => import("./pages/transcripts"));
+const TranscriptPage = lazy(() => import("./pages/transcripts-item"));
+const ResultsPage = lazy(() => import("./pages/results"));
+const FreePage = lazy(() => import("./pages/free"));
+const FreeKeyPage = lazy(() => import("./pages/free-key"));
+const FreeResultPage = lazy(() => import("./pages/free-result"));
 
 const SIGNED_OUT: Record<string, () => ReactNode> = {
   "/signin": () => <SignIn />,
@@ -27,6 +33,8 @@ const SIGNED_OUT: Record<string, () => ReactNode> = {
 const ANYONE: Record<string, () => ReactNode> = {
   "/reset-password": () => <ResetPassword />,
   "/verify-email": () => <VerifyEmail />,
+  "/free": () => <FreePage />,
+  "/free/key": () => <FreeKeyPage />,
 };
 const SIGNED_IN: Record<string, () => ReactNode> = {
   "/keys": () => <KeysPage />,
@@ -35,10 +43,14 @@ const SIGNED_IN: Record<string, () => ReactNode> = {
   "/account": () => <AccountPage />,
   "/episodes": () => <EpisodesPage />,
   "/episodes/new": () => <NewEpisodePage />,
+  "/transcripts": () => <TranscriptsPage />,
 };
 /** Paths with a part that varies (an id, a token), tried after the fixed ones; the part is decoded. */
 const PATTERNS: Array<{ re: RegExp; anyone?: boolean; page: (part: string) => ReactNode }> = [
   { re: /^\/episodes\/([^/]+)$/, page: (id) => <EpisodePage key={id} id={id} /> },
+  { re: /^\/transcripts\/([^/]+)$/, page: (id) => <TranscriptPage key={id} id={id} /> },
+  { re: /^\/r\/([^/]+)$/, anyone: true, page: (token) => <ResultsPage key={token} token={token} /> },
+  { re: /^\/free\/([^/]+)$/, anyone: true, page: (id) => <FreeResultPage key={id} id={id} /> },
 ];
 
 export function App() {

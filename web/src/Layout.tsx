@@ -49,6 +49,18 @@ export function Layout({ signedIn, email, children }: { signedIn: boolean; email
               </ul>
             </nav>
           )}
+          {!signedIn && (
+            // Signed out, the one page open to all is the free transcription page.
+            <nav aria-label="Main" className="nav">
+              <ul>
+                <li>
+                  <Link href="/free" aria-current={path === "/free" ? "page" : undefined}>
+                    Free transcription
+                  </Link>
+                </li>
+              </ul>
+            </nav>
+          )}
           {signedIn && <UserBox email={email} />}
         </div>
       </header>

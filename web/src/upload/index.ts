@@ -15,6 +15,9 @@
  *   <UploadProgress upload={upload} />                        // bar "Upload progress", bytes, speed, time left,
  *                                                             // buttons "Cancel upload" / "Resume upload"
  *
+ * <SourceForm onSubmit={(src) => …} busy={…}>  is the "A link" / "A file" choice with the fields
+ * "Link to the recording" and "Recording file" (a file may be dropped on it) and one submit button.
+ *
  * `upload.state` holds phase, fileName, sent, total, bytesPerSecond, secondsLeft, error and
  * canResume; `upload.busy` is true while bytes are going or a retry waits (disable the form on it).
  * `onComplete` fires once, whether the last byte went after start() or after a later resume().
@@ -22,5 +25,6 @@
  */
 export { useUpload, type UploadHandle, type UploadOptions } from "./useUpload";
 export { UploadProgress } from "./UploadProgress";
+export { SourceForm, type Source } from "./SourceForm";
 export type { UploadPhase, UploadState, UploadTarget } from "./engine";
 export { CHUNK_BYTES, formatBytes } from "./plan";
