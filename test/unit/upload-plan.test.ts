@@ -52,7 +52,9 @@ describe("answers", () => {
     expect(judgeStatus(200)).toBe("ok");
     expect(judgeStatus(409, "upload_offset_mismatch")).toBe("offset");
     for (const s of [0, 408, 429, 500, 502, 503, 507]) expect(judgeStatus(s)).toBe("retry");
+    expect(judgeStatus(400, "upload_interrupted")).toBe("retry");
     for (const s of [400, 403, 404, 409, 410, 413, 415]) expect(judgeStatus(s)).toBe("fatal");
+    expect(judgeStatus(409, "upload_total_changed")).toBe("fatal");
   });
 
   it("waits 1 s doubling to at most 30 s between tries", () => {

@@ -54,6 +54,8 @@ export function offsetFrom(source: string | null | undefined | { error?: { offse
 export function judgeStatus(status: number, code?: string): "ok" | "offset" | "retry" | "fatal" {
   if (status >= 200 && status < 300) return "ok";
   if (status === 409 && code === "upload_offset_mismatch") return "offset";
+  // The server read a chunk that broke off (it keeps what arrived): ask where to go on from.
+  if (code === "upload_interrupted") return "retry";
   // 0: no answer at all (the connection dropped); 408/429/5xx: the server may take it later.
   // 507 (disk full) is worth a later try too: space may be freed.
   if (status === 0 || status === 408 || status === 429 || status >= 500) return "retry";
