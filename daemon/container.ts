@@ -29,6 +29,7 @@ import { FreeService } from "./free/service.js";
 import { WebService } from "./web/service.js";
 import { AccountRemoval } from "./web/removal.js";
 import { PaymentService } from "./payments/service.js";
+import { StudioService } from "./studio/service.js";
 
 /** Tokens for what has no class of its own (or is opened before the container is filled). */
 export const TOKENS = {
@@ -79,6 +80,10 @@ export function buildContainer(opened: Opened): DependencyContainer {
     db: c.resolve(TOKENS.db), accounts: c.resolve(AccountService), billing: c.resolve(BillingService), config: c.resolve(TOKENS.config).payments, log: child(c, "payments"),
   }));
   once(AccountRemoval, (c) => new AccountRemoval({ db: c.resolve(TOKENS.db), storage: c.resolve(TOKENS.storage), queue: c.resolve(TOKENS.queue), log: child(c, "account-removal") }));
+  once(StudioService, (c) => new StudioService({
+    db: c.resolve(TOKENS.db), runner: c.resolve(Runner), storage: c.resolve(TOKENS.storage), config: c.resolve(TOKENS.config), log: child(c, "studio"),
+    transcripts: c.resolve(TranscriptService),
+  }));
   once(WebService, (c) => new WebService({ db: c.resolve(TOKENS.db), accounts: c.resolve(AccountService), config: c.resolve(TOKENS.config), log: child(c, "web") }));
   return c;
 }

@@ -12,9 +12,11 @@ import { WatchFolder } from "./watch/folder.js";
 import { RateLimiter } from "../facade/ratelimit.js";
 import { LinkSigner } from "../facade/signing.js";
 import { downloadLink } from "../facade/uploads.js";
+import { resultsLink } from "../facade/operations/web-studio-results.js";
 import { ensureOpsToken } from "./kit/ops-token.js";
 import { startUploadSweeper } from "../facade/upload-sweeper.js";
 import { AccountRemoval } from "./web/removal.js";
+import { StudioService } from "./studio/service.js";
 
 export type Role = "serve" | "work" | "watch";
 
@@ -36,6 +38,7 @@ export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; ra
   const h3 = createFacade({
     config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing,
     episodes: app.episodes, webhooks: app.webhooks, transcripts: app.transcripts, free: app.free, payments: app.payments, rates, signer, storage: app.storage, web: app.web,
+    studio: app.container.resolve(StudioService),
     log: app.log.child({ role: "serve" }), version: app.version,
   });
   const port = app.config.server.port;
@@ -66,7 +69,9 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
   let origin = `http://127.0.0.1:${app.config.server.port}`;
   if (roles.includes("work")) {
     const signer = await LinkSigner.create(app.db, app.config.server.signing_secret || undefined);
-    app.webhooks.setLinker((file) => downloadLink({ config: app.config, signer }, { ...file, origin }));
+    // A transcript's page is the site's results page (/r/<token>) where the site is served.
+    const links = { config: app.config, signer };
+    app.webhooks.setLinker((file) => (file.results && app.config.web.enabled ? resultsLink(links, { ...file.results, origin }) : downloadLink(links, { ...file, origin })));
     await app.queue.workSteps((job) => app.runner.handle(job));
     await app.webhooks.work();
     await app.free.work();

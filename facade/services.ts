@@ -16,6 +16,7 @@ import type { RateLimiter } from "./ratelimit.js";
 import type { LinkSigner } from "./signing.js";
 import type { Storage } from "../daemon/kit/storage.js";
 import type { WebService } from "../daemon/web/service.js";
+import type { StudioService } from "../daemon/studio/service.js";
 
 export interface FacadeServices {
   config: Config;
@@ -35,6 +36,8 @@ export interface FacadeServices {
   storage: Storage;
   /** The website's sessions, sign-in and account recovery (daemon/web/). */
   web: WebService;
+  /** The episode studio's media, transcript lines and drawn images, and results pages (daemon/studio/). */
+  studio: StudioService;
   log: Logger;
   version: string;
 }

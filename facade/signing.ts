@@ -1,5 +1,6 @@
 /**
- * Signed links served by clipd: upload addresses (PUT, 2 h) and download links (GET, 7 days).
+ * Signed links served by clipd: upload addresses (PUT, 2 h), download links (GET, 7 days) and
+ * results links (the site's /r/<token> page of a transcript, 7 days like its downloads).
  * A token is base64url(JSON claims) + "." + base64url(HMAC-SHA256(secret, claims)). The secret is
  * `server.signing_secret`, or one generated once and kept in the database so that every facade
  * process signs and checks alike. Tokens carry their expiry; a changed or expired token is refused.
@@ -9,9 +10,9 @@ import type { Db } from "../daemon/store/db.js";
 import { ApiError } from "./errors.js";
 
 export interface LinkClaims {
-  /** What the link is for: "upload" or "download". */
-  k: "upload" | "download";
-  /** Storage key. */
+  /** What the link is for: "upload", "download", or "results" (a transcript's results page). */
+  k: "upload" | "download" | "results";
+  /** Storage key; for a results link, `account:<transcript id>` or `free:<free job id>`. */
   key: string;
   /** Expiry, seconds since the epoch. */
   exp: number;

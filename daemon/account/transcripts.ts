@@ -220,7 +220,7 @@ export class TranscriptService {
       message: `the transcript of "${row.name}" is ready: read it at downloads.page, or take downloads.txt, .srt or .vtt (links valid 7 days)`,
     };
     const links = {
-      "downloads.page": { key: result.page ?? keys.page, name: "transcript.html", type: "text/html; charset=utf-8" },
+      "downloads.page": { key: result.page ?? keys.page, name: "transcript.html", type: "text/html; charset=utf-8", results: { source: "account" as const, id: row.id } },
       "downloads.txt": { key: result.files?.txt ?? keys.txt, name: "transcript.txt", type: "text/plain; charset=utf-8" },
       "downloads.srt": { key: result.files?.srt ?? keys.srt, name: "transcript.srt", type: "application/x-subrip" },
       "downloads.vtt": { key: result.files?.vtt ?? keys.vtt, name: "transcript.vtt", type: "text/vtt" },

@@ -24,6 +24,8 @@ export interface EventLink {
   key: string;
   name: string;
   type?: string;
+  /** A transcript's results page instead, where the delivering process serves the site (else the file). */
+  results?: { source: "account" | "free"; id: string };
 }
 
 export interface EventInput {

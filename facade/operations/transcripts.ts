@@ -14,6 +14,7 @@ import type { FacadeServices } from "../services.js";
 import { formatDuration } from "../_format.js";
 import { sampleIds, sampleTranscript } from "../testmode.js";
 import { downloadLink, sanitiseFileName } from "../uploads.js";
+import { resultsLink } from "./web-studio-results.js";
 
 /** The transcript service of this process (built by the composition root). */
 export function transcriptsFor(s: FacadeServices): TranscriptService {
@@ -58,7 +59,8 @@ async function toView(s: FacadeServices, svc: TranscriptService, t: TranscriptRe
     free: t.free,
     ...(t.error ? { error: { code: t.error.code, message: t.error.message } } : {}),
     downloads: {
-      page: link(t.result?.page ?? keys.page, "html"),
+      // The site's results page; a clipd serving no site links the plain HTML page instead.
+      page: s.config.web.enabled ? resultsLink(s, { source: "account", id: t.id, origin }).url : link(t.result?.page ?? keys.page, "html"),
       txt: link(t.result?.files?.txt ?? keys.txt, "txt"),
       srt: link(t.result?.files?.srt ?? keys.srt, "srt"),
       vtt: link(t.result?.files?.vtt ?? keys.vtt, "vtt"),
