@@ -245,15 +245,23 @@ export interface TranscriptUpload {
   upload: UploadTarget;
 }
 
-/** GET /results/{token}: a finished transcript behind a results link, with its recording when kept. */
+/** GET /results/{token}: a transcript behind a results link, with its recording while it is kept. */
 export interface ResultsAnswer {
-  name?: string;
-  text?: string;
+  kind: "account" | "free";
+  id: string;
+  name?: string | null;
+  status: "queued" | "running" | "completed" | "failed";
+  text?: string | null;
   language?: string | null;
+  duration?: string | null;
   duration_seconds?: number | null;
   word_count?: number | null;
-  downloads: Downloads;
+  /** The timed lines, as the episode transcript's answer; null when there are none. */
+  segments?: { segments: Segment[]; total?: number; truncated?: boolean } | null;
+  downloads: { txt?: string; srt?: string; vtt?: string } | null;
   media?: { url: string; type?: string; expires_at?: string } | null;
+  error?: { code: string; message: string };
+  expires_at?: string;
 }
 
 /** GET /me's month of transcripts (the part the transcripts page shows). */
