@@ -1,4 +1,157 @@
-/** One episode (being built). */
+/**
+ * One episode, the studio: status with live progress (GET /episodes/{id} every 2 s while it runs
+ * or a clip is being made; not while the tab is hidden), the source player with the waveform and
+ * its clip marks, the searchable transcript (a line plays the source from there), the found clips
+ * best first with Preview, "Find more about…", cut and style, and the made clips.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { ApiError, call, messageOf } from "../api";
+import { Link } from "../router";
+import { ClipCards } from "../studio/clip-cards";
+import { CutPanel } from "../studio/cut-panel";
+import { FindMore } from "../studio/find-more";
+import { MadeClip } from "../studio/made-clip";
+import { Playhead } from "../studio/playhead";
+import { SourcePlayer, type PlayerHandle } from "../studio/source-player";
+import { EPISODE_STATUS, EpisodeFacts, isRunning, ProgressBar, StatusBadge } from "../studio/status";
+import { piecesOf, ranked } from "../studio/timeline";
+import { Transcript } from "../studio/transcript";
+import { useJobs } from "../studio/use-jobs";
+import { usePoll } from "../studio/use-poll";
+import { Waveform } from "../studio/waveform";
+import type { CaptionStyle, Clip, ClipLook, Episode, EpisodeMedia } from "../types";
+import { ErrorText, Notice, useTitle } from "../ui";
+import "../studio/studio.css";
+
+const path = (id: string, rest = "") => `/episodes/${encodeURIComponent(id)}${rest}`;
+const making = (c: Clip) => c.cut_status === "cutting" || c.export_status === "rendering";
+
 export default function EpisodePage({ id }: { id: string }) {
-  return <h1>Episode {id}</h1>;
+  const [episode, setEpisode] = useState<Episode | null>(null);
+  const [error, setError] = useState<{ status: number; message: string } | null>(null);
+  const [media, setMedia] = useState<EpisodeMedia | null>(null);
+  const [mediaError, setMediaError] = useState<string | null>(null);
+  const [styles, setStyles] = useState<CaptionStyle[]>([]);
+  const [defaults, setDefaults] = useState<ClipLook | null>(null);
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
+  const [previewing, setPreviewing] = useState<string | null>(null);
+  const player = useRef<PlayerHandle>(null);
+  const playhead = useMemo(() => new Playhead(), []);
+  useTitle(episode?.name ?? "Episode");
+
+  const load = useCallback(async () => {
+    try {
+      setEpisode(await call<Episode>("GET", path(id)));
+      setError(null);
+    } catch (err) {
+      setError({ status: err instanceof ApiError ? err.status : 0, message: messageOf(err) });
+    }
+  }, [id]);
+  const loadMedia = useCallback(() => {
+    call<EpisodeMedia>("GET", path(id, "/media")).then(
+      (m) => (setMedia(m), setMediaError(null)),
+      (err) => setMediaError(messageOf(err)),
+    );
+  }, [id]);
+  const { jobs, add } = useJobs(load);
+
+  useEffect(() => {
+    void load();
+    call<{ styles: CaptionStyle[] }>("GET", "/styles").then((s) => setStyles(s.styles), () => {});
+    call<{ defaults: ClipLook }>("GET", "/me").then((m) => setDefaults(m.defaults), () => {});
+  }, [load]);
+  const status = episode?.status;
+  const hasSource = status === "transcribing" || status === "searching" || status === "ready";
+  useEffect(() => {
+    if (hasSource && !media) loadMedia();
+  }, [hasSource, media, loadMedia]);
+  const clipCount = episode?.clips.length ?? 0;
+  useEffect(() => {
+    // New clips (a finished search) need their pieces: the media answer carries them.
+    if (hasSource && media && clipCount > (media.clips?.length ?? clipCount)) loadMedia();
+  }, [clipCount, hasSource, media, loadMedia]);
+  usePoll(load, !!episode && (isRunning(episode.status) || episode.clips.some(making)));
+
+  const pieces = useMemo(() => new Map((media?.clips ?? []).map((c) => [c.clip_id, c.pieces])), [media]);
+  const piecesFor = useCallback((c: Clip) => piecesOf(c, pieces.get(c.clip_id)), [pieces]);
+  const playFrom = useCallback((s: number) => player.current?.playFrom(s), []);
+
+  if (!episode)
+    return (
+      <>
+        <h1>{error?.status === 404 ? "Episode not found" : "Episode"}</h1>
+        <ErrorText error={error?.message ?? null} />
+        {error ? <Link href="/episodes">All episodes</Link> : <p className="loading">Loading the episode…</p>}
+      </>
+    );
+
+  const e = episode;
+  const ready = e.status === "ready";
+  const best = ranked(e.clips);
+  const made = best.filter((c) => jobs.has(c.clip_id) || c.download_url || making(c));
+  const duration = e.duration_seconds ?? media?.duration_seconds ?? null;
+  return (
+    <>
+      <p className="crumbs">
+        <Link href="/episodes">Episodes</Link>
+      </p>
+      <div className="page-head">
+        <h1>{e.name}</h1>
+        <StatusBadge status={e.status} label={EPISODE_STATUS[e.status] ?? e.status} />
+      </div>
+      <EpisodeFacts episode={e} kind />
+      <ErrorText error={error?.message ?? null} />
+      <div className="status-line" aria-live="polite">
+        {isRunning(e.status) && <ProgressBar label="Episode progress" percent={e.progress.percent} text={[EPISODE_STATUS[e.status], e.progress.note].filter(Boolean).join(": ")} />}
+      </div>
+      {e.status === "failed" && (
+        <p role="alert" className="alert alert-error">
+          {e.failure?.message ?? "This episode failed."}
+        </p>
+      )}
+      {e.status === "awaiting_upload" && (
+        <Notice kind="warn">
+          This episode is waiting for its file. An upload link lasts 2 hours; if it was lost, <Link href="/episodes/new">make a new episode</Link>.
+        </Notice>
+      )}
+      <div className="studio">
+        <section className="studio-source" aria-labelledby="source-h">
+          <h2 id="source-h">Source</h2>
+          {media ? (
+            <SourcePlayer ref={player} media={media} title={e.name} playhead={playhead} onPreviewing={setPreviewing} onExpired={loadMedia} />
+          ) : (
+            <div className="player-wait">{mediaError ? <p role="alert">{mediaError}</p> : <p className="hint">{hasSource ? "Loading the player…" : "The player appears once the source is imported."}</p>}</div>
+          )}
+          {hasSource && <Waveform episodeId={id} duration={duration} clips={e.clips} piecesOf={piecesFor} playhead={playhead} onPlay={playFrom} />}
+        </section>
+        <section className="studio-transcript" aria-labelledby="transcript-h">
+          <h2 id="transcript-h">Transcript</h2>
+          <Transcript episodeId={id} playhead={playhead} onPlay={playFrom} ready={e.status === "searching" || ready} />
+        </section>
+      </div>
+      <section aria-labelledby="clips-h">
+        <h2 id="clips-h">Clips</h2>
+        <FindMore episodeId={id} clips={e.clips} ready={ready} searching={e.status === "searching"} onStarted={load} />
+        <ClipCards
+          clips={e.clips}
+          chosen={chosen}
+          onChoose={(cid, on) => setChosen((old) => (on ? new Set(old).add(cid) : new Set([...old].filter((x) => x !== cid))))}
+          previewing={previewing}
+          canPreview={!!media}
+          onPreview={(c) => player.current?.preview(c.clip_id, piecesFor(c), c.title)}
+          onStop={() => player.current?.stop()}
+        />
+      </section>
+      <section className="card" aria-labelledby="cut-h">
+        <CutPanel episodeId={id} styles={styles} defaults={defaults} chosen={best.filter((c) => chosen.has(c.clip_id)).map((c) => c.number)} ready={ready} onStarted={(j) => (add(j), setChosen(new Set()), void load())} />
+      </section>
+      <section aria-labelledby="made-h">
+        <h2 id="made-h">Made clips</h2>
+        {made.length === 0 && <p className="hint">Clips you cut appear here, with a player, a download and their captions.</p>}
+        {made.map((c) => (
+          <MadeClip key={c.clip_id} episodeId={id} clip={c} job={jobs.get(c.clip_id)} styles={styles} onRestyled={(a) => add([{ job_id: a.job_id, clip_id: a.clip_id, kind: "render", status: a.status }])} />
+        ))}
+      </section>
+    </>
+  );
 }

@@ -1,0 +1,79 @@
+/**
+ * Picks the episode's file: a file input labelled "Video or audio file" (keyboard and screen
+ * readers), and a file dropped anywhere on the page while it is open. The drop only takes the
+ * first file, and a drop outside the form no longer makes the browser navigate to the file.
+ */
+import { useEffect, useRef, useState } from "react";
+import { formatBytes } from "../upload";
+
+export function FileDrop({ file, onFile, disabled }: { file: File | null; onFile: (f: File | null) => void; disabled?: boolean }) {
+  const [over, setOver] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (disabled) return;
+    let depth = 0;
+    const hasFiles = (e: DragEvent) => !!e.dataTransfer && [...e.dataTransfer.types].includes("Files");
+    const enter = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      depth++;
+      setOver(true);
+    };
+    const leave = () => {
+      depth = Math.max(0, depth - 1);
+      if (!depth) setOver(false);
+    };
+    const overFn = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      if (e.dataTransfer) e.dataTransfer.dropEffect = "copy";
+    };
+    const drop = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth = 0;
+      setOver(false);
+      const f = e.dataTransfer?.files?.[0];
+      if (!f) return;
+      // Show the dropped file in the input too, so what it says matches what will be sent.
+      try {
+        const dt = new DataTransfer();
+        dt.items.add(f);
+        if (input.current) input.current.files = dt.files;
+      } catch {
+        /* an older browser: the line below still names the file */
+      }
+      onFile(f);
+    };
+    document.addEventListener("dragenter", enter);
+    document.addEventListener("dragleave", leave);
+    document.addEventListener("dragover", overFn);
+    document.addEventListener("drop", drop);
+    return () => {
+      document.removeEventListener("dragenter", enter);
+      document.removeEventListener("dragleave", leave);
+      document.removeEventListener("dragover", overFn);
+      document.removeEventListener("drop", drop);
+    };
+  }, [onFile, disabled]);
+
+  return (
+    <div className={`drop${over ? " drop-over" : ""}`}>
+      <label htmlFor="episode-file">Video or audio file</label>
+      <input
+        id="episode-file"
+        ref={input}
+        type="file"
+        accept="audio/*,video/*,.mp3,.m4a,.aac,.wav,.ogg,.opus,.flac,.mp4,.mov,.m4v,.webm,.mkv,.avi"
+        aria-describedby="episode-file-hint"
+        disabled={disabled}
+        onChange={(e) => onFile(e.currentTarget.files?.[0] ?? null)}
+      />
+      <p className="hint" id="episode-file-hint">
+        Or drop a file anywhere on this page. Audio: MP3, M4A, AAC, WAV, OGG, Opus, FLAC. Video: MP4, MOV, M4V, WebM, MKV, AVI.
+      </p>
+      <p className="drop-chosen" aria-live="polite">
+        {file ? `Chosen: ${file.name} (${formatBytes(file.size)})` : over ? "Drop the file to choose it." : ""}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,134 @@
+/**
+ * The fields of a clip's look, shared by the cut panel and Restyle: a gallery of caption styles
+ * (each a still of this episode with the style's captions, GET /episodes/{id}/styles/{style}/
+ * preview.png, lazy), caption size and position, hook title (the clip's title, off, or your own
+ * words), fit and background. With `keep`, every field also offers "Keep", and only what is
+ * changed is sent (a restyle changes what its body names).
+ */
+import { useId, useState } from "react";
+import type { CaptionStyle, ClipLook } from "../types";
+import { BACKGROUNDS, FITS, hookValue, POSITIONS, SIZES } from "./look";
+
+export interface LookForm {
+  style: string;
+  caption_size: string;
+  caption_position: string;
+  /** "" keep, "title", "off" or "words". */
+  hook: string;
+  words: string;
+  fit: string;
+  background: string;
+}
+
+export const KEEP_ALL: LookForm = { style: "", caption_size: "", caption_position: "", hook: "", words: "", fit: "", background: "" };
+
+export function formOf(look: ClipLook): LookForm {
+  const h = look.hook_title;
+  return { ...look, hook: h === true ? "title" : h === false ? "off" : "words", words: typeof h === "string" ? h : "" };
+}
+
+/** The body fields for a form: what is not "keep"; or a sentence saying what is missing. */
+export function bodyOf(f: LookForm): Partial<Record<keyof ClipLook, string | boolean>> | string {
+  const out: Partial<Record<keyof ClipLook, string | boolean>> = {};
+  for (const k of ["style", "caption_size", "caption_position", "fit", "background"] as const) if (f[k]) out[k] = f[k];
+  if (f.hook) {
+    const v = hookValue(f.hook, f.words);
+    if (v === null) return "Write the words of the hook title, or choose another hook title.";
+    out.hook_title = v;
+  }
+  return out;
+}
+
+const previewUrl = (episodeId: string, style: string) => `/web/api/v1/episodes/${encodeURIComponent(episodeId)}/styles/${encodeURIComponent(style)}/preview.png`;
+
+interface Props {
+  episodeId: string;
+  styles: CaptionStyle[];
+  value: LookForm;
+  onChange(f: LookForm): void;
+  keep?: boolean;
+  disabled?: boolean;
+}
+
+export function LookFields({ episodeId, styles, value, onChange, keep, disabled }: Props) {
+  const id = useId();
+  const set = (k: keyof LookForm) => (e: { currentTarget: { value: string } }) => onChange({ ...value, [k]: e.currentTarget.value });
+  const select = (k: keyof LookForm, label: string, options: ReadonlyArray<readonly [string, string]>) => (
+    <div className="field">
+      <label htmlFor={`${id}-${k}`}>{label}</label>
+      <select id={`${id}-${k}`} value={value[k]} onChange={set(k)} disabled={disabled}>
+        {keep && <option value="">Keep as it is</option>}
+        {options.map(([v, l]) => (
+          <option key={v} value={v}>
+            {l}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+  return (
+    <div className="look stack">
+      <fieldset disabled={disabled}>
+        <legend>Caption style</legend>
+        <div className="gallery">
+          {keep && (
+            <label className="style-pick style-keep">
+              <input type="radio" name={`${id}-style`} value="" checked={value.style === ""} onChange={set("style")} />
+              <span className="style-name">Keep the current style</span>
+            </label>
+          )}
+          {styles.map((s) => (
+            <StylePick key={s.id} style={s} name={`${id}-style`} src={previewUrl(episodeId, s.id)} checked={value.style === s.id} onChange={set("style")} />
+          ))}
+        </div>
+      </fieldset>
+      <div className="row-fields">
+        {select("caption_size", "Caption size", SIZES)}
+        {select("caption_position", "Caption position", POSITIONS)}
+        {select("fit", "Fit", FITS)}
+        {select("background", "Background", BACKGROUNDS)}
+      </div>
+      <fieldset disabled={disabled}>
+        <legend>Hook title</legend>
+        <p className="hint">A title box over the first seconds of the clip.</p>
+        <div className="choices-row">
+          {keep && <Radio name={`${id}-hook`} value="" label="Keep" current={value.hook} onChange={set("hook")} />}
+          <Radio name={`${id}-hook`} value="title" label="The clip's title" current={value.hook} onChange={set("hook")} />
+          <Radio name={`${id}-hook`} value="off" label="Off" current={value.hook} onChange={set("hook")} />
+          <Radio name={`${id}-hook`} value="words" label="My words" current={value.hook} onChange={set("hook")} />
+        </div>
+        {value.hook === "words" && (
+          <div className="field">
+            <label htmlFor={`${id}-words`}>Hook words</label>
+            <input id={`${id}-words`} type="text" value={value.words} onChange={set("words")} maxLength={120} autoComplete="off" />
+          </div>
+        )}
+      </fieldset>
+    </div>
+  );
+}
+
+function Radio({ name, value, label, current, onChange }: { name: string; value: string; label: string; current: string; onChange(e: { currentTarget: { value: string } }): void }) {
+  return (
+    <label className="choice">
+      <input type="radio" name={name} value={value} checked={current === value} onChange={onChange} /> {label}
+    </label>
+  );
+}
+
+function StylePick({ style, name, src, checked, onChange }: { style: CaptionStyle; name: string; src: string; checked: boolean; onChange(e: { currentTarget: { value: string } }): void }) {
+  const [failed, setFailed] = useState(false);
+  return (
+    <label className={`style-pick${checked ? " picked" : ""}`} title={style.description}>
+      <input type="radio" name={name} value={style.id} checked={checked} onChange={onChange} aria-label={style.name} />
+      {failed ? (
+        <span className="style-img style-none" aria-hidden="true" />
+      ) : (
+        <img className="style-img" src={src} width={108} height={192} loading="lazy" decoding="async" alt={`Captions in the ${style.name} style on a frame of this episode`} onError={() => setFailed(true)} />
+      )}
+      <span className="style-name" aria-hidden="true">
+        {style.name}
+      </span>
+    </label>
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * A clip's look as the API takes it (exportClips and restyleClip bodies; GET /me `defaults`): the
+ * choices offered for each field, with the words the pages show for them.
+ */
+import type { ClipLook } from "../types";
+
+type Options = ReadonlyArray<readonly [string, string]>;
+
+export const SIZES: Options = [
+  ["small", "Small"],
+  ["medium", "Medium"],
+  ["large", "Large"],
+  ["extra_large", "Extra large"],
+];
+export const POSITIONS: Options = [
+  ["top", "Top"],
+  ["middle", "Middle"],
+  ["lower", "Lower third"],
+  ["bottom", "Bottom"],
+];
+export const FITS: Options = [
+  ["fill", "Fill the frame"],
+  ["whole", "Whole picture"],
+];
+export const BACKGROUNDS: Options = [
+  ["blur", "Blurred picture"],
+  ["black", "Black"],
+  ["white", "White"],
+  ["gray", "Gray"],
+  ["navy", "Navy"],
+  ["dark", "Dark gradient"],
+];
+
+/** The look clipd itself uses, for a page that could not read the account's defaults. */
+export const SERVICE_LOOK: ClipLook = { style: "bold-punch", caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark" };
+
+export const labelOf = (options: Options, value: string) => options.find(([v]) => v === value)?.[1] ?? value;
+
+export function hookWords(h: ClipLook["hook_title"]): string {
+  return h === true ? "The clip's title" : h === false ? "Off" : `“${h}”`;
+}
+
+/** The hook title form's three choices back to the API's value; own words need some words. */
+export function hookValue(mode: string, words: string): boolean | string | null {
+  if (mode === "title") return true;
+  if (mode === "off") return false;
+  const w = words.trim();
+  return w ? w.slice(0, 120) : null;
+}
+
+/** A look as lines of "Field: value" for a summary list. */
+export function describeLook(look: ClipLook, styleName: (id: string) => string): Array<[string, string]> {
+  return [
+    ["Caption style", styleName(look.style)],
+    ["Caption size", labelOf(SIZES, look.caption_size)],
+    ["Caption position", labelOf(POSITIONS, look.caption_position)],
+    ["Hook title", hookWords(look.hook_title)],
+    ["Fit", labelOf(FITS, look.fit)],
+    ["Background", labelOf(BACKGROUNDS, look.background)],
+  ];
+}

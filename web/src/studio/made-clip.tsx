@@ -1,0 +1,101 @@
+/**
+ * One made clip: its job's progress while it is cut or rendered, then an inline 9:16 player of the
+ * result (the job's or the clip's signed download_url), a Download link, Restyle (PATCH /clips/{id}
+ * with what was changed; the new render replaces the old one when its job is done) and the
+ * clip's captions, searchable.
+ */
+import { useRef, useState, type FormEvent } from "react";
+import { call } from "../api";
+import type { CaptionStyle, Clip, Job, RestyleAnswer } from "../types";
+import { ErrorText, useAction } from "../ui";
+import { Captions } from "./captions";
+import { bodyOf, KEEP_ALL, LookFields, type LookForm } from "./look-fields";
+import { JOB_STATUS, ProgressBar } from "./status";
+import { isActive } from "./use-jobs";
+
+interface Props {
+  episodeId: string;
+  clip: Clip;
+  job?: Job;
+  styles: CaptionStyle[];
+  onRestyled(answer: RestyleAnswer, title: string): void;
+}
+
+export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
+  const video = useRef<HTMLVideoElement>(null);
+  const done = job?.status === "completed" ? job.download_url : undefined;
+  const url = done ?? clip.download_url;
+  const running = job && isActive(job);
+  const working = running ? (job.kind === "cut" ? "Cutting and rendering" : "Rendering") : clip.cut_status === "cutting" ? "Cutting" : clip.export_status === "rendering" ? "Rendering" : null;
+  return (
+    <article className="made" aria-labelledby={`made-${clip.clip_id}-t`}>
+      <h3 id={`made-${clip.clip_id}-t`}>{clip.title}</h3>
+      {working && <ProgressBar label={`Progress of ${clip.title}`} percent={job?.progress ?? 0} text={`${working}${job ? ` (${JOB_STATUS[job.status]})` : ""}`} />}
+      {job?.status === "failed" && (
+        <p role="alert" className="alert alert-error">
+          {job.error?.message ?? "The job failed."}
+        </p>
+      )}
+      {job?.status === "completed" && job.changes && job.changes.length > 0 && <p className="hint">Restyled: {job.changes.join("; ")}</p>}
+      {url && (
+        <div className="made-grid">
+          <div className="made-player">
+            <video key={url} ref={video} src={url} controls playsInline preload="metadata" width={270} height={480} aria-label={`Made clip ${clip.title}`} />
+            <a className="button-link" href={url} download>
+              Download
+            </a>
+          </div>
+          <div className="made-side stack">
+            <Restyle episodeId={episodeId} clip={clip} styles={styles} busy={!!running} onRestyled={onRestyled} />
+            <Captions
+              clipId={clip.clip_id}
+              onSeek={(s) => {
+                const v = video.current;
+                if (!v) return;
+                v.currentTime = s;
+                void v.play().catch(() => {});
+              }}
+            />
+          </div>
+        </div>
+      )}
+    </article>
+  );
+}
+
+function Restyle({ episodeId, clip, styles, busy, onRestyled }: { episodeId: string; clip: Clip; styles: CaptionStyle[]; busy: boolean; onRestyled: Props["onRestyled"] }) {
+  const [form, setForm] = useState<LookForm>(KEEP_ALL);
+  const [save, setSave] = useState(false);
+  const [said, setSaid] = useState("");
+  const action = useAction();
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const look = bodyOf(form);
+    if (typeof look === "string") return action.setError(look);
+    const answer = await action.run(() => call<RestyleAnswer>("PATCH", `/clips/${encodeURIComponent(clip.clip_id)}`, { ...look, ...(save ? { save_as_default: true } : {}) }));
+    if (!answer) return;
+    setSaid(answer.message);
+    if (answer.changes.length) onRestyled(answer, clip.title);
+  }
+  return (
+    <details className="restyle">
+      <summary>Change the look</summary>
+      <form onSubmit={submit} className="stack">
+        <p className="hint">Choose only what should change; the rest stays. The clip is rendered again (a change of fit or background cuts it again too).</p>
+        <LookFields episodeId={episodeId} styles={styles} value={form} onChange={setForm} keep disabled={action.busy} />
+        <label className="choice">
+          <input type="checkbox" checked={save} onChange={(e) => setSave(e.currentTarget.checked)} /> Save this look as my defaults
+        </label>
+        <ErrorText error={action.error} />
+        <p className="hint" aria-live="polite">
+          {said}
+        </p>
+        <div>
+          <button type="submit" disabled={action.busy || busy}>
+            Restyle
+          </button>
+        </div>
+      </form>
+    </details>
+  );
+}
