@@ -21,6 +21,7 @@ export interface Results {
   text: string | null;
   language: string | null;
   duration_seconds: number | null;
+  word_count: number | null;
   lines: TranscriptLines | null;
   /** Storage keys of the text files, once completed. */
   files: { txt: string; srt: string; vtt: string } | null;
@@ -55,6 +56,7 @@ async function accountResults(d: ResultsDeps, id: string): Promise<Results> {
     text: done ? ((await d.transcripts.text(t)) ?? null) : null,
     language: t.result?.language ?? null,
     duration_seconds: t.duration_seconds,
+    word_count: t.result?.word_count ?? null,
     lines: done ? await lines(d.storage, t.result?.key) : null,
     files: done && files?.txt && files.srt && files.vtt ? { txt: files.txt, srt: files.srt, vtt: files.vtt } : null,
     audio: await held(d.storage, out?.source),
@@ -79,6 +81,7 @@ async function freeResults(d: ResultsDeps, id: string): Promise<Results> {
     text: done ? ((await read(files.txt)) ?? "") : null,
     language: result.language ?? null,
     duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+    word_count: done ? Number(result.word_count ?? 0) : null,
     lines: done ? await lines(d.storage, files.txt?.replace(/\.txt$/, ".json")) : null,
     files: done && files.txt && files.srt && files.vtt ? { txt: files.txt, srt: files.srt, vtt: files.vtt } : null,
     audio,

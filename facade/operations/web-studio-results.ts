@@ -44,7 +44,7 @@ const RESULTS_SCHEMA = {
     kind: { enum: ["account", "free"] }, id: { type: "string" }, name: { type: ["string", "null"] },
     status: { enum: ["queued", "running", "completed", "failed"] },
     text: { type: ["string", "null"] }, language: { type: ["string", "null"] },
-    duration: { type: ["string", "null"] }, duration_seconds: { type: ["number", "null"] },
+    duration: { type: ["string", "null"] }, duration_seconds: { type: ["number", "null"] }, word_count: { type: ["integer", "null"] },
     segments: nullable({ type: "object", description: "The timed lines: {segments: [{start, end, text}], total, limit, truncated}" }),
     downloads: nullable({ type: "object", properties: { txt: { type: "string" }, srt: { type: "string" }, vtt: { type: "string" } } }),
     media: nullable({ type: "object", properties: { url: { type: "string" }, type: { type: "string" }, expires_at: { type: "string" } } }),
@@ -74,7 +74,7 @@ const getResults = defineOperation({
     const audio = r.audio && downloadLink(s, { key: r.audio.key, name: r.audio.name, type: contentTypeFor(r.audio.name), origin, ttlSeconds });
     return {
       kind: source, id, name: r.name, status: r.status, text: r.text, language: r.language,
-      duration: formatDuration(r.duration_seconds), duration_seconds: r.duration_seconds,
+      duration: formatDuration(r.duration_seconds), duration_seconds: r.duration_seconds, word_count: r.word_count,
       segments: r.lines,
       downloads: r.files ? { txt: link(r.files.txt, "txt"), srt: link(r.files.srt, "srt"), vtt: link(r.files.vtt, "vtt") } : null,
       media: audio ? { url: audio.url, type: contentTypeFor(r.audio!.name), expires_at: audio.expires_at } : null,

@@ -192,7 +192,7 @@ describe("the studio's web-only calls", () => {
       // Nobody signed in: the token is the authority.
       const r = await new WebClient(s.base).call("GET", `/api/v1/results/${token}`);
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ kind: "account", id: done.id, name: "JFK speech", status: "completed", text: done.text, language: "en", duration: "00:11" });
+      expect(r.body).toMatchObject({ kind: "account", id: done.id, name: "JFK speech", status: "completed", text: done.text, language: "en", duration: "00:11", word_count: done.word_count });
       expect(r.body.segments.total).toBeGreaterThan(0);
       expect(r.body.segments.segments.map((x: any) => x.text).join(" ").split(/\s+/).length).toBe(done.text.trim().split(/\s+/).length);
       expect(Date.parse(r.body.expires_at) - Date.now()).toBeGreaterThan(6 * 86400_000);
@@ -227,5 +227,38 @@ describe("the studio's web-only calls", () => {
     } finally {
       await rx.close();
     }
+  });
+
+  it("opens a free transcript behind a results link, and says when its recording or text is gone", async () => {
+    const sent = await s.call(undefined, "POST", "/api/v1/transcribe", { url: media.url("/jfk.wav") });
+    expect(sent.status).toBe(202);
+    const poll = new URL(sent.body.poll_url);
+    const done = await waitFor(async () => {
+      const r = await s.call(undefined, "GET", poll.pathname + poll.search);
+      return r.body.status !== "processing" ? r.body : undefined;
+    }, { what: "free transcript", timeoutMs: 120_000, intervalMs: 250 });
+    expect(done.status).toBe("completed");
+    const signer = await LinkSigner.create(s.app.db, s.app.config.server.signing_secret || undefined);
+    const token = signer.sign({ k: "results", key: `free:${sent.body.id}` }, 3600).token;
+    const open = () => new WebClient(s.base).call("GET", `/api/v1/results/${token}`);
+    const r = await open();
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ kind: "free", id: sent.body.id, name: null, status: "completed", text: done.text, word_count: done.word_count, language: "en" });
+    expect(r.body.segments.total).toBeGreaterThan(0);
+    expect((await (await fetch(r.body.downloads.srt)).text()).trim()).toBe(done.srt.trim());
+    expect((await fetch(r.body.media.url, { headers: { range: "bytes=0-3" } })).status).toBe(206);
+    // Links never outlast the results link (an hour here).
+    expect(Date.parse(r.body.media.expires_at)).toBeLessThanOrEqual(Date.parse(r.body.expires_at) + 1000);
+
+    // Retention: the recording goes first (media null), then the text (410 expired).
+    await s.app.db.query(`update free_jobs set audio_deleted_at = now() where id = $1`, [sent.body.id]);
+    expect((await open()).body.media).toBeNull();
+    await s.app.db.query(`update free_jobs set status = 'expired', result = null where id = $1`, [sent.body.id]);
+    const gone = await open();
+    expect(gone.status).toBe(410);
+    expect(gone.body.error).toMatchObject({ code: "expired", field: "token" });
+    const unknown = await new WebClient(s.base).call("GET", `/api/v1/results/${signer.sign({ k: "results", key: `free:${randomUUID()}` }, 60).token}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe("not_found");
   });
 });
