@@ -34,8 +34,9 @@ type Method = "GET" | "POST" | "PATCH" | "DELETE";
 /** Calls whose 401 means a wrong password, not an ended session. */
 const PASSWORD_CHECKS = new Set(["POST /signin", "POST /account/password", "DELETE /account"]);
 
-export async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json" };
+/** `extra` headers ride along: the free page's upload call takes a free key as Authorization. */
+export async function call<T>(method: Method, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
+  const headers: Record<string, string> = { ...extra, accept: "application/json" };
   if (method !== "GET") headers["x-csrf-token"] = csrfToken;
   if (body !== undefined) headers["content-type"] = "application/json";
   let res: Response;

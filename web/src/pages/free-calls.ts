@@ -2,7 +2,8 @@
  * The free page's calls and its saved key. Everything goes through api.ts under /web except a
  * link sent with a free key: the web transport's caller is the browser session and it ignores
  * Authorization, so that one call goes to the API's own path (/api/v1/transcribe, the same
- * operation, same origin) with the key as Bearer. The key is kept in this browser's localStorage
+ * operation, same origin) with the key as Bearer. The web-only free upload call reads the key
+ * from Authorization itself, so it goes under /web with the header. The key is kept in this browser's localStorage
  * only when the visitor asks.
  */
 import { ApiError, call } from "../api";
@@ -59,7 +60,8 @@ export async function transcribeLink(url: string, key: string | null): Promise<F
   throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? `clipd answered ${res.status}`, (err ?? {}) as Record<string, unknown>);
 }
 
-export const freeUpload = (fileName: string) => call<FreeAccepted>("POST", "/free/uploads", { file_name: fileName });
+/** An upload address for the free page; the free upload call reads a free key from Authorization itself. */
+export const freeUpload = (fileName: string, key: string | null) => call<FreeAccepted>("POST", "/free/uploads", { file_name: fileName }, key ? { authorization: `Bearer ${key}` } : {});
 export const freeUploaded = (id: string) => call<unknown>("POST", `/free/uploads/${encodeURIComponent(id)}/uploaded`, {});
 export const pollFree = (id: string, token: string) => call<FreePoll>("GET", `/transcribe/${encodeURIComponent(id)}?token=${encodeURIComponent(token)}`);
 

@@ -33,8 +33,9 @@ export default function FreePage() {
   };
   const started = (a: FreeAccepted) =>
     attempt(async () => {
-      await freeUploaded(a.id);
+      // A refused file is deleted by the server, so the next try starts a new upload either way.
       pending.current = null;
+      await freeUploaded(a.id);
       navigate(resultPath(a));
     });
   const upload = useUpload({ onComplete: () => pending.current && void started(pending.current) });
@@ -45,8 +46,7 @@ export default function FreePage() {
       if (a) navigate(resultPath(a));
       return;
     }
-    if (pending.current && upload.state.phase === "done") return void started(pending.current);
-    const a = await attempt(() => freeUpload(src.file.name));
+    const a = await attempt(() => freeUpload(src.file.name, key));
     if (!a?.upload) return;
     pending.current = a;
     await upload.start(src.file, a.upload);
@@ -76,7 +76,7 @@ export default function FreePage() {
         <p className="key-line">
           {key ? (
             <>
-              Using your free key <code>{key.slice(0, 13)}…</code>, saved in this browser, for links.{" "}
+              Using your free key <code>{key.slice(0, 13)}…</code>, saved in this browser.{" "}
               <button type="button" className="link-button" onClick={() => (forgetFreeKey(), setKey(null))}>
                 Forget the key
               </button>
