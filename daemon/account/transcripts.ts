@@ -129,19 +129,22 @@ export class TranscriptService {
 
   /**
    * Orders a transcript of `url` (already checked by the caller), or returns the account's
-   * existing one for that url. Throws PaymentRequired (402) when a paid one cannot start.
+   * existing one for that url. Throws PaymentRequired (402) when a paid one cannot start. With
+   * `upload`, the stored file is transcribed instead; `url` then only names it (`upload:<id>`).
    */
-  async order(input: { accountId: string; url: string; name: string; origin: AccountSurface }, within?: Within<Ordered>): Promise<Ordered> {
+  async order(input: { accountId: string; url: string; name: string; origin: AccountSurface; id?: string; upload?: { key: string; name: string } }, within?: Within<Ordered>): Promise<Ordered> {
     const { id, created } = await transactionWith(this.deps.db, async (tx) => {
       await tx.query(`select id from accounts where id = $1 for update`, [input.accountId]);
       const existing = await tx.query(`select id from transcripts where account_id = $1 and url = $2 and status <> 'failed'`, [input.accountId, input.url]);
       if (existing.rows[0]) return { id: existing.rows[0].id as string, created: false };
       const { free } = await decideTranscriptPayment(tx, input.accountId, this.prices);
-      const id = randomUUID();
+      const id = input.id ?? randomUUID();
       await tx.query(`insert into transcripts (id, account_id, livemode, url, name, free) values ($1, $2, true, $3, $4, $5)`, [id, input.accountId, input.url, input.name, free]);
+      // An uploaded file (daemon/account/transcript-uploads.ts) is checked in storage, not fetched.
+      const source = input.upload ? { upload: input.upload } : { source_url: input.url };
       const run = await this.deps.runner.startRun(
         "transcript",
-        { source_url: input.url, account_id: input.accountId, livemode: true, transcript_id: id },
+        { ...source, account_id: input.accountId, livemode: true, transcript_id: id },
         { origin: input.origin, originRef: id, tx, set: { "probe.max_seconds": this.prices.max_minutes * 60 } },
       );
       await tx.query(`update transcripts set run_id = $2 where id = $1`, [id, run.id]);

@@ -1,7 +1,8 @@
 /**
  * The free tool's retention: a daily pg-boss schedule (free.retention_cron) runs sweepFree, which
- * deletes the downloaded audio after free.audio_retention_days and the text after
- * free.text_retention_days. A job whose text is gone is `expired`, and a poll then answers 404.
+ * deletes the audio (downloaded, or uploaded from the free page: a job's audio_key either way)
+ * after free.audio_retention_days and the text after free.text_retention_days. It also removes
+ * the website's uploads that never started (daemon/web/uploads.ts). A job whose text is gone is `expired`, and a poll then answers 404.
  * Tests move the clock with free.clock_offset_seconds instead of waiting. Deleting is idempotent,
  * so a sweep cut short by a crash is finished by the next one.
  */
@@ -11,6 +12,7 @@ import { freeConfig } from "./config.js";
 import type { Storage } from "../kit/storage.js";
 import type { Db } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
+import { sweepWebUploads } from "../web/uploads.js";
 
 export const FREE_RETENTION_QUEUE = "clipd-free-retention";
 
@@ -44,6 +46,7 @@ export async function sweepFree(deps: JanitorDeps): Promise<{ audio: number; tex
     if (json) await deps.storage.remove(json).catch(() => undefined);
     await deps.db.query(`update free_jobs set status = 'expired', result = null where id = $1`, [r.id]);
   }
+  await sweepWebUploads(deps, cfg.clock_offset_seconds);
   if (audio.rows.length || text.rows.length) deps.log.info({ audio: audio.rows.length, text: text.rows.length }, "free retention: deleted");
   return { audio: audio.rows.length, text: text.rows.length };
 }

@@ -11,6 +11,7 @@ import path from "node:path";
 import { ffprobeJson } from "../kit/ffmpeg.js";
 import { classifyContentType, sniffMedia } from "../kit/media-types.js";
 import { guardedFetch, type GuardedFetchOptions } from "../net/guard.js";
+import type { Storage } from "../kit/storage.js";
 
 export interface Measure {
   /** False when the server told no size and the file did not fit in the probe. */
@@ -63,6 +64,25 @@ export async function measureRemote(url: string, opts: Pick<GuardedFetchOptions,
     const bitrate = Number(audio.bit_rate ?? probe.format.bit_rate ?? 0);
     if (total === undefined || !(bitrate > 0)) return { measured: false, size_bytes: total };
     return { measured: true, duration_seconds: (total * 8) / bitrate, size_bytes: total };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Measures a stored file (an upload from the free page) with ffprobe on the whole of it. A file
+ * that holds no audio stream is a ProbeRefusal; one whose length ffprobe cannot tell is unmeasured.
+ */
+export async function measureStored(storage: Storage, key: string): Promise<Measure> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-free-probe-"));
+  try {
+    const file = await storage.local(key, { workdir: dir });
+    const size = await storage.size(key);
+    const probe = await ffprobeJson(file.path, { signal: AbortSignal.timeout(60_000) }).catch(() => undefined);
+    await file.release();
+    if (!probe?.streams.some((s) => s.codec_type === "audio")) throw new ProbeRefusal("unreadable", "the uploaded file is not an audio or video file that can be read, or it has no sound");
+    const seconds = Number(probe.format.duration ?? NaN);
+    return Number.isFinite(seconds) ? { measured: true, duration_seconds: seconds, size_bytes: size } : { measured: false, size_bytes: size };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -27,11 +27,12 @@ import type { Storage } from "../kit/storage.js";
 import type { Db, Queryable } from "../store/db.js";
 import { FREE_CALLBACK_QUEUE, queueCallback, workCallbacks } from "./courier.js";
 import { FREE_RETENTION_QUEUE, sweepFree } from "./janitor.js";
-import { authenticateFreeKey, dayStart, issueFreeKey, nextDay, revokeFreeKey } from "./keys.js";
-import { LimitReached, Refused } from "../kit/errors.js";
+import { authenticateFreeKey, issueFreeKey, revokeFreeKey } from "./keys.js";
+import { Refused } from "../kit/errors.js";
+import { checkAllowance, checkMeasure, maxSeconds, monthStart } from "./admission.js";
 import { newSecret } from "../delivery/signed-post.js";
 import { isoColumn } from "../store/_columns.js";
-import { freeJobView, tierError, tooLong } from "./view.js";
+import { freeJobView, tierError } from "./view.js";
 
 
 export interface FreeDeps {
@@ -46,13 +47,6 @@ export interface FreeDeps {
 export type FreeLinker = (file: { key: string; name: string; type: string }, origin?: string) => { url: string; expires_at: string };
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
-
-function monthStart(now = new Date()): string {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString().slice(0, 10);
-}
-function nextMonth(now = new Date()): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-}
 
 export class FreeService {
   private linker: FreeLinker | undefined;
@@ -120,66 +114,57 @@ export class FreeService {
 
   /** Measures the file, applies every limit and starts the job. Throws the refusals of daemon/kit/errors.ts (Refused, LimitReached). */
   async submit(input: { url: string; callbackUrl?: string; keyId: string | null; clientAddr: string }): Promise<{ id: string; token: string; callback_secret?: string }> {
-    const cfg = this.cfg;
-    const m = await this.measure(input.url, cfg);
-    const anon = input.keyId === null;
-    const max = anon ? cfg.max_seconds_anon : cfg.max_seconds_key;
-    if (m.size_bytes !== undefined && m.size_bytes > cfg.max_bytes) {
-      throw new LimitReached("size", "too_big", `the file is ${m.size_bytes} bytes, over the limit of ${cfg.max_bytes}`, { context: { max_bytes: cfg.max_bytes, size_bytes: m.size_bytes } });
-    }
-    if (m.measured && m.duration_seconds! > max) {
-      const { code, message, ...lengths } = tooLong(anon, m.duration_seconds!, max, cfg);
-      throw new LimitReached("size", code, message, { context: lengths });
-    }
-    const id = randomUUID();
+    const m = await this.measure(input.url, this.cfg);
+    checkMeasure(this.cfg, m, input.keyId === null);
     const token = randomBytes(24).toString("base64url");
+    const job = await this.admit({ ...input, id: randomUUID(), tokenFp: sha(token), m, source: { source_url: input.url } });
+    return { id: job.id, token, ...(job.callback_secret ? { callback_secret: job.callback_secret } : {}) };
+  }
+
+  /** Whether today's files and the month's budget leave room for one more file, before it is uploaded (no lock: admit decides). */
+  precheck(who: { keyId: string | null; clientAddr: string }): Promise<void> {
+    return this.deps.db.transaction(async (tx) => {
+      const budget = (await tx.query(`select spent_cents, anon_spent_cents from free_budget where month = $1`, [monthStart()])).rows[0];
+      await checkAllowance(tx, this.cfg, who, { measured: true, cost: 0 }, budget);
+    });
+  }
+
+  /**
+   * Starts the job of a measured file (checkMeasure first): the daily limits, the budget, the job
+   * row and the run's first job in one transaction holding the month's budget row, so the limits
+   * hold across processes. `claim` runs first in that transaction (an upload taken once);
+   * `audioKey` is a stored upload, the retention's to delete.
+   */
+  async admit(input: {
+    id: string; tokenFp: string; url: string; source: Record<string, unknown>; m: Measure; keyId: string | null; clientAddr: string;
+    callbackUrl?: string; audioKey?: string; claim?: (tx: Queryable) => Promise<void>;
+  }): Promise<{ id: string; callback_secret?: string }> {
+    const cfg = this.cfg;
+    const { id, m } = input;
+    const anon = input.keyId === null;
+    const max = maxSeconds(cfg, anon);
     const secret = input.callbackUrl ? newSecret() : undefined;
     const cost = ((m.measured ? m.duration_seconds! : max) / 60) * cfg.cents_per_minute;
     const month = monthStart();
-    const since = dayStart().toISOString();
-    const resetsDay = nextDay().toISOString();
     await this.deps.db.transaction(async (tx) => {
+      await input.claim?.(tx);
       await tx.query(`insert into free_budget (month) values ($1) on conflict (month) do nothing`, [month]);
       const budget = (await tx.query(`select spent_cents, anon_spent_cents from free_budget where month = $1 for update`, [month])).rows[0];
-      const who = anon ? `key_id is null and client_addr = $1` : `key_id = $1`;
-      const whoParam = anon ? input.clientAddr : input.keyId;
-      const { rows } = await tx.query(
-        `select count(*)::int as n, count(*) filter (where not measured)::int as unmeasured from free_jobs where ${who} and created_at >= $2`,
-        [whoParam, since],
-      );
-      const perDay = anon ? cfg.files_per_day_anon : cfg.files_per_day_key;
-      if (rows[0].n >= perDay) {
-        throw anon
-          ? new LimitReached("quota", "anon_daily_limit", `without a key, ${perDay} file a day is allowed per client address; a free key allows ${cfg.files_per_day_key}`, { context: { limit: perDay, resets_at: resetsDay } })
-          : new LimitReached("quota", "daily_limit", `this key has used its ${perDay} files today`, { context: { limit: perDay, resets_at: resetsDay } });
-      }
-      if (!m.measured && rows[0].unmeasured >= cfg.unmeasured_per_day) {
-        throw new LimitReached("quota", "unmeasured_limit", `the file's server does not tell its length, and ${cfg.unmeasured_per_day} such file a day is allowed; use a server that sends Content-Length or answers Range requests`, { context: {
-          limit: cfg.unmeasured_per_day,
-          resets_at: resetsDay,
-        } });
-      }
-      const resetsMonth = nextMonth().toISOString();
-      if (Number(budget.spent_cents) + cost > cfg.monthly_budget_cents) {
-        throw new LimitReached("capacity", "ceiling", "the free tool has spent its budget for this month", { context: { resets_at: resetsMonth } });
-      }
-      if (anon && Number(budget.anon_spent_cents) + cost > cfg.monthly_budget_cents * cfg.anon_share) {
-        throw new LimitReached("capacity", "anon_ceiling", "the no-key tier has spent its share of this month's budget; a free key still works (POST /api/v1/transcribe/keys)", { context: { resets_at: resetsMonth } });
-      }
+      await checkAllowance(tx, cfg, input, { measured: m.measured, cost }, budget);
       await tx.query(`update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`, [month, cost, anon ? cost : 0]);
       await tx.query(
-        `insert into free_jobs (id, token_fp, key_id, client_addr, url, callback_url, callback_secret, measured, duration_seconds, size_bytes, cost_cents)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [id, sha(token), input.keyId, input.clientAddr, input.url, input.callbackUrl ?? null, secret ?? null, m.measured, m.duration_seconds ?? null, m.size_bytes ?? null, cost],
+        `insert into free_jobs (id, token_fp, key_id, client_addr, url, callback_url, callback_secret, measured, duration_seconds, size_bytes, cost_cents, audio_key)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [id, input.tokenFp, input.keyId, input.clientAddr, input.url, input.callbackUrl ?? null, secret ?? null, m.measured, m.duration_seconds ?? null, m.size_bytes ?? null, cost, input.audioKey ?? null],
       );
       const run = await this.deps.runner.startRun(
         "transcript",
-        { source_url: input.url, free_job_id: id },
+        { ...input.source, free_job_id: id },
         { origin: "free", originRef: id, tx, set: { "fetch-source.max_bytes": cfg.max_bytes, "probe.max_seconds": max, "probe.max_bytes": cfg.max_bytes, "transcribe.language": cfg.language } },
       );
       await tx.query(`update free_jobs set run_id = $2 where id = $1`, [id, run.id]);
     });
-    return { id, token, ...(secret ? { callback_secret: secret } : {}) };
+    return { id, ...(secret ? { callback_secret: secret } : {}) };
   }
 
   private async measure(url: string, cfg: FreeConfig): Promise<Measure> {
@@ -219,7 +204,8 @@ export class FreeService {
     const { rows } = await tx.query(`select * from free_jobs where id = $1 and run_id = $2 for update`, [run.input.free_job_id, run.id]);
     const row = rows[0];
     if (!row || row.status !== "queued") return;
-    const audioKey = run.output?.source?.key ?? null;
+    // A download's audio is the run's source; an upload's was noted when it was admitted.
+    const audioKey = run.output?.source?.key ?? row.audio_key ?? null;
     let seconds = row.duration_seconds === null ? null : Number(row.duration_seconds);
     if (run.state === "succeeded") {
       const t = (run.output.transcript ?? {}) as Record<string, any>;
