@@ -105,6 +105,8 @@ export const putUpload = defineOperation({
       await services.storage.remove(part).catch(() => undefined);
       throw diskFullOr(err, "the upload");
     });
+    // A whole file replaces any chunks a page had begun to send to this address.
+    await services.storage.parts.remove(claims.key).catch(() => undefined);
     services.log.info({ key: claims.key, bytes, ref: claims.ref }, "upload stored");
     return { key: claims.key, bytes };
   },

@@ -198,6 +198,7 @@ describe("chunked uploads", () => {
 
   it("still takes a whole PUT, and a test-mode address takes chunks but keeps nothing", async () => {
     const whole = link();
+    expect((await putChunk(whole.url, jfk.subarray(0, 1000), 0, jfk.length)).status).toBe(200); // begun in chunks, then sent whole
     const res = await fetch(whole.url, { method: "PUT", headers: whole.headers, body: jfk });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ key: whole.key, bytes: jfk.length });
