@@ -127,8 +127,10 @@ export function defineLocalParts(pathOf: (key: string) => string): PartStore {
       const end = contiguousEnd(parts);
       const target = pathOf(to);
       await mkdir(path.dirname(target), { recursive: true });
-      const temp = `${target}.${tempName()}`;
-      // Written through one file handle: a stream piped to per part would gather listeners.
+      // Named like storage.ts's temporary files (…<hex>.part), which the upload sweeper removes
+      // when a killed process leaves one. Written through one file handle: a stream piped to
+      // per part would gather listeners.
+      const temp = `${target}.${randomBytes(6).toString("hex")}.part`;
       const out = await open(temp, "w");
       try {
         for (const p of parts) {
@@ -145,8 +147,10 @@ export function defineLocalParts(pathOf: (key: string) => string): PartStore {
     },
     async claimNote(key, text) {
       const dir = dirOf(key);
+      const kept = await readFile(path.join(dir, "note"), "utf8").catch(() => undefined);
+      if (kept !== undefined) return kept;
       await mkdir(dir, { recursive: true }).catch((err) => Promise.reject(diskFullOr(err, key)));
-      const temp = path.join(dir, tempName());
+      const temp = path.join(dir, `note.${tempName()}`);
       await writeFile(temp, text).catch(async (err) => {
         await rm(temp, { force: true });
         throw diskFullOr(err, key);
