@@ -209,7 +209,7 @@ export interface Piece {
 }
 
 export interface EpisodeMedia {
-  source: { url: string; type: string; expires_at: string };
+  source: { url: string; type: string; kind?: "audio" | "video" | null; expires_at: string };
   duration_seconds: number | null;
   /** Each clip's pieces in source seconds (absent from older servers: the page then plays start to end). */
   clips?: Array<{ clip_id: string; pieces: Piece[] }>;

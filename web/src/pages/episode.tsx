@@ -47,24 +47,31 @@ export default function EpisodePage({ id }: { id: string }) {
       setError({ status: err instanceof ApiError ? err.status : 0, message: messageOf(err) });
     }
   }, [id]);
+  const [mediaAsked, setMediaAsked] = useState(false);
+  const mediaCall = useRef<Promise<unknown> | null>(null);
   const loadMedia = useCallback(() => {
-    call<EpisodeMedia>("GET", path(id, "/media")).then(
-      (m) => (setMedia(m), setMediaError(null)),
-      (err) => setMediaError(messageOf(err)),
-    );
+    mediaCall.current ??= call<EpisodeMedia>("GET", path(id, "/media"))
+      .then(
+        (m) => (setMedia(m), setMediaError(null)),
+        // not_ready: the source is not stored yet; the next status change asks again.
+        (err) => setMediaError(err instanceof ApiError && err.code === "not_ready" ? null : messageOf(err)),
+      )
+      .finally(() => ((mediaCall.current = null), setMediaAsked(true)));
   }, [id]);
   const { jobs, add } = useJobs(load);
 
   useEffect(() => {
+    // The player's link is asked for with the episode, not after it, so the page appears whole.
     void load();
+    loadMedia();
     call<{ styles: CaptionStyle[] }>("GET", "/styles").then((s) => setStyles(s.styles), () => {});
     call<{ defaults: ClipLook }>("GET", "/me").then((m) => setDefaults(m.defaults), () => {});
-  }, [load]);
+  }, [load, loadMedia]);
   const status = episode?.status;
   const hasSource = status === "transcribing" || status === "searching" || status === "ready";
   useEffect(() => {
     if (hasSource && !media) loadMedia();
-  }, [hasSource, media, loadMedia]);
+  }, [hasSource, status, media, loadMedia]);
   const clipCount = episode?.clips.length ?? 0;
   useEffect(() => {
     // New clips (a finished search) need their pieces: the media answer carries them.
@@ -76,7 +83,7 @@ export default function EpisodePage({ id }: { id: string }) {
   const piecesFor = useCallback((c: Clip) => piecesOf(c, pieces.get(c.clip_id)), [pieces]);
   const playFrom = useCallback((s: number) => player.current?.playFrom(s), []);
 
-  if (!episode)
+  if (!episode || (hasSource && !media && !mediaAsked))
     return (
       <>
         <h1>{error?.status === 404 ? "Episode not found" : "Episode"}</h1>

@@ -54,6 +54,7 @@ export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted
         value={form}
         onChange={(f) => (setForm(f), setTouched(true))}
         disabled={busy}
+        previews={ready}
       />
       <ErrorText error={error} />
       {skipped.length > 0 && (

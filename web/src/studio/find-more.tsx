@@ -33,14 +33,16 @@ export function FindMore({ episodeId, clips, ready, searching, onStarted }: Prop
   }
   const found = about === null ? [] : clips.filter((c) => (c.about ?? "").trim().toLowerCase() === about.toLowerCase());
   return (
-    <form onSubmit={submit} className="find-more stack" aria-labelledby="more-h">
-      <h3 id="more-h">Find more about…</h3>
+    <form onSubmit={submit} className="find-more stack">
       <div className="inline-form">
-        <Field label="Find more about" name="about" maxLength={500} required placeholder="a topic, a name, a question" disabled={busy || searching} autoComplete="off" />
+        <Field label="Find more about…" name="about" maxLength={500} required placeholder="a topic, a name, a question" aria-describedby="more-hint" disabled={busy || searching} autoComplete="off" />
         <button type="submit" disabled={busy || searching || !ready}>
           Find more
         </button>
       </div>
+      <p className="hint" id="more-hint">
+        Searches this episode again for clips on a topic.
+      </p>
       <ErrorText error={error} />
       <div aria-live="polite">
         {about !== null &&

@@ -48,9 +48,11 @@ interface Props {
   onChange(f: LookForm): void;
   keep?: boolean;
   disabled?: boolean;
+  /** The previews can be drawn (the episode is transcribed); before that each style shows a plain card. */
+  previews: boolean;
 }
 
-export function LookFields({ episodeId, styles, value, onChange, keep, disabled }: Props) {
+export function LookFields({ episodeId, styles, value, onChange, keep, disabled, previews }: Props) {
   const id = useId();
   const set = (k: keyof LookForm) => (e: { currentTarget: { value: string } }) => onChange({ ...value, [k]: e.currentTarget.value });
   const select = (k: keyof LookForm, label: string, options: ReadonlyArray<readonly [string, string]>) => (
@@ -78,7 +80,7 @@ export function LookFields({ episodeId, styles, value, onChange, keep, disabled 
             </label>
           )}
           {styles.map((s) => (
-            <StylePick key={s.id} style={s} name={`${id}-style`} src={previewUrl(episodeId, s.id)} checked={value.style === s.id} onChange={set("style")} />
+            <StylePick key={s.id} style={s} name={`${id}-style`} src={previews ? previewUrl(episodeId, s.id) : null} checked={value.style === s.id} onChange={set("style")} />
           ))}
         </div>
       </fieldset>
@@ -116,12 +118,12 @@ function Radio({ name, value, label, current, onChange }: { name: string; value:
   );
 }
 
-function StylePick({ style, name, src, checked, onChange }: { style: CaptionStyle; name: string; src: string; checked: boolean; onChange(e: { currentTarget: { value: string } }): void }) {
+function StylePick({ style, name, src, checked, onChange }: { style: CaptionStyle; name: string; src: string | null; checked: boolean; onChange(e: { currentTarget: { value: string } }): void }) {
   const [failed, setFailed] = useState(false);
   return (
     <label className={`style-pick${checked ? " picked" : ""}`} title={style.description}>
       <input type="radio" name={name} value={style.id} checked={checked} onChange={onChange} aria-label={style.name} />
-      {failed ? (
+      {failed || !src ? (
         <span className="style-img style-none" aria-hidden="true" />
       ) : (
         <img className="style-img" src={src} width={108} height={192} loading="lazy" decoding="async" alt={`Captions in the ${style.name} style on a frame of this episode`} onError={() => setFailed(true)} />

@@ -10,6 +10,7 @@ import type { CaptionStyle, Clip, Job, RestyleAnswer } from "../types";
 import { ErrorText, useAction } from "../ui";
 import { Captions } from "./captions";
 import { bodyOf, KEEP_ALL, LookFields, type LookForm } from "./look-fields";
+import { posterUrl } from "./poster";
 import { JOB_STATUS, ProgressBar } from "./status";
 import { isActive } from "./use-jobs";
 
@@ -40,7 +41,7 @@ export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
       {url && (
         <div className="made-grid">
           <div className="made-player">
-            <video key={url} ref={video} src={url} controls playsInline preload="metadata" width={270} height={480} aria-label={`Made clip ${clip.title}`} />
+            <video key={url} ref={video} src={url} poster={posterUrl(clip.clip_id)} controls playsInline preload="metadata" width={270} height={480} aria-label={`Made clip ${clip.title}`} />
             <a className="button-link" href={url} download>
               Download
             </a>
@@ -74,7 +75,8 @@ function Restyle({ episodeId, clip, styles, busy, onRestyled }: { episodeId: str
     if (typeof look === "string") return action.setError(look);
     const answer = await action.run(() => call<RestyleAnswer>("PATCH", `/clips/${encodeURIComponent(clip.clip_id)}`, { ...look, ...(save ? { save_as_default: true } : {}) }));
     if (!answer) return;
-    setSaid(answer.message);
+    const saved = save ? " Saved as your defaults." : "";
+    setSaid(answer.changes.length ? `Rendering again: ${answer.changes.join("; ")}.${saved}` : `Nothing to change: the clip already looks like this.${saved}`);
     if (answer.changes.length) onRestyled(answer, clip.title);
   }
   return (
@@ -82,7 +84,7 @@ function Restyle({ episodeId, clip, styles, busy, onRestyled }: { episodeId: str
       <summary>Change the look</summary>
       <form onSubmit={submit} className="stack">
         <p className="hint">Choose only what should change; the rest stays. The clip is rendered again (a change of fit or background cuts it again too).</p>
-        <LookFields episodeId={episodeId} styles={styles} value={form} onChange={setForm} keep disabled={action.busy} />
+        <LookFields episodeId={episodeId} styles={styles} value={form} onChange={setForm} keep disabled={action.busy} previews />
         <label className="choice">
           <input type="checkbox" checked={save} onChange={(e) => setSave(e.currentTarget.checked)} /> Save this look as my defaults
         </label>

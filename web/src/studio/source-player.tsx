@@ -34,7 +34,7 @@ export function SourcePlayer({ ref, media, title, playhead, onPreviewing, onExpi
   const frame = useRef(0);
   const [said, setSaid] = useState("");
   const [failed, setFailed] = useState<string | null>(null);
-  const video = media.source.type.startsWith("video/");
+  const video = media.source.kind ? media.source.kind === "video" : media.source.type.startsWith("video/");
 
   function end(pause: boolean) {
     cancelAnimationFrame(frame.current);

@@ -21,10 +21,11 @@ export function Transcript({ episodeId, playhead, onPlay, ready }: Props) {
   const id = useId();
   const [q, setQ] = useState("");
   const want = q.trim();
-  const { data, error } = useSearch<{ segments: Segment[]; total: number }>(ready ? `/episodes/${encodeURIComponent(episodeId)}/transcript${want ? `?q=${encodeURIComponent(want)}` : ""}` : null);
+  const { data, error } = useSearch<{ segments: Segment[]; total: number; truncated?: boolean }>(ready ? `/episodes/${encodeURIComponent(episodeId)}/transcript${want ? `?q=${encodeURIComponent(want)}` : ""}` : null);
   const answer = data && { ...data, q: want };
 
-  const count = answer ? `${answer.segments.length} line${answer.segments.length === 1 ? "" : "s"}${answer.q ? ` with “${answer.q}”` : ""}` : "";
+  const shown = answer?.truncated ? `the first ${answer.segments.length} of ${answer.total} lines` : `${answer?.total} line${answer?.total === 1 ? "" : "s"}`;
+  const count = answer ? `${shown}${answer.q ? ` with “${answer.q}”` : ""}` : "";
   return (
     <div className="transcript">
       <div className="field">
@@ -39,7 +40,8 @@ export function Transcript({ episodeId, playhead, onPlay, ready }: Props) {
           {error}
         </p>
       )}
-      {answer && <Lines segments={answer.segments} q={answer.q} playhead={playhead} onPlay={onPlay} />}
+      {/* The box keeps its height from the start, so lines arriving move nothing below it. */}
+      <Lines segments={answer?.segments ?? []} q={answer?.q ?? ""} playhead={playhead} onPlay={onPlay} />
     </div>
   );
 }
@@ -47,7 +49,7 @@ export function Transcript({ episodeId, playhead, onPlay, ready }: Props) {
 function Lines({ segments, q, playhead, onPlay }: { segments: Segment[]; q: string; playhead: Playhead; onPlay(s: number): void }) {
   const t = usePlayhead(playhead);
   return (
-    <ol className="lines" aria-label="Transcript lines">
+    <ol className="lines lines-fixed" aria-label="Transcript lines">
       {segments.map((s, i) => (
         <Line key={`${s.start}-${i}`} segment={s} q={q} current={t >= s.start && t < s.end && t > 0} onPlay={onPlay} />
       ))}

@@ -31,6 +31,7 @@ export function Waveform({ episodeId, duration, clips, piecesOf, playhead, onPla
           height={120}
           alt={`Loudness of the episode over ${duration ? clock(duration) : "its length"}, with the found clips marked`}
           decoding="async"
+          fetchPriority="high"
           onError={() => setFailed(true)}
         />
       )}
