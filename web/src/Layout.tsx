@@ -51,7 +51,7 @@ export function Layout({ signedIn, email, children }: { signedIn: boolean; email
           )}
           {!signedIn && (
             // Signed out, the one page open to all is the free transcription page.
-            <nav aria-label="Main" className="nav">
+            <nav aria-label="Main" className="nav nav-public">
               <ul>
                 <li>
                   <Link href="/free" aria-current={path === "/free" ? "page" : undefined}>

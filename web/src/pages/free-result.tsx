@@ -47,7 +47,7 @@ export default function FreeResultPage({ id }: { id: string }) {
       )}
       {p?.status === "completed" && (
         <>
-          <p className="hint">{facts(p)}</p>
+          <p className="hint facts-line">{facts(p)}</p>
           {p.code === "no_speech" && <Notice kind="warn">{freeRefusalText({ code: "no_speech" })}</Notice>}
           {p.language_note && <Notice kind="warn">{p.language_note}</Notice>}
           {p.note && <Notice>{p.note}</Notice>}

@@ -31,6 +31,9 @@ export interface UploadTarget {
   expires_at?: string;
 }
 
+/** Offset corrections (409 upload_offset_mismatch) in a row before the upload is given up. */
+const MAX_JUMPS = 10;
+
 export const IDLE: UploadState = { phase: "idle", fileName: "", sent: 0, total: 0, bytesPerSecond: null, secondsLeft: null, error: null, canResume: false };
 
 /** Plain words for a refusal of the address itself; other refusals carry the server's message. */
@@ -122,11 +125,12 @@ export class UploadRun {
   private async loop(askFirst: boolean, signal: AbortSignal): Promise<UploadPhase> {
     const total = this.file.size;
     let attempt = 0;
+    let jumps = 0;
     let ask = askFirst && this.chunked;
     this.meter.reset();
     this.set({ phase: "uploading", error: null, canResume: true });
     // Bounded: each turn either moves the offset forward or spends one of the automatic tries.
-    const maxTurns = Math.ceil(total / this.chunkBytes) + 4 * (AUTO_RETRIES + 1);
+    const maxTurns = Math.ceil(total / this.chunkBytes) * (MAX_JUMPS + 2) + 4 * (AUTO_RETRIES + 1);
     for (let turn = 0; turn < maxTurns; turn++) {
       if (ask) {
         const held = await storedOffset(this.target.url, signal);
@@ -145,6 +149,7 @@ export class UploadRun {
       if (verdict === "ok") {
         this.offset = range.end;
         attempt = 0;
+        jumps = 0;
         this.progress(range.end);
         if (range.end >= total) {
           this.set({ answer: answer.body });
@@ -153,14 +158,15 @@ export class UploadRun {
         continue;
       }
       if (verdict === "fatal") return this.end("failed", refusalText(answer));
-      attempt++;
       if (verdict === "offset") {
-        // The server holds a different count than this page thought: go on from its count.
+        // The server holds a different count than this page thought (the browser resent a broken
+        // request itself, say): go on from its count. Not a try lost, but bounded all the same.
         const at = offsetFrom(answer.body as { error?: { offset?: unknown } }, total);
-        if (at === null || attempt > AUTO_RETRIES) return this.end("failed", refusalText(answer));
+        if (at === null || ++jumps > MAX_JUMPS) return this.end("failed", refusalText(answer));
         this.offset = at;
         continue;
       }
+      attempt++;
       const where = total ? Math.floor((this.state.sent / total) * 100) : 0;
       const what = answer.status === 0 ? "The connection dropped" : `The server answered HTTP ${answer.status}`;
       if (attempt > AUTO_RETRIES) {
