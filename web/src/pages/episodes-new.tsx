@@ -34,6 +34,11 @@ export default function NewEpisodePage() {
   // A ref, not state: the uploader may finish before React renders the episode id into a closure.
   const episode = useRef<string | null>(null);
   const upload = useUpload({ onComplete: () => episode.current && void markUploaded(episode.current) });
+  // The upload shows below a long form: bring it into view (and to screen readers) when it starts.
+  const uploadHeading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (created) uploadHeading.current?.focus();
+  }, [created]);
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -108,7 +113,9 @@ export default function NewEpisodePage() {
       </form>
       {created && (
         <section aria-labelledby="upload-h" className="card">
-          <h2 id="upload-h">Uploading</h2>
+          <h2 id="upload-h" ref={uploadHeading} tabIndex={-1}>
+            Uploading
+          </h2>
           <UploadProgress upload={upload} />
           <p className="hint">
             The upload link is valid for 2 hours (until {when(created.expires)}): if the connection drops, Resume upload goes on from where it stopped. Keep this page open until it is done.
@@ -120,7 +127,7 @@ export default function NewEpisodePage() {
               Try again
             </button>
           )}
-          {upload.state.phase === "failed" && (
+          {(upload.state.phase === "failed" || upload.state.phase === "cancelled") && (
             <button type="button" className="secondary" onClick={() => (upload.reset(), setCreated(null), (episode.current = null))}>
               Start over
             </button>

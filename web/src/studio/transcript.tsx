@@ -41,7 +41,7 @@ export function Transcript({ episodeId, playhead, onPlay, ready }: Props) {
         </p>
       )}
       {/* The box keeps its height from the start, so lines arriving move nothing below it. */}
-      <Lines segments={answer?.segments ?? []} q={answer?.q ?? ""} playhead={playhead} onPlay={onPlay} />
+      {ready && <Lines segments={answer?.segments ?? []} q={answer?.q ?? ""} playhead={playhead} onPlay={onPlay} />}
     </div>
   );
 }
