@@ -31,7 +31,7 @@ export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
   return (
     <article className="made" aria-labelledby={`made-${clip.clip_id}-t`}>
       <h3 id={`made-${clip.clip_id}-t`}>{clip.title}</h3>
-      {working && <ProgressBar label={`Progress of ${clip.title}`} percent={job?.progress ?? 0} text={`${working}${job ? ` (${JOB_STATUS[job.status]})` : ""}`} />}
+      {working && <ProgressBar label={`Progress of ${clip.title}`} percent={job?.progress} text={`${working}${job ? ` (${JOB_STATUS[job.status]})` : ""}`} />}
       {job?.status === "failed" && (
         <p role="alert" className="alert alert-error">
           {job.error?.message ?? "The job failed."}

@@ -25,16 +25,14 @@ export function StatusBadge({ status, label }: { status: string; label: string }
 /**
  * A progress bar with its words: a native <progress> (role progressbar, its value read out) named
  * by `label`, and the stage and percent as text beside it for those who read rather than look.
+ * Without a percent (a job this page did not start) the bar is indeterminate.
  */
-export function ProgressBar({ label, percent, text }: { label: string; percent: number; text?: string }) {
-  const p = Math.max(0, Math.min(100, Math.round(percent)));
+export function ProgressBar({ label, percent, text }: { label: string; percent?: number; text?: string }) {
+  const p = percent === undefined ? undefined : Math.max(0, Math.min(100, Math.round(percent)));
   return (
     <div className="progress">
       <progress className="meter" max={100} value={p} aria-label={label} />
-      <span className="progress-text">
-        {text ? `${text} · ` : ""}
-        {p}%
-      </span>
+      <span className="progress-text">{[text, p === undefined ? "" : `${p}%`].filter(Boolean).join(" · ")}</span>
     </div>
   );
 }
