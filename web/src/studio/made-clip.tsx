@@ -31,6 +31,14 @@ export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
   return (
     <article className="made" aria-labelledby={`made-${clip.clip_id}-t`}>
       <h3 id={`made-${clip.clip_id}-t`}>{clip.title}</h3>
+      <p className="clip-meta">
+        <span>Clip {clip.number}</span>
+        <span>{clip.length} long</span>
+        <span>
+          {clip.start}–{clip.end}
+        </span>
+        {clip.style && <span>Style: {styles.find((s) => s.id === clip.style)?.name ?? clip.style}</span>}
+      </p>
       {working && <ProgressBar label={`Progress of ${clip.title}`} percent={job?.progress} text={`${working}${job ? ` (${JOB_STATUS[job.status]})` : ""}`} />}
       {job?.status === "failed" && (
         <p role="alert" className="alert alert-error">
