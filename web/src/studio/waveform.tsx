@@ -1,9 +1,11 @@
 /**
  * The waveform strip (GET /episodes/{id}/waveform.png, drawn once on the server) with each found
- * clip's pieces marked over it, and the player's position as a line. A mark is a button: it plays
- * the source from that piece. The image has a fixed box, so nothing shifts when it arrives.
+ * clip's pieces marked over it, and the player's position as a line. A click or tap on the strip
+ * plays the source from that point: a pointer shortcut only, since marks of a long episode are
+ * too narrow and close to be buttons of their own; from the keyboard the player, the transcript's
+ * lines and each clip's Preview do the same. The image has a fixed shape, so nothing shifts.
  */
-import { useState } from "react";
+import { useState, type MouseEvent } from "react";
 import type { Clip, Piece } from "../types";
 import { usePlayhead, type Playhead } from "./playhead";
 import { clock, marksFor } from "./timeline";
@@ -19,8 +21,13 @@ interface Props {
 
 export function Waveform({ episodeId, duration, clips, piecesOf, playhead, onPlay }: Props) {
   const [failed, setFailed] = useState(false);
+  function seek(e: MouseEvent<HTMLDivElement>) {
+    if (!duration) return;
+    const box = e.currentTarget.getBoundingClientRect();
+    onPlay(Math.max(0, Math.min(1, (e.clientX - box.left) / box.width)) * duration);
+  }
   return (
-    <div className="wave">
+    <div className="wave" onClick={seek}>
       {failed ? (
         <div className="wave-img wave-none" aria-hidden="true" />
       ) : (
@@ -35,15 +42,13 @@ export function Waveform({ episodeId, duration, clips, piecesOf, playhead, onPla
           onError={() => setFailed(true)}
         />
       )}
-      <ul className="wave-marks" aria-label="Clips on the timeline">
+      <div className="wave-marks" aria-hidden="true">
         {clips.flatMap((c) =>
           marksFor(piecesOf(c), duration).map((m, i) => (
-            <li key={`${c.clip_id}-${i}`} className="wave-mark" style={{ left: `${m.left}%`, width: `${m.width}%` }}>
-              <button type="button" title={`${c.title} (${clock(m.start)}–${clock(m.end)})`} aria-label={`Play clip ${c.number} from ${clock(m.start)}`} onClick={() => onPlay(m.start)} />
-            </li>
+            <span key={`${c.clip_id}-${i}`} className="wave-mark" style={{ left: `${m.left}%`, width: `${m.width}%` }} title={`Clip ${c.number}: ${c.title} (${clock(m.start)}–${clock(m.end)})`} />
           )),
         )}
-      </ul>
+      </div>
       {duration ? <Head duration={duration} playhead={playhead} /> : null}
     </div>
   );
