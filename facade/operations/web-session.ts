@@ -27,6 +27,15 @@ const SESSION: JsonSchema = {
 const web = { surfaces: ["web" as const], tags: ["web"], rateLimited: true };
 const credentials: JsonSchema = { type: "object", additionalProperties: false, required: ["email", "password"], properties: { email, password } };
 
+/** What the free page states up front, from the configured free tier (config `free`). */
+function freeLimits(f: OperationContext["services"]["config"]["free"]) {
+  return {
+    anon_minutes: Math.floor(f.max_seconds_anon / 60), key_minutes: Math.floor(f.max_seconds_key / 60),
+    anon_per_day: f.files_per_day_anon, key_per_day: f.files_per_day_key, max_megabytes: Math.floor(f.max_bytes / 1048576),
+    keys_per_email_per_day: f.keys_per_email_per_day, audio_days: f.audio_retention_days, text_days: f.text_retention_days,
+  };
+}
+
 export function webOf(ctx: OperationContext): WebCaller {
   if (!ctx.caller.web) throw new ApiError(404, "not_found", "this call is served only under /web");
   return ctx.caller.web;
@@ -53,6 +62,7 @@ const getSession = defineOperation({
     return {
       signed_in: Boolean(account), ...(account ? { account } : {}), csrf_token: csrf, email_enabled: s.web.mailer.enabled, signup_open: s.config.web.signup_open,
       payments: { provider: p.provider, packs_cents: p.packs_cents, plan_cents_per_month: p.plan_cents_per_month },
+      free_limits: freeLimits(s.config.free),
     };
   },
 });

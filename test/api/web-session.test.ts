@@ -172,16 +172,17 @@ describe("web sessions behind https (server.public_url)", () => {
   });
 });
 
-describe("web sign-up closed by the operator (web.signup_open false)", () => {
+describe("a clipd configured otherwise: sign-up closed, other free limits", () => {
   let t: ApiServer;
   beforeAll(async () => {
-    t = await openApiServer("pglite", { web: { signup_open: false } });
+    t = await openApiServer("pglite", { web: { signup_open: false }, free: { max_seconds_anon: 300, files_per_day_key: 4 } });
   }, 60_000);
   afterAll(() => t?.close());
 
   it("refuses sign-up with 403 signup_closed and says so in the session; sign-in still works", async () => {
     const c = new WebClient(t.base);
-    expect((await c.session()).body).toMatchObject({ signed_in: false, signup_open: false });
+    // The session also states the free tier's limits as configured, for the free page.
+    expect((await c.session()).body).toMatchObject({ signed_in: false, signup_open: false, free_limits: { anon_minutes: 5, key_minutes: 90, key_per_day: 4, audio_days: 7, text_days: 30 } });
     const up = await c.call("POST", "/api/v1/signup", { email: randomEmail(), password: TEST_PASSWORD });
     expect(up.status).toBe(403);
     expect(up.body.error).toMatchObject({ code: "signup_closed", field: "web.signup_open" });

@@ -18,6 +18,8 @@ export interface Session {
   email_enabled: boolean;
   /** false: only the operator makes accounts. */
   signup_open?: boolean;
+  /** The free tier's limits as configured (anon_minutes, key_minutes, anon_per_day, …). */
+  free_limits?: Record<string, number>;
   payments: { provider?: string; packs_cents?: number[]; plan_cents_per_month?: number };
 }
 

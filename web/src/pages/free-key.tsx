@@ -8,10 +8,12 @@ import { call } from "../api";
 import { Link } from "../router";
 import { Field, SecretBox, useAction, useTitle } from "../ui";
 import { forgetFreeKey, refusalOf, saveFreeKey, savedFreeKey } from "./free-calls";
-import { FREE_LIMITS as L, freeRefusalText } from "./free-refusals";
+import { freeLimitsOf, freeRefusalText } from "./free-refusals";
+import { useSession } from "../session";
 import "./free.css";
 
 export default function FreeKeyPage() {
+  const L = freeLimitsOf(useSession().session);
   useTitle("Free key");
   const [key, setKey] = useState<string | null>(null);
   const [saved, setSaved] = useState(savedFreeKey);

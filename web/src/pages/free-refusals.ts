@@ -12,7 +12,20 @@ export interface FreeRefusal {
   [field: string]: unknown;
 }
 
-/** The free tier's default limits (config `free`), stated on the page before anything is sent. */
+/** The free tier's limits as the page states them before anything is sent. */
+export type FreeLimits = Record<keyof typeof FREE_LIMITS, number>;
+
+/**
+ * The limits this clipd is configured with (GET /session's `free_limits`, snake_case), over the
+ * defaults for an older server that does not send them.
+ */
+export function freeLimitsOf(session: { free_limits?: Record<string, number> }): FreeLimits {
+  const given = session.free_limits ?? {};
+  const camel = Object.fromEntries(Object.entries(given).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
+  return { ...FREE_LIMITS, ...camel };
+}
+
+/** The free tier's default limits (config `free`). */
 export const FREE_LIMITS = {
   anonMinutes: 10,
   anonPerDay: 1,

@@ -9,7 +9,8 @@ import { Link, useLocation } from "../router";
 import type { FreePoll } from "../types";
 import { Notice, useTitle } from "../ui";
 import { pollFree, refusalOf } from "./free-calls";
-import { FREE_LIMITS as L, freeRefusalText } from "./free-refusals";
+import { freeLimitsOf, freeRefusalText } from "./free-refusals";
+import { useSession } from "../session";
 import { facts } from "./results";
 import { usePoll } from "./results-poll";
 import { ResultsView, type ResultsData } from "./results-view";
@@ -22,6 +23,7 @@ function resultsOf(p: FreePoll): ResultsData {
 }
 
 export default function FreeResultPage({ id }: { id: string }) {
+  const L = freeLimitsOf(useSession().session);
   useTitle("Free transcript");
   const token = useLocation().query.get("token") ?? "";
   const { data: p, error } = usePoll(() => pollFree(id, token), (x) => (x.status === "processing" ? (x.poll_after_seconds ?? 2) * 1000 : null), [id, token]);

@@ -10,10 +10,12 @@ import type { FreeAccepted } from "../types";
 import { useAction, useTitle } from "../ui";
 import { SourceForm, UploadProgress, useUpload, type Source } from "../upload";
 import { forgetFreeKey, freeUpload, freeUploaded, refusalOf, resultPath, savedFreeKey, transcribeLink } from "./free-calls";
-import { FREE_LIMITS as L, freeRefusalText } from "./free-refusals";
+import { freeLimitsOf, freeRefusalText } from "./free-refusals";
+import { useSession } from "../session";
 import "./free.css";
 
 export default function FreePage() {
+  const L = freeLimitsOf(useSession().session);
   useTitle("Free transcription");
   const [key, setKey] = useState(savedFreeKey);
   const [refusal, setRefusal] = useState<string | null>(null);
