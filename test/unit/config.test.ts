@@ -64,6 +64,15 @@ describe("config", () => {
         "LLM_API_KEY=llm.api_key",
         "LLM_BASE_URL=llm.base_url",
         "LLM_MODEL=llm.model",
+        // The website's (issue 14): sign-up, mail and payments.
+        "CLIPD_SIGNUP_OPEN=web.signup_open",
+        "CLIPD_SMTP_HOST=smtp.host",
+        "CLIPD_SMTP_PORT=smtp.port",
+        "CLIPD_SMTP_USER=smtp.user",
+        "CLIPD_SMTP_PASSWORD=smtp.password",
+        "CLIPD_PAYMENTS=payments.provider",
+        "STRIPE_SECRET_KEY=payments.stripe_secret_key",
+        "STRIPE_WEBHOOK_SECRET=payments.stripe_webhook_secret",
       ].sort(),
     );
     const env = { CLIPD_LOG_LEVEL: "debug", CLIPD_OPS_TOKEN: "t", CLIPD_PUBLIC_URL: "https://x", OPENAI_BASE_URL: "http://o", LLM_API_KEY: "k", LLM_BASE_URL: "http://l", LLM_MODEL: "m" };
