@@ -8,7 +8,11 @@ export function createLogger(cfg: Pick<Config, "log">, opts: { destination?: num
   const base = {
     level: cfg.log.level,
     redact: {
-      paths: ["*.api_key", "*.secret", "*.password", "*.authorization", "*.token", "headers.authorization", "config.openai.api_key"],
+      // The website's too: session cookies, CSRF tokens, password hashes and the payment secrets.
+      paths: [
+        "*.api_key", "*.secret", "*.password", "*.authorization", "*.token", "headers.authorization", "config.openai.api_key",
+        "*.cookie", "headers.cookie", "*.csrf_token", "*.password_hash", "*.stripe_secret_key", "*.stripe_webhook_secret", "*.new_password", "*.current_password",
+      ],
       censor: "****",
     },
   };
