@@ -25,6 +25,7 @@ const DEFAULT_LABELS: Record<string, string> = {
 
 export default function AccountPage() {
   useTitle("Account");
+  const { session } = useSession();
   const [answer, setAnswer] = useState<AccountAnswer | null>(null);
   const load = useAction();
   useEffect(() => void load.run(async () => setAnswer(await call<AccountAnswer>("GET", "/account"))), [load.run]);
@@ -47,7 +48,9 @@ export default function AccountPage() {
           <section className="card" aria-labelledby="email-h">
             <h2 id="email-h">E-mail</h2>
             <p>
-              <span className="strong">{account.email}</span> <span className={`badge ${verified ? "badge-ok" : "badge-off"}`}>{verified ? "Verified" : "Not verified"}</span>
+              <span className="strong">{account.email}</span>{" "}
+              {/* Without e-mail an address can never be verified, so the badge would only alarm. */}
+              {(verified || session.email_enabled) && <span className={`badge ${verified ? "badge-ok" : "badge-off"}`}>{verified ? "Verified" : "Not verified"}</span>}
             </p>
             {account.created_at && <p className="hint">Member since {when(account.created_at)}</p>}
           </section>

@@ -90,7 +90,7 @@ export default function BillingPage() {
           <section aria-labelledby="ledger-h">
             <h2 id="ledger-h">Ledger</h2>
             {b.ledger.length ? (
-              <Table head={["When", "What", "Note", "Amount"]} rows={b.ledger.map((l) => [when(l.at), KIND_LABELS[l.kind] ?? l.kind, l.note ?? "", money(l.cents)])} label="Ledger" numeric={3} />
+              <Table head={["When", "What", "Note", "Amount"]} rows={b.ledger.map((l) => [when(l.at), KIND_LABELS[l.kind] ?? l.kind, noteOf(l), money(l.cents)])} label="Ledger" numeric={3} />
             ) : (
               <p>No entries yet.</p>
             )}
@@ -173,4 +173,10 @@ function Table({ head, rows, label, numeric }: { head: string[]; rows: string[][
 /** Text whose `backticked` parts are commands, shown as code. */
 function WithCode({ text }: { text: string }) {
   return <>{text.split("`").map((part, i) => (i % 2 ? <code key={i}>{part}</code> : part))}</>;
+}
+
+/** A ledger note, left out where it only repeats what the row's kind says ("credit added"). */
+function noteOf(l: { kind: string; note: string | null }): string {
+  const label = (KIND_LABELS[l.kind] ?? l.kind).toLowerCase();
+  return !l.note || l.note.toLowerCase() === label ? "" : l.note;
 }

@@ -35,7 +35,7 @@ export default function KeysPage() {
     <>
       <h1>API keys</h1>
       <p className="lead">
-        A key lets a program call the clipd API as your account. Send it as <code>Authorization: Bearer …</code>. Test keys run against sample data and cost nothing.
+        A key lets a program call the clipd API as your account. Send it in the header <code>Authorization: Bearer &lt;key&gt;</code>. Test keys run against sample data and cost nothing.
       </p>
       {created ? (
         <SecretBox title={`Your new key “${nameOf(created)}”`} value={created.key} onDone={() => setCreated(null)} />
