@@ -9,7 +9,13 @@
  */
 import { createHash } from "node:crypto";
 import { buildStats, contentStems, scoreWindow, type EpisodeStats, type Window } from "./score.js";
-import { FILLERS, isTerminal, toSentences, tokens, type Sentence, type Transcript, type Word } from "./text.js";
+import { briefScorer } from "./brief.js";
+import { round, toPieces } from "./pieces.js";
+import { isTerminal, toSentences, tokens, type Sentence, type Transcript, type Word } from "./text.js";
+
+// Moved to their own modules; re-exported for the callers that import them from here.
+export { bm25 } from "./brief.js";
+export { round, toPieces };
 
 export interface FindOptions {
   /** Wanted clip length, seconds. */
@@ -43,12 +49,6 @@ export interface Clip {
   about?: string;
 }
 
-/** Silences longer than this inside a clip are cut out. */
-const CUT_SILENCE = 1.2;
-/** A gap holding a filler word ("um") this long or longer is cut out. */
-const CUT_FILLER = 0.5;
-export const round = (v: number) => Math.round(v * 1000) / 1000;
-
 export function clipRef(seed: string, start: number, end: number, taken: Set<string> = new Set()): string {
   const hash = createHash("sha1").update(`${seed}|${start.toFixed(2)}|${end.toFixed(2)}`).digest("hex");
   for (let len = 4; len <= hash.length; len++) {
@@ -56,34 +56,6 @@ export function clipRef(seed: string, start: number, end: number, taken: Set<str
     if (!taken.has(ref)) return ref;
   }
   return `c${hash}`;
-}
-
-/** The spans of a run of words worth keeping: long silences and isolated fillers are dropped. */
-export function toPieces(words: Word[], bounds: { start: number; end: number }) {
-  const pieces: Array<{ start: number; end: number }> = [];
-  let start = bounds.start;
-  let prev: Word | undefined;
-  let skippingFiller = false;
-  for (const w of words) {
-    const isFiller = FILLERS.has(tokens(w.text)[0] ?? "");
-    if (prev && isFiller) {
-      // Look at the gap this filler sits in: cut only when removing it leaves a clean join.
-      skippingFiller = true;
-      continue;
-    }
-    if (prev) {
-      const gap = w.start - prev.end;
-      const cut = skippingFiller ? gap >= CUT_FILLER : gap >= CUT_SILENCE;
-      if (cut) {
-        pieces.push({ start, end: prev.end + (skippingFiller ? 0.1 : 0.25) });
-        start = w.start - (skippingFiller ? 0.08 : 0.2);
-      }
-    }
-    skippingFiller = false;
-    prev = w;
-  }
-  pieces.push({ start, end: bounds.end });
-  return pieces.map((p) => ({ start: round(p.start), end: round(p.end) })).filter((p) => p.end - p.start > 0.05);
 }
 
 /** The window of whole sentences from word `from` to word `to`, with a little air at each edge. */
@@ -99,37 +71,6 @@ export function toWindow(words: Word[], from: number, to: number, duration: numb
   const pieces = toPieces(ws, { start, end });
   const len = pieces.reduce((a, p) => a + (p.end - p.start), 0);
   return { sentences, words: ws, start, end, pieces, duration: len, nextWord: next };
-}
-
-/**
- * BM25 of each window against the brief, the candidate windows being the documents: term
- * frequencies, lengths and document frequencies are all counted over windows.
- */
-export function bm25(windows: Array<Pick<Window, "words">>, about: string): number[] {
-  const query = [...new Set(contentStems(about))];
-  if (!query.length || !windows.length) return windows.map(() => 0);
-  const k1 = 1.2;
-  const b = 0.75;
-  const tfs = windows.map((w) => {
-    const tf = new Map<string, number>();
-    for (const t of contentStems(w.words.map((x) => x.text).join(" "))) tf.set(t, (tf.get(t) ?? 0) + 1);
-    return tf;
-  });
-  const lens = windows.map((w) => w.words.length);
-  const avg = lens.reduce((a, c) => a + c, 0) / lens.length;
-  const n = windows.length;
-  const idf = new Map(query.map((q) => {
-    const df = tfs.filter((tf) => tf.has(q)).length;
-    return [q, Math.log(1 + (n - df + 0.5) / (df + 0.5))] as const;
-  }));
-  return tfs.map((tf, i) => {
-    let s = 0;
-    for (const q of query) {
-      const f = tf.get(q) ?? 0;
-      if (f) s += idf.get(q)! * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * lens[i]!) / Math.max(1, avg))));
-    }
-    return s;
-  });
 }
 
 export function titleFor(w: Window, keyTerms: string[]): string {
@@ -230,24 +171,13 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
   // Nothing fits (one very long monologue without pauses, or sparse speech): accept shorter ones.
   if (!windows.length) windows = build(0);
 
-  const rel = opts.about ? bm25(windows, opts.about) : [];
-  const maxRel = Math.max(0, ...rel);
+  const brief = opts.about ? briefScorer(windows, opts.about) : undefined;
   const ranked = windows
     .map((w, i) => {
       const s = scoreWindow(w, stats, opts.target, opts.max - opts.min);
-      let value = s.quality;
-      const reasons = [...s.reasons];
-      if (opts.about) {
-        const r = maxRel > 0 ? rel[i]! / maxRel : 0; // rel has one score per window
-        value = 0.55 * r + 0.45 * s.quality;
-        if (r > 0) {
-          const q = new Set(contentStems(opts.about));
-          const hits = [...new Set(w.words.flatMap((x) => contentStems(x.text)).filter((t) => q.has(t)))];
-          reasons.unshift(`matches the brief: ${hits.slice(0, 4).join(", ")}`);
-        }
-        return { w, s, value, reasons, relevant: r > 0 };
-      }
-      return { w, s, value, reasons, relevant: true };
+      if (!brief) return { w, s, value: s.quality, reasons: [...s.reasons], relevant: true };
+      const b = brief(i, s.quality);
+      return { w, s, value: b.value, reasons: b.reason ? [b.reason, ...s.reasons] : [...s.reasons], relevant: b.relevant };
     })
     .filter((x) => x.relevant)
     .sort((a, b) => b.value - a.value || a.w.start - b.w.start);
