@@ -67,10 +67,15 @@ export class EpisodeRunEnds {
       let added = 0;
       for (const c of found) {
         const r = await tx.query(
-          `insert into clips (id, episode_id, account_id, number, ref, data) values ($1, $2, $3, $4, $5, $6) on conflict (episode_id, ref) do nothing returning id`,
+          // A clip already listed comes back from a brief's search marked as one of its answers:
+          // only that mark is taken, the rest of the row stays as it was.
+          `insert into clips (id, episode_id, account_id, number, ref, data) values ($1, $2, $3, $4, $5, $6)
+             on conflict (episode_id, ref) do update set data = clips.data || jsonb_build_object('answers', excluded.data->'answers')
+             where excluded.data ? 'answers'
+           returning (xmax = 0) as inserted`,
           [randomUUID(), id, ep.account_id, c.number, c.ref, JSON.stringify(c)],
         );
-        added += r.rows.length;
+        added += r.rows.filter((x: any) => x.inserted).length;
       }
       if (entry) entry.added = added;
       await tx.query(`update episodes set status = 'ready', searches = $2, updated_at = now() where id = $1`, [id, JSON.stringify(searches)]);

@@ -190,7 +190,7 @@ export class EpisodeService {
       const about = input.about?.trim() || undefined;
       const done = about !== undefined && ep.searches.find((s) => s.about === about && s.state === "succeeded" && (input.target_seconds === undefined || (s as any).target_seconds === input.target_seconds));
       const clips = await this.clipsOf(id, tx);
-      if (done) return { status: "done" as const, clips: clips.filter((c) => c.data.about === about) };
+      if (done) return { status: "done" as const, clips: answersTo(clips, about!) };
       await this.deps.billing.assertNotBelowZero(tx, accountId);
       const runId = await this.startSearch(tx, ep, { about: about ?? ep.options.about, target_seconds: input.target_seconds ?? ep.options.target_seconds, origin: input.origin }, clips.map((c) => c.data));
       return { status: "searching" as const, clips: [], run_id: runId };
@@ -213,4 +213,16 @@ export class EpisodeService {
     return run.id;
   }
 
+}
+
+/**
+ * The clips answering a brief, best first: those marked with it (a clip already listed when the
+ * brief was searched keeps its number and ref), then those the brief found before answers were ranked.
+ */
+function answersTo(clips: ClipRow[], about: string): ClipRow[] {
+  const rank = (c: ClipRow) => {
+    const r = (c.data.answers as Array<{ about: string; rank: number }> | undefined)?.find((a) => a.about === about)?.rank;
+    return r ?? (c.data.about === about ? 1000 + c.number : -1);
+  };
+  return clips.filter((c) => rank(c) >= 0).sort((a, b) => rank(a) - rank(b));
 }

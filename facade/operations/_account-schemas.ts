@@ -34,6 +34,7 @@ const clip: JsonSchema = {
     pieces: { type: "integer", minimum: 1, description: "How many parts of the episode the clip joins" },
     start_seconds: { type: "number" }, end_seconds: { type: "number" }, score: nullable({ type: "number" }),
     reasons: { type: "array", items: str() }, about: nullable(str()),
+    answers: { type: "array", items: str(), description: "The briefs (search `about`) this clip answers; a brief whose best answer was already listed returns that clip, with its number and ref" },
     cut_status: str({ enum: ["not_cut", "cutting", "cut", "failed"] }), export_status: str({ enum: ["none", "rendering", "exported", "failed"] }),
     style: nullable(str()), download_url: str({ format: "uri" }), download_expires_at: str({ format: "date-time" }),
   },

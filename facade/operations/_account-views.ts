@@ -43,6 +43,8 @@ export function toClipView(ctx: OperationContext, c: ClipRow) {
     score: c.data.score?.value ?? null,
     reasons: c.data.score?.reasons ?? [],
     about: c.data.about ?? null,
+    // The briefs this clip answers, best answers included when the clip was on the list already.
+    answers: Array.isArray(c.data.answers) ? c.data.answers.map((a: { about: string }) => a.about) : [],
     cut_status: c.cut_status,
     export_status: c.export_status,
     style: c.render?.style ?? null,

@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { buildStats, contentStems, scoreWindow, type EpisodeStats, type Window } from "./score.js";
-import { briefScorer } from "./brief.js";
+import { briefScorer, pickAnswers, withAnswer, type Answer } from "./brief.js";
 import { round, toPieces } from "./pieces.js";
 import { isTerminal, toSentences, tokens, type Sentence, type Transcript, type Word } from "./text.js";
 
@@ -47,6 +47,8 @@ export interface Clip {
   pieces: Array<{ start: number; end: number }>;
   score: { value: number; reasons: string[] };
   about?: string;
+  /** The briefs this clip answers, with its rank among each brief's answers (search mode). */
+  answers?: Answer[];
 }
 
 export function clipRef(seed: string, start: number, end: number, taken: Set<string> = new Set()): string {
@@ -111,16 +113,13 @@ export function prepare(transcript: Transcript, opts: Pick<FindOptions, "duratio
   return { words, duration, sentences, stats: buildStats(sentences, duration, punctuated, opts.loudness) };
 }
 
-/** Existing clips with usable times; anything else in the list is kept but blocks nothing. */
-const spansOf = (clips: Clip[]) =>
-  clips.filter((c) => Number.isFinite(c?.start) && Number.isFinite(c?.end)).map((c) => ({ start: c.start, end: c.end }));
-
 /** The one clip of a recording shorter than the shortest allowed clip: all of it. */
 function _wholeClip(p: Prepared, opts: FindOptions, existing: Clip[], taken: Set<string>): Clip[] {
   const { words, sentences, stats } = p;
   const duration = round(p.duration);
   // Search mode on a short recording: its one clip may already be in the list.
-  if (spansOf(existing).some((c) => overlap(c, { start: 0, end: duration }) > 0)) return existing;
+  const had = existing.find((c) => Number.isFinite(c?.start) && Number.isFinite(c?.end) && overlap(c, { start: 0, end: duration }) > 0);
+  if (had) return opts.about ? existing.map((c) => (c === had ? withAnswer(c, opts.about!, 0) : c)) : existing;
   const whole: Window = { sentences, words, start: 0, end: duration, pieces: [{ start: 0, end: duration }], duration };
   const scored = sentences.length ? scoreWindow(whole, stats, opts.target, opts.max - opts.min) : { quality: 0.5, reasons: [], keyTerms: [] };
   return [
@@ -182,19 +181,16 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
     .filter((x) => x.relevant)
     .sort((a, b) => b.value - a.value || a.w.start - b.w.start);
 
-  const picked: typeof ranked = [];
-  const blocked = spansOf(existing);
-  for (const c of ranked) {
-    if (picked.length >= opts.count) break;
-    const clash = [...blocked, ...picked.map((p) => p.w)].some((b) => overlap(b, c.w) > 0);
-    if (!clash) picked.push(c);
-  }
-  const firstNumber = existing.reduce((a, c) => Math.max(a, c.number ?? 0), 0) + 1;
-  const fresh = picked.map((p, i): Clip => {
+  // A brief's best answer may be a clip already on the list: it is marked, keeping its number and ref.
+  const picked = pickAnswers(ranked, existing, opts.count);
+  const answered = new Map(picked.flatMap((p, rank) => (p.existing ? [[p.existing, rank] as const] : [])));
+  let next = existing.reduce((a, c) => Math.max(a, c.number ?? 0), 0) + 1;
+  const fresh = picked.flatMap(({ pick: p, existing: had }, rank): Clip[] => {
+    if (had) return [];
     const ref = clipRef(opts.seed, p.w.start, p.w.end, taken);
     taken.add(ref);
-    return {
-      number: firstNumber + i,
+    const clip: Clip = {
+      number: next++,
       ref,
       title: titleFor(p.w, p.s.keyTerms),
       hook: p.w.sentences[0]!.text.trim(),
@@ -205,6 +201,8 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
       score: { value: Math.round(Math.max(0, Math.min(1, p.value)) * 100), reasons: p.reasons },
       ...(opts.about ? { about: opts.about } : {}),
     };
+    return [opts.about ? withAnswer(clip, opts.about, rank) : clip];
   });
-  return [...existing, ...fresh];
+  const kept = opts.about ? existing.map((c) => (answered.has(c) ? withAnswer(c, opts.about!, answered.get(c)!) : c)) : existing;
+  return [...kept, ...fresh];
 }
