@@ -1,115 +1,156 @@
 /**
- * bench/find-clips: how well the clip finder picks the moments a person marked as good.
+ * bench/find-clips: does the clip finder pick what a person would post, and does a brief find its moment?
  *
- * Reads the labelled transcripts in test/fixtures/labelled/*.json (words, segments and `labels`, the
- * known good spans) and runs the heuristic on each with the default limits (30–150 s) and with
- * target_seconds=60. For each transcript and overall it prints:
- * - hit rate: the share of labels that some top-5 clip overlaps by at least half the label's length;
- * - precision@5: the share of the top-5 clips that overlap some label by at least half the clip's length;
- * With two labels per transcript, precision@5 over five clips can be at most 0.4: read it with the counts.
+ * Runs the find-clips stage itself (its run(), as a pipeline step does, on the inline transcript) over
+ * the labelled episodes in test/fixtures/labelled/*.json: each has 2–4 labelled strong moments,
+ * decoys that share their keywords, a sponsor read, and three briefs naming the moment they should
+ * find. Per episode and averaged over the set, at the top 5 and with the default limits (30–150 s):
+ * hit rate, precision@5, decoys@5, clips on sentence boundaries, and brief accuracy two ways:
+ * - **API**: the brief searched with the clips already found passed as `input.clips`, as
+ *   `POST /episodes/{id}/search` runs it; the answer is the first returned clip made for the brief
+ *   (carrying it in `about`), else the first clip not on the list before;
+ * - **fresh**: the brief searched on the episode alone; the answer is the first clip.
+ * The matching rules are in bench/_find-clips-measure.ts. Chance sits beside each measure: random clips
+ * with the engine's count and lengths, averaged over 200 seeded draws.
+ * The llm engine runs too when config (CLIPD_CONFIG or env) sets an llm/openai endpoint; else it is skipped.
  *
- *   npm run build && node dist/bench/find-clips.js   [BENCH_JSON=1 prints the raw results too]
+ *   npm run build && node dist/bench/find-clips.js [--json]
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import pino from "pino";
+import { loadConfig } from "../config/loader.js";
+import type { StageContext } from "../daemon/engine/stage.js";
+import { defineLocalStorage } from "../daemon/kit/storage.js";
 import { findClips, type Clip } from "../plugins/find-clips/heuristic.js";
-import { resolveLimits, type FindClipsOptions } from "../plugins/find-clips/index.js";
-import type { Transcript } from "../plugins/find-clips/text.js";
+import findClipsStage, { resolveLimits, type FindClipsOptions } from "../plugins/find-clips/index.js";
+import { llmSettings } from "../plugins/find-clips/llm.js";
+import { average, briefAccuracy, chance, measureTop, scoreClips, TOP, type Labelled, type Measures, type Score } from "./_find-clips-measure.js";
 
-export interface Span {
-  start: number;
-  end: number;
-}
-export interface Labelled extends Transcript {
-  name: string;
-  title?: string;
-  labels: Span[];
-}
+export * from "./_find-clips-measure.js";
+import { loadLabelled } from "./_find-clips-measure.js";
 
-const TOP = 5;
-const overlap = (a: Span, b: Span) => Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
-
-/** Works from the sources (bench/) and from the build (dist/bench/). */
-export function fixturesDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 4; i++, dir = path.dirname(dir)) {
-    const candidate = path.join(dir, "test", "fixtures", "labelled");
-    try {
-      if (readdirSync(candidate).some((f) => f.endsWith(".json"))) return candidate;
-    } catch {}
-  }
-  throw new Error("test/fixtures/labelled not found");
-}
-
-export function loadLabelled(dir = fixturesDir()): Labelled[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => ({ name: path.basename(f, ".json"), ...JSON.parse(readFileSync(path.join(dir, f), "utf8")) }));
-}
-
-export interface Score {
-  labels: number;
-  hits: number;
-  clips: number;
-  good: number;
-  /** The most top-5 clips that could be good here: min(5, labels). */
-  bestGood: number;
-}
-
-/** Hits and good clips among the top five (see the module comment for the definitions). */
-export function scoreClips(clips: Span[], labels: Span[]): Score {
-  const top = clips.slice(0, TOP);
-  const hits = labels.filter((l) => top.some((c) => overlap(c, l) >= 0.5 * (l.end - l.start))).length;
-  const good = top.filter((c) => labels.some((l) => overlap(c, l) >= 0.5 * (c.end - c.start))).length;
-  return { labels: labels.length, hits, clips: top.length, good, bestGood: Math.min(TOP, labels.length) };
-}
-
+/** The heuristic alone, synchronously (kept for quick checks and the older unit test). */
 export function runOne(t: Labelled, options: FindClipsOptions): { clips: Clip[]; score: Score; ms: number } {
   const t0 = performance.now();
   const clips = findClips(t, { ...resolveLimits(options), seed: t.name, duration: t.duration });
-  const ms = performance.now() - t0;
-  return { clips, score: scoreClips(clips, t.labels), ms };
+  return { clips, score: scoreClips(clips, t.labels), ms: performance.now() - t0 };
 }
 
-export function total(scores: Score[]): Score {
-  return scores.reduce((a, s) => ({ labels: a.labels + s.labels, hits: a.hits + s.hits, clips: a.clips + s.clips, good: a.good + s.good, bestGood: a.bestGood + s.bestGood }), {
-    labels: 0,
-    hits: 0,
-    clips: 0,
-    good: 0,
-    bestGood: 0,
-  });
+type Runner = (t: Labelled, options: FindClipsOptions, existing?: Clip[]) => Promise<Clip[]>;
+
+/** Runs the stage as a pipeline step would, with a real temp storage and a silent log. */
+export async function stageRunner(config: Record<string, any> = {}): Promise<{ run: Runner; close: () => Promise<void> }> {
+  const base = await mkdtemp(path.join(os.tmpdir(), "clipd-bench-clips-"));
+  const storage = defineLocalStorage(path.join(base, "storage"));
+  let n = 0;
+  const run: Runner = async (t, options, existing) => {
+    const ctx: StageContext<any> = {
+      signal: new AbortController().signal,
+      log: pino({ level: "silent" }),
+      progress: () => {},
+      workdir: base,
+      storage,
+      runId: `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`,
+      stepId: "0",
+      pipeline: "bench",
+      options: { loudness: false, ...options },
+      config,
+    };
+    const input = existing ? { ...t, clips: existing } : t;
+    return ((await findClipsStage.run(input as any, ctx)) as { clips: Clip[] }).clips;
+  };
+  return { run, close: () => rm(base, { recursive: true, force: true }) };
 }
 
-const ratio = (a: number, b: number) => (b ? (a / b).toFixed(2) : "–");
+/** The clip a search answers a brief with (see the module comment). */
+export function answerOf(returned: Clip[], existing: Clip[], about: string): Clip | undefined {
+  const before = new Set(existing.map((c) => c.ref));
+  return returned.find((c) => c.about === about) ?? returned.find((c) => !before.has(c.ref));
+}
 
-function main() {
-  const set = loadLabelled();
-  const configs: Array<[string, FindClipsOptions]> = [
-    ["defaults (30–150 s)", {}],
-    ["target_seconds=60 (48–72 s)", { target_seconds: 60 }],
-  ];
-  const raw: Record<string, unknown> = {};
-  console.log(`find-clips heuristic on ${set.length} labelled transcripts; ${os.cpus().length} cores, Node ${process.versions.node}\n`);
-  for (const [label, options] of configs) {
-    console.log(`### ${label}\n`);
-    console.log("| transcript | minutes | labels | top-5 clips | hit rate | precision@5 | ms |");
-    console.log("|---|---:|---:|---:|---:|---:|---:|");
-    const scores: Score[] = [];
-    for (const t of set) {
-      const r = runOne(t, options);
-      scores.push(r.score);
-      raw[`${label}/${t.name}`] = r.clips.slice(0, TOP).map((c) => ({ start: c.start, end: c.end, score: c.score.value, hook: c.hook }));
-      const s = r.score;
-      console.log(`| ${t.name} | ${((t.duration ?? 0) / 60).toFixed(1)} | ${s.labels} | ${s.clips} | ${ratio(s.hits, s.labels)} (${s.hits}/${s.labels}) | ${ratio(s.good, s.clips)} (${s.good}/${s.clips}) | ${r.ms.toFixed(0)} |`);
+export interface EpisodeResult {
+  name: string;
+  minutes: number;
+  moments: number;
+  measures: Measures;
+  chance: Measures;
+  ms: number;
+  top: Array<{ start: number; end: number; score: number; title: string; hook: string }>;
+}
+
+export async function runEngine(set: Labelled[], run: Runner, options: FindClipsOptions = {}): Promise<EpisodeResult[]> {
+  const out: EpisodeResult[] = [];
+  for (const t of set) {
+    const t0 = performance.now();
+    const clips = await run(t, options);
+    const ms = performance.now() - t0;
+    const briefs = t.briefs ?? [];
+    const api: Array<Clip | undefined> = [];
+    const fresh: Array<Clip | undefined> = [];
+    for (const b of briefs) {
+      api.push(answerOf(await run(t, { ...options, about: b.about }, clips), clips, b.about));
+      fresh.push((await run(t, { ...options, about: b.about }))[0]);
     }
-    const all = total(scores);
-    console.log(`| **overall** | | ${all.labels} | ${all.clips} | **${ratio(all.hits, all.labels)}** (${all.hits}/${all.labels}) | **${ratio(all.good, all.clips)}** (${all.good}/${all.clips}) | |\n`);
+    const measures = { ...measureTop(clips, t), briefApi: briefAccuracy(t, api), briefFresh: briefAccuracy(t, fresh) };
+    const lengths = clips.slice(0, TOP).map((c) => c.end - c.start);
+    const chanceLevel = chance(t, lengths, fresh.map((c) => (c ? c.end - c.start : undefined)));
+    const top = clips.slice(0, TOP).map((c) => ({ start: c.start, end: c.end, score: c.score.value, title: c.title, hook: c.hook }));
+    out.push({ name: t.name, minutes: t.duration / 60, moments: t.labels.length, measures, chance: chanceLevel, ms, top });
   }
-  if (process.env.BENCH_JSON) console.log(JSON.stringify(raw, null, 2));
+  return out;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) main();
+const f2 = (v: number | null) => (v === null ? "–" : v.toFixed(2));
+const cell = (v: number | null, c: number | null) => `${f2(v)} (${f2(c)})`;
+
+export function table(rows: EpisodeResult[]): string {
+  const head = "| episode | min | moments | hit rate | precision@5 | decoys@5 | boundaries | brief API | brief fresh | ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+  const line = (name: string, min: string, moments: string, m: Measures, c: Measures, ms: string) =>
+    `| ${name} | ${min} | ${moments} | ${cell(m.hit, c.hit)} | ${cell(m.precision, c.precision)} | ${cell(m.decoys, c.decoys)} | ${cell(m.boundaries, c.boundaries)} | ${cell(m.briefApi, c.briefApi)} | ${cell(m.briefFresh, c.briefFresh)} | ${ms} |`;
+  const body = rows.map((r) => line(r.name, r.minutes.toFixed(1), String(r.moments), r.measures, r.chance, r.ms.toFixed(0)));
+  const avg = line("**average**", "", String(rows.reduce((a, r) => a + r.moments, 0)), average(rows.map((r) => r.measures)), average(rows.map((r) => r.chance)), "");
+  return [head, ...body, avg].join("\n");
+}
+
+async function main() {
+  const json = process.argv.includes("--json");
+  const set = loadLabelled();
+  const t0 = performance.now();
+  const engines: Record<string, EpisodeResult[] | string> = {};
+  const local = await stageRunner();
+  try {
+    engines.heuristic = await runEngine(set, local.run, { engine: "heuristic" });
+  } finally {
+    await local.close();
+  }
+  let config: Record<string, any> = {};
+  try {
+    config = loadConfig();
+  } catch {}
+  if (llmSettings(config)) {
+    const remote = await stageRunner(config);
+    try {
+      engines.llm = await runEngine(set, remote.run, { engine: "llm" });
+    } finally {
+      await remote.close();
+    }
+  } else engines.llm = "skipped: no llm/openai endpoint in config";
+  const seconds = (performance.now() - t0) / 1000;
+  const env = { episodes: set.length, cores: os.cpus().length, node: process.versions.node, seconds: Math.round(seconds * 10) / 10, date: new Date().toISOString().slice(0, 10) };
+  if (json) {
+    const summary = Object.fromEntries(
+      Object.entries(engines).map(([k, v]) => [k, typeof v === "string" ? v : { average: average(v.map((r) => r.measures)), chance: average(v.map((r) => r.chance)), episodes: v }]),
+    );
+    console.log(JSON.stringify({ ...env, engines: summary }, null, 2));
+    return;
+  }
+  console.log(`find-clips on ${set.length} labelled episodes, top ${TOP}, defaults (30–150 s); ${env.cores} cores, Node ${env.node}, ${env.date}`);
+  console.log("Each cell: measured (chance: random clips with the same count and lengths, 200 draws).\n");
+  for (const [k, v] of Object.entries(engines)) console.log(typeof v === "string" ? `### ${k}\n\n${v}\n` : `### ${k}\n\n${table(v)}\n`);
+  console.log(`${seconds.toFixed(1)} s in all`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await main();
