@@ -8,7 +8,8 @@
  * types and one scoring pass; split apart, each half would need the other's internals.
  */
 import { createHash } from "node:crypto";
-import { buildStats, contentStems, scoreWindow, type EpisodeStats, type Window } from "./score.js";
+import { buildStats, contentStems, scoreWindow, type EpisodeStats, type SubScores, type Window } from "./score.js";
+import { titleFor } from "./titles.js";
 import { briefScorer, pickAnswers, withAnswer, type Answer } from "./brief.js";
 import { round, toPieces } from "./pieces.js";
 import { isTerminal, toSentences, tokens, type Sentence, type Transcript, type Word } from "./text.js";
@@ -46,6 +47,8 @@ export interface Clip {
   duration: number;
   pieces: Array<{ start: number; end: number }>;
   score: { value: number; reasons: string[] };
+  /** Hook, coherence, payoff and delivery, each 0..100 with a one-line reason (score.ts). */
+  scores?: SubScores;
   about?: string;
   /** The briefs this clip answers, with its rank among each brief's answers (search mode). */
   answers?: Answer[];
@@ -75,24 +78,8 @@ export function toWindow(words: Word[], from: number, to: number, duration: numb
   return { sentences, words: ws, start, end, pieces, duration: len, nextWord: next };
 }
 
-export function titleFor(w: Window, keyTerms: string[]): string {
-  const hook = w.sentences[0]!.text.trim(); // a window holds at least one sentence
-  if (hook.endsWith("?") && hook.length <= 70) return hook;
-  // The most weighted key term, shown as the word the speaker used, with its neighbour if that is
-  // a content word too ("pricing strategy" rather than "pricing").
-  const stems = w.words.map((x) => contentStems(x.text)[0] ?? "");
-  const raw = (i: number) => tokens(w.words[i]!.text).join(""); // i indexes stems, one per word
-  for (const term of keyTerms) {
-    const i = stems.indexOf(term);
-    // A title term must recur: a word said once is rarely what the clip is about.
-    if (i < 0 || stems.indexOf(term, i + 1) < 0) continue;
-    const after = stems[i + 1];
-    const before = stems[i - 1];
-    const pair = after && keyTerms.includes(after) ? `${raw(i)} ${raw(i + 1)}` : before && keyTerms.includes(before) ? `${raw(i - 1)} ${raw(i)}` : raw(i);
-    return pair.replace(/\b\p{L}/gu, (c) => c.toUpperCase());
-  }
-  return hook.length <= 60 ? hook : `${hook.slice(0, 57).replace(/\s+\S*$/, "")}…`;
-}
+/** Titles are made in titles.ts; re-exported for the llm engine's fallback title. */
+export { titleFor } from "./titles.js";
 
 export const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
   Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
@@ -121,7 +108,7 @@ function _wholeClip(p: Prepared, opts: FindOptions, existing: Clip[], taken: Set
   const had = existing.find((c) => Number.isFinite(c?.start) && Number.isFinite(c?.end) && overlap(c, { start: 0, end: duration }) > 0);
   if (had) return opts.about ? existing.map((c) => (c === had ? withAnswer(c, opts.about!, 0) : c)) : existing;
   const whole: Window = { sentences, words, start: 0, end: duration, pieces: [{ start: 0, end: duration }], duration };
-  const scored = sentences.length ? scoreWindow(whole, stats, opts.target, opts.max - opts.min) : { quality: 0.5, reasons: [], keyTerms: [] };
+  const scored = sentences.length ? scoreWindow(whole, stats, opts.target, opts.max - opts.min) : { quality: 0.5, reasons: [], keyTerms: [], scores: undefined };
   return [
     ...existing,
     {
@@ -134,6 +121,7 @@ function _wholeClip(p: Prepared, opts: FindOptions, existing: Clip[], taken: Set
       duration,
       pieces: whole.pieces,
       score: { value: Math.round(scored.quality * 100), reasons: ["whole recording (shorter than the shortest clip)", ...scored.reasons] },
+      ...(scored.scores ? { scores: scored.scores } : {}),
       ...(opts.about ? { about: opts.about } : {}),
     },
   ];
@@ -199,6 +187,7 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
       duration: round(p.w.duration),
       pieces: p.w.pieces,
       score: { value: Math.round(Math.max(0, Math.min(1, p.value)) * 100), reasons: p.reasons },
+      scores: p.s.scores,
       ...(opts.about ? { about: opts.about } : {}),
     };
     return [opts.about ? withAnswer(clip, opts.about, rank) : clip];

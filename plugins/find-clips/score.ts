@@ -1,26 +1,15 @@
 /**
- * Scoring of one candidate window. Each signal is 0..1 and comes with a reason a person can read,
- * so the ranking can be judged from the output alone. Weights live in one table.
+ * Scoring of one candidate window: four sub-scores a reviewer can check, each 0..1 with a one-line
+ * reason (hook, coherence, payoff, delivery), and the overall quality that ranks windows. The
+ * sentence-level features they read are named in features.ts; where topics change, in segment.ts.
  */
-import {
-  BOLD_CLAIMS,
-  CONNECTORS,
-  FILLER_PAIRS,
-  FILLERS,
-  NUMBER_WORDS,
-  PRONOUN_STARTS,
-  QUESTION_STARTS,
-  STOPWORDS,
-  STORY_STARTS,
-  STRONG_WORDS,
-  isTerminal,
-  stem,
-  tokens,
-  type Sentence,
-  type Word,
-} from "./text.js";
+import { density, facts, isLowInformation, type Facts } from "./features.js";
+import { contentStems as nlpStems } from "./nlp.js";
+import { segmentTopics, type Topics } from "./segment.js";
+import { FILLER_PAIRS, FILLERS, isTerminal, tokens, type Sentence, type Word } from "./text.js";
 
-export const WEIGHTS = { hook: 0.25, complete: 0.2, focus: 0.2, energy: 0.15, clean: 0.1, length: 0.1 };
+/** How the sub-scores make the overall quality, before the show-business and small-talk penalties. */
+export const WEIGHTS = { hook: 0.3, coherence: 0.3, payoff: 0.25, delivery: 0.08, length: 0.07 };
 
 /** Episode-wide statistics the window scores are relative to. */
 export interface EpisodeStats {
@@ -33,6 +22,9 @@ export interface EpisodeStats {
   loudnessMean?: number;
   punctuated: boolean;
   duration: number;
+  /** The episode's sentences and where its topics change (TextTiling). */
+  sentences: Sentence[];
+  topics: Topics;
 }
 
 export interface Window {
@@ -46,17 +38,24 @@ export interface Window {
   nextWord?: Word;
 }
 
+export interface SubScore {
+  value: number;
+  reason: string;
+}
+export type SubScores = { hook: SubScore; coherence: SubScore; payoff: SubScore; delivery: SubScore };
+
 export interface Scored {
   quality: number;
   reasons: string[];
   keyTerms: string[];
+  /** Each 0..100 with its reason, as clips.json and the API show them. */
+  scores: SubScores;
 }
 
-export function contentStems(text: string): string[] {
-  return tokens(text)
-    .filter((t) => !STOPWORDS.has(t) && t.length > 2 && !/^\d+$/.test(t))
-    .map(stem);
-}
+/** Stemmed content words (Porter2, stop words removed); briefs and focus compare these. */
+export const contentStems = nlpStems;
+
+const speakerOf = (s: Sentence) => s.words[0]?.speaker ?? null;
 
 export function buildStats(sentences: Sentence[], duration: number, punctuated: boolean, loudness?: number[]): EpisodeStats {
   const df = new Map<string, number>();
@@ -71,159 +70,145 @@ export function buildStats(sentences: Sentence[], duration: number, punctuated: 
   const medianRate = rates.length ? rates[Math.floor(rates.length / 2)]! : 2.5;
   const loud = loudness?.filter((v) => Number.isFinite(v));
   const loudnessMean = loud?.length ? loud.reduce((a, b) => a + b, 0) / loud.length : undefined;
-  return { idf, medianRate, loudness, loudnessMean, punctuated, duration };
-}
-
-const HOUSEKEEPING = ["welcome back", "welcome to", "thanks for listening", "right back", "that's all", "that is all", "subscribe", "see you next"];
-/** Show business anywhere in a window (not only its opening): sponsor reads, links, sign-offs. */
-const SHOW_BUSINESS = [...HOUSEKEEPING, "brought to you by", "our sponsor", "dot com", "dot io", "show notes", "in the description", "patreon", "i'm your host", "my guest", "joined by", "take a short break", "quick break", "we're back", "we are back", "housekeeping"];
-
-// Windows share their sentences and words, so per-sentence and per-word work is done once.
-const _business = new WeakMap<Sentence, boolean>();
-function _isShowBusiness(s: Sentence): boolean {
-  let v = _business.get(s);
-  if (v === undefined) {
-    const text = ` ${tokens(s.text).join(" ")} `;
-    v = SHOW_BUSINESS.some((p) => text.includes(` ${p} `));
-    _business.set(s, v);
-  }
-  return v;
-}
-const _stems = new WeakMap<Sentence, string[]>();
-function _sentenceStems(s: Sentence): string[] {
-  let v = _stems.get(s);
-  if (!v) _stems.set(s, (v = contentStems(s.text)));
-  return v;
-}
-const _firstTok = new WeakMap<Word, string>();
-function _wordToken(w: Word): string {
-  let v = _firstTok.get(w);
-  if (v === undefined) _firstTok.set(w, (v = tokens(w.text)[0] ?? ""));
-  return v;
+  const turns = sentences.map((s, i) => i > 0 && speakerOf(s) !== speakerOf(sentences[i - 1]!));
+  const topics = segmentTopics(sentences.map((s) => s.text), turns);
+  return { idf, medianRate, loudness, loudnessMean, punctuated, duration, sentences, topics };
 }
 
 const clamp01 = (v: number) => Math.max(0, Math.min(1, v));
+const quote = (s: Sentence) => (s.text.length > 48 ? `“${s.text.slice(0, 45).replace(/\s+\S*$/, "")}…”` : `“${s.text}”`);
 
-function _hook(first: Sentence, reasons: string[]): number {
-  const toks = tokens(first.text);
-  const lower = ` ${toks.join(" ")} `;
-  let v = 0;
-  if (first.text.trim().endsWith("?") || QUESTION_STARTS.has(toks[0] ?? "")) {
-    v += 0.45;
-    reasons.push("opens with a question");
+/** Hook: the opening makes a claim, gives a number, a promise or a tension. A bare question does not. */
+function hook(w: Window): SubScore {
+  const [first, second] = w.sentences as [Sentence, Sentence | undefined];
+  let f = facts(first);
+  let s = first;
+  // One exchange: a question answered by the other speaker hooks with its answer's first line.
+  if (f.question && second && speakerOf(second) !== speakerOf(first) && !f.show) {
+    s = second;
+    f = facts(second);
   }
-  if (/\d/.test(first.text) || toks.some((t) => NUMBER_WORDS.has(t))) {
-    v += 0.2;
-    reasons.push("opening has a number");
-  }
-  if (toks.some((t) => t === "you" || t === "your" || t === "you're")) {
-    v += 0.15;
-    reasons.push("speaks to the listener");
-  }
-  const strong = [...new Set(toks.filter((t) => STRONG_WORDS.has(t)))];
-  if (strong.length) {
-    v += 0.2;
-    reasons.push(`strong words: ${strong.slice(0, 3).join(", ")}`);
-  }
-  if (STORY_STARTS.some((p) => lower.includes(` ${p} `))) {
-    v += 0.25;
-    reasons.push("story opening");
-  } else if (BOLD_CLAIMS.some((p) => lower.includes(` ${p} `))) {
-    v += 0.25;
-    reasons.push("bold claim");
-  }
-  if (HOUSEKEEPING.some((p) => lower.includes(` ${p} `))) {
-    v -= 0.4;
-    reasons.push("show housekeeping (intro, break or outro)");
-  }
-  if (toks.length >= 4 && toks.length <= 25) v += 0.1;
-  else if (toks.length > 35) v -= 0.15;
-  return clamp01(v);
+  if (f.show) return { value: 0.05, reason: `opens on show business (${f.show})` };
+  const what: string[] = [];
+  let v = 0.15;
+  if (f.numbers) (v += 0.2), what.push("a number");
+  if (f.superlative) (v += 0.15), what.push("a superlative");
+  if (f.sweeping) (v += 0.15), what.push("a sweeping claim");
+  if (f.contrast) (v += 0.1), what.push("a tension");
+  if (f.promise) (v += 0.2), what.push("a promise");
+  if (f.advice) (v += 0.1), what.push("advice");
+  if (f.claim) v += 0.15;
+  if (isLowInformation(f)) v -= 0.2;
+  if (f.words < 4 || f.words > 35) v -= 0.1;
+  const by = s === first ? "opens" : "the answer opens";
+  if (what.length) return { value: clamp01(v), reason: `${by} with ${what.slice(0, 3).join(", ")}: ${quote(s)}` };
+  if (first !== s || f.question) return { value: clamp01(v), reason: "opens on a question that makes no claim" };
+  return { value: clamp01(v), reason: `opens on a plain statement: ${quote(s)}` };
 }
 
-function _completeness(w: Window, stats: EpisodeStats, reasons: string[]): number {
+/** Coherence: one speaker or one exchange, no dangling start, starts on a topic and finishes its thought. */
+function coherence(w: Window, stats: EpisodeStats): SubScore {
+  const ss = w.sentences;
+  const first = ss[0]!;
+  const last = ss[ss.length - 1]!;
+  const lf = facts(last);
+  const turns = ss.filter((s, i) => i > 0 && speakerOf(s) !== speakerOf(ss[i - 1]!)).length;
   let v = 1;
-  const firstTok = tokens(w.words[0]?.text ?? "")[0] ?? "";
-  if (CONNECTORS.has(firstTok)) {
-    v -= 0.5;
-    reasons.push(`starts mid-thought ("${firstTok}")`);
-  } else if (PRONOUN_STARTS.has(firstTok)) {
-    v -= 0.35;
-    reasons.push(`starts on an unexplained "${firstTok}"`);
-  }
-  const last = w.words[w.words.length - 1];
-  const lastTok = tokens(last?.text ?? "").pop() ?? "";
-  // A scored window holds at least one word.
-  const pauseAfter = w.nextWord ? w.nextWord.start - last!.end : Infinity;
-  const finished = stats.punctuated ? isTerminal(last!.text) : pauseAfter >= 0.5;
-  if (!finished) v -= 0.3;
-  if (CONNECTORS.has(lastTok)) v -= 0.3;
-  if (v >= 0.95) reasons.push("complete thought");
-  return clamp01(v);
+  const notes: string[] = [];
+  if (turns === 0) notes.push("one speaker");
+  else if (turns === 1 && facts(first).question) notes.push("one exchange (a question and its answer)");
+  else (v -= Math.min(0.5, 0.12 * turns)), notes.push(`back-and-forth over ${turns + 1} turns`);
+  const d = facts(first).dangling;
+  if (d) (v -= 0.35), notes.push(`starts on a dangling “${d}”`);
+  const { boundary, depth } = stats.topics;
+  if (boundary[first.index]) notes.push("starts where a topic starts");
+  else if (first.index > 0 && speakerOf(first) !== speakerOf(stats.sentences[first.index - 1]!)) v -= 0.05 * (1 - (depth[first.index] ?? 0));
+  else v -= 0.2 * (1 - (depth[first.index] ?? 0));
+  const crossed = ss.findIndex((s, i) => i > 0 && boundary[s.index]);
+  if (crossed > 0) (v -= crossed >= ss.length - 2 ? 0.3 : 0.15), notes.push("runs into the next topic");
+  // A finished last thought: a terminal sentence that neither asks nor sets up what comes next.
+  const after = stats.sentences[last.index + 1];
+  const pauseAfter = w.nextWord ? w.nextWord.start - w.words[w.words.length - 1]!.end : Infinity;
+  if (stats.punctuated ? !isTerminal(last.text) : pauseAfter < 0.5) (v -= 0.3), notes.push("ends mid-sentence");
+  else if (lf.question) (v -= 0.45), notes.push("ends on a question");
+  else if (lf.setup) (v -= 0.45), notes.push("ends on a set-up");
+  else if (after && speakerOf(after) === speakerOf(last) && facts(after).dangling && !boundary[after.index]) (v -= 0.15), notes.push("the thought goes on after the end");
+  else notes.push("ends on a finished thought");
+  return { value: clamp01(v), reason: notes.join("; ") };
 }
 
-function _focus(w: Window, stats: EpisodeStats, reasons: string[]): { value: number; terms: string[] } {
+/** Payoff: the last sentences land a finding, advice, a twist or a conclusion; the passage carries information. */
+function payoff(w: Window, stats: EpisodeStats): { sub: SubScore; keyTerms: string[] } {
+  const statements = w.sentences.filter((s) => !facts(s).question);
+  const tail = statements.slice(-3).map(facts);
+  const lands: string[] = [];
+  let v = 0;
+  if (tail.some((f) => f.advice)) (v += 0.35), lands.push("advice");
+  if (tail.some((f) => f.numbers || f.causal)) (v += 0.3), lands.push("a finding");
+  if (tail.some((f) => f.contrast)) (v += 0.2), lands.push("a twist");
+  if (tail.slice(-2).some((f) => f.claim)) (v += 0.2), lands.push("a conclusion");
+  const all = w.sentences.map(facts);
+  const sum = (k: (f: Facts) => number) => all.reduce((a, f) => a + k(f), 0);
+  const dens = clamp01(sum(density) / Math.max(1, all.length) / 1.2);
+  const focus = _focus(w, stats);
+  const value = clamp01(0.55 * clamp01(v) + 0.3 * dens + 0.15 * focus.value);
+  const info = `${sum((f) => f.numbers)} numbers, ${sum((f) => f.names)} names, ${sum((f) => f.contrast + f.causal)} contrast or causal words in ${all.length} sentences`;
+  const reason = lands.length ? `ends on ${lands.join(", ")}; ${info}` : `no payoff in its last sentences; ${info}`;
+  return { sub: { value, reason }, keyTerms: focus.terms };
+}
+
+function _focus(w: Window, stats: EpisodeStats): { value: number; terms: string[] } {
   const tf = new Map<string, number>();
-  for (const s of w.sentences) for (const t of _sentenceStems(s)) tf.set(t, (tf.get(t) ?? 0) + 1);
+  for (const s of w.sentences) for (const t of contentStems(s.text)) tf.set(t, (tf.get(t) ?? 0) + 1);
   const weighted = [...tf].map(([t, n]) => [t, n * (stats.idf.get(t) ?? 1)] as const).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const total = weighted.reduce((a, [, v]) => a + v, 0);
   if (!total) return { value: 0, terms: [] };
   const top = weighted.slice(0, 5);
-  const share = top.reduce((a, [, v]) => a + v, 0) / total;
   // A focused window repeats a few distinctive terms; a rambling one spreads over many.
   const repeated = top.filter(([t]) => (tf.get(t) ?? 0) >= 2).length;
-  const value = clamp01(share * 0.6 + (repeated / 5) * 0.8);
-  const terms = top.map(([t]) => t);
-  if (repeated >= 2) reasons.push(`focused on ${terms.slice(0, 3).join(", ")}`);
-  return { value, terms };
+  return { value: clamp01((top.reduce((a, [, v]) => a + v, 0) / total) * 0.6 + (repeated / 5) * 0.8), terms: top.map(([t]) => t) };
 }
 
-function _energy(w: Window, stats: EpisodeStats, reasons: string[]): number {
+/** Delivery: pace against the episode's median, loudness against its mean, few fillers and silences. */
+function delivery(w: Window, stats: EpisodeStats): SubScore {
   const speech = w.pieces.reduce((a, p) => a + (p.end - p.start), 0) || 1;
   const rate = w.words.length / speech;
-  const rateScore = clamp01(0.5 + (rate / stats.medianRate - 1) * 1.5);
-  if (rateScore >= 0.7) reasons.push(`lively delivery (${rate.toFixed(1)} words/s)`);
-  if (!stats.loudness?.length || stats.loudnessMean === undefined) return rateScore;
-  const secs = stats.loudness.slice(Math.floor(w.start), Math.ceil(w.end)).filter((v) => Number.isFinite(v));
-  if (!secs.length) return rateScore;
-  const diff = secs.reduce((a, b) => a + b, 0) / secs.length - stats.loudnessMean;
-  const loudScore = clamp01(0.5 + diff / 6);
-  if (diff >= 1.5) reasons.push(`louder than the episode average (+${diff.toFixed(1)} dB)`);
-  return (rateScore + loudScore) / 2;
-}
-
-function _clean(w: Window, reasons: string[]): number {
-  const toks = w.words.map(_wordToken);
+  const pace = clamp01(0.5 + (rate / stats.medianRate - 1) * 1.5);
+  const toks = w.words.map((x) => tokens(x.text)[0] ?? "");
   let fillers = toks.filter((t) => FILLERS.has(t)).length;
   for (let i = 1; i < toks.length; i++) if (FILLER_PAIRS.has(`${toks[i - 1]} ${toks[i]}`)) fillers++;
-  const ratio = fillers / Math.max(1, toks.length);
-  const speech = w.words.reduce((a, x) => a + Math.max(0, x.end - x.start), 0);
-  const density = speech / Math.max(0.1, w.end - w.start);
-  const densityScore = clamp01((density - 0.45) / 0.4);
-  const fillerScore = clamp01(1 - ratio * 10);
-  if (fillerScore >= 0.8 && toks.length > 10) reasons.push("few fillers");
-  if (densityScore < 0.3) reasons.push("long silences");
-  return (fillerScore + densityScore) / 2;
+  const clean = clamp01(1 - (fillers / Math.max(1, toks.length)) * 10);
+  const notes = [`${rate.toFixed(1)} words/s`, `${fillers} filler${fillers === 1 ? "" : "s"}`];
+  let energy = pace;
+  const secs = stats.loudness?.slice(Math.floor(w.start), Math.ceil(w.end)).filter((v) => Number.isFinite(v)) ?? [];
+  if (secs.length && stats.loudnessMean !== undefined) {
+    const diff = secs.reduce((a, b) => a + b, 0) / secs.length - stats.loudnessMean;
+    energy = (pace + clamp01(0.5 + diff / 6)) / 2;
+    notes.push(`${diff >= 0 ? "+" : ""}${diff.toFixed(1)} dB against the episode`);
+  }
+  return { value: clamp01(0.6 * energy + 0.4 * clean), reason: notes.join(", ") };
 }
 
 /** Scores a window's quality, independent of any search brief. */
 export function scoreWindow(w: Window, stats: EpisodeStats, target: number, range: number): Scored {
-  const reasons: string[] = [];
-  const hook = _hook(w.sentences[0]!, reasons); // a window holds at least one sentence
-  const complete = _completeness(w, stats, reasons);
-  const focus = _focus(w, stats, reasons);
-  const energy = _energy(w, stats, reasons);
-  const clean = _clean(w, reasons);
+  const h = hook(w);
+  const c = coherence(w, stats);
+  const p = payoff(w, stats);
+  const d = delivery(w, stats);
   const length = clamp01(1 - Math.abs(w.duration - target) / Math.max(1, range));
-  const business = w.sentences.filter(_isShowBusiness).length;
-  if (business) reasons.push("contains show business (intro, sponsor, break or outro)");
+  const all = w.sentences.map(facts);
+  const words = Math.max(1, all.reduce((a, f) => a + f.words, 0));
+  const reasons = [h.reason, c.reason, p.sub.reason];
+  // Penalties: show business anywhere, and chat that carries little information.
+  const show = [...new Set(all.flatMap((f) => (f.show ? [f.show] : [])))];
+  const showShare = all.reduce((a, f) => a + (f.show ? f.words : 0), 0) / words;
+  const showPenalty = show.length ? Math.min(0.45, 0.12 * all.filter((f) => f.show).length + 0.3 * showShare) : 0;
+  if (show.length) reasons.push(`contains show business: ${show.join(", ")}`);
+  const chatShare = all.reduce((a, f) => a + (isLowInformation(f) ? f.words : 0), 0) / words;
+  const chatPenalty = chatShare > 0.3 ? 0.35 * (chatShare - 0.3) / 0.7 + 0.05 : 0;
+  if (chatPenalty) reasons.push(`chatty, little information (${Math.round(chatShare * 100)}% of the words)`);
   const quality =
-    -Math.min(0.15, 0.08 * business) +
-    WEIGHTS.hook * hook +
-    WEIGHTS.complete * complete +
-    WEIGHTS.focus * focus.value +
-    WEIGHTS.energy * energy +
-    WEIGHTS.clean * clean +
-    WEIGHTS.length * length;
-  return { quality, reasons, keyTerms: focus.terms };
+    WEIGHTS.hook * h.value + WEIGHTS.coherence * c.value + WEIGHTS.payoff * p.sub.value + WEIGHTS.delivery * d.value + WEIGHTS.length * length - showPenalty - chatPenalty;
+  const pct = (s: SubScore) => ({ value: Math.round(s.value * 100), reason: s.reason });
+  return { quality, reasons, keyTerms: p.keyTerms, scores: { hook: pct(h), coherence: pct(c), payoff: pct(p.sub), delivery: pct(d) } };
 }

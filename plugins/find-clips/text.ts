@@ -3,6 +3,7 @@
  * word lists the heuristic scores with. English only for now; other languages still get sentence
  * alignment and timing-based scores, only the word-list signals stay silent.
  */
+import { sentenceSpans } from "./nlp.js";
 
 export interface Word {
   text: string;
@@ -43,7 +44,8 @@ const TERMINAL = /[.!?…]["'”’)\]]*$/;
 export const isTerminal = (text: string) => TERMINAL.test(text.trim());
 
 /**
- * Splits the words into sentences. Transcripts with punctuation split after terminal marks;
+ * Splits the words into sentences. A change of speaker always ends one. Transcripts with
+ * punctuation split where wink-nlp ends a sentence (so "Dr." or "3.5" do not);
  * unpunctuated ones (pocketsphinx) split at segment changes and pauses. Units longer than
  * `maxUnit` seconds are split again at their longest pause so that windows can still be built.
  */
@@ -53,6 +55,7 @@ export function toSentences(words: Word[], segments: Segment[] = [], opts: { max
   const punctuated = words.filter((w) => isTerminal(w.text)).length;
   const usePunct = punctuated >= Math.max(1, words.length / 80);
   const segOf = _segmentIndexes(words, segments);
+  const ends = usePunct ? _sentenceEnds(words) : undefined;
   const groups: Word[][] = [];
   let current: Word[] = [];
   let firstIdx: number[] = [];
@@ -62,9 +65,10 @@ export function toSentences(words: Word[], segments: Segment[] = [], opts: { max
     current.push(w);
     const next = words[i + 1];
     const gap = next ? next.start - w.end : Infinity;
-    const boundary = usePunct
-      ? isTerminal(w.text) || gap >= 2.5
-      : !next || segOf[i] !== segOf[i + 1] || gap >= 0.6;
+    const turn = !!next && (next.speaker ?? null) !== (w.speaker ?? null);
+    const boundary =
+      turn ||
+      (usePunct ? ends!.has(i) || gap >= 2.5 : !next || segOf[i] !== segOf[i + 1] || gap >= 0.6);
     if (boundary || !next) {
       groups.push(current);
       firstIdx.push(currentFirst);
@@ -86,6 +90,31 @@ export function toSentences(words: Word[], segments: Segment[] = [], opts: { max
     }
   });
   return out;
+}
+
+/** Indexes of the words that end a sentence, read by wink-nlp one speaker turn at a time. */
+function _sentenceEnds(words: Word[]): Set<number> {
+  const ends = new Set<number>();
+  let from = 0;
+  for (let i = 0; i < words.length; i++) {
+    const next = words[i + 1];
+    if (next && (next.speaker ?? null) === (words[i]!.speaker ?? null)) continue;
+    // One turn: words[from..i]. Word j covers characters [starts[j], starts[j] + its length).
+    const starts: number[] = [];
+    let text = "";
+    for (let j = from; j <= i; j++) {
+      if (text) text += " ";
+      starts.push(text.length);
+      text += words[j]!.text.trim();
+    }
+    for (const [, end] of sentenceSpans(text)) {
+      let k = starts.length - 1;
+      while (k > 0 && starts[k]! >= end) k--;
+      ends.add(from + k);
+    }
+    from = i + 1;
+  }
+  return ends;
 }
 
 function _segmentIndexes(words: Word[], segments: Segment[]): number[] {

@@ -108,10 +108,15 @@ describe("find-clips heuristic", () => {
     const top3 = clips.slice(0, 3).map((c) => c.hook);
     expect(top3).toContain("Why do most startups get pricing completely wrong?");
     expect(top3).toContain("I remember when I was hiking in the mountains last summer.");
+    // A question earns nothing for being a question (issue 16); this one hooks with its sweeping claim.
     const question = clips.find((c) => c.hook.startsWith("Why do most"))!;
-    expect(question.score.reasons).toContain("opens with a question");
+    expect(question.scores!.hook.reason).toMatch(/sweeping claim/);
     expect(question.title).toBe(question.hook);
-    expect(clips.find((c) => c.hook.startsWith("I remember"))!.score.reasons).toContain("story opening");
+    for (const k of ["hook", "coherence", "payoff", "delivery"] as const) {
+      expect(question.scores![k].value).toBeGreaterThanOrEqual(0);
+      expect(question.scores![k].value).toBeLessThanOrEqual(100);
+      expect(question.scores![k].reason.length).toBeGreaterThan(0);
+    }
     const intro = clips.find((c) => c.start < 1);
     if (intro) expect(intro.score.value).toBeLessThan(clips[2].score.value);
   });

@@ -1,0 +1,136 @@
+/**
+ * What one sentence says, as named features a reviewer can read: read from wink-nlp's parts of
+ * speech, entities and question syntax, plus small cue sets where no library helps (discourse
+ * markers, and the fixed phrases of show business: sponsor reads, greetings, sign-offs). The window
+ * scorer (score.ts) combines these into hook, coherence, payoff and delivery.
+ */
+import { analyse, type Analysis, type Token } from "./nlp.js";
+import type { Sentence } from "./text.js";
+
+/** Discourse markers of contrast and cause: POS tags cannot tell "but" from "and". */
+const CONTRAST = new Set(["but", "however", "instead", "actually", "although", "though", "yet", "whereas", "unless", "except"]);
+const CAUSAL = new Set(["because", "therefore", "why", "means", "so", "since", "thus", "causes", "leads"]);
+/** Quantifiers that turn a statement into a general claim ("most people think…", "nobody tells you"). */
+const SWEEPING = new Set(["most", "every", "everyone", "everybody", "nobody", "never", "always", "all", "nothing", "everything", "only"]);
+const SUPERLATIVE_IRREGULAR = new Set(["best", "worst", "most", "biggest"]);
+
+/**
+ * Show business by kind, as phrases matched on the lower-cased words. These are conventions of the
+ * genre (no model tags a sponsor read), kept short and documented in docs/clips.md.
+ */
+export const SHOW_CUES: Record<string, string[]> = {
+  "sponsor read": ["brought to you by", "sponsor", "sponsored", "promo code", "use code", "code at checkout", "dot com", "dot io", "dot org", "percent off", "free trial", "link in the"],
+  greeting: ["welcome to", "welcome back", "hello everyone", "hi everyone", "good morning everyone"],
+  thanks: ["thanks for coming", "thanks for having", "thank you for", "thanks so much for", "thanks for joining"],
+  introduction: ["my guest", "i'm your host", "joining me", "joined by", "today we're talking", "today is", "today we talk"],
+  logistics: ["before we start", "quick break", "short break", "we're back", "we are back", "show notes", "our website", "newsletter", "giveaway", "subscribe", "where can people find", "find you online"],
+  "sign-off": ["that's all for", "that is all for", "see you next", "thanks for listening", "until next time", "take care everyone"],
+};
+/** Lines that set up what follows rather than say it ("Here's the thing."): never a clip's last. */
+const SETUP_CUES = ["here's the thing", "here is the thing", "here's what", "let me tell you", "the thing is", "the question is", "one more thing", "i'll tell you", "guess what", "here's why", "here's how", "listen to this"];
+const PROMISE_CUES = ["here's how", "here's why", "i'll show you", "the way to", "how to", "the trick is", "the secret", "the key is"];
+/** Openings that point back at talk the clip does not hold. */
+const BACK_REFERENCES = ["as i said", "like i said", "as we said", "going back to", "to your point", "that's right", "exactly"];
+const CONNECTORS = new Set(["and", "so", "but", "because", "or", "then", "also", "which", "plus", "anyway"]);
+const DANGLING_PRONOUNS = new Set(["it", "that", "this", "these", "those", "they", "he", "she", "them", "there"]);
+
+export interface Facts {
+  a: Analysis;
+  words: number;
+  question: boolean;
+  numbers: number;
+  names: number;
+  contrast: number;
+  causal: number;
+  superlative: boolean;
+  sweeping: boolean;
+  /** Share of words that are pronouns: chat is full of "I", "you", "it". */
+  pronounRatio: number;
+  /** Share of words that carry content (nouns, proper nouns, numbers, adjectives). */
+  contentRatio: number;
+  /** Kind of show business, when the sentence is some. */
+  show?: string;
+  setup: boolean;
+  promise: boolean;
+  /** Tells the listener what to do: an imperative ("Stop watching the clock") or "you should". */
+  advice: boolean;
+  /** A declarative general statement: a number, a superlative, a sweeping word or a contrast. */
+  claim: boolean;
+  /** The opening word that depends on talk before the sentence ("And", "It", "As I said"). */
+  dangling?: string;
+}
+
+const has = (text: string, cues: string[]) => cues.find((c) => text.includes(` ${c} `));
+const WORDY = (t: Token) => t.pos !== "PUNCT" && t.pos !== "SYM";
+
+const _facts = new WeakMap<Sentence, Facts>();
+export function facts(s: Sentence): Facts {
+  let f = _facts.get(s);
+  if (!f) _facts.set(s, (f = readFacts(s.text)));
+  return f;
+}
+
+export function readFacts(text: string): Facts {
+  const a = analyse(text);
+  const toks = a.tokens.filter(WORDY);
+  const n = Math.max(1, toks.length);
+  const norm = toks.map((t) => t.normal);
+  const line = ` ${norm.join(" ").replace(/ (n't|'s|'re|'ll|'m|'ve)/g, "$1")} `;
+  const lowText = ` ${text.toLowerCase().replace(/[^\p{L}\p{N}' %]+/gu, " ").replace(/\s+/g, " ")} `;
+  const count = (pred: (t: Token) => boolean) => toks.filter(pred).length;
+  const numbers = count((t) => t.pos === "NUM") + a.entities.filter((e) => ["PERCENT", "MONEY"].includes(e)).length;
+  const names = count((t) => t.pos === "PROPN");
+  const contrast = norm.filter((t) => CONTRAST.has(t)).length;
+  // "so" opening a sentence is a filler, not a cause.
+  const causal = norm.filter((t, i) => CAUSAL.has(t) && !(t === "so" && i === 0)).length + (has(line, ["that's why", "which means", "turns out", "the reason"]) ? 1 : 0);
+  const superlative = toks.some((t) => (t.pos === "ADJ" || t.pos === "ADV") && (SUPERLATIVE_IRREGULAR.has(t.normal) || (/est$/.test(t.normal) && t.normal.length > 5)));
+  const sweeping = norm.some((t) => SWEEPING.has(t));
+  let show: string | undefined;
+  for (const [kind, cues] of Object.entries(SHOW_CUES)) if (has(lowText, cues) || has(line, cues)) show ??= kind;
+  if (a.entities.some((e) => e === "URL" || e === "EMAIL")) show ??= "sponsor read";
+  const lead = _leadIndex(toks);
+  const first = toks[lead];
+  const imperative = !!first && !a.question && (first.pos === "VERB" || (first.normal === "do" && toks[lead + 1]?.normal === "not")) && lead === 0;
+  const advice = imperative || !!has(line, ["you should", "you need to", "you have to", "you want to", "make sure", "the trick is", "don't"]);
+  const setup = /:\s*$/.test(text.trim()) || (!!has(line, SETUP_CUES) && n <= 8);
+  const opening = norm[0] ?? "";
+  let dangling: string | undefined;
+  if (CONNECTORS.has(opening)) dangling = opening;
+  else if (has(` ${norm.slice(0, 4).join(" ")} `, BACK_REFERENCES)) dangling = has(` ${norm.slice(0, 4).join(" ")} `, BACK_REFERENCES);
+  else if (DANGLING_PRONOUNS.has(opening) && (toks[1]?.pos === "AUX" || toks[1]?.pos === "VERB")) dangling = opening;
+  return {
+    a,
+    words: toks.length,
+    question: a.question,
+    numbers,
+    names,
+    contrast,
+    causal,
+    superlative,
+    sweeping,
+    pronounRatio: count((t) => t.pos === "PRON") / n,
+    contentRatio: count((t) => ["NOUN", "PROPN", "NUM", "ADJ"].includes(t.pos)) / n,
+    show,
+    setup,
+    promise: !!has(line, PROMISE_CUES),
+    advice,
+    claim: !a.question && toks.length >= 5 && toks.some((t) => t.pos === "VERB" || t.pos === "AUX") && (numbers > 0 || superlative || sweeping || contrast > 0),
+    dangling,
+  };
+}
+
+/** Index of the first token after lead-in words ("So,", "Well", "Okay"). */
+function _leadIndex(toks: Token[]): number {
+  let i = 0;
+  while (i < toks.length && (toks[i]!.pos === "INTJ" || ["so", "well", "okay", "ok", "now", "alright"].includes(toks[i]!.normal))) i++;
+  return i;
+}
+
+/**
+ * Chat with little information: mostly pronouns and function words, no numbers or names. Small
+ * talk ("how did you get started", "how was your week") reads like this; a point being made does not.
+ */
+export const isLowInformation = (f: Facts) => f.words >= 4 && f.numbers === 0 && f.names === 0 && f.contentRatio < 0.22 && f.pronounRatio >= 0.15;
+
+/** Information carried per sentence: numbers, names, contrast and causal words. */
+export const density = (f: Facts) => f.numbers + f.names * 0.5 + f.contrast + f.causal;
