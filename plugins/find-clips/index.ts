@@ -123,7 +123,8 @@ export default defineStage<FindClipsOptions>({
           const r = await findClipsWithLlm(prepared, { ...findOpts, contentType: o.content_type }, settings, { signal: ctx.signal, log: ctx.log });
           const added = r.clips.length - existing.length;
           llm = { model: r.model, proposed: r.proposed, accepted: added, rejected: r.rejected };
-          if (added > 0) {
+          // A brief answered only by clips already listed still counts as the model's answer.
+          if (added > 0 || (about && r.clips.some((c) => c.answers?.some((a) => a.about === about)))) {
             clips = r.clips;
             engineUsed = "llm";
           } else {

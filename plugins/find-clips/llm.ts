@@ -9,7 +9,13 @@ import OpenAI from "openai";
 import pRetry, { AbortError } from "p-retry";
 import type { Logger } from "pino";
 import { clipRef, overlap, round, titleFor, toWindow, type Clip, type FindOptions, type Prepared } from "./heuristic.js";
+import { withAnswer } from "./brief.js";
+import { ANSWER_SCHEMA, buildMessages, checkScores, titleProblem } from "./llm-prompt.js";
 import { scoreWindow } from "./score.js";
+
+export { ANSWER_SCHEMA, buildMessages };
+
+const fmt = (t: number) => t.toFixed(2);
 
 /** How far (seconds) a time the model gives may sit from a real sentence boundary and still count. */
 export const SNAP_SECONDS = 0.5;
@@ -48,58 +54,6 @@ export function llmSettings(config: Readonly<Record<string, any>>): LlmSettings 
   };
 }
 
-/** The answer's JSON Schema (strict mode: every property required, nothing extra). */
-export const ANSWER_SCHEMA = {
-  type: "object",
-  properties: {
-    clips: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          start: { type: "number", description: "Start time (s) of the clip's first sentence, copied from the list." },
-          end: { type: "number", description: "End time (s) of the clip's last sentence, copied from the list." },
-          title: { type: "string", description: "A short title for the clip (at most 60 characters)." },
-          reason: { type: "string", description: "One sentence on why this moment works as a clip." },
-          score: { type: "integer", description: "How strong the clip is, 0 to 100." },
-        },
-        required: ["start", "end", "title", "reason", "score"],
-        additionalProperties: false,
-      },
-    },
-  },
-  required: ["clips"],
-  additionalProperties: false,
-} as const;
-
-const fmt = (t: number) => t.toFixed(2);
-
-export function buildMessages(p: Prepared, opts: FindOptions & { contentType?: string }): Array<{ role: "system" | "user"; content: string }> {
-  const system =
-    "You choose the moments of a recording worth posting as short vertical video clips. A good clip opens " +
-    "with a hook (a question, a bold claim, a number, the start of a story), is one complete thought that " +
-    "makes sense without the rest of the episode, stays on one topic and ends on a finished sentence. Skip " +
-    "intros, sponsor reads, housekeeping and outros. Answer only with JSON that matches the schema.";
-  const taken = (opts.existing ?? []).filter((c) => Number.isFinite(c.start) && Number.isFinite(c.end));
-  const lines = [
-    `Content: ${opts.contentType ?? "podcast"}.`,
-    `Each clip must last between ${opts.min} and ${opts.max} seconds of speech, ideally about ${opts.target} s.`,
-    `Return at most ${opts.count} clips, best first. Clips must not overlap each other.`,
-    "A clip is a run of whole sentences: `start` is the start time of its first sentence and `end` the end time of its last sentence, copied exactly from the list.",
-  ];
-  if (opts.about) lines.push(`Only pick moments about this brief: ${JSON.stringify(opts.about)}.`);
-  if (taken.length) lines.push(`Already taken, do not overlap: ${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`);
-  lines.push("", "Transcript, one sentence per line: [number] start–end speaker: text");
-  for (const s of p.sentences) {
-    const speaker = s.words[0]?.speaker ?? "";
-    lines.push(`[${s.index}] ${fmt(s.start)}–${fmt(s.end)}${speaker ? ` ${speaker}` : ""}: ${s.text}`);
-  }
-  return [
-    { role: "system", content: system },
-    { role: "user", content: lines.join("\n") },
-  ];
-}
-
 export interface Rejected {
   start: unknown;
   end: unknown;
@@ -130,6 +84,7 @@ export function checkProposals(proposals: unknown, p: Prepared, opts: FindOption
   const blocked = existing.filter((c) => Number.isFinite(c.start) && Number.isFinite(c.end)).map((c) => ({ start: c.start, end: c.end }));
   const taken = new Set(existing.map((c) => c.ref));
   const rejected: Rejected[] = [];
+  const answered = new Map<Clip, number>();
   const accepted: Array<{ clip: Omit<Clip, "number">; order: number }> = [];
   list.forEach((raw: any, order) => {
     const start = raw?.start;
@@ -150,11 +105,17 @@ export function checkProposals(proposals: unknown, p: Prepared, opts: FindOption
     if (w.duration < opts.min || w.duration > opts.max) {
       return reject(`length ${w.duration.toFixed(1)} s is outside ${opts.min}–${opts.max} s`);
     }
+    // With a brief, a span that is mostly a listed clip is answered by that clip (number and ref kept).
+    const same = opts.about ? existing.find((e) => Number.isFinite(e.start) && Number.isFinite(e.end) && overlap(e, w) >= 0.5 * Math.min(w.end - w.start, e.end - e.start)) : undefined;
+    if (same) return void (answered.has(same) || answered.set(same, order));
     if (blocked.some((b) => overlap(b, w) > 0)) return reject("overlaps a clip already chosen");
     blocked.push({ start: w.start, end: w.end });
     const s = scoreWindow(w, stats, opts.target, opts.max - opts.min);
     const modelScore = typeof raw.score === "number" && Number.isFinite(raw.score) ? Math.max(0, Math.min(100, Math.round(raw.score))) : undefined;
-    const title = typeof raw.title === "string" && raw.title.trim() ? raw.title.trim().slice(0, 80) : titleFor(w, s.keyTerms);
+    // The model's title and sub-scores are used only when they keep the rules; else the heuristic's.
+    const given = typeof raw.title === "string" ? raw.title.trim().slice(0, 80) : "";
+    const title = given && !titleProblem(given) ? given : titleFor(w, s.keyTerms);
+    const scores = checkScores(raw.scores) ?? s.scores;
     const why = typeof raw.reason === "string" && raw.reason.trim() ? raw.reason.trim().slice(0, 300) : "chosen by the model";
     const ref = clipRef(opts.seed, w.start, w.end, taken);
     taken.add(ref);
@@ -169,6 +130,7 @@ export function checkProposals(proposals: unknown, p: Prepared, opts: FindOption
         duration: round(w.duration),
         pieces: w.pieces,
         score: { value: modelScore ?? Math.round(s.quality * 100), reasons: [`${opts.model ?? "llm"}: ${why}`, ...s.reasons] },
+        scores,
         ...(opts.about ? { about: opts.about } : {}),
       },
     });
@@ -176,7 +138,18 @@ export function checkProposals(proposals: unknown, p: Prepared, opts: FindOption
   // The model's own score ranks; its order breaks ties.
   accepted.sort((a, b) => b.clip.score.value - a.clip.score.value || a.order - b.order);
   const first = existing.reduce((a, c) => Math.max(a, c.number ?? 0), 0) + 1;
-  return { clips: [...existing, ...accepted.map((a, k) => ({ number: first + k, ...a.clip }))], rejected };
+  const fresh = accepted.map((a, k): Clip => ({ number: first + k, ...a.clip }));
+  if (!opts.about) return { clips: [...existing, ...fresh], rejected };
+  // Ranks of the brief's answers follow the model's order, listed clips and new ones together.
+  const order = [...answered.values(), ...accepted.map((a) => a.order)].sort((a, b) => a - b);
+  const rankOf = (o: number) => order.indexOf(o);
+  return {
+    clips: [
+      ...existing.map((c) => (answered.has(c) ? withAnswer(c, opts.about!, rankOf(answered.get(c)!)) : c)),
+      ...fresh.map((c, k) => withAnswer(c, opts.about!, rankOf(accepted[k]!.order))),
+    ],
+    rejected,
+  };
 }
 
 function _isTransient(err: unknown): boolean {

@@ -60,7 +60,7 @@ describe("find-clips llm engine", () => {
     expect(req.auth).toBe("Bearer test-key");
     expect(req.body.model).toBe("fake-chat");
     expect(req.body.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "clips", strict: true } });
-    expect(req.body.response_format.json_schema.schema.properties.clips.items.required).toEqual(["start", "end", "title", "reason", "score"]);
+    expect(req.body.response_format.json_schema.schema.properties.clips.items.required).toEqual(["start", "end", "title", "reason", "score", "scores"]);
     const user = req.body.messages.find((m: any) => m.role === "user").content as string;
     expect(user).toMatch(/between 30 and 150 seconds/);
     expect(user).toMatch(/^\[0\] 0\.60–\d+\.\d\d S1: Hey everyone, welcome back/m);
@@ -74,7 +74,7 @@ describe("find-clips llm engine", () => {
         answer: {
           clips: [
             { start: 37.777, end: 91.111, title: "Invented", reason: "times that are nowhere", score: 99 },
-            { start: claim.start, end: claim.end, title: "Valid", reason: "ok", score: 70 },
+            { start: claim.start, end: claim.end, title: "The valid pricing claim", reason: "ok", score: 70 },
             { start: claim.start, end: claim.end, title: "Again", reason: "duplicate", score: 60 },
             { start: episode.words[0].start, end: episode.words.at(-1).end, title: "Everything", reason: "too long", score: 50 },
           ],
@@ -84,7 +84,7 @@ describe("find-clips llm engine", () => {
     ctx = await llmCtx(fake);
     const out = await findClipsStage.run(episode, ctx);
     expect(out.engine_used).toBe("llm");
-    expect(out.clips.map((c: any) => c.title)).toEqual(["Valid"]);
+    expect(out.clips.map((c: any) => c.title)).toEqual(["The valid pricing claim"]);
     const saved = JSON.parse((await ctx.storage.read(out.clips_key)).toString());
     expect(saved.llm.rejected.map((r: any) => r.reason)).toEqual([
       expect.stringMatching(/start 37\.78 is not the start of a sentence/),
@@ -151,16 +151,18 @@ describe("find-clips llm engine", () => {
     const r = checkProposals(
       [
         { start: claim.start, end: claim.end, title: "dup", reason: "", score: 90 },
-        { start: story.start, end: story.end, title: "new", reason: "", score: 80 },
+        { start: story.start, end: story.end, title: "A new pricing story", reason: "", score: 80 },
       ],
       p,
       { ...limits, seed: "s", existing, about: "pricing" },
     );
     expect(r.clips.map((c) => [c.number, c.title])).toEqual([
       [1, "x"],
-      [2, "new"],
+      [2, "A new pricing story"],
     ]);
     expect(r.clips[1].about).toBe("pricing");
-    expect(r.rejected).toEqual([expect.objectContaining({ reason: "overlaps a clip already chosen" })]);
+    // With a brief, the span that is the listed clip answers it: marked, not rejected.
+    expect(r.clips.map((c) => c.answers)).toEqual([[{ about: "pricing", rank: 0 }], [{ about: "pricing", rank: 1 }]]);
+    expect(r.rejected).toEqual([]);
   });
 });
