@@ -7,9 +7,8 @@
  * find. Per episode and averaged over the set, at the top 5 and with the default limits (30–150 s):
  * hit rate, precision@5, decoys@5, clips on sentence boundaries, and brief accuracy two ways:
  * - **API**: the brief searched with the clips already found passed as `input.clips`, as
- *   `POST /episodes/{id}/search` runs it; the answer is the first returned clip made for the brief
- *   (carrying it in `about`), else the first clip not on the list before;
- * - **fresh**: the brief searched on the episode alone; the answer is the first clip.
+ *   `POST /episodes/{id}/search` runs it; the answer is chosen by answerOf below;
+ * - **fresh**: the brief searched on the episode alone; the answer is chosen the same way.
  * The matching rules are in bench/_find-clips-measure.ts. Chance sits beside each measure: random clips
  * with the engine's count and lengths, averaged over 200 seeded draws.
  * The llm engine runs too when config (CLIPD_CONFIG or env) sets an llm/openai endpoint; else it is skipped.
@@ -65,10 +64,16 @@ export async function stageRunner(config: Record<string, any> = {}): Promise<{ r
   return { run, close: () => rm(base, { recursive: true, force: true }) };
 }
 
-/** The clip a search answers a brief with (see the module comment). */
+/**
+ * The clip a search answers a brief with: the best-ranked clip marked as answering it (`answers`,
+ * which a clip already on the list can carry), else the first made for it (`about`), else the first
+ * clip not on the list before (engines that mark neither).
+ */
 export function answerOf(returned: Clip[], existing: Clip[], about: string): Clip | undefined {
+  const rankOf = (c: Clip) => (c as { answers?: Array<{ about: string; rank: number }> }).answers?.find((a) => a.about === about)?.rank;
+  const marked = returned.filter((c) => rankOf(c) !== undefined).sort((a, b) => rankOf(a)! - rankOf(b)!);
   const before = new Set(existing.map((c) => c.ref));
-  return returned.find((c) => c.about === about) ?? returned.find((c) => !before.has(c.ref));
+  return marked[0] ?? returned.find((c) => c.about === about) ?? returned.find((c) => !before.has(c.ref));
 }
 
 export interface EpisodeResult {
@@ -92,7 +97,7 @@ export async function runEngine(set: Labelled[], run: Runner, options: FindClips
     const fresh: Array<Clip | undefined> = [];
     for (const b of briefs) {
       api.push(answerOf(await run(t, { ...options, about: b.about }, clips), clips, b.about));
-      fresh.push((await run(t, { ...options, about: b.about }))[0]);
+      fresh.push(answerOf(await run(t, { ...options, about: b.about }), [], b.about));
     }
     const measures = { ...measureTop(clips, t), briefApi: briefAccuracy(t, api), briefFresh: briefAccuracy(t, fresh) };
     const lengths = clips.slice(0, TOP).map((c) => c.end - c.start);
