@@ -23,6 +23,22 @@ const progress: JsonSchema = {
   type: "object", required: ["stage", "percent"],
   properties: { stage: str(), percent: { type: "number", minimum: 0, maximum: 100 }, note: nullable(str()) },
 };
+const subScore = (what: string): JsonSchema => ({
+  type: "object",
+  required: ["value", "reason"],
+  properties: { value: { type: "integer", minimum: 0, maximum: 100 }, reason: str({ description: `One line on the ${what}` }) },
+});
+const clipScores: JsonSchema = {
+  type: "object",
+  required: ["hook", "coherence", "payoff", "delivery"],
+  description: "The score's four parts, each 0–100 with a one-line reason",
+  properties: {
+    hook: subScore("opening: a claim, a number, a promise or a tension"),
+    coherence: subScore("passage standing alone: one speaker or exchange, its start and a finished last thought"),
+    payoff: subScore("ending's payoff (a finding, advice, a twist) and the information carried"),
+    delivery: subScore("delivery: pace, loudness and fillers"),
+  },
+};
 const clip: JsonSchema = {
   type: "object",
   required: ["number", "ref", "title", "hook", "start", "end", "length", "pieces", "cut_status", "export_status"],
@@ -33,7 +49,7 @@ const clip: JsonSchema = {
     length: str({ pattern: "^\\d+:\\d{2}$", description: "The clip's length, m:ss" }),
     pieces: { type: "integer", minimum: 1, description: "How many parts of the episode the clip joins" },
     start_seconds: { type: "number" }, end_seconds: { type: "number" }, score: nullable({ type: "number" }),
-    reasons: { type: "array", items: str() }, about: nullable(str()),
+    reasons: { type: "array", items: str() }, scores: nullable(clipScores), about: nullable(str()),
     answers: { type: "array", items: str(), description: "The briefs (search `about`) this clip answers; a brief whose best answer was already listed returns that clip, with its number and ref" },
     cut_status: str({ enum: ["not_cut", "cutting", "cut", "failed"] }), export_status: str({ enum: ["none", "rendering", "exported", "failed"] }),
     style: nullable(str()), download_url: str({ format: "uri" }), download_expires_at: str({ format: "date-time" }),

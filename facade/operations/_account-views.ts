@@ -42,6 +42,8 @@ export function toClipView(ctx: OperationContext, c: ClipRow) {
     ...clipTiming({ start: c.data.start, end: c.data.end, duration: c.data.duration, hook: c.data.hook, pieces: c.cut?.pieces ?? c.data.pieces, title }),
     score: c.data.score?.value ?? null,
     reasons: c.data.score?.reasons ?? [],
+    // Hook, coherence, payoff and delivery with a reason each; null on clips found before they existed.
+    scores: c.data.scores ?? null,
     about: c.data.about ?? null,
     // The briefs this clip answers, best answers included when the clip was on the list already.
     answers: Array.isArray(c.data.answers) ? c.data.answers.map((a: { about: string }) => a.about) : [],

@@ -105,6 +105,8 @@ export interface Clip {
   end_seconds: number;
   score: number | null;
   reasons: string[];
+  /** Hook, coherence, payoff and delivery, 0–100 with a reason each; null on older clips. */
+  scores?: Record<"hook" | "coherence" | "payoff" | "delivery", { value: number; reason: string }> | null;
   about: string | null;
   cut_status: "not_cut" | "cutting" | "cut" | "failed";
   export_status: "none" | "rendering" | "exported" | "failed";

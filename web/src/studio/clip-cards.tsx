@@ -1,6 +1,6 @@
 /**
  * The found clips, best first: each a card with its poster, title, hook, length, place in the
- * episode, score and the reasons behind it, a checkbox to choose it for cutting, and Preview, which
+ * episode, score, its four parts (hook, coherence, payoff, delivery) and the reasons behind it, a checkbox to choose it for cutting, and Preview, which
  * plays its pieces from the source (Stop preview while it plays).
  */
 import type { Clip } from "../types";
@@ -9,6 +9,15 @@ import { ranked } from "./timeline";
 
 const CUT: Record<string, string> = { cutting: "Cutting", cut: "Cut", failed: "Cut failed" };
 const MADE: Record<string, string> = { rendering: "Rendering", exported: "Made", failed: "Render failed" };
+
+const PARTS = [
+  ["hook", "Hook"],
+  ["coherence", "Coherence"],
+  ["payoff", "Payoff"],
+  ["delivery", "Delivery"],
+] as const;
+/** Reasons the parts do not already give (a brief's match, show business, small talk). */
+const others = (c: Clip) => (c.scores ? c.reasons.filter((r) => !Object.values(c.scores!).some((p) => p.reason === r)) : c.reasons);
 
 interface Props {
   clips: Clip[];
@@ -51,9 +60,21 @@ export function ClipCards({ clips, chosen, onChoose, previewing, canPreview, onP
                 {MADE[c.export_status] && <span className={`badge ${c.export_status === "exported" ? "badge-ok" : "badge-run"}`}>{MADE[c.export_status]}</span>}
               </p>
               {c.about && <p className="clip-about">Found for “{c.about}”</p>}
-              {c.reasons.length > 0 && (
+              {c.scores && (
+                <dl className="clip-scores" aria-label="Score in parts">
+                  {PARTS.map(([k, name]) => (
+                    <div key={k}>
+                      <dt>
+                        {name} {c.scores![k].value}
+                      </dt>
+                      <dd>{c.scores![k].reason}</dd>
+                    </div>
+                  ))}
+                </dl>
+              )}
+              {others(c).length > 0 && (
                 <ul className="clip-reasons" aria-label="Why this clip">
-                  {c.reasons.map((r) => (
+                  {others(c).map((r) => (
                     <li key={r}>{r}</li>
                   ))}
                 </ul>
