@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageInput, type StageWith } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
 import { findClips, isShortRecording, prepare, type Clip } from "./heuristic.js";
+import { confirmClipGaps } from "./gaps.js";
 import { findClipsWithLlm, llmSettings } from "./llm.js";
 import { measureLoudness } from "./loudness.js";
 import type { Transcript } from "./text.js";
@@ -141,6 +142,16 @@ export default defineStage<FindClipsOptions>({
       if (fallbackReason) ctx.log.warn({ fallback_reason: fallbackReason }, "find-clips: llm engine not used, falling back to the heuristic");
     }
     clips ??= findClips(transcript, findOpts, prepared);
+    // Silences cut inside a clip are held to what the audio confirms; clips already listed stay as they were.
+    if (sourceKey && clips.some((c) => c.pieces.length > 1) && (await ctx.storage.exists(sourceKey))) {
+      const listed = new Set(existing.map((c) => c.ref));
+      try {
+        clips = await confirmClipGaps(clips, await stepFile(ctx, sourceKey), { workdir: ctx.workdir, signal: ctx.signal, skip: (c) => listed.has(c.ref) });
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        ctx.log.warn({ err }, "find-clips: the audio could not be read to confirm silences, cutting them by word times");
+      }
+    }
     if (!clips.length && !prepared.words.length) {
       throw new StageError("no_speech", "find-clips: the transcript has no words to make clips from");
     }
