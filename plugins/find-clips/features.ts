@@ -29,6 +29,11 @@ export const SHOW_CUES: Record<string, string[]> = {
 /** Lines that set up what follows rather than say it ("Here's the thing."): never a clip's last. */
 const SETUP_CUES = ["here's the thing", "here is the thing", "here's what", "let me tell you", "the thing is", "the question is", "one more thing", "i'll tell you", "guess what", "here's why", "here's how", "listen to this"];
 const PROMISE_CUES = ["here's how", "here's why", "i'll show you", "the way to", "how to", "the trick is", "the secret", "the key is"];
+/**
+ * Hedges and drift markers: rambling talk circles ("I suppose", "it's all a bit of…", "anyway")
+ * where a point is made plainly. No tagger marks hedging, so these few phrases stand in.
+ */
+const HEDGES = ["i suppose", "i guess", "i think", "probably", "maybe", "kind of", "sort of", "a bit", "or something", "anyway", "in general", "all sorts", "whatever", "you know"];
 /** Openings that point back at talk the clip does not hold. */
 const BACK_REFERENCES = ["as i said", "like i said", "as we said", "going back to", "to your point", "that's right", "exactly"];
 const CONNECTORS = new Set(["and", "so", "but", "because", "or", "then", "also", "which", "plus", "anyway"]);
@@ -58,6 +63,10 @@ export interface Facts {
   claim: boolean;
   /** The opening word that depends on talk before the sentence ("And", "It", "As I said"). */
   dangling?: string;
+  /** Hedges and drift markers in the sentence. */
+  hedges: number;
+  /** A list of nouns with hardly a verb ("Strangers, friends, publishers, all sorts"). */
+  list: boolean;
 }
 
 const has = (text: string, cues: string[]) => cues.find((c) => text.includes(` ${c} `));
@@ -116,6 +125,8 @@ export function readFacts(text: string): Facts {
     advice,
     claim: !a.question && toks.length >= 5 && toks.some((t) => t.pos === "VERB" || t.pos === "AUX") && (numbers > 0 || superlative || sweeping || contrast > 0),
     dangling,
+    hedges: HEDGES.filter((h) => lowText.includes(` ${h} `)).length,
+    list: (text.match(/,/g) ?? []).length >= 3 && count((t) => t.pos === "VERB") <= 1,
   };
 }
 
@@ -134,3 +145,9 @@ export const isLowInformation = (f: Facts) => f.words >= 4 && f.numbers === 0 &&
 
 /** Information carried per sentence: numbers, names, contrast and causal words. */
 export const density = (f: Facts) => f.numbers + f.names * 0.5 + f.contrast + f.causal;
+
+/** A sentence a clip must not end on: a question, or a set-up of what comes next. */
+export const endsOpen = (s: Sentence) => {
+  const f = facts(s);
+  return f.question || f.setup;
+};

@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import { buildStats, contentStems, scoreWindow, type EpisodeStats, type SubScores, type Window } from "./score.js";
 import { titleFor } from "./titles.js";
+import { endsOpen } from "./features.js";
 import { briefScorer, pickAnswers, withAnswer, type Answer } from "./brief.js";
 import { round, toPieces } from "./pieces.js";
 import { isTerminal, toSentences, tokens, type Sentence, type Transcript, type Word } from "./text.js";
@@ -157,6 +158,9 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
   let windows = build(opts.min);
   // Nothing fits (one very long monologue without pauses, or sparse speech): accept shorter ones.
   if (!windows.length) windows = build(0);
+  // A clip never ends on a question (the host's next one) or on a line that only sets up the next.
+  const landed = windows.filter((w) => !endsOpen(w.sentences[w.sentences.length - 1]!));
+  if (landed.length) windows = landed;
 
   const brief = opts.about ? briefScorer(windows, opts.about) : undefined;
   const ranked = windows

@@ -152,7 +152,8 @@ function payoff(w: Window, stats: EpisodeStats): { sub: SubScore; keyTerms: stri
   const dens = clamp01(sum(density) / Math.max(1, all.length) / 1.2);
   const focus = _focus(w, stats);
   const value = clamp01(0.55 * clamp01(v) + 0.3 * dens + 0.15 * focus.value);
-  const info = `${sum((f) => f.numbers)} numbers, ${sum((f) => f.names)} names, ${sum((f) => f.contrast + f.causal)} contrast or causal words in ${all.length} sentences`;
+  const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
+  const info = `${n(sum((f) => f.numbers), "number", "numbers")}, ${n(sum((f) => f.names), "name", "names")}, ${n(sum((f) => f.contrast + f.causal), "contrast or causal word", "contrast or causal words")} in ${n(all.length, "sentence", "sentences")}`;
   const reason = lands.length ? `ends on ${lands.join(", ")}; ${info}` : `no payoff in its last sentences; ${info}`;
   return { sub: { value, reason }, keyTerms: focus.terms };
 }
@@ -207,8 +208,12 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
   const chatShare = all.reduce((a, f) => a + (isLowInformation(f) ? f.words : 0), 0) / words;
   const chatPenalty = chatShare > 0.3 ? 0.35 * (chatShare - 0.3) / 0.7 + 0.05 : 0;
   if (chatPenalty) reasons.push(`chatty, little information (${Math.round(chatShare * 100)}% of the words)`);
+  // Rambling: hedged, list-like talk that circles a subject without making a point about it.
+  const hedges = all.reduce((a, f) => a + f.hedges + (f.list ? 1 : 0), 0);
+  const rambling = hedges / all.length > 0.25 ? Math.min(0.2, (hedges / all.length) * 0.25) : 0;
+  if (rambling) reasons.push(`rambles: ${hedges} hedges or lists in ${all.length} sentences`);
   const quality =
-    WEIGHTS.hook * h.value + WEIGHTS.coherence * c.value + WEIGHTS.payoff * p.sub.value + WEIGHTS.delivery * d.value + WEIGHTS.length * length - showPenalty - chatPenalty;
+    WEIGHTS.hook * h.value + WEIGHTS.coherence * c.value + WEIGHTS.payoff * p.sub.value + WEIGHTS.delivery * d.value + WEIGHTS.length * length - showPenalty - chatPenalty - rambling;
   const pct = (s: SubScore) => ({ value: Math.round(s.value * 100), reason: s.reason });
   return { quality, reasons, keyTerms: p.keyTerms, scores: { hook: pct(h), coherence: pct(c), payoff: pct(p.sub), delivery: pct(d) } };
 }
