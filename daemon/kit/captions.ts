@@ -12,6 +12,8 @@ export interface TranscriptWord {
   end: number;
   /** 0–1; engines without a score report 1. */
   confidence: number;
+  /** Who said it (S1, S2…), when the transcript tells speakers apart; see docs/transcription.md. */
+  speaker?: string;
 }
 
 export interface TranscriptSegment {

@@ -43,7 +43,8 @@ export function stitchWords(chunks: PlacedChunk[], duration: number): { words: T
 /**
  * Groups words into segments: a new one at a pause of `pauseSeconds`, after a sentence end once
  * the segment has some length, at an engine segment boundary, or past `maxSeconds`.
- * Every segment has speaker "S1": clipd does no diarization yet.
+ * A change of speaker (words labelled by _speakers.ts) also starts a segment; words without a
+ * label belong to S1.
  */
 export function toSegments(
   words: TranscriptWord[],
@@ -61,7 +62,7 @@ export function toSegments(
       start: ws[0]!.start,
       end: ws[ws.length - 1]!.end,
       text: ws.map((w) => w.text).join(" "),
-      speaker: "S1",
+      speaker: ws[0]!.speaker ?? "S1",
       words: [first, end],
     });
     first = end;
@@ -72,7 +73,8 @@ export function toSegments(
     const h0 = hint[i - 1] ?? -1;
     const h1 = hint[i] ?? -1;
     const sentenceEnd = /[.!?]["')\]]?$/.test(prev.text) && prev.end - words[first]!.start >= 3;
-    if (w.start - prev.end >= pause || sentenceEnd || (h0 >= 0 && h1 >= 0 && h0 !== h1) || w.end - words[first]!.start > max) {
+    const turn = (w.speaker ?? "S1") !== (prev.speaker ?? "S1");
+    if (turn || w.start - prev.end >= pause || sentenceEnd || (h0 >= 0 && h1 >= 0 && h0 !== h1) || w.end - words[first]!.start > max) {
       close(i);
     }
   }

@@ -11,7 +11,8 @@ import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageContext, type StageWith } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
 import { _mapLimit, detectSilences, hasAudioStream, planChunks, probeDuration, speechSeconds, toMono16k } from "../../daemon/kit/audio.js";
-import { toSrt, toTxt, toVtt, type Transcript } from "../../daemon/kit/captions.js";
+import { toSrt, toTxt, toVtt, type Transcript, type TranscriptWord } from "../../daemon/kit/captions.js";
+import { channelLevels, speakersByChannel } from "./_speakers.js";
 import { stitchWords, toSegments, type PlacedChunk } from "./_stitch.js";
 import { detectLanguage } from "./_language.js";
 import { pickEngine, type EngineChoice } from "./_pick.js";
@@ -102,6 +103,8 @@ export default defineStage<TranscribeOptions>({
       if (words.length === 0) {
         throw new StageError("no_speech", `no speech was recognised in ${source.key} (${engine.name})`, { retryable: false });
       }
+      ctx.progress(96, "telling speakers apart");
+      await labelSpeakers(sourcePath, words, ctx);
       const detected =
         language === "auto"
           ? await detectLanguage({ reports: placed.map((p) => p.result.language), text: words.map((w) => w.text).join(" "), fixedModelLanguage: engine.fixedLanguage })
@@ -121,6 +124,19 @@ export default defineStage<TranscribeOptions>({
     }
   },
 });
+
+/** Stereo sources with one voice per channel get S1/S2 on their words; anything else stays S1. */
+async function labelSpeakers(sourcePath: string, words: TranscriptWord[], ctx: StageContext<TranscribeOptions>) {
+  try {
+    const levels = await channelLevels(sourcePath, { workdir: ctx.workdir, signal: ctx.signal });
+    const speakers = levels && speakersByChannel(words, levels);
+    if (speakers) words.forEach((w, i) => (w.speaker = speakers[i]));
+    ctx.log.info({ speakers: speakers ? new Set(speakers).size : 1, channels: levels ? 2 : "not two" }, "speakers");
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    ctx.log.warn({ err }, "transcribe: channels could not be compared, one speaker");
+  }
+}
 
 async function save(t: Transcript, ctx: StageContext<TranscribeOptions>) {
   const base = `runs/${ctx.runId}/transcript`;
