@@ -34,6 +34,8 @@ const PROMISE_CUES = ["here's how", "here's why", "i'll show you", "the way to",
  * where a point is made plainly. No tagger marks hedging, so these few phrases stand in.
  */
 const HEDGES = ["i suppose", "i guess", "i think", "probably", "maybe", "kind of", "sort of", "a bit", "or something", "anyway", "in general", "all sorts", "whatever", "you know"];
+/** Nouns that name nothing in particular after "a" and an adjective: "a big thing", "a whole topic". */
+const VAGUE_NOUNS = new Set(["thing", "things", "stuff", "topic", "world"]);
 /** Openings that point back at talk the clip does not hold. */
 const BACK_REFERENCES = ["as i said", "like i said", "as we said", "going back to", "to your point", "that's right", "exactly"];
 const CONNECTORS = new Set(["and", "so", "but", "because", "or", "then", "also", "which", "plus", "anyway"]);
@@ -63,7 +65,7 @@ export interface Facts {
   claim: boolean;
   /** The opening word that depends on talk before the sentence ("And", "It", "As I said"). */
   dangling?: string;
-  /** Hedges and drift markers in the sentence. */
+  /** Hedges, drift markers and vague nouns in the sentence. */
   hedges: number;
   /** A list of nouns with hardly a verb ("Strangers, friends, publishers, all sorts"). */
   list: boolean;
@@ -125,7 +127,11 @@ export function readFacts(text: string): Facts {
     advice,
     claim: !a.question && toks.length >= 5 && toks.some((t) => t.pos === "VERB" || t.pos === "AUX") && (numbers > 0 || superlative || sweeping || contrast > 0),
     dangling,
-    hedges: HEDGES.filter((h) => lowText.includes(` ${h} `)).length,
+    hedges:
+      HEDGES.filter((h) => lowText.includes(` ${h} `)).length +
+      // "a big thing", "a whole world": an indefinite, an adjective, a vague noun ("the worst thing" is specific).
+      (toks.some((t, i) => VAGUE_NOUNS.has(t.normal) && toks[i - 1]?.pos === "ADJ" && ["a", "an"].includes(toks[i - 2]?.normal ?? "")) ? 1 : 0) +
+      (/\b(really|of course)[.!]?\s*$/i.test(text.trim()) ? 1 : 0),
     list: (text.match(/,/g) ?? []).length >= 3 && count((t) => t.pos === "VERB") <= 1,
   };
 }

@@ -82,6 +82,9 @@ export function toWindow(words: Word[], from: number, to: number, duration: numb
 /** Titles are made in titles.ts; re-exported for the llm engine's fallback title. */
 export { titleFor } from "./titles.js";
 
+/** The least quality (0..1) a clip needs to be listed outside search mode. */
+export const FLOOR = 0.2;
+
 export const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
   Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
 
@@ -174,7 +177,8 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
     .sort((a, b) => b.value - a.value || a.w.start - b.w.start);
 
   // A brief's best answer may be a clip already on the list: it is marked, keeping its number and ref.
-  const picked = pickAnswers(ranked, existing, opts.count);
+  // Below FLOOR a window is no moment (a sign-off, housekeeping, chat): not listed unless it is the only one.
+  const picked = pickAnswers(ranked, existing, opts.count).filter((p, i) => opts.about || i === 0 || p.pick.value >= FLOOR);
   const answered = new Map(picked.flatMap((p, rank) => (p.existing ? [[p.existing, rank] as const] : [])));
   let next = existing.reduce((a, c) => Math.max(a, c.number ?? 0), 0) + 1;
   const fresh = picked.flatMap(({ pick: p, existing: had }, rank): Clip[] => {

@@ -158,9 +158,23 @@ function payoff(w: Window, stats: EpisodeStats): { sub: SubScore; keyTerms: stri
   return { sub: { value, reason }, keyTerms: focus.terms };
 }
 
+// Windows share their sentences and words, so per-sentence and per-word work is done once.
+const _stemCache = new WeakMap<Sentence, string[]>();
+function _stems(s: Sentence): string[] {
+  let v = _stemCache.get(s);
+  if (!v) _stemCache.set(s, (v = contentStems(s.text)));
+  return v;
+}
+const _tokCache = new WeakMap<Word, string>();
+function _token(w: Word): string {
+  let v = _tokCache.get(w);
+  if (v === undefined) _tokCache.set(w, (v = tokens(w.text)[0] ?? ""));
+  return v;
+}
+
 function _focus(w: Window, stats: EpisodeStats): { value: number; terms: string[] } {
   const tf = new Map<string, number>();
-  for (const s of w.sentences) for (const t of contentStems(s.text)) tf.set(t, (tf.get(t) ?? 0) + 1);
+  for (const s of w.sentences) for (const t of _stems(s)) tf.set(t, (tf.get(t) ?? 0) + 1);
   const weighted = [...tf].map(([t, n]) => [t, n * (stats.idf.get(t) ?? 1)] as const).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const total = weighted.reduce((a, [, v]) => a + v, 0);
   if (!total) return { value: 0, terms: [] };
@@ -175,7 +189,7 @@ function delivery(w: Window, stats: EpisodeStats): SubScore {
   const speech = w.pieces.reduce((a, p) => a + (p.end - p.start), 0) || 1;
   const rate = w.words.length / speech;
   const pace = clamp01(0.5 + (rate / stats.medianRate - 1) * 1.5);
-  const toks = w.words.map((x) => tokens(x.text)[0] ?? "");
+  const toks = w.words.map(_token);
   let fillers = toks.filter((t) => FILLERS.has(t)).length;
   for (let i = 1; i < toks.length; i++) if (FILLER_PAIRS.has(`${toks[i - 1]} ${toks[i]}`)) fillers++;
   const clean = clamp01(1 - (fillers / Math.max(1, toks.length)) * 10);
@@ -210,7 +224,7 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
   if (chatPenalty) reasons.push(`chatty, little information (${Math.round(chatShare * 100)}% of the words)`);
   // Rambling: hedged, list-like talk that circles a subject without making a point about it.
   const hedges = all.reduce((a, f) => a + f.hedges + (f.list ? 1 : 0), 0);
-  const rambling = hedges / all.length > 0.25 ? Math.min(0.2, (hedges / all.length) * 0.25) : 0;
+  const rambling = hedges / all.length > 0.15 ? Math.min(0.25, (hedges / all.length) * 0.4) : 0;
   if (rambling) reasons.push(`rambles: ${hedges} hedges or lists in ${all.length} sentences`);
   const quality =
     WEIGHTS.hook * h.value + WEIGHTS.coherence * c.value + WEIGHTS.payoff * p.sub.value + WEIGHTS.delivery * d.value + WEIGHTS.length * length - showPenalty - chatPenalty - rambling;
