@@ -19,7 +19,8 @@ import { tokens } from "./text.js";
 const CONVERSATIONAL = (
   "yeah yes okay ok oh um uh erm hmm like just really gonna wanna gotta got get gets getting know think thought " +
   "mean see saw say said says tell told talk talking thing things stuff story lot lots kind sort actually basically " +
-  "literally maybe pretty guess make made way much many well right sure something anything everything"
+  "literally maybe pretty guess make made way much many well right sure something anything everything " +
+  "why how what when where who not put let people come came take want need happen happens"
 ).split(" ");
 const STOP = new Set([...eng, ...CONVERSATIONAL]);
 
@@ -102,7 +103,8 @@ export interface BriefScore {
 /**
  * Scores windows against a brief: call the result with a window's index and its overall quality
  * (0–1). Relevance is BM25 scaled to the best window, lowered by the time spent outside the
- * matching passage; quality keeps a relevant but weak passage from beating a relevant strong one.
+ * matching passage, then weighed by quality so that a relevant but weak passage does not beat a
+ * relevant strong one.
  */
 export function briefScorer(windows: BriefWindow[], about: string): (i: number, quality: number) => BriefScore {
   const rel = bm25(windows, about);
@@ -112,7 +114,9 @@ export function briefScorer(windows: BriefWindow[], about: string): (i: number, 
     const r = maxRel > 0 ? rel[i]! / maxRel : 0; // rel has one score per window
     if (r <= 0) return { value: 0.45 * quality, relevant: false };
     const w = windows[i]!;
-    const value = 0.6 * r * (1 - 0.5 * edgeWaste(w, q)) + 0.4 * quality;
+    // Multiplied, not added: among passages that match about as well, the better clip wins, and a
+    // rambling decoy that repeats the brief's words does not outrank the moment on words alone.
+    const value = r * (1 - 0.5 * edgeWaste(w, q)) * (0.35 + 0.65 * quality);
     const hits = [...new Set(termsOf(w).filter((t) => q.has(t)))];
     return { value, reason: `matches the brief: ${hits.slice(0, 4).join(", ")}`, relevant: true };
   };
