@@ -4,7 +4,7 @@
  * markers, and the fixed phrases of show business: sponsor reads, greetings, sign-offs). The window
  * scorer (score.ts) combines these into hook, coherence, payoff and delivery.
  */
-import { analyse, type Analysis, type Token } from "./nlp.js";
+import { analyse, isStopWord, type Analysis, type Token } from "./nlp.js";
 import type { Sentence } from "./text.js";
 
 /** Discourse markers of contrast and cause: POS tags cannot tell "but" from "and". */
@@ -157,3 +157,25 @@ export const endsOpen = (s: Sentence) => {
   const f = facts(s);
   return f.question || f.setup;
 };
+
+/**
+ * A sponsor read runs over several sentences, and only some carry its cues ("brought to you by",
+ * "dot com"); without punctuation it is cut into phrases. Sentences that share a rare word (said
+ * in at most five sentences: the brand) with a cued sponsor sentence are marked as the read too.
+ */
+export function markSponsorReads(sentences: Sentence[]): void {
+  const words = sentences.map((s) => new Set(facts(s).a.tokens.filter((t) => /^\p{L}{4,}$/u.test(t.normal) && !isStopWord(t.normal)).map((t) => t.normal)));
+  const df = new Map<string, number>();
+  for (const w of words) for (const t of w) df.set(t, (df.get(t) ?? 0) + 1);
+  const brands = new Set<string>();
+  sentences.forEach((s, i) => {
+    if (facts(s).show === "sponsor read") for (const t of words[i]!) if ((df.get(t) ?? 0) <= 5) brands.add(t);
+  });
+  const cued = sentences.flatMap((s, i) => (facts(s).show === "sponsor read" ? [i] : []));
+  sentences.forEach((s, i) => {
+    const f = facts(s);
+    // Only the read's own stretch: within three sentences of a cued one, by the same speaker.
+    const near = cued.some((c) => Math.abs(c - i) <= 3 && (sentences[c]!.words[0]?.speaker ?? null) === (s.words[0]?.speaker ?? null));
+    if (!f.show && near && [...words[i]!].some((t) => brands.has(t))) f.show = "sponsor read";
+  });
+}

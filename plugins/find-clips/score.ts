@@ -3,7 +3,7 @@
  * reason (hook, coherence, payoff, delivery), and the overall quality that ranks windows. The
  * sentence-level features they read are named in features.ts; where topics change, in segment.ts.
  */
-import { density, facts, isLowInformation, type Facts } from "./features.js";
+import { density, facts, isLowInformation, markSponsorReads, type Facts } from "./features.js";
 import { contentStems as nlpStems } from "./nlp.js";
 import { segmentTopics, type Topics } from "./segment.js";
 import { FILLER_PAIRS, FILLERS, isTerminal, tokens, type Sentence, type Word } from "./text.js";
@@ -70,6 +70,7 @@ export function buildStats(sentences: Sentence[], duration: number, punctuated: 
   const medianRate = rates.length ? rates[Math.floor(rates.length / 2)]! : 2.5;
   const loud = loudness?.filter((v) => Number.isFinite(v));
   const loudnessMean = loud?.length ? loud.reduce((a, b) => a + b, 0) / loud.length : undefined;
+  markSponsorReads(sentences);
   const turns = sentences.map((s, i) => i > 0 && speakerOf(s) !== speakerOf(sentences[i - 1]!));
   const topics = segmentTopics(sentences.map((s) => s.text), turns);
   return { idf, medianRate, loudness, loudnessMean, punctuated, duration, sentences, topics };
