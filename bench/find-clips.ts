@@ -12,13 +12,15 @@
  * The matching rules are in bench/_find-clips-measure.ts. Chance sits beside each measure: random clips
  * with the engine's count and lengths, averaged over 200 seeded draws.
  * The llm engine runs too when config (CLIPD_CONFIG or env) sets an llm/openai endpoint; else it is skipped.
+ * Episodes are shared among worker threads, one per core (BENCH_WORKERS=1 runs them in one thread).
  *
  *   npm run build && node dist/bench/find-clips.js [--json]
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import pino from "pino";
 import { loadConfig } from "../config/loader.js";
 import type { StageContext } from "../daemon/engine/stage.js";
@@ -120,31 +122,56 @@ export function table(rows: EpisodeResult[]): string {
   return [head, ...body, avg].join("\n");
 }
 
+interface Job {
+  names: string[];
+  engine: "heuristic" | "llm";
+  config: Record<string, any>;
+}
+
+/** One thread's share: its episodes with one engine, run one after another. */
+async function runJob(job: Job): Promise<EpisodeResult[]> {
+  const runner = await stageRunner(job.config);
+  try {
+    return await runEngine(loadLabelled().filter((t) => job.names.includes(t.name)), runner.run, { engine: job.engine });
+  } finally {
+    await runner.close();
+  }
+}
+
+/** Deals the episodes, longest first, among worker threads and puts the results back in set order. */
+async function runSet(set: Labelled[], engine: Job["engine"], config: Record<string, any>): Promise<EpisodeResult[]> {
+  const threads = Math.max(1, Math.min(set.length, Number(process.env.BENCH_WORKERS) || os.availableParallelism()));
+  const shares: string[][] = Array.from({ length: threads }, () => []);
+  [...set].sort((a, b) => b.words.length - a.words.length).forEach((t, i) => shares[i % threads]!.push(t.name));
+  const results = await Promise.all(
+    shares.map((names) =>
+      threads === 1
+        ? runJob({ names, engine, config })
+        : new Promise<EpisodeResult[]>((resolve, reject) => {
+            const w = new Worker(fileURLToPath(import.meta.url), { workerData: { benchFindClips: { names, engine, config } } });
+            w.once("message", resolve);
+            w.once("error", reject);
+          }),
+    ),
+  );
+  const byName = new Map(results.flat().map((r) => [r.name, r]));
+  return set.map((t) => byName.get(t.name)!);
+}
+
 async function main() {
   const json = process.argv.includes("--json");
   const set = loadLabelled();
   const t0 = performance.now();
   const engines: Record<string, EpisodeResult[] | string> = {};
-  const local = await stageRunner();
-  try {
-    engines.heuristic = await runEngine(set, local.run, { engine: "heuristic" });
-  } finally {
-    await local.close();
-  }
+  engines.heuristic = await runSet(set, "heuristic", {});
   let config: Record<string, any> = {};
   try {
     config = loadConfig();
   } catch {}
-  if (llmSettings(config)) {
-    const remote = await stageRunner(config);
-    try {
-      engines.llm = await runEngine(set, remote.run, { engine: "llm" });
-    } finally {
-      await remote.close();
-    }
-  } else engines.llm = "skipped: no llm/openai endpoint in config";
+  if (llmSettings(config)) engines.llm = await runSet(set, "llm", JSON.parse(JSON.stringify(config)));
+  else engines.llm = "skipped: no llm/openai endpoint in config";
   const seconds = (performance.now() - t0) / 1000;
-  const env = { episodes: set.length, cores: os.cpus().length, node: process.versions.node, seconds: Math.round(seconds * 10) / 10, date: new Date().toISOString().slice(0, 10) };
+  const env = { episodes: set.length, cores: os.availableParallelism(), node: process.versions.node, seconds: Math.round(seconds * 10) / 10, date: new Date().toISOString().slice(0, 10) };
   if (json) {
     const summary = Object.fromEntries(
       Object.entries(engines).map(([k, v]) => [k, typeof v === "string" ? v : { average: average(v.map((r) => r.measures)), chance: average(v.map((r) => r.chance)), episodes: v }]),
@@ -158,4 +185,5 @@ async function main() {
   console.log(`${seconds.toFixed(1)} s in all`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await main();
+if (!isMainThread && workerData?.benchFindClips) parentPort!.postMessage(await runJob(workerData.benchFindClips as Job));
+else if (isMainThread && process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await main();
