@@ -26,7 +26,8 @@ const usable = (s: Sentence) => {
 const words = (toks: Token[]) => toks.filter((t) => t.pos !== "PUNCT" && t.pos !== "SYM");
 /** Joins tokens as written: contractions ("is" + "n't") stay attached. */
 const join = (toks: Token[]) => toks.map((t, i) => (i && /^('|n't)/i.test(t.value) ? "" : i ? " " : "") + t.value).join("");
-const cap = (s: string) => s.replace(/^\p{L}/u, (c) => c.toUpperCase());
+/** Capitalised, with a lone "i" (unpunctuated transcripts) as "I". */
+const cap = (s: string) => s.replace(/^\p{L}/u, (c) => c.toUpperCase()).replace(/\bi\b(?!')|\bi(?='(m|ve|ll|d)\b)/g, "I");
 const count = (s: string) => s.split(/\s+/).filter((x) => x && !/^('|n't)/.test(x)).length;
 
 /** The main clause of a claim, lead-in words dropped, cut where a second clause starts. */
@@ -58,7 +59,10 @@ function mainClause(f: Facts): string | undefined {
   }
   // Trailing function words ("the recipe at all" → "the recipe") read as a cut-off.
   while (out.length && ["ADP", "DET", "CCONJ", "SCONJ", "PART", "AUX", "PRON", "ADV"].includes(out[out.length - 1]!.pos) && !/n't/.test(out[out.length - 1]!.value)) out.pop();
-  if (!verb || !out.some((t) => t.pos === "NOUN" || t.pos === "PROPN")) return undefined;
+  // A subject and its verb must both survive the cuts ("Why the next session" says nothing).
+  // The main verb: not one inside a relative clause ("colonies that die…", "the patient who is…").
+  const v = out.findIndex((t, i) => (t.pos === "VERB" || t.pos === "AUX") && !out.slice(0, i).some((x) => ["that", "who", "which"].includes(x.normal)));
+  if (v < 1 || v === out.length - 1 || !out.some((t) => t.pos === "NOUN" || t.pos === "PROPN")) return undefined;
   const text = join(out);
   return count(text) >= MIN_WORDS ? text : undefined;
 }
