@@ -23,13 +23,16 @@ const CONVERSATIONAL = (
   "why how what when where who not put let people come came take want need happen happens"
 ).split(" ");
 const STOP = new Set([...eng, ...CONVERSATIONAL]);
+/** The conversational words' stems too, so "happened" and "talks" go with "happen" and "talk". */
+const STOP_STEMS = new Set(CONVERSATIONAL.map((w) => stem(w)));
 
 /** The stemmed content words of a text, in order (repeats kept: they are term frequencies). */
 export function briefTerms(text: string): string[] {
   return tokens(text)
     .map((t) => t.replace(/'s$/, ""))
     .filter((t) => t.length > 2 && !STOP.has(t) && !/^\d+$/.test(t))
-    .map((t) => stem(t));
+    .map((t) => stem(t))
+    .filter((t) => !STOP_STEMS.has(t));
 }
 
 interface HasWords {
@@ -90,7 +93,9 @@ export function edgeWaste(w: BriefWindow, query: Set<string>): number {
   if (first < 0) return 1;
   const last = hit.lastIndexOf(true);
   const span = w.sentences[last]!.end - w.sentences[first]!.start; // first <= last < length
-  return Math.max(0, 1 - span / Math.max(0.001, w.end - w.start));
+  const len = Math.max(0.001, w.end - w.start);
+  // A fifth of the window goes free: a passage's set-up or its conclusion rarely repeats the terms.
+  return Math.max(0, 1 - span / len - 0.2);
 }
 
 export interface BriefScore {
