@@ -37,8 +37,9 @@ function mainClause(f: Facts): string | undefined {
   while (i < toks.length && (LEAD.has(toks[i]!.normal) || toks[i]!.pos === "INTJ" || toks[i]!.pos === "PUNCT")) i++;
   toks = toks.slice(i);
   // A clause opening on a pronoun that points back ("It's about…") means nothing out of context,
-  // and one opening on a subordinate clause ("When the boat…") is not the main one.
-  if (!toks.length || ["it", "that", "this", "they", "he", "she", "there"].includes(toks[0]!.normal) || ["SCONJ", "ADP", "ADV"].includes(toks[0]!.pos)) return undefined;
+  // and one opening on a subordinate clause ("When the boat…") is not the main one; an adverb
+  // may open it only as its subject's modifier ("Most bad sourdough…").
+  if (!toks.length || ["it", "that", "this", "they", "he", "she", "there"].includes(toks[0]!.normal) || ["SCONJ", "ADP"].includes(toks[0]!.pos) || (toks[0]!.pos === "ADV" && (!["ADJ", "NOUN"].includes(toks[1]?.pos ?? "") || ["when", "where", "why", "how", "while"].includes(toks[0]!.normal)))) return undefined;
   const out: Token[] = [];
   let verb = false;
   let cut = false;
@@ -77,7 +78,7 @@ export function titleFor(w: Window, keyTerms: string[]): string {
   const ranked = ss
     .map((s, i) => ({ s, f: facts(s), i }))
     .filter((x) => x.f.claim || x.f.advice)
-    .map((x) => ({ ...x, v: (x.f.superlative || x.f.sweeping ? 2 : 0) + (x.f.numbers ? 1 : 0) + (x.f.contrast ? 1 : 0) + contentStems(x.s.text).filter((t) => key.has(t)).length - x.i * 0.2 }))
+    .map((x) => ({ ...x, v: (x.f.superlative || x.f.sweeping ? 2 : 0) + (x.f.numbers ? 1 : 0) + (x.f.contrast ? 1 : 0) + Math.min(2, contentStems(x.s.text).filter((t) => key.has(t)).length) - x.i * 0.3 }))
     .sort((a, b) => b.v - a.v);
   for (const { f } of ranked) {
     const clause = mainClause(f);
