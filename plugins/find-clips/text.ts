@@ -1,7 +1,6 @@
 /**
- * Text helpers for the clip finder: the transcript shapes, sentence units, tokens and the small
- * word lists the heuristic scores with. English only for now; other languages still get sentence
- * alignment and timing-based scores, only the word-list signals stay silent.
+ * Text helpers for the clip finder: the transcript shapes, sentence units, tokens and fillers.
+ * What a sentence says (parts of speech, questions, claims) is read in nlp.ts and features.ts.
  */
 import { sentenceSpans } from "./nlp.js";
 
@@ -159,48 +158,5 @@ export function tokens(text: string): string[] {
   );
 }
 
-/** A deliberately light stemmer: enough to match "prices" with "price" and "pricing". */
-export function stem(token: string): string {
-  let t = token.replace(/'s$/, "");
-  if (t.length > 5 && t.endsWith("ing")) t = t.slice(0, -3);
-  else if (t.length > 4 && t.endsWith("ies")) t = t.slice(0, -3) + "y";
-  else if (t.length > 4 && t.endsWith("ed")) t = t.slice(0, -2);
-  else if (t.length > 3 && t.endsWith("es") && /(ss|sh|ch|x)es$/.test(t)) t = t.slice(0, -2);
-  else if (t.length > 3 && t.endsWith("s") && !t.endsWith("ss")) t = t.slice(0, -1);
-  if (t.length > 4 && t.endsWith("e")) t = t.slice(0, -1);
-  return t;
-}
-
-export const STOPWORDS = new Set(
-  (
-    "a about above after again against all am an and any are aren't as at be because been before being below " +
-    "between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each " +
-    "few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself " +
-    "him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't " +
-    "my myself no nor not of off on once only or other ought our ours ourselves out over own same shan't she she'd " +
-    "she'll she's should shouldn't so some such than that that's the their theirs them themselves then there there's " +
-    "these they they'd they'll they're they've this those through to too under until up very was wasn't we we'd we'll " +
-    "we're we've were weren't what what's when when's where where's which while who who's whom why why's with won't " +
-    "would wouldn't you you'd you'll you're you've your yours yourself yourselves yeah yes okay ok oh um uh erm er ah " +
-    "hmm like just really gonna wanna got get gets going go know think mean right well also thing things kind sort lot " +
-    "actually basically literally say said says one two"
-  ).split(" "),
-);
-
 export const FILLERS = new Set(["um", "uh", "erm", "er", "ah", "hmm", "mm", "uhm", "umm"]);
 export const FILLER_PAIRS = new Set(["you know", "i mean", "sort of", "kind of"]);
-export const CONNECTORS = new Set(["and", "so", "but", "because", "or", "then", "also", "which", "plus", "anyway"]);
-export const PRONOUN_STARTS = new Set(["he", "she", "it", "they", "this", "that", "these", "those", "him", "her", "them", "it's", "that's", "there"]);
-export const QUESTION_STARTS = new Set(["what", "why", "how", "who", "when", "where", "which", "did", "do", "does", "is", "are", "can", "could", "would", "should", "have", "has", "will", "ever"]);
-export const STRONG_WORDS = new Set(
-  (
-    "never always secret mistake mistakes best worst truth biggest crazy important problem wrong love hate money free " +
-    "everyone nobody nothing everything must shocking surprising huge massive insane incredible key critical " +
-    "failed failure success win lose lost killed changed change dangerous simple easy hard impossible myth lie"
-  ).split(" "),
-);
-export const NUMBER_WORDS = new Set(
-  "one two three four five six seven eight nine ten eleven twelve twenty thirty fifty hundred thousand million billion percent half first second third".split(" "),
-);
-export const STORY_STARTS = ["so i was", "one time", "when i was", "imagine", "let me tell", "here's the thing", "the reason", "i remember", "years ago", "last week", "story"];
-export const BOLD_CLAIMS = ["the truth is", "most people", "nobody", "everyone", "the problem is", "the secret", "the biggest", "you need to", "stop", "never", "here's why"];
