@@ -125,7 +125,7 @@ function coherence(w: Window, stats: EpisodeStats): SubScore {
   if (boundary[first.index]) notes.push("starts where a topic starts");
   else if (first.index > 0 && speakerOf(first) !== speakerOf(stats.sentences[first.index - 1]!)) v -= 0.05 * (1 - (depth[first.index] ?? 0));
   else v -= 0.2 * (1 - (depth[first.index] ?? 0));
-  const crossed = ss.findIndex((s, i) => i > 0 && boundary[s.index]);
+  const crossed = ss.findIndex((s, i) => i > 0 && boundary[s.index] && (depth[s.index] ?? 0) >= 0.5);
   if (crossed > 0) (v -= crossed >= ss.length - 2 ? 0.3 : 0.15), notes.push("runs into the next topic");
   // A finished last thought: a terminal sentence that neither asks nor sets up what comes next.
   const after = stats.sentences[last.index + 1];
