@@ -9,7 +9,7 @@
  */
 import stem from "wink-porter2-stemmer";
 import { eng } from "stopword";
-import type { Clip } from "./heuristic.js";
+import type { Clip } from "./clip.js";
 import { tokens } from "./text.js";
 
 /**
@@ -127,11 +127,7 @@ export function briefScorer(windows: BriefWindow[], about: string): (i: number, 
   };
 }
 
-/** A brief's answer and its rank among the answers (0 is the best). */
-export interface Answer {
-  about: string;
-  rank: number;
-}
+export type { Answer } from "./clip.js";
 
 /** The clip marked as an answer to a brief, keeping every earlier answer of other briefs. */
 export const withAnswer = <C extends Pick<Clip, "answers">>(c: C, about: string, rank: number): C => ({

@@ -8,10 +8,12 @@
  * types and one scoring pass; split apart, each half would need the other's internals.
  */
 import { createHash } from "node:crypto";
-import { buildStats, contentStems, scoreWindow, type EpisodeStats, type SubScores, type Window } from "./score.js";
+import { buildStats, contentStems, scoreWindow, type EpisodeStats, type Window } from "./score.js";
 import { titleFor } from "./titles.js";
 import { endsOpen } from "./features.js";
-import { briefScorer, pickAnswers, withAnswer, type Answer } from "./brief.js";
+import { briefScorer, pickAnswers, withAnswer } from "./brief.js";
+import type { Clip } from "./clip.js";
+export type { Clip } from "./clip.js";
 import { round, toPieces } from "./pieces.js";
 import { isTerminal, toSentences, tokens, type Sentence, type Transcript, type Word } from "./text.js";
 
@@ -38,22 +40,6 @@ export interface FindOptions {
   existing?: Clip[];
 }
 
-export interface Clip {
-  number: number;
-  ref: string;
-  title: string;
-  hook: string;
-  start: number;
-  end: number;
-  duration: number;
-  pieces: Array<{ start: number; end: number }>;
-  score: { value: number; reasons: string[] };
-  /** Hook, coherence, payoff and delivery, each 0..100 with a one-line reason (score.ts). */
-  scores?: SubScores;
-  about?: string;
-  /** The briefs this clip answers, with its rank among each brief's answers (search mode). */
-  answers?: Answer[];
-}
 
 export function clipRef(seed: string, start: number, end: number, taken: Set<string> = new Set()): string {
   const hash = createHash("sha1").update(`${seed}|${start.toFixed(2)}|${end.toFixed(2)}`).digest("hex");
