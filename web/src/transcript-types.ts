@@ -1,6 +1,6 @@
 // The shapes of the transcript, results and free-page answers the site reads (split from types.ts,
 // which re-exports them, so pages import every answer shape from one place).
-import type { Segment, UploadTarget } from "./types";
+import type { Segment, UploadTarget } from "./shared-types";
 
 
 export type Downloads = { page?: string; txt?: string; srt?: string; vtt?: string };

@@ -1,6 +1,8 @@
 // The shapes of the answers the site reads (docs/website.md). Fields the server may leave out are
 // optional, so a page shows what it has rather than breaking.
 
+import type { UploadTarget } from "./shared-types";
+
 export interface AccountSummary {
   id: string;
   email: string;
@@ -128,13 +130,6 @@ export interface Episode {
   created_at?: string;
 }
 
-export interface UploadTarget {
-  method: "PUT";
-  url: string;
-  headers: Record<string, string>;
-  expires_at: string;
-}
-
 export interface EpisodeCreated {
   episode_id: string;
   status: EpisodeStatus;
@@ -193,12 +188,6 @@ export interface ClipLook {
   background: string;
 }
 
-export interface Segment {
-  start: number;
-  end: number;
-  text: string;
-}
-
 export interface Caption {
   id: string;
   start_seconds: number;
@@ -219,5 +208,7 @@ export interface EpisodeMedia {
   clips?: Array<{ clip_id: string; pieces: Piece[] }>;
 }
 
-// Transcripts, results and the free page (docs/website.md "The studio and the free page").
+// Shapes both the studio and the transcript pages read, and the transcript, results and free-page
+// answers (docs/website.md "The studio and the free page"), each from its own module.
+export type * from "./shared-types";
 export type * from "./transcript-types";
