@@ -8,7 +8,7 @@
  * types and one scoring pass; split apart, each half would need the other's internals.
  */
 import { createHash } from "node:crypto";
-import { buildStats, contentStems, scoreWindow, type EpisodeStats, type Window } from "./score.js";
+import { buildStats, contentStems, endsMidSentence, scoreWindow, type EpisodeStats, type Window } from "./score.js";
 import { titleFor } from "./titles.js";
 import { endsOpen } from "./features.js";
 import { briefScorer, pickAnswers, withAnswer } from "./brief.js";
@@ -147,8 +147,9 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
   let windows = build(opts.min);
   // Nothing fits (one very long monologue without pauses, or sparse speech): accept shorter ones.
   if (!windows.length) windows = build(0);
-  // A clip never ends on a question (the host's next one) or on a line that only sets up the next.
-  const landed = windows.filter((w) => !endsOpen(w.sentences[w.sentences.length - 1]!));
+  // A clip never ends on a question (the host's next one), on a line that only sets up the next, or
+  // (unpunctuated) at a pause shorter than a sentence's: while any other window remains.
+  const landed = windows.filter((w) => !endsOpen(w.sentences[w.sentences.length - 1]!) && !endsMidSentence(w, stats));
   if (landed.length) windows = landed;
 
   const brief = opts.about ? briefScorer(windows, opts.about) : undefined;

@@ -21,6 +21,11 @@ export interface EpisodeStats {
   loudness?: number[];
   loudnessMean?: number;
   punctuated: boolean;
+  /**
+   * Unpunctuated transcripts: the median pause between units. A pause at least this long is read as
+   * a sentence's end; a shorter one may be a comma (pause-split units cut sentences at commas too).
+   */
+  sentencePause: number;
   duration: number;
   /** The episode's sentences and where its topics change (TextTiling). */
   sentences: Sentence[];
@@ -73,7 +78,9 @@ export function buildStats(sentences: Sentence[], duration: number, punctuated: 
   markSponsorReads(sentences);
   const turns = sentences.map((s, i) => i > 0 && speakerOf(s) !== speakerOf(sentences[i - 1]!));
   const topics = segmentTopics(sentences.map((s) => s.text), turns);
-  return { idf, medianRate, loudness, loudnessMean, punctuated, duration, sentences, topics };
+  const pauses = sentences.slice(1).map((s, i) => s.start - sentences[i]!.end).filter((g) => g >= 0.5).sort((a, b) => a - b);
+  const sentencePause = Math.max(0.5, pauses.length ? pauses[Math.floor(pauses.length / 2)]! : 0.5);
+  return { idf, medianRate, loudness, loudnessMean, punctuated, sentencePause, duration, sentences, topics };
 }
 
 const clamp01 = (v: number) => Math.max(0, Math.min(1, v));
@@ -129,8 +136,7 @@ function coherence(w: Window, stats: EpisodeStats): SubScore {
   if (crossed > 0) (v -= crossed >= ss.length - 2 ? 0.3 : 0.15), notes.push("runs into the next topic");
   // A finished last thought: a terminal sentence that neither asks nor sets up what comes next.
   const after = stats.sentences[last.index + 1];
-  const pauseAfter = w.nextWord ? w.nextWord.start - w.words[w.words.length - 1]!.end : Infinity;
-  if (stats.punctuated ? !isTerminal(last.text) : pauseAfter < 0.5) (v -= 0.3), notes.push("ends mid-sentence");
+  if (endsMidSentence(w, stats)) (v -= 0.3), notes.push("ends mid-sentence");
   else if (lf.question) (v -= 0.45), notes.push("ends on a question");
   else if (lf.setup) (v -= 0.45), notes.push("ends on a set-up");
   else if (after && speakerOf(after) === speakerOf(last) && facts(after).dangling && !boundary[after.index]) (v -= 0.15), notes.push("the thought goes on after the end");
@@ -231,4 +237,16 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
     WEIGHTS.hook * h.value + WEIGHTS.coherence * c.value + WEIGHTS.payoff * p.sub.value + WEIGHTS.delivery * d.value + WEIGHTS.length * length - showPenalty - chatPenalty - rambling;
   const pct = (s: SubScore) => ({ value: Math.round(s.value * 100), reason: s.reason });
   return { quality, reasons, keyTerms: p.keyTerms, scores: { hook: pct(h), coherence: pct(c), payoff: pct(p.sub), delivery: pct(d) } };
+}
+
+/**
+ * Whether a window stops inside a sentence: without a terminal mark when punctuated; otherwise
+ * before a pause shorter than the episode's typical pause between sentences.
+ */
+export function endsMidSentence(w: Window, stats: Pick<EpisodeStats, "punctuated" | "sentencePause">): boolean {
+  const last = w.words[w.words.length - 1];
+  if (!last) return false;
+  if (stats.punctuated) return !isTerminal(last.text);
+  const pauseAfter = w.nextWord ? w.nextWord.start - last.end : Infinity;
+  return pauseAfter < stats.sentencePause;
 }

@@ -20,8 +20,13 @@ const RENDER_TOP = 1;
  */
 const DEFAULT_LIMITS = { min: 30, max: 150 };
 const limitsFor = (target?: number) => (target ? { min: Math.round(target * 0.8), max: Math.round(target * 1.2) } : DEFAULT_LIMITS);
-/** Pocketsphinx word times on espeak voices are good to about a tenth of a second. */
-const EDGE = 0.35;
+/**
+ * Pocketsphinx word times on espeak voices are good to about a tenth of a second, but a script
+ * sentence's end also holds espeak's trailing silence, and a clip ends 0.3 s after its last
+ * recognised word: a clip ending 0.37 s before a synthesised sentence's end was seen to keep the
+ * whole of its last word. 0.4 s allows that without admitting a cut at a comma (about a second in).
+ */
+const EDGE = 0.4;
 
 interface Word {
   text: string;
