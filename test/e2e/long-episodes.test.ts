@@ -23,8 +23,8 @@ const limitsFor = (target?: number) => (target ? { min: Math.round(target * 0.8)
 /**
  * Pocketsphinx word times on espeak voices are good to about a tenth of a second, but a script
  * sentence's end also holds espeak's trailing silence, and a clip ends 0.3 s after its last
- * recognised word: a clip ending 0.37 s before a synthesised sentence's end was seen to keep the
- * whole of its last word. 0.4 s allows that without admitting a cut at a comma (about a second in).
+ * recognised word: one clip ended 0.37 s before a synthesised sentence's end (not yet checked by
+ * ear). 0.4 s allows that without admitting a cut at a comma (a second or more inside).
  */
 const EDGE = 0.4;
 
