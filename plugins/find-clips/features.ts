@@ -12,6 +12,8 @@ const CONTRAST = new Set(["but", "however", "instead", "actually", "although", "
 const CAUSAL = new Set(["because", "therefore", "why", "means", "so", "since", "thus", "causes", "leads"]);
 /** Quantifiers that turn a statement into a general claim ("most people think…", "nobody tells you"). */
 const SWEEPING = new Set(["most", "every", "everyone", "everybody", "nobody", "never", "always", "all", "nothing", "everything", "only"]);
+/** Comparative forms before "than": "more", "less", "fewer", "better", "worse", or an "-er" adjective. */
+const COMPARATIVE = /^(more|less|fewer|better|worse|rather|[a-z]{3,}er)$/;
 const SUPERLATIVE_IRREGULAR = new Set(["best", "worst", "most", "biggest"]);
 
 /**
@@ -40,6 +42,7 @@ const VAGUE_NOUNS = new Set(["thing", "things", "stuff", "topic", "world"]);
 const BACK_REFERENCES = ["as i said", "like i said", "as we said", "going back to", "to your point", "that's right", "exactly"];
 const CONNECTORS = new Set(["and", "so", "but", "because", "or", "then", "also", "which", "plus", "anyway"]);
 const DANGLING_PRONOUNS = new Set(["it", "that", "this", "these", "those", "they", "he", "she", "them", "there"]);
+const BE = new Set(["is", "'s", "are", "'re", "was", "were", "be", "been"]);
 
 export interface Facts {
   a: Analysis;
@@ -51,6 +54,8 @@ export interface Facts {
   causal: number;
   superlative: boolean;
   sweeping: boolean;
+  /** Weighs one thing against another ("more damage than any bad teacher"). */
+  comparison: boolean;
   /** Share of words that are pronouns: chat is full of "I", "you", "it". */
   pronounRatio: number;
   /** Share of words that carry content (nouns, proper nouns, numbers, adjectives). */
@@ -95,7 +100,10 @@ export function readFacts(text: string): Facts {
   // "so" opening a sentence is a filler, not a cause.
   const causal = norm.filter((t, i) => CAUSAL.has(t) && !(t === "so" && i === 0)).length + (has(line, ["that's why", "which means", "turns out", "the reason"]) ? 1 : 0);
   const superlative = toks.some((t) => (t.pos === "ADJ" || t.pos === "ADV") && (SUPERLATIVE_IRREGULAR.has(t.normal) || (/est$/.test(t.normal) && t.normal.length > 5)));
-  const sweeping = norm.some((t) => SWEEPING.has(t));
+  // "No" as a determiner makes a universal negative ("no such thing", "no one reads it"), as sweeping as "every".
+  const sweeping = norm.some((t) => SWEEPING.has(t)) || toks.some((t) => t.normal === "no" && t.pos === "DET");
+  // A comparison ("does more damage than", "cheaper than") weighs one thing against another: a tension.
+  const comparison = toks.some((t, i) => t.normal === "than" && toks.slice(Math.max(0, i - 4), i).some((p) => COMPARATIVE.test(p.normal) && (p.pos === "ADJ" || p.pos === "ADV")));
   let show: string | undefined;
   for (const [kind, cues] of Object.entries(SHOW_CUES)) if (has(lowText, cues) || has(line, cues)) show ??= kind;
   if (a.entities.some((e) => e === "URL" || e === "EMAIL")) show ??= "sponsor read";
@@ -108,7 +116,8 @@ export function readFacts(text: string): Facts {
   let dangling: string | undefined;
   if (CONNECTORS.has(opening)) dangling = opening;
   else if (has(` ${norm.slice(0, 4).join(" ")} `, BACK_REFERENCES)) dangling = has(` ${norm.slice(0, 4).join(" ")} `, BACK_REFERENCES);
-  else if (DANGLING_PRONOUNS.has(opening) && (toks[1]?.pos === "AUX" || toks[1]?.pos === "VERB")) dangling = opening;
+  // Existential "there is/are" ("There's no such thing as…") points at nothing before it.
+  else if (DANGLING_PRONOUNS.has(opening) && (toks[1]?.pos === "AUX" || toks[1]?.pos === "VERB") && !(opening === "there" && BE.has(toks[1]?.normal ?? ""))) dangling = opening;
   return {
     a,
     words: toks.length,
@@ -119,13 +128,14 @@ export function readFacts(text: string): Facts {
     causal,
     superlative,
     sweeping,
+    comparison,
     pronounRatio: count((t) => t.pos === "PRON") / n,
     contentRatio: count((t) => ["NOUN", "PROPN", "NUM", "ADJ"].includes(t.pos)) / n,
     show,
     setup,
     promise: !!has(line, PROMISE_CUES),
     advice,
-    claim: !a.question && toks.length >= 5 && toks.some((t) => t.pos === "VERB" || t.pos === "AUX") && (numbers > 0 || superlative || sweeping || contrast > 0),
+    claim: !a.question && toks.length >= 5 && toks.some((t) => t.pos === "VERB" || t.pos === "AUX") && (numbers > 0 || superlative || sweeping || comparison || contrast > 0),
     dangling,
     hedges:
       HEDGES.filter((h) => lowText.includes(` ${h} `)).length +

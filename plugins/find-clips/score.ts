@@ -102,7 +102,7 @@ function hook(w: Window): SubScore {
   if (f.numbers) (v += 0.2), what.push("a number");
   if (f.superlative) (v += 0.15), what.push("a superlative");
   if (f.sweeping) (v += 0.15), what.push("a sweeping claim");
-  if (f.contrast) (v += 0.1), what.push("a tension");
+  if (f.contrast || f.comparison) (v += 0.1), what.push(f.comparison && !f.contrast ? "a comparison" : "a tension");
   if (f.promise) (v += 0.2), what.push("a promise");
   if (f.advice) (v += 0.1), what.push("advice");
   if (f.claim) v += 0.15;
@@ -141,6 +141,12 @@ function coherence(w: Window, stats: EpisodeStats): SubScore {
   else if (lf.setup) (v -= 0.45), notes.push("ends on a set-up");
   else if (after && speakerOf(after) === speakerOf(last) && facts(after).dangling && !boundary[after.index]) (v -= 0.15), notes.push("the thought goes on after the end");
   else notes.push("ends on a finished thought");
+  // A monologue cut short: the same speaker goes on about the same topic after the end, so the
+  // passage is only part of what was said (the start has its counterpart above).
+  if (after && speakerOf(after) === speakerOf(last) && !boundary[after.index] && !facts(after).question) {
+    v -= 0.2 * (1 - (depth[after.index] ?? 0));
+    if (!notes.includes("the thought goes on after the end")) notes.push("the speaker goes on after the end");
+  }
   return { value: clamp01(v), reason: notes.join("; ") };
 }
 

@@ -21,6 +21,12 @@ describe("find-clips scorer", () => {
     const claim = readFacts("Most bad sourdough isn't about the recipe at all.");
     expect(claim.claim && claim.sweeping).toBe(true);
     expect(readFacts("And then it was fine.").dangling).toBe("and");
+    expect(readFacts("They were fine after that.").dangling).toBe("they");
+    // Existential "there" points back at nothing; "no" as a determiner is a universal claim; a comparison is a tension.
+    const existential = readFacts("There's no such thing as a maths person, and the belief does more damage than any bad teacher.");
+    expect(existential.dangling).toBeUndefined();
+    expect(existential.sweeping && existential.comparison && existential.claim).toBe(true);
+    expect(readFacts("We went to the shop on Tuesday.").comparison).toBe(false);
   });
 
   it("ends a sentence where the speaker changes, punctuated or not", () => {
