@@ -98,9 +98,14 @@ export function toEpisode(r: any): EpisodeRow {
     id: r.id, account_id: r.account_id, livemode: r.livemode, name: r.name, status: r.status, failure: jsonColumn(r.failure),
     source_url: r.source_url, upload: jsonColumn(r.upload), options: jsonColumn(r.options) ?? {}, state: jsonColumn(r.state) ?? {},
     run_id: r.run_id, search_run_id: r.search_run_id, searches: jsonColumn(r.searches) ?? [],
-    duration_seconds: r.duration_seconds === null ? null : Number(r.duration_seconds), charged_cents: Number(r.charged_cents),
+    duration_seconds: numberOrNull(r.duration_seconds ?? r.probed_seconds), charged_cents: Number(r.charged_cents),
     created_at: isoColumn(r.created_at), updated_at: isoColumn(r.updated_at), run,
   };
+}
+/** A numeric column (or jsonb text) as a number; null, missing or unreadable as null. */
+function numberOrNull(v: unknown): number | null {
+  const n = v === null || v === undefined ? NaN : Number(v);
+  return Number.isFinite(n) ? n : null;
 }
 export function toClip(r: any): ClipRow {
   return { ...r, data: jsonColumn(r.data), cut: jsonColumn(r.cut), render: jsonColumn(r.render), created_at: isoColumn(r.created_at) };

@@ -34,8 +34,13 @@ export const MAX_EPISODE_BYTES = 4_831_838_208;
 
 
 
-/** Which current run an episode's progress comes from. */
-const EPISODE_SELECT = `select e.*, r.state as run_state, r.current_stage as run_stage, r.progress as run_progress, r.progress_note as run_note
+/**
+ * Which current run an episode's progress comes from. Until the import ends the episode has no
+ * duration of its own, so the probe step's (in the run's merged output) stands in; the `case`
+ * keeps a finished episode's read from touching the run's output at all.
+ */
+const EPISODE_SELECT = `select e.*, r.state as run_state, r.current_stage as run_stage, r.progress as run_progress, r.progress_note as run_note,
+  case when e.duration_seconds is null then r.output->'media'->>'duration' end as probed_seconds
   from episodes e left join runs r on r.id = coalesce(e.search_run_id, e.run_id)`;
 
 
