@@ -31,7 +31,8 @@ export function stitchWords(chunks: PlacedChunk[], duration: number): { words: T
       const end = Math.min(Math.max(w.end, start), hi);
       const rel = (w.start + w.end) / 2 - c.start;
       const seg = segs.findIndex((s) => rel >= s.start && rel <= s.end);
-      words.push({ text: w.text, start: r3(start), end: r3(end), confidence: r3(w.confidence) });
+      // An engine that tells speakers apart (a diarizing model) labels its words; keep the label.
+      words.push({ text: w.text, start: r3(start), end: r3(end), confidence: r3(w.confidence), ...(w.speaker ? { speaker: w.speaker } : {}) });
       hint.push(seg < 0 ? -1 : segBase + seg);
       last = start;
     }

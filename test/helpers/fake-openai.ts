@@ -1,5 +1,6 @@
 // A FAKE OpenAI-compatible server on loopback, for tests only: the paid API can't run here.
-// - POST /v1/audio/transcriptions answers a fixed verbose_json body (two words per upload).
+// - POST /v1/audio/transcriptions answers a fixed verbose_json body (two words per upload), or
+//   for response_format diarized_json two segments by speakers A and B.
 // - POST /v1/chat/completions answers the JSON the test configured (`chat.answer`) as the
 //   assistant's message content, or fails `chat.failFirst` times with `chat.failStatus`.
 //   With `speech`, it instead "hears" words from a script at a steady rate over the whole
@@ -167,6 +168,21 @@ export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: n
     if (opts.speech && file) {
       const seconds = await uploadSeconds(file, parsed.fileName);
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(spoken(opts.speech, seconds)));
+      return;
+    }
+    if (parsed.fields.response_format?.[0] === "diarized_json") {
+      // The diarizing model's shape: speaker-labelled segments, no word times.
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          task: "transcribe",
+          duration: 4,
+          text: "So what happened? The roof fell in.",
+          segments: [
+            { type: "transcript.text.segment", id: "seg_0", start: 0.3, end: 1.6, text: "So what happened?", speaker: "A" },
+            { type: "transcript.text.segment", id: "seg_1", start: 1.9, end: 3.7, text: "The roof fell in.", speaker: "B" },
+          ],
+        }),
+      );
       return;
     }
     res.writeHead(200, { "content-type": "application/json" }).end(

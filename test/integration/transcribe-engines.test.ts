@@ -148,6 +148,26 @@ describe("openai engine against a fake server", () => {
     expect(doc.words[0]).toEqual({ text: "Hello", start: 0.5, end: 0.9, confidence: 0.905 });
   });
 
+  it("asks a diarizing model for diarized_json and keeps its speakers as S1, S2", async () => {
+    fake = await startFakeOpenAI();
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "openai" }, {
+      openai: { base_url: fake.baseURL, api_key: "k", model: "gpt-4o-transcribe-diarize" },
+    });
+    const out = await stage.run({ source: { key } }, ctx);
+    const req = fake.requests[0]!;
+    expect(req.fields).toMatchObject({ model: ["gpt-4o-transcribe-diarize"], response_format: ["diarized_json"], chunking_strategy: ["auto"] });
+    expect(req.fields["timestamp_granularities[]"]).toBeUndefined();
+    const doc = JSON.parse((await ctx.storage.read(out.transcript.key)).toString()) as Transcript;
+    // The segment's times are shared out over its words, in order, inside the segment.
+    const first = doc.words.slice(0, 7);
+    expect(first.map((w) => `${w.speaker}:${w.text}`)).toEqual(["S1:So", "S1:what", "S1:happened?", "S2:The", "S2:roof", "S2:fell", "S2:in."]);
+    for (let i = 1; i < first.length; i++) expect(first[i]!.start).toBeGreaterThanOrEqual(first[i - 1]!.end);
+    expect(first[0]!.start).toBeCloseTo(0.3, 2);
+    expect(first[6]!.end).toBeLessThanOrEqual(3.7);
+    // A change of speaker starts a segment.
+    expect(doc.segments.slice(0, 2).map((s) => [s.speaker, s.text])).toEqual([["S1", "So what happened?"], ["S2", "The roof fell in."]]);
+  });
+
   it("retries a server error with backoff, then succeeds", async () => {
     fake = await startFakeOpenAI({ failFirst: 2, failStatus: 503 });
     const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "openai" }, {

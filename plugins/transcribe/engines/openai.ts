@@ -1,6 +1,7 @@
 /**
  * Any OpenAI-compatible `/audio/transcriptions` endpoint (OpenAI, a local faster-whisper server,
- * …) with verbose_json and word timestamps. Chunks go up as 16 kHz mono mp3 (about 6 kB/s), so a
+ * …) with verbose_json and word timestamps; a diarizing model (its name holds "diarize") is asked
+ * for diarized_json instead, which labels speakers but times only segments (see fromDiarizedJson). Chunks go up as 16 kHz mono mp3 (about 6 kB/s), so a
  * chunk of at most 20 minutes stays far below the 25 MB upload limit. Transient failures (network,
  * 408, 409, 429, 5xx) are retried with exponential backoff; other 4xx fail the step at once.
  */
@@ -48,6 +49,46 @@ export function fromVerboseJson(body: Verbose): ChunkResult {
   };
 }
 
+interface DiarizedSegment {
+  start: number;
+  end: number;
+  text: string;
+  speaker?: string;
+}
+
+/** Models that answer diarized_json: speaker-labelled segments, no word times. */
+export const isDiarizingModel = (model: string) => /diariz/i.test(model);
+
+/**
+ * Maps a diarized_json body to words. The model times segments only, so each segment's words get
+ * times spread over it in proportion to their length (captions are then less exact than with word
+ * timestamps). Its speaker labels ("A", "B" or names given to the model) become S1, S2… in order
+ * of first appearance; the labels are the model's per upload, so two chunks may number the same
+ * voice differently (docs/transcription.md).
+ */
+export function fromDiarizedJson(body: { segments?: DiarizedSegment[]; language?: string }): ChunkResult {
+  const labels = new Map<string, string>();
+  const words: TranscriptWord[] = [];
+  const segments: ChunkResult["segments"] = [];
+  for (const s of body.segments ?? []) {
+    const text = s.text?.trim();
+    if (!text || !(s.end > s.start)) continue;
+    const label = s.speaker ?? "";
+    if (!labels.has(label)) labels.set(label, `S${labels.size + 1}`);
+    const speaker = labels.get(label)!;
+    const parts = text.split(/\s+/).slice(0, 10_000);
+    const chars = parts.reduce((a, w) => a + w.length + 1, 0);
+    let t = s.start;
+    for (const w of parts) {
+      const len = ((s.end - s.start) * (w.length + 1)) / chars;
+      words.push({ text: w, start: t, end: t + len * 0.9, confidence: 1, speaker });
+      t += len;
+    }
+    segments.push({ start: s.start, end: s.end, text });
+  }
+  return { words, segments, language: body.language?.toLowerCase() };
+}
+
 function isTransient(err: unknown): boolean {
   const status = (err as { status?: number })?.status;
   if (status === undefined) return true; // network errors, timeouts
@@ -60,6 +101,7 @@ export function defineOpenAIEngine(ctx: EngineContext, opts: { model?: string })
     throw new StageError("engine_unavailable", "the openai engine needs config openai.api_key (and openai.base_url for other servers)");
   }
   const model: string = opts.model ?? cfg.model ?? "whisper-1";
+  const diarize = isDiarizingModel(model);
   const client = new OpenAI({
     apiKey: cfg.api_key,
     baseURL: cfg.base_url ?? undefined,
@@ -85,11 +127,12 @@ export function defineOpenAIEngine(ctx: EngineContext, opts: { model?: string })
                 model,
                 // Without a language the server detects it (and reports it in verbose_json).
                 ...(chunk.language === "auto" ? {} : { language: chunk.language }),
-                response_format: "verbose_json",
-                timestamp_granularities: ["word", "segment"],
-              },
+                ...(diarize
+                  ? { response_format: "diarized_json", chunking_strategy: "auto" }
+                  : { response_format: "verbose_json", timestamp_granularities: ["word", "segment"] }),
+              } as Parameters<typeof client.audio.transcriptions.create>[0],
               { signal: chunk.signal },
-            )) as unknown as Verbose;
+            )) as unknown as Verbose & { segments?: DiarizedSegment[] };
           } catch (err) {
             if (chunk.signal.aborted || !isTransient(err)) throw new AbortError(err as Error);
             throw err;
@@ -112,7 +155,7 @@ export function defineOpenAIEngine(ctx: EngineContext, opts: { model?: string })
         }
         throw err;
       });
-      return fromVerboseJson(body);
+      return diarize ? fromDiarizedJson(body) : fromVerboseJson(body);
     },
     async close() {},
   };
