@@ -48,8 +48,9 @@ export const ConfigSchema = Type.Object(
       port: Key(Int({ minimum: 0, maximum: 65535 }), 8080, "TCP port the API listens on (0: any free port).", { env: "PORT" }),
       host: Key(Str(), "0.0.0.0", "Address the API listens on."),
       public_url: Key(Str(), "", "Public base URL used in links (download links, upload addresses). Empty: derived from the request.", { env: "CLIPD_PUBLIC_URL" }),
-      ops_token: Key(Str(), "", "Bearer token for the ops routes (/api/v1/runs, /api/v1/admin). Empty: the server makes one and keeps it in ops.token in the data folder (mode 0600).", { env: "CLIPD_OPS_TOKEN" }),
+      ops_token: Key(Str(), "", "Bearer token for the ops routes (/api/v1/runs, /api/v1/admin, /metrics). Empty: the server makes one and keeps it in ops.token in the data folder (mode 0600).", { env: "CLIPD_OPS_TOKEN" }),
       signing_secret: Key(Str(), "", "Secret for signed upload and download links. Empty: one is generated and kept in the database."),
+      drain_seconds: Key(Num({ minimum: 0, maximum: 300 }), 0, "On SIGTERM, the least time the listener stays open answering 503 on /readyz, so a load balancer sees the drain before connections are refused. 0: close once running steps end (set a few seconds behind a balancer)."),
       max_json_bytes: Key(Int({ minimum: 1024 }), 1048576, "Largest JSON request body, bytes; larger ones are refused with 413 body_too_large before they are read in full. File uploads have their own cap."),
     }),
     api: Block("Public API limits.", {

@@ -4,6 +4,8 @@
  * taken, running steps get `queue.shutdown_grace_seconds` to finish, and whatever is still running
  * then is abandoned to the queue, which retries it on the next worker.
  */
+import { drain } from "./kit/drain.js";
+import { metrics } from "./kit/metrics.js";
 import { listen, type Listener } from "listhen";
 import { toNodeHandler } from "h3/node";
 import { createFacade } from "../facade/app.js";
@@ -85,6 +87,8 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
   }
   if (roles.includes("serve")) {
     ({ listener, rates } = await serveRole(app));
+    // Queue depths come from pg-boss at scrape time; any process with the database can tell them.
+    metrics.setQueueSource(() => app.queue.depths());
     // Partial uploads left by a crash (facade/upload-sweeper.ts).
     sweeper = startUploadSweeper(app.storage, app.log.child({ role: "serve" }));
     const port = listener.address.port;
@@ -97,6 +101,8 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
     stop(reason = "stop") {
       stopping ??= (async () => {
         const grace = app.config.queue.shutdown_grace_seconds;
+        // /readyz answers 503 from here on, while running steps finish and the listener still answers.
+        drain.begin();
         app.log.info({ reason, grace_seconds: grace }, "shutting down");
         await watcher?.stop();
         if (roles.includes("work")) {
@@ -108,6 +114,9 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
             app.runner.abortAll();
           }
         }
+        // Behind a load balancer, keep answering (503 on /readyz) until it has seen the drain.
+        const hold = listener ? app.config.server.drain_seconds * 1000 - (Date.now() - drain.since()!.getTime()) : 0;
+        if (hold > 0) await new Promise((r) => setTimeout(r, hold));
         await listener?.close().catch(() => {});
         await rates?.stop();
         sweeper?.stop();

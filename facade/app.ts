@@ -4,6 +4,7 @@
  * core/run-operation.ts (auth, rate limit, validation, idempotency, handler, error envelope) and
  * writes the answer out. Nothing about an operation's rules lives here.
  */
+import { metrics } from "../daemon/kit/metrics.js";
 import { getQuery, getRequestIP, getRouterParams, H3, type H3Event } from "h3";
 import { readJsonBody } from "./_body.js";
 import { answerResponse } from "./_answer.js";
@@ -12,7 +13,8 @@ import { bearerToken } from "./auth.js";
 import { prepareOperation, type Caller, type Surface } from "./core/run-operation.js";
 import { toErrorBody } from "./errors.js";
 import { toOpenApi } from "./openapi.js";
-import { healthz } from "./operations/health.js";
+import { healthz, readyz } from "./operations/health.js";
+import { getMetrics } from "./operations/metrics.js";
 import { getRun, startRun } from "./operations/runs.js";
 import { adminCommand } from "./operations/admin.js";
 import { ACCOUNT_OPERATIONS } from "./operations/account.js";
@@ -34,7 +36,7 @@ import type { FacadeServices } from "./services.js";
 /** Default cap on a JSON request body (server.max_json_bytes). */
 export const MAX_JSON_BYTES = 1024 * 1024;
 
-export const OPERATIONS: Operation[] = [healthz, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS, ...WEB_OPERATIONS, ...WEB_BILLING_OPERATIONS, stripeWebhook];
+export const OPERATIONS: Operation[] = [healthz, readyz, getMetrics, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS, ...WEB_OPERATIONS, ...WEB_BILLING_OPERATIONS, stripeWebhook];
 
 /** Who sent an HTTP request, as the operation core needs to know it. */
 export function httpCaller(event: H3Event, surface: Surface = "api"): Caller {
@@ -67,10 +69,13 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
     if (web) mountWebOperation(app, op, run, services, httpCaller, maxJson);
     if (isWebOnly(op)) continue;
     app.on(op.method, op.path.replace(/\{(\w+)\}/g, ":$1"), async (event: H3Event) => {
+      const started = performance.now();
       const answer = await run(
         { params: (getRouterParams(event) ?? {}) as Record<string, string>, query: getQuery(event) as Record<string, unknown>, readBody: () => readJsonBody(event.req, maxJson) },
         httpCaller(event),
       );
+      // Time to the answer (a streamed file's body is not waited for); labelled by operation id, never the raw path.
+      metrics.httpRequest(op.id, op.method, "raw" in answer ? answer.raw.status : answer.status, (performance.now() - started) / 1000);
       return answerResponse(event.req, answer);
     });
   }

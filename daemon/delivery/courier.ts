@@ -16,6 +16,7 @@
  *   transaction, so a pending retry survives a crash or a restart and runs on any worker.
  * - Every attempt carries the delivery id as webhook-id, so receivers can drop duplicates.
  */
+import { metrics } from "../kit/metrics.js";
 import { randomUUID } from "node:crypto";
 import type { Config } from "../../config/loader.js";
 import type { QueueManager } from "../engine/queue.js";
@@ -195,7 +196,13 @@ async function recordAttempt(tx: Queryable, kind: DeliveryKind, id: string, n: n
 }
 
 /** One signed POST; never throws (signed-post.ts). */
-function post(deps: CourierDeps, kind: DeliveryKind, target: Target, id: string, payload: string): Promise<PostResult> {
+async function post(deps: CourierDeps, kind: DeliveryKind, target: Target, id: string, payload: string): Promise<PostResult> {
+  const r = await _post(deps, kind, target, id, payload);
+  metrics.delivery(r.ok ? "ok" : "failed", r.latency_ms / 1000);
+  return r;
+}
+
+function _post(deps: CourierDeps, kind: DeliveryKind, target: Target, id: string, payload: string): Promise<PostResult> {
   return postSigned({
     url: target.url,
     msgId: id,

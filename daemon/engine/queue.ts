@@ -174,6 +174,12 @@ export class QueueManager {
     return this.active;
   }
 
+  /** Every queue's jobs by state, for the metrics scrape. */
+  async depths(): Promise<Array<{ name: string; queued: number; active: number; deferred: number }>> {
+    const queues = await this.boss.getQueues();
+    return queues.map((q) => ({ name: q.name, queued: q.queuedCount ?? 0, active: q.activeCount ?? 0, deferred: q.deferredCount ?? 0 }));
+  }
+
   async counts(): Promise<{ queued: number; active: number }> {
     const q = await this.boss.getQueue(STEP_QUEUE);
     return { queued: q?.queuedCount ?? 0, active: q?.activeCount ?? 0 };

@@ -36,6 +36,7 @@ import { readRun, waitForRun, type WaitOptions } from "./run-store.js";
 import { cancelRun } from "./sql/cancel-run.js";
 import { runOwnEvent, type StageEventPolicy, type TransitionContext } from "./sql/context.js";
 import { failStep } from "./sql/fail-step.js";
+import { metrics } from "../kit/metrics.js";
 import { finishStep } from "./sql/finish-step.js";
 import { insertRun } from "./sql/insert-run.js";
 import { markRunning } from "./sql/mark-running.js";
@@ -174,6 +175,8 @@ export class Runner {
     }
     await markRunning(this.deps.db, runId, phase, index, step.stage, attempt);
     log.info({ attempt }, "step started");
+    const started = performance.now();
+    const took = () => (performance.now() - started) / 1000;
 
     const abort = stepAbort({ db: this.deps.db, runId, stage: step.stage, timeoutSeconds: step.timeout, job: job.signal, shutdown: this.shutdown.signal });
     // A fresh folder per attempt: a retry never sees the half-written files of the one before.
@@ -202,6 +205,7 @@ export class Runner {
       const err = fromSpawnError(caught); // a plugin's own spawn of a program that is not installed
       const final = (isStageError(err) && !err.retryable) || job.retryCount >= step.retry.limit;
       log[final ? "error" : "warn"]({ err: errInfo(err), attempt, final }, final ? "step failed" : "step failed, will retry");
+      metrics.step(step.stage, final ? "failed" : "retry", took());
       if (final) {
         await failStep(this.transitions, runId, phase, index, err, attempt, log);
         return;
@@ -213,6 +217,7 @@ export class Runner {
       await progress.flush();
       await rm(workdir, { recursive: true, force: true }).catch(() => {});
     }
+    metrics.step(step.stage, "ok", took(), output);
     await finishStep(this.transitions, runId, phase, index, { output });
     log.info("step finished");
   }

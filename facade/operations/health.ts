@@ -1,3 +1,4 @@
+import { drain } from "../../daemon/kit/drain.js";
 import { fontsDirOf, toolHealth } from "../../daemon/kit/os-packages.js";
 import { defineOperation } from "../registry.js";
 
@@ -44,5 +45,40 @@ export const healthz = defineOperation({
     const ok = database.ok && queue.ok;
     ctx.status = ok ? 200 : 503;
     return { status: ok ? (workers.ok && tools.ok ? "ok" : "degraded") : "down", version: services.version, database, queue, workers, tools };
+  },
+});
+
+/**
+ * Readiness, for a load balancer deciding where to send requests (`/healthz` is liveness: is the
+ * process alive and what is wrong). Ready means: not shutting down, the database answers, the
+ * store takes a write, and the OS tools the stages need are installed. Anything else is 503 with
+ * the failing part named, so the balancer takes this instance out while it drains or is broken.
+ */
+export const readyz = defineOperation({
+  id: "ready",
+  method: "GET",
+  path: "/readyz",
+  summary: "Whether this instance should get requests: not draining, database and store reachable, tools installed",
+  scope: null,
+  tags: ["ops"],
+  responses: {
+    200: { description: "Ready: `ready: true`" },
+    503: { description: "Not ready: `draining` (shutting down since `draining_since`), or the failing check in `checks`" },
+  },
+  async handler(ctx) {
+    const { services } = ctx;
+    const since = drain.since();
+    const database = await within(services.db.query("select 1"), "database").then(() => ({ ok: true }), (err: Error) => ({ ok: false, detail: ((err.cause as Error | undefined) ?? err).message }));
+    // A write and a remove of a small probe: a full disk or a store that refuses writes is not ready.
+    const probe = `.readyz/${process.pid}`;
+    const store = await within(
+      services.storage.write(probe, "ok").then(() => services.storage.remove(probe)),
+      "store",
+    ).then(() => ({ ok: true }), (err: Error) => ({ ok: false, detail: err.message }));
+    const t = toolHealth({ fontsDir: fontsDirOf(services.config) });
+    const tools = { ok: t.ok, ...(t.ok ? {} : { missing: t.missing }) };
+    const ready = !since && database.ok && store.ok && tools.ok;
+    ctx.status = ready ? 200 : 503;
+    return { ready, draining: !!since, ...(since ? { draining_since: since.toISOString() } : {}), checks: { database, store, tools } };
   },
 });
