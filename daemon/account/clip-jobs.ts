@@ -32,7 +32,7 @@ export class ClipJobs {
 
   async getJob(accountId: string, id: string): Promise<JobRow | undefined> {
     const { rows } = await this.deps.db.query(
-      `select j.*, r.state as run_state, r.progress as run_progress, r.progress_note as run_note, c.data->>'title' as clip_title
+      `select j.*, r.state as run_state, r.progress as run_progress, r.progress_note as run_note, r.eta_at as run_eta_at, c.data->>'title' as clip_title
          from jobs j left join runs r on r.id = j.run_id join clips c on c.id = j.clip_id where j.id = $1 and j.account_id = $2`,
       [id, accountId],
     );

@@ -39,7 +39,7 @@ export interface EpisodeRow {
   created_at: string;
   updated_at: string;
   /** From the current run (import or search), when one is under way. */
-  run?: { state: string; stage: string | null; progress: number; note: string | null } | null;
+  run?: { state: string; stage: string | null; progress: number; note: string | null; eta_at: string | null } | null;
 }
 
 export interface ClipRow {
@@ -71,7 +71,7 @@ export interface JobRow {
   error: { code: string; message: string } | null;
   created_at: string;
   finished_at: string | null;
-  run?: { state: string; progress: number; note: string | null } | null;
+  run?: { state: string; progress: number; note: string | null; eta_at: string | null } | null;
   clip_title?: string | null;
 }
 
@@ -93,7 +93,7 @@ export interface NotStarted {
 
 
 export function toEpisode(r: any): EpisodeRow {
-  const run = r.run_state ? { state: r.run_state, stage: r.run_stage, progress: Number(r.run_progress), note: r.run_note } : null;
+  const run = r.run_state ? { state: r.run_state, stage: r.run_stage, progress: Number(r.run_progress), note: r.run_note, eta_at: isoColumn(r.run_eta_at ?? null) } : null;
   return {
     id: r.id, account_id: r.account_id, livemode: r.livemode, name: r.name, status: r.status, failure: jsonColumn(r.failure),
     source_url: r.source_url, upload: jsonColumn(r.upload), options: jsonColumn(r.options) ?? {}, state: jsonColumn(r.state) ?? {},
@@ -111,8 +111,8 @@ export function toClip(r: any): ClipRow {
   return { ...r, data: jsonColumn(r.data), cut: jsonColumn(r.cut), render: jsonColumn(r.render), created_at: isoColumn(r.created_at) };
 }
 export function toJob(r: any): JobRow {
-  const run = r.run_state ? { state: r.run_state, progress: Number(r.run_progress), note: r.run_note } : null;
-  const { run_state, run_progress, run_note, ...rest } = r;
+  const run = r.run_state ? { state: r.run_state, progress: Number(r.run_progress), note: r.run_note, eta_at: isoColumn(r.run_eta_at ?? null) } : null;
+  const { run_state, run_progress, run_note, run_eta_at, ...rest } = r;
   return {
     ...rest, options: jsonColumn(r.options) ?? {}, changes: jsonColumn(r.changes) ?? [], charged_cents: Number(r.charged_cents), result: jsonColumn(r.result),
     error: jsonColumn(r.error), created_at: isoColumn(r.created_at), finished_at: isoColumn(r.finished_at), run,

@@ -39,7 +39,7 @@ export const MAX_EPISODE_BYTES = 4_831_838_208;
  * duration of its own, so the probe step's (in the run's merged output) stands in; the `case`
  * keeps a finished episode's read from touching the run's output at all.
  */
-const EPISODE_SELECT = `select e.*, r.state as run_state, r.current_stage as run_stage, r.progress as run_progress, r.progress_note as run_note,
+const EPISODE_SELECT = `select e.*, r.state as run_state, r.current_stage as run_stage, r.progress as run_progress, r.progress_note as run_note, r.eta_at as run_eta_at,
   case when e.duration_seconds is null then r.output->'media'->>'duration' end as probed_seconds
   from episodes e left join runs r on r.id = coalesce(e.search_run_id, e.run_id)`;
 

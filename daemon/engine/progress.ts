@@ -27,22 +27,22 @@ export function overallProgress(index: number, stepCount: number, pct: number): 
 
 export interface ProgressWriter {
   /** What the stage calls (StageContext.progress). */
-  report(pct: number, note?: string): void;
+  report(pct: number, note?: string, etaSeconds?: number): void;
   /** Writes the latest pending report, if any, and waits for every write so far. */
   flush(): Promise<void>;
 }
 
 export function progressWriter(q: Queryable, runId: string, stepCount: number, index: number, abort: (reason: unknown) => void): ProgressWriter {
-  let pending: { pct: number; note?: string } | undefined;
+  let pending: { pct: number; note?: string; eta?: number } | undefined;
   let lastWrite = 0;
   let writing: Promise<void> = Promise.resolve();
   const write = () => {
     if (!pending) return writing;
-    const { pct, note } = pending;
+    const { pct, note, eta } = pending;
     pending = undefined;
     lastWrite = Date.now();
     writing = writing
-      .then(() => setProgress(q, runId, overallProgress(index, stepCount, pct), note ?? null))
+      .then(() => setProgress(q, runId, overallProgress(index, stepCount, pct), note ?? null, eta !== undefined && Number.isFinite(eta) ? Math.max(0, eta) : null))
       .then((state) => {
         if (state === "cancelled") abort(new StageError("cancelled", "the run was cancelled"));
       })
@@ -50,10 +50,20 @@ export function progressWriter(q: Queryable, runId: string, stepCount: number, i
     return writing;
   };
   return {
-    report: (pct, note) => {
-      pending = { pct, note };
+    report: (pct, note, eta) => {
+      pending = { pct, note, eta };
       if (Date.now() - lastWrite > PROGRESS_INTERVAL_MS) void write();
     },
     flush: () => write(),
   };
+}
+
+/**
+ * Whole seconds until `etaAt` (a run's `eta_at`), or null without an estimate or once the run is
+ * not running: what the CLI, the API and the watch folder show as `eta_seconds`.
+ */
+export function etaSeconds(run: { state?: string; eta_at?: string | Date | null }, now = Date.now()): number | null {
+  if (!run.eta_at || (run.state !== undefined && run.state !== "running")) return null;
+  const t = new Date(run.eta_at).getTime();
+  return Number.isFinite(t) ? Math.max(0, Math.round((t - now) / 1000)) : null;
 }

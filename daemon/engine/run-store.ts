@@ -47,7 +47,7 @@ export async function waitForRun(q: Queryable, id: string, opts: WaitOptions = {
   for (;;) {
     const run = await readRun(q, id);
     if (!run) throw new RunError("not_found", `run ${id} does not exist`);
-    const sig = `${run.state}:${run.phase}:${run.current_step}:${run.progress}:${run.progress_note}`;
+    const sig = `${run.state}:${run.phase}:${run.current_step}:${run.progress}:${run.progress_note}:${run.eta_at}`;
     if (sig !== last) {
       last = sig;
       opts.onUpdate?.(run);

@@ -39,6 +39,8 @@ export interface Run {
   step_count: number;
   progress: number;
   progress_note: string | null;
+  /** When the current step expects to be done, by its own estimate (progress.ts etaSeconds). */
+  eta_at: string | null;
   plan: RunPlan;
   steps: StepRecord[];
   output: Record<string, any>;
@@ -114,5 +116,6 @@ export function normalise(row: any): Run {
     updated_at: isoColumn(row.updated_at),
     started_at: isoColumn(row.started_at),
     finished_at: isoColumn(row.finished_at),
+    eta_at: isoColumn(row.eta_at ?? null),
   };
 }

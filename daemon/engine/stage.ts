@@ -68,8 +68,11 @@ export interface StageContext<O = Record<string, unknown>> {
   /** Aborted when the step times out, the run is cancelled or the daemon shuts down past its grace. */
   signal: AbortSignal;
   log: Logger;
-  /** Reports progress within this step, 0–100. Cheap to call often; writes are throttled. */
-  progress(percent: number, note?: string): void;
+  /**
+   * Reports progress within this step, 0–100, with an optional estimate of the seconds the step
+   * still needs. Cheap to call often; writes are throttled.
+   */
+  progress(percent: number, note?: string, etaSeconds?: number): void;
   /** A private scratch folder for this attempt. */
   workdir: string;
   storage: Storage;

@@ -21,7 +21,10 @@ const targetSeconds: JsonSchema = { type: "integer", minimum: 15, maximum: 180, 
 const money = { charged_cents: { type: "integer", minimum: 0, description: "What this call charged" } };
 const progress: JsonSchema = {
   type: "object", required: ["stage", "percent"],
-  properties: { stage: str(), percent: { type: "number", minimum: 0, maximum: 100 }, note: nullable(str()) },
+  properties: {
+    stage: str(), percent: { type: "number", minimum: 0, maximum: 100 }, note: nullable(str()),
+    eta_seconds: nullable({ type: "integer", minimum: 0, description: "Seconds the current stage still expects to take, from its measured speed; null without an estimate" }),
+  },
 };
 const subScore = (what: string): JsonSchema => ({
   type: "object",
@@ -142,6 +145,7 @@ export const S = {
     properties: {
       job_id: str({ format: "uuid" }), kind: str({ enum: ["cut", "render"] }), status: str({ enum: ["queued", "running", "completed", "failed"] }),
       clip_id: str({ format: "uuid" }), episode_id: str({ format: "uuid" }), title: nullable(str()), progress: { type: "number", minimum: 0, maximum: 100 },
+      eta_seconds: nullable({ type: "integer", minimum: 0, description: "Seconds the running stage still expects to take; null without an estimate" }),
       download_url: str({ format: "uri", description: "Signed link to the MP4, when completed; valid 7 days, supports Range" }), download_expires_at: str({ format: "date-time" }),
       error: { type: "object", required: ["code", "message"], properties: { code: str(), message: str() } },
       changes: { type: "array", items: str(), description: "For a restyle, what it changed, as \"field: from → to\"" }, charged_cents: { type: "integer" }, created_at: str({ format: "date-time" }), finished_at: nullable(str({ format: "date-time" })), livemode,

@@ -9,6 +9,7 @@ import { changeLines } from "../../daemon/account/clip-look.js";
 import type { OperationContext } from "../registry.js";
 import { downloadLink } from "../uploads.js";
 import { formatDuration, formatLength, formatPosition } from "../_format.js";
+import { etaSeconds } from "../../daemon/engine/progress.js";
 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "clip";
 
@@ -68,7 +69,7 @@ export function toEpisodeView(ctx: OperationContext, ep: EpisodeRow, clips: Clip
     duration_seconds: ep.duration_seconds,
     source: ep.source_url ? "url" : "upload",
     content_type: ep.options.content_type ?? "podcast",
-    progress: { stage, percent, note: running ? (ep.run?.note ?? null) : null },
+    progress: { stage, percent, note: running ? (ep.run?.note ?? null) : null, eta_seconds: running && ep.run ? etaSeconds(ep.run) : null },
     clips: clips.map((c) => toClipView(ctx, c)),
     charged_cents: ep.charged_cents,
     created_at: ep.created_at,
@@ -86,6 +87,7 @@ export function toJobView(ctx: OperationContext, job: JobRow) {
     episode_id: job.episode_id,
     title: job.clip_title ?? null,
     progress: status === "completed" ? 100 : status === "queued" ? 0 : Math.round(job.run?.progress ?? 0),
+    eta_seconds: status === "running" && job.run ? etaSeconds(job.run) : null,
     ...(status === "completed" ? _clipLink(ctx, job.result, job.clip_title ?? undefined) : {}),
     ...(job.error ? { error: job.error } : {}),
     changes: changeLines(job.changes),

@@ -1,6 +1,7 @@
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam } from "../registry.js";
 import type { Run } from "../../daemon/engine/runner.js";
+import { etaSeconds } from "../../daemon/engine/progress.js";
 
 function toRunView(run: Run) {
   return {
@@ -13,6 +14,7 @@ function toRunView(run: Run) {
     step_count: run.step_count,
     progress: run.progress,
     progress_note: run.progress_note,
+    eta_seconds: etaSeconds(run),
     steps: run.steps,
     output: run.state === "succeeded" ? run.output : undefined,
     error: run.error,

@@ -38,7 +38,7 @@ export async function finishStep(ctx: TransitionContext, runId: string, phase: P
       // Progress jumps to the step boundary; an on_failure step does not move the bar.
       const progress = phase === "main" ? Math.round((next / run.step_count) * 1000) / 10 : run.progress;
       await tx.query(
-        `update runs set current_step = $2, current_stage = $3, steps = $4, output = $5, progress = $6, progress_note = null, updated_at = now() where id = $1`,
+        `update runs set current_step = $2, current_stage = $3, steps = $4, output = $5, progress = $6, progress_note = null, eta_at = null, updated_at = now() where id = $1`,
         [runId, next, list[next]!.stage, JSON.stringify(steps), JSON.stringify(merged), progress],
       );
       await enqueueStep(ctx.queue, tx, { runId, phase, index: next }, list[next]!);
@@ -46,7 +46,7 @@ export async function finishStep(ctx: TransitionContext, runId: string, phase: P
       const state = phase === "main" ? "succeeded" : "failed";
       await tx.query(
         `update runs set state = $2, current_step = $3, current_stage = null, steps = $4, output = $5,
-           progress = case when $2 = 'succeeded' then 100 else progress end, progress_note = null, finished_at = now(), updated_at = now() where id = $1`,
+           progress = case when $2 = 'succeeded' then 100 else progress end, progress_note = null, eta_at = null, finished_at = now(), updated_at = now() where id = $1`,
         [runId, state, next, JSON.stringify(steps), JSON.stringify(merged)],
       );
       await ctx.ended(tx, runId);
