@@ -27,6 +27,12 @@ export interface Db extends Queryable {
    */
   listen?(channel: string, onPayload: (payload: string) => void, opts?: { onGap?: () => void }): Promise<() => Promise<void>>;
   notify?(channel: string, payload: string): Promise<void>;
+  /**
+   * A count that grows after every statement that may have changed data has finished. Only a
+   * database no other process can write (PGlite) has one: a read taken while it stood still is
+   * still true (facade/read-cache.ts). PostgreSQL has none, since other processes write it too.
+   */
+  writes?(): number;
   close(): Promise<void>;
 }
 
@@ -157,6 +163,9 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** A statement that only reads: a plain select, without row locks. */
+const READ_ONLY = /^\s*select\b(?![\s\S]*\bfor\s+(update|share|no\s+key)\b)/i;
+
 /**
  * Opens the embedded database in `dir` (or in memory for "memory://"). A lock file keeps a second
  * process off the same folder: PGlite is single-process, and two writers would corrupt it.
@@ -182,11 +191,17 @@ export async function openPglite(dir: string): Promise<Db> {
     if (lockFile) await rm(lockFile, { force: true });
     throw new DatabaseError(`cannot open the embedded database in ${dir}: ${(err as Error).message}`, { cause: err });
   }
+  // Counted after a statement or transaction ends (failed ones too): a read begun after that sees it.
+  // A plain top-level select changes nothing here (no functions or triggers in the schema); pg-boss's
+  // own statements (raw.pglite) touch only its schema.
+  let writes = 0;
+  const counted = <T>(p: Promise<T>) => p.finally(() => void writes++);
   return {
     kind: "pglite",
     raw: { pglite },
-    query: (sql, params) => pglite.query(sql, params as any[]) as any,
-    transaction: (fn) => pglite.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params as any[]) as any })),
+    query: (sql, params) => (READ_ONLY.test(sql) ? pglite.query(sql, params as any[]) : counted(pglite.query(sql, params as any[]))) as any,
+    transaction: (fn) => counted(pglite.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params as any[]) as any }))),
+    writes: () => writes,
     async listen(channel, onPayload) {
       const off = await pglite.listen(channel, onPayload);
       return async () => off();

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { EpisodeRow, NewEpisode, SearchResult } from "../../daemon/account/episodes.js";
 import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/account/episodes.js";
 import { ApiError } from "../errors.js";
+import { readCacheOf } from "../read-cache.js";
 import { defineOperation, settleAnswer, uuidParam } from "../registry.js";
 import { assertMediaFileName, uploadLink } from "../uploads.js";
 import { loadTestFixtures, TEST_UPLOAD_MAX_BYTES } from "../testmode.js";
@@ -91,7 +92,8 @@ export const getEpisode = defineOperation({
   async handler(ctx) {
     const auth = _authOf(ctx);
     if (!auth.livemode) return testAnswer.episode(ctx.params.id!);
-    const found = await ctx.services.episodes.getWithClips(auth.account.id, ctx.params.id!);
+    // Polled often: on PGlite the rows are kept until anything is written (read-cache.ts).
+    const found = await readCacheOf(ctx.services.db).read(`episode:${auth.account.id}:${ctx.params.id}`, () => ctx.services.episodes.getWithClips(auth.account.id, ctx.params.id!));
     if (!found) throw _notFound("episode", ctx.params.id!);
     return toEpisodeView(ctx, found.episode, found.clips);
   },
