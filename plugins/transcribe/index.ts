@@ -1,8 +1,9 @@
 /**
  * transcribe: speech to words with times, plus txt/srt/vtt captions.
- * The audio is decoded once to 16 kHz mono, cut at silences into chunks near `chunk_seconds`,
- * transcribed chunk by chunk (up to `concurrency` at once) and stitched back with each chunk's
- * offset, so word times are exact on the whole file. Outputs go to runs/<runId>/transcript.*,
+ * The audio is decoded once to 16 kHz mono (silences found in the same pass, _decode.ts), cut at
+ * silences into at least as many chunks as run at once (_chunks.ts), transcribed up to
+ * `concurrency` chunks at once with progress inside each chunk (_progress.ts), and stitched back
+ * with each chunk's offset, so word times are exact on the whole file. Outputs go to runs/<runId>/transcript.*,
  * overwritten on a retry, so the stage is safe to repeat.
  */
 import os from "node:os";
@@ -10,12 +11,15 @@ import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageContext, type StageWith } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
-import { _mapLimit, detectSilences, hasAudioStream, planChunks, probeDuration, speechSeconds, toMono16k } from "../../daemon/kit/audio.js";
+import { _mapLimit, hasAudioStream, probeDuration, speechSeconds, toMono16k } from "../../daemon/kit/audio.js";
 import { toSrt, toTxt, toVtt, type Transcript, type TranscriptWord } from "../../daemon/kit/captions.js";
 import { channelLevels, speakersByChannel } from "./_speakers.js";
 import { stitchWords, toSegments, type PlacedChunk } from "./_stitch.js";
 import { detectLanguage } from "./_language.js";
 import { pickEngine, type EngineChoice } from "./_pick.js";
+import { planTranscribeChunks } from "./_chunks.js";
+import { decodeAndFindSilences } from "./_decode.js";
+import { chunkProgress } from "./_progress.js";
 
 /** The `with:` options of transcribe: the one place their limits, defaults and descriptions are written. */
 export const TranscribeOptionsSchema = Type.Object(
@@ -37,8 +41,14 @@ export const TranscribeOptionsSchema = Type.Object(
       }),
       "en",
     ),
-    chunk_seconds: Defaulted(Type.Number({ minimum: 20, maximum: 3600, description: "Target chunk length; cuts are placed in silences near it." }), 300),
-    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, "x-default": "CPU cores", description: "Chunks transcribed at once." })),
+    chunk_seconds: Defaulted(Type.Number({ minimum: 20, maximum: 3600, description: "Longest chunk; cuts are placed in silences near even shares of the audio." }), 300),
+    min_chunk_seconds: Defaulted(
+      Type.Number({ minimum: 5, maximum: 600, description: "Shortest chunk made to give every core work; a shorter recording stays one chunk." }),
+      15,
+    ),
+    concurrency: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 64, "x-default": "CPU cores", description: "Chunks transcribed at once; the audio is split into at least this many chunks." }),
+    ),
     vad: Defaulted(Type.Boolean({ description: "Skip chunks that silencedetect finds (almost) silent: under 0.3 s of non-silence." }), false),
   },
   { additionalProperties: false },
@@ -70,34 +80,46 @@ export default defineStage<TranscribeOptions>({
     const engine = await pickEngine(opts, ctx);
     ctx.log.info({ engine: engine.name, model: engine.model }, "transcribe engine chosen");
     try {
-      ctx.progress(1, "decoding audio");
+      ctx.progress(1, "decoding audio and finding silences");
       const full = path.join(ctx.workdir, "audio16k.wav");
-      await toMono16k(sourcePath, full, { signal: ctx.signal });
-      const duration = media?.duration ?? (await probeDuration(full, ctx.signal));
-      ctx.progress(5, "finding silences");
-      const silences = await detectSilences(full, { duration, signal: ctx.signal });
-      const target = Math.min(opts.chunk_seconds, engine.maxChunkSeconds ?? Infinity);
-      let chunks = planChunks(duration, silences, target);
-      if (opts.vad) chunks = chunks.filter((c) => speechSeconds(c, silences) >= 0.3);
-      ctx.log.info({ duration, chunks: chunks.length, silences: silences.length }, "audio chunked");
-
-      const threads = Math.max(1, Math.floor(cores / Math.min(concurrency, Math.max(1, chunks.length))));
-      const total = chunks.reduce((s, c) => s + (c.end - c.start), 0) || 1;
-      let done = 0;
-      const placed = await _mapLimit(chunks, concurrency, async (c, i): Promise<PlacedChunk> => {
-        const file = path.join(ctx.workdir, `chunk-${String(i).padStart(4, "0")}.${engine.format}`);
-        await toMono16k(full, file, { start: c.start, duration: c.end - c.start, format: engine.format, signal: ctx.signal });
-        const result = await engine.transcribe({
-          file,
-          duration: c.end - c.start,
-          language,
-          threads,
-          signal: ctx.signal,
-        });
-        done += c.end - c.start;
-        ctx.progress(10 + Math.round((85 * done) / total), `transcribed ${Math.round(done)} of ${Math.round(total)} s`);
-        return { start: c.start, end: c.end, result };
+      const known = media?.duration ?? (await probeDuration(sourcePath, ctx.signal).catch(() => undefined));
+      const silences = await decodeAndFindSilences(sourcePath, full, {
+        duration: known,
+        signal: ctx.signal,
+        onFraction: (f) => ctx.progress(1 + 7 * f, `decoding audio and finding silences: ${Math.round(f * 100)}%`),
       });
+      const duration = media?.duration ?? (await probeDuration(full, ctx.signal));
+      const target = Math.min(opts.chunk_seconds, engine.maxChunkSeconds ?? Infinity);
+      let chunks = planTranscribeChunks(duration, silences, { target, concurrency, min_seconds: opts.min_chunk_seconds });
+      if (opts.vad) chunks = chunks.filter((c) => speechSeconds(c, silences) >= 0.3);
+      ctx.log.info({ duration, chunks: chunks.length, concurrency, silences: silences.length }, "audio chunked");
+
+      // The cores are shared among the chunks in flight; a lone chunk gets them all.
+      const threads = Math.max(1, Math.floor(cores / Math.min(concurrency, Math.max(1, chunks.length))));
+      const track = chunkProgress(chunks, (pct, note, eta) => ctx.progress(pct, note, eta), { from: 8, to: 95 });
+      const ticker = setInterval(() => track.tick(), 1000);
+      let placed: PlacedChunk[];
+      try {
+        placed = await _mapLimit(chunks, concurrency, async (c, i): Promise<PlacedChunk> => {
+          const file = path.join(ctx.workdir, `chunk-${String(i).padStart(4, "0")}.${engine.format}`);
+          await toMono16k(full, file, { start: c.start, duration: c.end - c.start, format: engine.format, signal: ctx.signal });
+          track.started(i);
+          const result = await engine.transcribe({
+            file,
+            duration: c.end - c.start,
+            language,
+            threads,
+            signal: ctx.signal,
+            onProgress: (seconds) => track.reached(i, seconds),
+          });
+          track.done(i);
+          return { start: c.start, end: c.end, result };
+        });
+      } finally {
+        clearInterval(ticker);
+      }
+      const rtf = track.realTimeFactor();
+      ctx.log.info({ chunks: chunks.length, concurrency, threads, realtime_factor: rtf && Math.round(rtf * 1000) / 1000 }, "chunks transcribed");
 
       const { words, hint } = stitchWords(placed, duration);
       if (words.length === 0) {

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { POCKETSPHINX_COMMAND, POCKETSPHINX_MODEL, requirementMissing } from "../../../daemon/kit/os-packages.js";
 import { StageError } from "../../../daemon/engine/stage.js";
 import { _runTool } from "../../../daemon/kit/audio.js";
+import { lastMeaningfulLine, runTool } from "../../../daemon/kit/ffmpeg.js";
 import type { TranscriptWord } from "../../../daemon/kit/captions.js";
 import type { ChunkInput, ChunkResult, Engine, EngineContext } from "./types.js";
 
@@ -33,6 +34,23 @@ export function parsePocketsphinx(stdout: string): TranscriptWord[] {
   return words;
 }
 
+/**
+ * Runs the decoder while following its output: it prints each utterance's words (and silences) as
+ * it finishes them, flushed, so their end times track how far into the chunk it has got.
+ */
+async function runFollowing(command: string, args: string[], signal: AbortSignal, onProgress: (seconds: number) => void) {
+  const r = await runTool(command, args, {
+    signal,
+    killGraceMs: 0,
+    onStdoutLine: (line) => {
+      const m = /^\S+\s+\d+(?:\.\d+)?\s+(\d+(?:\.\d+)?)(?:\s|$)/.exec(line.trim());
+      if (m) onProgress(Number(m[1]));
+    },
+  });
+  if (r.code !== 0) throw new Error(`${command} exited with ${r.code ?? "a signal"}: ${lastMeaningfulLine(r.stderr)}`);
+  return r;
+}
+
 export function definePocketsphinxEngine(ctx: EngineContext): Engine {
   const command: string = ctx.config.pocketsphinx?.command ?? POCKETSPHINX_COMMAND;
   return {
@@ -46,9 +64,8 @@ export function definePocketsphinxEngine(ctx: EngineContext): Engine {
       }
       // Without its model the program only says it cannot open a file; name the package instead.
       if (command === POCKETSPHINX_COMMAND && !existsSync(POCKETSPHINX_MODEL)) throw requirementMissing("pocketsphinx en-us model");
-      const { stdout } = await _runTool(command, ["-infile", chunk.file, "-time", "yes", "-logfn", "/dev/null"], {
-        signal: chunk.signal,
-      });
+      const args = ["-infile", chunk.file, "-time", "yes", "-logfn", "/dev/null"];
+      const { stdout } = chunk.onProgress ? await runFollowing(command, args, chunk.signal, chunk.onProgress) : await _runTool(command, args, { signal: chunk.signal });
       return { words: parsePocketsphinx(stdout), language: "en" };
     },
     async close() {},

@@ -25,6 +25,11 @@ export interface ChunkInput {
   /** CPU threads this chunk may use. */
   threads: number;
   signal: AbortSignal;
+  /**
+   * Tells the stage how far into the chunk the engine has got (seconds of audio), as it goes, so
+   * progress moves within a chunk. Optional for an engine: without it the stage estimates.
+   */
+  onProgress?: (seconds: number) => void;
 }
 
 export interface Engine {

@@ -26,7 +26,10 @@ interface WhisperSegment {
 }
 interface WhisperBinding {
   Whisper: new (file: string, config?: { gpu?: boolean; offload?: number }) => {
-    transcribe(pcm: Float32Array, params: Record<string, unknown>): Promise<{ result: Promise<WhisperSegment[]> }>;
+    transcribe(
+      pcm: Float32Array,
+      params: Record<string, unknown>,
+    ): Promise<{ result: Promise<WhisperSegment[]>; on?(event: "transcribed", fn: (seg: WhisperSegment) => void): unknown }>;
     free(): Promise<void>;
   };
 }
@@ -126,6 +129,8 @@ export async function defineWhisperEngine(ctx: EngineContext, opts: { model?: st
         n_threads: Math.max(1, chunk.threads),
         suppress_non_speech_tokens: true,
       });
+      // Each segment is announced as it is decoded; its end tells how far into the chunk it is.
+      if (chunk.onProgress) task.on?.("transcribed", (seg: WhisperSegment) => chunk.onProgress!(seg.to / 1000));
       // whisper.cpp can't be interrupted mid-chunk; on abort we stop waiting and let it finish.
       const segments = await new Promise<WhisperSegment[]>((resolve, reject) => {
         const onAbort = () => reject(chunk.signal.reason ?? new Error("aborted"));

@@ -1,0 +1,40 @@
+/**
+ * One ffmpeg pass turns the source into 16 kHz mono WAV and finds its silences on that same
+ * signal (silencedetect sits after the resampler in the filter chain). The old way read the audio
+ * twice, and reported nothing while silencedetect ran, so a long recording sat on "finding
+ * silences". ffmpeg's own `-progress pipe:1` reports (`out_time_us`) drive the fraction.
+ */
+import { runFfmpeg, SAFE_INPUT_ARGS } from "../../daemon/kit/ffmpeg.js";
+import { parseSilences, type Span } from "../../daemon/kit/audio.js";
+
+/** Same thresholds as the shared detectSilences, so chunk cuts land where they did. */
+const NOISE_DB = -35;
+const MIN_SILENCE = 0.3;
+
+export async function decodeAndFindSilences(
+  input: string,
+  output: string,
+  opts: { duration?: number; signal: AbortSignal; onFraction?: (f: number) => void },
+): Promise<Span[]> {
+  const silenceLines: string[] = [];
+  const args = [
+    "-v", "info", "-nostats", "-y", ...SAFE_INPUT_ARGS, "-i", input,
+    "-vn", "-sn", "-dn",
+    "-af", `aresample=16000,aformat=channel_layouts=mono,silencedetect=noise=${NOISE_DB}dB:d=${MIN_SILENCE}`,
+    "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav",
+    "-progress", "pipe:1", output,
+  ];
+  await runFfmpeg(args, {
+    signal: opts.signal,
+    maxStdout: 0,
+    // Only silencedetect's lines are kept, so a long recording's log stays bounded by its silences.
+    onStderrLine: (line) => {
+      if (line.includes("silence_") && silenceLines.length < 200_000) silenceLines.push(line);
+    },
+    onStdoutLine: (line) => {
+      const m = /^out_time_us=(\d+)/.exec(line);
+      if (m && opts.duration && opts.onFraction) opts.onFraction(Math.min(1, Number(m[1]) / 1e6 / opts.duration));
+    },
+  });
+  return parseSilences(silenceLines.join("\n"), opts.duration);
+}
