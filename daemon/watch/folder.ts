@@ -15,6 +15,10 @@
  *   fails keeps its sidecar beside it in failed/, so both can be fixed and dropped in again.
  * - A sidecar's options are split between the run and its clip renders (followups.ts), and a
  *   bad one (YAML, an unknown option, a refused value) fails the file before anything runs.
+ * - While a file is in processing/, `<name>.status.json` beside it shows its progress (status.ts).
+ *
+ * Over 250 lines: take, recover, sweep and settle share the row and file ordering rules above and
+ * this class's busy/sweeping state; the parts without that state already live beside it.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -31,10 +35,11 @@ import { TERMINAL, type Run } from "../engine/runner.js";
 import { faultPoint } from "../kit/faults.js";
 import { WATCH_RUN_ENDED } from "./run-ends.js";
 import { folderLayout, freeName, moveToFailed, type FolderLayout } from "./layout.js";
+import { removeStaleStatus, removeStatus, StatusFiles } from "./status.js";
 
 /** The fallback sweep, for a run-end notification lost with a dropped listening connection. */
 const SAFETY_SWEEP_MS = 10_000;
-const IGNORED = /(^\.|\.(ya?ml|part|partial|crdownload|tmp|download|error\.txt)$)/i;
+const IGNORED = /(^\.|\.(ya?ml|part|partial|crdownload|tmp|download|error\.txt|status\.json)$)/i;
 
 interface WatchRow {
   id: string;
@@ -54,10 +59,12 @@ export class WatchFolder {
   private unlisten?: () => Promise<void>;
   private readonly layouts: FolderLayout[];
   private readonly log: Logger;
+  private readonly status: StatusFiles;
 
   constructor(private readonly app: ClipdApp) {
     this.layouts = app.config.watch.folders.map((f) => folderLayout(app.config.data_dir, f));
     this.log = app.log.child({ role: "watch" });
+    this.status = new StatusFiles(app.db, this.layouts, this.log);
   }
 
   async start(): Promise<void> {
@@ -84,10 +91,12 @@ export class WatchFolder {
     this.unlisten = await this.app.db.listen?.(WATCH_RUN_ENDED, () => void this.sweep());
     this.timer = setInterval(() => void this.sweep(), this.unlisten ? SAFETY_SWEEP_MS : 500);
     void this.sweep();
+    this.status.start(() => this.sweeping);
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.status.stop();
     await this.unlisten?.().catch(() => undefined);
     await Promise.all(this.watchers.map((w) => w.close()));
     this.watchers = [];
@@ -96,6 +105,7 @@ export class WatchFolder {
   /** Files left in processing/ by a crash get a run if they have none; the sweep finishes the rest. */
   private async recover(): Promise<void> {
     for (const l of this.layouts) {
+      await removeStaleStatus(l);
       for (const name of await readdir(l.processing)) {
         if (IGNORED.test(name)) continue;
         const { rows } = await this.app.db.query(`select id from watch_files where folder = $1 and name = $2 and state <> 'done' and state <> 'failed'`, [l.inbox, name]);
@@ -182,6 +192,7 @@ export class WatchFolder {
     this.sweeping = true;
     this.again = false;
     try {
+      await this.status.idle();
       const { rows } = await this.app.db.query<WatchRow>(`select * from watch_files where state in ('running', 'rendering') order by created_at`);
       for (const row of rows) {
         const l = this.layouts.find((x) => x.inbox === row.folder);
@@ -225,6 +236,7 @@ export class WatchFolder {
     await placeOutbox({ storage: this.app.storage, outbox: l.outbox, name: outName, rowId: row.id, source: path.join(l.processing, row.name), run, kids, events });
     faultPoint("watch:outbox-written");
     await rm(path.join(l.processing, `${row.name}.yaml`), { force: true });
+    await removeStatus(l, row.name);
     await this.app.db.query(`update watch_files set state = 'done', updated_at = now() where id = $1`, [row.id]);
     this.log.info({ file: row.name, outbox: outName, clips: kids.length, events: events.map((e) => e.type) }, "results written");
   }
@@ -248,6 +260,7 @@ export class WatchFolder {
 
   private async fail(l: FolderLayout, name: string, error: Record<string, unknown>): Promise<void> {
     await moveToFailed(l, name, error);
+    await removeStatus(l, name);
     this.log.warn({ file: name, code: error.code }, "file failed");
   }
 }
