@@ -137,7 +137,7 @@ describe("transcribe with pocketsphinx", () => {
     const out = await stage.run({ source: { key } }, ctx);
     expect(out.transcript.duration).toBeGreaterThan(70);
     expect(out.transcript.word_count).toBeGreaterThan(5);
-    const lastNote = ctx.progressCalls.map(([, n]) => n).filter((n) => n?.startsWith("transcribed")).at(-1);
+    const lastNote = ctx.progressCalls.map(([, n]) => n).filter((n) => n?.startsWith("transcribing")).at(-1);
     const sent = Number(/of (\d+) s/.exec(lastNote ?? "")?.[1]);
     expect(sent).toBeLessThan(40);
   });
