@@ -12,10 +12,11 @@
  *
  * Besides wall time, the CPU seconds used (this process and its children: ffmpeg, pocketsphinx)
  * are reported, so a run on a busy machine can be told apart from a slow decoder.
- * Knobs: BENCH_EPISODE_SECONDS (1200), BENCH_CASES (comma list of case ids, default all),
+ * Knobs: BENCH_EPISODE_SECONDS (1200), BENCH_CASES (comma list of case ids, run in that order; default all),
  * BENCH_CHUNK_SECONDS (chunk length of the chunked case; default: the stage's default),
  * BENCH_WHISPER_EPISODE=1 also runs the weightless whisper model on the episode (slow: RTF ≈ 2),
- * BENCH_JSON=1 prints the raw results too.
+ * BENCH_JSON=1 prints the raw results too, BENCH_SKIP_JFK=1 leaves jfk.wav out.
+ * Each run's progress reports are kept and summarised (issue 17: progress must not stall).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -79,6 +80,8 @@ interface Result {
   words: number;
   wer?: number;
   error?: string;
+  /** Step progress over wall time: [seconds since start, percent, eta seconds]. */
+  trace: Array<[number, number, number | undefined]>;
 }
 
 async function runCase(c: Case, audio: { name: string; file: string; seconds: number; text?: string }): Promise<Result> {
@@ -90,7 +93,7 @@ async function runCase(c: Case, audio: { name: string; file: string; seconds: nu
   const ctx: StageContext<TranscribeOptions> = {
     signal: new AbortController().signal,
     log: pino({ level: process.env.BENCH_LOG ?? "silent" }),
-    progress: () => {},
+    progress: (pct, _note, eta) => void result.trace.push([(performance.now() - t0) / 1000, pct, eta]),
     workdir: path.join(base, "work"),
     storage,
     runId: "00000000-0000-4000-8000-00000000b001",
@@ -101,7 +104,7 @@ async function runCase(c: Case, audio: { name: string; file: string; seconds: nu
   };
   const cpu0 = cpuSeconds();
   const t0 = performance.now();
-  const result: Result = { case: c.id, label: c.label, audio: audio.name, audioSeconds: audio.seconds, wallSeconds: 0, cpuSeconds: 0, rtf: 0, words: 0 };
+  const result: Result = { case: c.id, label: c.label, audio: audio.name, audioSeconds: audio.seconds, wallSeconds: 0, cpuSeconds: 0, rtf: 0, words: 0, trace: [] };
   try {
     const out = (await transcribe.run({ source: { key }, media: { duration: audio.seconds, has_audio: true } }, ctx)) as any;
     result.wallSeconds = (performance.now() - t0) / 1000;
@@ -145,18 +148,39 @@ function report(results: Result[]): string {
     );
   }
   out.push("RTF = wall time ÷ audio length (lower is faster). The whisper row uses a model without weights: its words and WER mean nothing.");
+  out.push("", "Progress as reported (step percent over wall time; the longest wait between two reports, the largest single jump, and the time-left estimate at the middle of the run):", "");
+  out.push("| engine | audio | longest silence s | largest jump % | eta at half-time s (actual) | percent at each tenth of the wall time |", "|---|---|---:|---:|---:|---|");
+  for (const r of results.filter((x) => !x.error && x.trace.length)) out.push(traceRow(r));
   return out.join("\n");
+}
+
+/** One table row summarising a run's progress reports. */
+function traceRow(r: Result): string {
+  const t = r.trace;
+  let gap = t[0]![0];
+  let jump = t[0]![1];
+  for (let i = 1; i < t.length; i++) {
+    gap = Math.max(gap, t[i]![0] - t[i - 1]![0]);
+    jump = Math.max(jump, t[i]![1] - t[i - 1]![1]);
+  }
+  gap = Math.max(gap, r.wallSeconds - t.at(-1)![0]);
+  const at = (s: number) => [...t].reverse().find((x) => x[0] <= s);
+  const half = at(r.wallSeconds / 2);
+  const tenths = Array.from({ length: 10 }, (_, i) => Math.round(at((r.wallSeconds * (i + 1)) / 10)?.[1] ?? 0)).join(" ");
+  const eta = half?.[2] === undefined ? "—" : `${half[2].toFixed(0)} (${(r.wallSeconds - half[0]).toFixed(0)})`;
+  return `| ${r.label} | ${r.audio} | ${gap.toFixed(1)} | ${jump.toFixed(1)} | ${eta} | ${tenths} |`;
 }
 
 async function main() {
   const wanted = process.env.BENCH_CASES?.split(",").map((s) => s.trim());
-  const cases = CASES.filter((c) => !wanted || wanted.includes(c.id));
+  // In the order given, so that two runs in opposite orders (A B, then B A) even out a load that drifts.
+  const cases = wanted ? wanted.map((id) => CASES.find((c) => c.id === id)).filter((c): c is Case => !!c) : CASES;
   const started = performance.now();
   const progress = (msg: string) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${msg}`);
   progress(`generating the ${EPISODE_SECONDS} s episode (cached after the first run)`);
   const episode = await makeEpisode({ seconds: EPISODE_SECONDS });
   const audios = [
-    { name: "jfk.wav", file: JFK, seconds: 11, text: JFK_TEXT },
+    ...(process.env.BENCH_SKIP_JFK === "1" ? [] : [{ name: "jfk.wav", file: JFK, seconds: 11, text: JFK_TEXT }]),
     { name: `episode ${Math.round(EPISODE_SECONDS / 60)} min (espeak, 2 voices)`, file: episode.file, seconds: EPISODE_SECONDS, text: episode.text },
   ];
   const results: Result[] = [];
