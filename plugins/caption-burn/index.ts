@@ -2,10 +2,12 @@ import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
 import { Type } from "@sinclair/typebox";
-import { Defaulted, defineStage, isStageError, StageError, StringEnum, type StageWith } from "../../daemon/engine/stage.js";
+import { Defaulted, defineStage, StageError, StringEnum, type StageWith } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
 import { buildAss, stepPosition, stepSize, type CaptionWord } from "../../daemon/kit/ass.js";
-import { FfmpegError, SAFE_INPUT, X264_PRESETS, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
+import { SAFE_INPUT, X264_PRESETS, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
+import { planArgs, type RenderPlan } from "../../daemon/kit/clip-graph.js";
+import { renderChecked } from "../../daemon/kit/clip-render.js";
 import { loadStyles } from "../../daemon/kit/styles.js";
 
 /**
@@ -45,13 +47,17 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
   name: "caption-burn",
   needs: ["cut"],
   provides: ["render"],
-  summary: "Burns styled captions (and an optional hook title) into a cut clip, with a poster image",
+  summary: "Burns styled captions (and an optional hook title) into a cut clip, or renders a planned cut with them in one pass, with a poster image",
   options: CaptionBurnOptionsSchema,
   async run(input, ctx) {
     const o = ctx.options ?? {};
     const cut = input.cut;
-    if (!cut?.key || !(await ctx.storage.exists(cut.key))) {
-      throw new StageError("bad_input", `caption-burn: the cut clip "${cut?.key ?? "(none)"}" is not in storage`);
+    // A plan (cut told not to encode) is rendered from the source in one pass; a cut file (older
+    // runs, pipelines whose cut encodes) gets its captions burned over it.
+    const plan: RenderPlan | undefined = cut?.render_plan;
+    const fileKey: string | undefined = plan ? plan.source_key : cut?.key;
+    if (!fileKey || !(await ctx.storage.exists(fileKey))) {
+      throw new StageError("bad_input", `caption-burn: the ${plan ? "source" : "cut clip"} "${fileKey ?? "(none)"}" is not in storage`);
     }
     const catalogue = loadStyles(ctx.config?.render?.styles_file);
     // A restyle starts from the previous render's choices, so "bigger"/"up" step from there.
@@ -65,11 +71,11 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     const position = stepPosition(prev.caption_position ?? "bottom", o.caption_position);
     const highlight = o.highlight ?? prev.highlight ?? style.animation !== "none";
 
-    const source = await stepFile(ctx, cut.key);
-    const probe = await probeMedia(source, { signal: ctx.signal });
-    const width = probe.width ?? cut.width ?? 1080;
-    const height = probe.height ?? cut.height ?? 1920;
-    const duration = Number(cut.duration ?? probe.duration);
+    const source = await stepFile(ctx, fileKey);
+    const probe = plan ? undefined : await probeMedia(source, { signal: ctx.signal });
+    const width = plan?.width ?? probe?.width ?? cut.width ?? 1080;
+    const height = plan?.height ?? probe?.height ?? cut.height ?? 1920;
+    const duration = Number(cut.duration ?? probe?.duration);
 
     let words: CaptionWord[] = [];
     let title: string | undefined = cut.title ?? undefined;
@@ -85,39 +91,29 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     await writeFile(path.join(ctx.workdir, "captions.ass"), ass);
     const fontsDir: string | undefined = ctx.config?.render?.fonts_dir || undefined;
     const filter = `ass=filename=captions.ass${fontsDir ? `:fontsdir=${escapeFilterValue(path.resolve(fontsDir))}` : ""}`;
-    const ref = cut.ref ?? path.basename(cut.key).replace(/^clip-|\.mp4$/g, "");
+    const ref = cut.ref ?? path.basename(fileKey).replace(/^clip-|\.mp4$/g, "");
     const tmp = path.join(ctx.workdir, "captioned.part.mp4");
     const base = `runs/${ctx.runId}/clip-${ref}-captioned`;
     const key = `${base}.mp4`;
     const thumbnailKey = `${base}.jpg`;
     const posterWebpKey = `${base}.webp`;
     const assKey = `${base}.ass`;
-    let got: Awaited<ReturnType<typeof probeMedia>>;
+    let outDuration = duration;
 
     // Rendered in the workdir and moved into storage only once checked; on any failure (ffmpeg,
     // abort, a failed check) the partial file and whatever this attempt wrote are removed.
     try {
-      ctx.progress(2, "burning captions");
-      try {
-        await runFfmpeg(
-          [...SAFE_INPUT, "-i", source, "-vf", filter, "-map", "0:v:0", "-map", "0:a:0?", ...finalEncodeArgs({ copyAudio: true, preset: o.preset }), tmp],
-          { signal: ctx.signal, duration, cwd: ctx.workdir, onProgress: (p) => ctx.progress(2 + p * 0.9, "burning captions") },
-        );
-      } catch (err) {
-        if (ctx.signal.aborted || isStageError(err)) throw err; // an abort, or tool_missing
-        throw new StageError("render_failed", `caption-burn: ffmpeg failed on clip ${ref}: ${(err as Error).message}`, {
-          retryable: !(err instanceof FfmpegError) || err.exitCode === null,
-          cause: err,
-        });
-      }
-      got = await probeMedia(tmp, { signal: ctx.signal });
-      if (got.width !== width || got.height !== height || got.videoCodec !== "h264" || got.audioCodec !== "aac" || Math.abs(got.duration - duration) > 0.1) {
-        throw new StageError(
-          "render_failed",
-          `caption-burn: output check failed for clip ${ref}: got ${got.width}x${got.height} ${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ${width}x${height} h264/aac ${duration.toFixed(2)} s`,
-          { retryable: true },
-        );
-      }
+      const args = plan
+        ? planArgs(plan, { source, background: plan.background_key ? await stepFile(ctx, plan.background_key) : undefined }, { output: tmp, preset: o.preset, burn: filter })
+        : [...SAFE_INPUT, "-i", source, "-vf", filter, "-map", "0:v:0", "-map", "0:a:0?", ...finalEncodeArgs({ copyAudio: true, preset: o.preset }), tmp];
+      const note = plan ? "rendering" : "burning captions";
+      ctx.progress(2, note);
+      // A plan's output is cut to the planned length by ffmpeg itself, so it is held to the cut's 0.15 s.
+      const got = await renderChecked(args, {
+        stage: "caption-burn", ref, output: tmp, width, height, duration, tolerance: plan ? 0.15 : 0.1, cwd: ctx.workdir, signal: ctx.signal,
+        onProgress: (p) => ctx.progress(2 + p * 0.9, note),
+      });
+      outDuration = got.duration;
 
       // The poster is taken while the hook title (if any) is up: it is the clip's cover.
       ctx.progress(94, "poster");
@@ -136,7 +132,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     return {
       render: {
         key, ref, style: style.id, caption_size: size, caption_position: position, highlight,
-        hook_title: hookOpt, duration: +got.duration.toFixed(3), width, height,
+        hook_title: hookOpt, duration: +outDuration.toFixed(3), width, height,
         thumbnail_key: thumbnailKey, poster_webp_key: posterWebpKey, ass_key: assKey,
       },
     };

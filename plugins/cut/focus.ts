@@ -13,14 +13,9 @@ import sharp from "sharp";
 import { ffmpegCommand, spawnFailure } from "../../daemon/kit/os-packages.js";
 import { SAFE_INPUT } from "../../daemon/kit/render.js";
 import type { Piece } from "./clip.js";
+import type { CropScene } from "../../daemon/kit/clip-graph.js";
 
-/** One stretch of the joined clip with its crop centre (0..1 of the free range on each axis). */
-export interface CropScene {
-  start: number;
-  end: number;
-  x: number;
-  y: number;
-}
+export type { CropScene };
 
 export interface PlanOptions {
   signal?: AbortSignal;

@@ -2,13 +2,14 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../../daemon/kit/ffmpeg.js";
 import { Type } from "@sinclair/typebox";
-import { Defaulted, defineStage, isStageError, resolveOptions, StageError, StringEnum, type StageOptions } from "../../daemon/engine/stage.js";
+import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageContext, type StageInput, type StageOptions } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
-import { FfmpegError, probeMedia, runFfmpeg, X264_PRESETS } from "../../daemon/kit/render.js";
+import { X264_PRESETS } from "../../daemon/kit/render.js";
+import { planArgs, type Fit, type RenderPlan } from "../../daemon/kit/clip-graph.js";
+import { renderChecked } from "../../daemon/kit/clip-render.js";
 import { makeBackground, toHexColour } from "./background.js";
-import { cropPlan, type CropScene } from "./focus.js";
-import { retimeWords, selectClip, totalDuration, type TimedWord } from "./clip.js";
-import { audioCutArgs, videoCutArgs, type Fit } from "./graph.js";
+import { cropPlan } from "./focus.js";
+import { retimeWords, selectClip, totalDuration, type Piece, type TimedWord } from "./clip.js";
 
 /** The `with:` options of cut: the one place their limits, defaults and descriptions are written. */
 export const CutOptionsSchema = Type.Object(
@@ -36,6 +37,13 @@ export const CutOptionsSchema = Type.Object(
     preset: Defaulted(StringEnum(X264_PRESETS, { description: "x264 preset of the encode. CRF stays 20." }), "veryfast"),
     clip_number: Type.Optional(Type.Integer({ minimum: 1, description: "Which clip of `input.clips` to cut (its `number`)." })),
     clip_ref: Type.Optional(Type.String({ maxLength: 40, description: "Which clip of `input.clips` to cut (its `ref`)." })),
+    encode: Defaulted(
+      Type.Boolean({
+        description:
+          "`false`: encode nothing; hand caption-burn a render plan (pieces, crop per scene, layout) so it renders the finished clip from the source in one pass. `true`: a caption-free MP4 (`cut.key`).",
+      }),
+      true,
+    ),
   },
   { additionalProperties: false },
 );
@@ -62,7 +70,7 @@ export default defineStage<CutOptions>({
   name: "cut",
   needs: ["source", ["clip", "clips"]],
   provides: ["cut"],
-  summary: "Cuts a clip's pieces frame-accurately from the source into a vertical 9:16 MP4",
+  summary: "Cuts a clip's pieces frame-accurately from the source into a vertical 9:16 MP4, or plans that cut for caption-burn",
   options: CutOptionsSchema,
   async run(input, ctx) {
     const o = resolveOptions(CutOptionsSchema, ctx.options);
@@ -75,83 +83,81 @@ export default defineStage<CutOptions>({
     const duration = totalDuration(clip.pieces);
     const width = o.width;
     const height = Math.round((width * 16) / 9 / 2) * 2;
-    const fps = o.fps;
     const { fit, colour } = _fit(o);
-    const preset = o.preset;
     const source = await stepFile(ctx, sourceKey);
     const tmp = path.join(ctx.workdir, `clip-${clip.ref}.part.mp4`);
     const isAudio = media.kind === "audio" || (media.kind === undefined && !media.width);
     const key = `runs/${ctx.runId}/clip-${clip.ref}.mp4`;
     const wordsKey = `runs/${ctx.runId}/clip-${clip.ref}.words.json`;
-    let plan: CropScene[] | undefined;
-    let got: Awaited<ReturnType<typeof probeMedia>>;
-    let words: TimedWord[] = [];
+    const bgKey = `runs/${ctx.runId}/clip-${clip.ref}.background.png`;
+    const plan: RenderPlan = {
+      source_key: sourceKey, pieces: clip.pieces, width, height, fps: o.fps, layout: isAudio ? "audio" : fit, colour, has_audio: media.has_audio !== false,
+    };
+    let background: string | undefined;
 
     // Everything is rendered in the workdir and moved into storage only once checked; on any
     // failure (ffmpeg, abort, a failed check) the partial file and anything written are removed.
     try {
-      let args: string[];
-      if (isAudio) {
-        const imageKey: string | undefined = o.background_image ?? input.cover?.key;
-        let image = imageKey && (await ctx.storage.exists(imageKey)) ? await stepFile(ctx, imageKey) : undefined;
-        // An episode file with embedded cover art (an MP3's picture) lends it to the background.
-        const coverStream = (media.streams ?? []).find((st: { cover_art?: boolean }) => st.cover_art) as { index: number } | undefined;
-        if (!image && coverStream) image = await extractCover(source, coverStream.index, ctx.workdir, ctx.signal);
-        const bg = await makeBackground(path.join(ctx.workdir, "background.png"), { width, height, colour, title: clip.title, image });
-        args = audioCutArgs(source, clip.pieces, { width, height, fps, background: bg, waveColour: "white@0.85", output: tmp, preset });
-      } else {
-        if (fit === "crop" && o.crop_focus !== "center") {
-          ctx.progress(1, "finding scenes");
-          plan = await cropPlan(source, clip.pieces, { signal: ctx.signal, threshold: o.scene_threshold });
-        }
-        args = videoCutArgs(source, clip.pieces, {
-          width, height, fps, fit, background: colour, hasAudio: media.has_audio !== false, output: tmp, plan, preset,
-        });
-      }
-      ctx.progress(2, "cutting");
-      try {
-        await runFfmpeg(args, { signal: ctx.signal, duration, cwd: ctx.workdir, onProgress: (p) => ctx.progress(2 + p * 0.93, "cutting") });
-      } catch (err) {
-        if (ctx.signal.aborted || isStageError(err)) throw err; // an abort, or tool_missing
-        throw new StageError("render_failed", `cut: ffmpeg failed on clip ${clip.ref}: ${(err as Error).message}`, {
-          retryable: !(err instanceof FfmpegError) || err.exitCode === null,
-          cause: err,
-        });
-      }
-      got = await probeMedia(tmp, { signal: ctx.signal });
-      if (got.width !== width || got.height !== height || got.videoCodec !== "h264" || got.audioCodec !== "aac" || Math.abs(got.duration - duration) > 0.15) {
-        throw new StageError(
-          "render_failed",
-          `cut: output check failed for clip ${clip.ref}: got ${got.width}x${got.height} ${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ${width}x${height} h264/aac ${duration.toFixed(2)} s`,
-          { retryable: true },
-        );
-      }
-
-      const tKey: string | undefined = input.transcript?.key;
-      if (tKey && (await ctx.storage.exists(tKey))) {
-        const t = JSON.parse((await ctx.storage.read(tKey)).toString("utf8"));
-        words = retimeWords(Array.isArray(t.words) ? t.words : [], clip.pieces);
-      }
+      // The scene analysis (a 320 px decode of the pieces) runs beside reading the transcript.
+      const [, words] = await Promise.all([
+        (async () => {
+          if (isAudio) background = await _background(input, o, ctx, { source, media, width, height, colour, title: clip.title });
+          else if (fit === "crop" && o.crop_focus !== "center") {
+            ctx.progress(1, "finding scenes");
+            plan.crop_plan = await cropPlan(source, clip.pieces, { signal: ctx.signal, threshold: o.scene_threshold });
+          }
+        })(),
+        _words(input, ctx, clip.pieces),
+      ]);
       await ctx.storage.write(
         wordsKey,
         JSON.stringify({ ref: clip.ref, title: clip.title ?? null, hook: clip.hook ?? null, duration, pieces: clip.pieces, words }),
       );
+      const common = {
+        ref: clip.ref, number: clip.number, title: clip.title, hook: clip.hook, start: clip.start, end: clip.end, pieces: clip.pieces,
+        width, height, fit: isAudio ? "audio" : fit, words_key: wordsKey, ...(plan.crop_plan ? { crop_plan: plan.crop_plan } : {}),
+      };
+      if (!o.encode) {
+        // caption-burn renders the clip from the source in one pass (docs/decisions.md).
+        if (background) await ctx.storage.putFile(bgKey, background);
+        ctx.progress(100, "planned");
+        return { cut: { ...common, duration, render_plan: { ...plan, ...(background ? { background_key: bgKey } : {}) } } };
+      }
+      const args = planArgs(plan, { source, background }, { output: tmp, preset: o.preset });
+      ctx.progress(2, "cutting");
+      const got = await renderChecked(args, { stage: "cut", ref: clip.ref, width, height, duration, tolerance: 0.15, output: tmp, cwd: ctx.workdir, signal: ctx.signal, onProgress: (p) => ctx.progress(2 + p * 0.93, "cutting") });
       await ctx.storage.putFile(key, tmp, { move: true });
+      ctx.progress(100, "cut");
+      return { cut: { ...common, key, duration: +got.duration.toFixed(3) } };
     } catch (err) {
-      await Promise.allSettled([rm(tmp, { force: true }), ctx.storage.remove(wordsKey), ctx.storage.remove(key)]);
+      await Promise.allSettled([rm(tmp, { force: true }), ...[wordsKey, key, bgKey].map((k) => ctx.storage.remove(k))]);
       throw err;
     }
-    ctx.progress(100, "cut");
-    return {
-      cut: {
-        key, ref: clip.ref, number: clip.number, title: clip.title, hook: clip.hook,
-        start: clip.start, end: clip.end, duration: +got.duration.toFixed(3), pieces: clip.pieces,
-        width, height, fit: isAudio ? "audio" : fit, words_key: wordsKey,
-        ...(plan ? { crop_plan: plan } : {}),
-      },
-    };
   },
 });
+
+/** The clip's words on its own timeline, from the transcript when there is one. */
+async function _words(input: StageInput, ctx: StageContext<unknown>, pieces: Piece[]): Promise<TimedWord[]> {
+  const tKey: string | undefined = input.transcript?.key;
+  if (!tKey || !(await ctx.storage.exists(tKey))) return [];
+  const t = JSON.parse((await ctx.storage.read(tKey)).toString("utf8"));
+  return retimeWords(Array.isArray(t.words) ? t.words : [], pieces);
+}
+
+/** The still of an audio clip: cover art (given, or embedded in the file) or a titled gradient. */
+async function _background(
+  input: StageInput,
+  o: CutOptions,
+  ctx: StageContext<unknown>,
+  b: { source: string; media: any; width: number; height: number; colour: string; title?: string },
+): Promise<string> {
+  const imageKey: string | undefined = o.background_image ?? input.cover?.key;
+  let image = imageKey && (await ctx.storage.exists(imageKey)) ? await stepFile(ctx, imageKey) : undefined;
+  // An episode file with embedded cover art (an MP3's picture) lends it to the background.
+  const coverStream = (b.media.streams ?? []).find((st: { cover_art?: boolean }) => st.cover_art) as { index: number } | undefined;
+  if (!image && coverStream) image = await extractCover(b.source, coverStream.index, ctx.workdir, ctx.signal);
+  return makeBackground(path.join(ctx.workdir, "background.png"), { width: b.width, height: b.height, colour: b.colour, title: b.title, image });
+}
 
 /** Writes a file's embedded picture to the workdir; undefined when ffmpeg cannot read it. */
 async function extractCover(source: string, streamIndex: number, workdir: string, signal: AbortSignal): Promise<string | undefined> {

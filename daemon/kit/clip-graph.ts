@@ -1,14 +1,24 @@
 /**
- * ffmpeg arguments for cutting a clip. Each piece is its own input, seeked with `-ss` before `-i`:
- * when transcoding ffmpeg decodes from the keyframe before and drops frames up to the exact time, so
- * cuts are frame-accurate without decoding the recording from its start. `trim`/`atrim` then pin
- * each piece to its exact length and `concat` joins them; the 9:16 layout is applied once after.
+ * ffmpeg arguments for rendering a clip from its source. Each piece is its own input, seeked with
+ * `-ss` before `-i`: when transcoding ffmpeg decodes from the keyframe before and drops frames up to
+ * the exact time, so cuts are frame-accurate without decoding the recording from its start.
+ * `trim`/`atrim` then pin each piece to its exact length and `concat` joins them; the 9:16 layout
+ * is applied once after, and, when `burn` is given, the captions on top of it: one decode and one
+ * encode for a finished clip (cut's plan + caption-burn), or a caption-free cut without it.
+ * Shared by cut (which may encode a plain cut) and caption-burn (which renders a plan).
  */
-import type { Piece } from "./clip.js";
-import type { CropScene } from "./focus.js";
-import { SAFE_INPUT, finalEncodeArgs } from "../../daemon/kit/render.js";
+import type { Piece } from "./timeline.js";
+import { SAFE_INPUT, finalEncodeArgs } from "./render.js";
 
 export type Fit = "crop" | "blur" | "pad";
+
+/** One stretch of the joined clip with its crop centre (0..1 of the free range on each axis). */
+export interface CropScene {
+  start: number;
+  end: number;
+  x: number;
+  y: number;
+}
 
 export interface GraphOptions {
   width: number;
@@ -23,6 +33,8 @@ export interface GraphOptions {
   plan?: CropScene[];
   /** x264 preset. Default "veryfast". */
   preset?: string;
+  /** A subtitle filter (`ass=filename=…`) drawn over the laid-out picture; none for a plain cut. */
+  burn?: string;
 }
 
 const n3 = (v: number) => v.toFixed(3);
@@ -89,7 +101,7 @@ export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & 
   });
   const labels = pieces.map((_, i) => (o.hasAudio ? `[v${i}][a${i}]` : `[v${i}]`)).join("");
   parts.push(`${labels}concat=n=${pieces.length}:v=1:a=${o.hasAudio ? 1 : 0}[vj]${o.hasAudio ? "[aj]" : ""}`);
-  parts.push(layoutFilter(o, "vj", "vout"));
+  parts.push(o.burn ? `${layoutFilter(o, "vj", "vl")};[vl]${o.burn}[vout]` : layoutFilter(o, "vj", "vout"));
   const silence = o.hasAudio ? [] : ["-f", "lavfi", "-t", n3(total), "-i", "anullsrc=r=48000:cl=stereo"];
   return [
     ..._pieceInputs(source, pieces),
@@ -108,7 +120,7 @@ export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & 
 export function audioCutArgs(
   source: string,
   pieces: Piece[],
-  o: { width: number; height: number; fps: number; background: string; waveColour: string; output: string; preset?: string },
+  o: { width: number; height: number; fps: number; background: string; waveColour: string; output: string; preset?: string; burn?: string },
 ): string[] {
   const total = pieces.reduce((a, p) => a + (p.end - p.start), 0);
   const { width: W, height: H } = o;
@@ -119,7 +131,7 @@ export function audioCutArgs(
   parts.push(`[aw]showwaves=s=${Math.round(W * 0.42) * 2}x${waveH}:mode=cline:scale=sqrt:draw=full:rate=${o.fps}:colors=${o.waveColour},format=rgba[wave]`);
   // The still is decoded once and repeated by the loop filter (decoding a PNG per frame is slow).
   parts.push(`[${bgIndex}:v]scale=${W}:${H},setsar=1,format=yuv420p,loop=loop=-1:size=1:start=0,setpts=N/(${o.fps}*TB)[bg]`);
-  parts.push(`[bg][wave]overlay=(W-w)/2:${Math.round(H * 0.44)}:shortest=1,format=yuv420p[vout]`);
+  parts.push(`[bg][wave]overlay=(W-w)/2:${Math.round(H * 0.44)}:shortest=1,format=yuv420p${o.burn ? `,${o.burn}` : ""}[vout]`);
   return [
     ..._pieceInputs(source, pieces),
     "-i", o.background,
@@ -131,4 +143,37 @@ export function audioCutArgs(
     "-r", String(o.fps),
     o.output,
   ];
+}
+
+/**
+ * What cut hands on instead of a file when it is told not to encode: everything the clip's one
+ * render needs, by storage key, so caption-burn (and a restyle long after) can render it from the
+ * source. Stored in run state and in the clip's record: plain JSON.
+ */
+export interface RenderPlan {
+  source_key: string;
+  pieces: Piece[];
+  width: number;
+  height: number;
+  fps: number;
+  /** "audio": a still background (`background_key`) with a waveform over the joined audio. */
+  layout: Fit | "audio";
+  /** Pad colour for "pad". */
+  colour: string;
+  has_audio: boolean;
+  focus?: { x: number; y: number };
+  crop_plan?: CropScene[];
+  background_key?: string;
+}
+
+/** The one-pass arguments of a plan, with its files already on local disk. */
+export function planArgs(plan: RenderPlan, files: { source: string; background?: string }, o: { output: string; preset?: string; burn?: string }): string[] {
+  const { width, height, fps } = plan;
+  if (plan.layout === "audio") {
+    if (!files.background) throw new Error("an audio plan needs its background still");
+    return audioCutArgs(files.source, plan.pieces, { width, height, fps, background: files.background, waveColour: "white@0.85", ...o });
+  }
+  return videoCutArgs(files.source, plan.pieces, {
+    width, height, fps, fit: plan.layout, background: plan.colour, hasAudio: plan.has_audio, focus: plan.focus, plan: plan.crop_plan, ...o,
+  });
 }
