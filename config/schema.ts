@@ -7,6 +7,7 @@
  */
 import { Type, type Static, type TObject, type TProperties, type TSchema } from "@sinclair/typebox";
 import { StringEnum } from "../daemon/engine/stage.js";
+import { ENCODER_SETTINGS } from "../daemon/kit/encoder.js";
 
 // A key with a default is required in `Config` (the defaults are always merged in); a key whose
 // default is decided at run time by the code that reads it is optional, with an `x-default` note.
@@ -94,6 +95,11 @@ export const ConfigSchema = Type.Object(
       render_top: Key(Int({ minimum: 0, maximum: 10 }), 3, "Clips rendered for each episode entering by CLI or watch folder."),
       fonts_dir: Opt(Str(), "system fonts", "Folder of fonts for burned-in captions (libass is pointed at it)."),
       styles_file: Opt(Str(), "config/styles.yaml", "Caption style catalogue that replaces the built-in one."),
+      encoder: Key(
+        StringEnum(ENCODER_SETTINGS),
+        "auto",
+        "H.264 encoder of rendered clips. `auto`: a hardware encoder (h264_nvenc, h264_qsv, h264_vaapi) when ffmpeg lists it and a one-second probe encode succeeds, else libx264. `libx264` forces software; a hardware name forces that one, and the worker refuses to start when it cannot encode. `clipd doctor` says which is used and why.",
+      ),
     }),
     network: Block("Outgoing requests to user-given URLs.", {
       allow_loopback: Key(Bool(), false, "Tests only: allow loopback addresses for user-given URLs. Every other private range stays refused."),

@@ -16,6 +16,7 @@ import { LinkSigner } from "../facade/signing.js";
 import { downloadLink } from "../facade/uploads.js";
 import { resultsLink } from "../facade/operations/web-studio-results.js";
 import { ensureOpsToken } from "./kit/ops-token.js";
+import { configureEncoder } from "./kit/encoder.js";
 import { startUploadSweeper } from "../facade/upload-sweeper.js";
 import { AccountRemoval } from "./web/removal.js";
 import { StudioService } from "./studio/service.js";
@@ -74,6 +75,8 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
     // A transcript's page is the site's results page (/r/<token>) where the site is served.
     const links = { config: app.config, signer };
     app.webhooks.setLinker((file) => (file.results && app.config.web.enabled ? resultsLink(links, { ...file.results, origin }) : downloadLink(links, { ...file, origin })));
+    // The render encoder is resolved before the first step (an unusable explicit one stops the worker here).
+    app.log.info(await configureEncoder(app.config.render.encoder), "render encoder");
     await app.queue.workSteps((job) => app.runner.handle(job));
     await app.webhooks.work();
     await app.free.work();

@@ -2,7 +2,8 @@
  * `clipd doctor`: checks what clipd needs from the machine and says, for each thing missing, the
  * exact command that fixes it. The same checks run (quietly) at start, as warnings. What the OS
  * must provide comes from daemon/kit/os-packages.ts (the table /healthz and npm start read too); the
- * doctor adds what only running a program can tell (ffmpeg's libass and libx264).
+ * doctor adds what only running a program can tell (ffmpeg's libass and libx264, and which H.264
+ * encoder `render.encoder` resolves to on this machine).
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -10,6 +11,7 @@ import { mkdir, readdir, statfs } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Config } from "../../config/loader.js";
+import { chooseEncoder } from "../kit/encoder.js";
 import { aptCommand, ffmpegCommand, fontsDirOf, requirementsOf } from "../kit/os-packages.js";
 import { openDb } from "../store/db.js";
 
@@ -54,6 +56,12 @@ export async function runDoctor(cfg: Config, opts: { database?: boolean } = {}):
     add("ffmpeg libass", /\bass\b/.test(filters) && /\bsubtitles\b/.test(filters), `caption burn-in needs the ass filter (${ffmpeg.split("\n")[0]})`, `${APT} ffmpeg (Debian's build includes libass)`);
     const encoders = (await tool(ffmpegCommand(), ["-hide_banner", "-encoders"])) ?? "";
     add("ffmpeg libx264", /libx264/.test(encoders), "vertical clips are encoded with libx264", `${APT} ffmpeg (Debian's build includes libx264)`);
+    try {
+      const use = await chooseEncoder(cfg.render.encoder);
+      add("render encoder", true, `${use.encoder}: ${use.reason}`);
+    } catch (err) {
+      add("render encoder", false, (err as Error).message, "set render.encoder to auto (hardware when it works, else libx264) or libx264");
+    }
   }
 
   const modelsDir = path.join(cfg.data_dir, "models");

@@ -8,7 +8,10 @@
 import path from "node:path";
 import { isStageError } from "../engine/stage.js";
 import { toolDiskFull } from "./disk-full.js";
+import { activeEncoder, encoderGlobalArgs, videoCodecArgs, type VideoEncoder } from "./encoder.js";
 import { ffmpegPath, ffprobePath, runTool, SAFE_INPUT_ARGS } from "./ffmpeg.js";
+
+export { encoderFilterTail } from "./encoder.js";
 
 export interface FfmpegOptions {
   /** Aborts (kills) the child process. */
@@ -114,14 +117,34 @@ export function escapeFilterValue(value: string): string {
 /** The x264 presets a stage may choose (the `preset` option of cut and caption-burn). */
 export const X264_PRESETS = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium"] as const;
 
-/** The encoder flags every rendered clip uses: H.264 High, yuv420p, CRF 20, AAC, faststart. */
-export function finalEncodeArgs(opts: { crf?: number; preset?: string; copyAudio?: boolean } = {}): string[] {
+/**
+ * The shipped x264 preset: the fastest whose SSIM stays within 0.005 of veryfast at CRF 20, as
+ * `bench/render` measures it (docs/benchmarks.md, render). The stages' `preset` options default to it.
+ */
+export const DEFAULT_PRESET: (typeof X264_PRESETS)[number] = "veryfast";
+
+/** The CRF of every rendered clip. */
+export const DEFAULT_CRF = 20;
+
+/**
+ * Threads, set rather than left to ffmpeg (docs/benchmarks.md, render, threads):
+ * - `-threads 0` lets x264 take its own count (1.5 × cores frame threads plus lookahead);
+ * - `-filter_complex_threads` / `-filter_threads` 1: the graph's heavy filter, libass, runs on one
+ *   thread anyway, and each extra filter thread only takes cores from the encoder.
+ */
+export const THREAD_ARGS: readonly string[] = ["-threads", "0", "-filter_complex_threads", "1", "-filter_threads", "1"];
+
+/**
+ * The encoder flags every rendered clip uses: H.264 High, yuv420p, CRF 20, AAC, faststart, on the
+ * process's encoder (`render.encoder`, daemon/kit/encoder.ts) unless `encoder` names one. A graph
+ * feeding VAAPI must end with `encoderFilterTail()`.
+ */
+export function finalEncodeArgs(opts: { crf?: number; preset?: string; copyAudio?: boolean; encoder?: VideoEncoder } = {}): string[] {
+  const encoder = opts.encoder ?? activeEncoder().encoder;
   return [
-    "-c:v", "libx264",
-    "-preset", opts.preset ?? "veryfast",
-    "-crf", String(opts.crf ?? 20),
-    "-profile:v", "high",
-    "-pix_fmt", "yuv420p",
+    ...encoderGlobalArgs(encoder),
+    ...THREAD_ARGS,
+    ...videoCodecArgs(encoder, opts.preset ?? DEFAULT_PRESET, opts.crf ?? DEFAULT_CRF),
     ...(opts.copyAudio ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"]),
     "-movflags", "+faststart",
   ];
