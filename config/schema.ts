@@ -60,6 +60,18 @@ export const ConfigSchema = Type.Object(
         window_seconds: Key(Int({ minimum: 1 }), 60, "Length of the window, seconds."),
       }),
     }),
+    storage: Block("Where media live: uploads, sources, transcripts and rendered clips.", {
+      kind: Key(StringEnum(["local", "s3"]), "local", "`local`: the folder storage/ in data_dir (share it over NFS for several machines). `s3`: an S3-compatible object store (AWS S3, Cloudflare R2, MinIO, Ceph RGW, Backblaze B2), set below; each machine then needs no shared disk."),
+      s3: Block("The object store when storage.kind is s3 (docs/scaling.md).", {
+        bucket: Key(Str(), "", "Bucket name; it must exist."),
+        prefix: Key(Str(), "", "Prepended to every object key, to keep clipd's objects apart in a shared bucket (e.g. clipd/)."),
+        endpoint: Key(Str(), "", "The store's URL (https://<account>.r2.cloudflarestorage.com, http://10.0.0.5:9000). Empty: AWS S3 in `region`."),
+        region: Key(Str(), "", "Region. Empty: AWS_REGION, else us-east-1."),
+        path_style: Key(Bool(), false, "Bucket in the path rather than the host name; MinIO and Ceph RGW usually need it."),
+        access_key_id: Key(Str(), "", "Access key. Empty: the AWS SDK's own chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, an instance role)."),
+        secret_access_key: Key(Str(), "", "Secret key that goes with access_key_id."),
+      }),
+    }),
     log: Block("Logging (JSON lines, pino).", {
       level: Key(StringEnum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]), "info", "Lowest level written.", { env: "CLIPD_LOG_LEVEL" }),
       pretty: Key(Type.Unsafe<"auto" | boolean>({ enum: ["auto", true, false] }), "auto", "Pretty-printed lines: auto (on a TTY), true or false."),
@@ -188,7 +200,7 @@ export const ConfigSchema = Type.Object(
 export type Config = Static<typeof ConfigSchema>;
 
 /** Keys whose values are never printed (`clipd config print` masks them, describe shows no value). */
-export const SECRET_KEYS = /(api_key|secret_key|secret|password|token|database_url)$/i;
+export const SECRET_KEYS = /(api_key|secret_key|secret_access_key|secret|password|token|database_url)$/i;
 
 /** The built-in defaults, made from the schema's `default`s (a fresh copy each call). */
 export function configDefaults(schema: TSchema = ConfigSchema): Record<string, unknown> {

@@ -15,7 +15,8 @@ import { Runner } from "./engine/runner.js";
 import { buildContainer } from "./container.js";
 import { notifyWatchRunEnds } from "./watch/run-ends.js";
 import type { DependencyContainer } from "tsyringe";
-import { defineLocalStorage, type Storage } from "./kit/storage.js";
+import type { Storage } from "./kit/storage.js";
+import { openStorage } from "./storage-of.js";
 import { openDb, type Db } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
 import { WorkerBoard } from "./engine/workers.js";
@@ -75,7 +76,7 @@ export async function openApp(config: Config, log: Logger, opts: { memoryDb?: bo
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, "database migrated");
-    const storage = defineLocalStorage(opts.storageDir ?? path.join(config.data_dir, "storage"));
+    const storage = openStorage(config, opts.storageDir);
     const queue = new QueueManager(db, config, log);
     await queue.start();
     const c = buildContainer({ config, log, db, storage, queue, registry, pipelines });

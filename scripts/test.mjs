@@ -11,8 +11,9 @@ import { postgresBin } from "../dist/daemon/kit/os-packages.js";
 import { ensureOsPackages } from "./os-packages.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-// A server named by CLIPD_TEST_PG_URL stands in for the local PostgreSQL package.
-const ignore = (name) => name === "postgresql" && !!process.env.CLIPD_TEST_PG_URL;
+// A server named by CLIPD_TEST_PG_URL (or CLIPD_TEST_S3_ENDPOINT) stands in for the local package.
+const CEPH = ["radosgw", "ceph-mon", "ceph-osd", "ceph"];
+const ignore = (name) => (name === "postgresql" && !!process.env.CLIPD_TEST_PG_URL) || (CEPH.includes(name) && !!process.env.CLIPD_TEST_S3_ENDPOINT);
 if (!ensureOsPackages("tests", { label: "clipd tests", ignore })) process.exit(1);
 
 const freePort = () =>
@@ -49,6 +50,16 @@ if (!process.env.CLIPD_TEST_PG_URL) {
 }
 
 const args = process.argv.slice(2);
+// The object store (about 20 s to start) only for a whole run or for the files that use it.
+let stopS3 = () => {};
+if (!process.env.CLIPD_TEST_S3_ENDPOINT && (args.every((a) => a.startsWith("-")) || args.some((a) => /s3|multi-node/.test(a)))) {
+  const { startS3Server, s3Env } = await import("./s3-server.mjs");
+  const s3 = await startS3Server();
+  Object.assign(process.env, s3Env(s3));
+  stopS3 = s3.stop;
+  console.error(`clipd tests: throwaway S3 server (Ceph radosgw) on ${s3.endpoint}`);
+}
 const r = spawnSync(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...args], { stdio: "inherit", env: process.env, cwd: root });
 stopCluster();
+stopS3();
 process.exit(r.status ?? 1);

@@ -13,7 +13,7 @@ import { formatIssues, loadPipelines, pipelineDirs } from "../engine/pipelines.j
 import { loadStages } from "../stages.js";
 import { StageError } from "../engine/stage.js";
 import { optionsMarkdown } from "./options-doc.js";
-import { defineLocalStorage } from "../kit/storage.js";
+import { openStorage } from "../storage-of.js";
 import { openDb } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
 import { listModels, MODELS, pullModel } from "../../plugins/transcribe/engines/models.js";
@@ -40,7 +40,7 @@ export async function cmdStage(cfg: Config, args: string[], values: Record<strin
       log,
       progress: (p, note) => values.verbose && process.stderr.write(`${p.toFixed(0)}% ${note ?? ""}\n`),
       workdir,
-      storage: defineLocalStorage(path.join(cfg.data_dir, "storage")),
+      storage: openStorage(cfg),
       runId: values.run ?? "00000000-0000-4000-8000-000000000000",
       stepId: "stage",
       pipeline: "(stage)",

@@ -12,6 +12,7 @@ export function createLogger(cfg: Pick<Config, "log">, opts: { destination?: num
       paths: [
         "*.api_key", "*.secret", "*.password", "*.authorization", "*.token", "headers.authorization", "config.openai.api_key",
         "*.cookie", "headers.cookie", "*.csrf_token", "*.password_hash", "*.stripe_secret_key", "*.stripe_webhook_secret", "*.new_password", "*.current_password",
+        "*.secret_access_key",
       ],
       censor: "****",
     },
