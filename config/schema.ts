@@ -70,6 +70,9 @@ export const ConfigSchema = Type.Object(
         path_style: Key(Bool(), false, "Bucket in the path rather than the host name; MinIO and Ceph RGW usually need it."),
         access_key_id: Key(Str(), "", "Access key. Empty: the AWS SDK's own chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, an instance role)."),
         secret_access_key: Key(Str(), "", "Secret key that goes with access_key_id."),
+        uploads: Key(StringEnum(["presigned", "proxy"]), "presigned", "How an API episode's upload address takes the file: `presigned` is a presigned PUT straight to the store (2 hours; size and type are checked when the upload is reported done); `proxy` sends it through clipd. The website's resumable uploads always go through clipd."),
+        downloads: Key(StringEnum(["redirect", "proxy"]), "redirect", "How download links serve a file: `redirect` answers clipd's signed link with a 302 to a fresh presigned GET on the store, so the bytes bypass clipd; `proxy` streams them through clipd (a store clients cannot reach)."),
+        presign_seconds: Key(Int({ minimum: 60, maximum: 604800 }), 900, "How long a presigned GET behind a redirect stays valid."),
       }),
     }),
     log: Block("Logging (JSON lines, pino).", {

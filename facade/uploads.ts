@@ -94,9 +94,7 @@ export function uploadLink(
   services: LinkServices,
   opts: { accountId: string; ref: string; fileName?: string; maxBytes: number; origin?: string; test?: boolean },
 ): UploadLink {
-  if (opts.fileName !== undefined) assertMediaFileName(opts.fileName);
-  const name = opts.fileName === undefined ? UNNAMED_UPLOAD : sanitiseFileName(opts.fileName);
-  const key = `uploads/${opts.accountId}/${opts.ref}/${name}`;
+  const { key, name } = uploadTarget(opts);
   const claims = { k: "upload" as const, key, name, type: extensionOf(name), max: opts.maxBytes, ref: opts.ref, ...(opts.test ? { test: true } : {}) };
   const { token, expiresAt } = services.signer.sign(claims, UPLOAD_TTL_SECONDS);
   return {
@@ -106,6 +104,30 @@ export function uploadLink(
     expires_at: expiresAt,
     key,
   };
+}
+
+/** Where an upload goes: `uploads/<accountId>/<ref>/<sanitised name>`; refuses a name that is not media. */
+function uploadTarget(opts: { accountId: string; ref: string; fileName?: string }): { key: string; name: string } {
+  if (opts.fileName !== undefined) assertMediaFileName(opts.fileName);
+  const name = opts.fileName === undefined ? UNNAMED_UPLOAD : sanitiseFileName(opts.fileName);
+  return { key: `uploads/${opts.accountId}/${opts.ref}/${name}`, name };
+}
+
+/**
+ * The upload address of an API episode: with media on an object store (storage.s3.uploads:
+ * presigned) a presigned PUT straight to it, so the bytes bypass clipd; its size and type are
+ * checked when the upload is reported done. Otherwise, and for test keys, clipd's own address.
+ */
+export async function episodeUploadLink(
+  services: LinkServices & Pick<FacadeServices, "storage">,
+  opts: { accountId: string; ref: string; fileName?: string; maxBytes: number; origin?: string; test?: boolean },
+): Promise<UploadLink> {
+  const s3 = services.config.storage;
+  if (opts.test || s3.kind !== "s3" || s3.s3.uploads !== "presigned" || !services.storage.presignPut) return uploadLink(services, opts);
+  const { key, name } = uploadTarget(opts);
+  const type = opts.fileName === undefined ? "application/octet-stream" : contentTypeFor(name);
+  const url = await services.storage.presignPut(key, { seconds: UPLOAD_TTL_SECONDS, type });
+  return { method: "PUT", url, headers: { "Content-Type": type }, expires_at: new Date(Date.now() + UPLOAD_TTL_SECONDS * 1000).toISOString(), key };
 }
 
 /** The stored name of an upload whose file name was not given (no extension: the bytes decide). */

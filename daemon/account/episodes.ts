@@ -18,7 +18,7 @@
 import { randomUUID } from "node:crypto";
 import { loadStyles } from "../kit/styles.js";
 import { extensionOf, sniffMedia, SNIFF_BYTES } from "../kit/media-types.js";
-import { Conflict, Refused } from "../kit/errors.js";
+import { Conflict, LimitReached, Refused } from "../kit/errors.js";
 import { transactionWith, type Queryable, type Within } from "../store/db.js";
 import { EpisodeRunEnds } from "./episode-run-ends.js";
 import { ClipJobs } from "./clip-jobs.js";
@@ -106,8 +106,12 @@ export class EpisodeService {
       const ep = await this.lockEpisode(tx, accountId, id);
       if (ep.status !== "awaiting_upload") return false;
       if (!ep.upload) throw new Conflict("bad_state", `episode ${id} imports from its source_url; there is nothing to upload`);
-      if (!(await this.deps.storage.exists(ep.upload.key)) || (await this.deps.storage.size(ep.upload.key)) === 0) {
-        throw new Conflict("upload_missing", `no file was uploaded for episode ${id} yet; PUT it to the upload url first`);
+      const size = (await this.deps.storage.exists(ep.upload.key)) ? await this.deps.storage.size(ep.upload.key) : 0;
+      if (size === 0) throw new Conflict("upload_missing", `no file was uploaded for episode ${id} yet; PUT it to the upload url first`);
+      // A presigned PUT straight to an object store was not measured on the way in: measure it now.
+      if (size > MAX_EPISODE_BYTES) {
+        await this.deps.storage.remove(ep.upload.key);
+        throw new LimitReached("size", "too_big", `the uploaded file is ${size} bytes, over the ${MAX_EPISODE_BYTES}-byte limit; upload a smaller file`, { context: { max_bytes: MAX_EPISODE_BYTES } });
       }
       const upload = await this.typedUpload(ep.upload);
       await this.deps.billing.assertCanStartEpisode(tx, accountId, origin);
@@ -126,8 +130,15 @@ export class EpisodeService {
    * or video are refused (400 unsupported_type), and the episode keeps waiting for a media file.
    */
   private async typedUpload(upload: { key: string; name: string }): Promise<{ key: string; name: string }> {
-    if (extensionOf(upload.name)) return upload;
     const sniff = sniffMedia(await this.deps.storage.readHead(upload.key, SNIFF_BYTES));
+    // A named upload was sniffed as it came in through clipd; one PUT straight to an object store
+    // was not, so a web page or text under a media name is refused here too.
+    if (extensionOf(upload.name)) {
+      if (sniff.kind === "html" || sniff.kind === "text") {
+        throw new Refused("unsupported_type", `the uploaded file is not audio or video (it looks like ${sniff.kind === "html" ? "a web page" : "text"}); PUT a media file to the upload url again`, { context: { detected: sniff.kind } });
+      }
+      return upload;
+    }
     if (sniff.kind !== "media") {
       const seen = sniff.kind === "html" ? "a web page" : sniff.kind === "text" ? "text" : "an unknown binary format";
       throw new Refused("unsupported_type", `the uploaded file is not audio or video (it looks like ${seen}); PUT a media file to the upload url again`, { context: { detected: sniff.kind } });

@@ -18,6 +18,7 @@ import {
   CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { checkKey, StorageNotFoundError, type Storage } from "./storage.js";
 import { defineS3Parts } from "./storage-s3-parts.js";
 
@@ -188,6 +189,11 @@ export function defineS3Storage(s: S3Settings): S3Storage {
       await flush();
     },
     parts: undefined as never,
+    presignPut: (key, o) => getSignedUrl(client, new PutObjectCommand({ Bucket, Key: objectKey(key), ContentType: o.type }), { expiresIn: Math.max(1, Math.floor(o.seconds)) }),
+    async presignGet(key, o) {
+      const cmd = new GetObjectCommand({ Bucket, Key: objectKey(key), ResponseContentType: o.type, ResponseContentDisposition: o.disposition });
+      return getSignedUrl(client, cmd, { expiresIn: Math.max(1, Math.floor(o.seconds)) });
+    },
   };
   (storage as { parts: Storage["parts"] }).parts = defineS3Parts(storage);
   return storage;

@@ -77,6 +77,13 @@ export interface Storage {
   remove(key: string): Promise<void>;
   /** Files collected in parts, each placed whole at its offset (chunked uploads; storage-parts.ts). */
   readonly parts: PartStore;
+  /**
+   * Object stores only: a URL that fetches the file straight from the store for `seconds`, answered
+   * with these Content-Type and Content-Disposition headers (HTTP Range works on it). Absent on disk.
+   */
+  presignGet?(key: string, opts: { seconds: number; type: string; disposition: string }): Promise<string>;
+  /** Object stores only: a URL that takes one PUT of the file, with this Content-Type, for `seconds`. */
+  presignPut?(key: string, opts: { seconds: number; type: string }): Promise<string>;
 }
 
 /**

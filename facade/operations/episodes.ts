@@ -10,7 +10,7 @@ import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/account/episodes
 import { ApiError } from "../errors.js";
 import { readCacheOf } from "../read-cache.js";
 import { defineOperation, settleAnswer, uuidParam } from "../registry.js";
-import { assertMediaFileName, uploadLink } from "../uploads.js";
+import { assertMediaFileName, episodeUploadLink } from "../uploads.js";
 import { loadTestFixtures, TEST_UPLOAD_MAX_BYTES } from "../testmode.js";
 import { checkSourceUrl } from "./transcripts.js";
 import { S } from "./_account-schemas.js";
@@ -62,7 +62,7 @@ export const createEpisode = defineOperation({
     const episodeId = auth.livemode ? randomUUID() : loadTestFixtures().episode.episode_id;
     const upload = sourceUrl
       ? undefined
-      : uploadLink(ctx.services, { accountId: auth.account.id, ref: episodeId, fileName: b.file_name, maxBytes: auth.livemode ? MAX_EPISODE_BYTES : TEST_UPLOAD_MAX_BYTES, origin: ctx.caller.linkOrigin, test: !auth.livemode });
+      : await episodeUploadLink(ctx.services, { accountId: auth.account.id, ref: episodeId, fileName: b.file_name, maxBytes: auth.livemode ? MAX_EPISODE_BYTES : TEST_UPLOAD_MAX_BYTES, origin: ctx.caller.linkOrigin, test: !auth.livemode });
     const uploadView = upload ? { upload: { method: upload.method, url: upload.url, headers: upload.headers, expires_at: upload.expires_at } } : {};
     if (!auth.livemode) return { ...testAnswer.episodeCreated(), ...uploadView };
     const name: string = b.name ?? b.file_name ?? (sourceUrl ? _lastSegment(sourceUrl) : "");

@@ -150,6 +150,7 @@ export const getFile = defineOperation({
   params: { token: tokenParam },
   responses: {
     200: { description: "The whole file" },
+    302: { description: "With media on an object store: a short-lived presigned link to the file there (Range works on it)" },
     206: { description: "The requested byte range, with Content-Range" },
     403: { description: "The link was changed or not issued by clipd" },
     404: { description: "The file is not there (yet)" },
@@ -168,9 +169,18 @@ export const getFile = defineOperation({
       throw new ApiError(404, "not_found", `${name} is not available (yet); if it is still being made, try again later`, {}, { cause });
     }
     const type = claims.type || contentTypeFor(name);
+    const inline = /^(audio|video|image)\/|^text\/html/.test(type);
+    // On an object store the bytes come straight from it: a fresh presigned GET behind this
+    // long-lived, revocable link (docs/scaling.md). HTML stays here, under its sandboxing CSP.
+    const redirect = services.config.storage.kind === "s3" && services.config.storage.s3.downloads === "redirect" && !/^text\/html/.test(type);
+    if (redirect && services.storage.presignGet) {
+      const seconds = services.config.storage.s3.presign_seconds;
+      const url = await services.storage.presignGet(claims.key, { seconds, type, disposition: contentDisposition(name, inline) });
+      return new Response(null, { status: 302, headers: { location: url, "cache-control": `private, max-age=${Math.max(0, seconds - 60)}` } });
+    }
     const headers = new Headers({
       "content-type": type,
-      "content-disposition": contentDisposition(name, /^(audio|video|image)\/|^text\/html/.test(type)),
+      "content-disposition": contentDisposition(name, inline),
       "accept-ranges": "bytes",
       "cache-control": "private, max-age=3600",
       "x-content-type-options": "nosniff",

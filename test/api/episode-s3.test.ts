@@ -44,6 +44,14 @@ describe("episodes with media on S3", () => {
     const created = await s.call(a.live, "POST", "/api/v1/episodes", { name: "JFK on S3", file_name: "jfk.wav", target_seconds: 15 });
     expect(created.status).toBe(202);
     const id = created.body.episode_id;
+    // The upload address is a presigned PUT on the store itself.
+    expect(created.body.upload.url.startsWith(env.CLIPD_TEST_S3_ENDPOINT!)).toBe(true);
+    // What went straight to the store is checked when reported done: a web page under a media name is refused.
+    const html = await fetch(created.body.upload.url, { method: "PUT", headers: created.body.upload.headers, body: "<!doctype html><html><body>not a recording</body></html>" });
+    expect(html.status).toBe(200);
+    const refused = await s.call(a.live, "POST", `/api/v1/episodes/${id}/uploaded`, {});
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: "unsupported_type", detected: "html" });
     const put = await fetch(created.body.upload.url, { method: "PUT", headers: created.body.upload.headers, body: await readFile(TEST_MEDIA.jfkWav) });
     expect(put.status).toBeLessThan(300);
     expect((await s.call(a.live, "POST", `/api/v1/episodes/${id}/uploaded`, {})).status).toBe(200);
@@ -53,7 +61,13 @@ describe("episodes with media on S3", () => {
     const cut = await s.call(a.live, "POST", `/api/v1/episodes/${id}/clips`, { clips: [1], style: "karaoke" });
     expect(cut.status).toBe(202);
     const job = await poll(a.live, `/api/v1/jobs/${cut.body.jobs[0].job_id}`, (b) => b.status === "completed");
+    // The signed link answers with a short-lived presigned GET on the store: the bytes bypass clipd.
+    const hop = await fetch(job.download_url, { redirect: "manual" });
+    expect(hop.status).toBe(302);
+    expect(hop.headers.get("location")!.startsWith(env.CLIPD_TEST_S3_ENDPOINT!)).toBe(true);
     const whole = await fetch(job.download_url);
+    expect(whole.headers.get("content-type")).toBe("video/mp4");
+    expect(whole.headers.get("content-disposition")).toMatch(/^inline; filename=".+\.mp4"/);
     expect(whole.status).toBe(200);
     const file = path.join(s.dataDir, "clip.mp4");
     await writeFile(file, Buffer.from(await whole.arrayBuffer()));
