@@ -7,7 +7,7 @@
  */
 import { Type, type Static, type TObject, type TProperties, type TSchema } from "@sinclair/typebox";
 import { StringEnum } from "../daemon/engine/stage.js";
-import { ENCODER_SETTINGS } from "../daemon/kit/encoder.js";
+import { ENCODER_SETTINGS } from "../daemon/kit/encoder-settings.js";
 
 // A key with a default is required in `Config` (the defaults are always merged in); a key whose
 // default is decided at run time by the code that reads it is optional, with an `x-default` note.
@@ -114,6 +114,11 @@ export const ConfigSchema = Type.Object(
         StringEnum(ENCODER_SETTINGS),
         "auto",
         "H.264 encoder of rendered clips. `auto`: a hardware encoder (h264_nvenc, h264_qsv, h264_vaapi) when ffmpeg lists it and a one-second probe encode succeeds, else libx264. `libx264` forces software; a hardware name forces that one, and the worker refuses to start when it cannot encode. `clipd doctor` says which is used and why.",
+      ),
+      concurrency: Opt(
+        Int({ minimum: 1, maximum: 64 }),
+        "one per 4 cores, at least 1",
+        "Clip encodes one worker process runs at once; more wait their turn, each holding its step's queue slot. On 2 cores one encode keeps both busy, so 1 makes the first clip of a request ready sooner at about the same clips per minute (docs/benchmarks.md, render).",
       ),
     }),
     network: Block("Outgoing requests to user-given URLs.", {

@@ -16,7 +16,9 @@ import { LinkSigner } from "../facade/signing.js";
 import { downloadLink } from "../facade/uploads.js";
 import { resultsLink } from "../facade/operations/web-studio-results.js";
 import { ensureOpsToken } from "./kit/ops-token.js";
+import os from "node:os";
 import { configureEncoder } from "./kit/encoder.js";
+import { defaultRenderConcurrency, setRenderConcurrency } from "./kit/encode-slots.js";
 import { startUploadSweeper } from "../facade/upload-sweeper.js";
 import { AccountRemoval } from "./web/removal.js";
 import { StudioService } from "./studio/service.js";
@@ -76,7 +78,9 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
     const links = { config: app.config, signer };
     app.webhooks.setLinker((file) => (file.results && app.config.web.enabled ? resultsLink(links, { ...file.results, origin }) : downloadLink(links, { ...file, origin })));
     // The render encoder is resolved before the first step (an unusable explicit one stops the worker here).
-    app.log.info(await configureEncoder(app.config.render.encoder), "render encoder");
+    const encodes = app.config.render.concurrency ?? defaultRenderConcurrency(os.availableParallelism());
+    setRenderConcurrency(encodes);
+    app.log.info({ ...(await configureEncoder(app.config.render.encoder)), encodes_at_once: encodes }, "render encoder");
     await app.queue.workSteps((job) => app.runner.handle(job));
     await app.webhooks.work();
     await app.free.work();

@@ -13,9 +13,9 @@
  */
 import { ffmpegPath, runTool } from "./ffmpeg.js";
 
-export const ENCODER_SETTINGS = ["auto", "libx264", "h264_nvenc", "h264_qsv", "h264_vaapi"] as const;
-export type EncoderSetting = (typeof ENCODER_SETTINGS)[number];
-export type VideoEncoder = Exclude<EncoderSetting, "auto">;
+import type { EncoderSetting, VideoEncoder } from "./encoder-settings.js";
+
+export { ENCODER_SETTINGS, type EncoderSetting, type VideoEncoder } from "./encoder-settings.js";
 
 /** The hardware encoders `auto` tries, in this order (NVENC and Quick Sync take plain frames; VAAPI needs an upload). */
 export const HARDWARE_ENCODERS: readonly VideoEncoder[] = ["h264_nvenc", "h264_qsv", "h264_vaapi"];

@@ -8,6 +8,7 @@
 import path from "node:path";
 import { isStageError } from "../engine/stage.js";
 import { toolDiskFull } from "./disk-full.js";
+import { takeEncodeSlot } from "./encode-slots.js";
 import { activeEncoder, encoderGlobalArgs, videoCodecArgs, type VideoEncoder } from "./encoder.js";
 import { ffmpegPath, ffprobePath, runTool, SAFE_INPUT_ARGS } from "./ffmpeg.js";
 
@@ -58,10 +59,15 @@ async function _spawnCollect(
   return { stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Runs ffmpeg with the given arguments (input/output flags included), reporting progress. */
+/**
+ * Runs ffmpeg with the given arguments (input/output flags included), reporting progress. An
+ * encode (its arguments name `-c:v`, as every render's finalEncodeArgs do) waits for one of the
+ * process's encode slots (`render.concurrency`, encode-slots.ts).
+ */
 export async function runFfmpeg(args: string[], opts: FfmpegOptions = {}): Promise<{ stderr: string }> {
   const full = ["-hide_banner", "-nostdin", "-y", "-nostats", "-progress", "pipe:1", ...args];
   let last = -1;
+  const release = args.includes("-c:v") ? await takeEncodeSlot(opts.signal) : undefined;
   const { stderr } = await _spawnCollect(ffmpegPath(), full, opts, (line) => {
     if (!opts.onProgress || !opts.duration) return;
     const m = /^out_time_us=(\d+)/.exec(line) ?? /^out_time_ms=(\d+)/.exec(line);
@@ -71,7 +77,7 @@ export async function runFfmpeg(args: string[], opts: FfmpegOptions = {}): Promi
       last = Math.floor(pct);
       opts.onProgress(pct);
     }
-  });
+  }).finally(() => release?.());
   return { stderr };
 }
 
