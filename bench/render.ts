@@ -1,168 +1,183 @@
 /**
- * bench/render: wall time of rendering one 60 s vertical clip with word-by-word captions.
+ * bench/render: clipd's clip render beside bare ffmpeg doing the same one-pass graph, in one run.
  *
- * A 60 s 1920×1080 source is generated once (testsrc2 with a hard cut every 15 s, espeak-ng speech
- * padded to 60 s, words timed by their length over each sentence) and cached under .cache/bench.
- * Then the real stages run in-process, exactly as the runner calls them: `cut` (fit=crop, per-scene
- * attention crop, 1080×1920) and `caption-burn` (bold-punch, active word highlighted). Reported per
- * stage and in total: wall seconds, RTF (wall ÷ 60 s of clip) and frames per second of output.
+ * Source: bench/_render-source.ts (60 s 1920×1080, four scenes, speech, timed words; cached).
+ * - clipd: the steps of pipelines/clip.yaml in-process (bench/_render-clipd.ts), 1080×1920 with
+ *   word-highlight captions and the hook title; then a restyle (pipelines/restyle.yaml, another style).
+ * - bare: one ffmpeg with input seeking, a per-scene crop, scale, libass from the ASS clipd wrote,
+ *   and the shipped preset at CRF 20 (bench/_render-bare.ts). Best of BENCH_ROUNDS rounds, alternated.
+ * - presets: the bare graph over the first BENCH_SWEEP_SECONDS per x264 preset at CRF 20: wall, fps,
+ *   size and SSIM against preset slow at CRF 12; the choice is the fastest within 0.005 of veryfast.
+ * - threads: the same excerpt at the shipped preset with ffmpeg's thread defaults and clipd's flags.
+ * - concurrency: 1, 2 and 3 clip renders (BENCH_CONC_SECONDS long) at once: wall and clips per minute.
+ * The last line is `render: <clipd ÷ bare>× bare ffmpeg, <clipd wall ÷ clip length>× clip length`.
  *
  *   npm run build && node dist/bench/render.js
  *
- * Knobs: BENCH_PRESETS (comma list of x264 presets, default "veryfast"), BENCH_SECONDS (clip
- * length, default 60), BENCH_JSON=1 (also print raw results).
+ * Knobs: BENCH_PARTS (comma list of main, presets, threads, concurrency; default all), BENCH_ROUNDS (2).
  */
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import pino from "pino";
-import type { StageContext } from "../daemon/engine/stage.js";
-import { defineLocalStorage } from "../daemon/kit/storage.js";
-import captionBurn from "../plugins/caption-burn/index.js";
-import cut from "../plugins/cut/index.js";
+import { DEFAULT_CRF, DEFAULT_PRESET, THREAD_ARGS, X264_PRESETS } from "../daemon/kit/render.js";
+import { defineLocalStorage, type Storage } from "../daemon/kit/storage.js";
+import { runBare, ssim } from "./_render-bare.js";
+import { childCpuSeconds, clipState, finalPreset, loadBenchPipelines, runPipeline } from "./_render-clipd.js";
+import { FPS, makeSource, type Source } from "./_render-source.js";
 
-const exec = promisify(execFile);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
-const FPS = 30;
-const PRESETS = (process.env.BENCH_PRESETS ?? "veryfast").split(",").map((s) => s.trim()).filter(Boolean);
-/** The cut's preset; the clip pipeline encodes its intermediate cut with ultrafast. */
-const CUT_PRESET = process.env.BENCH_CUT_PRESET ?? "ultrafast";
-
-const TEXT = [
-  "Why do short clips need captions at all?",
-  "Most people scroll through their feed with the sound turned off.",
-  "If the words are not on the screen, the story is lost in the first second.",
-  "So we time every word and light it up as it is spoken.",
-  "That keeps the eye on the message and the thumb off the next video.",
-  "Here is the surprising part: captions also help people who can hear perfectly well.",
-  "They read along, they remember more, and they share what they understood.",
-  "Three numbers tell the story.",
-  "Eighty percent watch muted, half finish a captioned clip, and a third share it.",
-  "So the question is not whether to caption, but how to make captions worth reading.",
-  "Short lines, big letters, and a highlight that follows the voice.",
-  "That is what this pipeline renders, one frame at a time.",
-];
+const SECONDS = 60;
+const PARTS = new Set((process.env.BENCH_PARTS ?? "main,presets,threads,concurrency").split(","));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
+const SWEEP = Number(process.env.BENCH_SWEEP_SECONDS ?? 20);
+const CONC = Number(process.env.BENCH_CONC_SECONDS ?? 20);
+const RESTYLE = { style: "karaoke" };
 
 function repoRoot(): string {
-  // dist/bench/render.js or bench/render.ts: the root is the folder holding package.json.
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!existsSync(path.join(dir, "package.json")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
   return dir;
 }
 
-const probeSeconds = async (file: string) =>
-  Number((await exec("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file])).stdout);
+const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const f2 = (v: number) => v.toFixed(2);
+const best = (xs: number[]) => Math.min(...xs);
 
-interface Word { text: string; start: number; end: number; confidence: number }
-
-/** The cached 60 s source and its word times. */
-async function makeSource(dir: string): Promise<{ video: string; words: Word[] }> {
-  await mkdir(dir, { recursive: true });
-  const words: Word[] = [];
-  const wavs: string[] = [];
-  let t = 0.3;
-  for (let i = 0; i < TEXT.length && t < SECONDS - 1; i++) {
-    const line = TEXT[i]!; // i < TEXT.length
-    const wav = path.join(dir, `s${i}.wav`);
-    if (!existsSync(wav)) await exec("espeak-ng", ["-v", "en-us", "-s", "165", "-w", wav, line]);
-    const len = await probeSeconds(wav);
-    const ws = line.split(" ");
-    const chars = ws.reduce((a, w) => a + w.length + 1, 0);
-    let u = t + 0.1;
-    for (const w of ws) {
-      const d = ((len - 0.25) * (w.length + 1)) / chars;
-      if (u + d < SECONDS) words.push({ text: w, start: +u.toFixed(3), end: +(u + d * 0.9).toFixed(3), confidence: 0.9 });
-      u += d;
-    }
-    wavs.push(wav);
-    t += len + 0.3;
-  }
-  const video = path.join(dir, `source-${SECONDS}s.mp4`);
-  if (!existsSync(video)) {
-    // Speech sentences with 0.3 s gaps, padded to the full length; testsrc2 with a hard cut every 15 s.
-    const inputs = wavs.flatMap((w) => ["-i", w]);
-    const audio = `${wavs.map((_, i) => `[${i + 1}:a]aresample=48000,apad=pad_dur=0.3[a${i}]`).join(";")};${wavs.map((_, i) => `[a${i}]`).join("")}concat=n=${wavs.length}:v=0:a=1,apad,atrim=0:${SECONDS}[aout]`;
-    const picture = `[0:v]hue=H=2*PI*floor(t/15)/4:s=1.4[vout]`;
-    await exec("ffmpeg", [
-      "-v", "error", "-y", "-f", "lavfi", "-i", `testsrc2=s=1920x1080:r=${FPS}:d=${SECONDS}`, ...inputs,
-      "-filter_complex", `${picture};${audio}`, "-map", "[vout]", "-map", "[aout]", "-t", String(SECONDS),
-      "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", "250", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k",
-      video + ".part.mp4",
-    ]);
-    await rename(video + ".part.mp4", video);
-  }
-  return { video, words };
+interface Env {
+  root: string; base: string; storage: Storage; src: Source; pipelines: ReturnType<typeof loadBenchPipelines>;
+  /** The preset of the clip pipeline's final encode (its YAML and the stage's default); bare ffmpeg uses the same. */
+  preset: string;
+  ass?: string;
 }
 
-interface Row { preset: string; stage: string; seconds: number; rtf: number; fps: number; note?: string }
+/** One clip render through the clip pipeline; wall seconds, the state it left and the per-stage times. */
+async function clipdRender(env: Env, tag: string, seconds: number) {
+  const state = await clipState(env.storage, env.src, seconds, tag);
+  const t = performance.now();
+  const steps = await runPipeline(env.pipelines.get("clip")!, state, { storage: env.storage, workdir: env.base, runId: tag });
+  return { wall: (performance.now() - t) / 1000, state, steps };
+}
 
-async function benchPreset(preset: string, src: { video: string; words: Word[] }): Promise<Row[]> {
-  const base = await mkdtemp(path.join(os.tmpdir(), "clipd-bench-render-"));
-  try {
-    const storage = defineLocalStorage(path.join(base, "storage"));
-    const marks: Record<string, number> = {};
-    const ctxFor = async (name: string, options: Record<string, unknown>): Promise<StageContext<any>> => {
-      const workdir = path.join(base, `work-${name}`);
-      await mkdir(workdir, { recursive: true });
-      return {
-        signal: new AbortController().signal, log: pino({ level: "silent" }), workdir, storage,
-        progress: (_p, note) => void (note && (marks[`${name}:${note}`] ??= performance.now())),
-        runId: `bench-${preset}`, stepId: name, pipeline: "clip", options, config: {},
-      };
-    };
-    await storage.putFile("runs/b/source.mp4", src.video);
-    await storage.write("runs/b/transcript.json", JSON.stringify({ engine: "bench", language: "en", duration: SECONDS, words: src.words, segments: [] }));
-    const input = {
-      source: { key: "runs/b/source.mp4", name: "source.mp4", bytes: 1 },
-      media: { duration: SECONDS, kind: "video", width: 1920, height: 1080, rotation: 0, has_audio: true },
-      transcript: { key: "runs/b/transcript.json", engine: "bench", language: "en", duration: SECONDS, files: {} },
-      clip: { ref: "bench", number: 1, title: "Why captions matter", start: 0, end: SECONDS, pieces: [{ start: 0, end: SECONDS }] },
-    };
-    const t0 = performance.now();
-    const cutOut = await cut.run(input, await ctxFor("cut", { fit: "crop", preset: CUT_PRESET }));
-    const t1 = performance.now();
-    await captionBurn.run({ ...input, ...cutOut }, await ctxFor("burn", { style: "bold-punch", hook_title: true, preset }));
-    const t2 = performance.now();
-    const frames = SECONDS * FPS;
-    const row = (stage: string, ms: number, note?: string): Row => ({
-      preset, stage, seconds: +(ms / 1000).toFixed(2), rtf: +(ms / 1000 / SECONDS).toFixed(3), fps: +(frames / (ms / 1000)).toFixed(1), note,
-    });
-    const scenes = marks["cut:cutting"] !== undefined ? (marks["cut:cutting"] - t0) / 1000 : undefined;
-    return [
-      row("cut", t1 - t0, scenes !== undefined ? `scene analysis ${scenes.toFixed(1)} s, ${cutOut.cut.crop_plan?.length ?? 1} crop scenes` : undefined),
-      row("caption-burn", t2 - t1, "includes poster + ffprobe check"),
-      row("total", t2 - t0),
-    ];
-  } finally {
-    await rm(base, { recursive: true, force: true });
+async function mainPart(env: Env) {
+  const clipd: number[] = [];
+  const bare: number[] = [];
+  const restyle: number[] = [];
+  const clipdCpu: number[] = [];
+  const bareCpu: number[] = [];
+  let stages = "";
+  for (let r = 0; r < ROUNDS; r++) {
+    const cpu0 = childCpuSeconds();
+    const c = await clipdRender(env, `main${r}`, SECONDS);
+    clipdCpu.push(childCpuSeconds() - cpu0);
+    if (!clipd.length || c.wall < best(clipd)) stages = c.steps.map((s) => `${s.stage} ${f2(s.seconds)} s`).join(", ");
+    clipd.push(c.wall);
+    const assKey: string | undefined = c.state.render?.ass_key;
+    if (!assKey) throw new Error("the clip pipeline's render has no ass_key: the bare graph needs its captions");
+    env.ass = path.join(env.base, "captions.ass");
+    await writeFile(env.ass, await env.storage.read(assKey));
+    const b = await runBare({ source: env.src.video, pieces: [{ start: 0, end: SECONDS }], ass: "captions.ass", cwd: env.base, output: path.join(env.base, "bare.mp4"), preset: env.preset, crf: DEFAULT_CRF });
+    bare.push(b.wall);
+    bareCpu.push(b.cpu);
+    const t = performance.now();
+    await runPipeline(env.pipelines.get("restyle")!, c.state, { storage: env.storage, workdir: env.base, runId: `restyle${r}`, set: RESTYLE });
+    restyle.push((performance.now() - t) / 1000);
+  }
+  const frames = SECONDS * FPS;
+  console.log(`\n#### Render of a ${SECONDS} s clip (best of ${ROUNDS}, alternated; preset ${env.preset} as clipd's final encode, CRF ${DEFAULT_CRF}); load ${load()}\n`);
+  console.log("| what | wall s | fps | RTF (wall ÷ clip) | ÷ bare |");
+  console.log("|---|---:|---:|---:|---:|");
+  const row = (what: string, s: number) => console.log(`| ${what} | ${f2(s)} | ${(frames / s).toFixed(1)} | ${(s / SECONDS).toFixed(3)} | ${f2(s / best(bare))} |`);
+  row("bare ffmpeg, one pass", best(bare));
+  row(`clipd \`clip\` pipeline (${stages})`, best(clipd));
+  row(`clipd restyle (${RESTYLE.style})`, best(restyle));
+  console.log(`\nAll rounds: clipd ${clipd.map(f2).join(", ")} s; bare ${bare.map(f2).join(", ")} s; restyle ${restyle.map(f2).join(", ")} s.`);
+  console.log(`CPU seconds (least of the rounds): clipd ${f2(best(clipdCpu))}, bare ${f2(best(bareCpu))}, ratio ${f2(best(clipdCpu) / best(bareCpu))}.`);
+  return { ratio: best(clipd) / best(bare), rtf: best(clipd) / SECONDS, restyle: best(restyle) / SECONDS };
+}
+
+async function presetsPart(env: Env) {
+  const pieces = [{ start: 0, end: SWEEP }];
+  const out = (name: string) => path.join(env.base, `sweep-${name}.mp4`);
+  const common = { source: env.src.video, pieces, ass: "captions.ass", cwd: env.base };
+  const ref = await runBare({ ...common, output: out("reference"), preset: "slow", crf: 12 });
+  const rows: Array<{ preset: string; wall: number; cpu: number; bytes: number; ssim: number }> = [];
+  for (const preset of X264_PRESETS) {
+    const { wall, cpu } = await runBare({ ...common, output: out(preset), preset, crf: DEFAULT_CRF });
+    rows.push({ preset, wall, cpu, bytes: (await stat(out(preset))).size, ssim: await ssim(out(preset), out("reference")) });
+  }
+  const vf = rows.find((r) => r.preset === "veryfast")!;
+  const within = rows.filter((r) => r.ssim >= vf.ssim - 0.005).sort((a, b) => a.wall - b.wall);
+  console.log(`\n#### x264 presets, bare graph, first ${SWEEP} s, CRF ${DEFAULT_CRF}; SSIM against slow CRF 12 (${f2(ref.wall)} s); load ${load()}\n`);
+  console.log("| preset | wall s | fps | RTF | CPU s | size MB | SSIM | within 0.005 of veryfast |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
+  for (const r of rows) {
+    console.log(`| ${r.preset} | ${f2(r.wall)} | ${((SWEEP * FPS) / r.wall).toFixed(1)} | ${(r.wall / SWEEP).toFixed(3)} | ${f2(r.cpu)} | ${(r.bytes / 1e6).toFixed(2)} | ${r.ssim.toFixed(4)} | ${r.ssim >= vf.ssim - 0.005 ? "yes" : "no"} |`);
+  }
+  const choice = within[0]!.preset; // veryfast itself is always within
+  console.log(`\nChosen by measurement: ${choice} (the fastest within 0.005 of veryfast's SSIM ${vf.ssim.toFixed(4)}); shipped default: ${DEFAULT_PRESET}${choice === DEFAULT_PRESET ? "" : " (differs: see docs/benchmarks.md)"}.`);
+}
+
+async function threadsPart(env: Env) {
+  const variants: Array<[string, string[]]> = [
+    ["ffmpeg defaults", []],
+    [`clipd: ${THREAD_ARGS.join(" ")}`, [...THREAD_ARGS]],
+    ["-threads 2, filter threads 1", ["-threads", "2", "-filter_complex_threads", "1"]],
+    ["-threads 0, filter threads 2", ["-threads", "0", "-filter_complex_threads", "2"]],
+  ];
+  console.log(`\n#### Threads, bare graph, first ${SWEEP} s at ${env.preset} (best of 2); load ${load()}\n`);
+  console.log("| flags | wall s | fps | CPU s |");
+  console.log("|---|---:|---:|---:|");
+  for (const [name, extra] of variants) {
+    const runs: Array<{ wall: number; cpu: number }> = [];
+    for (let i = 0; i < 2; i++) {
+      runs.push(await runBare({ source: env.src.video, pieces: [{ start: 0, end: SWEEP }], ass: "captions.ass", cwd: env.base, output: path.join(env.base, "threads.mp4"), preset: env.preset, crf: DEFAULT_CRF, extra }));
+    }
+    const b = runs.reduce((x, y) => (y.wall < x.wall ? y : x));
+    console.log(`| ${name} | ${f2(b.wall)} | ${((SWEEP * FPS) / b.wall).toFixed(1)} | ${f2(b.cpu)} |`);
+  }
+}
+
+async function concurrencyPart(env: Env) {
+  console.log(`\n#### Clip renders at once, ${CONC} s clips through the clip pipeline; load ${load()}\n`);
+  console.log("| at once | wall s | clips per minute | first clip ready s | CPU s per clip | cores busy |");
+  console.log("|---:|---:|---:|---:|---:|---:|");
+  for (const n of [1, 2, 3]) {
+    const cpu0 = childCpuSeconds();
+    const t = performance.now();
+    const walls = await Promise.all(Array.from({ length: n }, (_, i) => clipdRender(env, `conc${n}-${i}`, CONC).then((r) => r.wall)));
+    const wall = (performance.now() - t) / 1000;
+    const cpu = childCpuSeconds() - cpu0;
+    console.log(`| ${n} | ${f2(wall)} | ${((n * 60) / wall).toFixed(2)} | ${f2(best(walls))} | ${f2(cpu / n)} | ${f2(cpu / wall)} |`);
   }
 }
 
 async function main() {
   const root = repoRoot();
-  const started = performance.now();
-  const src = await makeSource(path.join(root, ".cache", "bench", "render-v1"));
-  const prepS = (performance.now() - started) / 1000;
-  const cores = os.availableParallelism();
-  const ffmpeg = (await exec("ffmpeg", ["-version"])).stdout.split("\n")[0]!.replace(/ Copyright.*/, "");
-  const load = os.loadavg()[0]!; // loadavg() always has three entries
-  const rows: Row[] = [];
-  for (const preset of PRESETS) rows.push(...(await benchPreset(preset, src)));
-
-  console.log(`\n### bench/render: ${SECONDS} s clip, 1920×1080 source → 1080×1920 H.264 CRF 20 at ${FPS} fps, ${src.words.length} words\n`);
-  console.log(`${cores} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, ${ffmpeg}; load average ${load.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}; source ready in ${prepS.toFixed(1)} s (not counted)\n`);
-  console.log("| cores | preset | stage | wall s | RTF | fps | note |");
-  console.log("|---:|---|---|---:|---:|---:|---|");
-  for (const r of rows) console.log(`| ${cores} | ${r.preset} | ${r.stage} | ${r.seconds.toFixed(2)} | ${r.rtf.toFixed(3)} | ${r.fps.toFixed(1)} | ${r.note ?? ""} |`);
-  for (const preset of PRESETS) {
-    const total = rows.find((r) => r.preset === preset && r.stage === "total")!;
-    console.log(`\nTarget RTF ≤ 0.5 (total, ${preset}): ${total.rtf <= 0.5 ? "met" : "NOT met"} (${total.rtf.toFixed(3)}).`);
+  const src = await makeSource(path.join(root, ".cache", "bench", "render-v1"), SECONDS);
+  const base = await mkdtemp(path.join(os.tmpdir(), "clipd-bench-render-"));
+  const pipelines = loadBenchPipelines(root);
+  const env: Env = { root, base, storage: defineLocalStorage(path.join(base, "storage")), src, pipelines, preset: finalPreset(pipelines.get("clip")!) };
+  const ffmpeg = execFileSync("ffmpeg", ["-version"]).toString().split("\n")[0]!.replace(/ Copyright.*/, "");
+  console.log(`### bench/render: ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, ${ffmpeg}; load average ${load()}`);
+  const commit = execFileSync("git", ["log", "-1", "--format=%h %cI"], { cwd: root }).toString().trim();
+  const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root }).toString().trim() ? " (with uncommitted changes)" : "";
+  console.log(`commit ${commit}${dirty}; clipd's final encode preset: ${env.preset}; DEFAULT_PRESET: ${DEFAULT_PRESET}`);
+  try {
+    let main: Awaited<ReturnType<typeof mainPart>> | undefined;
+    if (PARTS.has("main") || PARTS.has("presets") || PARTS.has("threads")) main = await mainPart(env); // the others need its ASS file
+    if (PARTS.has("presets")) await presetsPart(env);
+    if (PARTS.has("threads")) await threadsPart(env);
+    if (PARTS.has("concurrency")) await concurrencyPart(env);
+    console.log(`\nload average at the end ${load()}`);
+    if (main) {
+      console.log(`Targets: clipd ≤ 1.10× bare: ${main.ratio <= 1.1 ? "met" : "NOT met"}; ≤ 0.5× clip length: ${main.rtf <= 0.5 ? "met" : "NOT met"}; restyle ${main.restyle.toFixed(2)}× ≤ 0.35×: ${main.restyle <= 0.35 ? "met" : "NOT met"}.`);
+      console.log(`render: ${main.ratio.toFixed(2)}× bare ffmpeg, ${main.rtf.toFixed(2)}× clip length`);
+    }
+  } finally {
+    await rm(base, { recursive: true, force: true });
   }
-  if (process.env.BENCH_JSON) console.log(JSON.stringify({ cores, rows }, null, 2));
 }
 
 main().catch((err) => {
