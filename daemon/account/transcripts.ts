@@ -15,6 +15,7 @@
 import { randomUUID } from "node:crypto";
 import type { AccountService } from "./accounts.js";
 import { recordEvent } from "../engine/events.js";
+import { etaSeconds } from "../engine/progress.js";
 import { TERMINAL, type Run, type Runner } from "../engine/runner.js";
 import type { Storage } from "../kit/storage.js";
 import { transactionWith, type Db, type Queryable, type Within } from "../store/db.js";
@@ -51,6 +52,8 @@ export interface TranscriptRecord {
   result: TranscriptResult | null;
   error: { code: string; message: string } | null;
   progress: number;
+  /** Seconds the running step still expects to take (runs.eta_at); null without an estimate. */
+  eta_seconds: number | null;
   created_at: string;
   finished_at: string | null;
 }
@@ -88,12 +91,13 @@ function toRecord(r: any): TranscriptRecord {
     result: jsonColumn(r.result) ?? null,
     error: jsonColumn(r.error) ?? null,
     progress: status === "completed" ? 100 : Number(r.run_progress ?? 0),
+    eta_seconds: etaSeconds({ state: r.run_state ?? undefined, eta_at: r.run_eta_at ?? null }),
     created_at: isoColumn(r.created_at)!,
     finished_at: isoColumn(r.finished_at),
   };
 }
 
-const SELECT = `select t.*, r.state as run_state, r.progress as run_progress from transcripts t left join runs r on r.id = t.run_id`;
+const SELECT = `select t.*, r.state as run_state, r.progress as run_progress, r.eta_at as run_eta_at from transcripts t left join runs r on r.id = t.run_id`;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
