@@ -3,18 +3,26 @@
 // the spoken word is highlighted), answers its changes as resolved "field: from → to" strings,
 // starts and charges nothing when nothing changes, and save_as_default sets the look of the
 // account's later exports and shows on GET /me.
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { useJfkApiServer, type ApiServer } from "../helpers/api.js";
 import { until } from "../helpers/cli.js";
 import { storedPath } from "../helpers/stage-ctx.js";
 import type { TestHttpsServer } from "../helpers/https-server.js";
 
-/** Mean absolute difference (0–255) of two frames (video `a` at `atA` s, `b` at `atB` s), in the top band where the hook box sits. */
-function hookBandDiff(a: string, atA: number, b: string, atB: number): number {
-  const band = (file: string, at: number) =>
-    execFileSync("ffmpeg", ["-v", "error", "-ss", String(at), "-i", file, "-frames:v", "1", "-vf", "crop=iw:ih*0.12:0:ih*0.05,scale=270:-2,format=gray", "-f", "rawvideo", "-"]);
-  const [x, y] = [band(a, atA), band(b, atB)];
+const run = promisify(execFile);
+
+/**
+ * Mean absolute difference (0–255) of two frames (video `a` at `atA` s, `b` at `atB` s), in the top
+ * band where the hook box sits. ffmpeg runs asynchronously: a synchronous child would stall the
+ * in-process server and the client's keep-alive timers alike, and the next request could meet a
+ * socket the server closes at that moment (ECONNRESET on a loaded machine).
+ */
+async function hookBandDiff(a: string, atA: number, b: string, atB: number): Promise<number> {
+  const band = async (file: string, at: number) =>
+    (await run("ffmpeg", ["-v", "error", "-ss", String(at), "-i", file, "-frames:v", "1", "-vf", "crop=iw:ih*0.12:0:ih*0.05,scale=270:-2,format=gray", "-f", "rawvideo", "-"], { encoding: "buffer" })).stdout;
+  const [x, y] = await Promise.all([band(a, atA), band(b, atB)]);
   let sum = 0;
   for (let i = 0; i < x.length; i++) sum += Math.abs(x[i]! - y[i]!);
   return sum / x.length;
@@ -91,9 +99,9 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     // it (an audio clip's still background does not change there), and later it stays put.
     // (The clip pipeline renders in one pass, so there is no caption-free cut to compare with.)
     const rendered = storedPath(s.app.storage, rec.render.key);
-    const withHook = hookBandDiff(rendered, 0.6, rendered, 6);
+    const withHook = await hookBandDiff(rendered, 0.6, rendered, 6);
     expect(withHook).toBeGreaterThan(8);
-    expect(hookBandDiff(rendered, 5, rendered, 6)).toBeLessThan(withHook / 4);
+    expect(await hookBandDiff(rendered, 5, rendered, 6)).toBeLessThan(withHook / 4);
     expect((await s.call(a.live, "GET", `/api/v1/jobs/${boxed.job_id}`)).body.changes).toEqual(["style: karaoke → boxed"]);
 
     // Steps resolve against the current look; save_as_default keeps the resulting look.
