@@ -26,10 +26,11 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr) {
         const cols = stream.columns || 100;
         stream.write(`\r\x1b[2K${line.slice(0, cols - 1)}`);
       } else {
-        // A log gets a line when the percent, stage or note changes, not for each new estimate.
-        const line = `${label}${pct.toFixed(0)}% ${stage}${note}`;
-        if (line !== lastLine) stream.write(line + eta + "\n");
-        lastLine = line;
+        // A log gets a line when the whole percent or the stage changes, not for each new note or
+        // estimate: a transcription's note changes every second.
+        const key = `${label}${pct.toFixed(0)}% ${stage}`;
+        if (key !== lastLine) stream.write(key + note + eta + "\n");
+        lastLine = key;
       }
     },
     done() {
