@@ -62,9 +62,17 @@ export async function dropToRendered(main: string, root: string, file: string): 
     const out = path.join(data, "outbox", "bench-video");
     const failed = path.join(data, "failed", `${name}.error.txt`);
     const deadline = t0 + LIMIT_MS;
+    const status = path.join(data, "processing", `${name}.status.json`);
+    let said = 0;
     while (!existsSync(path.join(out, "run.json"))) {
       if (existsSync(failed)) throw new Error(`the episode failed: ${await readFile(failed, "utf8")}`);
       if (Date.now() > deadline) throw new Error(`no outbox after ${LIMIT_MS / 1000} s:\n${log}`);
+      // Where it is, every 30 s, from the watch folder's status file: a run cut short still says how far it got.
+      if (Date.now() - said > 30_000) {
+        said = Date.now();
+        const now = await readFile(status, "utf8").catch(() => "(no status file)");
+        console.error(`[drop +${((said - t0) / 1000).toFixed(0)}s] ${now.replace(/\s+/g, " ").slice(0, 300)}`);
+      }
       await wait();
     }
     const wallSeconds = (Date.now() - t0) / 1000;
