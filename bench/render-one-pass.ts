@@ -9,11 +9,12 @@
  *
  * Every variant runs the real stages in-process with the default preset of caption-burn, on
  * bench/render's own 60 s 1080p source (run `node dist/bench/render.js` once to make it). Rounds
- * alternate the variants, so a loaded machine slows them alike; the table gives each one's median.
+ * alternate the variants, so a loaded machine slows them alike; the table gives each one's median
+ * wall time and CPU time (ffmpeg's and this process's).
  *
  *   npm run build && node dist/bench/render-one-pass.js      # BENCH_ROUNDS (default 2)
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -31,6 +32,20 @@ const SOURCE = path.join(process.cwd(), ".cache", "bench", "render-v1", `source-
 
 /** Words spread evenly over the clip: the caption load of bench/render's speech, without espeak. */
 const WORDS = Array.from({ length: 150 }, (_, i) => ({ text: ["why", "short", "clips", "need", "captions"][i % 5]!, start: 0.3 + i * 0.39, end: 0.3 + i * 0.39 + 0.33, confidence: 0.9 }));
+
+/**
+ * CPU seconds of this process and its finished children (ffmpeg): less swayed by a loaded machine
+ * than wall time, since a variant's work costs the same CPU however many others run beside it.
+ */
+function cpuSeconds(): number {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // f[0] is field 3 (state)
+    return [11, 12, 13, 14].reduce((a, i) => a + Number(f[i]), 0) / 100; // utime stime cutime cstime, in USER_HZ
+  } catch {
+    return process.cpuUsage().user / 1e6; // not Linux: this process only
+  }
+}
 
 async function main() {
   if (!existsSync(SOURCE)) throw new Error(`no ${SOURCE}: run node dist/bench/render.js once to make bench/render's source`);
@@ -53,10 +68,12 @@ async function main() {
   const burn = { style: "bold-punch", hook_title: true };
   const restyle = { style: "boxed" };
   const times: Record<string, number[]> = {};
+  const cpus: Record<string, number[]> = {};
   const time = async <T>(name: string, f: () => Promise<T>): Promise<T> => {
-    const t0 = performance.now();
+    const [t0, c0] = [performance.now(), cpuSeconds()];
     const r = await f();
     (times[name] ??= []).push((performance.now() - t0) / 1000);
+    (cpus[name] ??= []).push(cpuSeconds() - c0);
     return r;
   };
   const load = os.loadavg()[0]!;
@@ -95,12 +112,18 @@ async function main() {
   const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   console.log(`\n### bench/render-one-pass: ${SECONDS} s clip, 1920×1080 → 1080×1920, caption-burn's default preset, ${ROUNDS} rounds (median)\n`);
   console.log(`${os.availableParallelism()} cores, load average ${load.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}\n`);
-  console.log("| variant | wall s | × clip length | runs |");
-  console.log("|---|---:|---:|---|");
-  for (const [name, v] of Object.entries(times)) console.log(`| ${name} | ${median(v).toFixed(1)} | ${(median(v) / SECONDS).toFixed(3)} | ${v.map((x) => x.toFixed(1)).join(", ")} |`);
-  const m = (k: string) => median(times[k]!);
-  console.log(`\nfirst render one pass ÷ two pass: ${(m("first render, one pass") / m("first render, two pass (today)")).toFixed(2)}`);
-  console.log(`restyle re-burn ÷ one pass from the source: ${(m("restyle, re-burn over the kept intermediate") / m("restyle, one pass from the source")).toFixed(2)}`);
+  console.log("| variant | wall s | × clip length | CPU s | CPU s ÷ clip length | wall s per run |");
+  console.log("|---|---:|---:|---:|---:|---|");
+  for (const [name, v] of Object.entries(times)) {
+    const c = median(cpus[name]!);
+    console.log(`| ${name} | ${median(v).toFixed(1)} | ${(median(v) / SECONDS).toFixed(3)} | ${c.toFixed(1)} | ${(c / SECONDS).toFixed(3)} | ${v.map((x) => x.toFixed(1)).join(", ")} |`);
+  }
+  for (const [what, set] of [["wall", times], ["CPU", cpus]] as const) {
+    const m = (k: string) => median(set[k]!);
+    console.log(`\n${what}: first render one pass ÷ two pass ${(m("first render, one pass") / m("first render, two pass (today)")).toFixed(2)}; ` +
+      `keeping an intermediate costs the first render ×${(m("first render, one pass + caption-free intermediate (extra output)") / m("first render, one pass")).toFixed(2)}; ` +
+      `restyle re-burn ÷ one pass from the source ${(m("restyle, re-burn over the kept intermediate") / m("restyle, one pass from the source")).toFixed(2)}`);
+  }
 }
 
 main().catch((err) => {
