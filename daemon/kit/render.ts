@@ -124,8 +124,12 @@ export function escapeFilterValue(value: string): string {
 export const X264_PRESETS = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium"] as const;
 
 /**
- * The shipped x264 preset: the fastest whose SSIM stays within 0.005 of veryfast at CRF 20, as
- * `bench/render` measures it (docs/benchmarks.md, render). The stages' `preset` options default to it.
+ * The shipped x264 preset. The stages' `preset` options are to default to it (plugins/cut and
+ * plugins/caption-burn still write "veryfast"). The rule is the fastest preset whose SSIM stays
+ * within 0.005 of veryfast at CRF 20, and `bench/render` picks ultrafast by it (SSIM 0.9985 against
+ * 0.9973, 40% less CPU; docs/benchmarks.md, render). It is not switched yet: ultrafast's files are
+ * 2.8× as big, and, with no CABAC or B-frames, H.264 Constrained Baseline where tests and
+ * docs/clips.md promise High. That is a product call for the maintainers.
  */
 export const DEFAULT_PRESET: (typeof X264_PRESETS)[number] = "veryfast";
 
@@ -133,15 +137,18 @@ export const DEFAULT_PRESET: (typeof X264_PRESETS)[number] = "veryfast";
 export const DEFAULT_CRF = 20;
 
 /**
- * Threads, set rather than left to ffmpeg (docs/benchmarks.md, render, threads):
- * - `-threads 0` lets x264 take its own count (1.5 × cores frame threads plus lookahead);
- * - `-filter_complex_threads` / `-filter_threads` 1: the graph's heavy filter, libass, runs on one
- *   thread anyway, and each extra filter thread only takes cores from the encoder.
+ * Threads, set rather than left to ffmpeg's defaults (bench/render and per-thread CPU times,
+ * docs/benchmarks.md, render):
+ * - `-threads 0`: x264 takes its own count (1.5 × cores frame threads plus lookahead), which is
+ *   what lets one encode keep both cores of a 2-core worker busy;
+ * - filter threads 1: a 20 s clip's graph took 10.9 CPU s, its busiest thread 3.2 s, with one
+ *   filter thread and with ffmpeg's default of one per core alike; the extra filter threads (12
+ *   threads in all instead of 8) only compete with x264's.
  */
 export const THREAD_ARGS: readonly string[] = ["-threads", "0", "-filter_complex_threads", "1", "-filter_threads", "1"];
 
 /**
- * The encoder flags every rendered clip uses: H.264 High, yuv420p, CRF 20, AAC, faststart, on the
+ * The encoder flags every rendered clip uses: H.264 (profile High at most), yuv420p, CRF 20, AAC, faststart, on the
  * process's encoder (`render.encoder`, daemon/kit/encoder.ts) unless `encoder` names one. A graph
  * feeding VAAPI must end with `encoderFilterTail()`.
  */

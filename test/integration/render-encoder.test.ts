@@ -53,7 +53,7 @@ describe("render encoder", () => {
     const args = finalEncodeArgs({ preset: "veryfast" });
     expect(args.join(" ")).toContain(THREAD_ARGS.join(" "));
     expect(args).toContain(choice.encoder);
-    expect(finalEncodeArgs({ encoder: "h264_nvenc" }).join(" ")).toMatch(/-c:v h264_nvenc -preset p3 -rc vbr -cq 20 -b:v 0/);
+    expect(finalEncodeArgs({ encoder: "h264_nvenc", preset: "veryfast" }).join(" ")).toMatch(/-c:v h264_nvenc -preset p3 -rc vbr -cq 20 -b:v 0/);
     const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-encoder-"));
     const out = path.join(dir, "out.mp4");
     await exec("ffmpeg", [
