@@ -12,13 +12,16 @@
  */
 import { randomBytes } from "node:crypto";
 import { Readable, PassThrough } from "node:stream";
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import { contiguousEnd, PARTS_SUFFIX, type PartStore, type StoredPart } from "./storage-parts.js";
-import type { S3Storage } from "./storage-s3.js";
+import type { Storage } from "./storage.js";
+
+/** What the parts need of the S3 storage (storage-s3.ts), named here so the two do not import each other. */
+type S3Base = Omit<Storage, "parts"> & { readonly client: S3Client; readonly bucket: string; objectKey(key: string): string };
 
 const partName = (offset: number) => `p${String(offset).padStart(16, "0")}`;
 
-export function defineS3Parts(storage: Omit<S3Storage, "parts">): PartStore {
+export function defineS3Parts(storage: S3Base): PartStore {
   const dirOf = (key: string) => `${key}${PARTS_SUFFIX}`;
   const list = async (key: string): Promise<StoredPart[]> => {
     const prefix = `${storage.objectKey(dirOf(key))}/`;
