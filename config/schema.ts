@@ -208,7 +208,7 @@ export const ConfigSchema = Type.Object(
 export type Config = Static<typeof ConfigSchema>;
 
 /** Keys whose values are never printed (`clipd config print` masks them, describe shows no value). */
-export const SECRET_KEYS = /(api_key|secret_key|secret_access_key|secret|password|token|database_url)$/i;
+export const SECRET_KEYS = /(api_key|secret_key|secret_access_key|access_key_id|secret|password|token|database_url)$/i;
 
 /** The built-in defaults, made from the schema's `default`s (a fresh copy each call). */
 export function configDefaults(schema: TSchema = ConfigSchema): Record<string, unknown> {
