@@ -118,7 +118,7 @@ export const ConfigSchema = Type.Object(
       concurrency: Opt(
         Int({ minimum: 1, maximum: 64 }),
         "one per 4 cores, at least 1",
-        "Clip encodes one worker process runs at once; more wait their turn, each holding its step's queue slot. On 2 cores one encode keeps both busy, so 1 makes the first clip of a request ready sooner at about the same clips per minute (docs/benchmarks.md, render).",
+        "Clip encodes one worker process runs at once; more wait their turn, each holding its step's queue slot. On 2 cores 1 has the first clip of a request ready in about half the time of 2, for 10% fewer clips per minute (docs/benchmarks.md, render).",
       ),
     }),
     network: Block("Outgoing requests to user-given URLs.", {

@@ -1,9 +1,9 @@
 /**
  * How many clip encodes one worker process runs at once (`render.concurrency`); the others wait
- * their turn, first come first served. On 2 cores one encode already keeps both busy, so a second
- * one at once barely adds clips per minute but makes the first clip wait for two encodes
+ * their turn, first come first served. On 2 cores one render keeps 1.75 cores busy. A second
+ * encode at once makes 10% more clips per minute, but the first clip takes 1.8× as long
  * (docs/benchmarks.md, render, "Clip renders at once"). What is not an encode (scene analysis,
- * probes, posters) is not held back: the next clip's plan is ready when its turn comes.
+ * probes, posters) is not held back: the next clip's plan is made in that idle quarter core.
  *
  * Unlimited until the worker sets it at start, so benches and tests that render in-process are
  * not held back.
