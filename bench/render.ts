@@ -15,7 +15,8 @@
  *
  *   npm run build && node dist/bench/render.js
  *
- * Knobs: BENCH_PARTS (comma list of main, presets, threads, concurrency; default all), BENCH_ROUNDS (2).
+ * Knobs: BENCH_PARTS (comma list of main, presets, threads, concurrency; default all), BENCH_ROUNDS
+ * (2), BENCH_SWEEP_SECONDS (20, presets and threads), BENCH_CONC_SECONDS (20, clips at once).
  */
 import { existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
