@@ -113,7 +113,7 @@ export const ConfigSchema = Type.Object(
       encoder: Key(
         StringEnum(ENCODER_SETTINGS),
         "auto",
-        "H.264 encoder of rendered clips. `auto`: a hardware encoder (h264_nvenc, h264_qsv, h264_vaapi) when ffmpeg lists it and a one-second probe encode succeeds, else libx264. `libx264` forces software; a hardware name forces that one, and the worker refuses to start when it cannot encode. `clipd doctor` says which is used and why.",
+        "H.264 encoder of rendered clips. `auto`: a hardware encoder (h264_nvenc, h264_qsv) when ffmpeg lists it and a one-second probe encode succeeds, else libx264. `libx264` forces software; a hardware name forces that one (h264_vaapi only so, as the render graphs do not yet upload frames to the GPU), and the worker refuses to start when it cannot encode. `clipd doctor` says which is used and why.",
       ),
       concurrency: Opt(
         Int({ minimum: 1, maximum: 64 }),

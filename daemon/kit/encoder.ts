@@ -1,8 +1,8 @@
 /**
  * Which H.264 encoder renders clips (`render.encoder`), and the flags each one takes.
  *
- * `auto` uses a hardware encoder when ffmpeg lists one and a one-second probe encode with the very
- * flags a render would use succeeds, else libx264. Distribution builds of ffmpeg list h264_nvenc,
+ * `auto` uses a hardware encoder (NVENC, Quick Sync) when ffmpeg lists one and a one-second probe
+ * encode with the very flags a render would use succeeds, else libx264. Distribution builds of ffmpeg list h264_nvenc,
  * h264_vaapi and h264_qsv whether or not the machine has the hardware (Debian's does), so the list
  * alone proves nothing: the probe does. An explicit name forces that encoder and fails with an
  * error naming `render.encoder` when it cannot encode here; `libx264` forces software.
@@ -17,8 +17,15 @@ import type { EncoderSetting, VideoEncoder } from "./encoder-settings.js";
 
 export { ENCODER_SETTINGS, type EncoderSetting, type VideoEncoder } from "./encoder-settings.js";
 
-/** The hardware encoders `auto` tries, in this order (NVENC and Quick Sync take plain frames; VAAPI needs an upload). */
+/** The hardware encoders clipd knows (NVENC and Quick Sync take plain frames; VAAPI needs an upload). */
 export const HARDWARE_ENCODERS: readonly VideoEncoder[] = ["h264_nvenc", "h264_qsv", "h264_vaapi"];
+
+/**
+ * The ones `auto` tries, in this order. VAAPI is left out until the render graphs end with
+ * `encoderFilterTail()` (daemon/kit/clip-graph.ts): its probe passes on a machine with a GPU, but
+ * a render's frames would not reach the GPU. Naming it still forces it.
+ */
+export const AUTO_ENCODERS: readonly VideoEncoder[] = ["h264_nvenc", "h264_qsv"];
 
 /** The render node VAAPI opens; the first GPU on Linux. */
 const VAAPI_DEVICE = "/dev/dri/renderD128";
@@ -118,7 +125,7 @@ export async function chooseEncoder(setting: EncoderSetting = "auto"): Promise<E
     return { encoder: setting, setting, reason: `render.encoder forces ${setting}; ${probe.detail}` };
   }
   const tried: string[] = [];
-  for (const hw of HARDWARE_ENCODERS) {
+  for (const hw of AUTO_ENCODERS) {
     if (!names.has(hw)) continue;
     const probe = await probeEncoder(hw);
     if (probe.ok) return { encoder: hw, setting, reason: `auto: ffmpeg lists ${hw} and its ${probe.detail}` };

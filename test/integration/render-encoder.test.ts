@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import {
-  activeEncoder, chooseEncoder, configureEncoder, EncoderUnusableError, HARDWARE_ENCODERS, listedEncoders, probeEncoder, type VideoEncoder,
+  activeEncoder, AUTO_ENCODERS, chooseEncoder, configureEncoder, EncoderUnusableError, HARDWARE_ENCODERS, listedEncoders, probeEncoder, type VideoEncoder,
 } from "../../daemon/kit/encoder.js";
 import { finalEncodeArgs, probeMedia, THREAD_ARGS } from "../../daemon/kit/render.js";
 import { runClipd } from "../helpers/cli.js";
@@ -32,7 +32,7 @@ describe("render encoder", () => {
     expect(listed.has("libx264")).toBe(true);
     const auto = await chooseEncoder("auto");
     expect(auto.encoder).toBe("libx264");
-    const named = HARDWARE_ENCODERS.filter((e) => listed.has(e));
+    const named = AUTO_ENCODERS.filter((e) => listed.has(e));
     for (const hw of named) expect(auto.reason).toContain(`${hw} listed but its probe encode failed`);
     if (!named.length) expect(auto.reason).toContain("lists no hardware H.264 encoder");
     expect(await chooseEncoder("libx264")).toMatchObject({ encoder: "libx264", setting: "libx264" });
