@@ -4,7 +4,7 @@
  * taken, running steps get `queue.shutdown_grace_seconds` to finish, and whatever is still running
  * then is abandoned to the queue, which retries it on the next worker.
  */
-import { drain } from "./kit/drain.js";
+import { Drain } from "./kit/drain.js";
 import { metrics } from "./kit/metrics.js";
 import { listen, type Listener } from "listhen";
 import { toNodeHandler } from "h3/node";
@@ -30,7 +30,7 @@ export interface RunningRoles {
   stop(reason?: string): Promise<void>;
 }
 
-export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; rates: RateLimiter }> {
+export async function serveRole(app: ClipdApp, drain: Drain = new Drain()): Promise<{ listener: Listener; rates: RateLimiter }> {
   const rl = app.config.api.rate_limit;
   const rates = new RateLimiter(app.db, { limit: rl.requests, windowSeconds: rl.window_seconds });
   rates.start();
@@ -43,7 +43,7 @@ export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; ra
   const h3 = createFacade({
     config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing,
     episodes: app.episodes, webhooks: app.webhooks, transcripts: app.transcripts, free: app.free, payments: app.payments, rates, signer, storage: app.storage, web: app.web,
-    studio: app.container.resolve(StudioService),
+    studio: app.container.resolve(StudioService), drain,
     log: app.log.child({ role: "serve" }), version: app.version,
   });
   const port = app.config.server.port;
@@ -65,6 +65,7 @@ export async function serveRole(app: ClipdApp): Promise<{ listener: Listener; ra
 }
 
 export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningRoles> {
+  const drain = new Drain();
   let listener: Listener | undefined;
   let rates: RateLimiter | undefined;
   let watcher: WatchFolder | undefined;
@@ -93,7 +94,7 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
     await watcher.start();
   }
   if (roles.includes("serve")) {
-    ({ listener, rates } = await serveRole(app));
+    ({ listener, rates } = await serveRole(app, drain));
     // Queue depths come from pg-boss at scrape time; any process with the database can tell them.
     metrics.setQueueSource(() => app.queue.depths());
     // Partial uploads left by a crash (facade/upload-sweeper.ts).

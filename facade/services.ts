@@ -17,6 +17,7 @@ import type { LinkSigner } from "./signing.js";
 import type { Storage } from "../daemon/kit/storage.js";
 import type { WebService } from "../daemon/web/service.js";
 import type { StudioService } from "../daemon/studio/service.js";
+import type { Drain } from "../daemon/kit/drain.js";
 
 export interface FacadeServices {
   config: Config;
@@ -38,6 +39,8 @@ export interface FacadeServices {
   web: WebService;
   /** The episode studio's media, transcript lines and drawn images, and results pages (daemon/studio/). */
   studio: StudioService;
+  /** Set when the running roles begin to shut down; `/readyz` then answers 503 (absent: never draining). */
+  drain?: Pick<Drain, "since">;
   log: Logger;
   version: string;
 }

@@ -1,16 +1,18 @@
 /**
- * Whether this process is shutting down. Set first thing on SIGTERM (daemon/roles.ts), read by
+ * Whether a running clipd is shutting down: begun first thing on SIGTERM (daemon/roles.ts), read by
  * `GET /readyz`, so a load balancer stops sending new requests while running steps finish and the
- * listener is still open to answer them.
+ * listener is still open to answer them. One per set of running roles, not per process: tests run
+ * several servers in one process, and one stopping says nothing about the others.
  */
-let since: Date | undefined;
+export class Drain {
+  private at?: Date;
 
-export const drain = {
   begin(): void {
-    since ??= new Date();
-  },
-  /** When draining began, or undefined while the process takes work. */
+    this.at ??= new Date();
+  }
+
+  /** When draining began, or undefined while the roles take work. */
   since(): Date | undefined {
-    return since;
-  },
-};
+    return this.at;
+  }
+}

@@ -1,4 +1,3 @@
-import { drain } from "../../daemon/kit/drain.js";
 import { fontsDirOf, toolHealth } from "../../daemon/kit/os-packages.js";
 import { defineOperation } from "../registry.js";
 
@@ -67,7 +66,7 @@ export const readyz = defineOperation({
   },
   async handler(ctx) {
     const { services } = ctx;
-    const since = drain.since();
+    const since = services.drain?.since();
     const database = await within(services.db.query("select 1"), "database").then(() => ({ ok: true }), (err: Error) => ({ ok: false, detail: ((err.cause as Error | undefined) ?? err).message }));
     // A write and a remove of a small probe: a full disk or a store that refuses writes is not ready.
     const probe = `.readyz/${process.pid}`;
