@@ -121,6 +121,12 @@ export const ConfigSchema = Type.Object(
         "Clip encodes one worker process runs at once; more wait their turn, each holding its step's queue slot. On 2 cores 1 has the first clip of a request ready in about half the time of 2, for 10% fewer clips per minute (docs/benchmarks.md, render).",
       ),
     }),
+    brand: Block("Brand kits (fonts, colours, logo, intro/outro cards and cover art an account saves for its clips) and episodes' cover art; see docs/clips.md.", {
+      kits_per_account: Key(Int({ minimum: 0, maximum: 1000 }), 20, "Brand kits one account may keep; creating one more is refused (409 limit_reached)."),
+      font_max_bytes: Key(Int({ minimum: 1024 }), 4194304, "Largest uploaded font (TTF or OTF), bytes (4 MB)."),
+      image_max_bytes: Key(Int({ minimum: 1024 }), 5242880, "Largest uploaded logo or cover art (PNG, SVG, JPEG, WebP; also fetched by link), bytes (5 MB)."),
+      image_max_pixels: Key(Int({ minimum: 1024 }), 40000000, "Largest logo or cover art in pixels (width × height), so a small file cannot unpack into a huge picture."),
+    }),
     network: Block("Outgoing requests to user-given URLs.", {
       allow_loopback: Key(Bool(), false, "Tests only: allow loopback addresses for user-given URLs. Every other private range stays refused."),
       extra_ca: Key(Str(), "", "Tests only: extra CA certificate file trusted for outgoing https."),
