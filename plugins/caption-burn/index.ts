@@ -5,7 +5,7 @@ import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, StageError, StringEnum, type StageWith } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
 import { buildAss, stepPosition, stepSize, type CaptionWord } from "../../daemon/kit/ass.js";
-import { SAFE_INPUT, X264_PRESETS, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
+import { DEFAULT_PRESET, SAFE_INPUT, X264_PRESETS, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
 import { planArgs, type RenderPlan } from "../../daemon/kit/clip-graph.js";
 import { renderChecked } from "../../daemon/kit/clip-render.js";
 import { loadStyles } from "../../daemon/kit/styles.js";
@@ -38,7 +38,7 @@ export const CaptionBurnOptionsSchema = Type.Object(
     ),
     highlight: Type.Optional(Type.Boolean({ "x-default": "on for animated styles", description: "Word-by-word animation of the style (`highlight`, `pop` or `karaoke`)." })),
     hook_seconds: Defaulted(Type.Number({ minimum: 0.5, maximum: 10, description: "How long the hook title stays." }), 3),
-    preset: Defaulted(StringEnum(X264_PRESETS, { description: "x264 preset of the encode. CRF stays 20." }), "veryfast"),
+    preset: Defaulted(StringEnum(X264_PRESETS, { description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20." }), DEFAULT_PRESET),
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,7 @@ import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../../daemon/kit/ffmpeg.js
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageContext, type StageInput, type StageOptions } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
-import { X264_PRESETS } from "../../daemon/kit/render.js";
+import { DEFAULT_PRESET, X264_PRESETS } from "../../daemon/kit/render.js";
 import { planArgs, type Fit, type RenderPlan } from "../../daemon/kit/clip-graph.js";
 import { renderChecked } from "../../daemon/kit/clip-render.js";
 import { makeBackground, toHexColour } from "./background.js";
@@ -34,7 +34,7 @@ export const CutOptionsSchema = Type.Object(
     fps: Defaulted(Type.Integer({ minimum: 10, maximum: 60, description: "Output frame rate." }), 30),
     crop_focus: Defaulted(StringEnum(["attention", "center"], { description: "For `fill`: per-scene salient region (below), or `center` (one centred crop)." }), "attention"),
     scene_threshold: Defaulted(Type.Number({ exclusiveMinimum: 0, maximum: 1, description: "ffmpeg scene score above which a frame starts a new crop scene." }), 0.3),
-    preset: Defaulted(StringEnum(X264_PRESETS, { description: "x264 preset of the encode. CRF stays 20." }), "veryfast"),
+    preset: Defaulted(StringEnum(X264_PRESETS, { description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20." }), DEFAULT_PRESET),
     clip_number: Type.Optional(Type.Integer({ minimum: 1, description: "Which clip of `input.clips` to cut (its `number`)." })),
     clip_ref: Type.Optional(Type.String({ maxLength: 40, description: "Which clip of `input.clips` to cut (its `ref`)." })),
     encode: Defaulted(

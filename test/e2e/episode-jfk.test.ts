@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wordErrorRate } from "../fixtures/episodes.js";
 import { fixtureMedia } from "../helpers/media.js";
 import { bandDiffs, clipd, e2eEnv, ffprobe, grayFrame, parseSrt, readJson, type E2eEnv } from "./_e2e.js";
+import { DEFAULT_PRESET, profileOfPreset } from "../../daemon/kit/render.js";
 
 const { WebVTTParser } = webvtt;
 const JFK = fixtureMedia("jfk.wav");
@@ -86,10 +87,10 @@ describe("e2e: clipd run episode jfk.wav", () => {
     expect((await readdir(out)).includes(`clip-01-${clip.ref}.jpg`)).toBe(true);
   });
 
-  it("renders a 1080×1920 H.264 High / AAC MP4 of the clip's length", async () => {
+  it("renders a 1080×1920 H.264 / AAC MP4 of the clip's length", async () => {
     const { clips } = await readJson(path.join(out, "clips.json"));
     const p = await ffprobe(path.join(out, `clip-01-${clips[0].ref}.mp4`));
-    expect(p).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", videoProfile: "High", pixFmt: "yuv420p", audioCodec: "aac", faststart: true });
+    expect(p).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", videoProfile: profileOfPreset(DEFAULT_PRESET), pixFmt: "yuv420p", audioCodec: "aac", faststart: true });
     expect(Math.abs(p.duration - clips[0].duration)).toBeLessThanOrEqual(0.15);
   });
 

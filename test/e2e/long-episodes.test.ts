@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeEpisode, type Episode } from "../fixtures/episodes.js";
 import { clipd, e2eEnv, ffprobe, readJson, type E2eEnv } from "./_e2e.js";
+import { DEFAULT_PRESET, profileOfPreset } from "../../daemon/kit/render.js";
 
 const RUN = process.env.CLIPD_E2E_LONG !== "0";
 /** Clips rendered per episode (the CLI's render_top, set through the config file). */
@@ -101,7 +102,7 @@ async function checkEpisode(ep: Episode, out: string, target?: number) {
   expect(mp4s).toEqual(clips.slice(0, RENDER_TOP).map((c) => `clip-${String(c.number).padStart(2, "0")}-${c.ref}.mp4`));
   for (const [i, f] of mp4s.entries()) {
     const p = await ffprobe(path.join(out, f));
-    expect(p).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", videoProfile: "High", audioCodec: "aac", faststart: true });
+    expect(p).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", videoProfile: profileOfPreset(DEFAULT_PRESET), audioCodec: "aac", faststart: true });
     expect(Math.abs(p.duration - clips[i].duration)).toBeLessThanOrEqual(0.15);
   }
   return { clips: clips.length, steps: run.steps.map((s: any) => `${s.stage} ${((Date.parse(s.finished_at) - Date.parse(s.started_at)) / 1000).toFixed(1)} s`) };

@@ -9,7 +9,7 @@ import sharp from "sharp";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import captionBurn from "../../plugins/caption-burn/index.js";
 import cut from "../../plugins/cut/index.js";
-import { probeMedia } from "../../daemon/kit/render.js";
+import { DEFAULT_PRESET, probeMedia, profileOfPreset } from "../../daemon/kit/render.js";
 import { fixtureMedia } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
@@ -105,7 +105,7 @@ describe("caption-burn", () => {
     expect(out.render).toMatchObject({ key: `runs/${ctx.runId}/clip-cb01-captioned.mp4`, style: "bold-punch", width: 1080, height: 1920, caption_size: "large" });
     const file = ctx.fileOf(out.render.key);
     const got = await probeMedia(file);
-    expect(got).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", videoProfile: "High", pixFmt: "yuv420p", audioCodec: "aac" });
+    expect(got).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", videoProfile: profileOfPreset(DEFAULT_PRESET), pixFmt: "yuv420p", audioCodec: "aac" });
     expect(Math.abs(got.duration - clip.duration)).toBeLessThanOrEqual(0.1);
 
     const plain = ctx.fileOf(clip.key);

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import cut from "../../plugins/cut/index.js";
 import { attentionFocus } from "../../plugins/cut/focus.js";
-import { probeMedia } from "../../daemon/kit/render.js";
+import { DEFAULT_PRESET, probeMedia, profileOfPreset } from "../../daemon/kit/render.js";
 import { fixtureMedia } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
@@ -89,7 +89,7 @@ describe("cut", () => {
     const want = pieces.reduce((a, p) => a + p.end - p.start, 0);
     expect(out.cut).toMatchObject({ key: `runs/${ctx.runId}/clip-c0de.mp4`, width: 1080, height: 1920, ref: "c0de" });
     const got = await probeMedia(ctx.fileOf(out.cut.key));
-    expect(got).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", audioCodec: "aac", pixFmt: "yuv420p", videoProfile: "High" });
+    expect(got).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", audioCodec: "aac", pixFmt: "yuv420p", videoProfile: profileOfPreset(DEFAULT_PRESET) });
     expect(Math.abs(got.duration - want)).toBeLessThanOrEqual(0.15);
     const words = JSON.parse((await ctx.storage.read(out.cut.words_key)).toString()).words;
     expect(words.map((w: any) => w.text)).toEqual(talk.words.slice(0, 10).map((w) => w.text));
