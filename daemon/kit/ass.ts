@@ -3,7 +3,7 @@
  *
  * We break lines ourselves (WrapStyle 2: libass never wraps) so that a word-by-word animation keeps
  * the same layout in every event of a cue; a reflow between words would make the text jump. Sizes
- * and margins are given for a 1080×1920 frame and scaled to the real one; the margins keep text out
+ * and margins are given for a 1080×1920 frame and scaled to the real one (by area, so other shapes read alike); the margins keep text out
  * of the areas that short-video apps cover with their own buttons.
  *
  * Why ~260 lines: the style header, the line layout and the per-word events must agree on the same
@@ -151,7 +151,9 @@ function _styleLine(name: string, s: CaptionStyle, o: { size: number; primary: s
 
 /** Builds the whole ASS document for one clip. */
 export function buildAss(words: CaptionWord[], o: AssOptions): string {
-  const k = o.height / 1920;
+  // Sizes scale with the frame's area, not its height alone: a 1920×1080 or 1080×1080 frame gets
+  // 0.75 of the 9:16 sizes (by height it would get 0.56, small on a landscape screen).
+  const k = Math.sqrt((o.width * o.height) / (1080 * 1920));
   const s = o.style;
   const size = Math.round(s.sizes[o.size] * k);
   const marginLR = Math.round(o.width * 0.09);

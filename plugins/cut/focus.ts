@@ -1,5 +1,5 @@
 /**
- * Where to crop a picture to 9:16, scene by scene.
+ * Where to crop a picture to the clip's shape (9:16 unless told another), scene by scene.
  *
  * One decode of each piece (at 320 pixels wide) does two jobs: ffmpeg's scene score
  * (`select='gt(scene,T)'` + `showinfo`) marks the hard cuts, and a few small frames per second are
@@ -25,6 +25,8 @@ export interface PlanOptions {
   minScene?: number;
   /** Offsets closer than this (0..1) are treated as the same crop, so the frame does not twitch. Default 0.05. */
   tolerance?: number;
+  /** Width over height of the crop window. Default 9/16. */
+  aspect?: number;
 }
 
 interface Sampled {
@@ -83,15 +85,15 @@ function _samplePiece(source: string, p: Piece, threshold: number, signal?: Abor
   });
 }
 
-/** sharp's attention crop of one frame to 9:16, as fractions of the free range. */
-async function _attention(png: Buffer): Promise<{ x: number; y: number } | undefined> {
+/** sharp's attention crop of one frame to `aspect` (width/height), as fractions of the free range. */
+async function _attention(png: Buffer, aspect: number): Promise<{ x: number; y: number } | undefined> {
   const meta = await sharp(png).metadata();
   const w = meta.width ?? 0;
   const h = meta.height ?? 0;
   if (!w || !h) return undefined;
-  // Wider than 9:16 crops the width; narrower crops the height.
-  const cropW = Math.min(w, Math.round((h * 9) / 16));
-  const cropH = Math.min(h, Math.round((w * 16) / 9));
+  // Wider than the shape crops the width; narrower crops the height.
+  const cropW = Math.min(w, Math.round(h * aspect));
+  const cropH = Math.min(h, Math.round(w / aspect));
   if (cropW >= w && cropH >= h) return { x: 0.5, y: 0.5 };
   const { info } = await sharp(png).resize(cropW, cropH, { fit: "cover", position: sharp.strategy.attention }).toBuffer({ resolveWithObject: true });
   const i = info as { cropOffsetLeft?: number; cropOffsetTop?: number };
@@ -141,7 +143,7 @@ export async function cropPlan(source: string, pieces: Piece[], opts: PlanOption
       const found: Array<{ x: number; y: number }> = [];
       for (const f of pick) {
         try {
-          const r = await _attention(f.png);
+          const r = await _attention(f.png, opts.aspect ?? 9 / 16);
           if (r) found.push(r);
         } catch {
           // An undecodable sample only costs this scene a vote.

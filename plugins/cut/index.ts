@@ -7,6 +7,7 @@ import { stepFile } from "../../daemon/kit/storage.js";
 import { DEFAULT_PRESET, X264_PRESETS } from "../../daemon/kit/render.js";
 import { planArgs, type Fit, type RenderPlan } from "../../daemon/kit/clip-graph.js";
 import { renderChecked } from "../../daemon/kit/clip-render.js";
+import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/kit/aspect.js";
 import { makeBackground, toHexColour } from "./background.js";
 import { cropPlan } from "./focus.js";
 import { retimeWords, selectClip, totalDuration, type Piece, type TimedWord } from "./clip.js";
@@ -14,7 +15,11 @@ import { retimeWords, selectClip, totalDuration, type Piece, type TimedWord } fr
 /** The `with:` options of cut: the one place their limits, defaults and descriptions are written. */
 export const CutOptionsSchema = Type.Object(
   {
-    width: Defaulted(Type.Integer({ minimum: 360, maximum: 2160, multipleOf: 2, description: "Output width; the height is width × 16/9." }), 1080),
+    aspect_ratio: Defaulted(
+      StringEnum([...ASPECT_RATIOS], { description: "Shape of the clip: `9:16` (1080×1920), `1:1` (1080×1080), `4:5` (1080×1350) or `16:9` (1920×1080) at `width` 1080." }),
+      DEFAULT_ASPECT,
+    ),
+    width: Defaulted(Type.Integer({ minimum: 360, maximum: 2160, multipleOf: 2, description: "The frame's short side (the width of 9:16, 1:1 and 4:5; the height of 16:9); the other side follows `aspect_ratio`." }), 1080),
     fit: Defaulted(
       StringEnum(["fill", "whole", "crop", "blur", "pad"], {
         description:
@@ -70,7 +75,7 @@ export default defineStage<CutOptions>({
   name: "cut",
   needs: ["source", ["clip", "clips"]],
   provides: ["cut"],
-  summary: "Cuts a clip's pieces frame-accurately from the source into a vertical 9:16 MP4, or plans that cut for caption-burn",
+  summary: "Cuts a clip's pieces frame-accurately from the source into a 9:16, 1:1, 4:5 or 16:9 MP4, or plans that cut for caption-burn",
   options: CutOptionsSchema,
   async run(input, ctx) {
     const o = resolveOptions(CutOptionsSchema, ctx.options);
@@ -81,8 +86,7 @@ export default defineStage<CutOptions>({
     const media = input.media ?? {};
     const clip = selectClip(input, o, media.duration);
     const duration = totalDuration(clip.pieces);
-    const width = o.width;
-    const height = Math.round((width * 16) / 9 / 2) * 2;
+    const { width, height } = frameSize(o.aspect_ratio, o.width);
     const { fit, colour } = _fit(o);
     const source = await stepFile(ctx, sourceKey);
     const tmp = path.join(ctx.workdir, `clip-${clip.ref}.part.mp4`);
@@ -104,7 +108,7 @@ export default defineStage<CutOptions>({
           if (isAudio) background = await _background(input, o, ctx, { source, media, width, height, colour, title: clip.title });
           else if (fit === "crop" && o.crop_focus !== "center") {
             ctx.progress(1, "finding scenes");
-            plan.crop_plan = await cropPlan(source, clip.pieces, { signal: ctx.signal, threshold: o.scene_threshold });
+            plan.crop_plan = await cropPlan(source, clip.pieces, { signal: ctx.signal, threshold: o.scene_threshold, aspect: width / height });
           }
         })(),
         _words(input, ctx, clip.pieces),
@@ -115,7 +119,7 @@ export default defineStage<CutOptions>({
       );
       const common = {
         ref: clip.ref, number: clip.number, title: clip.title, hook: clip.hook, start: clip.start, end: clip.end, pieces: clip.pieces,
-        width, height, fit: isAudio ? "audio" : fit, words_key: wordsKey, ...(plan.crop_plan ? { crop_plan: plan.crop_plan } : {}),
+        width, height, aspect_ratio: o.aspect_ratio, fit: isAudio ? "audio" : fit, words_key: wordsKey, ...(plan.crop_plan ? { crop_plan: plan.crop_plan } : {}),
       };
       if (!o.encode) {
         // caption-burn renders the clip from the source in one pass (docs/decisions.md).
