@@ -1,6 +1,6 @@
 /**
- * A clip's look: the six settings the account API lets a caller choose (style, caption_size,
- * caption_position, hook_title, fit, background), always resolved to concrete values.
+ * A clip's look: the settings the account API lets a caller choose (style, caption_size,
+ * caption_position, hook_title, fit, background, aspect_ratio), always resolved to concrete values.
  *
  * Why resolved here and not left to the stages: a restyle must change only what it names, but a
  * stage fills every option a run leaves out with its own default (ajv useDefaults), so an option
@@ -9,16 +9,17 @@
  * Word highlighting is not a setting of its own: the chosen style's animation decides it.
  */
 import { stepPosition, stepSize, type CaptionPosition, type CaptionSize } from "../kit/ass.js";
+import { DEFAULT_ASPECT, isAspect, type AspectRatio } from "../kit/aspect.js";
 import { loadStyles, type StyleCatalogue } from "../kit/styles.js";
 import { readClipDefaults, saveClipDefaults } from "./accounts.js";
 import type { ClipLook, ClipRow } from "./episode-rows.js";
 import type { Queryable } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
 
-export const LOOK_FIELDS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background"] as const;
+export const LOOK_FIELDS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background", "aspect_ratio"] as const;
 export type LookField = (typeof LOOK_FIELDS)[number];
 /** The fields the cut stage uses: a change to one of them cuts the clip again. */
-const CUT_FIELDS: LookField[] = ["fit", "background"];
+const CUT_FIELDS: LookField[] = ["fit", "background", "aspect_ratio"];
 
 export interface Look {
   style: string;
@@ -28,6 +29,7 @@ export interface Look {
   hook_title: boolean | string;
   fit: "fill" | "whole";
   background: string;
+  aspect_ratio: AspectRatio;
 }
 export interface LookChange {
   field: LookField;
@@ -47,6 +49,7 @@ export function resolveLook(base: Look, want: ClipLook): Look {
     hook_title: want.hook_title ?? base.hook_title,
     fit: normalFit(want.fit ?? base.fit),
     background: want.background ?? base.background,
+    aspect_ratio: isAspect(want.aspect_ratio) ? want.aspect_ratio : base.aspect_ratio,
   };
 }
 
@@ -76,7 +79,9 @@ export interface CurrentJob {
   run: { state: string } | null;
 }
 
-const isLook = (o: any): o is Look => !!o && LOOK_FIELDS.every((k) => o[k] !== undefined && o[k] !== null);
+// Jobs recorded before aspect_ratio existed were all 9:16: their look is whole without it.
+const isLook = (o: any): o is Omit<Look, "aspect_ratio"> & { aspect_ratio?: AspectRatio } =>
+  !!o && LOOK_FIELDS.every((k) => k === "aspect_ratio" || (o[k] !== undefined && o[k] !== null));
 
 /** What a clip's cut and render records say of its look (jobs made before looks were recorded whole). */
 function _recorded(clip: ClipRow): Partial<Look> {
@@ -86,6 +91,7 @@ function _recorded(clip: ClipRow): Partial<Look> {
   if (cutFit === "crop") out.fit = "fill";
   if (cutFit === "blur" || cutFit === "pad") out.fit = "whole";
   out.background = clip.cut?.background ?? (cutFit === "blur" ? "blur" : undefined);
+  if (isAspect(clip.cut?.aspect_ratio)) out.aspect_ratio = clip.cut.aspect_ratio;
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
@@ -99,7 +105,7 @@ export class ClipLooks {
 
   /** The look of a clip nobody chose anything for: the catalogue's default style and the stages' defaults. */
   serviceLook(): Look {
-    return { style: this.catalogue.default, caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark" };
+    return { style: this.catalogue.default, caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark", aspect_ratio: DEFAULT_ASPECT };
   }
 
   /** What a new export starts from: the account's saved defaults over the service's. */
@@ -127,7 +133,7 @@ export class ClipLooks {
     );
     const job: CurrentJob | null = rows[0] ? { job_id: rows[0].id, kind: rows[0].kind, status: rows[0].status, run: rows[0].run_state ? { state: rows[0].run_state } : null } : null;
     const options = jsonColumn(rows[0]?.options);
-    if (isLook(options)) return { look: { ...options, fit: normalFit(options.fit) }, job };
+    if (isLook(options)) return { look: { ...options, fit: normalFit(options.fit), aspect_ratio: options.aspect_ratio ?? DEFAULT_ASPECT }, job };
     const base = clip.render ? this.serviceLook() : await this.defaults(q, clip.account_id);
     return { look: resolveLook(base, _recorded(clip)), job };
   }
@@ -139,6 +145,6 @@ export class ClipLooks {
       style: look.style, caption_size: look.caption_size, caption_position: look.caption_position, hook_title: look.hook_title,
       highlight: !!style && style.animation !== "none",
     };
-    return kind === "cut" ? { ...captions, fit: look.fit, background: look.background } : captions;
+    return kind === "cut" ? { ...captions, fit: look.fit, background: look.background, aspect_ratio: look.aspect_ratio } : captions;
   }
 }

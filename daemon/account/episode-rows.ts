@@ -19,6 +19,7 @@ export interface ClipLook {
   hook_title?: boolean | string;
   fit?: string;
   background?: string;
+  aspect_ratio?: string;
 }
 export interface EpisodeRow {
   id: string;

@@ -12,8 +12,17 @@ const look: Record<string, JsonSchema> = {
   caption_size: str({ enum: ["small", "medium", "large", "extra_large", "smaller", "bigger"], description: "smaller/bigger step from the current size" }),
   caption_position: str({ enum: ["top", "middle", "lower", "bottom", "up", "down"], description: "up/down step from the current position" }),
   hook_title: { anyOf: [{ type: "boolean" }, { type: "string", minLength: 1, maxLength: 120 }], description: "Title box for the first seconds: true the clip's title, a string its words, false none" },
-  fit: str({ enum: ["fill", "whole", "crop"], description: "fill (the default): fill 9:16 on the salient region; whole: the whole picture on the background; crop: another name for fill" }),
-  background: str({ enum: ["blur", "black", "white", "gray", "navy", "dark"], description: "Around a whole picture (fit whole), and the gradient of audio clips" }),
+  fit: str({ enum: ["fill", "whole", "crop"], description: "fill (the default): fill the frame on the salient region; whole: the whole picture on the background; crop: another name for fill" }),
+  background: {
+    type: "string",
+    anyOf: [{ enum: ["blur", "black", "white", "gray", "navy", "dark"] }, { pattern: "^#[0-9a-fA-F]{6}$" }],
+    description: "Around a whole picture (fit whole), and the gradient of audio clips; extension: also a colour as #RRGGBB",
+  },
+  aspect_ratio: str({
+    enum: ["9:16", "1:1", "4:5", "16:9"],
+    "x-extension": true,
+    description: "Extension: the clip's shape, 9:16 (1080×1920, the default), 1:1 (1080×1080), 4:5 (1080×1350) or 16:9 (1920×1080); a change cuts the clip again",
+  }),
 };
 // Any string is taken as a ref, so an unknown one is reported by name ("unknown clip reference").
 const clipItem: JsonSchema = { anyOf: [{ type: "integer", minimum: 1 }, { type: "string", minLength: 1, maxLength: 64 }], description: "A clip number or ref" };

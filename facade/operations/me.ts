@@ -64,6 +64,7 @@ const ME_SCHEMA = {
         hook_title: { type: "boolean" },
         fit: { enum: ["fill", "whole"] },
         background: { type: "string" },
+        aspect_ratio: { enum: ["9:16", "1:1", "4:5", "16:9"], description: "Extension: the clip's shape" },
       },
     },
     livemode: { type: "boolean" },
