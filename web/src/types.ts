@@ -186,6 +186,8 @@ export interface ClipLook {
   hook_title: boolean | string;
   fit: "fill" | "whole";
   background: string;
+  /** The clip's shape; older servers leave it out (9:16). */
+  aspect_ratio?: "9:16" | "1:1" | "4:5" | "16:9";
 }
 
 export interface Caption {

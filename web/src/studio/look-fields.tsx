@@ -2,12 +2,12 @@
  * The fields of a clip's look, shared by the cut panel and Restyle: a gallery of caption styles
  * (each a still of this episode with the style's captions, GET /episodes/{id}/styles/{style}/
  * preview.png, lazy), caption size and position, hook title (the clip's title, off, or your own
- * words), fit and background. With `keep`, every field also offers "Keep", and only what is
+ * words), shape (aspect ratio), fit and background. With `keep`, every field also offers "Keep", and only what is
  * changed is sent (a restyle changes what its body names).
  */
 import { useId, useState } from "react";
 import type { CaptionStyle, ClipLook } from "../types";
-import { BACKGROUNDS, FITS, hookValue, POSITIONS, SIZES } from "./look";
+import { ASPECTS, BACKGROUNDS, FITS, hookValue, POSITIONS, SIZES } from "./look";
 
 export interface LookForm {
   style: string;
@@ -18,19 +18,20 @@ export interface LookForm {
   words: string;
   fit: string;
   background: string;
+  aspect_ratio: string;
 }
 
-export const KEEP_ALL: LookForm = { style: "", caption_size: "", caption_position: "", hook: "", words: "", fit: "", background: "" };
+export const KEEP_ALL: LookForm = { style: "", caption_size: "", caption_position: "", hook: "", words: "", fit: "", background: "", aspect_ratio: "" };
 
 export function formOf(look: ClipLook): LookForm {
   const h = look.hook_title;
-  return { ...look, hook: h === true ? "title" : h === false ? "off" : "words", words: typeof h === "string" ? h : "" };
+  return { ...look, aspect_ratio: look.aspect_ratio ?? "9:16", hook: h === true ? "title" : h === false ? "off" : "words", words: typeof h === "string" ? h : "" };
 }
 
 /** The body fields for a form: what is not "keep"; or a sentence saying what is missing. */
 export function bodyOf(f: LookForm): Partial<Record<keyof ClipLook, string | boolean>> | string {
   const out: Partial<Record<keyof ClipLook, string | boolean>> = {};
-  for (const k of ["style", "caption_size", "caption_position", "fit", "background"] as const) if (f[k]) out[k] = f[k];
+  for (const k of ["style", "caption_size", "caption_position", "fit", "background", "aspect_ratio"] as const) if (f[k]) out[k] = f[k];
   if (f.hook) {
     const v = hookValue(f.hook, f.words);
     if (v === null) return "Write the words of the hook title, or choose another hook title.";
@@ -87,6 +88,7 @@ export function LookFields({ episodeId, styles, value, onChange, keep, disabled,
       <div className="row-fields">
         {select("caption_size", "Caption size", SIZES)}
         {select("caption_position", "Caption position", POSITIONS)}
+        {select("aspect_ratio", "Shape", ASPECTS)}
         {select("fit", "Fit", FITS)}
         {select("background", "Background", BACKGROUNDS)}
       </div>

@@ -18,6 +18,12 @@ export const POSITIONS: Options = [
   ["lower", "Lower third"],
   ["bottom", "Bottom"],
 ];
+export const ASPECTS: Options = [
+  ["9:16", "9:16 vertical (1080×1920)"],
+  ["1:1", "1:1 square (1080×1080)"],
+  ["4:5", "4:5 portrait (1080×1350)"],
+  ["16:9", "16:9 landscape (1920×1080)"],
+];
 export const FITS: Options = [
   ["fill", "Fill the frame"],
   ["whole", "Whole picture"],
@@ -32,7 +38,7 @@ export const BACKGROUNDS: Options = [
 ];
 
 /** The look clipd itself uses, for a page that could not read the account's defaults. */
-export const SERVICE_LOOK: ClipLook = { style: "bold-punch", caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark" };
+export const SERVICE_LOOK: ClipLook = { style: "bold-punch", caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark", aspect_ratio: "9:16" };
 
 export const labelOf = (options: Options, value: string) => options.find(([v]) => v === value)?.[1] ?? value;
 
@@ -55,6 +61,7 @@ export function describeLook(look: ClipLook, styleName: (id: string) => string):
     ["Caption size", labelOf(SIZES, look.caption_size)],
     ["Caption position", labelOf(POSITIONS, look.caption_position)],
     ["Hook title", hookWords(look.hook_title)],
+    ["Shape", labelOf(ASPECTS, look.aspect_ratio ?? "9:16")],
     ["Fit", labelOf(FITS, look.fit)],
     ["Background", labelOf(BACKGROUNDS, look.background)],
   ];
