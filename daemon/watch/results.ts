@@ -77,11 +77,11 @@ export function runSummary(run: Run, children: Run[] = [], events: EventRow[] = 
   };
 }
 
-/** How a clip was rendered: caption-burn's resolved choices, and the fit and background the cut was given. */
+/** How a clip was rendered: caption-burn's resolved choices, and the fit, background and shape the cut was given. */
 function lookOf(clip: Run) {
   const r = clip.output?.render ?? {};
   const cut = clip.plan?.steps?.find((s) => s.stage === "cut")?.with ?? {};
-  return { style: r.style, caption_size: r.caption_size, caption_position: r.caption_position, hook_title: r.hook_title, fit: cut.fit, background: cut.background };
+  return { style: r.style, caption_size: r.caption_size, caption_position: r.caption_position, hook_title: r.hook_title, fit: cut.fit, background: cut.background, aspect_ratio: cut.aspect_ratio };
 }
 
 export async function writeResults(storage: Storage, run: Run, dir: string, children: Run[] = [], events: EventRow[] = []): Promise<string[]> {
