@@ -17,6 +17,8 @@ export interface ClipSpec {
   start: number;
   end: number;
   pieces: Piece[];
+  /** A crop plan made ahead of the render (plugins/cut/planned.ts), as the clip carried it. */
+  crop_plan?: unknown;
 }
 
 const round = (v: number) => Math.round(v * 1000) / 1000;
@@ -49,7 +51,7 @@ export function selectClip(input: StageInput, opts: { clip_number?: number; clip
   const end = pieces[pieces.length - 1]!.end;
   const stableRef = clip.ref ?? `c${createHash("sha1").update(`${input.source?.key ?? ""}|${start}|${end}`).digest("hex").slice(0, 4)}`;
   if (!/^[A-Za-z0-9_-]{1,40}$/.test(stableRef)) throw new StageError("bad_input", `cut: clip ref "${stableRef}" is not a short id`);
-  return { ref: stableRef, number: clip.number, title: clip.title, hook: clip.hook, start, end, pieces };
+  return { ref: stableRef, number: clip.number, title: clip.title, hook: clip.hook, start, end, pieces, ...(clip.crop_plan ? { crop_plan: clip.crop_plan } : {}) };
 }
 
 export const totalDuration = (pieces: Piece[]) => round(pieces.reduce((a, p) => a + (p.end - p.start), 0));

@@ -10,6 +10,7 @@ import { renderChecked } from "../../daemon/kit/clip-render.js";
 import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/kit/aspect.js";
 import { makeBackground, toHexColour } from "./background.js";
 import { cropPlan } from "./focus.js";
+import { plannedScenes } from "./planned.js";
 import { retimeWords, selectClip, totalDuration, type Piece, type TimedWord } from "./clip.js";
 
 /** The `with:` options of cut: the one place their limits, defaults and descriptions are written. */
@@ -107,8 +108,12 @@ export default defineStage<CutOptions>({
         (async () => {
           if (isAudio) background = await _background(input, o, ctx, { source, media, width, height, colour, title: clip.title });
           else if (fit === "crop" && o.crop_focus !== "center") {
-            ctx.progress(1, "finding scenes");
-            plan.crop_plan = await cropPlan(source, clip.pieces, { signal: ctx.signal, threshold: o.scene_threshold, aspect: width / height });
+            // A plan made while the episode was finished (plan-crops) saves the analysis when it fits.
+            plan.crop_plan = plannedScenes(clip.crop_plan, { frame: o.aspect_ratio, threshold: o.scene_threshold, pieces: clip.pieces });
+            if (!plan.crop_plan) {
+              ctx.progress(1, "finding scenes");
+              plan.crop_plan = await cropPlan(source, clip.pieces, { signal: ctx.signal, threshold: o.scene_threshold, aspect: width / height });
+            }
           }
         })(),
         _words(input, ctx, clip.pieces),
