@@ -15,6 +15,8 @@ import { jsonColumn } from "../store/_columns.js";
 import { ClipLooks, cutChanged, lookChanges, resolveLook, type Look, type LookChange } from "./clip-look.js";
 import { clipsOf, lockEpisode, notFound, PIPELINES, toClip, toJob, type ClipLook, type ClipRow, type EpisodeDeps, type EpisodeRow, type JobRow, type NotStarted, type StartedJob } from "./episode-rows.js";
 import type { AccountSurface } from "./surfaces.js";
+import { customClip, editedRunInput, piecesOf, clipEpisodeWords, readTranscript } from "./clip-spans.js";
+import { assertKit, brandRunInput } from "../brand/run-input.js";
 
 export type ExportResult = { jobs: StartedJob[]; not_started: NotStarted[]; charged_cents: number };
 export type RestyleResult = { job: Pick<StartedJob, "job_id" | "kind" | "charged_cents"> & { status: JobRow["status"] }; changes: LookChange[] };
@@ -44,7 +46,7 @@ export class ClipJobs {
    * with a new fit/background, else a render (restyle pipeline). Clips that cannot start are listed
    * with a reason and charged nothing. When none can start, the whole call is refused.
    */
-  async exportClips(accountId: string, episodeId: string, input: { clips: Array<number | string>; look: ClipLook; origin: AccountSurface }, within?: Within<ExportResult>): Promise<ExportResult> {
+  async exportClips(accountId: string, episodeId: string, input: { clips: Array<number | string | { start: number; end: number }>; look: ClipLook; origin: AccountSurface }, within?: Within<ExportResult>): Promise<ExportResult> {
     return transactionWith(this.deps.db, async (tx) => {
       const ep = await lockEpisode(tx, accountId, episodeId);
       const clips = await clipsOf(tx, episodeId);
@@ -55,9 +57,13 @@ export class ClipJobs {
       let refusal: PaymentRequired | undefined;
       const seen = new Set<string>();
       // Each clip gets the account's defaults where the request names nothing (clip-look.ts).
+      await assertKit(tx, accountId, input.look.brand_kit);
       const look = resolveLook(await this.looks.defaults(tx, accountId), input.look);
-      for (const want of input.clips) {
-        const clip = typeof want === "number" ? clips.find((c) => c.number === want) : clips.find((c) => c.ref === want);
+      for (const [n, asked] of input.clips.entries()) {
+        // A span of the user's own ({ start, end }) becomes a clip of the episode first (clip-spans.ts).
+        const custom = typeof asked === "object" ? await customClip(tx, this.deps.storage, ep, clips, asked, n) : undefined;
+        const want = custom ? custom.ref : (asked as number | string);
+        const clip = custom ?? (typeof want === "number" ? clips.find((c) => c.number === want) : clips.find((c) => c.ref === want));
         if (!clip) {
           notStarted.push({ clip: want, reason: "not_found", message: `unknown clip reference ${typeof want === "number" ? want : `"${want}"`}: episode ${episodeId} has no such clip` });
           continue;
@@ -100,6 +106,7 @@ export class ClipJobs {
         const why = clip.cut_status === "cutting" ? "is still being cut; retry when its job completes" : "has not been cut; export it first with POST /episodes/{id}/clips";
         throw new Conflict("clip_not_cut", `clip ${clipId} ${why}`, { context: { cut_status: clip.cut_status } });
       }
+      await assertKit(tx, accountId, want.brand_kit);
       const current = await this.looks.current(tx, clip);
       const look = resolveLook(current.look, want);
       const changes = lookChanges(current.look, look);
@@ -115,12 +122,12 @@ export class ClipJobs {
     }, within);
   }
 
-  private async exportCount(tx: Queryable, episodeId: string): Promise<number> {
+  async exportCount(tx: Queryable, episodeId: string): Promise<number> {
     const { rows } = await tx.query(`select count(*)::int as n from jobs where episode_id = $1`, [episodeId]);
     return rows[0].n;
   }
 
-  private async tryStartJob(
+  async tryStartJob(
     tx: Queryable,
     ep: EpisodeRow,
     clip: ClipRow,
@@ -134,18 +141,23 @@ export class ClipJobs {
       if (err instanceof PaymentRequired) return err;
       throw err;
     }
+    // A clip whose captions were edited renders its edited words (clip-edits.ts).
+    const edited = await editedRunInput(this.deps.storage, ep, clip, o.kind, jobId);
     // The whole look, spelled out: a stage's own default never stands in for the clip's setting.
     const set = this.looks.runOptions(o.look, o.kind);
-    const ids = { account_id: ep.account_id, livemode: true, episode_id: ep.id, clip_id: clip.id, job_id: jobId };
+    // The brand kit as a snapshot (and the cover art) in the run's input: later kit edits never reach this run.
+    const brand = await brandRunInput(tx, { accountId: ep.account_id, episodeId: ep.id, kitId: o.look.brand_kit });
+    const look = { ...o.look, brand_kit: brand.kit };
+    const ids = { account_id: ep.account_id, livemode: true, episode_id: ep.id, clip_id: clip.id, job_id: jobId, ...brand.input };
     let run: Run;
     if (o.kind === "cut") {
-      run = await this.deps.runner.startRun(PIPELINES.cut, { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
+      run = await this.deps.runner.startRun(PIPELINES.cut, { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids, ...edited }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
     } else {
-      run = await this.deps.runner.startRun(PIPELINES.render, { cut: clip.cut, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
+      run = await this.deps.runner.startRun(PIPELINES.render, { cut: clip.cut, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids, ...edited }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
     }
     await tx.query(
       `insert into jobs (id, account_id, episode_id, clip_id, kind, status, run_id, options, changes, charged_cents) values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9)`,
-      [jobId, ep.account_id, ep.id, clip.id, o.kind, run.id, JSON.stringify(o.look), JSON.stringify(o.changes), cents],
+      [jobId, ep.account_id, ep.id, clip.id, o.kind, run.id, JSON.stringify(look), JSON.stringify(o.changes), cents],
     );
     await this.refreshClip(tx, clip.id);
     return { job_id: jobId, clip_id: clip.id, number: clip.number, ref: clip.ref, kind: o.kind, status: "queued", charged_cents: cents };
@@ -174,13 +186,11 @@ export class ClipJobs {
     const clip = await this.getClip(accountId, clipId);
     if (!clip) throw notFound("clip", clipId);
     const { rows } = await this.deps.db.query(`select state from episodes where id = $1`, [clip.episode_id]);
-    const key: string | undefined = jsonColumn(rows[0]?.state)?.transcript?.key;
-    if (!key || !(await this.deps.storage.exists(key))) return { clip, captions: [] };
-    const t = JSON.parse((await this.deps.storage.read(key)).toString("utf8")) as { words: TranscriptWord[]; segments: TranscriptSegment[] };
-    const pieces: Array<{ start: number; end: number }> = clip.cut?.pieces ?? clip.data.pieces ?? [{ start: clip.data.start, end: clip.data.end }];
-    // Keep each word's index in the transcript, so a caption's speaker comes from its segment.
-    const indexed = (t.words ?? []).map((w, i) => ({ ...w, i }));
-    const words = retimeWords(indexed, pieces) as Array<TranscriptWord & { i: number }>;
+    const t = await readTranscript(this.deps.storage, jsonColumn(rows[0]?.state));
+    if (!t) return { clip, captions: [] };
+    // The clip's edited words where it has them; each keeps its transcript index, so a caption's
+    // speaker comes from its segment. The span is the clip's definition (an edit may have moved it).
+    const words = retimeWords(clipEpisodeWords(t, clip), piecesOf(clip)) as Array<TranscriptWord & { i: number }>;
     const speakerOf = (i: number) => (t.segments ?? []).find((s) => i >= s.words[0] && i < s.words[1])?.speaker ?? "S1";
     const captions = toCues(words).map((c, n) => ({
       id: String(n + 1),

@@ -1,6 +1,7 @@
 /**
  * A clip's look: the settings the account API lets a caller choose (style, caption_size,
- * caption_position, hook_title, fit, background, aspect_ratio), always resolved to concrete values.
+ * caption_position, hook_title, fit, background, aspect_ratio, brand_kit), always resolved to concrete
+ * values.
  *
  * Why resolved here and not left to the stages: a restyle must change only what it names, but a
  * stage fills every option a run leaves out with its own default (ajv useDefaults), so an option
@@ -16,10 +17,11 @@ import type { ClipLook, ClipRow } from "./episode-rows.js";
 import type { Queryable } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
 
-export const LOOK_FIELDS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background", "aspect_ratio"] as const;
+export const LOOK_FIELDS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background", "aspect_ratio", "brand_kit"] as const;
 export type LookField = (typeof LOOK_FIELDS)[number];
 /** The fields the cut stage uses: a change to one of them cuts the clip again. */
-const CUT_FIELDS: LookField[] = ["fit", "background", "aspect_ratio"];
+// brand_kit too: the kit's cover art is the cut's still for audio clips.
+const CUT_FIELDS: LookField[] = ["fit", "background", "aspect_ratio", "brand_kit"];
 
 export interface Look {
   style: string;
@@ -30,6 +32,8 @@ export interface Look {
   fit: "fill" | "whole";
   background: string;
   aspect_ratio: AspectRatio;
+  /** A brand kit id of the account (daemon/brand/), or null: none. */
+  brand_kit: string | null;
 }
 export interface LookChange {
   field: LookField;
@@ -50,6 +54,7 @@ export function resolveLook(base: Look, want: ClipLook): Look {
     fit: normalFit(want.fit ?? base.fit),
     background: want.background ?? base.background,
     aspect_ratio: isAspect(want.aspect_ratio) ? want.aspect_ratio : base.aspect_ratio,
+    brand_kit: want.brand_kit !== undefined ? want.brand_kit : (base.brand_kit ?? null),
   };
 }
 
@@ -80,8 +85,9 @@ export interface CurrentJob {
 }
 
 // Jobs recorded before aspect_ratio existed were all 9:16: their look is whole without it.
-const isLook = (o: any): o is Omit<Look, "aspect_ratio"> & { aspect_ratio?: AspectRatio } =>
-  !!o && LOOK_FIELDS.every((k) => k === "aspect_ratio" || (o[k] !== undefined && o[k] !== null));
+// brand_kit is null when a clip has none, and missing from jobs recorded before kits existed.
+const isLook = (o: any): o is Omit<Look, "aspect_ratio" | "brand_kit"> & { aspect_ratio?: AspectRatio; brand_kit?: string | null } =>
+  !!o && LOOK_FIELDS.every((k) => k === "aspect_ratio" || k === "brand_kit" || (o[k] !== undefined && o[k] !== null));
 
 /** What a clip's cut and render records say of its look (jobs made before looks were recorded whole). */
 function _recorded(clip: ClipRow): Partial<Look> {
@@ -105,7 +111,7 @@ export class ClipLooks {
 
   /** The look of a clip nobody chose anything for: the catalogue's default style and the stages' defaults. */
   serviceLook(): Look {
-    return { style: this.catalogue.default, caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark", aspect_ratio: DEFAULT_ASPECT };
+    return { style: this.catalogue.default, caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark", aspect_ratio: DEFAULT_ASPECT, brand_kit: null };
   }
 
   /** What a new export starts from: the account's saved defaults over the service's. */
@@ -133,7 +139,7 @@ export class ClipLooks {
     );
     const job: CurrentJob | null = rows[0] ? { job_id: rows[0].id, kind: rows[0].kind, status: rows[0].status, run: rows[0].run_state ? { state: rows[0].run_state } : null } : null;
     const options = jsonColumn(rows[0]?.options);
-    if (isLook(options)) return { look: { ...options, fit: normalFit(options.fit), aspect_ratio: options.aspect_ratio ?? DEFAULT_ASPECT }, job };
+    if (isLook(options)) return { look: { ...options, fit: normalFit(options.fit), aspect_ratio: options.aspect_ratio ?? DEFAULT_ASPECT, brand_kit: options.brand_kit ?? null }, job };
     const base = clip.render ? this.serviceLook() : await this.defaults(q, clip.account_id);
     return { look: resolveLook(base, _recorded(clip)), job };
   }

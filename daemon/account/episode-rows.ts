@@ -20,6 +20,8 @@ export interface ClipLook {
   fit?: string;
   background?: string;
   aspect_ratio?: string;
+  /** A brand kit id; null: none. */
+  brand_kit?: string | null;
 }
 export interface EpisodeRow {
   id: string;

@@ -23,6 +23,11 @@ const look: Record<string, JsonSchema> = {
     "x-extension": true,
     description: "Extension: the clip's shape, 9:16 (1080×1920, the default), 1:1 (1080×1080), 4:5 (1080×1350) or 16:9 (1920×1080); a change cuts the clip again",
   }),
+  brand_kit: {
+    anyOf: [str({ format: "uuid" }), { type: "null" }],
+    "x-extension": true,
+    description: "Extension: a brand kit of the account (GET /api/v1/brand-kits) whose font, colours, logo, cards and cover art the clip takes; null: none. A change cuts the clip again",
+  },
 };
 // Any string is taken as a ref, so an unknown one is reported by name ("unknown clip reference").
 const clipItem: JsonSchema = { anyOf: [{ type: "integer", minimum: 1 }, { type: "string", minLength: 1, maxLength: 64 }], description: "A clip number or ref" };

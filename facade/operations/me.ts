@@ -65,6 +65,7 @@ const ME_SCHEMA = {
         fit: { enum: ["fill", "whole"] },
         background: { type: "string" },
         aspect_ratio: { enum: ["9:16", "1:1", "4:5", "16:9"], description: "Extension: the clip's shape" },
+        brand_kit: { anyOf: [{ type: "string", format: "uuid" }, { type: "null" }], "x-extension": true, description: "Extension: the brand kit new clips are made with; null: none" },
       },
     },
     livemode: { type: "boolean" },
