@@ -23,6 +23,7 @@ import { transactionWith, type Queryable, type Within } from "../store/db.js";
 import { EpisodeRunEnds } from "./episode-run-ends.js";
 import { ClipJobs } from "./clip-jobs.js";
 import { ClipLooks } from "./clip-look.js";
+import { ClipEdits } from "./clip-edits.js";
 import { clipsOf, lockEpisode, PIPELINES, toClip, toEpisode, type EpisodeDeps, type EpisodeStatus, type ClipRow, type EpisodeRow } from "./episode-rows.js";
 import type { AccountSurface } from "./surfaces.js";
 
@@ -55,9 +56,12 @@ export class EpisodeService {
   readonly clips: ClipJobs;
   /** Clip looks against the same style catalogue as caption-burn. */
   readonly looks: ClipLooks;
+  /** A clip's caption words and sentence span edited, then rendered again (clip-edits.ts). */
+  readonly edits: ClipEdits;
   constructor(private readonly deps: EpisodeDeps) {
     this.looks = new ClipLooks((deps.config as { render?: { styles_file?: string } }).render?.styles_file);
     this.clips = new ClipJobs(deps, this.looks);
+    this.edits = new ClipEdits(deps, this.clips);
   }
 
   /** Registers the run-end hooks; call once per process that works the queue (every process may). */
