@@ -6,16 +6,14 @@
  * and margins are given for a 1080×1920 frame and scaled to the real one (by area, so other shapes read alike); the margins keep text out
  * of the areas that short-video apps cover with their own buttons.
  *
- * Why ~260 lines: the style header, the line layout and the per-word events must agree on the same
- * sizes and margins, so they are kept in one file.
+ * The style header, the line layout and the per-word events must agree on the same sizes and
+ * margins, so they are kept in one file; the grouping of words into cues is in captions.ts.
+ * Emphasised words (numbers, key phrases) are drawn in the style's highlight colour, which a brand
+ * kit sets to its accent (styles.ts, brandStyle).
  */
-import { breakLines } from "./captions.js";
+import { breakLines, toAssCues, type CaptionWord } from "./captions.js";
 
-export interface CaptionWord {
-  text: string;
-  start: number;
-  end: number;
-}
+export { toAssCues, type AssCue as Cue, type CaptionWord } from "./captions.js";
 
 export type CaptionSize = "small" | "medium" | "large" | "extra_large";
 export type CaptionPosition = "top" | "middle" | "lower" | "bottom";
@@ -86,58 +84,6 @@ export function assTime(seconds: number): string {
   return `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}.${String(cs % 100).padStart(2, "0")}`;
 }
 
-export interface Cue {
-  start: number;
-  end: number;
-  words: CaptionWord[];
-  lines: CaptionWord[][];
-}
-
-/** Groups timed words into caption cues of at most two lines, breaking at pauses and sentences. */
-export function toAssCues(
-  words: CaptionWord[],
-  opts: { maxChars: number; maxLines?: number; maxSeconds?: number; maxWords?: number; pause?: number; uppercase?: boolean },
-): Cue[] {
-  const maxLines = opts.maxLines ?? 2;
-  const maxSeconds = opts.maxSeconds ?? 3.2;
-  const pause = opts.pause ?? 0.7;
-  const shown = (w: CaptionWord) => (opts.uppercase ? w.text.toUpperCase() : w.text).trim();
-  const fits = (ws: CaptionWord[]) => breakLines(ws.map(shown), opts.maxChars, maxLines).every((l) => l.join(" ").length <= opts.maxChars);
-  const groups: CaptionWord[][] = [];
-  let cur: CaptionWord[] = [];
-  for (const w of words.filter((x) => x.text.trim())) {
-    const prev = cur[cur.length - 1];
-    const split =
-      prev &&
-      (w.start - prev.end >= pause ||
-        /[.!?…]["'”’)]*$/.test(prev.text) ||
-        w.end - cur[0]!.start > maxSeconds ||
-        (opts.maxWords !== undefined && cur.length >= opts.maxWords) ||
-        !fits([...cur, w]));
-    if (split) {
-      groups.push(cur);
-      cur = [];
-    }
-    cur.push(w);
-  }
-  if (cur.length) groups.push(cur);
-  return groups.map((g, i) => {
-    const next = groups[i + 1]?.[0];
-    // Every group is non-empty: one is pushed only after a word, or when cur.length > 0.
-    const last = g[g.length - 1]!;
-    // Hold the cue a little after its last word, but never into the next cue.
-    const end = next ? Math.min(Math.max(last.end, next.start), last.end + 0.6) : last.end + 0.6;
-    const texts = g.map(shown);
-    const lineWords: CaptionWord[][] = [];
-    let k = 0;
-    for (const line of breakLines(texts, opts.maxChars, maxLines)) {
-      lineWords.push(g.slice(k, k + line.length));
-      k += line.length;
-    }
-    return { start: g[0]!.start, end, words: g, lines: lineWords };
-  });
-}
-
 function _styleLine(name: string, s: CaptionStyle, o: { size: number; primary: string; secondary: string; align: number; marginV: number; marginLR: number }): string {
   const outline = s.box ? Math.max(8, s.outline) : s.outline;
   const back = assColour(s.shadow_colour ?? "#00000080");
@@ -192,15 +138,18 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
       let i = 0;
       return cue.lines.map((line) => line.map((w) => fmt(w, i++)).join(" ")).join("\\N");
     };
+    // An emphasised word wears the highlight colour; the colour after it returns to `back`.
+    const lit = (w: CaptionWord, tag: "1c" | "2c" = "1c", back = base) => (w.emphasis ? `{\\${tag}${hi}}${shown(w)}{\\${tag}${back}}` : shown(w));
     if (animation === "none") {
-      add(cue.start, cue.end, "Caption", render(shown));
+      add(cue.start, cue.end, "Caption", render((w) => lit(w)));
     } else if (animation === "karaoke") {
       let t = cue.start;
       add(cue.start, cue.end, "Karaoke", render((w) => {
         const lead = Math.max(0, Math.round((w.start - t) * 100));
         const dur = Math.max(1, Math.round((w.end - Math.max(t, w.start)) * 100));
         t = Math.max(t, w.start) + dur / 100;
-        return `${lead ? `{\\k${lead}}` : ""}{\\kf${dur}}${shown(w)}`;
+        // Before its sweep an emphasised word shows the highlight colour already (SecondaryColour).
+        return `${lead ? `{\\k${lead}}` : ""}{\\kf${dur}}${lit(w, "2c")}`;
       }));
     } else {
       cue.words.forEach((active, ai) => {
@@ -212,7 +161,7 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
             return `{\\1c${hi}${pop}}${shown(w)}{\\1c${base}\\fscx100\\fscy100}`;
           }
           // Pop reveals words as they are spoken; the hidden ones still take their place.
-          return animation === "pop" && i > ai ? `{\\alpha&HFF&}${shown(w)}{\\alpha&H00&}` : shown(w);
+          return animation === "pop" && i > ai ? `{\\alpha&HFF&}${shown(w)}{\\alpha&H00&}` : lit(w);
         }));
       });
     }

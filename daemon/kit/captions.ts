@@ -36,6 +36,15 @@ export interface Transcript {
   segments: TranscriptSegment[];
 }
 
+/** A word of burned captions, on the clip's timeline. */
+export interface CaptionWord {
+  text: string;
+  start: number;
+  end: number;
+  /** Drawn in the accent colour (a number or a key phrase; daemon/kit/emphasis.ts). */
+  emphasis?: boolean;
+}
+
 export interface Cue {
   start: number;
   end: number;
@@ -163,4 +172,56 @@ export function toTxt(transcript: Pick<Transcript, "segments">): string {
   const speakers = new Set(transcript.segments.map((s) => s.speaker));
   const label = speakers.size > 1;
   return transcript.segments.map((s) => (label ? `${s.speaker}: ${s.text}` : s.text)).join("\n\n") + "\n";
+}
+
+export interface AssCue {
+  start: number;
+  end: number;
+  words: CaptionWord[];
+  lines: CaptionWord[][];
+}
+
+/** Groups timed words into caption cues of at most two lines, breaking at pauses and sentences. */
+export function toAssCues(
+  words: CaptionWord[],
+  opts: { maxChars: number; maxLines?: number; maxSeconds?: number; maxWords?: number; pause?: number; uppercase?: boolean },
+): AssCue[] {
+  const maxLines = opts.maxLines ?? 2;
+  const maxSeconds = opts.maxSeconds ?? 3.2;
+  const pause = opts.pause ?? 0.7;
+  const shown = (w: CaptionWord) => (opts.uppercase ? w.text.toUpperCase() : w.text).trim();
+  const fits = (ws: CaptionWord[]) => breakLines(ws.map(shown), opts.maxChars, maxLines).every((l) => l.join(" ").length <= opts.maxChars);
+  const groups: CaptionWord[][] = [];
+  let cur: CaptionWord[] = [];
+  for (const w of words.filter((x) => x.text.trim())) {
+    const prev = cur[cur.length - 1];
+    const split =
+      prev &&
+      (w.start - prev.end >= pause ||
+        /[.!?…]["'”’)]*$/.test(prev.text) ||
+        w.end - cur[0]!.start > maxSeconds ||
+        (opts.maxWords !== undefined && cur.length >= opts.maxWords) ||
+        !fits([...cur, w]));
+    if (split) {
+      groups.push(cur);
+      cur = [];
+    }
+    cur.push(w);
+  }
+  if (cur.length) groups.push(cur);
+  return groups.map((g, i) => {
+    const next = groups[i + 1]?.[0];
+    // Every group is non-empty: one is pushed only after a word, or when cur.length > 0.
+    const last = g[g.length - 1]!;
+    // Hold the cue a little after its last word, but never into the next cue.
+    const end = next ? Math.min(Math.max(last.end, next.start), last.end + 0.6) : last.end + 0.6;
+    const texts = g.map(shown);
+    const lineWords: CaptionWord[][] = [];
+    let k = 0;
+    for (const line of breakLines(texts, opts.maxChars, maxLines)) {
+      lineWords.push(g.slice(k, k + line.length));
+      k += line.length;
+    }
+    return { start: g[0]!.start, end, words: g, lines: lineWords };
+  });
 }

@@ -9,6 +9,7 @@
  */
 import type { Piece } from "./timeline.js";
 import { DEFAULT_PRESET, SAFE_INPUT, finalEncodeArgs } from "./render.js";
+import { bleepFilter, type Span } from "./censor.js";
 
 export type Fit = "crop" | "blur" | "pad";
 
@@ -35,6 +36,8 @@ export interface GraphOptions {
   preset?: string;
   /** A subtitle filter (`ass=filename=…`) drawn over the laid-out picture; none for a plain cut. */
   burn?: string;
+  /** Stretches of the joined clip muted under a 1 kHz tone (captions' `censor: bleep`; censor.ts). */
+  bleep?: Span[];
 }
 
 const n3 = (v: number) => v.toFixed(3);
@@ -101,6 +104,8 @@ export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & 
   });
   const labels = pieces.map((_, i) => (o.hasAudio ? `[v${i}][a${i}]` : `[v${i}]`)).join("");
   parts.push(`${labels}concat=n=${pieces.length}:v=1:a=${o.hasAudio ? 1 : 0}[vj]${o.hasAudio ? "[aj]" : ""}`);
+  const bleep = o.hasAudio && !!o.bleep?.length;
+  if (bleep) parts.push(bleepFilter(o.bleep!, "aj", "ajb"));
   parts.push(o.burn ? `${layoutFilter(o, "vj", "vl")};[vl]${o.burn}[vout]` : layoutFilter(o, "vj", "vout"));
   const silence = o.hasAudio ? [] : ["-f", "lavfi", "-t", n3(total), "-i", "anullsrc=r=48000:cl=stereo"];
   return [
@@ -108,7 +113,7 @@ export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & 
     ...silence,
     "-filter_complex", parts.join(";"),
     "-map", "[vout]",
-    "-map", o.hasAudio ? "[aj]" : `${pieces.length}:a`,
+    "-map", o.hasAudio ? (bleep ? "[ajb]" : "[aj]") : `${pieces.length}:a`,
     "-t", n3(total),
     ...finalEncodeArgs({ preset: o.preset }),
     "-r", String(o.fps),
@@ -120,14 +125,16 @@ export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & 
 export function audioCutArgs(
   source: string,
   pieces: Piece[],
-  o: { width: number; height: number; fps: number; background: string; waveColour: string; output: string; preset?: string; burn?: string },
+  o: { width: number; height: number; fps: number; background: string; waveColour: string; output: string; preset?: string; burn?: string; bleep?: Span[] },
 ): string[] {
   const total = pieces.reduce((a, p) => a + (p.end - p.start), 0);
   const { width: W, height: H } = o;
   const waveH = Math.round(H * 0.09) * 2;
   const bgIndex = pieces.length;
   const parts = pieces.map((p, i) => _audioChain(i, p));
-  parts.push(`${pieces.map((_, i) => `[a${i}]`).join("")}concat=n=${pieces.length}:v=0:a=1,asplit=2[aout][aw]`);
+  const joined = `${pieces.map((_, i) => `[a${i}]`).join("")}concat=n=${pieces.length}:v=0:a=1`;
+  // A bleep goes in before the split, so the waveform shows the tone the clip plays.
+  parts.push(o.bleep?.length ? `${joined}[ac];${bleepFilter(o.bleep, "ac", "acb")};[acb]asplit=2[aout][aw]` : `${joined},asplit=2[aout][aw]`);
   parts.push(`[aw]showwaves=s=${Math.round(W * 0.42) * 2}x${waveH}:mode=cline:scale=sqrt:draw=full:rate=${o.fps}:colors=${o.waveColour},format=rgba[wave]`);
   // The still is decoded once and repeated by the loop filter (decoding a PNG per frame is slow).
   parts.push(`[${bgIndex}:v]scale=${W}:${H},setsar=1,format=yuv420p,loop=loop=-1:size=1:start=0,setpts=N/(${o.fps}*TB)[bg]`);
@@ -167,7 +174,7 @@ export interface RenderPlan {
 }
 
 /** The one-pass arguments of a plan, with its files already on local disk. */
-export function planArgs(plan: RenderPlan, files: { source: string; background?: string }, o: { output: string; preset?: string; burn?: string }): string[] {
+export function planArgs(plan: RenderPlan, files: { source: string; background?: string }, o: { output: string; preset?: string; burn?: string; bleep?: Span[] }): string[] {
   const { width, height, fps } = plan;
   if (plan.layout === "audio") {
     if (!files.background) throw new Error("an audio plan needs its background still");

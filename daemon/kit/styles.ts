@@ -1,32 +1,35 @@
 /**
  * The caption style catalogue (config/styles.yaml). Found by walking up from this module, so it
  * works from the sources and from a compiled dist/ tree; `render.styles_file` in config overrides.
+ * A brand kit recolours a style and may change its font (brandStyle), never its shape.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { SIZES, type CaptionStyle } from "./ass.js";
+import type { BrandSnapshot } from "./brand.js";
 
 export interface StyleCatalogue {
   default: string;
   styles: CaptionStyle[];
 }
 
-function _findFile(): string {
+/** A file under config/ (e.g. "styles.yaml", "words/profanity.txt"), found above this module. */
+export function findConfigFile(rel: string): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
-    const candidate = path.join(dir, "config", "styles.yaml");
+    const candidate = path.join(dir, "config", rel);
     if (existsSync(candidate)) return candidate;
     dir = path.dirname(dir);
   }
-  throw new Error("config/styles.yaml was not found above daemon/kit");
+  throw new Error(`config/${rel} was not found above daemon/kit`);
 }
 
 const cache = new Map<string, StyleCatalogue>();
 
 export function loadStyles(file?: string): StyleCatalogue {
-  const where = file || _findFile();
+  const where = file || findConfigFile("styles.yaml");
   const hit = cache.get(where);
   if (hit) return hit;
   const doc = parse(readFileSync(where, "utf8")) as StyleCatalogue;
@@ -45,4 +48,24 @@ export function loadStyles(file?: string): StyleCatalogue {
   if (!doc.styles.some((s) => s.id === doc.default)) doc.default = doc.styles[0]!.id; // non-empty, checked above
   cache.set(where, doc);
   return doc;
+}
+
+/**
+ * A style in a brand's colours and font: primary is the text, accent the spoken word and emphasis,
+ * background the box behind boxed text and the hook title's box. Sizes, outline, box, shadow and
+ * animation stay the style's, so "boxed" stays a box and "karaoke" still sweeps. A boxed style's
+ * box is the brand background; an outlined one keeps its outline colour (it is the text's edge).
+ */
+export function brandStyle(style: CaptionStyle, brand?: Pick<BrandSnapshot, "colours" | "font"> | null): CaptionStyle {
+  if (!brand) return style;
+  const { primary, accent, background } = brand.colours;
+  return {
+    ...style,
+    colour: primary,
+    highlight: accent,
+    ...(style.box ? { outline_colour: background } : {}),
+    hook_background: background,
+    hook_colour: primary,
+    ...(brand.font?.family ? { font: brand.font.family } : {}),
+  };
 }
