@@ -16,6 +16,7 @@ import { ClipLooks, cutChanged, lookChanges, resolveLook, type Look, type LookCh
 import { clipsOf, lockEpisode, notFound, PIPELINES, toClip, toJob, type ClipLook, type ClipRow, type EpisodeDeps, type EpisodeRow, type JobRow, type NotStarted, type StartedJob } from "./episode-rows.js";
 import type { AccountSurface } from "./surfaces.js";
 import { customClip, editedRunInput, piecesOf, clipEpisodeWords, readTranscript } from "./clip-spans.js";
+import { assertKit, brandRunInput } from "../brand/run-input.js";
 
 export type ExportResult = { jobs: StartedJob[]; not_started: NotStarted[]; charged_cents: number };
 export type RestyleResult = { job: Pick<StartedJob, "job_id" | "kind" | "charged_cents"> & { status: JobRow["status"] }; changes: LookChange[] };
@@ -56,6 +57,7 @@ export class ClipJobs {
       let refusal: PaymentRequired | undefined;
       const seen = new Set<string>();
       // Each clip gets the account's defaults where the request names nothing (clip-look.ts).
+      await assertKit(tx, accountId, input.look.brand_kit);
       const look = resolveLook(await this.looks.defaults(tx, accountId), input.look);
       for (const [n, asked] of input.clips.entries()) {
         // A span of the user's own ({ start, end }) becomes a clip of the episode first (clip-spans.ts).
@@ -104,6 +106,7 @@ export class ClipJobs {
         const why = clip.cut_status === "cutting" ? "is still being cut; retry when its job completes" : "has not been cut; export it first with POST /episodes/{id}/clips";
         throw new Conflict("clip_not_cut", `clip ${clipId} ${why}`, { context: { cut_status: clip.cut_status } });
       }
+      await assertKit(tx, accountId, want.brand_kit);
       const current = await this.looks.current(tx, clip);
       const look = resolveLook(current.look, want);
       const changes = lookChanges(current.look, look);
@@ -142,7 +145,10 @@ export class ClipJobs {
     const edited = await editedRunInput(this.deps.storage, ep, clip, o.kind, jobId);
     // The whole look, spelled out: a stage's own default never stands in for the clip's setting.
     const set = this.looks.runOptions(o.look, o.kind);
-    const ids = { account_id: ep.account_id, livemode: true, episode_id: ep.id, clip_id: clip.id, job_id: jobId };
+    // The brand kit as a snapshot (and the cover art) in the run's input: later kit edits never reach this run.
+    const brand = await brandRunInput(tx, { accountId: ep.account_id, episodeId: ep.id, kitId: o.look.brand_kit });
+    const look = { ...o.look, brand_kit: brand.kit };
+    const ids = { account_id: ep.account_id, livemode: true, episode_id: ep.id, clip_id: clip.id, job_id: jobId, ...brand.input };
     let run: Run;
     if (o.kind === "cut") {
       run = await this.deps.runner.startRun(PIPELINES.cut, { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids, ...edited }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
@@ -151,7 +157,7 @@ export class ClipJobs {
     }
     await tx.query(
       `insert into jobs (id, account_id, episode_id, clip_id, kind, status, run_id, options, changes, charged_cents) values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9)`,
-      [jobId, ep.account_id, ep.id, clip.id, o.kind, run.id, JSON.stringify(o.look), JSON.stringify(o.changes), cents],
+      [jobId, ep.account_id, ep.id, clip.id, o.kind, run.id, JSON.stringify(look), JSON.stringify(o.changes), cents],
     );
     await this.refreshClip(tx, clip.id);
     return { job_id: jobId, clip_id: clip.id, number: clip.number, ref: clip.ref, kind: o.kind, status: "queued", charged_cents: cents };
