@@ -30,7 +30,18 @@ const look: Record<string, JsonSchema> = {
   },
 };
 // Any string is taken as a ref, so an unknown one is reported by name ("unknown clip reference").
-const clipItem: JsonSchema = { anyOf: [{ type: "integer", minimum: 1 }, { type: "string", minLength: 1, maxLength: 64 }], description: "A clip number or ref" };
+const clipItem: JsonSchema = {
+  anyOf: [
+    { type: "integer", minimum: 1 },
+    { type: "string", minLength: 1, maxLength: 64 },
+    {
+      type: "object", additionalProperties: false, required: ["start", "end"], "x-extension": true,
+      description: "Extension: a clip of your own times (seconds in the episode), snapped outward to whole sentences",
+      properties: { start: { type: "number", minimum: 0, maximum: 86400 }, end: { type: "number", minimum: 0, maximum: 86400 } },
+    },
+  ],
+  description: "A clip number or ref (extension: or { start, end } in seconds)",
+};
 const targetSeconds: JsonSchema = { type: "integer", minimum: 15, maximum: 180, description: "Wanted clip length in whole seconds; clips are within ±20%" };
 const money = { charged_cents: { type: "integer", minimum: 0, description: "What this call charged" } };
 const progress: JsonSchema = {

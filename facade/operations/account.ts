@@ -4,8 +4,9 @@
  */
 import type { Operation } from "../registry.js";
 import { clipCaptions, exportClips, getJob, listStyles, restyleClip } from "./clips.js";
+import { editClipCaptions } from "./clip-edits.js";
 import { createEpisode, episodeUploaded, getEpisode, listEpisodes, searchEpisode } from "./episodes.js";
 
 export const ACCOUNT_OPERATIONS: Operation[] = [
-  listEpisodes, createEpisode, getEpisode, episodeUploaded, exportClips, searchEpisode, getJob, restyleClip, clipCaptions, listStyles,
+  listEpisodes, createEpisode, getEpisode, episodeUploaded, exportClips, searchEpisode, getJob, restyleClip, clipCaptions, editClipCaptions, listStyles,
 ];
