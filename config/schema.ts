@@ -110,6 +110,8 @@ export const ConfigSchema = Type.Object(
       render_top: Key(Int({ minimum: 0, maximum: 10 }), 3, "Clips rendered for each episode entering by CLI or watch folder."),
       fonts_dir: Opt(Str(), "system fonts", "Folder of fonts for burned-in captions (libass is pointed at it)."),
       styles_file: Opt(Str(), "config/styles.yaml", "Caption style catalogue that replaces the built-in one."),
+      censor_words: Opt(Str(), "config/words/profanity.txt", "Word list that `censor: mask` and `bleep` hide in captions (one word a line, `*` for a prefix; see the built-in list)."),
+      emoji_file: Opt(Str(), "config/emoji.yaml", "Keyword → symbol map for captions' `emoji` option (libass draws outline glyphs only: see docs/clips.md)."),
       encoder: Key(
         StringEnum(ENCODER_SETTINGS),
         "auto",
