@@ -9,6 +9,9 @@ import { DEFAULT_PRESET, SAFE_INPUT, X264_PRESETS, escapeFilterValue, finalEncod
 import { planArgs, type RenderPlan } from "../../daemon/kit/clip-graph.js";
 import { renderChecked } from "../../daemon/kit/clip-render.js";
 import { loadStyles } from "../../daemon/kit/styles.js";
+import { bleepFilter, CENSOR_MODES } from "../../daemon/kit/censor.js";
+import type { BrandSnapshot } from "../../daemon/kit/brand.js";
+import { prepareCaptions } from "./prepare.js";
 
 /**
  * The `with:` options of caption-burn: the one place their limits, defaults and descriptions are
@@ -37,6 +40,14 @@ export const CaptionBurnOptionsSchema = Type.Object(
       false,
     ),
     highlight: Type.Optional(Type.Boolean({ "x-default": "on for animated styles", description: "Word-by-word animation of the style (`highlight`, `pop` or `karaoke`)." })),
+    censor: Type.Optional(
+      StringEnum(CENSOR_MODES, {
+        "x-default": "`off`",
+        description: "Words of the list in config/words/ (render.censor_words): `mask` draws them as `f***`, `bleep` also mutes them under a 1 kHz tone.",
+      }),
+    ),
+    emphasis: Type.Optional(Type.Boolean({ "x-default": "`true`", description: "Numbers and the passage's key phrases in the style's highlight colour (a brand kit's accent)." })),
+    emoji: Type.Optional(Type.Boolean({ "x-default": "`false`", description: "A symbol from config/emoji.yaml after a key phrase (with emphasis on)." })),
     hook_seconds: Defaulted(Type.Number({ minimum: 0.5, maximum: 10, description: "How long the hook title stays." }), 3),
     preset: Defaulted(StringEnum(X264_PRESETS, { description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20." }), DEFAULT_PRESET),
   },
@@ -87,10 +98,13 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     const hookOpt = o.hook_title ?? prev.hook_title ?? false;
     const hookTitle = hookOpt === true ? title : typeof hookOpt === "string" ? hookOpt : undefined;
 
-    const ass = buildAss(words, { width, height, style, size, position, highlight, hookTitle, hookSeconds: o.hook_seconds, duration });
+    // Clean captions and the brand kit (input.brand, a snapshot taken when the job was made).
+    const choices = { censor: o.censor ?? prev.censor ?? "off", emphasis: o.emphasis ?? prev.emphasis ?? true, emoji: o.emoji ?? prev.emoji ?? false };
+    const brand: BrandSnapshot | undefined = input.brand ?? undefined;
+    const prep = await prepareCaptions(ctx, { words, title, duration, style, brand, choices });
+    const ass = buildAss(prep.words, { width, height, style: prep.style, size, position, highlight, hookTitle, hookSeconds: o.hook_seconds, duration });
     await writeFile(path.join(ctx.workdir, "captions.ass"), ass);
-    const fontsDir: string | undefined = ctx.config?.render?.fonts_dir || undefined;
-    const filter = `ass=filename=captions.ass${fontsDir ? `:fontsdir=${escapeFilterValue(path.resolve(fontsDir))}` : ""}`;
+    const filter = `ass=filename=captions.ass${prep.fontsDir ? `:fontsdir=${escapeFilterValue(prep.fontsDir)}` : ""}`;
     const ref = cut.ref ?? path.basename(fileKey).replace(/^clip-|\.mp4$/g, "");
     const tmp = path.join(ctx.workdir, "captioned.part.mp4");
     const base = `runs/${ctx.runId}/clip-${ref}-captioned`;
@@ -104,8 +118,11 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     // abort, a failed check) the partial file and whatever this attempt wrote are removed.
     try {
       const args = plan
-        ? planArgs(plan, { source, background: plan.background_key ? await stepFile(ctx, plan.background_key) : undefined }, { output: tmp, preset: o.preset, burn: filter })
-        : [...SAFE_INPUT, "-i", source, "-vf", filter, "-map", "0:v:0", "-map", "0:a:0?", ...finalEncodeArgs({ copyAudio: true, preset: o.preset }), tmp];
+        ? planArgs(plan, { source, background: plan.background_key ? await stepFile(ctx, plan.background_key) : undefined }, { output: tmp, preset: o.preset, burn: filter, bleep: prep.bleep })
+        : prep.bleep.length && probe?.audioCodec
+          ? [...SAFE_INPUT, "-i", source, "-filter_complex", `[0:v:0]${filter}[v];[0:a:0]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a0];${bleepFilter(prep.bleep, "a0", "a")}`,
+            "-map", "[v]", "-map", "[a]", ...finalEncodeArgs({ preset: o.preset }), tmp]
+          : [...SAFE_INPUT, "-i", source, "-vf", filter, "-map", "0:v:0", "-map", "0:a:0?", ...finalEncodeArgs({ copyAudio: true, preset: o.preset }), tmp];
       const note = plan ? "rendering" : "burning captions";
       ctx.progress(2, note);
       // A plan's output is cut to the planned length by ffmpeg itself, so it is held to the cut's 0.15 s.
@@ -132,7 +149,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     return {
       render: {
         key, ref, style: style.id, caption_size: size, caption_position: position, highlight,
-        hook_title: hookOpt, duration: +outDuration.toFixed(3), width, height,
+        hook_title: hookOpt, ...choices, duration: +outDuration.toFixed(3), width, height,
         thumbnail_key: thumbnailKey, poster_webp_key: posterWebpKey, ass_key: assKey,
       },
     };
