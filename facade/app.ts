@@ -18,6 +18,7 @@ import { getMetrics } from "./operations/metrics.js";
 import { getRun, startRun } from "./operations/runs.js";
 import { adminCommand } from "./operations/admin.js";
 import { ACCOUNT_OPERATIONS } from "./operations/account.js";
+import { BRAND_OPERATIONS } from "./operations/brand-kits.js";
 import { FILE_OPERATIONS } from "./operations/files.js";
 import { mountUploadHead, UPLOAD_HEAD_ROUTE } from "./operations/upload-chunks.js";
 import { TRANSCRIPT_OPERATIONS } from "./operations/transcripts.js";
@@ -36,7 +37,7 @@ import type { FacadeServices } from "./services.js";
 /** Default cap on a JSON request body (server.max_json_bytes). */
 export const MAX_JSON_BYTES = 1024 * 1024;
 
-export const OPERATIONS: Operation[] = [healthz, readyz, getMetrics, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS, ...WEB_OPERATIONS, ...WEB_BILLING_OPERATIONS, stripeWebhook];
+export const OPERATIONS: Operation[] = [healthz, readyz, getMetrics, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...BRAND_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS, ...WEB_OPERATIONS, ...WEB_BILLING_OPERATIONS, stripeWebhook];
 
 /** Who sent an HTTP request, as the operation core needs to know it. */
 export function httpCaller(event: H3Event, surface: Surface = "api"): Caller {

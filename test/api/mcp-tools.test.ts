@@ -40,7 +40,7 @@ describe("MCP tool server: tools and keys", () => {
       expect(tools.map((t) => t.name)).not.toContain(toolName(OPERATIONS.find((o) => o.id === id)!));
     }
     expect(Object.keys(NEXT_STEP).sort()).toEqual(tools.map((t) => t.name).sort());
-    const documented = [...readFileSync(`${repoRoot}/docs/mcp.md`, "utf8").matchAll(/^\| `(\w+)` \| (GET|POST|PATCH|DELETE) /gm)].map((m) => m[1]);
+    const documented = [...readFileSync(`${repoRoot}/docs/mcp.md`, "utf8").matchAll(/^\| `(\w+)` \| (GET|POST|PUT|PATCH|DELETE) /gm)].map((m) => m[1]);
     expect(documented.sort(), "docs/mcp.md's tool table").toEqual(tools.map((t) => t.name).sort());
     for (const op of accountOps) {
       const tool = tools.find((t) => t.name === toolName(op))!;
