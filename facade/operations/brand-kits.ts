@@ -9,6 +9,7 @@ import { BrandKits } from "../../daemon/brand/kits.js";
 import { EpisodeCovers } from "../../daemon/brand/episode-cover.js";
 import { maxBytesOf, tooBig, type BrandFileKind } from "../../daemon/brand/files.js";
 import { kitView } from "../../daemon/brand/kit-rows.js";
+import { nextChunk } from "../_body.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import type { FacadeServices } from "../services.js";
@@ -47,11 +48,7 @@ async function fileFrom(ctx: OperationContext, kind: BrandFileKind): Promise<{ b
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   try {
-    for (;;) {
-      const next = await reader.read().catch((cause) => {
-        throw new ApiError(400, "upload_interrupted", `the ${kind} file broke off after ${bytes} bytes; send it again`, { field: "body", bytes }, { cause });
-      });
-      if (next.done) break;
+    for (let next = await nextChunk(reader, 0, "upload_interrupted", `the ${kind} file`); !next.done; next = await nextChunk(reader, bytes, "upload_interrupted", `the ${kind} file`)) {
       bytes += next.value.byteLength;
       if (bytes > max) throw tooBig(kind, max, bytes);
       chunks.push(next.value);
