@@ -13,11 +13,12 @@ import { stepPosition, stepSize, type CaptionPosition, type CaptionSize } from "
 import { DEFAULT_ASPECT, isAspect, type AspectRatio } from "../kit/aspect.js";
 import { loadStyles, type StyleCatalogue } from "../kit/styles.js";
 import { readClipDefaults, saveClipDefaults } from "./accounts.js";
+import { CENSOR_MODES, type CensorMode } from "../kit/censor.js";
 import type { ClipLook, ClipRow } from "./episode-rows.js";
 import type { Queryable } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
 
-export const LOOK_FIELDS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background", "aspect_ratio", "brand_kit"] as const;
+export const LOOK_FIELDS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background", "aspect_ratio", "brand_kit", "censor", "emphasis", "emoji"] as const;
 export type LookField = (typeof LOOK_FIELDS)[number];
 /** The fields the cut stage uses: a change to one of them cuts the clip again. */
 // brand_kit too: the kit's cover art is the cut's still for audio clips.
@@ -34,6 +35,10 @@ export interface Look {
   aspect_ratio: AspectRatio;
   /** A brand kit id of the account (daemon/brand/), or null: none. */
   brand_kit: string | null;
+  /** Clean captions (caption-burn): listed words masked or bleeped, emphasis of numbers and key phrases, emoji. */
+  censor: CensorMode;
+  emphasis: boolean;
+  emoji: boolean;
 }
 export interface LookChange {
   field: LookField;
@@ -55,6 +60,9 @@ export function resolveLook(base: Look, want: ClipLook): Look {
     background: want.background ?? base.background,
     aspect_ratio: isAspect(want.aspect_ratio) ? want.aspect_ratio : base.aspect_ratio,
     brand_kit: want.brand_kit !== undefined ? want.brand_kit : (base.brand_kit ?? null),
+    censor: (CENSOR_MODES as string[]).includes(want.censor ?? "") ? (want.censor as CensorMode) : (base.censor ?? "off"),
+    emphasis: want.emphasis ?? base.emphasis ?? true,
+    emoji: want.emoji ?? base.emoji ?? false,
   };
 }
 
@@ -86,8 +94,10 @@ export interface CurrentJob {
 
 // Jobs recorded before aspect_ratio existed were all 9:16: their look is whole without it.
 // brand_kit is null when a clip has none, and missing from jobs recorded before kits existed.
-const isLook = (o: any): o is Omit<Look, "aspect_ratio" | "brand_kit"> & { aspect_ratio?: AspectRatio; brand_kit?: string | null } =>
-  !!o && LOOK_FIELDS.every((k) => k === "aspect_ratio" || k === "brand_kit" || (o[k] !== undefined && o[k] !== null));
+// censor, emphasis and emoji are missing from jobs recorded before clean captions: off, on, off.
+const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji"];
+const isLook = (o: any): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji"> & { aspect_ratio?: AspectRatio; brand_kit?: string | null } & Partial<Pick<Look, "censor" | "emphasis" | "emoji">> =>
+  !!o && LOOK_FIELDS.every((k) => k === "aspect_ratio" || k === "brand_kit" || CLEAN_FIELDS.includes(k) || (o[k] !== undefined && o[k] !== null));
 
 /** What a clip's cut and render records say of its look (jobs made before looks were recorded whole). */
 function _recorded(clip: ClipRow): Partial<Look> {
@@ -111,7 +121,7 @@ export class ClipLooks {
 
   /** The look of a clip nobody chose anything for: the catalogue's default style and the stages' defaults. */
   serviceLook(): Look {
-    return { style: this.catalogue.default, caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark", aspect_ratio: DEFAULT_ASPECT, brand_kit: null };
+    return { style: this.catalogue.default, caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark", aspect_ratio: DEFAULT_ASPECT, brand_kit: null, censor: "off", emphasis: true, emoji: false };
   }
 
   /** What a new export starts from: the account's saved defaults over the service's. */
@@ -139,7 +149,7 @@ export class ClipLooks {
     );
     const job: CurrentJob | null = rows[0] ? { job_id: rows[0].id, kind: rows[0].kind, status: rows[0].status, run: rows[0].run_state ? { state: rows[0].run_state } : null } : null;
     const options = jsonColumn(rows[0]?.options);
-    if (isLook(options)) return { look: { ...options, fit: normalFit(options.fit), aspect_ratio: options.aspect_ratio ?? DEFAULT_ASPECT, brand_kit: options.brand_kit ?? null }, job };
+    if (isLook(options)) return { look: { ...options, fit: normalFit(options.fit), aspect_ratio: options.aspect_ratio ?? DEFAULT_ASPECT, brand_kit: options.brand_kit ?? null, censor: options.censor ?? "off", emphasis: options.emphasis ?? true, emoji: options.emoji ?? false }, job };
     const base = clip.render ? this.serviceLook() : await this.defaults(q, clip.account_id);
     return { look: resolveLook(base, _recorded(clip)), job };
   }
@@ -150,6 +160,7 @@ export class ClipLooks {
     const captions = {
       style: look.style, caption_size: look.caption_size, caption_position: look.caption_position, hook_title: look.hook_title,
       highlight: !!style && style.animation !== "none",
+      censor: look.censor, emphasis: look.emphasis, emoji: look.emoji,
     };
     return kind === "cut" ? { ...captions, fit: look.fit, background: look.background, aspect_ratio: look.aspect_ratio } : captions;
   }

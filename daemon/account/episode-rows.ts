@@ -22,6 +22,9 @@ export interface ClipLook {
   aspect_ratio?: string;
   /** A brand kit id; null: none. */
   brand_kit?: string | null;
+  censor?: string;
+  emphasis?: boolean;
+  emoji?: boolean;
 }
 export interface EpisodeRow {
   id: string;

@@ -28,6 +28,13 @@ const look: Record<string, JsonSchema> = {
     "x-extension": true,
     description: "Extension: a brand kit of the account (GET /api/v1/brand-kits) whose font, colours, logo, cards and cover art the clip takes; null: none. A change cuts the clip again",
   },
+  censor: str({
+    enum: ["off", "mask", "bleep"],
+    "x-extension": true,
+    description: "Extension: listed profanity in the captions; off (the default), mask (drawn as f***, in the captions endpoint too) or bleep (masked, and a 1 kHz tone over the word in the audio)",
+  }),
+  emphasis: { type: "boolean", "x-extension": true, description: "Extension: numbers and the passage's key phrases in the accent colour (default true)" },
+  emoji: { type: "boolean", "x-extension": true, description: "Extension: a symbol after a key phrase, from the server's curated map (default false)" },
 };
 // Any string is taken as a ref, so an unknown one is reported by name ("unknown clip reference").
 const clipItem: JsonSchema = {

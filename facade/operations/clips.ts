@@ -25,7 +25,7 @@ function _look(ctx: OperationContext, body: Record<string, any>): ClipLook {
     }
     look.style = style;
   }
-  for (const k of ["caption_size", "caption_position", "hook_title", "fit", "background", "aspect_ratio", "brand_kit"] as const) if (body[k] !== undefined) (look as any)[k] = body[k];
+  for (const k of ["caption_size", "caption_position", "hook_title", "fit", "background", "aspect_ratio", "brand_kit", "censor", "emphasis", "emoji"] as const) if (body[k] !== undefined) (look as any)[k] = body[k];
   return look;
 }
 
