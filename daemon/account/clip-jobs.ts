@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { toCues, type TranscriptSegment, type TranscriptWord } from "../kit/captions.js";
+import { censorWords, loadWordList } from "../kit/censor.js";
 import { retimeWords } from "../kit/timeline.js";
 import { Conflict, PaymentRequired, Refused } from "../kit/errors.js";
 import type { Run } from "../engine/runner.js";
@@ -190,7 +191,10 @@ export class ClipJobs {
     if (!t) return { clip, captions: [] };
     // The clip's edited words where it has them; each keeps its transcript index, so a caption's
     // speaker comes from its segment. The span is the clip's definition (an edit may have moved it).
-    const words = retimeWords(clipEpisodeWords(t, clip), piecesOf(clip)) as Array<TranscriptWord & { i: number }>;
+    let words = retimeWords(clipEpisodeWords(t, clip), piecesOf(clip)) as Array<TranscriptWord & { i: number }>;
+    // A clip whose look censors shows its listed words masked here as in its frames; a mask keeps
+    // a word's length, so the cues and their times are the same as unmasked.
+    if ((await this.looks.current(this.deps.db, clip)).look.censor !== "off") words = censorWords(words, loadWordList(this.deps.config.render?.censor_words || undefined)).words;
     const speakerOf = (i: number) => (t.segments ?? []).find((s) => i >= s.words[0] && i < s.words[1])?.speaker ?? "S1";
     const captions = toCues(words).map((c, n) => ({
       id: String(n + 1),
