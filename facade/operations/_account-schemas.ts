@@ -74,6 +74,8 @@ const clipScores: JsonSchema = {
     delivery: subScore("delivery: pace, loudness and fillers"),
   },
 };
+const posterUrl = str({ format: "uri", "x-extension": true, description: "Extension: signed link to the poster as JPEG (the frame at the hook's first word with the title), valid as long as download_url" });
+const posterWebpUrl = str({ format: "uri", "x-extension": true, description: "Extension: the same poster as WebP" });
 const clip: JsonSchema = {
   type: "object",
   required: ["number", "ref", "title", "hook", "start", "end", "length", "pieces", "cut_status", "export_status"],
@@ -88,6 +90,7 @@ const clip: JsonSchema = {
     answers: { type: "array", items: str(), description: "The briefs (search `about`) this clip answers; a brief whose best answer was already listed returns that clip, with its number and ref" },
     cut_status: str({ enum: ["not_cut", "cutting", "cut", "failed"] }), export_status: str({ enum: ["none", "rendering", "exported", "failed"] }),
     style: nullable(str()), download_url: str({ format: "uri" }), download_expires_at: str({ format: "date-time" }),
+    poster_url: posterUrl, poster_webp_url: posterWebpUrl,
   },
 };
 const episode: JsonSchema = {
@@ -179,6 +182,7 @@ export const S = {
       clip_id: str({ format: "uuid" }), episode_id: str({ format: "uuid" }), title: nullable(str()), progress: { type: "number", minimum: 0, maximum: 100 },
       eta_seconds: nullable({ type: "integer", minimum: 0, description: "Seconds the running stage still expects to take; null without an estimate" }),
       download_url: str({ format: "uri", description: "Signed link to the MP4, when completed; valid 7 days, supports Range" }), download_expires_at: str({ format: "date-time" }),
+      poster_url: posterUrl, poster_webp_url: posterWebpUrl,
       error: { type: "object", required: ["code", "message"], properties: { code: str(), message: str() } },
       changes: { type: "array", items: str(), description: "For a restyle, what it changed, as \"field: from → to\"" }, charged_cents: { type: "integer" }, created_at: str({ format: "date-time" }), finished_at: nullable(str({ format: "date-time" })), livemode,
     },

@@ -16,7 +16,16 @@ const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(
 function _clipLink(ctx: OperationContext, render: Record<string, any> | null | undefined, title: string | undefined) {
   if (!render?.key) return {};
   const link = downloadLink(ctx.services, { key: render.key, name: `${slug(title ?? "clip")}.mp4`, type: "video/mp4", origin: ctx.caller.linkOrigin });
-  return { download_url: link.url, download_expires_at: link.expires_at };
+  return { download_url: link.url, download_expires_at: link.expires_at, ..._posterLinks(ctx, render, title) };
+}
+
+/** The rendered clip's poster (issue 19, item 5: the frame at the hook's first word, titled) as JPEG and WebP links. */
+function _posterLinks(ctx: OperationContext, render: Record<string, any>, title: string | undefined) {
+  const name = `${slug(title ?? "clip")}-poster`;
+  const link = (key: unknown, ext: string, type: string) => (typeof key === "string" ? downloadLink(ctx.services, { key, name: `${name}.${ext}`, type, origin: ctx.caller.linkOrigin }).url : undefined);
+  const jpeg = link(render.thumbnail_key, "jpg", "image/jpeg");
+  const webp = link(render.poster_webp_key, "webp", "image/webp");
+  return { ...(jpeg ? { poster_url: jpeg } : {}), ...(webp ? { poster_webp_url: webp } : {}) };
 }
 
 /** The described fields of a clip (positions, length, pieces, hook), from its exact seconds. */
