@@ -67,12 +67,16 @@ const PART = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
 /** The text with each listed word's letters after the first turned into asterisks ("F***,"). */
 export function maskText(text: string, list: WordList): { text: string; masked: boolean } {
   let masked = false;
-  const out = text.replace(PART, (part) => {
-    // "fuckin'" and "fuck's" are checked whole and without the part after the apostrophe.
-    if (!isListed(part.replace(/['’]/g, ""), list) && !isListed(part.split(/['’]/)[0]!, list)) return part;
+  const hide = (w: string) => {
     masked = true;
-    const chars = [...part];
+    const chars = [...w];
     return chars[0] + chars.slice(1).map((c) => (/['’]/.test(c) ? c : "*")).join("");
+  };
+  const out = text.replace(PART, (part) => {
+    // "shit's": the word before the apostrophe is masked and the "'s" kept; else the whole.
+    const head = part.split(/['’]/)[0]!;
+    if (head !== part && isListed(head, list)) return hide(head) + part.slice(head.length);
+    return isListed(part.replace(/['’]/g, ""), list) ? hide(part) : part;
   });
   return { text: out, masked };
 }
