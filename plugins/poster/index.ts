@@ -17,8 +17,8 @@ import { hookStart, titleSvg } from "./draw.js";
  */
 export const PosterOptionsSchema = Type.Object(
   {
-    title: Defaulted(Type.Boolean({ description: "Draw the clip's title over the frame (`false`: the bare frame)." }), true),
-    quality: Defaulted(Type.Integer({ minimum: 40, maximum: 95, description: "JPEG quality (WebP uses 5 less)." }), 85),
+    poster_title: Defaulted(Type.Boolean({ description: "Draw the clip's title over the frame (`false`: the bare frame)." }), true),
+    poster_quality: Defaulted(Type.Integer({ minimum: 40, maximum: 95, description: "JPEG quality (WebP uses 5 less)." }), 85),
   },
   { additionalProperties: false },
 );
@@ -60,21 +60,21 @@ export default defineStage<PosterOptions>({
       ? { box: brand.colours.background, text: brand.colours.primary, accent: brand.colours.accent, font: brand.font?.family ?? style?.font ?? "DejaVu Sans" }
       : { box: style?.hook_background ?? "#000000D0", text: style?.hook_colour ?? "#FFFFFF", accent: style?.highlight ?? "#FFE600", font: style?.font ?? "DejaVu Sans" };
     let picture = sharp(png);
-    if (o.title && title?.trim()) picture = picture.composite([{ input: titleSvg(title.trim(), { width, height, ...look, uppercase: !!style?.uppercase && !brand }), top: 0, left: 0 }]);
+    if (o.poster_title && title?.trim()) picture = picture.composite([{ input: titleSvg(title.trim(), { width, height, ...look, uppercase: !!style?.uppercase && !brand }), top: 0, left: 0 }]);
     const flat = await picture.png().toBuffer();
 
     const base = `runs/${ctx.runId}/clip-${render.ref ?? cut.ref ?? "clip"}-poster`;
     const jpegKey: string = render.thumbnail_key ?? `${base}.jpg`;
     const webpKey: string = render.poster_webp_key ?? `${base}.webp`;
-    await ctx.storage.write(jpegKey, await sharp(flat).jpeg({ quality: o.quality, mozjpeg: true }).toBuffer());
-    await ctx.storage.write(webpKey, await sharp(flat).webp({ quality: o.quality - 5 }).toBuffer());
+    await ctx.storage.write(jpegKey, await sharp(flat).jpeg({ quality: o.poster_quality, mozjpeg: true }).toBuffer());
+    await ctx.storage.write(webpKey, await sharp(flat).webp({ quality: o.poster_quality - 5 }).toBuffer());
     ctx.progress(100, "poster");
     return {
       render: {
         ...render,
         thumbnail_key: jpegKey,
         poster_webp_key: webpKey,
-        poster: { at: +at.toFixed(3), width, height, title: o.title && title?.trim() ? title.trim() : null, brand: brand?.id ?? null },
+        poster: { at: +at.toFixed(3), width, height, title: o.poster_title && title?.trim() ? title.trim() : null, brand: brand?.id ?? null },
       },
     };
   },
