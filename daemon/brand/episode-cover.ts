@@ -26,6 +26,11 @@ export interface CoverAnswer {
 export class EpisodeCovers {
   constructor(private readonly d: BrandKitDeps) {}
 
+  /** The episode's cover key; NotFound when the account has no such episode. */
+  current(accountId: string, episodeId: string): Promise<{ cover_key: string | null }> {
+    return currentCover(this.d.db, accountId, episodeId);
+  }
+
   async set(accountId: string, episodeId: string, from: { bytes?: Buffer; url?: string }): Promise<CoverAnswer> {
     const before = await currentCover(this.d.db, accountId, episodeId);
     const limits = this.d.config.brand;

@@ -9,11 +9,12 @@ import { BrandKits } from "../../daemon/brand/kits.js";
 import { EpisodeCovers } from "../../daemon/brand/episode-cover.js";
 import { maxBytesOf, tooBig, type BrandFileKind } from "../../daemon/brand/files.js";
 import { kitView } from "../../daemon/brand/kit-rows.js";
-import { nextChunk } from "../_body.js";
+import { lingerOver, nextChunk, requestHasBody } from "../_body.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import type { FacadeServices } from "../services.js";
 import { _authOf } from "./_account-testmode.js";
+import { errorResponse } from "./_upload-body.js";
 import { K } from "./_brand-schemas.js";
 
 const id = { id: uuidParam };
@@ -35,7 +36,29 @@ function brand(s: FacadeServices) {
  * The file of an upload call: fetched from `?url=`, else the request's raw body read under the
  * kind's cap (a declared Content-Length over it is refused before a byte is read).
  */
-async function fileFrom(ctx: OperationContext, kind: BrandFileKind): Promise<{ bytes?: Buffer; url?: string }> {
+type From = { bytes?: Buffer; url?: string };
+
+/**
+ * Runs an upload: `before` (the kit or episode must be the caller's: a 404 comes before a byte is
+ * read), the file, then `save`. Refused before the body was read whole, the answer closes the
+ * connection (after a short linger, so the client reads the refusal first) rather than leave
+ * unread bytes on a kept-alive socket.
+ */
+async function upload(ctx: OperationContext, kind: BrandFileKind, before: () => Promise<unknown>, save: (from: From) => Promise<unknown>): Promise<unknown> {
+  let from: From;
+  try {
+    await before();
+    from = await readFile(ctx, kind);
+  } catch (err) {
+    const req = ctx.caller.request;
+    if (!req || !requestHasBody(req)) throw err;
+    lingerOver(req);
+    return errorResponse(err, { connection: "close" });
+  }
+  return save(from);
+}
+
+async function readFile(ctx: OperationContext, kind: BrandFileKind): Promise<From> {
   const url = ctx.query.url as string | undefined;
   if (url !== undefined) return { url };
   const req = ctx.caller.request;
@@ -130,9 +153,10 @@ function uploadOp(kind: BrandFileKind, opId: string, summary: string, what: stri
     query: kind === "font" ? K.fontQuery : K.fileQuery,
     responses: uploadResponses(what),
     async handler(ctx) {
-      const from = await fileFrom(ctx, kind);
+      const kits = brand(ctx.services).kits;
+      const accountId = _authOf(ctx).account.id;
       const fileName = typeof ctx.query.file_name === "string" ? ctx.query.file_name : undefined;
-      return answer(ctx, await brand(ctx.services).kits.putFile(_authOf(ctx).account.id, ctx.params.id!, kind, { ...from, fileName }));
+      return upload(ctx, kind, () => kits.get(accountId, ctx.params.id!), async (from) => answer(ctx, await kits.putFile(accountId, ctx.params.id!, kind, { ...from, fileName })));
     },
   });
 }
@@ -148,8 +172,8 @@ export const setEpisodeCover = defineOperation({
   responses: { ...uploadResponses("cover art"), 200: { description: "The cover is set; clips made from now on use it", schema: K.cover } },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    const from = await fileFrom(ctx, "cover");
-    return { ...(await brand(ctx.services).covers.set(auth.account.id, ctx.params.id!, from)), livemode: auth.livemode };
+    const covers = brand(ctx.services).covers;
+    return upload(ctx, "cover", () => covers.current(auth.account.id, ctx.params.id!), async (from) => ({ ...(await covers.set(auth.account.id, ctx.params.id!, from)), livemode: auth.livemode }));
   },
 });
 
