@@ -3,7 +3,7 @@
  * emphasis), the style in the clip's brand kit, the bleep spans for the audio, and the font folder
  * libass is pointed at (render.fonts_dir and the kit's uploaded font together).
  */
-import { copyFile, mkdir, readdir, symlink } from "node:fs/promises";
+import { copyFile, mkdir, readdir, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import type { CaptionStyle, CaptionWord } from "../../daemon/kit/ass.js";
 import type { BrandSnapshot } from "../../daemon/kit/brand.js";
@@ -63,6 +63,7 @@ async function fontsFolder(ctx: Ctx, brand: BrandSnapshot | null | undefined, co
   const base = configured ? path.resolve(configured) : undefined;
   if (!brand?.font?.key) return base;
   const dir = path.join(ctx.workdir, "fonts");
+  await rm(dir, { recursive: true, force: true }); // a retry in the same workdir starts clean
   await mkdir(dir, { recursive: true });
   const ext = FONT_FILE.exec(brand.font.file_name ?? "")?.[1]?.toLowerCase() ?? "ttf";
   // The kit's font takes a fixed name: an uploaded file name never becomes a path here.
