@@ -14,6 +14,7 @@ import type { Session } from "./types";
 const KeysPage = lazy(() => import("./pages/keys"));
 const BillingPage = lazy(() => import("./pages/billing"));
 const WebhooksPage = lazy(() => import("./pages/webhooks"));
+const BrandKitsPage = lazy(() => import("./pages/brand-kits"));
 const AccountPage = lazy(() => import("./pages/account"));
 const EpisodesPage = lazy(() => import("./pages/episodes"));
 const NewEpisodePage = lazy(() => import("./pages/episodes-new"));
@@ -40,6 +41,7 @@ const SIGNED_IN: Record<string, () => ReactNode> = {
   "/keys": () => <KeysPage />,
   "/billing": () => <BillingPage />,
   "/webhooks": () => <WebhooksPage />,
+  "/brand-kits": () => <BrandKitsPage />,
   "/account": () => <AccountPage />,
   "/episodes": () => <EpisodesPage />,
   "/episodes/new": () => <NewEpisodePage />,

@@ -14,6 +14,7 @@ const NAV = [
   { href: "/transcripts", label: "Transcripts" },
   { href: "/keys", label: "Keys" },
   { href: "/billing", label: "Billing" },
+  { href: "/brand-kits", label: "Brand kits" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/account", label: "Account" },
 ];

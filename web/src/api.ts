@@ -30,18 +30,22 @@ export function whenSessionChanges(fn: () => void): void {
   onSessionChanged = fn;
 }
 
-type Method = "GET" | "POST" | "PATCH" | "DELETE";
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** Calls whose 401 means a wrong password, not an ended session. */
 const PASSWORD_CHECKS = new Set(["POST /signin", "POST /account/password", "DELETE /account"]);
 
-/** `extra` headers ride along: the free page's upload call takes a free key as Authorization. */
+/**
+ * `extra` headers ride along: the free page's upload call takes a free key as Authorization. A
+ * Blob body (a file the user picked: a brand kit's font, logo, cover) goes up as its raw bytes.
+ */
 export async function call<T>(method: Method, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
   const headers: Record<string, string> = { ...extra, accept: "application/json" };
   if (method !== "GET") headers["x-csrf-token"] = csrfToken;
-  if (body !== undefined) headers["content-type"] = "application/json";
+  const raw = body instanceof Blob;
+  if (body !== undefined) headers["content-type"] = raw ? body.type || "application/octet-stream" : "application/json";
   let res: Response;
   try {
-    res = await fetch(BASE + path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(BASE + path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : raw ? body : JSON.stringify(body) });
   } catch {
     throw new ApiError(0, "network_error", "clipd could not be reached. Check your connection and try again.");
   }

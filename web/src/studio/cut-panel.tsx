@@ -9,6 +9,7 @@ import type { CaptionStyle, ClipLook, ExportAnswer, StartedJob } from "../types"
 import { ErrorText, Notice, useAction } from "../ui";
 import { bodyOf, formOf, LookFields, type LookForm } from "./look-fields";
 import { SERVICE_LOOK } from "./look";
+import { BrandKitPicker } from "./brand-kit-picker";
 
 export const MAX_CUT = 10;
 
@@ -25,19 +26,21 @@ interface Props {
 export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted }: Props) {
   const [form, setForm] = useState<LookForm>(() => formOf(defaults ?? SERVICE_LOOK));
   const [touched, setTouched] = useState(false);
+  const savedKit = (defaults as { brand_kit?: string | null } | null)?.brand_kit ?? null;
+  const [kit, setKit] = useState<string | null>(savedKit);
   const [skipped, setSkipped] = useState<ExportAnswer["not_started"]>([]);
   const { busy, error, setError, run } = useAction();
   // The defaults arrive after the first render; take them unless the form was already changed.
   useEffect(() => {
-    if (defaults && !touched) setForm(formOf(defaults));
-  }, [defaults, touched]);
+    if (defaults && !touched) (setForm(formOf(defaults)), setKit(savedKit));
+  }, [defaults, touched, savedKit]);
 
   const n = chosen.length;
   async function submit(e: FormEvent) {
     e.preventDefault();
     const look = bodyOf(form);
     if (typeof look === "string") return setError(look);
-    const answer = await run(() => call<ExportAnswer>("POST", `/episodes/${encodeURIComponent(episodeId)}/clips`, { clips: chosen, ...look }));
+    const answer = await run(() => call<ExportAnswer>("POST", `/episodes/${encodeURIComponent(episodeId)}/clips`, { clips: chosen, ...look, brand_kit: kit }));
     if (!answer) return;
     setSkipped(answer.not_started);
     if (answer.jobs.length) onStarted(answer.jobs);
@@ -56,6 +59,7 @@ export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted
         disabled={busy}
         previews={ready}
       />
+      <BrandKitPicker value={kit} onChange={(k) => (setKit(k), setTouched(true))} disabled={busy} />
       <ErrorText error={error} />
       {skipped.length > 0 && (
         <Notice kind="warn">
