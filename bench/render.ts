@@ -3,7 +3,9 @@
  *
  * Source: bench/_render-source.ts (60 s 1920×1080, four scenes, speech, timed words; cached).
  * - clipd: the steps of pipelines/clip.yaml in-process (bench/_render-clipd.ts), 1080×1920 with
- *   word-highlight captions and the hook title; then a restyle (pipelines/restyle.yaml, another style).
+ *   word-highlight captions and the hook title, on a top clip whose crop plan the episode
+ *   pipeline's plan-crops step made first (timed apart); then a restyle (pipelines/restyle.yaml,
+ *   another style); and once on a clip without a plan (the analysis inside the render).
  * - bare: one ffmpeg with input seeking, a per-scene crop, scale, libass from the ASS clipd wrote,
  *   and the shipped preset at CRF 20 (bench/_render-bare.ts). Best of BENCH_ROUNDS rounds, alternated.
  * - presets: the bare graph over the first BENCH_SWEEP_SECONDS per x264 preset at CRF 20: wall, fps,
@@ -54,12 +56,26 @@ interface Env {
   ass?: string;
 }
 
-/** One clip render through the clip pipeline; wall seconds, the state it left and the per-stage times. */
-async function clipdRender(env: Env, tag: string, seconds: number) {
+/**
+ * One clip render through the clip pipeline; wall seconds, the state it left and the per-stage
+ * times. `planned`: first the episode pipeline's `plan-crops` step (as it runs before a top clip
+ * is rendered), timed apart as `plan`; the render then starts encoding at once.
+ */
+async function clipdRender(env: Env, tag: string, seconds: number, planned = true) {
   const state = await clipState(env.storage, env.src, seconds, tag);
+  let plan = 0;
+  if (planned) {
+    const episode = env.pipelines.get("episode")!;
+    const t0 = performance.now();
+    await runPipeline({ ...episode, steps: episode.steps.filter((s) => s.stage === "plan-crops") }, state, { storage: env.storage, workdir: env.base, runId: `${tag}-plan` });
+    plan = (performance.now() - t0) / 1000;
+    if (!state.clips[0]?.crop_plan) throw new Error("plan-crops left the clip without a crop plan");
+    state.clip = state.clips[0];
+  }
+  const cpu0 = childCpuSeconds();
   const t = performance.now();
   const steps = await runPipeline(env.pipelines.get("clip")!, state, { storage: env.storage, workdir: env.base, runId: tag });
-  return { wall: (performance.now() - t) / 1000, state, steps };
+  return { wall: (performance.now() - t) / 1000, cpu: childCpuSeconds() - cpu0, state, steps, plan };
 }
 
 async function mainPart(env: Env) {
@@ -68,11 +84,12 @@ async function mainPart(env: Env) {
   const restyle: number[] = [];
   const clipdCpu: number[] = [];
   const bareCpu: number[] = [];
+  const plans: number[] = [];
   let stages = "";
   for (let r = 0; r < ROUNDS; r++) {
-    const cpu0 = childCpuSeconds();
     const c = await clipdRender(env, `main${r}`, SECONDS);
-    clipdCpu.push(childCpuSeconds() - cpu0);
+    clipdCpu.push(c.cpu);
+    plans.push(c.plan);
     if (!clipd.length || c.wall < best(clipd)) stages = c.steps.map((s) => `${s.stage} ${f2(s.seconds)} s`).join(", ");
     clipd.push(c.wall);
     const assKey: string | undefined = c.state.render?.ass_key;
@@ -86,6 +103,8 @@ async function mainPart(env: Env) {
     await runPipeline(env.pipelines.get("restyle")!, c.state, { storage: env.storage, workdir: env.base, runId: `restyle${r}`, set: RESTYLE });
     restyle.push((performance.now() - t) / 1000);
   }
+  // One render of a clip without a plan (not a top clip, or reshaped): the analysis is in the render.
+  const cold = await clipdRender(env, "cold", SECONDS, false);
   const frames = SECONDS * FPS;
   console.log(`\n#### Render of a ${SECONDS} s clip (best of ${ROUNDS}, alternated; preset ${env.preset} as clipd's final encode, CRF ${DEFAULT_CRF}); load ${load()}\n`);
   console.log("| what | wall s | fps | RTF (wall ÷ clip) | ÷ bare |");
@@ -94,7 +113,11 @@ async function mainPart(env: Env) {
   row("bare ffmpeg, one pass", best(bare));
   row(`clipd \`clip\` pipeline (${stages})`, best(clipd));
   row(`clipd restyle (${RESTYLE.style})`, best(restyle));
-  console.log(`\nAll rounds: clipd ${clipd.map(f2).join(", ")} s; bare ${bare.map(f2).join(", ")} s; restyle ${restyle.map(f2).join(", ")} s.`);
+  row(`clipd \`clip\` pipeline, no crop plan (${cold.steps.map((s) => `${s.stage} ${f2(s.seconds)} s`).join(", ")}; one round)`, cold.wall);
+  console.log(`\nThe top clips' crop plans (plan-crops, in the episode pipeline before the render): ${f2(best(plans))} s per ${SECONDS} s clip.`);
+  console.log(`All rounds: clipd ${clipd.map(f2).join(", ")} s; bare ${bare.map(f2).join(", ")} s; restyle ${restyle.map(f2).join(", ")} s.`);
+  const paired = clipd.map((c, i) => c / bare[i]!).sort((a, b) => a - b);
+  console.log(`Paired ratios (each clipd round ÷ the bare round right after it, which shares its load): ${paired.map(f2).join(", ")}; median ${f2(paired[Math.floor(paired.length / 2)]!)}.`);
   console.log(`CPU seconds (least of the rounds): clipd ${f2(best(clipdCpu))}, bare ${f2(best(bareCpu))}, ratio ${f2(best(clipdCpu) / best(bareCpu))}.`);
   return { ratio: best(clipd) / best(bare), rtf: best(clipd) / SECONDS, restyle: best(restyle) / SECONDS };
 }
