@@ -2,14 +2,17 @@
  * ffmpeg arguments for rendering a clip from its source. Each piece is its own input, seeked with
  * `-ss` before `-i`: when transcoding ffmpeg decodes from the keyframe before and drops frames up to
  * the exact time, so cuts are frame-accurate without decoding the recording from its start.
- * `trim`/`atrim` then pin each piece to its exact length and `concat` joins them; the 9:16 layout
- * is applied once after, and, when `burn` is given, the captions on top of it: one decode and one
- * encode for a finished clip (cut's plan + caption-burn), or a caption-free cut without it.
+ * `trim`/`atrim` then pin each piece to its exact length and `concat` joins them; the layout to the
+ * clip's shape is applied once after, and, when `burn` is given, the captions on top of it, then the
+ * brand (logo, intro/outro cards): one decode and one encode for a finished clip (cut's plan +
+ * caption-burn), or a caption-free cut without it.
  * Shared by cut (which may encode a plain cut) and caption-burn (which renders a plan).
  */
 import type { Piece } from "./timeline.js";
 import { DEFAULT_PRESET, SAFE_INPUT, finalEncodeArgs } from "./render.js";
 import { bleepFilter, type Span } from "./censor.js";
+import { brandTail, cardTimes, type BrandFiles, type PlanBrand } from "./brand-graph.js";
+import { audioLayout, waveFilter } from "./audio-template.js";
 
 export type Fit = "crop" | "blur" | "pad";
 
@@ -38,6 +41,9 @@ export interface GraphOptions {
   burn?: string;
   /** Stretches of the joined clip muted under a 1 kHz tone (captions' `censor: bleep`; censor.ts). */
   bleep?: Span[];
+  /** A logo and intro/outro cards (brand-graph.ts), with their files on local disk. */
+  brand?: PlanBrand;
+  brandFiles?: BrandFiles;
 }
 
 const n3 = (v: number) => v.toFixed(3);
@@ -65,7 +71,7 @@ export function sceneExpr(plan: CropScene[], axis: "x" | "y", fps: number): stri
   return expr;
 }
 
-/** The 9:16 layout of one video stream `[in]` into `[out]`. */
+/** The layout of one video stream `[in]` into `[out]`: the frame's shape filled (per-scene crop) or the whole picture on a blur or a colour. */
 export function layoutFilter(o: GraphOptions, inLabel: string, outLabel: string): string {
   const { width: W, height: H } = o;
   const plan = o.plan?.length ? o.plan : [{ start: 0, end: 0, x: o.focus?.x ?? 0.5, y: o.focus?.y ?? 0.5 }];
@@ -106,46 +112,56 @@ export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & 
   parts.push(`${labels}concat=n=${pieces.length}:v=1:a=${o.hasAudio ? 1 : 0}[vj]${o.hasAudio ? "[aj]" : ""}`);
   const bleep = o.hasAudio && !!o.bleep?.length;
   if (bleep) parts.push(bleepFilter(o.bleep!, "aj", "ajb"));
-  parts.push(o.burn ? `${layoutFilter(o, "vj", "vl")};[vl]${o.burn}[vout]` : layoutFilter(o, "vj", "vout"));
-  const silence = o.hasAudio ? [] : ["-f", "lavfi", "-t", n3(total), "-i", "anullsrc=r=48000:cl=stereo"];
+  parts.push(o.burn ? `${layoutFilter(o, "vj", "vl")};[vl]${o.burn}[vb]` : layoutFilter(o, "vj", "vb"));
+  // A source without sound gets silence, so every clip has an audio track.
+  if (!o.hasAudio) parts.push(`anullsrc=r=48000:cl=stereo,atrim=duration=${n3(total)}[asil]`);
+  const inputs = _pieceInputs(source, pieces);
+  const logoInput = o.brandFiles?.logo ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), pieces.length) : undefined;
+  const out = brandTail(parts, { v: "vb", a: o.hasAudio ? (bleep ? "ajb" : "aj") : "asil", width: o.width, height: o.height, fps: o.fps, brand: o.brand, files: o.brandFiles, logoInput });
+  const cards = cardTimes(o.brand);
   return [
-    ..._pieceInputs(source, pieces),
-    ...silence,
+    ...inputs,
     "-filter_complex", parts.join(";"),
-    "-map", "[vout]",
-    "-map", o.hasAudio ? (bleep ? "[ajb]" : "[aj]") : `${pieces.length}:a`,
-    "-t", n3(total),
+    "-map", `[${out.v}]`,
+    "-map", `[${out.a}]`,
+    "-t", n3(total + cards.before + cards.after),
     ...finalEncodeArgs({ preset: o.preset }),
     "-r", String(o.fps),
     o.output,
   ];
 }
 
-/** Arguments for an audio source: a still background, a live waveform, the joined audio. */
+/** Arguments for an audio source: a still background (audio-template.ts), a live waveform, the joined audio. */
 export function audioCutArgs(
   source: string,
   pieces: Piece[],
-  o: { width: number; height: number; fps: number; background: string; waveColour: string; output: string; preset?: string; burn?: string; bleep?: Span[] },
+  o: {
+    width: number; height: number; fps: number; background: string; waveColour: string; output: string; preset?: string; burn?: string; bleep?: Span[];
+    brand?: PlanBrand; brandFiles?: BrandFiles;
+  },
 ): string[] {
   const total = pieces.reduce((a, p) => a + (p.end - p.start), 0);
   const { width: W, height: H } = o;
-  const waveH = Math.round(H * 0.09) * 2;
+  const wave = audioLayout(W, H).wave;
   const bgIndex = pieces.length;
   const parts = pieces.map((p, i) => _audioChain(i, p));
   const joined = `${pieces.map((_, i) => `[a${i}]`).join("")}concat=n=${pieces.length}:v=0:a=1`;
   // A bleep goes in before the split, so the waveform shows the tone the clip plays.
   parts.push(o.bleep?.length ? `${joined}[ac];${bleepFilter(o.bleep, "ac", "acb")};[acb]asplit=2[aout][aw]` : `${joined},asplit=2[aout][aw]`);
-  parts.push(`[aw]showwaves=s=${Math.round(W * 0.42) * 2}x${waveH}:mode=cline:scale=sqrt:draw=full:rate=${o.fps}:colors=${o.waveColour},format=rgba[wave]`);
+  parts.push(waveFilter("aw", "wave", wave, { colour: o.waveColour, fps: o.fps }));
   // The still is decoded once and repeated by the loop filter (decoding a PNG per frame is slow).
   parts.push(`[${bgIndex}:v]scale=${W}:${H},setsar=1,format=yuv420p,loop=loop=-1:size=1:start=0,setpts=N/(${o.fps}*TB)[bg]`);
-  parts.push(`[bg][wave]overlay=(W-w)/2:${Math.round(H * 0.44)}:shortest=1,format=yuv420p${o.burn ? `,${o.burn}` : ""}[vout]`);
+  parts.push(`[bg][wave]overlay=${wave.x}+(${wave.w}-w)/2:${wave.y}:shortest=1,format=yuv420p${o.burn ? `,${o.burn}` : ""}[vb]`);
+  const inputs = [..._pieceInputs(source, pieces), "-i", o.background];
+  const logoInput = o.brandFiles?.logo ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), bgIndex + 1) : undefined;
+  const out = brandTail(parts, { v: "vb", a: "aout", width: W, height: H, fps: o.fps, brand: o.brand, files: o.brandFiles, logoInput });
+  const cards = cardTimes(o.brand);
   return [
-    ..._pieceInputs(source, pieces),
-    "-i", o.background,
+    ...inputs,
     "-filter_complex", parts.join(";"),
-    "-map", "[vout]",
-    "-map", "[aout]",
-    "-t", n3(total),
+    "-map", `[${out.v}]`,
+    "-map", `[${out.a}]`,
+    "-t", n3(total + cards.before + cards.after),
     ...finalEncodeArgs({ preset: o.preset ?? DEFAULT_PRESET }),
     "-r", String(o.fps),
     o.output,
@@ -171,16 +187,30 @@ export interface RenderPlan {
   focus?: { x: number; y: number };
   crop_plan?: CropScene[];
   background_key?: string;
+  /** The brand kit's logo, cards and colours (a snapshot: a later edit of the kit does not change this clip). */
+  brand?: PlanBrand;
+}
+
+/** The finished clip's length: its pieces, and the brand's cards around them. */
+export function planDuration(plan: Pick<RenderPlan, "pieces" | "brand">): number {
+  const cards = cardTimes(plan.brand);
+  return +(plan.pieces.reduce((a, p) => a + (p.end - p.start), 0) + cards.before + cards.after).toFixed(3);
 }
 
 /** The one-pass arguments of a plan, with its files already on local disk. */
-export function planArgs(plan: RenderPlan, files: { source: string; background?: string }, o: { output: string; preset?: string; burn?: string; bleep?: Span[] }): string[] {
+export function planArgs(
+  plan: RenderPlan,
+  files: { source: string; background?: string; brand?: BrandFiles },
+  o: { output: string; preset?: string; burn?: string; bleep?: Span[] },
+): string[] {
   const { width, height, fps } = plan;
+  const brand = { brand: plan.brand, brandFiles: files.brand };
   if (plan.layout === "audio") {
     if (!files.background) throw new Error("an audio plan needs its background still");
-    return audioCutArgs(files.source, plan.pieces, { width, height, fps, background: files.background, waveColour: "white@0.85", ...o });
+    const accent = plan.brand?.colours?.accent;
+    return audioCutArgs(files.source, plan.pieces, { width, height, fps, background: files.background, waveColour: accent && /^#[0-9a-fA-F]{6}$/.test(accent) ? accent : "#ffffff", ...brand, ...o });
   }
   return videoCutArgs(files.source, plan.pieces, {
-    width, height, fps, fit: plan.layout, background: plan.colour, hasAudio: plan.has_audio, focus: plan.focus, plan: plan.crop_plan, ...o,
+    width, height, fps, fit: plan.layout, background: plan.colour, hasAudio: plan.has_audio, focus: plan.focus, plan: plan.crop_plan, ...brand, ...o,
   });
 }

@@ -6,8 +6,9 @@ import { Defaulted, defineStage, StageError, StringEnum, type StageWith } from "
 import { stepFile } from "../../daemon/kit/storage.js";
 import { buildAss, stepPosition, stepSize, type CaptionWord } from "../../daemon/kit/ass.js";
 import { DEFAULT_PRESET, SAFE_INPUT, X264_PRESETS, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
-import { planArgs, type RenderPlan } from "../../daemon/kit/clip-graph.js";
-import { renderChecked } from "../../daemon/kit/clip-render.js";
+import { planArgs, planDuration, type RenderPlan } from "../../daemon/kit/clip-graph.js";
+import { planFiles, renderChecked } from "../../daemon/kit/clip-render.js";
+import { cardTimes } from "../../daemon/kit/brand-graph.js";
 import { loadStyles } from "../../daemon/kit/styles.js";
 import { bleepFilter, CENSOR_MODES } from "../../daemon/kit/censor.js";
 import type { BrandSnapshot } from "../../daemon/kit/brand.js";
@@ -118,7 +119,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     // abort, a failed check) the partial file and whatever this attempt wrote are removed.
     try {
       const args = plan
-        ? planArgs(plan, { source, background: plan.background_key ? await stepFile(ctx, plan.background_key) : undefined }, { output: tmp, preset: o.preset, burn: filter, bleep: prep.bleep })
+        ? planArgs(plan, await planFiles(ctx, plan), { output: tmp, preset: o.preset, burn: filter, bleep: prep.bleep })
         : prep.bleep.length && probe?.audioCodec
           ? [...SAFE_INPUT, "-i", source, "-filter_complex", `[0:v:0]${filter}[v];[0:a:0]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a0];${bleepFilter(prep.bleep, "a0", "a")}`,
             "-map", "[v]", "-map", "[a]", ...finalEncodeArgs({ preset: o.preset }), tmp]
@@ -127,7 +128,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       ctx.progress(2, note);
       // A plan's output is cut to the planned length by ffmpeg itself, so it is held to the cut's 0.15 s.
       const got = await renderChecked(args, {
-        stage: "caption-burn", ref, output: tmp, width, height, duration, tolerance: plan ? 0.15 : 0.1, cwd: ctx.workdir, signal: ctx.signal,
+        stage: "caption-burn", ref, output: tmp, width, height, duration: plan ? planDuration(plan) : duration, tolerance: plan ? 0.15 : 0.1, cwd: ctx.workdir, signal: ctx.signal,
         onProgress: (p) => ctx.progress(2 + p * 0.9, note),
       });
       outDuration = got.duration;
@@ -135,7 +136,8 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       // The poster is taken while the hook title (if any) is up: it is the clip's cover.
       ctx.progress(94, "poster");
       const posterPng = path.join(ctx.workdir, "poster.png");
-      const at = Math.min(hookTitle ? 1 : Math.max(0, duration / 3), Math.max(0, duration - 0.1));
+      // Times are on the clip's own timeline; a brand's intro card plays before it.
+      const at = (plan ? cardTimes(plan.brand).before : 0) + Math.min(hookTitle ? 1 : Math.max(0, duration / 3), Math.max(0, duration - 0.1));
       await runFfmpeg(["-ss", at.toFixed(3), "-i", tmp, "-frames:v", "1", "-update", "1", posterPng], { signal: ctx.signal, cwd: ctx.workdir });
       await ctx.storage.write(thumbnailKey, await sharp(posterPng).jpeg({ quality: 85, mozjpeg: true }).toBuffer());
       await ctx.storage.write(posterWebpKey, await sharp(posterPng).webp({ quality: 80 }).toBuffer());

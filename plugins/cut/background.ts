@@ -1,11 +1,15 @@
 /**
- * The still background of an audio episode's clip, made with sharp: the cover art when there is
- * one (filled to 9:16, darkened so captions stay readable), else a diagonal gradient in the chosen
- * colour with the clip title set in the upper third.
+ * The still behind an audio episode's clip, made with sharp, laid out by the audio template
+ * (daemon/kit/audio-template.ts) for the clip's shape: the cover art (sharp, in its square, over a
+ * blurred and darkened fill of itself), the show's name and the clip's title; the render graph puts
+ * the moving waveform in the space left below them. Without cover art the fill is a gradient of the
+ * background colour and the square shows the show's (or title's) initial.
  */
-import sharp from "sharp";
+import sharp, { type OverlayOptions, type Sharp } from "sharp";
+import { audioLayout, wrapText } from "../../daemon/kit/audio-template.js";
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const isHex = (v: string | undefined): v is string => !!v && /^#[0-9a-fA-F]{6}$/.test(v);
 
 function _shade(hex: string, factor: number): string {
   const m = /^#?([0-9a-f]{6})/i.exec(hex);
@@ -14,47 +18,69 @@ function _shade(hex: string, factor: number): string {
   return `#${ch.map((c) => c.toString(16).padStart(2, "0")).join("")}`;
 }
 
-/** Wraps a title into lines of about `max` characters (at most 3; the rest is elided). */
-function _wrap(title: string, max: number): string[] {
-  const lines: string[] = [];
-  let cur = "";
-  for (const w of title.split(/\s+/).filter(Boolean)) {
-    if (cur && (cur + " " + w).length > max) {
-      lines.push(cur);
-      cur = w;
-    } else cur = cur ? `${cur} ${w}` : w;
-  }
-  if (cur) lines.push(cur);
-  if (lines.length > 3) return [...lines.slice(0, 2), `${lines[2]}…`];
-  return lines;
+export interface BackgroundOptions {
+  width: number;
+  height: number;
+  /** The fill's colour ("#RRGGBB"): the brand's background, else the `background` option. */
+  colour: string;
+  title?: string;
+  showName?: string;
+  /** Title text and the show's name ("#RRGGBB"); white and a light grey without a brand. */
+  textColour?: string;
+  accent?: string;
+  /** Cover art on local disk. */
+  image?: string;
 }
 
-export async function makeBackground(
-  out: string,
-  o: { width: number; height: number; colour: string; title?: string; image?: string },
-): Promise<string> {
+export async function makeBackground(out: string, o: BackgroundOptions): Promise<string> {
   const { width: W, height: H } = o;
+  const L = audioLayout(W, H);
+  const colour = isHex(o.colour) ? o.colour : "#1f2937";
+  const textColour = isHex(o.textColour) ? o.textColour : "#ffffff";
+  const accent = isHex(o.accent) ? o.accent : "#d1d5db";
+  const layers: OverlayOptions[] = [];
+  let base: Sharp;
   if (o.image) {
-    await sharp(o.image)
-      .resize(W, H, { fit: "cover", position: sharp.strategy.attention })
-      .modulate({ brightness: 0.55 })
-      .blur(2)
-      .png()
-      .toFile(out);
-    return out;
+    base = sharp(o.image).resize(W, H, { fit: "cover", position: sharp.strategy.attention }).modulate({ brightness: 0.4 }).blur(Math.max(8, Math.round(W / 60)));
+    const cover = await sharp(o.image).resize(L.cover.w, L.cover.h, { fit: "cover", position: sharp.strategy.attention }).png().toBuffer();
+    layers.push({ input: cover, left: L.cover.x, top: L.cover.y });
+  } else {
+    const initial = xml((o.showName ?? o.title ?? "").trim().charAt(0).toUpperCase());
+    const c = L.cover;
+    const tile =
+      `<rect x="${c.x}" y="${c.y}" width="${c.w}" height="${c.h}" rx="${Math.round(c.w * 0.06)}" fill="${_shade(colour, 0.6)}" stroke="${accent}" stroke-opacity="0.5" stroke-width="${Math.max(2, Math.round(c.w * 0.01))}"/>` +
+      (initial ? `<text x="${c.x + c.w / 2}" y="${c.y + c.h * 0.68}" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="${Math.round(c.h * 0.5)}" fill="${accent}">${initial}</text>` : "");
+    const svg =
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">` +
+      `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${_shade(colour, 1.25)}"/><stop offset="1" stop-color="${_shade(colour, 0.45)}"/></linearGradient></defs>` +
+      `<rect width="100%" height="100%" fill="url(#g)"/>${tile}</svg>`;
+    base = sharp(Buffer.from(svg));
   }
-  const top = /^#?[0-9a-f]{6}/i.test(o.colour) ? (o.colour.startsWith("#") ? o.colour : `#${o.colour}`) : "#1f2937";
-  const size = Math.round(W * 0.075);
-  const lines = o.title ? _wrap(o.title, 18) : [];
-  const text = lines
-    .map((l, i) => `<text x="50%" y="${Math.round(H * 0.3) + i * Math.round(size * 1.25)}" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="${size}" fill="#ffffff" fill-opacity="0.92">${xml(l)}</text>`)
-    .join("");
-  const svg =
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">` +
-    `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${_shade(top, 1.25)}"/><stop offset="1" stop-color="${_shade(top, 0.45)}"/></linearGradient></defs>` +
-    `<rect width="100%" height="100%" fill="url(#g)"/>${text}</svg>`;
-  await sharp(Buffer.from(svg)).png().toFile(out);
+  layers.push({ input: Buffer.from(_textSvg(W, H, L, o, textColour, accent)), left: 0, top: 0 });
+  // Flattened first: the fill must be a finished picture before the layers go on.
+  const fill = await base.png().toBuffer();
+  await sharp(fill).composite(layers).png().toFile(out);
   return out;
+}
+
+/** The show's name and the title, as an SVG layer over the whole frame. */
+function _textSvg(W: number, H: number, L: ReturnType<typeof audioLayout>, o: BackgroundOptions, textColour: string, accent: string): string {
+  const t = L.text;
+  const x = t.align === "middle" ? W / 2 : t.x;
+  const anchor = t.align;
+  const parts: string[] = [];
+  let y = t.y + L.showSize;
+  if (o.showName?.trim()) {
+    const show = wrapText(o.showName.trim().toUpperCase(), Math.floor(t.w / (L.showSize * 0.7)), 1)[0] ?? "";
+    parts.push(`<text x="${x}" y="${y}" text-anchor="${anchor}" font-family="DejaVu Sans" font-weight="bold" letter-spacing="${Math.round(L.showSize * 0.08)}" font-size="${L.showSize}" fill="${accent}">${xml(show)}</text>`);
+    y += Math.round(L.showSize * 0.5);
+  }
+  const lines = o.title ? wrapText(o.title, L.titleChars, L.titleLines) : [];
+  for (const [i, line] of lines.entries()) {
+    const ly = y + Math.round(L.titleSize * (1.15 + i * 1.25));
+    parts.push(`<text x="${x}" y="${ly}" text-anchor="${anchor}" font-family="DejaVu Sans" font-weight="bold" font-size="${L.titleSize}" fill="${textColour}">${xml(line)}</text>`);
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">${parts.join("")}</svg>`;
 }
 
 /** Colour names a user may give besides #RRGGBB (ffmpeg knows them all, sharp gets the hex). */

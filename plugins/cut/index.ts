@@ -8,6 +8,8 @@ import { DEFAULT_PRESET, X264_PRESETS } from "../../daemon/kit/render.js";
 import { planArgs, type Fit, type RenderPlan } from "../../daemon/kit/clip-graph.js";
 import { renderChecked } from "../../daemon/kit/clip-render.js";
 import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/kit/aspect.js";
+import { planBrand } from "../../daemon/kit/brand-graph.js";
+import type { BrandSnapshot } from "../../daemon/kit/brand.js";
 import { makeBackground, toHexColour } from "./background.js";
 import { cropPlan } from "./focus.js";
 import { plannedScenes } from "./planned.js";
@@ -97,6 +99,7 @@ export default defineStage<CutOptions>({
     const bgKey = `runs/${ctx.runId}/clip-${clip.ref}.background.png`;
     const plan: RenderPlan = {
       source_key: sourceKey, pieces: clip.pieces, width, height, fps: o.fps, layout: isAudio ? "audio" : fit, colour, has_audio: media.has_audio !== false,
+      ...(input.brand ? { brand: planBrand(input.brand) } : {}),
     };
     let background: string | undefined;
 
@@ -132,7 +135,8 @@ export default defineStage<CutOptions>({
         ctx.progress(100, "planned");
         return { cut: { ...common, duration, render_plan: { ...plan, ...(background ? { background_key: bgKey } : {}) } } };
       }
-      const args = planArgs(plan, { source, background }, { output: tmp, preset: o.preset });
+      // A plain cut is caption- and brand-free: the brand is drawn by the render that burns the captions.
+      const args = planArgs({ ...plan, brand: undefined }, { source, background }, { output: tmp, preset: o.preset });
       ctx.progress(2, "cutting");
       const got = await renderChecked(args, { stage: "cut", ref: clip.ref, width, height, duration, tolerance: 0.15, output: tmp, cwd: ctx.workdir, signal: ctx.signal, onProgress: (p) => ctx.progress(2 + p * 0.93, "cutting") });
       await ctx.storage.putFile(key, tmp, { move: true });
@@ -153,19 +157,23 @@ async function _words(input: StageInput, ctx: StageContext<unknown>, pieces: Pie
   return retimeWords(Array.isArray(t.words) ? t.words : [], pieces);
 }
 
-/** The still of an audio clip: cover art (given, or embedded in the file) or a titled gradient. */
+/** The still of an audio clip: cover art (given, the episode's or the kit's, or embedded in the file) or a gradient, with the show's name and the title in the brand's colours. */
 async function _background(
   input: StageInput,
   o: CutOptions,
   ctx: StageContext<unknown>,
   b: { source: string; media: any; width: number; height: number; colour: string; title?: string },
 ): Promise<string> {
-  const imageKey: string | undefined = o.background_image ?? input.cover?.key;
+  const brand: BrandSnapshot | undefined = input.brand ?? undefined;
+  const imageKey: string | undefined = o.background_image ?? input.cover?.key ?? brand?.cover_key;
   let image = imageKey && (await ctx.storage.exists(imageKey)) ? await stepFile(ctx, imageKey) : undefined;
   // An episode file with embedded cover art (an MP3's picture) lends it to the background.
   const coverStream = (b.media.streams ?? []).find((st: { cover_art?: boolean }) => st.cover_art) as { index: number } | undefined;
   if (!image && coverStream) image = await extractCover(b.source, coverStream.index, ctx.workdir, ctx.signal);
-  return makeBackground(path.join(ctx.workdir, "background.png"), { width: b.width, height: b.height, colour: b.colour, title: b.title, image });
+  return makeBackground(path.join(ctx.workdir, "background.png"), {
+    width: b.width, height: b.height, colour: brand?.colours?.background ?? b.colour, title: b.title, image,
+    showName: brand?.show_name, textColour: brand?.colours?.primary, accent: brand?.colours?.accent,
+  });
 }
 
 /** Writes a file's embedded picture to the workdir; undefined when ffmpeg cannot read it. */

@@ -1,0 +1,94 @@
+/**
+ * The brand drawn on a clip in its one render (clip-graph.ts): the kit's logo in a corner of the
+ * clip, and its intro and outro cards (the card's text on the kit's background, with silence)
+ * joined before and after. The captions are burned on the clip before the join, so they keep the
+ * clip's own timeline and land after the intro without any shift of their times.
+ */
+import { existsSync } from "node:fs";
+import type { BrandCard, BrandSnapshot } from "./brand.js";
+import { wrapText } from "./audio-template.js";
+import { escapeFilterValue } from "./render.js";
+
+/** What of a kit the render needs; carried in the render plan, so a restyle draws the same brand. */
+export type PlanBrand = Pick<BrandSnapshot, "colours" | "logo" | "intro" | "outro" | "font">;
+
+/** The brand's files on local disk: the logo, the font, and each card's lines (one text file each, named relative to ffmpeg's folder). */
+export interface BrandFiles {
+  logo?: string;
+  font?: string;
+  intro?: string[];
+  outro?: string[];
+}
+
+// A bold face that ships with the fonts the caption styles already need (fonts-dejavu-core).
+const DEFAULT_CARD_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+
+const even = (v: number) => Math.round(v / 2) * 2;
+const hex = (v: string | undefined, fallback: string) => (v && /^#[0-9a-fA-F]{6}$/.test(v) ? v : fallback);
+
+/** A card's length: 1–2 s (1.5 when the kit gives none). */
+export const cardSeconds = (card?: BrandCard): number => (card ? Math.min(2, Math.max(1, Number(card.seconds) || 1.5)) : 0);
+
+/** Seconds the cards add before and after the clip. */
+export function cardTimes(brand?: PlanBrand): { before: number; after: number } {
+  return { before: cardSeconds(brand?.intro?.text?.trim() ? brand.intro : undefined), after: cardSeconds(brand?.outro?.text?.trim() ? brand.outro : undefined) };
+}
+
+/** The font size of a card's title and its lines, for a frame of W×H. */
+export function cardLines(card: BrandCard, W: number, H: number): { size: number; lines: string[] } {
+  const size = Math.round(Math.min(W, H) * 0.085);
+  return { size, lines: wrapText(card.text.trim(), Math.max(8, Math.floor((W * 0.84) / (size * 0.6))), 4) };
+}
+
+/**
+ * Appends the brand's filters to `parts`, taking the laid-out, captioned clip (`v`, `a`) and giving
+ * back the labels of the finished picture and sound. `logoInput`: the ffmpeg input index of the logo.
+ */
+export function brandTail(
+  parts: string[],
+  o: { v: string; a: string; width: number; height: number; fps: number; brand?: PlanBrand; files?: BrandFiles; logoInput?: number },
+): { v: string; a: string } {
+  const { width: W, height: H, brand, files = {} } = o;
+  let v = o.v;
+  const logo = brand?.logo;
+  if (logo && files.logo && o.logoInput !== undefined) {
+    const lw = even(W * Math.min(0.5, Math.max(0.03, Number(logo.size) || 0.15)));
+    const opacity = Math.min(1, Math.max(0.05, Number(logo.opacity) || 1));
+    const margin = Math.round(Math.min(W, H) * 0.04);
+    const x = logo.corner.endsWith("left") ? String(margin) : `W-w-${margin}`;
+    const y = logo.corner.startsWith("top") ? String(margin) : `H-h-${margin}`;
+    // A one-frame input: overlay repeats its last frame to the end of the clip.
+    parts.push(`[${o.logoInput}:v]scale=${lw}:-2,format=rgba,colorchannelmixer=aa=${opacity.toFixed(2)}[logo]`);
+    parts.push(`[${v}][logo]overlay=x=${x}:y=${y}:format=auto,format=yuv420p[vlogo]`);
+    v = "vlogo";
+  }
+  const times = cardTimes(brand);
+  if (!times.before && !times.after) return { v, a: o.a };
+  const font = files.font ?? (existsSync(DEFAULT_CARD_FONT) ? DEFAULT_CARD_FONT : undefined);
+  const fontArg = font ? `fontfile=${escapeFilterValue(font)}` : "font=Sans";
+  const card = (name: "intro" | "outro", seconds: number) => {
+    const c = brand![name]!; // cardTimes gave it a length, so it is there
+    const { size, lines } = cardLines(c, W, H);
+    const files = o.files?.[name] ?? [];
+    const lh = Math.round(size * 1.3);
+    const top = Math.round((H - lh * lines.length) / 2);
+    const texts = files.map(
+      (f, i) => `,drawtext=${fontArg}:textfile=${escapeFilterValue(f)}:expansion=none:fontsize=${size}:fontcolor=${hex(brand!.colours?.primary, "#ffffff")}:x=(w-text_w)/2:y=${top + i * lh}`,
+    );
+    parts.push(`color=c=${hex(brand!.colours?.background, "#111827")}:s=${W}x${H}:r=${o.fps}:d=${seconds.toFixed(3)},format=yuv420p${texts.join("")},setsar=1[${name}v]`);
+    parts.push(`anullsrc=r=48000:cl=stereo,atrim=duration=${seconds.toFixed(3)},aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[${name}a]`);
+    return `[${name}v][${name}a]`;
+  };
+  const labels: string[] = [];
+  if (times.before) labels.push(card("intro", times.before));
+  parts.push(`[${v}]format=yuv420p,setsar=1[vmain];[${o.a}]aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[amain]`);
+  labels.push("[vmain][amain]");
+  if (times.after) labels.push(card("outro", times.after));
+  parts.push(`${labels.join("")}concat=n=${labels.length}:v=1:a=1[vbrand][abrand]`);
+  return { v: "vbrand", a: "abrand" };
+}
+
+/** The part of a kit snapshot the render plan keeps. */
+export function planBrand(b: BrandSnapshot): PlanBrand {
+  return { colours: b.colours, ...(b.logo ? { logo: b.logo } : {}), ...(b.intro ? { intro: b.intro } : {}), ...(b.outro ? { outro: b.outro } : {}), ...(b.font ? { font: b.font } : {}) };
+}
