@@ -188,6 +188,10 @@ export interface ClipLook {
   background: string;
   /** The clip's shape; older servers leave it out (9:16). */
   aspect_ratio?: "9:16" | "1:1" | "4:5" | "16:9";
+  /** Clean captions; older servers leave them out (off, on, off). */
+  censor?: "off" | "mask" | "bleep";
+  emphasis?: boolean;
+  emoji?: boolean;
 }
 
 export interface Caption {

@@ -2,12 +2,12 @@
  * The fields of a clip's look, shared by the cut panel and Restyle: a gallery of caption styles
  * (each a still of this episode with the style's captions, GET /episodes/{id}/styles/{style}/
  * preview.png, lazy), caption size and position, hook title (the clip's title, off, or your own
- * words), shape (aspect ratio), fit and background. With `keep`, every field also offers "Keep", and only what is
+ * words), shape (aspect ratio), fit, background and clean captions (profanity, emphasis, emoji). With `keep`, every field also offers "Keep", and only what is
  * changed is sent (a restyle changes what its body names).
  */
 import { useId, useState } from "react";
 import type { CaptionStyle, ClipLook } from "../types";
-import { ASPECTS, BACKGROUNDS, FITS, hookValue, POSITIONS, SIZES } from "./look";
+import { ASPECTS, BACKGROUNDS, CENSORS, FITS, hookValue, ON_OFF, onOff, POSITIONS, SIZES } from "./look";
 
 export interface LookForm {
   style: string;
@@ -19,13 +19,19 @@ export interface LookForm {
   fit: string;
   background: string;
   aspect_ratio: string;
+  /** "" keep, "off", "mask" or "bleep". */
+  censor: string;
+  /** "" keep, "on" or "off". */
+  emphasis: string;
+  emoji: string;
 }
 
-export const KEEP_ALL: LookForm = { style: "", caption_size: "", caption_position: "", hook: "", words: "", fit: "", background: "", aspect_ratio: "" };
+export const KEEP_ALL: LookForm = { style: "", caption_size: "", caption_position: "", hook: "", words: "", fit: "", background: "", aspect_ratio: "", censor: "", emphasis: "", emoji: "" };
 
 export function formOf(look: ClipLook): LookForm {
   const h = look.hook_title;
-  return { ...look, aspect_ratio: look.aspect_ratio ?? "9:16", hook: h === true ? "title" : h === false ? "off" : "words", words: typeof h === "string" ? h : "" };
+  const clean = { censor: look.censor ?? "off", emphasis: onOff(look.emphasis, true), emoji: onOff(look.emoji, false) };
+  return { ...look, ...clean, aspect_ratio: look.aspect_ratio ?? "9:16", hook: h === true ? "title" : h === false ? "off" : "words", words: typeof h === "string" ? h : "" };
 }
 
 /** The body fields for a form: what is not "keep"; or a sentence saying what is missing. */
@@ -37,6 +43,9 @@ export function bodyOf(f: LookForm): Partial<Record<keyof ClipLook, string | boo
     if (v === null) return "Write the words of the hook title, or choose another hook title.";
     out.hook_title = v;
   }
+  if (f.censor) out.censor = f.censor;
+  if (f.emphasis) out.emphasis = f.emphasis === "on";
+  if (f.emoji) out.emoji = f.emoji === "on";
   return out;
 }
 
@@ -91,6 +100,11 @@ export function LookFields({ episodeId, styles, value, onChange, keep, disabled,
         {select("aspect_ratio", "Shape", ASPECTS)}
         {select("fit", "Fit", FITS)}
         {select("background", "Background", BACKGROUNDS)}
+      </div>
+      <div className="row-fields">
+        {select("censor", "Profanity", CENSORS)}
+        {select("emphasis", "Emphasis of numbers and key phrases", ON_OFF)}
+        {select("emoji", "Emoji after key phrases", ON_OFF)}
       </div>
       <fieldset disabled={disabled}>
         <legend>Hook title</legend>

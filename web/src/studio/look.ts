@@ -37,8 +37,20 @@ export const BACKGROUNDS: Options = [
   ["dark", "Dark gradient"],
 ];
 
+export const CENSORS: Options = [
+  ["off", "Off"],
+  ["mask", "Mask (f***)"],
+  ["bleep", "Mask and bleep"],
+];
+/** Emphasis and emoji are booleans in the API; the form holds them as "on"/"off". */
+export const ON_OFF: Options = [
+  ["on", "On"],
+  ["off", "Off"],
+];
+export const onOff = (v: boolean | undefined, fallback: boolean) => ((v ?? fallback) ? "on" : "off");
+
 /** The look clipd itself uses, for a page that could not read the account's defaults. */
-export const SERVICE_LOOK: ClipLook = { style: "bold-punch", caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark", aspect_ratio: "9:16" };
+export const SERVICE_LOOK: ClipLook = { style: "bold-punch", caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark", aspect_ratio: "9:16", censor: "off", emphasis: true, emoji: false };
 
 export const labelOf = (options: Options, value: string) => options.find(([v]) => v === value)?.[1] ?? value;
 
@@ -64,5 +76,8 @@ export function describeLook(look: ClipLook, styleName: (id: string) => string):
     ["Shape", labelOf(ASPECTS, look.aspect_ratio ?? "9:16")],
     ["Fit", labelOf(FITS, look.fit)],
     ["Background", labelOf(BACKGROUNDS, look.background)],
+    ["Profanity", labelOf(CENSORS, look.censor ?? "off")],
+    ["Emphasis", labelOf(ON_OFF, onOff(look.emphasis, true))],
+    ["Emoji", labelOf(ON_OFF, onOff(look.emoji, false))],
   ];
 }
