@@ -114,6 +114,8 @@ export interface Clip {
   export_status: "none" | "rendering" | "exported" | "failed";
   style: string | null;
   download_url?: string;
+  /** The rendered clip's poster (JPEG), once it has one. */
+  poster_url?: string;
 }
 
 export interface Episode {
@@ -145,6 +147,7 @@ export interface Job {
   title: string | null;
   progress: number;
   download_url?: string;
+  poster_url?: string;
   error?: { code: string; message: string };
   changes?: string[];
 }

@@ -1,13 +1,15 @@
 /**
  * One made clip: its job's progress while it is cut or rendered, then an inline 9:16 player of the
  * result (the job's or the clip's signed download_url), a Download link, Restyle (PATCH /clips/{id}
- * with what was changed; the new render replaces the old one when its job is done) and the
- * clip's captions, searchable.
+ * with what was changed; the new render replaces the old one when its job is done), Edit captions
+ * (caption-editor.tsx) and the clip's captions, searchable. The player's poster is the rendered
+ * clip's (the frame at the hook's first word) once there is one.
  */
 import { useRef, useState, type FormEvent } from "react";
 import { call } from "../api";
 import type { CaptionStyle, Clip, Job, RestyleAnswer } from "../types";
 import { ErrorText, useAction } from "../ui";
+import { CaptionEditor } from "./caption-editor";
 import { Captions } from "./captions";
 import { bodyOf, KEEP_ALL, LookFields, type LookForm } from "./look-fields";
 import { posterUrl } from "./poster";
@@ -49,13 +51,14 @@ export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
       {url && (
         <div className="made-grid">
           <div className="made-player">
-            <video key={url} ref={video} src={url} poster={posterUrl(clip.clip_id)} controls playsInline preload="metadata" width={270} height={480} aria-label={`Made clip ${clip.title}`} />
+            <video key={url} ref={video} src={url} poster={(done ? job?.poster_url : undefined) ?? clip.poster_url ?? posterUrl(clip.clip_id)} controls playsInline preload="metadata" width={270} height={480} aria-label={`Made clip ${clip.title}`} />
             <a className="button-link" href={url} download>
               Download
             </a>
           </div>
           <div className="made-side stack">
             <Restyle episodeId={episodeId} clip={clip} styles={styles} busy={!!running} onRestyled={onRestyled} />
+            <CaptionEditor clip={clip} busy={!!running} onEdited={(a) => onRestyled(a, clip.title)} />
             <Captions
               clipId={clip.clip_id}
               onSeek={(s) => {
