@@ -107,7 +107,8 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     // Steps resolve against the current look; save_as_default keeps the resulting look.
     const saved = await patch(a.live, clipId, { style: "Clean", caption_size: "bigger", caption_position: "up", save_as_default: true });
     expect(saved.changes).toEqual(["style: boxed → clean", "caption_size: medium → large", "caption_position: bottom → lower"]);
-    const defaults = { style: "clean", caption_size: "large", caption_position: "lower", hook_title: true, fit: "fill", background: "dark" };
+    const issue19Fields = { aspect_ratio: "9:16", brand_kit: null, censor: "off", emphasis: true, emoji: false };
+    const defaults = { style: "clean", caption_size: "large", caption_position: "lower", hook_title: true, fit: "fill", background: "dark", ...issue19Fields };
     const me = await s.call(a.live, "GET", "/api/v1/me");
     expect(me.body.defaults).toEqual(defaults);
 
@@ -151,6 +152,9 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     const r = await patch(a.test, clip.clip_id, { caption_size: "bigger", save_as_default: true });
     expect(r).toMatchObject({ changes: ["caption_size: medium → large"], charged_cents: 0, livemode: false });
     const me = await s.call(a.test, "GET", "/api/v1/me");
-    expect(me.body.defaults).toEqual({ style: "bold-punch", caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark" });
+    expect(me.body.defaults).toEqual({
+      style: "bold-punch", caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark",
+      aspect_ratio: "9:16", brand_kit: null, censor: "off", emphasis: true, emoji: false,
+    });
   });
 });
