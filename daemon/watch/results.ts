@@ -81,7 +81,7 @@ export function runSummary(run: Run, children: Run[] = [], events: EventRow[] = 
 function lookOf(clip: Run) {
   const r = clip.output?.render ?? {};
   const cut = clip.plan?.steps?.find((s) => s.stage === "cut")?.with ?? {};
-  return { style: r.style, caption_size: r.caption_size, caption_position: r.caption_position, hook_title: r.hook_title, fit: cut.fit, background: cut.background, aspect_ratio: cut.aspect_ratio };
+  return { style: r.style, caption_size: r.caption_size, caption_position: r.caption_position, hook_title: r.hook_title, censor: r.censor, emphasis: r.emphasis, emoji: r.emoji, fit: cut.fit, background: cut.background, aspect_ratio: cut.aspect_ratio };
 }
 
 export async function writeResults(storage: Storage, run: Run, dir: string, children: Run[] = [], events: EventRow[] = []): Promise<string[]> {
