@@ -37,8 +37,8 @@ describe("OpenAPI 3.1 document", () => {
     const takes = (op: any) => (op.parameters ?? []).some((p: any) => p.$ref === "#/components/parameters/IdempotencyKey");
     expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 } });
     const idempotent = ops.filter(takes).map((op) => op.operationId);
-    // The seven of the published list, and the webhook operations clipd adds beyond it.
-    expect(idempotent.sort()).toEqual(["createEpisode", "createTranscript", "createWebhook", "episodeUploaded", "exportClips", "restyleClip", "rotateWebhookSecret", "searchEpisode", "testWebhook", "updateWebhook"]);
+    // The seven of the published list, and the webhook and caption-edit operations clipd adds beyond it.
+    expect(idempotent.sort()).toEqual(["createEpisode", "createTranscript", "createWebhook", "editClipCaptions", "episodeUploaded", "exportClips", "restyleClip", "rotateWebhookSecret", "searchEpisode", "testWebhook", "updateWebhook"]);
     for (const op of ops.filter(takes)) expect(Object.keys(op.responses), op.operationId).toEqual(expect.arrayContaining(["400", "409", "422"]));
     expect(takes(doc.paths["/api/v1/episodes"].get)).toBe(false);
     expect(takes(doc.paths["/api/v1/transcribe"].post)).toBe(false);
