@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
 import { ErrorText, Field, Notice, useAction, useTitle } from "../ui";
+import "./brand-kits.css";
 
 export interface BrandKit {
   brand_kit_id: string;
@@ -140,21 +141,25 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
         </fieldset>
         <fieldset>
           <legend>Logo {kit.logo.uploaded ? "(uploaded)" : "(none yet)"}</legend>
-          <label className="choice">
-            Corner{" "}
-            <select name="corner" defaultValue={kit.logo.corner}>
-              {CORNERS.map((c) => (
-                <option key={c}>{c}</option>
-              ))}
-            </select>
-          </label>
-          <Field label="Size (share of the width, 0.05–0.4)" name="size" id={`${id}-size`} type="number" min={0.05} max={0.4} step={0.01} defaultValue={kit.logo.size} />
-          <Field label="Opacity (0–1)" name="opacity" id={`${id}-opacity`} type="number" min={0} max={1} step={0.05} defaultValue={kit.logo.opacity} />
+          <div className="row-fields">
+            <div className="field">
+              <label htmlFor={`${id}-corner`}>Corner</label>
+              <select id={`${id}-corner`} name="corner" defaultValue={kit.logo.corner}>
+                {CORNERS.map((c) => (
+                  <option key={c}>{c}</option>
+                ))}
+              </select>
+            </div>
+            <Field label="Size (share of the width, 0.05–0.4)" name="size" id={`${id}-size`} type="number" min={0.05} max={0.4} step={0.01} defaultValue={kit.logo.size} />
+            <Field label="Opacity (0–1)" name="opacity" id={`${id}-opacity`} type="number" min={0} max={1} step={0.05} defaultValue={kit.logo.opacity} />
+          </div>
         </fieldset>
-        <Field label="Intro card text (1–2 s on the background colour; empty: none)" name="intro" id={`${id}-intro`} maxLength={80} defaultValue={kit.intro?.text ?? ""} />
-        <Field label="Intro seconds" name="intro_seconds" id={`${id}-intro-s`} type="number" min={1} max={2} step={0.5} defaultValue={kit.intro?.seconds ?? 1.5} />
-        <Field label="Outro card text (empty: none)" name="outro" id={`${id}-outro`} maxLength={80} defaultValue={kit.outro?.text ?? ""} />
-        <Field label="Outro seconds" name="outro_seconds" id={`${id}-outro-s`} type="number" min={1} max={2} step={0.5} defaultValue={kit.outro?.seconds ?? 1.5} />
+        <div className="row-fields">
+          <Field label="Intro card text (on the background colour; empty: none)" name="intro" id={`${id}-intro`} maxLength={80} defaultValue={kit.intro?.text ?? ""} />
+          <Field label="Intro seconds (1–2)" name="intro_seconds" id={`${id}-intro-s`} type="number" min={1} max={2} step={0.5} defaultValue={kit.intro?.seconds ?? 1.5} />
+          <Field label="Outro card text (empty: none)" name="outro" id={`${id}-outro`} maxLength={80} defaultValue={kit.outro?.text ?? ""} />
+          <Field label="Outro seconds (1–2)" name="outro_seconds" id={`${id}-outro-s`} type="number" min={1} max={2} step={0.5} defaultValue={kit.outro?.seconds ?? 1.5} />
+        </div>
         <Field label="Show name (drawn on audio clips)" name="show_name" id={`${id}-show`} maxLength={80} defaultValue={kit.show_name ?? ""} />
         <div className="actions">
           <button type="submit" disabled={busy}>
@@ -165,7 +170,7 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
           </button>
         </div>
       </form>
-      <fieldset>
+      <fieldset className="files">
         <legend>Files</legend>
         <p className="hint">Font: {kit.font ? `${kit.font.family} (${kit.font.file_name})` : "the caption style's own"}. Cover art: {kit.cover.uploaded ? "uploaded" : "none"}.</p>
         <FileInput label="Upload font (TTF or OTF)" accept=".ttf,.otf,font/ttf,font/otf" id={`${id}-font`} disabled={busy} onFile={(f) => upload("font", f)} />
