@@ -10,6 +10,7 @@ import sharp from "sharp";
 import type { Config } from "../../config/loader.js";
 import type { Runner } from "../engine/runner.js";
 import { NotFound } from "../kit/errors.js";
+import { DEFAULT_ASPECT, frameSize, isAspect } from "../kit/aspect.js";
 import type { Storage } from "../kit/storage.js";
 import { loadStyles } from "../kit/styles.js";
 import type { Db } from "../store/db.js";
@@ -79,16 +80,24 @@ export class StudioService {
     );
   }
 
-  /** A clip's poster (JPEG, 270×480): its first frame, or a card with its title for audio. */
+  /**
+   * A clip's poster (JPEG, 270 pixels on its short side, 270×480 for 9:16): its first frame, or a
+   * card with its title for audio, in the shape the clip was last cut in (the shape is in the key,
+   * so a clip cut again in another shape gets a new poster).
+   */
   async poster(accountId: string, clipId: string): Promise<StoredImage> {
     const { clip, files: f } = await clipFiles(this.deps, accountId, clipId);
     const source = await requireSource(this.deps, f);
     const at = clipStart(clip);
-    return this.images.get(`${studioKey(f)}/clips/${clip.id}/poster.jpg`, "image/jpeg", () =>
+    const cutShape: unknown = clip.cut?.aspect_ratio;
+    const aspect = isAspect(cutShape) ? cutShape : DEFAULT_ASPECT;
+    const size = aspect === DEFAULT_ASPECT ? POSTER : frameSize(aspect, POSTER.width);
+    const name = aspect === DEFAULT_ASPECT ? "poster.jpg" : `poster-${aspect.replace(":", "x")}.jpg`;
+    return this.images.get(`${studioKey(f)}/clips/${clip.id}/${name}`, "image/jpeg", () =>
       this.draw(DRAW_MS.frame, async (workdir, signal) => {
         const png = f.kind === "video"
-          ? await frameAt(await this.local(source.key, workdir, signal), at, POSTER, { workdir, signal })
-          : await card(POSTER, String(clip.data.title ?? `Clip ${clip.number}`), `${clock(at)} – ${clock(Number(clip.data.end ?? at))}`);
+          ? await frameAt(await this.local(source.key, workdir, signal), at, size, { workdir, signal })
+          : await card(size, String(clip.data.title ?? `Clip ${clip.number}`), `${clock(at)} – ${clock(Number(clip.data.end ?? at))}`);
         return sharp(png).jpeg({ quality: 82, mozjpeg: true }).toBuffer();
       }),
     );
