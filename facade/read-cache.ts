@@ -3,8 +3,11 @@
  * adapter counts every statement that may have changed data (`Db.writes`): a read taken at count n
  * is exactly as true as a fresh one for as long as the count is still n. The hot API read (an
  * episode polled by its client) then skips the embedded database, which answers one query in about
- * a millisecond. On PostgreSQL other processes write too, so nothing is kept and every read goes
- * to the database. Reads of one key at one count share one query (several pollers, one miss).
+ * a millisecond. On PostgreSQL other processes write too: there the count also moves on every
+ * notice of another process's commit (daemon/store/pg-changes.ts, migration 022), and while those
+ * notices cannot be heard there is no count and nothing is kept. The one staleness left is across
+ * processes, for as long as a notice takes to arrive (about a millisecond on one network). Reads
+ * of one key at one count share one query (several pollers, one miss).
  *
  * A kept value is handed to every caller: callers must not change it.
  */
@@ -22,11 +25,6 @@ export class ReadCache {
   private entries = new Map<string, Entry>();
 
   constructor(private readonly db: Pick<Db, "writes">) {}
-
-  /** Whether reads can be kept at all (a database only this process writes). */
-  get active(): boolean {
-    return typeof this.db.writes === "function";
-  }
 
   read<T>(key: string, load: () => Promise<T>): Promise<T> {
     const count = this.db.writes?.();

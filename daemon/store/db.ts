@@ -10,6 +10,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
+import { PgChanges } from "./pg-changes.js";
 import { unreachableOr } from "./unreachable.js";
 
 export interface Queryable {
@@ -28,11 +29,12 @@ export interface Db extends Queryable {
   listen?(channel: string, onPayload: (payload: string) => void, opts?: { onGap?: () => void }): Promise<() => Promise<void>>;
   notify?(channel: string, payload: string): Promise<void>;
   /**
-   * A count that grows after every statement that may have changed data has finished. Only a
-   * database no other process can write (PGlite) has one: a read taken while it stood still is
-   * still true (facade/read-cache.ts). PostgreSQL has none, since other processes write it too.
+   * A count that grows after every statement that may have changed data has finished: a read taken
+   * while it stood still is still true (facade/read-cache.ts). On PGlite this process is the only
+   * writer. On PostgreSQL the count also moves on every other process's commit to the tables the
+   * kept reads show (pg-changes.ts), and is undefined while those notices cannot be heard.
    */
-  writes?(): number;
+  writes?(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -66,11 +68,14 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
     }
     return { name, text: sql, values: params as any[] };
   };
+  const changes = new PgChanges((channel, onPayload, o) => listenWithRetry(connectionString, channel, onPayload, o.onGap, o.onDown));
+  const send = (sql: string, params?: unknown[]) => (params?.length ? pool.query(named(sql, params) as any) : pool.query(sql));
   return {
     kind: "postgres",
     raw: { connectionString },
     // A lost database reads as 503 database_unavailable at the API (unreachable.ts), not 500.
-    query: (sql, params) => (params?.length ? pool.query(named(sql, params) as any) : pool.query(sql)).catch((err: unknown) => Promise.reject(unreachableOr(err))) as any,
+    query: (sql, params) =>
+      (READ_ONLY.test(sql) ? send(sql, params) : send(sql, params).finally(() => changes.wrote())).catch((err: unknown) => Promise.reject(unreachableOr(err))) as any,
     async transaction(fn) {
       const client = await pool.connect().catch((err: unknown) => Promise.reject(unreachableOr(err)));
       // A checked-out client has no listener of the pool's: a connection lost between two of our
@@ -90,13 +95,18 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
       } finally {
         client.off("error", unheard);
         client.release(broken);
+        changes.wrote(); // after COMMIT: a read begun now sees what it wrote
       }
     },
     listen: (channel, onPayload, opts) => listenWithRetry(connectionString, channel, onPayload, opts?.onGap),
     async notify(channel, payload) {
       await pool.query("select pg_notify($1, $2)", [channel, payload]);
     },
-    close: () => pool.end(),
+    writes: () => changes.current(),
+    async close() {
+      await changes.close();
+      await pool.end();
+    },
   };
 }
 
@@ -104,7 +114,13 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
  * LISTEN needs a session of its own, outside the pool. When it is lost (server restarted, network
  * cut) it is opened again, 0.5 s then up to 30 s apart, for as long as the subscription stands.
  */
-async function listenWithRetry(connectionString: string, channel: string, onPayload: (payload: string) => void, onGap?: () => void): Promise<() => Promise<void>> {
+async function listenWithRetry(
+  connectionString: string,
+  channel: string,
+  onPayload: (payload: string) => void,
+  onGap?: () => void,
+  onDown?: () => void,
+): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -115,6 +131,7 @@ async function listenWithRetry(connectionString: string, channel: string, onPayl
     const onLost = () => {
       if (lost) return;
       lost = true;
+      if (client === c && !stopped) onDown?.();
       c.end().catch(() => {});
       if (client === c) client = undefined;
       if (!stopped) timer = setTimeout(reopen, delay);

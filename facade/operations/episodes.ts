@@ -92,7 +92,7 @@ export const getEpisode = defineOperation({
   async handler(ctx) {
     const auth = _authOf(ctx);
     if (!auth.livemode) return testAnswer.episode(ctx.params.id!);
-    // Polled often: on PGlite the rows are kept until anything is written (read-cache.ts).
+    // Polled often: the rows are kept until anything they show may have changed (read-cache.ts).
     const found = await readCacheOf(ctx.services.db).read(`episode:${auth.account.id}:${ctx.params.id}`, () => ctx.services.episodes.getWithClips(auth.account.id, ctx.params.id!));
     if (!found) throw _notFound("episode", ctx.params.id!);
     return toEpisodeView(ctx, found.episode, found.clips);

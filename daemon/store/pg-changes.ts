@@ -1,0 +1,70 @@
+/**
+ * `Db.writes` on PostgreSQL: a count that moves whenever what the API's kept reads show may have
+ * changed, in this process or any other. Two sources feed it:
+ * - this process's own writes, counted when each statement or transaction has ended (so a client's
+ *   write and its next read on the same process never see an old copy);
+ * - the notices every other writer's commits send on `clipd_changed` (migration 022's triggers on
+ *   episodes, clips and runs), heard on a LISTEN session of its own.
+ *
+ * While that session is not up (not yet opened, lost, or failing to open) there is no count at
+ * all, and facade/read-cache.ts keeps nothing: a missed notice would otherwise leave a stale copy.
+ * The session is opened on first use, so CLI commands that never serve reads never open it.
+ */
+import type { Db } from "./db.js";
+
+export const CHANGE_CHANNEL = "clipd_changed";
+/** After a failed open, how long callers go without a count before the next try. */
+const RETRY_MS = 5_000;
+
+type Listen = NonNullable<Db["listen"]>;
+type ListenOpts = Parameters<Listen>[2] & { onDown?: () => void };
+
+export class PgChanges {
+  private count = 0;
+  private state: "closed" | "opening" | "up" | "down" | "stopped" = "closed";
+  private retryAt = 0;
+  private off?: () => Promise<void>;
+
+  constructor(private readonly listen: (channel: string, onPayload: (p: string) => void, opts: ListenOpts) => Promise<() => Promise<void>>) {}
+
+  /** One of this process's writes has ended. */
+  wrote(): void {
+    this.count++;
+  }
+
+  /** The count, or undefined while notices from other processes cannot be heard. */
+  current(): number | undefined {
+    if (this.state === "up") return this.count;
+    if (this.state === "closed" && Date.now() >= this.retryAt) this.open();
+    return undefined;
+  }
+
+  private open(): void {
+    this.state = "opening";
+    this.listen(CHANGE_CHANNEL, () => void this.count++, {
+      // Lost: notices may be missed until the session is back; then everything kept is dropped.
+      onDown: () => void (this.state !== "stopped" && (this.state = "down")),
+      onGap: () => {
+        this.count++;
+        if (this.state !== "stopped") this.state = "up";
+      },
+    }).then(
+      (off) => {
+        this.off = off;
+        if (this.state === "stopped") return void off().catch(() => {});
+        this.count++;
+        this.state = "up";
+      },
+      () => {
+        if (this.state === "stopped") return;
+        this.state = "closed";
+        this.retryAt = Date.now() + RETRY_MS;
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    this.state = "stopped";
+    await this.off?.().catch(() => {});
+  }
+}
