@@ -50,12 +50,14 @@ export function titleSvg(title: string, l: TitleLook): Buffer {
   const short = Math.min(l.width, l.height);
   const font = Math.round(short * 0.062);
   const lineH = Math.round(font * 1.22);
-  const maxChars = Math.max(8, Math.floor((l.width * 0.8) / (font * 0.6)));
+  // Bold capitals run wider than lower case: the width of a character is estimated for each.
+  const charW = font * (l.uppercase ? 0.74 : 0.6);
+  const maxChars = Math.max(8, Math.floor((l.width * 0.8) / charW));
   const text = l.uppercase ? title.toUpperCase() : title;
   let lines = breakLines(text.split(/\s+/).filter(Boolean), maxChars, 3).map((ws) => ws.join(" "));
   if (lines.length > 3) lines = [...lines.slice(0, 2), `${lines.slice(2).join(" ").slice(0, maxChars - 1)}…`];
   const pad = Math.round(font * 0.55);
-  const widest = Math.min(l.width * 0.9, Math.max(...lines.map((s) => s.length)) * font * 0.62 + 2 * pad);
+  const widest = Math.min(l.width * 0.9, Math.max(...lines.map((s) => s.length)) * charW + 2 * pad);
   const boxH = lines.length * lineH + 2 * pad + Math.round(font * 0.3);
   const top = Math.round(l.height * 0.07);
   const left = Math.round((l.width - widest) / 2);
