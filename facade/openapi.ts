@@ -94,6 +94,8 @@ export function toOpenApi(ops: Operation[], opts: { version: string; includeInte
       ...(op.scope ? { "x-scope": op.scope } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(op.body ? { requestBody: { required: op.bodyRequired ?? true, content: { "application/json": { schema: op.body } } } } : {}),
+      // A raw file body is optional in the document: the same operation may take a link instead.
+      ...(op.rawBody ? { requestBody: { required: false, description: op.rawBody.description, content: Object.fromEntries(op.rawBody.mediaTypes.map((t) => [t, { schema: { type: "string", contentMediaType: t } }])) } } : {}),
       responses,
     };
   }

@@ -57,6 +57,11 @@ export interface Operation<B = any, Q = any> {
   params?: Record<string, JsonSchema>;
   query?: JsonSchema;
   body?: JsonSchema;
+  /**
+   * A file taken as the raw request body, read by the handler itself (no JSON `body`): described in
+   * OpenAPI under these media types. Absent for every JSON operation.
+   */
+  rawBody?: { description: string; mediaTypes: string[] };
   /** False when the JSON body may be left out (an empty body then counts as {}); default true. */
   bodyRequired?: boolean;
   responses: Record<number, { description: string; schema?: JsonSchema }>;

@@ -147,9 +147,20 @@ const uploadResponses = (what: string) => ({
   413: { description: `too_big: the ${what} is over its limit (max_bytes)` },
 });
 
+const rawBody = (what: string, mediaTypes: string[]) => ({
+  description: `The ${what} file's bytes (any Content-Type: the bytes decide; leave the body empty when the query names a url)`,
+  mediaTypes: [...mediaTypes, "application/octet-stream"],
+});
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp"];
+const RAW: Record<BrandFileKind, ReturnType<typeof rawBody>> = {
+  font: rawBody("font (TTF or OTF)", ["font/ttf", "font/otf"]),
+  logo: rawBody("logo (PNG or SVG)", ["image/png", "image/svg+xml"]),
+  cover: rawBody("cover art (PNG, JPEG or WebP)", IMAGE_TYPES),
+};
+
 function uploadOp(kind: BrandFileKind, opId: string, summary: string, what: string): Operation {
   return defineOperation({
-    id: opId, method: "PUT", path: `/api/v1/brand-kits/{id}/${kind}`, scope: "clips.write", tags, params: id, summary,
+    id: opId, method: "PUT", path: `/api/v1/brand-kits/{id}/${kind}`, scope: "clips.write", tags, params: id, summary, rawBody: RAW[kind],
     query: kind === "font" ? K.fontQuery : K.fileQuery,
     responses: uploadResponses(what),
     async handler(ctx) {
@@ -169,6 +180,7 @@ export const setEpisodeCover = defineOperation({
   id: "setEpisodeCover", method: "PUT", path: "/api/v1/episodes/{id}/cover", scope: "clips.write", tags: ["episodes"], params: id,
   summary: "Set an episode's cover art (behind its audio clips, over a brand kit's): a PNG, JPEG or WebP image as the body, or its https link in ?url=",
   query: K.fileQuery,
+  rawBody: RAW.cover,
   responses: { ...uploadResponses("cover art"), 200: { description: "The cover is set; clips made from now on use it", schema: K.cover } },
   async handler(ctx) {
     const auth = _authOf(ctx);

@@ -135,6 +135,16 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
     expect(big.body.error).toMatchObject({ code: "too_big", max_bytes: 200_000 });
   });
 
+  it("describes the operations in OpenAPI as extensions, uploads with their raw body types", async () => {
+    const doc = await (await fetch(`${s.base}/openapi.json`)).json();
+    const font = doc.paths["/api/v1/brand-kits/{id}/font"].put;
+    expect(Object.keys(font.requestBody.content)).toEqual(["font/ttf", "font/otf", "application/octet-stream"]);
+    expect(font.requestBody.required).toBe(false);
+    expect(font.parameters.map((p: any) => p.name)).toEqual(["id", "url", "file_name"]);
+    expect(doc.paths["/api/v1/brand-kits"].post.requestBody.content["application/json"].schema["x-extension"]).toBe(true);
+    expect(doc.paths["/api/v1/episodes/{id}/clips"].post.requestBody.content["application/json"].schema.properties.brand_kit["x-extension"]).toBe(true);
+  });
+
   it("hides one account's kits from another", async () => {
     const id = (await s.call(acc.live, "POST", "/api/v1/brand-kits", { name: "Private" })).body.brand_kit_id;
     const stranger = await s.account();
