@@ -66,6 +66,12 @@ export function brandStyle(style: CaptionStyle, brand?: Pick<BrandSnapshot, "col
     ...(style.box ? { outline_colour: background } : {}),
     hook_background: background,
     hook_colour: primary,
-    ...(brand.font?.family ? { font: brand.font.family } : {}),
+    ...(brand.font?.family ? { font: assFontName(brand.font.family) } : {}),
   };
 }
+
+/**
+ * A family name as an ASS Style field can hold it: commas separate the fields and a leading "@"
+ * asks for vertical text, so both go (libass then falls back to another font for such a name).
+ */
+export const assFontName = (family: string) => family.replace(/[,\r\n]/g, " ").replace(/^@+/, "").trim() || "DejaVu Sans";

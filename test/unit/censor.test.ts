@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { bleepFilter, bleepSpans, censorWords, isListed, loadWordList, maskText, parseWordList } from "../../daemon/kit/censor.js";
 import { emphasize, keyTerms, loadEmojiMap } from "../../daemon/kit/emphasis.js";
 import { buildAss } from "../../daemon/kit/ass.js";
-import { brandStyle, loadStyles } from "../../daemon/kit/styles.js";
+import { assFontName, brandStyle, loadStyles } from "../../daemon/kit/styles.js";
 
 const list = loadWordList();
 const mask = (t: string) => maskText(t, list).text;
@@ -101,5 +101,6 @@ describe("emphasis", () => {
     expect(ass).toMatch(/,only \{\\1c&H00FFC800\}42\{\\1c&H00FAFAFA\}$/m);
     const boxed = brandStyle(loadStyles().styles.find((s) => s.id === "boxed")!, { colours: { primary: "#FAFAFA", accent: "#00C8FF", background: "#101820" }, font: { key: "k", family: "Brand Sans", file_name: "b.ttf" } });
     expect(boxed).toMatchObject({ outline_colour: "#101820", box: true, font: "Brand Sans" });
+    expect(assFontName("@Evil, Inc\nSans")).toBe("Evil  Inc Sans");
   });
 });
