@@ -11,6 +11,7 @@ import { testBackends } from "../helpers/backends.js";
 import { repoRoot } from "../helpers/cli.js";
 import { contractProblem } from "../helpers/contract.js";
 import { startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
+import { mcpClient, ok, refusal } from "../helpers/mcp.js";
 
 const FONT = readFileSync(path.join(repoRoot, "test", "fixtures", "fonts", "DejaVuSans-Bold.ttf"));
 const SVG = `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="#e11d48"/></svg>`;
@@ -143,6 +144,24 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
     expect(font.parameters.map((p: any) => p.name)).toEqual(["id", "url", "file_name"]);
     expect(doc.paths["/api/v1/brand-kits"].post.requestBody.content["application/json"].schema["x-extension"]).toBe(true);
     expect(doc.paths["/api/v1/episodes/{id}/clips"].post.requestBody.content["application/json"].schema.properties.brand_kit["x-extension"]).toBe(true);
+  });
+
+  it("serves MCP tools that make a kit and set its logo by link (a model sends no bytes)", async () => {
+    const client = await mcpClient(s.base, acc.live);
+    try {
+      const made = ok(await client.callTool({ name: "create_brand_kit", arguments: { name: "From a chat", colours: { accent: "#123456" } } }));
+      expect(made).toMatchObject({ name: "From a chat", colours: { accent: "#123456" } });
+      const art = await png(30, 30, "#00ff00");
+      media.route("/logo.png", (_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(art));
+      const withLogo = ok(await client.callTool({ name: "upload_brand_kit_logo", arguments: { id: made.brand_kit_id, url: media.url("/logo.png") } }));
+      expect(withLogo.logo.uploaded).toBe(true);
+      const noFile = refusal(await client.callTool({ name: "upload_brand_kit_font", arguments: { id: made.brand_kit_id } }));
+      expect(noFile).toMatchObject({ code: "invalid_request", field: "body" });
+      expect(noFile.message).toMatch(/query field "url"/);
+      ok(await client.callTool({ name: "delete_brand_kit", arguments: { id: made.brand_kit_id } }));
+    } finally {
+      await client.close();
+    }
   });
 
   it("hides one account's kits from another", async () => {
