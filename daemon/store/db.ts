@@ -209,7 +209,7 @@ export async function openPglite(dir: string): Promise<Db> {
     throw new DatabaseError(`cannot open the embedded database in ${dir}: ${(err as Error).message}`, { cause: err });
   }
   // Counted after a statement or transaction ends (failed ones too): a read begun after that sees it.
-  // A plain top-level select changes nothing here (no functions or triggers in the schema); pg-boss's
+  // A plain top-level select changes nothing here (the schema's only triggers fire on writes); pg-boss's
   // own statements (raw.pglite) touch only its schema.
   let writes = 0;
   const counted = <T>(p: Promise<T>) => p.finally(() => void writes++);
