@@ -1,7 +1,8 @@
 /**
  * Removing a deleted account's data once `web.account_removal_days` have passed (removal_due_at):
  * a daily pg-boss schedule runs `sweep`. The account's stored media (every file of its runs, its
- * uploads) goes, then in one transaction its episodes, clips, jobs, transcripts, events, webhooks
+ * uploads, its brand kits' files and its episodes' cover art) goes, then in one transaction its
+ * brand kits, episodes, clips, jobs, transcripts, events, webhooks
  * with their deliveries, runs, keys, idempotency records and sign-in rows; the account row is
  * anonymised and kept, because its ledger and payment records stay for accounting. An account
  * with a run still in flight waits for the next sweep. Files go before rows, so a sweep cut short
@@ -53,9 +54,13 @@ export class AccountRemoval {
     const runs = await this.d.db.query(`select id, state from runs where input->>'account_id' = $1`, [accountId]);
     if (runs.rows.some((r) => r.state === "queued" || r.state === "running")) return false;
     const runIds = runs.rows.map((r) => String(r.id));
-    const uploads = await this.d.db.query(`select upload->>'key' as key from episodes where account_id = $1 and upload is not null`, [accountId]);
+    const uploads = await this.d.db.query(`select upload->>'key' as key, cover_key from episodes where account_id = $1 and (upload is not null or cover_key is not null)`, [accountId]);
     for (const id of runIds) await this.d.storage.remove(`runs/${id}`);
-    for (const u of uploads.rows) if (u.key) await this.d.storage.remove(String(u.key));
+    for (const u of uploads.rows) for (const key of [u.key, u.cover_key]) if (key) await this.d.storage.remove(String(key));
+    await this.d.storage.remove(`brand/${accountId}`); // the brand kits' fonts, logos and covers (daemon/brand/)
+    // A clip's edited words are handed to its renders from edits/<clip>/ (daemon/account/clip-spans.ts).
+    const clips = await this.d.db.query(`select id from clips where account_id = $1`, [accountId]);
+    for (const c of clips.rows) await this.d.storage.remove(`edits/${c.id}`);
     await this.d.db.transaction((tx) => removeRows(tx, accountId, runIds));
     return true;
   }
@@ -68,7 +73,7 @@ async function removeRows(tx: Queryable, accountId: string, runIds: string[]): P
   await by("webhooks");
   await tx.query(`delete from deliveries where event_id in (select id from events where account_id = $1 or run_id = any($2::uuid[]))`, [accountId, runIds]);
   await tx.query(`delete from events where account_id = $1 or run_id = any($2::uuid[])`, [accountId, runIds]);
-  for (const table of ["jobs", "clips", "episodes", "transcripts", "idempotency", "api_keys", "web_sessions", "web_tokens"]) await by(table);
+  for (const table of ["brand_kits", "jobs", "clips", "episodes", "transcripts", "idempotency", "api_keys", "web_sessions", "web_tokens"]) await by(table);
   // A watch-folder file may name one of the account's runs (watch.account_id): it keeps its row.
   await tx.query(`update watch_files set run_id = null where run_id = any($1::uuid[])`, [runIds]);
   await tx.query(`delete from runs where id = any($1::uuid[])`, [runIds]);
