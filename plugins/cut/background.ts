@@ -41,7 +41,7 @@ export async function makeBackground(out: string, o: BackgroundOptions): Promise
   const layers: OverlayOptions[] = [];
   let base: Sharp;
   if (o.image) {
-    base = sharp(o.image).resize(W, H, { fit: "cover", position: sharp.strategy.attention }).modulate({ brightness: 0.4 }).blur(Math.max(8, Math.round(W / 60)));
+    base = sharp(o.image).resize(W, H, { fit: "cover", position: sharp.strategy.attention }).modulate({ brightness: 0.35, saturation: 0.45 }).blur(Math.max(8, Math.round(W / 60)));
     const cover = await sharp(o.image).resize(L.cover.w, L.cover.h, { fit: "cover", position: sharp.strategy.attention }).png().toBuffer();
     layers.push({ input: cover, left: L.cover.x, top: L.cover.y });
   } else {

@@ -3,6 +3,7 @@
 // red logo in its corner; then a kit's intro and outro cards (their colour in the first and last
 // frames, the captions after the intro), and the audio template's waveform moving through speech.
 // Frames of each go to docs/screenshots/ (aspect-*, brand-*, audio-*).
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeMedia } from "../../daemon/kit/render.js";
@@ -21,6 +22,7 @@ const bright = (r: number, g: number, b: number) => r > 200 && g > 180 && b > 15
 const red = (r: number, g: number, b: number) => r > 200 && g < 60 && b < 60;
 const done: Rendered[] = [];
 let logoFile = "";
+let coverFile = "";
 
 let scratch: TestStageCtx;
 
@@ -28,6 +30,8 @@ beforeAll(async () => {
   boxSource();
   scratch = await makeStageCtx();
   logoFile = await solidPng(path.join(scratch.workdir, "logo.png"), "#ff0000");
+  coverFile = path.join(scratch.workdir, "cover.png");
+  execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "mandelbrot=s=480x480", "-frames:v", "1", coverFile]);
 });
 afterAll(async () => {
   await Promise.all([scratch?.cleanup(), ...done.map((d) => d.ctx.cleanup())]);
@@ -62,6 +66,7 @@ describe("shapes", () => {
       const logo = share(await region(during, { left: 1 - m - lw + 0.01, top: (Math.min(W, H) * 0.04) / H + 0.005, width: lw - 0.02, height: lh - 0.01 }), red);
       expect(logo).toBeGreaterThan(0.9);
       await screenshot(during, `aspect-${c.aspect.replace(":", "-")}`, c.size[0] > c.size[1] ? 720 : 405);
+      if (c.aspect === "4:5") await screenshot(during, "brand-a", 405);
     });
   }
 });
@@ -100,8 +105,10 @@ describe("audio template", () => {
     const words = [{ text: "And", start: 0.3, end: 0.6 }, { text: "so", start: 0.7, end: 1.0 }, { text: "my", start: 1.1, end: 1.4 }].map((w) => ({ ...w, confidence: 0.9 }));
     const clip = { ref: "a1", number: 1, title: "Ask not what your country can do for you", start: 0, end: 4, pieces: [{ start: 0, end: 4 }] };
     const media = { duration: 11, kind: "audio", has_audio: true };
-    for (const [aspect, width] of [["9:16", 540], ["16:9", 540]] as const) {
-      const r = await renderClip({ source: TEST_MEDIA.jfkWav, media, cut: { aspect_ratio: aspect, width }, brand: kit, words, clip });
+    // 9:16 without cover art (the initial's tile), 16:9 with the kit's.
+    for (const [aspect, cover] of [["9:16", false], ["16:9", true]] as const) {
+      const withCover = cover ? { brand: { ...kit, cover_key: "brand/cover.png" }, files: { "brand/cover.png": coverFile } } : { brand: kit };
+      const r = await renderClip({ source: TEST_MEDIA.jfkWav, media, cut: { aspect_ratio: aspect, width: 540 }, words, clip, ...withCover });
       done.push(r);
       const got = await probeMedia(r.file);
       const wave = audioLayout(got.width, got.height).wave;
