@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AccountRemoval } from "../../daemon/web/removal.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 import { repoRoot } from "../helpers/cli.js";
@@ -231,4 +232,21 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
     expect((await s.call(acc.live, "GET", "/api/v1/me")).body.defaults.brand_kit).toBeNull();
     expect((await s.call(acc.live, "GET", `/api/v1/brand-kits/${kit.brand_kit_id}`)).status).toBe(404);
   }, 120_000);
+
+  it("removes an account's kits, their files and its episodes' cover art when its data is removed", async () => {
+    const gone = await s.account();
+    const kit = (await s.call(gone.live, "POST", "/api/v1/brand-kits", { name: "Leaving" })).body.brand_kit_id;
+    await put(gone.live, `/api/v1/brand-kits/${kit}/logo`, await png(20, 20), "image/png");
+    const episodeId = crypto.randomUUID();
+    await s.app.db.query(`insert into episodes (id, account_id, name, status, state) values ($1, $2, 'made', 'ready', '{}')`, [episodeId, gone.accountId]);
+    await put(gone.live, `/api/v1/episodes/${episodeId}/cover`, await png(20, 20), "image/png");
+    const logo = await logoKey(kit);
+    const cover = (await s.app.db.query(`select cover_key from episodes where id = $1`, [episodeId])).rows[0].cover_key;
+    expect(await s.app.storage.exists(logo)).toBe(true);
+    await s.app.db.query(`update accounts set removal_due_at = now() - interval '1 minute' where id = $1`, [gone.accountId]);
+    expect(await s.app.container.resolve(AccountRemoval).sweep()).toContain(gone.accountId);
+    expect((await s.app.db.query(`select count(*)::int as n from brand_kits where account_id = $1`, [gone.accountId])).rows[0].n).toBe(0);
+    expect(await s.app.storage.exists(logo)).toBe(false);
+    expect(await s.app.storage.exists(cover)).toBe(false);
+  });
 });
