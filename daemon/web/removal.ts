@@ -58,6 +58,9 @@ export class AccountRemoval {
     for (const id of runIds) await this.d.storage.remove(`runs/${id}`);
     for (const u of uploads.rows) for (const key of [u.key, u.cover_key]) if (key) await this.d.storage.remove(String(key));
     await this.d.storage.remove(`brand/${accountId}`); // the brand kits' fonts, logos and covers (daemon/brand/)
+    // A clip's edited words are handed to its renders from edits/<clip>/ (daemon/account/clip-spans.ts).
+    const clips = await this.d.db.query(`select id from clips where account_id = $1`, [accountId]);
+    for (const c of clips.rows) await this.d.storage.remove(`edits/${c.id}`);
     await this.d.db.transaction((tx) => removeRows(tx, accountId, runIds));
     return true;
   }
