@@ -126,9 +126,10 @@ export async function checkLogo(bytes: Buffer, limits: BrandLimits): Promise<Che
   let input = sharp(bytes, { limitInputPixels: limits.image_max_pixels });
   if (format === "svg") {
     refuseActiveSvg(bytes.toString("utf8"));
-    const { width, height } = await pixelsOf("logo", bytes, limits);
-    // Drawn at the density that makes its long side SVG_LONG_SIDE, whatever size it declares.
-    const density = Math.min(2400, Math.max(1, (72 * SVG_LONG_SIDE) / Math.max(width, height)));
+    // Its declared size is only a scale: it is drawn at the density that makes its long side
+    // SVG_LONG_SIDE, so a huge declared size is not refused here (the drawing is bounded below).
+    const { width, height } = await pixelsOf("logo", bytes, { ...limits, image_max_pixels: Number.MAX_SAFE_INTEGER }, { limitInputPixels: false });
+    const density = Math.min(100_000, Math.max(1, (72 * SVG_LONG_SIDE) / Math.max(width, height)));
     input = sharp(bytes, { density, limitInputPixels: limits.image_max_pixels });
   } else await pixelsOf("logo", bytes, limits);
   try {

@@ -115,6 +115,10 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
     expect(drawn.info.width).toBe(1024); // drawn at 1024 px on its long side, whatever size it declares
     expect([...drawn.data.subarray(0, 3)]).toEqual([0xe1, 0x1d, 0x48]);
     expect(await s.app.storage.exists(pngKey)).toBe(false); // the replaced logo is gone
+    // A declared size is only a scale: a huge one is drawn at 1024 px too, not refused.
+    const huge = SVG.replace('width="40" height="20"', 'width="40000" height="20000" viewBox="0 0 40 20"');
+    expect((await put(acc.live, `/api/v1/brand-kits/${id}/logo`, huge, "image/svg+xml")).status).toBe(200);
+    expect((await sharp(await s.app.storage.read(await logoKey(id))).metadata()).width).toBe(1024);
 
     for (const evil of [`<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd" width="9" height="9"/></svg>`, `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg">&x;</svg>`]) {
       const res = await put(acc.live, `/api/v1/brand-kits/${id}/logo`, evil, "image/svg+xml");
