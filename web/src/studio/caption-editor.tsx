@@ -120,10 +120,10 @@ function SentenceSteps(p: { legend: string; grow: string; drop: string; value: n
   return (
     <fieldset className="sentence-steps">
       <legend>{p.legend}</legend>
-      <button type="button" onClick={() => p.onChange(p.value + 1)} disabled={p.disabled}>
+      <button type="button" className="secondary" onClick={() => p.onChange(p.value + 1)} disabled={p.disabled}>
         {p.grow}
       </button>{" "}
-      <button type="button" onClick={() => p.onChange(p.value - 1)} disabled={p.disabled}>
+      <button type="button" className="secondary" onClick={() => p.onChange(p.value - 1)} disabled={p.disabled}>
         {p.drop}
       </button>
     </fieldset>

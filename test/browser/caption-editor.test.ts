@@ -1,0 +1,86 @@
+// The studio's "Edit captions" panel in Debian's Chromium against a real `clipd start` on loopback:
+// jfk.wav goes up through the API and its first clip is made; on the episode page the made clip's
+// player shows the rendered poster, a caption is retyped and a sentence step chosen, and saving
+// shows the new job's progress and, once rendered, the edited words. Photographed into
+// docs/screenshots/caption-editor-*.png.
+import { readFile } from "node:fs/promises";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useBrowser, useWebClipd, VIEWPORTS } from "../helpers/browser.js";
+import { TEST_MEDIA } from "../helpers/media.js";
+import { operatorAccount, shoot, signInThroughPage, type OperatorAccount } from "../helpers/studio.js";
+import { waitFor } from "../helpers/wait.js";
+
+describe("the caption editor in a browser", () => {
+  const browser = useBrowser();
+  const clipd = useWebClipd({ config: { transcribe: { engine: "pocketsphinx" } } });
+  let context: BrowserContext;
+  let page: Page;
+  let who: OperatorAccount;
+  const api = async (method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${clipd().url}/api/v1${p}`, {
+      method,
+      headers: { authorization: `Bearer ${who.live}`, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    expect(res.status, `${method} ${p}`).toBeLessThan(300);
+    return (await res.json()) as any;
+  };
+  const until = <T,>(what: string, fn: () => Promise<T | undefined>) => waitFor(fn, { timeoutMs: 300_000, intervalMs: 300, what });
+
+  beforeAll(async () => {
+    who = await operatorAccount(clipd(), "editor@example.com", "a long enough password");
+    context = await browser().newContext({ viewport: VIEWPORTS.desktop });
+    context.setDefaultTimeout(300_000); // a ceiling on the waits below, not a delay
+    page = await context.newPage();
+    await signInThroughPage(page, clipd().url, who);
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it("retypes a caption, shows the render's progress, then the new words", async () => {
+    const made = await api("POST", "/episodes", { name: "Editing", file_name: "jfk.wav" });
+    const put = await fetch(made.upload.url, { method: "PUT", headers: made.upload.headers, body: await readFile(TEST_MEDIA.jfkWav) });
+    expect(put.status).toBe(200);
+    await api("POST", `/episodes/${made.episode_id}/uploaded`, {});
+    await until("episode ready", async () => ((await api("GET", `/episodes/${made.episode_id}`)).status === "ready" ? true : undefined));
+    const exported = await api("POST", `/episodes/${made.episode_id}/clips`, { clips: [1], style: "clean" });
+    const { job_id: jobId, clip_id: clipId } = exported.jobs[0];
+    const job = await until("first render", async () => {
+      const j = await api("GET", `/jobs/${jobId}`);
+      return j.status === "completed" || j.status === "failed" ? j : undefined;
+    });
+    expect(job.status).toBe("completed");
+    const clip = (await api("GET", `/episodes/${made.episode_id}`)).clips.find((c: any) => c.clip_id === clipId);
+
+    await page.goto(`${clipd().url}/episodes/${made.episode_id}`);
+    const article = page.getByRole("region", { name: "Made clips" }).getByRole("article", { name: clip.title, exact: true });
+    // The player's poster is the rendered one (a signed file link), not the studio's source frame.
+    expect(await article.locator("video").getAttribute("poster")).toMatch(/\/api\/v1\/files\//);
+    await article.getByText("Edit captions").click();
+    const boxes = article.getByRole("list", { name: "Captions to edit" }).getByRole("textbox");
+    await boxes.first().waitFor();
+    const was = await boxes.first().inputValue();
+    const now = ["Zebra", ...was.split(" ").slice(1)].join(" ");
+    await boxes.first().fill(now);
+    await article.getByRole("button", { name: "One sentence later" }).click();
+    await article.getByRole("button", { name: "Drop the last sentence" }).click(); // back to as it is
+    await article.getByText("End (as it is)").waitFor();
+    await shoot(page, "caption-editor", { before: () => article.getByText("Edit captions").scrollIntoViewIfNeeded() });
+    await article.getByRole("button", { name: "Save and render" }).click();
+    await article.getByText(`Rendering again: caption 1: ${was} → ${now}.`).waitFor();
+    await article.getByRole("progressbar", { name: `Progress of ${clip.title}` }).waitFor();
+
+    await until("the edit rendered", async () => {
+      const c = (await api("GET", `/episodes/${made.episode_id}`)).clips.find((x: any) => x.clip_id === clipId);
+      return c.export_status === "exported" ? c : undefined;
+    });
+    const captions = await api("GET", `/clips/${clipId}/captions`);
+    expect(captions.captions[0].text).toBe(now);
+    // Once rendered, the panel reads the clip again: the box holds the edited words.
+    await page.reload();
+    await article.getByText("Edit captions").click();
+    await expect.poll(() => boxes.first().inputValue(), { timeout: 60_000 }).toBe(now);
+  });
+});
