@@ -49,7 +49,7 @@ export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted
     <form onSubmit={submit} className="stack">
       <h2 id="cut-h">Cut and style</h2>
       <p className="hint">
-        Choose clips with their checkboxes above (up to {MAX_CUT} at a time), pick a look, and cut them: each becomes a 9:16 video with burned-in captions.
+        Choose clips with their checkboxes above (up to {MAX_CUT} at a time), pick a look, and cut them: each becomes a video in the chosen shape with burned-in captions.
       </p>
       <LookFields
         episodeId={episodeId}

@@ -19,10 +19,10 @@ export const POSITIONS: Options = [
   ["bottom", "Bottom"],
 ];
 export const ASPECTS: Options = [
-  ["9:16", "9:16 vertical (1080×1920)"],
-  ["1:1", "1:1 square (1080×1080)"],
-  ["4:5", "4:5 portrait (1080×1350)"],
-  ["16:9", "16:9 landscape (1920×1080)"],
+  ["9:16", "9:16 vertical"],
+  ["1:1", "1:1 square"],
+  ["4:5", "4:5 portrait"],
+  ["16:9", "16:9 landscape"],
 ];
 export const FITS: Options = [
   ["fill", "Fill the frame"],
