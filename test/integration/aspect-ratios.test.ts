@@ -112,13 +112,17 @@ describe("brand cards", () => {
 
 describe("audio template", () => {
   it("draws the title, show name and a waveform that moves through speech", async () => {
-    const kit: BrandSnapshot = { id: "k3", name: "Kit A", colours: { primary: "#ffffff", accent: "#ffd400", background: "#3b1f5c" }, show_name: "Founding Speeches" };
+    const kit: BrandSnapshot = {
+      id: "k3", name: "Kit A", colours: { primary: "#ffffff", accent: "#ffd400", background: "#3b1f5c" }, show_name: "Founding Speeches",
+      logo: { key: "brand/logo-red.png", corner: "bottom-right", size: 0.12, opacity: 1 },
+    };
     const words = [{ text: "And", start: 0.3, end: 0.6 }, { text: "so", start: 0.7, end: 1.0 }, { text: "my", start: 1.1, end: 1.4 }].map((w) => ({ ...w, confidence: 0.9 }));
     const clip = { ref: "a1", number: 1, title: "Ask not what your country can do for you", start: 0, end: 4, pieces: [{ start: 0, end: 4 }] };
     const media = { duration: 11, kind: "audio", has_audio: true };
     // 9:16 without cover art (the initial's tile), 16:9 with the kit's.
     for (const [aspect, cover] of [["9:16", false], ["16:9", true]] as const) {
-      const withCover = cover ? { brand: { ...kit, cover_key: "brand/cover.png" }, files: { "brand/cover.png": coverFile } } : { brand: kit };
+      const logo = { "brand/logo-red.png": logoFile };
+      const withCover = cover ? { brand: { ...kit, cover_key: "brand/cover.png" }, files: { ...logo, "brand/cover.png": coverFile } } : { brand: kit, files: logo };
       const r = await renderClip({ source: TEST_MEDIA.jfkWav, media, cut: { aspect_ratio: aspect, width: 540 }, words, clip, ...withCover });
       done.push(r);
       const got = await probeMedia(r.file);
@@ -132,6 +136,11 @@ describe("audio template", () => {
       let moved = 0;
       for (let i = 0; i < a.data.length; i += 3) if (Math.abs(a.data[i]! - b.data[i]!) > 60) moved++;
       expect(moved / a.pixels).toBeGreaterThan(0.02);
+      // The logo drawn over the template too: red in its bottom-right box.
+      const m = (Math.min(got.width, got.height) * 0.04);
+      const lw = 0.12 * got.width;
+      const logoBox = { left: (got.width - m - lw * 0.9) / got.width, top: (got.height - m - lw * 0.45) / got.height, width: (lw * 0.8) / got.width, height: (lw * 0.4) / got.height };
+      expect(share(await region(frameAt(r.file, 1.2), logoBox), red)).toBeGreaterThan(0.9);
       await screenshot(frameAt(r.file, 1.2), `audio-${aspect.replace(":", "-")}`, aspect === "16:9" ? 720 : 405);
     }
   });
