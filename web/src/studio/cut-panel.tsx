@@ -10,6 +10,7 @@ import { ErrorText, Notice, useAction } from "../ui";
 import { bodyOf, formOf, LookFields, type LookForm } from "./look-fields";
 import { SERVICE_LOOK } from "./look";
 import { BrandKitPicker } from "./brand-kit-picker";
+import { EpisodeCover } from "./episode-cover";
 
 export const MAX_CUT = 10;
 
@@ -60,6 +61,7 @@ export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted
         previews={ready}
       />
       <BrandKitPicker value={kit} onChange={(k) => (setKit(k), setTouched(true))} disabled={busy} />
+      <EpisodeCover episodeId={episodeId} />
       <ErrorText error={error} />
       {skipped.length > 0 && (
         <Notice kind="warn">
