@@ -99,7 +99,7 @@ export function LookFields({ episodeId, styles, value, onChange, keep, disabled,
         {select("caption_position", "Caption position", POSITIONS)}
         {select("aspect_ratio", "Shape", ASPECTS)}
         {select("fit", "Fit", FITS)}
-        {select("background", "Background", BACKGROUNDS)}
+        <BackgroundField id={`${id}-background`} value={value.background} keep={keep} disabled={disabled} onChange={(background) => onChange({ ...value, background })} />
       </div>
       <div className="row-fields">
         {select("censor", "Profanity", CENSORS)}
@@ -148,5 +148,25 @@ function StylePick({ style, name, src, checked, onChange }: { style: CaptionStyl
         {style.name}
       </span>
     </label>
+  );
+}
+
+/** Background: a named fill, or a colour of one's own (any #RRGGBB, as the API takes). */
+function BackgroundField(p: { id: string; value: string; keep?: boolean; disabled?: boolean; onChange(v: string): void }) {
+  const own = p.value.startsWith("#");
+  return (
+    <div className="field">
+      <label htmlFor={p.id}>Background</label>
+      <select id={p.id} value={own ? "#" : p.value} onChange={(e) => p.onChange(e.currentTarget.value === "#" ? "#1f2937" : e.currentTarget.value)} disabled={p.disabled}>
+        {p.keep && <option value="">Keep as it is</option>}
+        {BACKGROUNDS.map(([v, l]) => (
+          <option key={v} value={v}>
+            {l}
+          </option>
+        ))}
+        <option value="#">A colour of my own</option>
+      </select>
+      {own && <input type="color" aria-label="Background colour" value={p.value} onChange={(e) => p.onChange(e.currentTarget.value)} disabled={p.disabled} />}
+    </div>
   );
 }
