@@ -3,8 +3,7 @@
 // shape outside the list is refused by name, and save_as_default makes it the account's default.
 import { describe, expect, it } from "vitest";
 import { probeMedia } from "../../daemon/kit/render.js";
-import { useJfkApiServer, type ApiServer } from "../helpers/api.js";
-import { until } from "../helpers/cli.js";
+import { settleStatus, useJfkApiServer, type ApiServer } from "../helpers/api.js";
 import { storedPath } from "../helpers/stage-ctx.js";
 import type { TestHttpsServer } from "../helpers/https-server.js";
 
@@ -13,14 +12,7 @@ describe("aspect_ratio through the account API", () => {
   let media: TestHttpsServer;
   useJfkApiServer((x) => ({ s, media } = x));
 
-  const settle = async (key: string, path: string, ok: string) => {
-    const body = await until(async () => {
-      const r = await s.call(key, "GET", path);
-      return [ok, "failed"].includes(r.body.status) ? r.body : undefined;
-    }, { timeoutMs: 240_000, intervalMs: 250, what: path });
-    expect(body.status, JSON.stringify(body.error ?? body.failure)).toBe(ok);
-    return body;
-  };
+  const settle = (key: string, path: string, ok: string) => settleStatus(s, key, path, ok);
   const rendered = async (clipId: string) => {
     const { rows } = await s.app.db.query(`select cut, render from clips where id = $1`, [clipId]);
     const got = await probeMedia(storedPath(s.app.storage, rows[0].render.key));

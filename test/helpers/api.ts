@@ -6,6 +6,7 @@ import { openTestApp, type TestApp } from "./app.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "./https-server.js";
 import { TEST_MEDIA } from "./media.js";
 import { contractProblem } from "./contract.js";
+import { waitFor } from "./wait.js";
 
 export interface ApiServer extends TestApp {
   base: string;
@@ -73,4 +74,17 @@ export function useJfkApiServer(take: (x: { s: ApiServer; media: TestHttpsServer
     take(opened);
   }, 120_000);
   afterAll(() => close?.());
+}
+
+/**
+ * Polls GET `path` until its `status` is `ok` or "failed" and returns the body; a failure throws
+ * with its reason (a job's `error`, an episode's `failure`).
+ */
+export async function settleStatus(s: ApiServer, key: string, path: string, ok: string): Promise<any> {
+  const body = await waitFor(async () => {
+    const r = await s.call(key, "GET", path);
+    return [ok, "failed"].includes(r.body.status) ? r.body : undefined;
+  }, { timeoutMs: 240_000, intervalMs: 250, what: path });
+  if (body.status !== ok) throw new Error(`${path} ended ${body.status}: ${JSON.stringify(body.error ?? body.failure)}`);
+  return body;
 }
