@@ -5,6 +5,7 @@
  * poster and a caption style's preview. Every read is by account: another account's episode or
  * clip is not found. Also the public results page's transcript, behind a signed link (results.ts).
  */
+import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import sharp from "sharp";
 import type { Config } from "../../config/loader.js";
@@ -81,9 +82,10 @@ export class StudioService {
   }
 
   /**
-   * A clip's poster (JPEG, 270 pixels on its short side, 270×480 for 9:16): its first frame, or a
-   * card with its title for audio, in the shape the clip was last cut in (the shape is in the key,
-   * so a clip cut again in another shape gets a new poster).
+   * A clip's poster (JPEG, 270 pixels on its short side, 270×480 for 9:16): the render's poster
+   * once it has one, else its first frame, or a card with its title for audio, in the shape the
+   * clip was last cut in (the shape is in the key, so a clip cut again in another shape gets a new
+   * poster).
    */
   async poster(accountId: string, clipId: string): Promise<StoredImage> {
     const { clip, files: f } = await clipFiles(this.deps, accountId, clipId);
@@ -93,6 +95,15 @@ export class StudioService {
     const aspect = isAspect(cutShape) ? cutShape : DEFAULT_ASPECT;
     const size = aspect === DEFAULT_ASPECT ? POSTER : frameSize(aspect, POSTER.width);
     const name = aspect === DEFAULT_ASPECT ? "poster.jpg" : `poster-${aspect.replace(":", "x")}.jpg`;
+    // A rendered clip shows its render's poster (the frame at its hook's first word, titled: the
+    // poster stage), scaled down; its key names the render, so a new render gets a new poster.
+    const rendered: unknown = clip.render?.thumbnail_key;
+    if (typeof rendered === "string" && (await this.deps.storage.exists(rendered))) {
+      const tag = createHash("sha256").update(rendered).digest("hex").slice(0, 12);
+      return this.images.get(`${studioKey(f)}/clips/${clip.id}/poster-${tag}.jpg`, "image/jpeg", async () =>
+        sharp(await this.deps.storage.read(rendered)).resize(size.width, size.height, { fit: "cover" }).jpeg({ quality: 82, mozjpeg: true }).toBuffer(),
+      );
+    }
     return this.images.get(`${studioKey(f)}/clips/${clip.id}/${name}`, "image/jpeg", () =>
       this.draw(DRAW_MS.frame, async (workdir, signal) => {
         const png = f.kind === "video"

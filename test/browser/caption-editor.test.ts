@@ -1,10 +1,11 @@
 // The studio's "Edit captions" panel in Debian's Chromium against a real `clipd start` on loopback:
 // jfk.wav goes up through the API and its first clip is made; on the episode page the made clip's
-// player shows the rendered poster, a caption is retyped and a sentence step chosen, and saving
+// player and the studio's poster show the rendered poster, a caption is retyped and a sentence step chosen, and saving
 // shows the new job's progress and, once rendered, the edited words. Photographed into
 // docs/screenshots/caption-editor-*.png.
 import { readFile } from "node:fs/promises";
 import type { BrowserContext, Page } from "playwright-core";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useBrowser, useWebClipd, VIEWPORTS } from "../helpers/browser.js";
 import { TEST_MEDIA } from "../helpers/media.js";
@@ -58,6 +59,12 @@ describe("the caption editor in a browser", () => {
     const article = page.getByRole("region", { name: "Made clips" }).getByRole("article", { name: clip.title, exact: true });
     // The player's poster is the rendered one (a signed file link), not the studio's source frame.
     expect(await article.locator("video").getAttribute("poster")).toMatch(/\/api\/v1\/files\//);
+    // The studio's own poster of a rendered clip (its cards) is the render's poster, scaled down.
+    const small = async (bytes: Buffer) => sharp(bytes).resize(27, 48, { fit: "fill" }).grayscale().raw().toBuffer();
+    const studioPoster = Buffer.from(await page.evaluate(async (u) => Array.from(new Uint8Array(await (await fetch(u)).arrayBuffer())), `/web/api/v1/clips/${clipId}/poster.jpg`));
+    const rendered = Buffer.from(await (await fetch(job.poster_url)).arrayBuffer());
+    const [x, y] = await Promise.all([small(studioPoster), small(rendered)]);
+    expect(x.reduce((a, v, i) => a + Math.abs(v - y[i]!), 0) / x.length).toBeLessThan(4);
     await article.getByText("Edit captions").click();
     const boxes = article.getByRole("list", { name: "Captions to edit" }).getByRole("textbox");
     await boxes.first().waitFor();
