@@ -1,7 +1,9 @@
 // Brand kits and episode cover art over real HTTP on loopback (issue 19, items 2 and 6): kits with
 // colours, a real TrueType font whose family fontkit reads, PNG and SVG logos (the SVG stored as a
 // PNG), the limits, one account's kits hidden from another, and a clip export naming a kit, whose
-// run carries the kit's snapshot as input.brand and the cover art as input.cover.
+// run carries the kit's snapshot as input.brand and the cover art as input.cover. Over 250 lines
+// because every case shares one server per backend (with its https media server); split, each part
+// would start its own.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
