@@ -51,7 +51,9 @@ export class ClipJobs {
     return transactionWith(this.deps.db, async (tx) => {
       const ep = await lockEpisode(tx, accountId, episodeId);
       const clips = await clipsOf(tx, episodeId);
-      if (!clips.length) throw new Conflict("episode_not_ready", `episode ${episodeId} is ${ep.status} and has no clips yet`, { context: { status: ep.status } });
+      // A ready episode whose search found nothing can still have clips of the user's own times.
+      const ownTimes = ep.status === "ready" && input.clips.some((c) => typeof c === "object");
+      if (!clips.length && !ownTimes) throw new Conflict("episode_not_ready", `episode ${episodeId} is ${ep.status} and has no clips yet`, { context: { status: ep.status } });
       let index = await this.exportCount(tx, episodeId);
       const jobs: StartedJob[] = [];
       const notStarted: NotStarted[] = [];
