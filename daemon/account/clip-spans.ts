@@ -5,7 +5,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { TranscriptSegment, TranscriptWord } from "../kit/captions.js";
-import { Refused } from "../kit/errors.js";
+import { Conflict, Refused } from "../kit/errors.js";
 import type { Storage } from "../kit/storage.js";
 import { retimeWords, type Piece } from "../kit/timeline.js";
 import { jsonColumn } from "../store/_columns.js";
@@ -77,6 +77,8 @@ function _title(text: string): string {
 export async function customClip(tx: Queryable, storage: Storage, ep: EpisodeRow, clips: ClipRow[], want: { start: number; end: number }, n: number): Promise<ClipRow> {
   const field = (k: string) => `clips[${n}].${k}`;
   const refuse = (f: string, message: string) => new Refused("invalid_request", `body field "${f}": ${message}`, { context: { field: f } });
+  // A search in flight numbers its new clips after those it was given: a clip made meanwhile would share a number.
+  if (ep.status !== "ready") throw new Conflict("episode_not_ready", `episode ${ep.id} is ${ep.status}; clips of your own times can be made once it is ready`, { context: { status: ep.status } });
   const duration = Number(ep.duration_seconds ?? ep.state?.media?.duration ?? Infinity);
   if (!(want.end > want.start)) throw refuse(field("end"), "must be after start");
   if (want.start >= duration) throw refuse(field("start"), `must be before the episode's end (${duration} s)`);
