@@ -21,7 +21,7 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
     await (await import("node:fs/promises")).mkdir(inbox, { recursive: true });
     await copyFile(fixtureMedia("jfk.wav"), path.join(inbox, "jfk.wav"));
     // Render options go to the clip renders; width and preset keep the render cheap.
-    await writeFile(path.join(inbox, "jfk.yaml"), "style: karaoke\ncaption_size: large\nfit: whole\nwidth: 360\npreset: ultrafast\n");
+    await writeFile(path.join(inbox, "jfk.yaml"), "style: karaoke\ncaption_size: large\nfit: whole\naspect_ratio: 1:1\nwidth: 360\npreset: ultrafast\n");
     await writeFile(path.join(inbox, "notes.txt"), "not media\n");
     await copyFile(fixtureMedia("jfk.mp3"), path.join(inbox, "speech.mp3"));
     await writeFile(path.join(inbox, "speech.yaml"), "render_top: 0\n");
@@ -56,7 +56,7 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
     expect(files).toEqual(expect.arrayContaining(["transcript.txt", "transcript.srt", "transcript.vtt", "clips.json", "run.json", "jfk.wav"]));
     expect(files.some((f) => /^clip-01-.*\.mp4$/.test(f))).toBe(true);
     expect(run.events.map((e: { type: string }) => e.type)).toEqual(["episode.ready", "clip.ready"]);
-    expect(run.clips_rendered).toEqual([expect.objectContaining({ state: "succeeded", look: expect.objectContaining({ style: "karaoke", caption_size: "large", fit: "whole" }) })]);
+    expect(run.clips_rendered).toEqual([expect.objectContaining({ state: "succeeded", look: expect.objectContaining({ style: "karaoke", caption_size: "large", fit: "whole", aspect_ratio: "1:1" }) })]);
 
     await until(() => existsSync(path.join(failed, "notes.txt.error.txt")), { what: "notes.txt to fail", timeoutMs: 60_000 });
     expect(await readFile(path.join(failed, "notes.txt.error.txt"), "utf8")).toMatch(/code: unsupported_type/);
