@@ -92,3 +92,12 @@ export function brandTail(
 export function planBrand(b: BrandSnapshot): PlanBrand {
   return { colours: b.colours, ...(b.logo ? { logo: b.logo } : {}), ...(b.intro ? { intro: b.intro } : {}), ...(b.outro ? { outro: b.outro } : {}), ...(b.font ? { font: b.font } : {}) };
 }
+
+/**
+ * The plan with the run's own kit snapshot, when the run has one: a restyle's job carries the
+ * kit as it is now (its files held by the run's input), so the logo and cards follow the same
+ * kit as the captions' colours. Without one (CLI, watch folder, older runs) the plan's stays.
+ */
+export function withRunBrand<P extends { brand?: PlanBrand }>(plan: P | undefined, brand: BrandSnapshot | undefined): P | undefined {
+  return plan && brand && typeof brand === "object" && brand.colours ? { ...plan, brand: planBrand(brand) } : plan;
+}

@@ -8,7 +8,7 @@ import { buildAss, stepPosition, stepSize, type CaptionWord } from "../../daemon
 import { DEFAULT_PRESET, SAFE_INPUT, X264_PRESETS, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
 import { planArgs, planDuration, type RenderPlan } from "../../daemon/kit/clip-graph.js";
 import { planFiles, renderChecked } from "../../daemon/kit/clip-render.js";
-import { cardTimes } from "../../daemon/kit/brand-graph.js";
+import { cardTimes, withRunBrand } from "../../daemon/kit/brand-graph.js";
 import { loadStyles } from "../../daemon/kit/styles.js";
 import { bleepFilter, CENSOR_MODES } from "../../daemon/kit/censor.js";
 import type { BrandSnapshot } from "../../daemon/kit/brand.js";
@@ -66,7 +66,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     const cut = input.cut;
     // A plan (cut told not to encode) is rendered from the source in one pass; a cut file (older
     // runs, pipelines whose cut encodes) gets its captions burned over it.
-    const plan: RenderPlan | undefined = cut?.render_plan;
+    const plan: RenderPlan | undefined = withRunBrand(cut?.render_plan, input.brand ?? undefined);
     const fileKey: string | undefined = plan ? plan.source_key : cut?.key;
     if (!fileKey || !(await ctx.storage.exists(fileKey))) {
       throw new StageError("bad_input", `caption-burn: the ${plan ? "source" : "cut clip"} "${fileKey ?? "(none)"}" is not in storage`);
