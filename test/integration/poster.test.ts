@@ -1,0 +1,61 @@
+// The poster stage against real ffmpeg and sharp: over a short 360x640 clip whose picture changes
+// colour each second, the poster is the frame at the hook's first word (not the clip's first
+// frame), JPEG and WebP of the clip's size, with the title band in the brand kit's colours.
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import sharp from "sharp";
+import { afterEach, describe, expect, it } from "vitest";
+import type { BrandSnapshot } from "../../daemon/kit/brand.js";
+import poster from "../../plugins/poster/index.js";
+import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
+
+const run = promisify(execFile);
+const COLOURS = ["red", "green", "blue"] as const;
+
+/** A 3 s 360x640 H.264 clip: red, then green, then blue, a second each. */
+async function colourClip(dir: string): Promise<string> {
+  const out = path.join(dir, "clip.mp4");
+  const inputs = COLOURS.flatMap((c) => ["-f", "lavfi", "-i", `color=c=${c}:s=360x640:r=25:d=1`]);
+  await run("ffmpeg", ["-v", "error", "-y", ...inputs, "-filter_complex", "[0:v][1:v][2:v]concat=n=3:v=1[v]", "-map", "[v]", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", out]);
+  return out;
+}
+
+const brand: BrandSnapshot = { id: "kit-1", name: "Test kit", colours: { primary: "#FFFFFF", accent: "#F59E0B", background: "#7C3AED" } };
+
+describe("poster stage", () => {
+  let ctx: TestStageCtx;
+  afterEach(() => ctx?.cleanup());
+
+  it("takes the frame at the hook's first word and draws the title in the brand's colours", async () => {
+    ctx = await makeStageCtx({});
+    await ctx.storage.putFile("runs/r/clip-a-captioned.mp4", await colourClip(ctx.workdir));
+    // The clip opens on a filler; the hook ("Here is the point") starts in the green second.
+    const words = [{ text: "Um,", start: 0.1, end: 0.4 }, ...["Here", "is", "the", "point."].map((text, i) => ({ text, start: 1.2 + i * 0.3, end: 1.45 + i * 0.3 }))];
+    await ctx.storage.write("runs/r/clip-a.words.json", JSON.stringify({ ref: "a", title: "The point", hook: "Here is the point.", words }));
+    const out = await poster.run(
+      {
+        render: { key: "runs/r/clip-a-captioned.mp4", ref: "a", style: "clean", duration: 3, width: 360, height: 640, hook_title: false, thumbnail_key: "runs/r/clip-a-captioned.jpg", poster_webp_key: "runs/r/clip-a-captioned.webp" },
+        cut: { words_key: "runs/r/clip-a.words.json", title: "The point", hook: "Here is the point." },
+        brand,
+      },
+      ctx,
+    );
+    expect(out.render).toMatchObject({ key: "runs/r/clip-a-captioned.mp4", thumbnail_key: "runs/r/clip-a-captioned.jpg", poster_webp_key: "runs/r/clip-a-captioned.webp" });
+    expect(out.render.poster).toMatchObject({ at: 1.25, width: 360, height: 640, title: "The point", brand: "kit-1" });
+
+    const jpeg = await ctx.storage.read(out.render.thumbnail_key);
+    const webp = await ctx.storage.read(out.render.poster_webp_key);
+    expect(await sharp(jpeg).metadata()).toMatchObject({ format: "jpeg", width: 360, height: 640 });
+    expect(await sharp(webp).metadata()).toMatchObject({ format: "webp", width: 360, height: 640 });
+    const at = async (img: Buffer, x: number, y: number) => [...(await sharp(img).extract({ left: x, top: y, width: 1, height: 1 }).raw().toBuffer())];
+    const near = (got: number[], want: number[], tol = 40) => got.every((v, i) => Math.abs(v - want[i]!) <= tol);
+    // Below the band: the green second's picture (the hook's first word), not the red opening.
+    expect(near(await at(jpeg, 180, 500), [0, 128, 0]), String(await at(jpeg, 180, 500))).toBe(true);
+    // In the band, beside the text: the kit's background colour.
+    const band = await sharp(jpeg).extract({ left: 0, top: 45, width: 360, height: 90 }).raw().toBuffer();
+    let purple = 0;
+    for (let i = 0; i < band.length; i += 3) if (near([band[i]!, band[i + 1]!, band[i + 2]!], [0x7c, 0x3a, 0xed], 30)) purple++;
+    expect(purple).toBeGreaterThan(500);
+  });
+});
