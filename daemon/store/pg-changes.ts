@@ -10,14 +10,15 @@
  * all, and facade/read-cache.ts keeps nothing: a missed notice would otherwise leave a stale copy.
  * The session is opened on first use, so CLI commands that never serve reads never open it.
  */
-import type { Db } from "./db.js";
-
 export const CHANGE_CHANNEL = "clipd_changed";
 /** After a failed open, how long callers go without a count before the next try. */
 const RETRY_MS = 5_000;
 
-type Listen = NonNullable<Db["listen"]>;
-type ListenOpts = Parameters<Listen>[2] & { onDown?: () => void };
+/** What the LISTEN session tells: a lost session (down), and its return (gap: notices were missed). */
+interface ListenOpts {
+  onGap?: () => void;
+  onDown?: () => void;
+}
 
 export class PgChanges {
   private count = 0;
