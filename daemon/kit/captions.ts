@@ -2,7 +2,8 @@
  * Transcript types and caption writers shared by transcribe and caption-burn.
  * Captions are built from word timings into cues: at most `maxLines` lines of at most `maxChars`
  * characters, at most `maxSeconds` long, broken at sentence ends and at pauses. Cue times are the
- * word times themselves, so cues never overlap and always come in order.
+ * word times themselves, so cues never overlap and always come in order. Burned-in captions group
+ * their words into shorter cues (toAssCues, at the end), which ass.ts lays out and animates.
  */
 
 export interface TranscriptWord {
