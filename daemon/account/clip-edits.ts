@@ -55,10 +55,10 @@ export class ClipEdits {
         const seen = new Set<string>();
         const picked: Array<{ cue: ClipCue; text: string }> = edit.cues.map((c, n) => {
           const cue = cues.find((x) => x.id === c.id);
-          if (!cue) throw refuse(`cues[${n}].id`, `the clip has no caption "${c.id}" (ids 1 to ${cues.length}, as GET /clips/{id}/captions lists them)`);
-          if (seen.has(c.id)) throw refuse(`cues[${n}].id`, `caption "${c.id}" is named twice`);
+          if (!cue) throw refuse(`cues.${n}.id`, `the clip has no caption "${c.id}" (ids 1 to ${cues.length}, as GET /clips/{id}/captions lists them)`);
+          if (seen.has(c.id)) throw refuse(`cues.${n}.id`, `caption "${c.id}" is named twice`);
           seen.add(c.id);
-          if (!c.text.trim()) throw refuse(`cues[${n}].text`, "must hold at least one word");
+          if (!c.text.trim()) throw refuse(`cues.${n}.text`, "must hold at least one word");
           return { cue, text: c.text.trim().replace(/\s+/g, " ") };
         });
         const real = picked.filter((p) => p.text !== p.cue.text);

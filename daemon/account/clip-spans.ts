@@ -75,7 +75,7 @@ function _title(text: string): string {
  * the clip made the first time.
  */
 export async function customClip(tx: Queryable, storage: Storage, ep: EpisodeRow, clips: ClipRow[], want: { start: number; end: number }, n: number): Promise<ClipRow> {
-  const field = (k: string) => `clips[${n}].${k}`;
+  const field = (k: string) => `clips.${n}.${k}`;
   const refuse = (f: string, message: string) => new Refused("invalid_request", `body field "${f}": ${message}`, { context: { field: f } });
   // A search in flight numbers its new clips after those it was given: a clip made meanwhile would share a number.
   if (ep.status !== "ready") throw new Conflict("episode_not_ready", `episode ${ep.id} is ${ep.status}; clips of your own times can be made once it is ready`, { context: { status: ep.status } });

@@ -32,7 +32,7 @@ export const CAPTION_EDIT_BODY: JsonSchema = {
 };
 
 const CAPTION_EDIT_ANSWER: JsonSchema = {
-  type: "object", required: ["clip_id", "job_id", "status", "changes", "charged_cents", "message"],
+  type: "object", "x-extension": true, required: ["clip_id", "job_id", "status", "changes", "charged_cents", "message"],
   properties: {
     ...(S.restyleAnswer as { properties: Record<string, JsonSchema> }).properties,
     start_seconds: { type: "number", description: "Where the clip now starts in the episode" },

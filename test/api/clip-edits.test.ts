@@ -114,8 +114,8 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
 
     // Refusals name the field.
     await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, {}, "body");
-    await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { cues: [{ id: "99", text: "x" }] }, "cues[0].id");
-    await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { cues: [{ id: "1", text: "   " }] }, "cues[0].text");
+    await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { cues: [{ id: "99", text: "x" }] }, "cues.0.id");
+    await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { cues: [{ id: "1", text: "   " }] }, "cues.0.text");
     await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { start_sentence_delta: 20 }, "start_sentence_delta");
     await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { end_sentence_delta: 2.5 }, "end_sentence_delta");
 
@@ -127,9 +127,9 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
     expect(sentences).toHaveLength(3);
     const [s0, s1, s2] = sentences as [typeof sentences[0], typeof sentences[0], typeof sentences[0]];
     const clipsPath = `/api/v1/episodes/${episodeId}/clips`;
-    await refused(a.live, "POST", clipsPath, { clips: [{ start: 4, end: 3 }] }, "clips[0].end");
-    await refused(a.live, "POST", clipsPath, { clips: [{ start: s1.start + 0.1, end: s1.end - 0.1 }] }, "clips[0].end"); // 1 s: under 2 s
-    await refused(a.live, "POST", clipsPath, { clips: [1, { start: 2.4, end: 3.2 }] }, "clips[1].start"); // only a pause
+    await refused(a.live, "POST", clipsPath, { clips: [{ start: 4, end: 3 }] }, "clips.0.end");
+    await refused(a.live, "POST", clipsPath, { clips: [{ start: s1.start + 0.1, end: s1.end - 0.1 }] }, "clips.0.end"); // 1 s: under 2 s
+    await refused(a.live, "POST", clipsPath, { clips: [1, { start: 2.4, end: 3.2 }] }, "clips.1.start"); // only a pause
     const own = await s.call(a.live, "POST", clipsPath, { clips: [{ start: s1.start + 0.2, end: s2.start + 0.5 }] });
     expect(own.status, JSON.stringify(own.body)).toBe(202);
     const ownId = own.body.jobs[0].clip_id as string;
@@ -154,4 +154,18 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
     expect(moved.kind).toBe("cut");
     expect((await clipRecord(ownId)).render.duration).toBeCloseTo(s2.end - s2.start, 0);
   }, 900_000);
+
+  it("answers a test key's caption edit from the sample captions, starting nothing", async () => {
+    const a = await s.account();
+    const ep = await s.call(a.test, "GET", "/api/v1/episodes");
+    const clip = ep.body.episodes[0].clips.find((c: any) => c.cut_status === "cut");
+    const captions = (await s.call(a.test, "GET", `/api/v1/clips/${clip.clip_id}/captions`)).body.captions;
+    const r = await s.call(a.test, "PATCH", `/api/v1/clips/${clip.clip_id}/captions`, { cues: [{ id: captions[0].id, text: "Retyped words" }] });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    expect(r.body).toMatchObject({ changes: [`caption ${captions[0].id}: ${captions[0].text} → Retyped words`], charged_cents: 0, livemode: false });
+    await refused(a.test, "PATCH", `/api/v1/clips/${clip.clip_id}/captions`, { cues: [{ id: "0", text: "x" }] }, "cues.0.id");
+    const own = await s.call(a.test, "POST", `/api/v1/episodes/${ep.body.episodes[0].episode_id}/clips`, { clips: [1, { start: 1, end: 9 }] });
+    expect(own.status, JSON.stringify(own.body)).toBe(202);
+    expect(own.body.not_started).toMatchObject([{ clip: "1-9", reason: "test_mode" }]);
+  });
 });
