@@ -1,7 +1,7 @@
 /**
  * What the fuzzer draws from on the server under test: keys (test; live on an account with no
  * credit, so live work is refused before anything runs; live on one with credit; a narrow-scoped
- * key; a free key; the ops token), ids that exist (test-mode samples, a webhook, an ops run, a free job) and signed tokens,
+ * key; a free key; the ops token), ids that exist (test-mode samples, a webhook, a brand kit, an ops run, a free job) and signed tokens,
  * so requests reach the handlers and not only the 404s. Links point at a loopback port that is
  * closed, so whatever live work does start fails at its first connect.
  */
@@ -59,6 +59,12 @@ export async function prepareFuzz(server: ChaosServer): Promise<FuzzFixtures> {
     for (const w of listed?.webhooks ?? []) await fetch(`${server.base}/api/v1/webhooks/${w.id}`, { method: "DELETE", headers: auth }).then((r) => r.arrayBuffer());
     return (await post(server, "/api/v1/webhooks", { url: urls[0] }, main.test))?.id;
   };
+  // The same for brand kits (at most brand.kits_per_account are kept): the account's one kit.
+  const freshKit = async () => {
+    const listed = await fetch(`${server.base}/api/v1/brand-kits`, { headers: auth }).then((r) => r.json() as any);
+    for (const k of listed?.brand_kits ?? []) await fetch(`${server.base}/api/v1/brand-kits/${k.brand_kit_id}`, { method: "DELETE", headers: auth }).then((r) => r.arrayBuffer());
+    return (await post(server, "/api/v1/brand-kits", { name: "fuzz" }, main.test))?.brand_kit_id;
+  };
   const upload = await post(server, "/api/v1/episodes", { file_name: "a.mp3" }, main.test);
   // A live episode awaiting its upload: nothing runs until the file comes.
   const funded = await server.account({ creditCents: 100_000 });
@@ -84,6 +90,7 @@ export async function prepareFuzz(server: ChaosServer): Promise<FuzzFixtures> {
       "/api/v1/clips/": known(...samples.clips),
       "/api/v1/transcripts/": known(samples.transcript),
       "/api/v1/webhooks/": known(await freshWebhook()),
+      "/api/v1/brand-kits/": known(await freshKit()),
       "/api/v1/transcribe/": known(job?.id),
     },
   };
@@ -92,6 +99,7 @@ export async function prepareFuzz(server: ChaosServer): Promise<FuzzFixtures> {
     pools,
     async beforeOperation(path) {
       if (path.startsWith("/api/v1/webhooks/{")) pools.ids["/api/v1/webhooks/"] = known(await freshWebhook());
+      if (path.startsWith("/api/v1/brand-kits")) pools.ids["/api/v1/brand-kits/"] = known(await freshKit());
     },
     keys: { test: main.test, live: main.live, funded: funded.live, noScope: narrow.test, free, ops },
   };
