@@ -77,8 +77,9 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     );
     await Promise.all([readyEpisode(a.live, ep1), readyEpisode(a.live, ep2)]);
 
-    // Made as karaoke with a hook title: the spoken word is highlighted.
-    const made = await exportOne(a.live, ep1, { style: "karaoke", hook_title: true });
+    // Made as karaoke with a hook title: the spoken word is highlighted. Emphasis (numbers and key
+    // phrases in the highlight colour, on by default) is off, so colour changes mean the animation.
+    const made = await exportOne(a.live, ep1, { style: "karaoke", hook_title: true, emphasis: false });
     await waitJob(a.live, made.job_id);
     const clipId = made.clip_id;
     expect(await burnOptions(made.job_id)).toMatchObject({ style: "karaoke", hook_title: true, highlight: true });
@@ -107,7 +108,8 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     // Steps resolve against the current look; save_as_default keeps the resulting look.
     const saved = await patch(a.live, clipId, { style: "Clean", caption_size: "bigger", caption_position: "up", save_as_default: true });
     expect(saved.changes).toEqual(["style: boxed → clean", "caption_size: medium → large", "caption_position: bottom → lower"]);
-    const issue19Fields = { aspect_ratio: "9:16", brand_kit: null, censor: "off", emphasis: true, emoji: false };
+    // The clip was made with emphasis off, and save_as_default keeps its whole look.
+    const issue19Fields = { aspect_ratio: "9:16", brand_kit: null, censor: "off", emphasis: false, emoji: false };
     const defaults = { style: "clean", caption_size: "large", caption_position: "lower", hook_title: true, fit: "fill", background: "dark", ...issue19Fields };
     const me = await s.call(a.live, "GET", "/api/v1/me");
     expect(me.body.defaults).toEqual(defaults);
