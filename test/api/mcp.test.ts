@@ -3,11 +3,14 @@
 // episode for one idempotency_key, the work recorded with origin "chat", a signed episode.ready
 // webhook for an episode made through a tool, and the finished work read back as resources.
 import { readFile } from "node:fs/promises";
+import path from "node:path";
+import sharp from "sharp";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../facade/app.js";
 import { isToolOperation, toolName } from "../../facade/mcp/tools.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
+import { repoRoot } from "../helpers/cli.js";
 import { serveFile } from "../helpers/https-server.js";
 import { mcpClient, ok, refusal } from "../helpers/mcp.js";
 import { TEST_MEDIA } from "../helpers/media.js";
@@ -21,6 +24,9 @@ describe("MCP tool server: live work", () => {
     // One https server on loopback both serves the recording and receives the webhooks.
     rx = await startReceiver();
     rx.server.route("/jfk.wav", serveFile(TEST_MEDIA.jfkWav, "audio/wav"));
+    rx.server.route("/font.ttf", serveFile(path.join(repoRoot, "test", "fixtures", "fonts", "DejaVuSans-Bold.ttf"), "font/ttf"));
+    const art = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#22cc88" } }).png().toBuffer();
+    rx.server.route("/art.png", (_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(art));
     s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: rx.server.caPath } });
   }, 120_000);
   afterAll(async () => {
@@ -103,6 +109,18 @@ describe("MCP tool server: live work", () => {
     const search = await tool(client, "search_episode", { id, about: "the country" });
     expect(search.status).toMatch(/searching|done/);
     await until(client, "get_episode", id, (e) => e.status === "ready");
+
+    // A brand kit made and filled by links (a model sends no bytes), and the episode's own cover.
+    const kit = (await tool(client, "create_brand_kit", { name: "Chat kit", colours: { accent: "#22CC88" } })).brand_kit_id;
+    expect((await tool(client, "upload_brand_kit_font", { id: kit, url: rx.server.url("/font.ttf") })).font.family).toBe("DejaVu Sans");
+    expect((await tool(client, "upload_brand_kit_logo", { id: kit, url: rx.server.url("/art.png") })).logo.uploaded).toBe(true);
+    expect((await tool(client, "upload_brand_kit_cover", { id: kit, url: rx.server.url("/art.png") })).cover.uploaded).toBe(true);
+    expect((await tool(client, "update_brand_kit", { id: kit, show_name: "The Chat Show" })).show_name).toBe("The Chat Show");
+    expect((await tool(client, "get_brand_kit", { id: kit })).colours.accent).toBe("#22CC88");
+    expect((await tool(client, "list_brand_kits")).brand_kits.map((k: any) => k.brand_kit_id)).toEqual([kit]);
+    expect((await tool(client, "set_episode_cover", { id, url: rx.server.url("/art.png") })).cover).toMatchObject({ set: true, width: 64, source: "url" });
+    expect((await tool(client, "delete_episode_cover", { id })).cover.set).toBe(false);
+    expect((await tool(client, "delete_brand_kit", { id: kit })).deleted).toBe(true);
 
     // An upload from a chat: the answer says where to PUT; the file arrives outside the chat.
     const up = await tool(client, "create_episode", { file_name: "jfk.wav" });
