@@ -9,8 +9,12 @@ import type { Queryable } from "../store/db.js";
 import { episodeCoverKey } from "./episode-cover.js";
 import { toKitRow, toSnapshot } from "./kit-rows.js";
 
+/**
+ * The kit's snapshot, its row share-locked until the job's transaction ends: an edit waits for the
+ * job's run to be committed, so the edit's check of which files live runs still name sees it.
+ */
 export async function kitSnapshot(q: Queryable, accountId: string, kitId: string): Promise<BrandSnapshot | undefined> {
-  const { rows } = await q.query(`select * from brand_kits where id = $1 and account_id = $2`, [kitId, accountId]);
+  const { rows } = await q.query(`select * from brand_kits where id = $1 and account_id = $2 for share`, [kitId, accountId]);
   return rows[0] ? toSnapshot(toKitRow(rows[0])) : undefined;
 }
 
