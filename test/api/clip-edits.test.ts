@@ -8,8 +8,7 @@ import { promisify } from "node:util";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { sentencesOf } from "../../daemon/account/clip-words.js";
-import { useJfkApiServer, type ApiServer } from "../helpers/api.js";
-import { until } from "../helpers/cli.js";
+import { settleStatus, useJfkApiServer, type ApiServer } from "../helpers/api.js";
 import { storedPath } from "../helpers/stage-ctx.js";
 import type { TestHttpsServer } from "../helpers/https-server.js";
 
@@ -33,14 +32,7 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
 
   const row = async (sql: string, params: unknown[]) => (await s.app.db.query(sql, params)).rows[0];
   const clipRecord = (id: string) => row(`select cut, render, data from clips where id = $1`, [id]) as Promise<{ cut: any; render: any; data: any }>;
-  const settle = async (key: string, path: string, ok: string) => {
-    const body = await until(async () => {
-      const r = await s.call(key, "GET", path);
-      return [ok, "failed"].includes(r.body.status) ? r.body : undefined;
-    }, { timeoutMs: 240_000, intervalMs: 250, what: path });
-    expect(body.status, JSON.stringify(body.error ?? body.failure)).toBe(ok);
-    return body;
-  };
+  const settle = (key: string, path: string, ok: string) => settleStatus(s, key, path, ok);
   const refused = async (key: string, method: string, path: string, body: unknown, field: string) => {
     const r = await s.call(key, method, path, body);
     expect(r.status, JSON.stringify(r.body)).toBe(400);
