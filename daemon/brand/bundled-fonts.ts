@@ -1,7 +1,7 @@
 /**
  * Free fonts a kit may name without uploading one. clipd ships no font files of its own: it uses
- * DejaVu Sans (free licence, in Debian's fonts-dejavu-core, which the render tools already pull
- * in) from the system's font folders, found when a kit first asks for it. When a kit names one,
+ * DejaVu Sans (free licence, in Debian's fonts-dejavu-core, which clipd already needs for its
+ * captions: a service requirement in daemon/kit/os-packages.ts) from the system's font folders, found when a kit first asks for it. When a kit names one,
  * the file is copied into storage once (brand/bundled/), so the stages read it by key exactly as
  * they read an uploaded font and a render never depends on the worker's own font folders.
  */
