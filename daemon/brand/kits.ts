@@ -9,14 +9,13 @@
  * Deleting a kit also clears the account's saved clip defaults where they name it.
  */
 import { randomUUID } from "node:crypto";
-import type { BrandSnapshot } from "../kit/brand.js";
 import { Conflict, NotFound } from "../kit/errors.js";
 import type { Storage } from "../kit/storage.js";
 import type { Db, Queryable } from "../store/db.js";
 import { storeBundledFont } from "./bundled-fonts.js";
 import { fetchBrandFile } from "./fetch-file.js";
 import { checkCover, checkFont, checkLogo, maxBytesOf, type BrandFileKind, type BrandLimits } from "./files.js";
-import { applyInput, DEFAULT_COLOURS, LOGO_OPACITY_DEFAULT, LOGO_SIZE, toKitRow, toSnapshot, type KitInput, type KitRow } from "./kit-rows.js";
+import { applyInput, DEFAULT_COLOURS, LOGO_OPACITY_DEFAULT, LOGO_SIZE, toKitRow, type KitInput, type KitRow } from "./kit-rows.js";
 
 export interface BrandKitDeps {
   db: Db;
@@ -59,12 +58,6 @@ export class BrandKits {
     const kit = await this.find(this.d.db, accountId, id);
     if (!kit) throw kitNotFound(id);
     return kit;
-  }
-
-  /** The snapshot a clip run carries, or undefined when the account has no such kit. */
-  async snapshot(q: Queryable, accountId: string, id: string): Promise<BrandSnapshot | undefined> {
-    const kit = await this.find(q, accountId, id);
-    return kit ? toSnapshot(kit) : undefined;
   }
 
   async create(accountId: string, input: KitInput & { name: string }): Promise<KitRow> {
@@ -110,7 +103,8 @@ export class BrandKits {
     const kit = await this.get(accountId, id);
     await this.d.db.transaction(async (tx) => {
       await tx.query(`delete from brand_kits where id = $1 and account_id = $2`, [id, accountId]);
-      // A saved default naming the kit would make every later export refuse: it goes with the kit.
+      // A saved default naming a kit that is gone would only be dropped at each export (run-input.ts)
+      // while GET /me still showed it: it goes with the kit.
       await tx.query(`update accounts set clip_defaults = clip_defaults - 'brand_kit' where id = $1 and clip_defaults->>'brand_kit' = $2`, [accountId, id]);
     });
     await dropFiles(this.d, [kit.font?.key, kit.logo.key, kit.cover_key]);
