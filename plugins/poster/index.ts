@@ -3,6 +3,7 @@ import sharp from "sharp";
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, type StageOptions } from "../../daemon/engine/stage.js";
 import type { BrandSnapshot } from "../../daemon/kit/brand.js";
+import { cardTimes, withRunBrand } from "../../daemon/kit/brand-graph.js";
 import { stepFile } from "../../daemon/kit/storage.js";
 import { runFfmpeg, SAFE_INPUT } from "../../daemon/kit/render.js";
 import { loadStyles } from "../../daemon/kit/styles.js";
@@ -41,7 +42,9 @@ export default defineStage<PosterOptions>({
     let doc: { words?: Array<{ text: string; start: number; end: number }>; hook?: string | null; title?: string | null } = {};
     if (cut.words_key && (await ctx.storage.exists(cut.words_key))) doc = JSON.parse((await ctx.storage.read(cut.words_key)).toString("utf8"));
     const duration = Number(render.duration ?? cut.duration ?? 0);
-    const at = Math.max(0, Math.min(hookStart(doc.words ?? [], doc.hook ?? cut.hook), Math.max(0, duration - 0.1)));
+    // The words are on the clip's own timeline; a brand's intro card plays before it in the file.
+    const intro = cardTimes(withRunBrand(cut.render_plan, input.brand ?? undefined)?.brand).before;
+    const at = Math.max(0, Math.min(intro + hookStart(doc.words ?? [], doc.hook ?? cut.hook), Math.max(0, duration - 0.1)));
     const title = typeof render.hook_title === "string" ? render.hook_title : (cut.title ?? doc.title ?? undefined);
 
     ctx.progress(5, "poster");

@@ -58,4 +58,23 @@ describe("poster stage", () => {
     for (let i = 0; i < band.length; i += 3) if (near([band[i]!, band[i + 1]!, band[i + 2]!], [0x7c, 0x3a, 0xed], 30)) purple++;
     expect(purple).toBeGreaterThan(500);
   });
+
+  it("counts a brand's intro card before the hook's first word", async () => {
+    ctx = await makeStageCtx({ poster_title: false });
+    await ctx.storage.putFile("runs/r/clip-b-captioned.mp4", await colourClip(ctx.workdir));
+    // On the clip's own timeline the hook starts at once; the file opens with a 1 s intro card.
+    const words = ["Here", "is", "the", "point."].map((text, i) => ({ text, start: 0.2 + i * 0.3, end: 0.45 + i * 0.3 }));
+    await ctx.storage.write("runs/r/clip-b.words.json", JSON.stringify({ ref: "b", hook: "Here is the point.", words }));
+    const out = await poster.run(
+      {
+        render: { key: "runs/r/clip-b-captioned.mp4", ref: "b", style: "clean", duration: 3, width: 360, height: 640, hook_title: false, thumbnail_key: "runs/r/clip-b.jpg", poster_webp_key: "runs/r/clip-b.webp" },
+        cut: { words_key: "runs/r/clip-b.words.json", hook: "Here is the point.", render_plan: { width: 360, height: 640 } },
+        brand: { ...brand, intro: { text: "Welcome", seconds: 1 } },
+      },
+      ctx,
+    );
+    expect(out.render.poster.at).toBeCloseTo(1.25, 3);
+    const px = [...(await sharp(await ctx.storage.read(out.render.thumbnail_key)).extract({ left: 180, top: 500, width: 1, height: 1 }).raw().toBuffer())];
+    expect(px[1]! > 90 && px[0]! < 60, String(px)).toBe(true); // green: the second after the card, not the red card-time frame
+  });
 });
