@@ -160,9 +160,13 @@ describe("the studio in a browser", () => {
       const title = (await card.getByRole("heading", { level: 3 }).textContent())!;
       await card.getByRole("checkbox", { name: /^Choose clip \d+$/ }).check();
       await cutPanel.getByRole("group", { name: "Caption style" }).getByRole("radio", { name: style }).check();
+      // The second clip asks for clean captions: the panel sends them as the API's look fields.
+      if (i === 1) await cutPanel.getByLabel("Profanity").selectOption("mask");
       const answer = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith(`/episodes/${ids.video}/clips`));
       await cutPanel.getByRole("button", { name: "Cut 1 clip" }).click();
-      const { jobs } = (await (await answer).json()) as { jobs: Array<{ job_id: string; clip_id: string }> };
+      const response = await answer;
+      expect(response.request().postDataJSON()).toMatchObject({ censor: i === 1 ? "mask" : "off", emphasis: true, emoji: false });
+      const { jobs } = (await response.json()) as { jobs: Array<{ job_id: string; clip_id: string }> };
       expect(jobs).toHaveLength(1);
       cuts.push({ clipId: jobs[0]!.clip_id, title, style, jobId: jobs[0]!.job_id });
     }

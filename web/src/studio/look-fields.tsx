@@ -7,7 +7,7 @@
  */
 import { useId, useState } from "react";
 import type { CaptionStyle, ClipLook } from "../types";
-import { ASPECTS, BACKGROUNDS, CENSORS, FITS, hookValue, ON_OFF, onOff, POSITIONS, SIZES } from "./look";
+import { ASPECTS, BACKGROUNDS, CENSORS, EMOJIS, EMPHASES, FITS, hookValue, onOff, POSITIONS, SIZES } from "./look";
 
 export interface LookForm {
   style: string;
@@ -103,8 +103,8 @@ export function LookFields({ episodeId, styles, value, onChange, keep, disabled,
       </div>
       <div className="row-fields">
         {select("censor", "Profanity", CENSORS)}
-        {select("emphasis", "Emphasis of numbers and key phrases", ON_OFF)}
-        {select("emoji", "Emoji after key phrases", ON_OFF)}
+        {select("emphasis", "Emphasis", EMPHASES)}
+        {select("emoji", "Emoji", EMOJIS)}
       </div>
       <fieldset disabled={disabled}>
         <legend>Hook title</legend>

@@ -43,8 +43,12 @@ export const CENSORS: Options = [
   ["bleep", "Mask and bleep"],
 ];
 /** Emphasis and emoji are booleans in the API; the form holds them as "on"/"off". */
-export const ON_OFF: Options = [
-  ["on", "On"],
+export const EMPHASES: Options = [
+  ["on", "Numbers, key words"],
+  ["off", "Off"],
+];
+export const EMOJIS: Options = [
+  ["on", "After key words"],
   ["off", "Off"],
 ];
 export const onOff = (v: boolean | undefined, fallback: boolean) => ((v ?? fallback) ? "on" : "off");
@@ -77,7 +81,7 @@ export function describeLook(look: ClipLook, styleName: (id: string) => string):
     ["Fit", labelOf(FITS, look.fit)],
     ["Background", labelOf(BACKGROUNDS, look.background)],
     ["Profanity", labelOf(CENSORS, look.censor ?? "off")],
-    ["Emphasis", labelOf(ON_OFF, onOff(look.emphasis, true))],
-    ["Emoji", labelOf(ON_OFF, onOff(look.emoji, false))],
+    ["Emphasis", labelOf(EMPHASES, onOff(look.emphasis, true))],
+    ["Emoji", labelOf(EMOJIS, onOff(look.emoji, false))],
   ];
 }
