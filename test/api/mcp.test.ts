@@ -106,6 +106,10 @@ describe("MCP tool server: live work", () => {
     expect(caps.captions.length).toBeGreaterThan(0);
     const restyled = await tool(client, "restyle_clip", { id: clipId, caption_position: "top" });
     await until(client, "get_job", restyled.job_id, (j) => j.status === "completed");
+    // A caption retyped from a chat: a new render, and the captions read shows the words.
+    const edited = await tool(client, "edit_clip_captions", { id: clipId, cues: [{ id: caps.captions[0].id, text: "Ask now what" }] });
+    await until(client, "get_job", edited.job_id, (j) => j.status === "completed");
+    expect((await tool(client, "clip_captions", { id: clipId, limit: 1 })).captions[0].text).toBe("Ask now what");
     const search = await tool(client, "search_episode", { id, about: "the country" });
     expect(search.status).toMatch(/searching|done/);
     await until(client, "get_episode", id, (e) => e.status === "ready");
