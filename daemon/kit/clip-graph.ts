@@ -118,6 +118,11 @@ export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & 
   const inputs = _pieceInputs(source, pieces);
   const logoInput = o.brandFiles?.logo ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), pieces.length) : undefined;
   const out = brandTail(parts, { v: "vb", a: o.hasAudio ? (bleep ? "ajb" : "aj") : "asil", width: o.width, height: o.height, fps: o.fps, brand: o.brand, files: o.brandFiles, logoInput });
+  return _finalArgs(inputs, parts, out, total, o);
+}
+
+/** The command line's tail shared by both graphs: the graph, its two outputs, length with cards, encode. */
+function _finalArgs(inputs: string[], parts: string[], out: { v: string; a: string }, total: number, o: { brand?: PlanBrand; preset?: string; fps: number; output: string }): string[] {
   const cards = cardTimes(o.brand);
   return [
     ...inputs,
@@ -125,7 +130,7 @@ export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & 
     "-map", `[${out.v}]`,
     "-map", `[${out.a}]`,
     "-t", n3(total + cards.before + cards.after),
-    ...finalEncodeArgs({ preset: o.preset }),
+    ...finalEncodeArgs({ preset: o.preset ?? DEFAULT_PRESET }),
     "-r", String(o.fps),
     o.output,
   ];
@@ -155,17 +160,7 @@ export function audioCutArgs(
   const inputs = [..._pieceInputs(source, pieces), "-i", o.background];
   const logoInput = o.brandFiles?.logo ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), bgIndex + 1) : undefined;
   const out = brandTail(parts, { v: "vb", a: "aout", width: W, height: H, fps: o.fps, brand: o.brand, files: o.brandFiles, logoInput });
-  const cards = cardTimes(o.brand);
-  return [
-    ...inputs,
-    "-filter_complex", parts.join(";"),
-    "-map", `[${out.v}]`,
-    "-map", `[${out.a}]`,
-    "-t", n3(total + cards.before + cards.after),
-    ...finalEncodeArgs({ preset: o.preset ?? DEFAULT_PRESET }),
-    "-r", String(o.fps),
-    o.output,
-  ];
+  return _finalArgs(inputs, parts, out, total, o);
 }
 
 /**
