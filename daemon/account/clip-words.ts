@@ -75,7 +75,11 @@ export function clipCues(words: EpisodeWord[], pieces: Piece[]): ClipCue[] {
 export function spreadWords(texts: string[], old: EpisodeWord[]): EpisodeWord[] {
   if (!old.length) return [];
   const base = (o: EpisodeWord) => ({ confidence: 1, ...(o.speaker ? { speaker: o.speaker } : {}), i: o.i });
-  if (texts.length === old.length) return texts.map((text, n) => ({ ...base(old[n]!), text, start: old[n]!.start, end: old[n]!.end }));
+  if (texts.length === old.length) {
+    // A word sent back as the captions read showed it masked ("f***") keeps the word itself: the
+    // mask is how a censoring look shows it, not a new word to burn as asterisks.
+    return texts.map((text, n) => ({ ...base(old[n]!), text: isMaskOf(text, old[n]!.text) ? old[n]!.text : text, start: old[n]!.start, end: old[n]!.end }));
+  }
   const spans = old.map((o) => ({ o, len: Math.max(0, o.end - o.start) }));
   const speech = spans.reduce((a, s) => a + s.len, 0);
   if (speech <= 0) return texts.map((text) => ({ ...base(old[0]!), text, start: old[0]!.start, end: old.at(-1)!.end }));
@@ -98,6 +102,14 @@ export function spreadWords(texts: string[], old: EpisodeWord[]): EpisodeWord[] 
     const end = round(Math.max(start + 0.01, Math.min(from.s.o.end, at(pos).t)));
     return { ...base(from.s.o), text, start, end };
   });
+}
+
+/** Whether `shown` is `word` with some of its letters after the first turned into asterisks. */
+export function isMaskOf(shown: string, word: string): boolean {
+  const a = [...shown];
+  const b = [...word];
+  if (a.length !== b.length || !a.includes("*")) return false;
+  return a.every((c, i) => c === b[i] || (c === "*" && i > 0 && /[\p{L}\p{N}]/u.test(b[i]!)));
 }
 
 /**

@@ -2,7 +2,7 @@
 // build on earlier ones, sentences come from punctuation or pauses, and spans move or snap by whole
 // sentences within their limits.
 import { describe, expect, it } from "vitest";
-import { clipCues, editedWords, replaceCues, sentencesOf, shiftBySentences, snapToSentences, spreadWords, SpanRefusal, type EpisodeWord } from "../../daemon/account/clip-words.js";
+import { clipCues, editedWords, isMaskOf, replaceCues, sentencesOf, shiftBySentences, snapToSentences, spreadWords, SpanRefusal, type EpisodeWord } from "../../daemon/account/clip-words.js";
 
 const w = (text: string, start: number, end: number, i: number): EpisodeWord => ({ text, start, end, i, confidence: 1 });
 /** Three punctuated sentences, 4 words each, 0.5 s a word, a 1 s pause between sentences. */
@@ -13,6 +13,16 @@ const transcript = [
 ].flatMap((ws, s) => ws.map((t, k) => ({ text: t, start: s * 3 + k * 0.5, end: s * 3 + k * 0.5 + 0.4, confidence: 1 })));
 
 describe("spreadWords", () => {
+  it("keeps a word sent back masked as the censoring captions read showed it, and takes real retypes", () => {
+    const old = [w("Damn,", 1, 1.4, 3), w("it", 1.5, 1.7, 4), w("works", 1.8, 2.2, 5)];
+    expect(spreadWords(["D***,", "it", "worked"], old).map((x) => x.text)).toEqual(["Damn,", "it", "worked"]);
+    expect(spreadWords(["D***,", "it", "works"], old).map((x) => x.text)).toEqual(["Damn,", "it", "works"]);
+    expect(isMaskOf("s***'s", "shit's")).toBe(true);
+    expect(isMaskOf("****", "damn")).toBe(false); // the first letter always shows in a mask
+    expect(isMaskOf("da*n,", "damn")).toBe(false);
+    expect(isMaskOf("damn", "damn")).toBe(false);
+  });
+
   const old = [w("a", 1, 1.5, 7), w("b", 2, 2.5, 8)];
   it("keeps each old word's times when the count is the same", () => {
     expect(spreadWords(["x", "y"], old)).toMatchObject([{ text: "x", start: 1, end: 1.5, i: 7 }, { text: "y", start: 2, end: 2.5, i: 8 }]);
