@@ -38,7 +38,7 @@ describe("clipd CLI", () => {
     expect(desc.output).toMatch(/max_seconds\s+number\s+default 10800/);
     const md = await runClipd(["pipelines", "describe", "cut", "--markdown"], baseEnv());
     expect(md.output).toMatch(/^\| option \| type \| default \| meaning \|\n/);
-    expect(md.output).toContain("| `width` | integer (360–2160, multiple of 2) | `1080` | Output width; the height is width × 16/9. |");
+    expect(md.output).toContain("| `width` | integer (360–2160, multiple of 2) | `1080` | The frame's short side (the width of 9:16, 1:1 and 4:5; the height of 16:9); the other side follows `aspect_ratio`. |");
     const all = await runClipd(["pipelines", "describe", "--markdown"], baseEnv());
     expect(all.output).toMatch(/### caption-burn[\s\S]*### transcribe\n/);
     const none = await runClipd(["pipelines", "describe", "nope"], baseEnv());
