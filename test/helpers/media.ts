@@ -10,6 +10,7 @@
  *   makeVideo({ seconds: 4, speech: "…" })  … with spoken audio instead of the sine
  *   makeAudioWithCover(jfkMp3)              MP3 copy carrying an attached_pic cover image
  *   transcode(file, ".m4a")                 any fixture re-encoded into another container
+ *   muxTalk(audio, out, picture)            speech under a lavfi picture (sync; cached by path)
  *
  * Every function returns an absolute path to a file that must be treated as read-only (copy it
  * before changing it). The real recordings kept in the repository: TEST_MEDIA.jfkWav / .jfkMp3, or
@@ -17,7 +18,8 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, renameSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { projectRoot } from "../../config/loader.js";
@@ -172,4 +174,17 @@ export async function transcode(file: string, ext: string): Promise<string> {
 
 async function contentHash(file: string): Promise<string> {
   return createHash("sha256").update(await readFile(file)).digest("hex").slice(0, 16);
+}
+
+/**
+ * An H.264/AAC MP4 of `audio` under a lavfi `picture` (e.g. "testsrc2=s=1280x720:r=30"), as long as
+ * the audio, written to `out` once (a .part file renamed, so a killed run leaves nothing half made).
+ * Synchronous, for fixtures that tests build in beforeAll from sentence-timed speech.
+ */
+export function muxTalk(audio: string, out: string, picture: string, extra: string[] = []): string {
+  if (existsSync(out)) return out;
+  execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", picture, "-i", audio, "-shortest",
+    "-c:v", "libx264", "-preset", "ultrafast", ...extra, "-c:a", "aac", "-pix_fmt", "yuv420p", out + ".part.mp4"], { stdio: ["ignore", "pipe", "pipe"] });
+  renameSync(out + ".part.mp4", out);
+  return out;
 }

@@ -2,7 +2,7 @@
 // captions are burned in and frames are compared pixel by pixel with the uncaptioned clip.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
@@ -10,7 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import captionBurn from "../../plugins/caption-burn/index.js";
 import cut from "../../plugins/cut/index.js";
 import { DEFAULT_PRESET, probeMedia, profileOfPreset } from "../../daemon/kit/render.js";
-import { fixtureMedia } from "../helpers/media.js";
+import { fixtureMedia, muxTalk } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -49,12 +49,7 @@ function talkFixture(): { video: string; words: W[]; duration: number } {
   });
   const audio = path.join(dir, "speech.wav");
   if (!existsSync(audio)) sh("sox", ["-D", ...parts, audio]);
-  const video = path.join(dir, "talk.mp4");
-  if (!existsSync(video)) {
-    sh("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30", "-i", audio, "-shortest",
-      "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-pix_fmt", "yuv420p", video + ".part.mp4"]);
-    renameSync(video + ".part.mp4", video);
-  }
+  const video = muxTalk(audio, path.join(dir, "talk.mp4"), "testsrc2=s=1280x720:r=30");
   return { video, words, duration: seconds(video) };
 }
 

@@ -3,7 +3,7 @@
 // emphasis (a number in the accent colour), and a brand kit's accent and uploaded font.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as fontkit from "fontkit";
@@ -11,6 +11,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import captionBurn from "../../plugins/caption-burn/index.js";
 import cut from "../../plugins/cut/index.js";
+import { muxTalk } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -44,12 +45,7 @@ function fixture(): { video: string; words: Word[]; duration: number } {
   parts.push(gap, gap, gap, gap);
   const audio = path.join(dir, "speech.wav");
   if (!existsSync(audio)) sh("sox", ["-D", ...parts, audio]);
-  const video = path.join(dir, "talk.mp4");
-  if (!existsSync(video)) {
-    sh("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x305070:s=960x540:r=30", "-i", audio, "-shortest",
-      "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-pix_fmt", "yuv420p", video + ".part.mp4"]);
-    renameSync(video + ".part.mp4", video);
-  }
+  const video = muxTalk(audio, path.join(dir, "talk.mp4"), "color=c=0x305070:s=960x540:r=30");
   return { video, words, duration: seconds(video) };
 }
 

@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import cut from "../../plugins/cut/index.js";
 import { attentionFocus } from "../../plugins/cut/focus.js";
 import { DEFAULT_PRESET, probeMedia, profileOfPreset } from "../../daemon/kit/render.js";
-import { fixtureMedia } from "../helpers/media.js";
+import { fixtureMedia, muxTalk } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -52,12 +52,7 @@ function speechFixture(): Fixture {
   });
   const audio = path.join(dir, "speech.wav");
   if (!existsSync(audio)) sh("sox", ["-D", ...parts, audio]);
-  const video = path.join(dir, "talk.mp4");
-  if (!existsSync(video)) {
-    sh("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30", "-i", audio, "-shortest",
-      "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-c:a", "aac", "-pix_fmt", "yuv420p", video + ".part.mp4"]);
-    renameSync(video + ".part.mp4", video);
-  }
+  const video = muxTalk(audio, path.join(dir, "talk.mp4"), "testsrc2=s=1280x720:r=30", ["-g", "60"]);
   return { video, words, duration: seconds(video) };
 }
 
