@@ -7,13 +7,23 @@
 const ROOT = "^daemon/(main|app|roles)\\.ts$";
 module.exports = {
   forbidden: [
-    { name: "no-circular", severity: "error", comment: "Import cycles hide which module owns what.", from: {}, to: { circular: true } },
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "Import cycles hide which module owns what.",
+      from: {},
+      to: { circular: true },
+    },
     {
       name: "plugins-use-the-contract",
       severity: "error",
-      comment: "A stage plugin may use the stage contract, daemon/kit and daemon/net, and its own files; nothing else of clipd.",
+      comment:
+        "A stage plugin may use the stage contract, daemon/kit and daemon/net, and its own files; nothing else of clipd.",
       from: { path: "^plugins/" },
-      to: { path: "^(daemon|facade|config|test|bench)/", pathNot: ["^daemon/engine/stage\\.ts$", "^daemon/kit/", "^daemon/net/", "^config/loader\\.ts$"] },
+      to: {
+        path: "^(daemon|facade|config|test|bench)/",
+        pathNot: ["^daemon/engine/stage\\.ts$", "^daemon/kit/", "^daemon/net/", "^config/loader\\.ts$"],
+      },
     },
     {
       name: "plugins-keep-to-themselves",
@@ -39,21 +49,24 @@ module.exports = {
     {
       name: "delivery-knows-no-domain",
       severity: "error",
-      comment: "The one courier serves webhooks and free callbacks alike: they import delivery/, never the other way round.",
+      comment:
+        "The one courier serves webhooks and free callbacks alike: they import delivery/, never the other way round.",
       from: { path: "^daemon/delivery/" },
       to: { path: "^daemon/(account|free|watch|cli)/" },
     },
     {
       name: "kit-and-net-stay-low",
       severity: "error",
-      comment: "kit/ and net/ serve stages and services alike, so they import neither rooms above them nor the engine beyond the stage contract.",
+      comment:
+        "kit/ and net/ serve stages and services alike, so they import neither rooms above them nor the engine beyond the stage contract.",
       from: { path: "^daemon/(kit|net)/" },
       to: { path: "^daemon/(account|free|delivery|watch|cli|engine)/", pathNot: "^daemon/engine/stage\\.ts$" },
     },
     {
       name: "web-stands-alone",
       severity: "error",
-      comment: "The website (web/) runs in the browser and reaches clipd only over HTTP (web/src/api.ts): it imports no server code.",
+      comment:
+        "The website (web/) runs in the browser and reaches clipd only over HTTP (web/src/api.ts): it imports no server code.",
       from: { path: "^web/" },
       to: { path: "^(daemon|facade|plugins|config|test|bench|scripts)/" },
     },

@@ -17,27 +17,56 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-export async function startServe(opts: { root: string; dataDir: string; databaseUrl?: string; profileDir?: string }): Promise<Served> {
+export async function startServe(opts: {
+  root: string;
+  dataDir: string;
+  databaseUrl?: string;
+  profileDir?: string;
+}): Promise<Served> {
   mkdirSync(opts.dataDir, { recursive: true });
   const db = await openDb({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir });
   let key: string;
   try {
     await migrate(db);
     const accounts = new AccountService(db);
-    const acc = await runAdmin(accounts, "account.create", { email: "bench@example.com", credit_cents: 10_000_000, plan: true });
-    key = String((await runAdmin(accounts, "key.create", { account: acc.account_id, mode: "live", scopes: "clips.read,clips.write" })).key);
+    const acc = await runAdmin(accounts, "account.create", {
+      email: "bench@example.com",
+      credit_cents: 10_000_000,
+      plan: true,
+    });
+    key = String(
+      (
+        await runAdmin(accounts, "key.create", {
+          account: acc.account_id,
+          mode: "live",
+          scopes: "clips.read,clips.write",
+        })
+      ).key,
+    );
   } finally {
     // PGlite is one process's: the bench lets go of it before the server opens it.
     await db.close();
   }
   const cfgFile = path.join(opts.dataDir, "clipd.yaml");
-  writeFileSync(cfgFile, "api:\n  rate_limit: { requests: 100000000, window_seconds: 60 }\nwatch: { enabled: false }\nlog: { level: warn, pretty: false }\n");
+  writeFileSync(
+    cfgFile,
+    "api:\n  rate_limit: { requests: 100000000, window_seconds: 60 }\nwatch: { enabled: false }\nlog: { level: warn, pretty: false }\n",
+  );
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, CLIPD_DATA_DIR: opts.dataDir, CLIPD_CONFIG: cfgFile, PORT: String(port) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CLIPD_DATA_DIR: opts.dataDir,
+    CLIPD_CONFIG: cfgFile,
+    PORT: String(port),
+  };
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
   else delete env.DATABASE_URL;
   const flags = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
-  const child = await startProcess([...flags, path.join(opts.root, "dist", "daemon", "main.js"), "serve"], env, /is up:/);
+  const child = await startProcess(
+    [...flags, path.join(opts.root, "dist", "daemon", "main.js"), "serve"],
+    env,
+    /is up:/,
+  );
   const base = `http://127.0.0.1:${port}`;
   const res = await fetch(`${base}/api/v1/episodes`, {
     method: "POST",
@@ -45,10 +74,15 @@ export async function startServe(opts: { root: string; dataDir: string; database
     body: JSON.stringify({ name: "bench", file_name: "bench.mp3" }),
   });
   const episode = (await res.json()) as { episode_id: string };
-  if (res.status !== 202) throw new Error(`could not create the bench episode: ${res.status} ${JSON.stringify(episode)}`);
-  const gone = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
+  if (res.status !== 202)
+    throw new Error(`could not create the bench episode: ${res.status} ${JSON.stringify(episode)}`);
+  const gone = new Promise<void>((resolve) =>
+    child.exitCode !== null ? resolve() : child.once("exit", () => resolve()),
+  );
   return {
-    base, key, episodeId: episode.episode_id,
+    base,
+    key,
+    episodeId: episode.episode_id,
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       await gone;

@@ -35,7 +35,14 @@ export async function dropToRendered(main: string, root: string, file: string): 
   const data = path.join(dir, "data");
   const token = randomBytes(24).toString("hex");
   const config = path.join(dir, "clipd.yaml");
-  await writeFile(config, stringify({ render: { render_top: TOP }, server: { port: 0, host: "127.0.0.1", ops_token: token }, log: { pretty: false, level: "warn" } }));
+  await writeFile(
+    config,
+    stringify({
+      render: { render_top: TOP },
+      server: { port: 0, host: "127.0.0.1", ops_token: token },
+      log: { pretty: false, level: "warn" },
+    }),
+  );
   const env: NodeJS.ProcessEnv = { ...process.env, CLIPD_DATA_DIR: data, CLIPD_CONFIG: config, FORCE_COLOR: "0" };
   delete env.DATABASE_URL;
   const child = spawn(process.execPath, [main, "start"], { env, cwd: root, stdio: ["ignore", "pipe", "pipe"] });
@@ -78,17 +85,26 @@ export async function dropToRendered(main: string, root: string, file: string): 
     const wallSeconds = (Date.now() - t0) / 1000;
     const run = JSON.parse(await readFile(path.join(out, "run.json"), "utf8"));
     const at = (iso?: string) => (iso ? (Date.parse(iso) - t0) / 1000 : NaN);
-    const spans: Span[] = [{ what: "watch folder: stable wait and intake", from: 0, to: at(run.started_at ?? run.created_at) }];
-    for (const s of run.steps as StepView[]) if (s.phase === "main") spans.push({ what: `episode: ${s.stage}`, from: at(s.started_at), to: at(s.finished_at) });
+    const spans: Span[] = [
+      { what: "watch folder: stable wait and intake", from: 0, to: at(run.started_at ?? run.created_at) },
+    ];
+    for (const s of run.steps as StepView[])
+      if (s.phase === "main")
+        spans.push({ what: `episode: ${s.stage}`, from: at(s.started_at), to: at(s.finished_at) });
     for (const [i, c] of (run.clips_rendered as Array<{ run_id: string }>).entries()) {
       const res = await fetch(`${url}/api/v1/runs/${c.run_id}`, { headers: { authorization: `Bearer ${token}` } });
       const view = (await res.json()) as RunView;
       spans.push({ what: `clip ${i + 1}: queued`, from: at(view.created_at), to: at(view.steps[0]?.started_at) });
-      for (const s of view.steps) if (s.phase === "main") spans.push({ what: `clip ${i + 1}: ${s.stage}`, from: at(s.started_at), to: at(s.finished_at) });
+      for (const s of view.steps)
+        if (s.phase === "main")
+          spans.push({ what: `clip ${i + 1}: ${s.stage}`, from: at(s.started_at), to: at(s.finished_at) });
     }
     // Rendered: a clip run that succeeded and whose file is in the outbox.
     const files = readdirSync(out).filter((f) => f.endsWith(".mp4"));
-    const clips = Math.min(files.length, (run.clips_rendered as Array<{ state: string }>).filter((c) => c.state === "succeeded").length);
+    const clips = Math.min(
+      files.length,
+      (run.clips_rendered as Array<{ state: string }>).filter((c) => c.state === "succeeded").length,
+    );
     return { wallSeconds, clips, state: run.state, spans };
   } finally {
     if (child.exitCode === null) child.kill("SIGTERM");

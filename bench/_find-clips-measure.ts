@@ -66,7 +66,8 @@ export function loadLabelled(dir = fixturesDir()): Labelled[] {
 }
 
 /** The matching rule: covers half the moment, and is not more than twice as long. */
-export const finds = (clip: Span, moment: Span) => overlap(clip, moment) >= 0.5 * len(moment) && len(clip) <= 2 * len(moment);
+export const finds = (clip: Span, moment: Span) =>
+  overlap(clip, moment) >= 0.5 * len(moment) && len(clip) <= 2 * len(moment);
 
 export const inDecoy = (clip: Span, decoys: Span[], labels: Span[]) =>
   !labels.some((l) => finds(clip, l)) && decoys.some((d) => overlap(clip, d) >= 0.5 * Math.min(len(d), len(clip)));
@@ -77,7 +78,9 @@ export function onBoundaries(clip: Span, t: Pick<Labelled, "words" | "sentences"
   if (!inside.length || !t.sentences?.length) return false;
   const first = inside[0]!.start;
   const last = inside[inside.length - 1]!.end;
-  return t.sentences.some((s) => Math.abs(s.start - first) < 1e-6) && t.sentences.some((s) => Math.abs(s.end - last) < 1e-6);
+  return (
+    t.sentences.some((s) => Math.abs(s.start - first) < 1e-6) && t.sentences.some((s) => Math.abs(s.end - last) < 1e-6)
+  );
 }
 
 export interface Score {
@@ -99,7 +102,16 @@ export function scoreClips(clips: Span[], labels: Span[]): Score {
 
 export function total(scores: Score[]): Score {
   const zero = { labels: 0, hits: 0, clips: 0, good: 0, bestGood: 0 };
-  return scores.reduce((a, s) => ({ labels: a.labels + s.labels, hits: a.hits + s.hits, clips: a.clips + s.clips, good: a.good + s.good, bestGood: a.bestGood + s.bestGood }), zero);
+  return scores.reduce(
+    (a, s) => ({
+      labels: a.labels + s.labels,
+      hits: a.hits + s.hits,
+      clips: a.clips + s.clips,
+      good: a.good + s.good,
+      bestGood: a.bestGood + s.bestGood,
+    }),
+    zero,
+  );
 }
 
 /** The five measures for one episode (null where the episode has nothing to measure). */
@@ -128,7 +140,10 @@ export function measureTop(clips: Span[], t: Labelled): Pick<Measures, "hit" | "
 export function briefAccuracy(t: Labelled, answers: Array<Span | undefined>): number | null {
   const briefs = t.briefs ?? [];
   if (!briefs.length) return null;
-  return briefs.filter((b, i) => answers[i] && t.labels[b.label] && finds(answers[i]!, t.labels[b.label]!)).length / briefs.length;
+  return (
+    briefs.filter((b, i) => answers[i] && t.labels[b.label] && finds(answers[i]!, t.labels[b.label]!)).length /
+    briefs.length
+  );
 }
 
 function prng(seed: number) {
@@ -161,7 +176,12 @@ function randomClips(lengths: number[], duration: number, rand: () => number): S
  * Chance level: the measures of random clips with the engine's own count and lengths (its top 5,
  * and each brief answer's length), averaged over `draws` seeded draws.
  */
-export function chance(t: Labelled, topLengths: number[], briefLengths: Array<number | undefined>, draws = 200): Measures {
+export function chance(
+  t: Labelled,
+  topLengths: number[],
+  briefLengths: Array<number | undefined>,
+  draws = 200,
+): Measures {
   const rand = prng(t.words.length * 7919 + draws);
   const sum = { hit: 0, precision: 0, decoys: 0, boundaries: 0, brief: 0 };
   for (let d = 0; d < draws; d++) {
@@ -174,7 +194,14 @@ export function chance(t: Labelled, topLengths: number[], briefLengths: Array<nu
     sum.brief += briefAccuracy(t, answers) ?? 0;
   }
   const b = t.briefs?.length ? sum.brief / draws : null;
-  return { hit: sum.hit / draws, precision: sum.precision / draws, decoys: sum.decoys / draws, boundaries: sum.boundaries / draws, briefApi: b, briefFresh: b };
+  return {
+    hit: sum.hit / draws,
+    precision: sum.precision / draws,
+    decoys: sum.decoys / draws,
+    boundaries: sum.boundaries / draws,
+    briefApi: b,
+    briefFresh: b,
+  };
 }
 
 /** The mean of each measure over the episodes that have it. */
@@ -183,5 +210,12 @@ export function average(rows: Measures[]): Measures {
     const v = rows.map((r) => r[k]).filter((x): x is number => x !== null);
     return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
   };
-  return { hit: mean("hit")!, precision: mean("precision")!, decoys: mean("decoys")!, boundaries: mean("boundaries")!, briefApi: mean("briefApi"), briefFresh: mean("briefFresh") };
+  return {
+    hit: mean("hit")!,
+    precision: mean("precision")!,
+    decoys: mean("decoys")!,
+    boundaries: mean("boundaries")!,
+    briefApi: mean("briefApi"),
+    briefFresh: mean("briefFresh"),
+  };
 }

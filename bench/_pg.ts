@@ -86,4 +86,3 @@ export async function withPgDatabase<T>(serverUrl: string, fn: (url: string) => 
     await admin.end().catch(() => {});
   }
 }
-

@@ -56,12 +56,18 @@ export function report(results: ScenarioResult[], pgOrigin: string | undefined, 
   const cores = os.cpus().length;
   const cpu = os.cpus()[0]?.model?.trim() ?? "unknown CPU";
   const out: string[] = [];
-  out.push(`clipd queue benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cores} cores (${cpu})`);
+  out.push(
+    `clipd queue benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cores} cores (${cpu})`,
+  );
   if (pgOrigin) out.push(`PostgreSQL: ${pgOrigin}`);
   out.push("");
-  out.push(`Step dispatch latency, ms: a step's end to the next step's start (${o.chain}, runs one at a time, ${o.latencyRuns} runs × 5 transitions)`);
+  out.push(
+    `Step dispatch latency, ms: a step's end to the next step's start (${o.chain}, runs one at a time, ${o.latencyRuns} runs × 5 transitions)`,
+  );
   out.push("");
-  out.push("| cores | backend | concurrency | transitions | median | p90 | p99 | max | recorded median | recorded p90 |");
+  out.push(
+    "| cores | backend | concurrency | transitions | median | p90 | p99 | max | recorded median | recorded p90 |",
+  );
   out.push("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of results) {
     const l = r.latency;
@@ -72,7 +78,9 @@ export function report(results: ScenarioResult[], pgOrigin: string | undefined, 
   out.push("");
   out.push(`Throughput: ${o.throughputRuns} runs of ${o.three} (3 no-op steps) queued at once`);
   out.push("");
-  out.push("| cores | backend | concurrency | runs done | seconds | runs/s | steps/s | enqueue s | gap median ms | gap p90 ms |");
+  out.push(
+    "| cores | backend | concurrency | runs done | seconds | runs/s | steps/s | enqueue s | gap median ms | gap p90 ms |",
+  );
   out.push("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of results) {
     const t = r.throughput;
@@ -84,10 +92,14 @@ export function report(results: ScenarioResult[], pgOrigin: string | undefined, 
   const pgRows = results.filter((r) => r.backend === "postgres");
   if (pgRows.length) {
     const worst = Math.max(...pgRows.map((r) => r.latency.stage.median));
-    out.push(`Target: median step-to-step latency under 250 ms on PostgreSQL: ${worst < 250 ? "met" : "NOT met"} (worst median ${ms(worst)} ms).`);
+    out.push(
+      `Target: median step-to-step latency under 250 ms on PostgreSQL: ${worst < 250 ? "met" : "NOT met"} (worst median ${ms(worst)} ms).`,
+    );
   }
   for (const r of results) {
-    out.push(`${r.backend}, concurrency ${r.concurrency}: queue notify=${r.notify}, scenario ${r.seconds.toFixed(1)} s${r.warnings.length ? `, warnings: ${r.warnings.join("; ")}` : ""}`);
+    out.push(
+      `${r.backend}, concurrency ${r.concurrency}: queue notify=${r.notify}, scenario ${r.seconds.toFixed(1)} s${r.warnings.length ? `, warnings: ${r.warnings.join("; ")}` : ""}`,
+    );
   }
   return out.join("\n");
 }

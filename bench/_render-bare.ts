@@ -38,27 +38,67 @@ export function bareArgs(o: BareOptions): string[] {
   parts.push(`[vj]crop=w=ih*9/16:h=ih:x='${CROP_X}':y=0,scale=1080:1920,setsar=1,ass=filename=${o.ass}[vout]`);
   const total = o.pieces.reduce((a, p) => a + p.end - p.start, 0);
   return [
-    "-hide_banner", "-nostdin", "-y", "-v", "error", ...inputs,
-    "-filter_complex", parts.join(";"), "-map", "[vout]", "-map", "[aj]", "-t", n3(total),
+    "-hide_banner",
+    "-nostdin",
+    "-y",
+    "-v",
+    "error",
+    ...inputs,
+    "-filter_complex",
+    parts.join(";"),
+    "-map",
+    "[vout]",
+    "-map",
+    "[aj]",
+    "-t",
+    n3(total),
     ...(o.extra ?? []),
-    "-c:v", "libx264", "-preset", o.preset, "-crf", String(o.crf), "-profile:v", "high", "-pix_fmt", "yuv420p",
-    "-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2", "-movflags", "+faststart", o.output,
+    "-c:v",
+    "libx264",
+    "-preset",
+    o.preset,
+    "-crf",
+    String(o.crf),
+    "-profile:v",
+    "high",
+    "-pix_fmt",
+    "yuv420p",
+    "-c:a",
+    "aac",
+    "-b:a",
+    "160k",
+    "-ar",
+    "48000",
+    "-ac",
+    "2",
+    "-movflags",
+    "+faststart",
+    o.output,
   ];
 }
 
 /** Runs the bare graph: wall seconds, and ffmpeg's CPU seconds (user + system, from bash's `times`). */
 export async function runBare(o: BareOptions): Promise<{ wall: number; cpu: number }> {
   const t = performance.now();
-  const { stdout } = await exec("bash", ["-c", '"$@" && times', "bash", "ffmpeg", ...bareArgs(o)], { cwd: o.cwd, maxBuffer: 16 << 20 });
+  const { stdout } = await exec("bash", ["-c", '"$@" && times', "bash", "ffmpeg", ...bareArgs(o)], {
+    cwd: o.cwd,
+    maxBuffer: 16 << 20,
+  });
   const wall = (performance.now() - t) / 1000;
   // `times` prints the shell's user and system time, then its children's: "0m12.340s 0m0.560s".
-  const secs = [...(stdout.trim().split("\n").at(-1) ?? "").matchAll(/(\d+)m([0-9.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+  const secs = [...(stdout.trim().split("\n").at(-1) ?? "").matchAll(/(\d+)m([0-9.]+)s/g)].map(
+    (m) => Number(m[1]) * 60 + Number(m[2]),
+  );
   return { wall, cpu: secs.reduce((a, b) => a + b, 0) };
 }
 
 /** ffmpeg's `ssim` filter over the whole picture (All), `file` against `reference`. */
 export async function ssim(file: string, reference: string): Promise<number> {
-  const { stderr } = await exec("ffmpeg", ["-hide_banner", "-nostdin", "-i", file, "-i", reference, "-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"], { maxBuffer: 16 << 20 });
+  const { stderr } = await exec(
+    "ffmpeg",
+    ["-hide_banner", "-nostdin", "-i", file, "-i", reference, "-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"],
+    { maxBuffer: 16 << 20 },
+  );
   const m = /SSIM .*All:([0-9.]+)/.exec(stderr);
   if (!m) throw new Error(`ssim: no result in ffmpeg's output: ${stderr.slice(-300)}`);
   return Number(m[1]);

@@ -18,7 +18,11 @@ import type { Source } from "./_render-source.js";
 const STAGES = new Map<string, StageDefinition>(BUILTIN_STAGES.map((s) => [s.name, s]));
 
 export function loadBenchPipelines(root: string): Map<string, Pipeline> {
-  const { pipelines, issues } = loadPipelines({ dirs: [path.join(root, "pipelines")], stages: STAGES, defaults: { retry: {}, timeout: "30m" } });
+  const { pipelines, issues } = loadPipelines({
+    dirs: [path.join(root, "pipelines")],
+    stages: STAGES,
+    defaults: { retry: {}, timeout: "30m" },
+  });
   if (issues.length) throw new Error(`pipelines: ${issues.map((i) => `${i.file}:${i.line} ${i.message}`).join("; ")}`);
   return pipelines;
 }
@@ -40,7 +44,10 @@ export function childCpuSeconds(): number {
   return (Number(fields[13]) + Number(fields[14])) / 100; // fields 16 and 17, counted from the state (field 3)
 }
 
-export interface StepTime { stage: string; seconds: number }
+export interface StepTime {
+  stage: string;
+  seconds: number;
+}
 
 /**
  * Runs `pipeline`'s steps on `state` (mutated: each step's output merged in). `set` adds options to
@@ -61,9 +68,16 @@ export async function runPipeline(
     const workdir = path.join(o.workdir, `${o.runId}-${i}-${step.stage}`);
     await mkdir(workdir, { recursive: true });
     const ctx: StageContext<any> = {
-      signal: new AbortController().signal, log: pino({ level: "silent" }), workdir, storage: o.storage,
-      progress: () => {}, runId: o.runId, stepId: `${i}`, pipeline: p.name,
-      options: { ...step.with, ...extra }, config: configDefaults(),
+      signal: new AbortController().signal,
+      log: pino({ level: "silent" }),
+      workdir,
+      storage: o.storage,
+      progress: () => {},
+      runId: o.runId,
+      stepId: `${i}`,
+      pipeline: p.name,
+      options: { ...step.with, ...extra },
+      config: configDefaults(),
     };
     const t = performance.now();
     Object.assign(state, await stage.run(state, ctx));
@@ -73,12 +87,27 @@ export async function runPipeline(
 }
 
 /** The run state a `clip` run starts with: the source in storage, its probe and transcript, one clip. */
-export async function clipState(storage: Storage, src: Source, seconds: number, tag: string): Promise<Record<string, any>> {
+export async function clipState(
+  storage: Storage,
+  src: Source,
+  seconds: number,
+  tag: string,
+): Promise<Record<string, any>> {
   const key = `runs/${tag}/source.mp4`;
   if (!(await storage.exists(key))) await storage.putFile(key, src.video);
   const tKey = `runs/${tag}/transcript.json`;
-  await storage.write(tKey, JSON.stringify({ engine: "bench", language: "en", duration: src.seconds, words: src.words, segments: [] }));
-  const clip = { ref: "bench", number: 1, title: "Why captions matter", start: 0, end: seconds, pieces: [{ start: 0, end: seconds }] };
+  await storage.write(
+    tKey,
+    JSON.stringify({ engine: "bench", language: "en", duration: src.seconds, words: src.words, segments: [] }),
+  );
+  const clip = {
+    ref: "bench",
+    number: 1,
+    title: "Why captions matter",
+    start: 0,
+    end: seconds,
+    pieces: [{ start: 0, end: seconds }],
+  };
   return {
     source: { key, name: "source.mp4", bytes: 1 },
     media: { duration: src.seconds, kind: "video", width: 1920, height: 1080, rotation: 0, has_audio: true },

@@ -29,8 +29,17 @@ const TEXT = [
   "That is what this pipeline renders, one frame at a time.",
 ];
 
-export interface Word { text: string; start: number; end: number; confidence: number }
-export interface Source { video: string; words: Word[]; seconds: number }
+export interface Word {
+  text: string;
+  start: number;
+  end: number;
+  confidence: number;
+}
+export interface Source {
+  video: string;
+  words: Word[];
+  seconds: number;
+}
 
 export const probeSeconds = async (file: string) =>
   Number((await exec("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file])).stdout);
@@ -51,7 +60,8 @@ export async function makeSource(dir: string, seconds: number): Promise<Source> 
     let u = t + 0.1;
     for (const w of ws) {
       const d = ((len - 0.25) * (w.length + 1)) / chars;
-      if (u + d < seconds) words.push({ text: w, start: +u.toFixed(3), end: +(u + d * 0.9).toFixed(3), confidence: 0.9 });
+      if (u + d < seconds)
+        words.push({ text: w, start: +u.toFixed(3), end: +(u + d * 0.9).toFixed(3), confidence: 0.9 });
       u += d;
     }
     wavs.push(wav);
@@ -63,9 +73,36 @@ export async function makeSource(dir: string, seconds: number): Promise<Source> 
     const audio = `${wavs.map((_, i) => `[${i + 1}:a]aresample=48000,apad=pad_dur=0.3[a${i}]`).join(";")};${wavs.map((_, i) => `[a${i}]`).join("")}concat=n=${wavs.length}:v=0:a=1,apad,atrim=0:${seconds}[aout]`;
     const picture = `[0:v]hue=H=2*PI*floor(t/15)/4:s=1.4[vout]`;
     await exec("ffmpeg", [
-      "-v", "error", "-y", "-f", "lavfi", "-i", `testsrc2=s=1920x1080:r=${FPS}:d=${seconds}`, ...inputs,
-      "-filter_complex", `${picture};${audio}`, "-map", "[vout]", "-map", "[aout]", "-t", String(seconds),
-      "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", "250", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k",
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      `testsrc2=s=1920x1080:r=${FPS}:d=${seconds}`,
+      ...inputs,
+      "-filter_complex",
+      `${picture};${audio}`,
+      "-map",
+      "[vout]",
+      "-map",
+      "[aout]",
+      "-t",
+      String(seconds),
+      "-c:v",
+      "libx264",
+      "-preset",
+      "veryfast",
+      "-crf",
+      "23",
+      "-g",
+      "250",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-b:a",
+      "128k",
       video + ".part.mp4",
     ]);
     await rename(video + ".part.mp4", video);

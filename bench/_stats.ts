@@ -42,7 +42,8 @@ export function transitions(runs: Run[]): { stage: number[]; recorded: number[] 
       const a = prev.output as { t_end?: number } | undefined;
       const b = next.output as { t_start?: number } | undefined;
       if (typeof a?.t_end === "number" && typeof b?.t_start === "number") stage.push(b.t_start - a.t_end);
-      if (prev.finished_at && next.started_at) recorded.push(Date.parse(next.started_at) - Date.parse(prev.finished_at));
+      if (prev.finished_at && next.started_at)
+        recorded.push(Date.parse(next.started_at) - Date.parse(prev.finished_at));
     }
   }
   return { stage, recorded };

@@ -48,17 +48,34 @@ async function oneRun(bareUrl: string, served: Map<Backend, Served>): Promise<Ma
   rows.set("bare", await measure({ url: bareUrl }, SECONDS));
   for (const [backend, s] of served) {
     const auth = { authorization: `Bearer ${s.key}`, "content-type": "application/json" };
-    rows.set(`${backend} read`, await measure({ url: `${s.base}/api/v1/episodes/${s.episodeId}`, headers: auth }, SECONDS));
+    rows.set(
+      `${backend} read`,
+      await measure({ url: `${s.base}/api/v1/episodes/${s.episodeId}`, headers: auth }, SECONDS),
+    );
     if (!CREATES) continue;
     const body = JSON.stringify({ name: "bench", file_name: "bench.mp3" });
-    rows.set(`${backend} replay`, await measure({ url: `${s.base}/api/v1/episodes`, method: "POST", headers: { ...auth, "idempotency-key": "bench-replay" }, body }, SECONDS));
+    rows.set(
+      `${backend} replay`,
+      await measure(
+        {
+          url: `${s.base}/api/v1/episodes`,
+          method: "POST",
+          headers: { ...auth, "idempotency-key": "bench-replay" },
+          body,
+        },
+        SECONDS,
+      ),
+    );
     let n = 0;
     const fresh = () => ({ ...auth, "idempotency-key": `bench-${backend}-${process.pid}-${n++}` });
     rows.set(
       `${backend} create`,
       await measure(
         {
-          url: `${s.base}/api/v1/episodes`, method: "POST", body, headers: fresh(),
+          url: `${s.base}/api/v1/episodes`,
+          method: "POST",
+          body,
+          headers: fresh(),
           setupClient: (client: any) => {
             client.on("response", () => client.setHeaders(fresh()));
             client.setHeaders(fresh());
@@ -79,7 +96,10 @@ const LABEL: Record<string, string> = {
 };
 
 function report(runs: Map<string, Row>[], backends: Backend[], pgOrigin: string | undefined): string {
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(" ");
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
   const out = [
     `API benchmark: ${CONNECTIONS} connections, ${SECONDS} s per measure, median of ${runs.length} run(s), ${os.availableParallelism()} cores, Node ${process.version}, load average ${load}`,
     pgOrigin ? `PostgreSQL: ${pgOrigin}` : "",
@@ -87,19 +107,44 @@ function report(runs: Map<string, Row>[], backends: Backend[], pgOrigin: string 
     "| backend | target | req/s | p50 ms | p99 ms | × bare (same run) | errors | non-2xx |",
     "|---|---|---:|---:|---:|---:|---:|---:|",
   ];
-  const med = (name: string, f: (r: Row) => number) => median(runs.map((r) => r.get(name)).filter((r): r is Row => !!r).map(f));
+  const med = (name: string, f: (r: Row) => number) =>
+    median(
+      runs
+        .map((r) => r.get(name))
+        .filter((r): r is Row => !!r)
+        .map(f),
+    );
   const line = (backend: string, name: string, kind: string) => {
-    const ratio = kind === "bare" ? "1.000" : median(runs.map((r) => r.get(name)!.rps / r.get("bare")!.rps))!.toFixed(3);
-    out.push(`| ${backend} | ${LABEL[kind]} | ${Math.round(med(name, (r) => r.rps)!)} | ${med(name, (r) => r.p50)} | ${med(name, (r) => r.p99)} | ${ratio} | ${med(name, (r) => r.errors)} | ${med(name, (r) => r.non2xx)} |`);
+    const ratio =
+      kind === "bare" ? "1.000" : median(runs.map((r) => r.get(name)!.rps / r.get("bare")!.rps))!.toFixed(3);
+    out.push(
+      `| ${backend} | ${LABEL[kind]} | ${Math.round(med(name, (r) => r.rps)!)} | ${med(name, (r) => r.p50)} | ${med(name, (r) => r.p99)} | ${ratio} | ${med(name, (r) => r.errors)} | ${med(name, (r) => r.non2xx)} |`,
+    );
   };
   line("—", "bare", "bare");
-  for (const b of backends) for (const kind of CREATES ? ["read", "replay", "create"] : ["read"]) line(b, `${b} ${kind}`, kind);
-  out.push("", "Per run (reads): " + runs.map((r, i) => `run ${i + 1}: bare ${Math.round(r.get("bare")!.rps)}; ` + backends.map((b) => `${b} ${Math.round(r.get(`${b} read`)!.rps)} (p99 ${r.get(`${b} read`)!.p99} ms)`).join(", ")).join(" | "), "");
+  for (const b of backends)
+    for (const kind of CREATES ? ["read", "replay", "create"] : ["read"]) line(b, `${b} ${kind}`, kind);
+  out.push(
+    "",
+    "Per run (reads): " +
+      runs
+        .map(
+          (r, i) =>
+            `run ${i + 1}: bare ${Math.round(r.get("bare")!.rps)}; ` +
+            backends
+              .map((b) => `${b} ${Math.round(r.get(`${b} read`)!.rps)} (p99 ${r.get(`${b} read`)!.p99} ms)`)
+              .join(", "),
+        )
+        .join(" | "),
+    "",
+  );
   for (const b of backends) {
     const ratio = median(runs.map((r) => r.get(`${b} read`)!.rps / r.get("bare")!.rps))!;
     const p99 = med(`${b} read`, (r) => r.p99)!;
     const met = ratio >= TARGET[b] && p99 < 10;
-    out.push(`Target ${b}: reads >= ${TARGET[b].toFixed(2)}x the bare route with p99 < 10 ms: ${met ? "met" : "NOT met"} (${ratio.toFixed(3)}x, p99 ${p99} ms).`);
+    out.push(
+      `Target ${b}: reads >= ${TARGET[b].toFixed(2)}x the bare route with p99 < 10 ms: ${met ? "met" : "NOT met"} (${ratio.toFixed(3)}x, p99 ${p99} ms).`,
+    );
   }
   return out.filter((l, i) => l !== "" || i > 1).join("\n");
 }
@@ -113,13 +158,20 @@ async function main() {
   try {
     if (BACKENDS.includes("postgres")) {
       pgServer = await startPgServer();
-      if (!pgServer) throw new Error("no PostgreSQL: set BENCH_PG_URL, or install postgresql (or BENCH_BACKENDS=pglite)");
+      if (!pgServer)
+        throw new Error("no PostgreSQL: set BENCH_PG_URL, or install postgresql (or BENCH_BACKENDS=pglite)");
     }
-    const withDb = <T>(fn: (url?: string) => Promise<T>) => (pgServer ? withPgDatabase(pgServer.url, fn) : fn(undefined));
+    const withDb = <T>(fn: (url?: string) => Promise<T>) =>
+      pgServer ? withPgDatabase(pgServer.url, fn) : fn(undefined);
     const runs = await withDb(async (databaseUrl) => {
       const served = new Map<Backend, Served>();
       for (const b of BACKENDS) {
-        const s = await startServe({ root, dataDir: path.join(tmp, b), databaseUrl: b === "postgres" ? databaseUrl : undefined, profileDir: PROFILE });
+        const s = await startServe({
+          root,
+          dataDir: path.join(tmp, b),
+          databaseUrl: b === "postgres" ? databaseUrl : undefined,
+          profileDir: PROFILE,
+        });
         stops.push(s.stop);
         served.set(b, s);
       }

@@ -71,7 +71,12 @@ async function dataDirWithConfig() {
       log: { pretty: false, level: "warn" },
     }),
   );
-  const env: NodeJS.ProcessEnv = { ...process.env, CLIPD_DATA_DIR: path.join(dir, "data"), CLIPD_CONFIG: config, FORCE_COLOR: "0" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CLIPD_DATA_DIR: path.join(dir, "data"),
+    CLIPD_CONFIG: config,
+    FORCE_COLOR: "0",
+  };
   delete env.DATABASE_URL;
   return { dir, env };
 }
@@ -94,7 +99,11 @@ async function benchRun(file: string): Promise<Result> {
   try {
     const cpu0 = childCpuSeconds();
     const t0 = performance.now();
-    const child = spawn(process.execPath, [MAIN, "run", "episode", file, "--out", out], { env, cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, "run", "episode", file, "--out", out], {
+      env,
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let err = "";
     child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
     const timer = setTimeout(() => child.kill("SIGKILL"), LIMIT_MS);
@@ -104,7 +113,14 @@ async function benchRun(file: string): Promise<Result> {
     if (code !== 0) throw new Error(`clipd run exited ${code}: ${err}`);
     const run = JSON.parse(await readFile(path.join(out, "run.json"), "utf8"));
     const clips = JSON.parse(await readFile(path.join(out, "clips.json"), "utf8")).clips.length;
-    return { mode: "run", wallSeconds, cpuSeconds: childCpuSeconds() - cpu0, state: run.state, clips, steps: stepSeconds(run) };
+    return {
+      mode: "run",
+      wallSeconds,
+      cpuSeconds: childCpuSeconds() - cpu0,
+      state: run.state,
+      clips,
+      steps: stepSeconds(run),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -149,7 +165,14 @@ async function benchWatch(file: string): Promise<Result> {
     await gone;
     const run = JSON.parse(await readFile(path.join(data, "outbox", "bench-episode", "run.json"), "utf8"));
     const clips = JSON.parse(await readFile(clipsFile, "utf8")).clips.length;
-    return { mode: "watch", wallSeconds, cpuSeconds: childCpuSeconds() - cpu0, state: run.state, clips, steps: stepSeconds(run) };
+    return {
+      mode: "watch",
+      wallSeconds,
+      cpuSeconds: childCpuSeconds() - cpu0,
+      state: run.state,
+      clips,
+      steps: stepSeconds(run),
+    };
   } finally {
     if (child.exitCode === null) {
       child.kill("SIGKILL");
@@ -161,7 +184,10 @@ async function benchWatch(file: string): Promise<Result> {
 
 function report(results: Result[], file: string): string {
   const cpu = os.cpus()[0]?.model?.trim() ?? "unknown CPU";
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(" ");
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
   const stages = ["fetch-source", "probe", "transcribe", "find-clips", "notify"];
   const out = [
     `clipd episode benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} cores (${cpu}), load average at the end ${load}`,
@@ -177,14 +203,17 @@ function report(results: Result[], file: string): string {
   }
   out.push("");
   const worst = Math.max(...results.map((r) => r.wallSeconds));
-  out.push(`Target: a ${Math.round(SECONDS / 60)}-minute episode from drop to clips found in under 5 minutes: ${worst < 300 ? "met" : "NOT met"} (slowest ${worst.toFixed(1)} s).`);
+  out.push(
+    `Target: a ${Math.round(SECONDS / 60)}-minute episode from drop to clips found in under 5 minutes: ${worst < 300 ? "met" : "NOT met"} (slowest ${worst.toFixed(1)} s).`,
+  );
   out.push("CPU s counts clipd and everything it ran (only for `clipd run`, whose process ends with the run).");
   return out.join("\n");
 }
 
 async function main() {
   const started = performance.now();
-  const progress = (msg: string) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${msg}`);
+  const progress = (msg: string) =>
+    console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${msg}`);
   progress(`generating the ${SECONDS} s episode (${FORMAT}; cached after the first run)`);
   const { file } = await makeEpisode({ seconds: SECONDS, ext: FORMAT });
   const results: Result[] = [];
@@ -203,8 +232,22 @@ async function main() {
     progress(`  → ${r.wallSeconds.toFixed(1)} s, ${r.clips} clips`);
     results.push(r);
   }
-  const lines = results.length ? [report(results, file)] : [`clipd episode benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`];
-  if (video) lines.push(...dropReport(video, SECONDS, CORES), `Load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  const lines = results.length
+    ? [report(results, file)]
+    : [
+        `clipd episode benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} cores, load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(" ")}`,
+      ];
+  if (video)
+    lines.push(
+      ...dropReport(video, SECONDS, CORES),
+      `Load average at the end: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
   console.log(lines.join("\n"));
 }
 

@@ -28,7 +28,17 @@ import { defineLocalStorage } from "../daemon/kit/storage.js";
 import { findClips, type Clip } from "../plugins/find-clips/heuristic.js";
 import findClipsStage, { resolveLimits, type FindClipsOptions } from "../plugins/find-clips/index.js";
 import { llmSettings } from "../plugins/find-clips/llm.js";
-import { average, briefAccuracy, chance, measureTop, scoreClips, TOP, type Labelled, type Measures, type Score } from "./_find-clips-measure.js";
+import {
+  average,
+  briefAccuracy,
+  chance,
+  measureTop,
+  scoreClips,
+  TOP,
+  type Labelled,
+  type Measures,
+  type Score,
+} from "./_find-clips-measure.js";
 
 export * from "./_find-clips-measure.js";
 import { loadLabelled } from "./_find-clips-measure.js";
@@ -43,7 +53,9 @@ export function runOne(t: Labelled, options: FindClipsOptions): { clips: Clip[];
 type Runner = (t: Labelled, options: FindClipsOptions, existing?: Clip[]) => Promise<Clip[]>;
 
 /** Runs the stage as a pipeline step would, with a real temp storage and a silent log. */
-export async function stageRunner(config: Record<string, any> = {}): Promise<{ run: Runner; close: () => Promise<void> }> {
+export async function stageRunner(
+  config: Record<string, any> = {},
+): Promise<{ run: Runner; close: () => Promise<void> }> {
   const base = await mkdtemp(path.join(os.tmpdir(), "clipd-bench-clips-"));
   const storage = defineLocalStorage(path.join(base, "storage"));
   let n = 0;
@@ -72,7 +84,8 @@ export async function stageRunner(config: Record<string, any> = {}): Promise<{ r
  * clip not on the list before (engines that mark neither).
  */
 export function answerOf(returned: Clip[], existing: Clip[], about: string): Clip | undefined {
-  const rankOf = (c: Clip) => (c as { answers?: Array<{ about: string; rank: number }> }).answers?.find((a) => a.about === about)?.rank;
+  const rankOf = (c: Clip) =>
+    (c as { answers?: Array<{ about: string; rank: number }> }).answers?.find((a) => a.about === about)?.rank;
   const marked = returned.filter((c) => rankOf(c) !== undefined).sort((a, b) => rankOf(a)! - rankOf(b)!);
   const before = new Set(existing.map((c) => c.ref));
   return marked[0] ?? returned.find((c) => c.about === about) ?? returned.find((c) => !before.has(c.ref));
@@ -88,7 +101,11 @@ export interface EpisodeResult {
   top: Array<{ start: number; end: number; score: number; title: string; hook: string }>;
 }
 
-export async function runEngine(set: Labelled[], run: Runner, options: FindClipsOptions = {}): Promise<EpisodeResult[]> {
+export async function runEngine(
+  set: Labelled[],
+  run: Runner,
+  options: FindClipsOptions = {},
+): Promise<EpisodeResult[]> {
   const out: EpisodeResult[] = [];
   for (const t of set) {
     const t0 = performance.now();
@@ -103,9 +120,23 @@ export async function runEngine(set: Labelled[], run: Runner, options: FindClips
     }
     const measures = { ...measureTop(clips, t), briefApi: briefAccuracy(t, api), briefFresh: briefAccuracy(t, fresh) };
     const lengths = clips.slice(0, TOP).map((c) => c.end - c.start);
-    const chanceLevel = chance(t, lengths, fresh.map((c) => (c ? c.end - c.start : undefined)));
-    const top = clips.slice(0, TOP).map((c) => ({ start: c.start, end: c.end, score: c.score.value, title: c.title, hook: c.hook }));
-    out.push({ name: t.name, minutes: t.duration / 60, moments: t.labels.length, measures, chance: chanceLevel, ms, top });
+    const chanceLevel = chance(
+      t,
+      lengths,
+      fresh.map((c) => (c ? c.end - c.start : undefined)),
+    );
+    const top = clips
+      .slice(0, TOP)
+      .map((c) => ({ start: c.start, end: c.end, score: c.score.value, title: c.title, hook: c.hook }));
+    out.push({
+      name: t.name,
+      minutes: t.duration / 60,
+      moments: t.labels.length,
+      measures,
+      chance: chanceLevel,
+      ms,
+      top,
+    });
   }
   return out;
 }
@@ -114,11 +145,21 @@ const f2 = (v: number | null) => (v === null ? "–" : v.toFixed(2));
 const cell = (v: number | null, c: number | null) => `${f2(v)} (${f2(c)})`;
 
 export function table(rows: EpisodeResult[]): string {
-  const head = "| episode | min | moments | hit rate | precision@5 | decoys@5 | boundaries | brief API | brief fresh | ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+  const head =
+    "| episode | min | moments | hit rate | precision@5 | decoys@5 | boundaries | brief API | brief fresh | ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
   const line = (name: string, min: string, moments: string, m: Measures, c: Measures, ms: string) =>
     `| ${name} | ${min} | ${moments} | ${cell(m.hit, c.hit)} | ${cell(m.precision, c.precision)} | ${cell(m.decoys, c.decoys)} | ${cell(m.boundaries, c.boundaries)} | ${cell(m.briefApi, c.briefApi)} | ${cell(m.briefFresh, c.briefFresh)} | ${ms} |`;
-  const body = rows.map((r) => line(r.name, r.minutes.toFixed(1), String(r.moments), r.measures, r.chance, r.ms.toFixed(0)));
-  const avg = line("**average**", "", String(rows.reduce((a, r) => a + r.moments, 0)), average(rows.map((r) => r.measures)), average(rows.map((r) => r.chance)), "");
+  const body = rows.map((r) =>
+    line(r.name, r.minutes.toFixed(1), String(r.moments), r.measures, r.chance, r.ms.toFixed(0)),
+  );
+  const avg = line(
+    "**average**",
+    "",
+    String(rows.reduce((a, r) => a + r.moments, 0)),
+    average(rows.map((r) => r.measures)),
+    average(rows.map((r) => r.chance)),
+    "",
+  );
   return [head, ...body, avg].join("\n");
 }
 
@@ -132,7 +173,11 @@ interface Job {
 async function runJob(job: Job): Promise<EpisodeResult[]> {
   const runner = await stageRunner(job.config);
   try {
-    return await runEngine(loadLabelled().filter((t) => job.names.includes(t.name)), runner.run, { engine: job.engine });
+    return await runEngine(
+      loadLabelled().filter((t) => job.names.includes(t.name)),
+      runner.run,
+      { engine: job.engine },
+    );
   } finally {
     await runner.close();
   }
@@ -148,7 +193,9 @@ async function runSet(set: Labelled[], engine: Job["engine"], config: Record<str
       threads === 1
         ? runJob({ names, engine, config })
         : new Promise<EpisodeResult[]>((resolve, reject) => {
-            const w = new Worker(fileURLToPath(import.meta.url), { workerData: { benchFindClips: { names, engine, config } } });
+            const w = new Worker(fileURLToPath(import.meta.url), {
+              workerData: { benchFindClips: { names, engine, config } },
+            });
             w.once("message", resolve);
             w.once("error", reject);
           }),
@@ -171,19 +218,35 @@ async function main() {
   if (llmSettings(config)) engines.llm = await runSet(set, "llm", JSON.parse(JSON.stringify(config)));
   else engines.llm = "skipped: no llm/openai endpoint in config";
   const seconds = (performance.now() - t0) / 1000;
-  const env = { episodes: set.length, cores: os.availableParallelism(), node: process.versions.node, seconds: Math.round(seconds * 10) / 10, date: new Date().toISOString().slice(0, 10) };
+  const env = {
+    episodes: set.length,
+    cores: os.availableParallelism(),
+    node: process.versions.node,
+    seconds: Math.round(seconds * 10) / 10,
+    date: new Date().toISOString().slice(0, 10),
+  };
   if (json) {
     const summary = Object.fromEntries(
-      Object.entries(engines).map(([k, v]) => [k, typeof v === "string" ? v : { average: average(v.map((r) => r.measures)), chance: average(v.map((r) => r.chance)), episodes: v }]),
+      Object.entries(engines).map(([k, v]) => [
+        k,
+        typeof v === "string"
+          ? v
+          : { average: average(v.map((r) => r.measures)), chance: average(v.map((r) => r.chance)), episodes: v },
+      ]),
     );
     console.log(JSON.stringify({ ...env, engines: summary }, null, 2));
     return;
   }
-  console.log(`find-clips on ${set.length} labelled episodes, top ${TOP}, defaults (30–150 s); ${env.cores} cores, Node ${env.node}, ${env.date}`);
+  console.log(
+    `find-clips on ${set.length} labelled episodes, top ${TOP}, defaults (30–150 s); ${env.cores} cores, Node ${env.node}, ${env.date}`,
+  );
   console.log("Each cell: measured (chance: random clips with the same count and lengths, 200 draws).\n");
-  for (const [k, v] of Object.entries(engines)) console.log(typeof v === "string" ? `### ${k}\n\n${v}\n` : `### ${k}\n\n${table(v)}\n`);
+  for (const [k, v] of Object.entries(engines))
+    console.log(typeof v === "string" ? `### ${k}\n\n${v}\n` : `### ${k}\n\n${table(v)}\n`);
   console.log(`${seconds.toFixed(1)} s in all`);
 }
 
-if (!isMainThread && workerData?.benchFindClips) parentPort!.postMessage(await runJob(workerData.benchFindClips as Job));
-else if (isMainThread && process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await main();
+if (!isMainThread && workerData?.benchFindClips)
+  parentPort!.postMessage(await runJob(workerData.benchFindClips as Job));
+else if (isMainThread && process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href)
+  await main();

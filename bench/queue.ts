@@ -35,9 +35,15 @@ import { STEP_QUEUE } from "../daemon/engine/queue.js";
 import { startRoles, type RunningRoles } from "../daemon/roles.js";
 import type { Run } from "../daemon/engine/runner.js";
 import { startPgServer, withPgDatabase } from "./_pg.js";
-import { describeLogLine, report, type Backend, type LatencyResult, type ScenarioResult, type ThroughputResult } from "./_queue-report.js";
+import {
+  describeLogLine,
+  report,
+  type Backend,
+  type LatencyResult,
+  type ScenarioResult,
+  type ThroughputResult,
+} from "./_queue-report.js";
 import { summarise, transitions } from "./_stats.js";
-
 
 const envInt = (name: string, fallback: number) => {
   const v = Number(process.env[name]);
@@ -120,7 +126,8 @@ async function measureLatency(app: ClipdApp, runs: number): Promise<LatencyResul
   const deadline = Date.now() + SCENARIO_LIMIT_MS;
   while (done.length < runs && Date.now() < deadline) {
     const run = await runToEnd(app, CHAIN, "bench-latency");
-    if (run.state !== "succeeded") throw new Error(`latency run ${run.id} ended ${run.state}: ${JSON.stringify(run.error)}`);
+    if (run.state !== "succeeded")
+      throw new Error(`latency run ${run.id} ended ${run.state}: ${JSON.stringify(run.error)}`);
     done.push(run);
   }
   const t = transitions(done);
@@ -152,7 +159,9 @@ async function measureThroughput(app: ClipdApp, runs: number): Promise<Throughpu
   }
   const seconds = (performance.now() - t0) / 1000;
   const { rows } = await app.db.query<Run>(`select * from runs where origin_ref = $1 and state = 'succeeded'`, [tag]);
-  const parsed = rows.map((r: any) => ({ ...r, steps: typeof r.steps === "string" ? JSON.parse(r.steps) : r.steps }) as Run);
+  const parsed = rows.map(
+    (r: any) => ({ ...r, steps: typeof r.steps === "string" ? JSON.parse(r.steps) : r.steps }) as Run,
+  );
   return {
     runs,
     finished,
@@ -169,7 +178,11 @@ async function measureThroughput(app: ClipdApp, runs: number): Promise<Throughpu
 // ---------------------------------------------------------------------------------------------
 // Scenarios and report
 
-async function scenario(backend: Backend, databaseUrl: string, concurrency: number | undefined): Promise<ScenarioResult> {
+async function scenario(
+  backend: Backend,
+  databaseUrl: string,
+  concurrency: number | undefined,
+): Promise<ScenarioResult> {
   const t0 = performance.now();
   const w = await openWorker(backend, databaseUrl, concurrency);
   try {
@@ -179,7 +192,14 @@ async function scenario(backend: Backend, databaseUrl: string, concurrency: numb
       backend,
       concurrency: w.app.config.queue.concurrency,
       notify: w.queueNotify,
-      warnings: [...new Set(w.warnings.flatMap((chunk) => chunk.split("\n")).filter(Boolean).map(describeLogLine))],
+      warnings: [
+        ...new Set(
+          w.warnings
+            .flatMap((chunk) => chunk.split("\n"))
+            .filter(Boolean)
+            .map(describeLogLine),
+        ),
+      ],
       latency,
       throughput,
       seconds: (performance.now() - t0) / 1000,
@@ -195,7 +215,8 @@ async function main() {
   const results: ScenarioResult[] = [];
   const defaultConcurrency = loadConfig({ env: { ...process.env, CLIPD_CONFIG: "" } }).queue.concurrency;
   const concurrencies = [...new Set([defaultConcurrency, HIGH_CONCURRENCY])];
-  const progress = (msg: string) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${msg}`);
+  const progress = (msg: string) =>
+    console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${msg}`);
 
   if (wanted.includes("pglite")) {
     for (const c of concurrencies) {
@@ -221,7 +242,14 @@ async function main() {
     }
   }
   progress("done");
-  console.log(report(results, pgOrigin, { chain: CHAIN, three: THREE, latencyRuns: LATENCY_RUNS, throughputRuns: THROUGHPUT_RUNS }));
+  console.log(
+    report(results, pgOrigin, {
+      chain: CHAIN,
+      three: THREE,
+      latencyRuns: LATENCY_RUNS,
+      throughputRuns: THROUGHPUT_RUNS,
+    }),
+  );
   if (process.env.BENCH_JSON) console.log(JSON.stringify(results, null, 2));
 }
 

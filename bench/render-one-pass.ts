@@ -31,7 +31,12 @@ const ROUNDS = Math.max(1, Math.min(5, Number(process.env.BENCH_ROUNDS ?? 2)));
 const SOURCE = path.join(process.cwd(), ".cache", "bench", "render-v1", `source-${SECONDS}s.mp4`);
 
 /** Words spread evenly over the clip: the caption load of bench/render's speech, without espeak. */
-const WORDS = Array.from({ length: 150 }, (_, i) => ({ text: ["why", "short", "clips", "need", "captions"][i % 5]!, start: 0.3 + i * 0.39, end: 0.3 + i * 0.39 + 0.33, confidence: 0.9 }));
+const WORDS = Array.from({ length: 150 }, (_, i) => ({
+  text: ["why", "short", "clips", "need", "captions"][i % 5]!,
+  start: 0.3 + i * 0.39,
+  end: 0.3 + i * 0.39 + 0.33,
+  confidence: 0.9,
+}));
 
 /**
  * CPU seconds of this process and its finished children (ffmpeg): less swayed by a loaded machine
@@ -48,22 +53,44 @@ function cpuSeconds(): number {
 }
 
 async function main() {
-  if (!existsSync(SOURCE)) throw new Error(`no ${SOURCE}: run node dist/bench/render.js once to make bench/render's source`);
+  if (!existsSync(SOURCE))
+    throw new Error(`no ${SOURCE}: run node dist/bench/render.js once to make bench/render's source`);
   const base = await mkdtemp(path.join(os.tmpdir(), "clipd-bench-one-pass-"));
   const storage = defineLocalStorage(path.join(base, "storage"));
   await storage.putFile("runs/b/source.mp4", SOURCE);
-  await storage.write("runs/b/transcript.json", JSON.stringify({ engine: "bench", language: "en", duration: SECONDS, words: WORDS, segments: [] }));
+  await storage.write(
+    "runs/b/transcript.json",
+    JSON.stringify({ engine: "bench", language: "en", duration: SECONDS, words: WORDS, segments: [] }),
+  );
   const input = {
     source: { key: "runs/b/source.mp4" },
     media: { duration: SECONDS, kind: "video", width: 1920, height: 1080, has_audio: true },
     transcript: { key: "runs/b/transcript.json" },
-    clip: { ref: "bench", number: 1, title: "Why captions matter", start: 0, end: SECONDS, pieces: [{ start: 0, end: SECONDS }] },
+    clip: {
+      ref: "bench",
+      number: 1,
+      title: "Why captions matter",
+      start: 0,
+      end: SECONDS,
+      pieces: [{ start: 0, end: SECONDS }],
+    },
   };
   let n = 0;
   const ctx = async (options: Record<string, unknown>): Promise<StageContext<any>> => {
     const workdir = path.join(base, `work-${++n}`);
     await mkdir(workdir, { recursive: true });
-    return { signal: new AbortController().signal, log: pino({ level: "silent" }), workdir, storage, progress: () => {}, runId: `r${n}`, stepId: "0", pipeline: "clip", options, config: {} };
+    return {
+      signal: new AbortController().signal,
+      log: pino({ level: "silent" }),
+      workdir,
+      storage,
+      progress: () => {},
+      runId: `r${n}`,
+      stepId: "0",
+      pipeline: "clip",
+      options,
+      config: {},
+    };
   };
   const burn = { style: "bold-punch", hook_title: true };
   const restyle = { style: "boxed" };
@@ -95,34 +122,70 @@ async function main() {
         const c = await cut.run(input, await ctx({ encode: false }));
         const w = await ctx(burn);
         await writeFile(path.join(w.workdir, "captions.ass"), await storage.read(one.render.ass_key));
-        const args = planArgs(c.cut.render_plan, { source: SOURCE }, { output: path.join(w.workdir, "captioned.mp4"), burn: "ass=filename=captions.ass" });
+        const args = planArgs(
+          c.cut.render_plan,
+          { source: SOURCE },
+          { output: path.join(w.workdir, "captioned.mp4"), burn: "ass=filename=captions.ass" },
+        );
         const g = args.indexOf("-filter_complex") + 1;
-        args[g] = args[g]!.replace("[vl]ass=filename=captions.ass[vout]", "[vl]split[vk][vb];[vb]ass=filename=captions.ass[vout];[aj]asplit[aj1][aj2]");
+        args[g] = args[g]!.replace(
+          "[vl]ass=filename=captions.ass[vout]",
+          "[vl]split[vk][vb];[vb]ass=filename=captions.ass[vout];[aj]asplit[aj1][aj2]",
+        );
         const ai = args.indexOf("[aj]");
         args[ai] = "[aj1]";
-        args.push("-map", "[vk]", "-map", "[aj2]", "-t", String(SECONDS), "-c:v", "libx264", "-preset", "ultrafast", "-crf", "20", "-c:a", "aac", path.join(w.workdir, "plain.mp4"));
+        args.push(
+          "-map",
+          "[vk]",
+          "-map",
+          "[aj2]",
+          "-t",
+          String(SECONDS),
+          "-c:v",
+          "libx264",
+          "-preset",
+          "ultrafast",
+          "-crf",
+          "20",
+          "-c:a",
+          "aac",
+          path.join(w.workdir, "plain.mp4"),
+        );
         await runFfmpeg(args, { cwd: w.workdir });
       });
-      await time("restyle, one pass from the source", async () => captionBurn.run({ cut: one.cut, render: one.render }, await ctx(restyle)));
-      await time("restyle, re-burn over the kept intermediate", async () => captionBurn.run({ cut: two.cut, render: one.render }, await ctx(restyle)));
+      await time("restyle, one pass from the source", async () =>
+        captionBurn.run({ cut: one.cut, render: one.render }, await ctx(restyle)),
+      );
+      await time("restyle, re-burn over the kept intermediate", async () =>
+        captionBurn.run({ cut: two.cut, render: one.render }, await ctx(restyle)),
+      );
     }
   } finally {
     await rm(base, { recursive: true, force: true });
   }
   const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-  console.log(`\n### bench/render-one-pass: ${SECONDS} s clip, 1920×1080 → 1080×1920, caption-burn's default preset, ${ROUNDS} rounds (median)\n`);
+  console.log(
+    `\n### bench/render-one-pass: ${SECONDS} s clip, 1920×1080 → 1080×1920, caption-burn's default preset, ${ROUNDS} rounds (median)\n`,
+  );
   console.log(`${os.availableParallelism()} cores, load average ${load.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}\n`);
   console.log("| variant | wall s | × clip length | CPU s | CPU s ÷ clip length | wall s per run |");
   console.log("|---|---:|---:|---:|---:|---|");
   for (const [name, v] of Object.entries(times)) {
     const c = median(cpus[name]!);
-    console.log(`| ${name} | ${median(v).toFixed(1)} | ${(median(v) / SECONDS).toFixed(3)} | ${c.toFixed(1)} | ${(c / SECONDS).toFixed(3)} | ${v.map((x) => x.toFixed(1)).join(", ")} |`);
+    console.log(
+      `| ${name} | ${median(v).toFixed(1)} | ${(median(v) / SECONDS).toFixed(3)} | ${c.toFixed(1)} | ${(c / SECONDS).toFixed(3)} | ${v.map((x) => x.toFixed(1)).join(", ")} |`,
+    );
   }
-  for (const [what, set] of [["wall", times], ["CPU", cpus]] as const) {
+  for (const [what, set] of [
+    ["wall", times],
+    ["CPU", cpus],
+  ] as const) {
     const m = (k: string) => median(set[k]!);
-    console.log(`\n${what}: first render one pass ÷ two pass ${(m("first render, one pass") / m("first render, two pass (today)")).toFixed(2)}; ` +
-      `keeping an intermediate costs the first render ×${(m("first render, one pass + caption-free intermediate (extra output)") / m("first render, one pass")).toFixed(2)}; ` +
-      `restyle re-burn ÷ one pass from the source ${(m("restyle, re-burn over the kept intermediate") / m("restyle, one pass from the source")).toFixed(2)}`);
+    console.log(
+      `\n${what}: first render one pass ÷ two pass ${(m("first render, one pass") / m("first render, two pass (today)")).toFixed(2)}; ` +
+        `keeping an intermediate costs the first render ×${(m("first render, one pass + caption-free intermediate (extra output)") / m("first render, one pass")).toFixed(2)}; ` +
+        `restyle re-burn ÷ one pass from the source ${(m("restyle, re-burn over the kept intermediate") / m("restyle, one pass from the source")).toFixed(2)}`,
+    );
   }
 }
 

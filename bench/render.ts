@@ -45,12 +45,20 @@ function repoRoot(): string {
   return dir;
 }
 
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 const f2 = (v: number) => v.toFixed(2);
 const best = (xs: number[]) => Math.min(...xs);
 
 interface Env {
-  root: string; base: string; storage: Storage; src: Source; pipelines: ReturnType<typeof loadBenchPipelines>;
+  root: string;
+  base: string;
+  storage: Storage;
+  src: Source;
+  pipelines: ReturnType<typeof loadBenchPipelines>;
   /** The preset of the clip pipeline's final encode (its YAML and the stage's default); bare ffmpeg uses the same. */
   preset: string;
   ass?: string;
@@ -67,14 +75,22 @@ async function clipdRender(env: Env, tag: string, seconds: number, planned = tru
   if (planned) {
     const episode = env.pipelines.get("episode")!;
     const t0 = performance.now();
-    await runPipeline({ ...episode, steps: episode.steps.filter((s) => s.stage === "plan-crops") }, state, { storage: env.storage, workdir: env.base, runId: `${tag}-plan` });
+    await runPipeline({ ...episode, steps: episode.steps.filter((s) => s.stage === "plan-crops") }, state, {
+      storage: env.storage,
+      workdir: env.base,
+      runId: `${tag}-plan`,
+    });
     plan = (performance.now() - t0) / 1000;
     if (!state.clips[0]?.crop_plan) throw new Error("plan-crops left the clip without a crop plan");
     state.clip = state.clips[0];
   }
   const cpu0 = childCpuSeconds();
   const t = performance.now();
-  const steps = await runPipeline(env.pipelines.get("clip")!, state, { storage: env.storage, workdir: env.base, runId: tag });
+  const steps = await runPipeline(env.pipelines.get("clip")!, state, {
+    storage: env.storage,
+    workdir: env.base,
+    runId: tag,
+  });
   return { wall: (performance.now() - t) / 1000, cpu: childCpuSeconds() - cpu0, state, steps, plan };
 }
 
@@ -96,29 +112,58 @@ async function mainPart(env: Env) {
     if (!assKey) throw new Error("the clip pipeline's render has no ass_key: the bare graph needs its captions");
     env.ass = path.join(env.base, "captions.ass");
     await writeFile(env.ass, await env.storage.read(assKey));
-    const b = await runBare({ source: env.src.video, pieces: [{ start: 0, end: SECONDS }], ass: "captions.ass", cwd: env.base, output: path.join(env.base, "bare.mp4"), preset: env.preset, crf: DEFAULT_CRF });
+    const b = await runBare({
+      source: env.src.video,
+      pieces: [{ start: 0, end: SECONDS }],
+      ass: "captions.ass",
+      cwd: env.base,
+      output: path.join(env.base, "bare.mp4"),
+      preset: env.preset,
+      crf: DEFAULT_CRF,
+    });
     bare.push(b.wall);
     bareCpu.push(b.cpu);
     const t = performance.now();
-    await runPipeline(env.pipelines.get("restyle")!, c.state, { storage: env.storage, workdir: env.base, runId: `restyle${r}`, set: RESTYLE });
+    await runPipeline(env.pipelines.get("restyle")!, c.state, {
+      storage: env.storage,
+      workdir: env.base,
+      runId: `restyle${r}`,
+      set: RESTYLE,
+    });
     restyle.push((performance.now() - t) / 1000);
   }
   // One render of a clip without a plan (not a top clip, or reshaped): the analysis is in the render.
   const cold = await clipdRender(env, "cold", SECONDS, false);
   const frames = SECONDS * FPS;
-  console.log(`\n#### Render of a ${SECONDS} s clip (best of ${ROUNDS}, alternated; preset ${env.preset} as clipd's final encode, CRF ${DEFAULT_CRF}); load ${load()}\n`);
+  console.log(
+    `\n#### Render of a ${SECONDS} s clip (best of ${ROUNDS}, alternated; preset ${env.preset} as clipd's final encode, CRF ${DEFAULT_CRF}); load ${load()}\n`,
+  );
   console.log("| what | wall s | fps | RTF (wall ÷ clip) | ÷ bare |");
   console.log("|---|---:|---:|---:|---:|");
-  const row = (what: string, s: number) => console.log(`| ${what} | ${f2(s)} | ${(frames / s).toFixed(1)} | ${(s / SECONDS).toFixed(3)} | ${f2(s / best(bare))} |`);
+  const row = (what: string, s: number) =>
+    console.log(
+      `| ${what} | ${f2(s)} | ${(frames / s).toFixed(1)} | ${(s / SECONDS).toFixed(3)} | ${f2(s / best(bare))} |`,
+    );
   row("bare ffmpeg, one pass", best(bare));
   row(`clipd \`clip\` pipeline (${stages})`, best(clipd));
   row(`clipd restyle (${RESTYLE.style})`, best(restyle));
-  row(`clipd \`clip\` pipeline, no crop plan (${cold.steps.map((s) => `${s.stage} ${f2(s.seconds)} s`).join(", ")}; one round)`, cold.wall);
-  console.log(`\nThe top clips' crop plans (plan-crops, in the episode pipeline before the render): ${f2(best(plans))} s per ${SECONDS} s clip.`);
-  console.log(`All rounds: clipd ${clipd.map(f2).join(", ")} s; bare ${bare.map(f2).join(", ")} s; restyle ${restyle.map(f2).join(", ")} s.`);
+  row(
+    `clipd \`clip\` pipeline, no crop plan (${cold.steps.map((s) => `${s.stage} ${f2(s.seconds)} s`).join(", ")}; one round)`,
+    cold.wall,
+  );
+  console.log(
+    `\nThe top clips' crop plans (plan-crops, in the episode pipeline before the render): ${f2(best(plans))} s per ${SECONDS} s clip.`,
+  );
+  console.log(
+    `All rounds: clipd ${clipd.map(f2).join(", ")} s; bare ${bare.map(f2).join(", ")} s; restyle ${restyle.map(f2).join(", ")} s.`,
+  );
   const paired = clipd.map((c, i) => c / bare[i]!).sort((a, b) => a - b);
-  console.log(`Paired ratios (each clipd round ÷ the bare round right after it, which shares its load): ${paired.map(f2).join(", ")}; median ${f2(paired[Math.floor(paired.length / 2)]!)}.`);
-  console.log(`CPU seconds (least of the rounds): clipd ${f2(best(clipdCpu))}, bare ${f2(best(bareCpu))}, ratio ${f2(best(clipdCpu) / best(bareCpu))}.`);
+  console.log(
+    `Paired ratios (each clipd round ÷ the bare round right after it, which shares its load): ${paired.map(f2).join(", ")}; median ${f2(paired[Math.floor(paired.length / 2)]!)}.`,
+  );
+  console.log(
+    `CPU seconds (least of the rounds): clipd ${f2(best(clipdCpu))}, bare ${f2(best(bareCpu))}, ratio ${f2(best(clipdCpu) / best(bareCpu))}.`,
+  );
   return { ratio: best(clipd) / best(bare), rtf: best(clipd) / SECONDS, restyle: best(restyle) / SECONDS };
 }
 
@@ -130,20 +175,32 @@ async function presetsPart(env: Env) {
   const rows: Array<{ preset: string; wall: number; cpu: number; bytes: number; ssim: number }> = [];
   for (const preset of X264_PRESETS) {
     const { wall, cpu } = await runBare({ ...common, output: out(preset), preset, crf: DEFAULT_CRF });
-    rows.push({ preset, wall, cpu, bytes: (await stat(out(preset))).size, ssim: await ssim(out(preset), out("reference")) });
+    rows.push({
+      preset,
+      wall,
+      cpu,
+      bytes: (await stat(out(preset))).size,
+      ssim: await ssim(out(preset), out("reference")),
+    });
   }
   const vf = rows.find((r) => r.preset === "veryfast")!;
   // "Fastest" by CPU seconds: on a shared machine the wall time of a 20 s encode swings by half
   // with the load, while the CPU it costs ranks the presets the same from run to run.
   const within = rows.filter((r) => r.ssim >= vf.ssim - 0.005).sort((a, b) => a.cpu - b.cpu);
-  console.log(`\n#### x264 presets, bare graph, first ${SWEEP} s, CRF ${DEFAULT_CRF}; SSIM against slow CRF 12 (${f2(ref.wall)} s); load ${load()}\n`);
+  console.log(
+    `\n#### x264 presets, bare graph, first ${SWEEP} s, CRF ${DEFAULT_CRF}; SSIM against slow CRF 12 (${f2(ref.wall)} s); load ${load()}\n`,
+  );
   console.log("| preset | wall s | fps | RTF | CPU s | size MB | SSIM | within 0.005 of veryfast |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---|");
   for (const r of rows) {
-    console.log(`| ${r.preset} | ${f2(r.wall)} | ${((SWEEP * FPS) / r.wall).toFixed(1)} | ${(r.wall / SWEEP).toFixed(3)} | ${f2(r.cpu)} | ${(r.bytes / 1e6).toFixed(2)} | ${r.ssim.toFixed(4)} | ${r.ssim >= vf.ssim - 0.005 ? "yes" : "no"} |`);
+    console.log(
+      `| ${r.preset} | ${f2(r.wall)} | ${((SWEEP * FPS) / r.wall).toFixed(1)} | ${(r.wall / SWEEP).toFixed(3)} | ${f2(r.cpu)} | ${(r.bytes / 1e6).toFixed(2)} | ${r.ssim.toFixed(4)} | ${r.ssim >= vf.ssim - 0.005 ? "yes" : "no"} |`,
+    );
   }
   const choice = within[0]!.preset; // veryfast itself is always within
-  console.log(`\nChosen by measurement: ${choice} (the least CPU within 0.005 of veryfast's SSIM ${vf.ssim.toFixed(4)}); shipped default: ${DEFAULT_PRESET}${choice === DEFAULT_PRESET ? "" : " (differs: see docs/benchmarks.md)"}.`);
+  console.log(
+    `\nChosen by measurement: ${choice} (the least CPU within 0.005 of veryfast's SSIM ${vf.ssim.toFixed(4)}); shipped default: ${DEFAULT_PRESET}${choice === DEFAULT_PRESET ? "" : " (differs: see docs/benchmarks.md)"}.`,
+  );
 }
 
 async function threadsPart(env: Env) {
@@ -159,7 +216,18 @@ async function threadsPart(env: Env) {
   for (const [name, extra] of variants) {
     const runs: Array<{ wall: number; cpu: number }> = [];
     for (let i = 0; i < 2; i++) {
-      runs.push(await runBare({ source: env.src.video, pieces: [{ start: 0, end: SWEEP }], ass: "captions.ass", cwd: env.base, output: path.join(env.base, "threads.mp4"), preset: env.preset, crf: DEFAULT_CRF, extra }));
+      runs.push(
+        await runBare({
+          source: env.src.video,
+          pieces: [{ start: 0, end: SWEEP }],
+          ass: "captions.ass",
+          cwd: env.base,
+          output: path.join(env.base, "threads.mp4"),
+          preset: env.preset,
+          crf: DEFAULT_CRF,
+          extra,
+        }),
+      );
     }
     const b = runs.reduce((x, y) => (y.wall < x.wall ? y : x));
     console.log(`| ${name} | ${f2(b.wall)} | ${((SWEEP * FPS) / b.wall).toFixed(1)} | ${f2(b.cpu)} |`);
@@ -173,10 +241,14 @@ async function concurrencyPart(env: Env) {
   for (const n of [1, 2, 3]) {
     const cpu0 = childCpuSeconds();
     const t = performance.now();
-    const walls = await Promise.all(Array.from({ length: n }, (_, i) => clipdRender(env, `conc${n}-${i}`, CONC).then((r) => r.wall)));
+    const walls = await Promise.all(
+      Array.from({ length: n }, (_, i) => clipdRender(env, `conc${n}-${i}`, CONC).then((r) => r.wall)),
+    );
     const wall = (performance.now() - t) / 1000;
     const cpu = childCpuSeconds() - cpu0;
-    console.log(`| ${n} | ${f2(wall)} | ${((n * 60) / wall).toFixed(2)} | ${f2(best(walls))} | ${f2(cpu / n)} | ${f2(cpu / wall)} |`);
+    console.log(
+      `| ${n} | ${f2(wall)} | ${((n * 60) / wall).toFixed(2)} | ${f2(best(walls))} | ${f2(cpu / n)} | ${f2(cpu / wall)} |`,
+    );
   }
 }
 
@@ -185,12 +257,28 @@ async function main() {
   const src = await makeSource(path.join(root, ".cache", "bench", "render-v1"), SECONDS);
   const base = await mkdtemp(path.join(os.tmpdir(), "clipd-bench-render-"));
   const pipelines = loadBenchPipelines(root);
-  const env: Env = { root, base, storage: defineLocalStorage(path.join(base, "storage")), src, pipelines, preset: finalPreset(pipelines.get("clip")!) };
-  const ffmpeg = execFileSync("ffmpeg", ["-version"]).toString().split("\n")[0]!.replace(/ Copyright.*/, "");
-  console.log(`### bench/render: ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, ${ffmpeg}; load average ${load()}`);
+  const env: Env = {
+    root,
+    base,
+    storage: defineLocalStorage(path.join(base, "storage")),
+    src,
+    pipelines,
+    preset: finalPreset(pipelines.get("clip")!),
+  };
+  const ffmpeg = execFileSync("ffmpeg", ["-version"])
+    .toString()
+    .split("\n")[0]!
+    .replace(/ Copyright.*/, "");
+  console.log(
+    `### bench/render: ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, ${ffmpeg}; load average ${load()}`,
+  );
   const commit = execFileSync("git", ["log", "-1", "--format=%h %cI"], { cwd: root }).toString().trim();
-  const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root }).toString().trim() ? " (with uncommitted changes)" : "";
-  console.log(`commit ${commit}${dirty}; clipd's final encode preset: ${env.preset}; DEFAULT_PRESET: ${DEFAULT_PRESET}`);
+  const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root }).toString().trim()
+    ? " (with uncommitted changes)"
+    : "";
+  console.log(
+    `commit ${commit}${dirty}; clipd's final encode preset: ${env.preset}; DEFAULT_PRESET: ${DEFAULT_PRESET}`,
+  );
   try {
     let main: Awaited<ReturnType<typeof mainPart>> | undefined;
     if (PARTS.has("main") || PARTS.has("presets") || PARTS.has("threads")) main = await mainPart(env); // the others need its ASS file
@@ -199,7 +287,9 @@ async function main() {
     if (PARTS.has("concurrency")) await concurrencyPart(env);
     console.log(`\nload average at the end ${load()}`);
     if (main) {
-      console.log(`Targets: clipd ≤ 1.10× bare: ${main.ratio <= 1.1 ? "met" : "NOT met"}; ≤ 0.5× clip length: ${main.rtf <= 0.5 ? "met" : "NOT met"}; restyle ${main.restyle.toFixed(2)}× ≤ 0.35×: ${main.restyle <= 0.35 ? "met" : "NOT met"}.`);
+      console.log(
+        `Targets: clipd ≤ 1.10× bare: ${main.ratio <= 1.1 ? "met" : "NOT met"}; ≤ 0.5× clip length: ${main.rtf <= 0.5 ? "met" : "NOT met"}; restyle ${main.restyle.toFixed(2)}× ≤ 0.35×: ${main.restyle <= 0.35 ? "met" : "NOT met"}.`,
+      );
       console.log(`render: ${main.ratio.toFixed(2)}× bare ffmpeg, ${main.rtf.toFixed(2)}× clip length`);
     }
   } finally {

@@ -31,11 +31,31 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function s3Settings(): Promise<{ s3: Record<string, unknown>; stop(): void }> {
   const e = process.env;
   if (e.CLIPD_TEST_S3_ENDPOINT) {
-    return { s3: { bucket: e.CLIPD_TEST_S3_BUCKET, endpoint: e.CLIPD_TEST_S3_ENDPOINT, region: e.CLIPD_TEST_S3_REGION, path_style: true, access_key_id: e.CLIPD_TEST_S3_ACCESS_KEY, secret_access_key: e.CLIPD_TEST_S3_SECRET_KEY }, stop() {} };
+    return {
+      s3: {
+        bucket: e.CLIPD_TEST_S3_BUCKET,
+        endpoint: e.CLIPD_TEST_S3_ENDPOINT,
+        region: e.CLIPD_TEST_S3_REGION,
+        path_style: true,
+        access_key_id: e.CLIPD_TEST_S3_ACCESS_KEY,
+        secret_access_key: e.CLIPD_TEST_S3_SECRET_KEY,
+      },
+      stop() {},
+    };
   }
   const { startS3Server } = (await import(path.join(projectRoot(), "scripts", "s3-server.mjs"))) as any;
   const s = await startS3Server();
-  return { s3: { bucket: s.bucket, endpoint: s.endpoint, region: s.region, path_style: true, access_key_id: s.accessKeyId, secret_access_key: s.secretAccessKey }, stop: s.stop };
+  return {
+    s3: {
+      bucket: s.bucket,
+      endpoint: s.endpoint,
+      region: s.region,
+      path_style: true,
+      access_key_id: s.accessKeyId,
+      secret_access_key: s.secretAccessKey,
+    },
+    stop: s.stop,
+  };
 }
 
 async function facade(s3: Record<string, unknown>, mode: "proxy" | "presigned", dir: string, secret: string) {
@@ -46,13 +66,29 @@ async function facade(s3: Record<string, unknown>, mode: "proxy" | "presigned", 
       api: { rate_limit: { requests: 1_000_000, window_seconds: 60 } },
       watch: { enabled: false },
       log: { level: "silent" },
-      storage: { kind: "s3", s3: { ...s3, prefix: `bench-${mode}-${randomBytes(3).toString("hex")}/`, uploads: mode === "proxy" ? "proxy" : "presigned", downloads: mode === "proxy" ? "proxy" : "redirect" } },
+      storage: {
+        kind: "s3",
+        s3: {
+          ...s3,
+          prefix: `bench-${mode}-${randomBytes(3).toString("hex")}/`,
+          uploads: mode === "proxy" ? "proxy" : "presigned",
+          downloads: mode === "proxy" ? "proxy" : "redirect",
+        },
+      },
     },
   });
   const app = await openApp(cfg, pino({ level: "silent" }), { memoryDb: true });
   const roles = await startRoles(app, ["serve"]);
   const a = await runAdmin(app.accounts, "account.create", { email: `bench-${mode}@example.com`, plan: true });
-  const key = String((await runAdmin(app.accounts, "key.create", { account: a.account_id, mode: "live", scopes: "clips.read,clips.write" })).key);
+  const key = String(
+    (
+      await runAdmin(app.accounts, "key.create", {
+        account: a.account_id,
+        mode: "live",
+        scopes: "clips.read,clips.write",
+      })
+    ).key,
+  );
   const signer = await LinkSigner.create(app.db, secret);
   return { app, roles, key, base: roles.url!, signer };
 }
@@ -64,25 +100,53 @@ async function main() {
   const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-bench-storage-"));
   const server = await s3Settings();
   const secret = randomBytes(32).toString("hex");
-  const sides = { proxy: await facade(server.s3, "proxy", dir, secret), presigned: await facade(server.s3, "presigned", dir, secret) };
+  const sides = {
+    proxy: await facade(server.s3, "proxy", dir, secret),
+    presigned: await facade(server.s3, "presigned", dir, secret),
+  };
   const rows: string[] = [];
   try {
     for (const mb of SIZES) {
       const file = path.join(dir, `${mb}.mp4`);
       // An MP4 signature and then noise: the upload is typed by its name; the bytes do not compress.
-      await writeFile(file, Buffer.concat([Buffer.from("000000186674797069736f6d0000020069736f6d69736f32", "hex"), randomBytes(mb * 1024 * 1024 - 24)]));
+      await writeFile(
+        file,
+        Buffer.concat([
+          Buffer.from("000000186674797069736f6d0000020069736f6d69736f32", "hex"),
+          randomBytes(mb * 1024 * 1024 - 24),
+        ]),
+      );
       const bytes = mb * 1024 * 1024;
-      const result: Record<string, { up: number[]; down: number[] }> = { proxy: { up: [], down: [] }, presigned: { up: [], down: [] } };
+      const result: Record<string, { up: number[]; down: number[] }> = {
+        proxy: { up: [], down: [] },
+        presigned: { up: [], down: [] },
+      };
       for (let r = 0; r < RUNS; r++) {
         // Alternated, so drift on a shared machine falls on both sides alike.
         for (const mode of (r % 2 ? ["presigned", "proxy"] : ["proxy", "presigned"]) as Array<keyof typeof sides>) {
           const f = sides[mode];
-          const created = await fetch(`${f.base}/api/v1/episodes`, { method: "POST", headers: { authorization: `Bearer ${f.key}`, "content-type": "application/json" }, body: JSON.stringify({ file_name: "bench.mp4" }) }).then((x) => x.json() as any);
+          const created = await fetch(`${f.base}/api/v1/episodes`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${f.key}`, "content-type": "application/json" },
+            body: JSON.stringify({ file_name: "bench.mp4" }),
+          }).then((x) => x.json() as any);
           const t0 = performance.now();
-          const put = await fetch(created.upload.url, { method: "PUT", headers: { ...created.upload.headers, "content-length": String(bytes) }, body: Readable.toWeb(createReadStream(file)) as any, duplex: "half" } as RequestInit);
+          const put = await fetch(created.upload.url, {
+            method: "PUT",
+            headers: { ...created.upload.headers, "content-length": String(bytes) },
+            body: Readable.toWeb(createReadStream(file)) as any,
+            duplex: "half",
+          } as RequestInit);
           if (put.status >= 300) throw new Error(`${mode} upload: ${put.status} ${await put.text()}`);
           result[mode]!.up.push(performance.now() - t0);
-          const link = downloadLink({ config: f.app.config, signer: f.signer }, { key: `uploads/${(await f.app.db.query(`select account_id from episodes where id = $1`, [created.episode_id])).rows[0].account_id}/${created.episode_id}/bench.mp4`, name: "bench.mp4", origin: f.base });
+          const link = downloadLink(
+            { config: f.app.config, signer: f.signer },
+            {
+              key: `uploads/${(await f.app.db.query(`select account_id from episodes where id = $1`, [created.episode_id])).rows[0].account_id}/${created.episode_id}/bench.mp4`,
+              name: "bench.mp4",
+              origin: f.base,
+            },
+          );
           const t1 = performance.now();
           const got = await fetch(link.url);
           let n = 0;
@@ -93,7 +157,9 @@ async function main() {
       }
       for (const mode of ["proxy", "presigned"] as const) {
         const r = result[mode]!;
-        rows.push(`| ${mb} | ${mode === "proxy" ? "through clipd" : "presigned, straight to the store"} | ${rate(bytes, median(r.up)).toFixed(0)} | ${rate(bytes, median(r.down)).toFixed(0)} |`);
+        rows.push(
+          `| ${mb} | ${mode === "proxy" ? "through clipd" : "presigned, straight to the store"} | ${rate(bytes, median(r.up)).toFixed(0)} | ${rate(bytes, median(r.down)).toFixed(0)} |`,
+        );
       }
       const up = median(result.proxy!.up) / median(result.presigned!.up);
       const down = median(result.proxy!.down) / median(result.presigned!.down);
@@ -105,7 +171,12 @@ async function main() {
     server.stop();
     await rm(dir, { recursive: true, force: true });
   }
-  console.log(`bench/storage: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, median of ${RUNS} runs, Ceph radosgw on loopback\n`);
+  console.log(
+    `bench/storage: ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}, median of ${RUNS} runs, Ceph radosgw on loopback\n`,
+  );
   console.log("| MB | path | upload MB/s | download MB/s |\n|---:|---|---:|---:|");
   for (const r of rows) console.log(r);
   process.exit(0);

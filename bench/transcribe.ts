@@ -31,7 +31,8 @@ import { makeEpisode, wordErrorRate } from "../test/fixtures/episodes.js";
 
 const ROOT = projectRoot();
 const JFK = path.join(ROOT, "test", "fixtures", "media", "jfk.wav");
-const JFK_TEXT = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.";
+const JFK_TEXT =
+  "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.";
 const TEST_MODEL = path.join(ROOT, "test", "fixtures", "models", "for-tests-ggml-tiny.en.bin");
 const EPISODE_SECONDS = Number(process.env.BENCH_EPISODE_SECONDS ?? 1200);
 const CHUNK_SECONDS = process.env.BENCH_CHUNK_SECONDS ? Number(process.env.BENCH_CHUNK_SECONDS) : undefined;
@@ -47,10 +48,25 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { id: "ps-chunked", label: `pocketsphinx chunked (concurrency ${CORES})`, options: { engine: "pocketsphinx", concurrency: CORES, ...(CHUNK_SECONDS ? { chunk_seconds: CHUNK_SECONDS } : {}) } },
-  { id: "ps-single", label: "pocketsphinx single process (1 chunk)", options: { engine: "pocketsphinx", concurrency: 1, chunk_seconds: 3600 } },
+  {
+    id: "ps-chunked",
+    label: `pocketsphinx chunked (concurrency ${CORES})`,
+    options: { engine: "pocketsphinx", concurrency: CORES, ...(CHUNK_SECONDS ? { chunk_seconds: CHUNK_SECONDS } : {}) },
+  },
+  {
+    id: "ps-single",
+    label: "pocketsphinx single process (1 chunk)",
+    options: { engine: "pocketsphinx", concurrency: 1, chunk_seconds: 3600 },
+  },
   ...(existsSync(TEST_MODEL)
-    ? [{ id: "whisper-test", label: "whisper, for-tests tiny.en (no weights)", options: { engine: "whisper", model: TEST_MODEL, concurrency: CORES } as TranscribeOptions, shortOnly: !WHISPER_LONG }]
+    ? [
+        {
+          id: "whisper-test",
+          label: "whisper, for-tests tiny.en (no weights)",
+          options: { engine: "whisper", model: TEST_MODEL, concurrency: CORES } as TranscribeOptions,
+          shortOnly: !WHISPER_LONG,
+        },
+      ]
     : []),
 ];
 
@@ -84,7 +100,10 @@ interface Result {
   trace: Array<[number, number, number | undefined]>;
 }
 
-async function runCase(c: Case, audio: { name: string; file: string; seconds: number; text?: string }): Promise<Result> {
+async function runCase(
+  c: Case,
+  audio: { name: string; file: string; seconds: number; text?: string },
+): Promise<Result> {
   const base = await mkdtemp(path.join(os.tmpdir(), "clipd-bench-tx-"));
   const storage = defineLocalStorage(path.join(base, "storage"));
   await mkdir(path.join(base, "work"), { recursive: true });
@@ -104,9 +123,22 @@ async function runCase(c: Case, audio: { name: string; file: string; seconds: nu
   };
   const cpu0 = cpuSeconds();
   const t0 = performance.now();
-  const result: Result = { case: c.id, label: c.label, audio: audio.name, audioSeconds: audio.seconds, wallSeconds: 0, cpuSeconds: 0, rtf: 0, words: 0, trace: [] };
+  const result: Result = {
+    case: c.id,
+    label: c.label,
+    audio: audio.name,
+    audioSeconds: audio.seconds,
+    wallSeconds: 0,
+    cpuSeconds: 0,
+    rtf: 0,
+    words: 0,
+    trace: [],
+  };
   try {
-    const out = (await transcribe.run({ source: { key }, media: { duration: audio.seconds, has_audio: true } }, ctx)) as any;
+    const out = (await transcribe.run(
+      { source: { key }, media: { duration: audio.seconds, has_audio: true } },
+      ctx,
+    )) as any;
     result.wallSeconds = (performance.now() - t0) / 1000;
     result.words = out.transcript.word_count;
     if (audio.text) {
@@ -126,7 +158,10 @@ async function runCase(c: Case, audio: { name: string; file: string; seconds: nu
 
 function report(results: Result[]): string {
   const cpu = os.cpus()[0]?.model?.trim() ?? "unknown CPU";
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(" ");
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
   const out = [
     `clipd transcribe benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} cores (${cpu}), load average at the end ${load}`,
     "",
@@ -147,9 +182,18 @@ function report(results: Result[]): string {
       `Target: chunked pocketsphinx RTF ≤ 0.2 on ${CORES} cores (episode): ${chunked.rtf <= 0.2 ? "met" : "NOT met"} (${chunked.rtf.toFixed(3)}${single ? `; single process ${single.rtf.toFixed(3)}, speed-up ×${(single.rtf / chunked.rtf).toFixed(2)}` : ""}).`,
     );
   }
-  out.push("RTF = wall time ÷ audio length (lower is faster). The whisper row uses a model without weights: its words and WER mean nothing.");
-  out.push("", "Progress as reported (step percent over wall time; the longest wait between two reports, the largest single jump, and the time-left estimate at the middle of the run):", "");
-  out.push("| engine | audio | longest silence s | largest jump % | eta at half-time s (actual) | percent at each tenth of the wall time |", "|---|---|---:|---:|---:|---|");
+  out.push(
+    "RTF = wall time ÷ audio length (lower is faster). The whisper row uses a model without weights: its words and WER mean nothing.",
+  );
+  out.push(
+    "",
+    "Progress as reported (step percent over wall time; the longest wait between two reports, the largest single jump, and the time-left estimate at the middle of the run):",
+    "",
+  );
+  out.push(
+    "| engine | audio | longest silence s | largest jump % | eta at half-time s (actual) | percent at each tenth of the wall time |",
+    "|---|---|---:|---:|---:|---|",
+  );
   for (const r of results.filter((x) => !x.error && x.trace.length)) out.push(traceRow(r));
   return out.join("\n");
 }
@@ -166,7 +210,9 @@ function traceRow(r: Result): string {
   gap = Math.max(gap, r.wallSeconds - t.at(-1)![0]);
   const at = (s: number) => [...t].reverse().find((x) => x[0] <= s);
   const half = at(r.wallSeconds / 2);
-  const tenths = Array.from({ length: 10 }, (_, i) => Math.round(at((r.wallSeconds * (i + 1)) / 10)?.[1] ?? 0)).join(" ");
+  const tenths = Array.from({ length: 10 }, (_, i) => Math.round(at((r.wallSeconds * (i + 1)) / 10)?.[1] ?? 0)).join(
+    " ",
+  );
   const eta = half?.[2] === undefined ? "—" : `${half[2].toFixed(0)} (${(r.wallSeconds - half[0]).toFixed(0)})`;
   return `| ${r.label} | ${r.audio} | ${gap.toFixed(1)} | ${jump.toFixed(1)} | ${eta} | ${tenths} |`;
 }
@@ -176,12 +222,18 @@ async function main() {
   // In the order given, so that two runs in opposite orders (A B, then B A) even out a load that drifts.
   const cases = wanted ? wanted.map((id) => CASES.find((c) => c.id === id)).filter((c): c is Case => !!c) : CASES;
   const started = performance.now();
-  const progress = (msg: string) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${msg}`);
+  const progress = (msg: string) =>
+    console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${msg}`);
   progress(`generating the ${EPISODE_SECONDS} s episode (cached after the first run)`);
   const episode = await makeEpisode({ seconds: EPISODE_SECONDS });
   const audios = [
     ...(process.env.BENCH_SKIP_JFK === "1" ? [] : [{ name: "jfk.wav", file: JFK, seconds: 11, text: JFK_TEXT }]),
-    { name: `episode ${Math.round(EPISODE_SECONDS / 60)} min (espeak, 2 voices)`, file: episode.file, seconds: EPISODE_SECONDS, text: episode.text },
+    {
+      name: `episode ${Math.round(EPISODE_SECONDS / 60)} min (espeak, 2 voices)`,
+      file: episode.file,
+      seconds: EPISODE_SECONDS,
+      text: episode.text,
+    },
   ];
   const results: Result[] = [];
   for (const audio of audios) {
@@ -189,7 +241,9 @@ async function main() {
       if (c.shortOnly && audio.seconds > 60) continue;
       progress(`${c.label} on ${audio.name}`);
       const r = await runCase(c, audio);
-      progress(`  → wall ${r.wallSeconds.toFixed(1)} s, RTF ${r.rtf.toFixed(3)}${r.error ? `, failed: ${r.error}` : ""}`);
+      progress(
+        `  → wall ${r.wallSeconds.toFixed(1)} s, RTF ${r.rtf.toFixed(3)}${r.error ? `, failed: ${r.error}` : ""}`,
+      );
       results.push(r);
     }
   }

@@ -32,10 +32,31 @@ async function until<T>(what: string, check: () => Promise<T | undefined>): Prom
 /** Makes the episode through `call` (a signed-in session) on the daemon `env` runs; returns its id. */
 export async function makeWebEpisode(call: WebCall, env: NodeJS.ProcessEnv): Promise<string> {
   const { account } = await call("GET", "/web/api/v1/session");
-  await promisify(execFile)(process.execPath, [path.join(projectRoot(), "dist", "daemon", "main.js"), "credit", "add", "--account", account.id, "--cents", "1000"], { env });
+  await promisify(execFile)(
+    process.execPath,
+    [
+      path.join(projectRoot(), "dist", "daemon", "main.js"),
+      "credit",
+      "add",
+      "--account",
+      account.id,
+      "--cents",
+      "1000",
+    ],
+    { env },
+  );
   const video = await makeEpisode({ seconds: 120, video: true });
-  const made = await call("POST", "/web/api/v1/episodes", { name: "Two voices", file_name: "two-voices.mp4", content_type: "podcast", target_seconds: 15 });
-  const put = await fetch(made.upload.url, { method: "PUT", headers: made.upload.headers, body: await readFile(video.file) });
+  const made = await call("POST", "/web/api/v1/episodes", {
+    name: "Two voices",
+    file_name: "two-voices.mp4",
+    content_type: "podcast",
+    target_seconds: 15,
+  });
+  const put = await fetch(made.upload.url, {
+    method: "PUT",
+    headers: made.upload.headers,
+    body: await readFile(video.file),
+  });
   if (!put.ok) throw new Error(`the upload was refused: ${put.status} ${await put.text()}`);
   const id: string = made.episode_id;
   await call("POST", `/web/api/v1/episodes/${id}/uploaded`, {});
@@ -45,7 +66,10 @@ export async function makeWebEpisode(call: WebCall, env: NodeJS.ProcessEnv): Pro
     return e.status === "ready" ? e : undefined;
   });
   if (!episode.clips.length) throw new Error("the episode has no clips to show");
-  const { jobs } = await call("POST", `/web/api/v1/episodes/${id}/clips`, { clips: [episode.clips[0].number], style: "boxed" });
+  const { jobs } = await call("POST", `/web/api/v1/episodes/${id}/clips`, {
+    clips: [episode.clips[0].number],
+    style: "boxed",
+  });
   await until("the first cut", async () => {
     const j = await call("GET", `/web/api/v1/jobs/${jobs[0].job_id}`);
     if (j.status === "failed") throw new Error(`the cut failed: ${JSON.stringify(j.error)}`);

@@ -62,7 +62,12 @@ async function signUp(base: string): Promise<{ cookies: Array<{ name: string; va
     const csrf = method === "GET" ? undefined : await session();
     const res = await fetch(base + p, {
       method,
-      headers: { cookie: jar.header(), origin: base, "content-type": "application/json", ...(csrf ? { "x-csrf-token": csrf } : {}) },
+      headers: {
+        cookie: jar.header(),
+        origin: base,
+        "content-type": "application/json",
+        ...(csrf ? { "x-csrf-token": csrf } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     jar.take(res);
@@ -71,8 +76,16 @@ async function signUp(base: string): Promise<{ cookies: Array<{ name: string; va
     return json;
   };
   const session = async () => ((await call("GET", "/web/api/v1/session")) as { csrf_token: string }).csrf_token;
-  await call("POST", "/web/api/v1/signup", { email: `bench-${Date.now()}@example.com`, password: "correct horse battery staple" });
-  await call("POST", "/web/api/v1/keys", { name: "bench reader", mode: "live", scopes: ["clips.read"], expires_in_days: 90 });
+  await call("POST", "/web/api/v1/signup", {
+    email: `bench-${Date.now()}@example.com`,
+    password: "correct horse battery staple",
+  });
+  await call("POST", "/web/api/v1/keys", {
+    name: "bench reader",
+    mode: "live",
+    scopes: ["clips.read"],
+    expires_in_days: 90,
+  });
   if (!jar.get("clipd_session")) throw new Error("signing up set no clipd_session cookie");
   return { cookies: jar.all(), call };
 }
@@ -89,7 +102,18 @@ async function addCookies(port: number, base: string, cookies: Array<{ name: str
 
 /** Headless Chromium with a DevTools port for Lighthouse; resolves once it listens. */
 function startChromium(profile: string): Promise<{ child: ChildProcess; port: number }> {
-  const args = ["--headless=new", "--remote-debugging-port=0", `--user-data-dir=${profile}`, "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage", "about:blank"];
+  const args = [
+    "--headless=new",
+    "--remote-debugging-port=0",
+    `--user-data-dir=${profile}`,
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    "about:blank",
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(chromiumCommand(), args, { stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
@@ -133,10 +157,19 @@ function toRow(page: string, preset: Row["preset"], lhr: Result): Row {
     if (scores[c]! >= 90) continue;
     for (const ref of lhr.categories[c]?.auditRefs ?? []) {
       const a = lhr.audits[ref.id];
-      if (ref.weight > 0 && a && a.score !== null && a.score < 0.9) failing.push(`${c}: ${a.id} (${a.title}${a.displayValue ? `, ${a.displayValue}` : ""})`);
+      if (ref.weight > 0 && a && a.score !== null && a.score < 0.9)
+        failing.push(`${c}: ${a.id} (${a.title}${a.displayValue ? `, ${a.displayValue}` : ""})`);
     }
   }
-  return { page, preset, scores, ms, cls: lhr.audits["cumulative-layout-shift"]?.numericValue ?? NaN, kib: (lhr.audits["total-byte-weight"]?.numericValue ?? NaN) / 1024, failing };
+  return {
+    page,
+    preset,
+    scores,
+    ms,
+    cls: lhr.audits["cumulative-layout-shift"]?.numericValue ?? NaN,
+    kib: (lhr.audits["total-byte-weight"]?.numericValue ?? NaN) / 1024,
+    failing,
+  };
 }
 
 async function audit(url: string, port: number, preset: Row["preset"]): Promise<Result> {
@@ -155,13 +188,23 @@ async function main() {
   const procs: ChildProcess[] = [];
   try {
     const cfgFile = path.join(tmp, "clipd.yaml");
-    writeFileSync(cfgFile, "watch: { enabled: false }\nlog: { level: warn, pretty: false }\nweb: { secure_cookies: never }\ntranscribe: { engine: pocketsphinx }\n");
+    writeFileSync(
+      cfgFile,
+      "watch: { enabled: false }\nlog: { level: warn, pretty: false }\nweb: { secure_cookies: never }\ntranscribe: { engine: pocketsphinx }\n",
+    );
     const port = await freePort();
-    const env = { ...process.env, CLIPD_DATA_DIR: path.join(tmp, "data"), DATABASE_URL: "", CLIPD_CONFIG: cfgFile, PORT: String(port) };
+    const env = {
+      ...process.env,
+      CLIPD_DATA_DIR: path.join(tmp, "data"),
+      DATABASE_URL: "",
+      CLIPD_CONFIG: cfgFile,
+      PORT: String(port),
+    };
     procs.push(await startProcess([path.join(root, "dist", "daemon", "main.js"), "start"], env, /is up:/));
     const base = `http://127.0.0.1:${port}`;
     const index = await fetch(`${base}/`);
-    if (!index.ok || !(index.headers.get("content-type") ?? "").includes("text/html")) throw new Error(`the website is not served at ${base}/ (${index.status}); is dist/web built?`);
+    if (!index.ok || !(index.headers.get("content-type") ?? "").includes("text/html"))
+      throw new Error(`the website is not served at ${base}/ (${index.status}); is dist/web built?`);
     const { cookies, call } = await signUp(base);
     const episode = await makeWebEpisode(call, env);
     const chrome = await startChromium(path.join(tmp, "profile"));
@@ -196,7 +239,10 @@ function report(rows: Row[]) {
     "",
     "| page | preset | performance | accessibility | best practices | FCP ms | LCP ms | TBT ms | Speed Index ms | CLS | KiB |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.page} | ${r.preset} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${r.ms.FCP} | ${r.ms.LCP} | ${r.ms.TBT} | ${r.ms.SI} | ${r.cls.toFixed(3)} | ${Math.round(r.kib)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.page} | ${r.preset} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${r.ms.FCP} | ${r.ms.LCP} | ${r.ms.TBT} | ${r.ms.SI} | ${r.cls.toFixed(3)} | ${Math.round(r.kib)} |`,
+    ),
     "",
   ];
   const met = rows.every((r) => r.scores.performance! >= 90 && r.scores.accessibility! >= 90);

@@ -62,9 +62,16 @@ function readYaml(file: string, what: string): Record<string, any> {
 }
 
 /** Every key with an env variable (`x-env` in the schema), as [dotted path, its schema]. */
-export function envKeys(schema: Record<string, any> = ConfigSchema, prefix: string[] = []): Array<[string[], Record<string, any>]> {
+export function envKeys(
+  schema: Record<string, any> = ConfigSchema,
+  prefix: string[] = [],
+): Array<[string[], Record<string, any>]> {
   return Object.entries(schema.properties ?? {}).flatMap(([k, p]: [string, any]) =>
-    p["x-env"] ? [[[...prefix, k], p] as [string[], Record<string, any>]] : p.type === "object" ? envKeys(p, [...prefix, k]) : [],
+    p["x-env"]
+      ? [[[...prefix, k], p] as [string[], Record<string, any>]]
+      : p.type === "object"
+        ? envKeys(p, [...prefix, k])
+        : [],
   );
 }
 
@@ -79,7 +86,16 @@ function fromEnv(env: NodeJS.ProcessEnv): Record<string, any> {
     let o = out;
     for (const k of keys.slice(0, -1)) o = o[k] ??= {};
     const n = Number(raw);
-    o[keys.at(-1)!] = p.type === "integer" ? (Number.isInteger(n) ? n : raw) : p.type === "number" ? (Number.isFinite(n) ? n : raw) : raw;
+    o[keys.at(-1)!] =
+      p.type === "integer"
+        ? Number.isInteger(n)
+          ? n
+          : raw
+        : p.type === "number"
+          ? Number.isFinite(n)
+            ? n
+            : raw
+          : raw;
   }
   return out;
 }
@@ -126,7 +142,8 @@ function editDistance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;

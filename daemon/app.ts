@@ -58,7 +58,9 @@ export function clipdVersion(): string {
   return JSON.parse(readFileSync(path.join(projectRoot(), "package.json"), "utf8")).version;
 }
 
-export async function loadPipelineSet(config: Config): Promise<{ registry: StageRegistry; pipelines: Map<string, Pipeline> }> {
+export async function loadPipelineSet(
+  config: Config,
+): Promise<{ registry: StageRegistry; pipelines: Map<string, Pipeline> }> {
   const registry = await loadStages({ plugins: config.plugins });
   const { pipelines, issues } = loadPipelines({
     dirs: pipelineDirs(projectRoot(), config.pipelines.ops_dir || undefined),
@@ -70,9 +72,17 @@ export async function loadPipelineSet(config: Config): Promise<{ registry: Stage
   return { registry, pipelines };
 }
 
-export async function openApp(config: Config, log: Logger, opts: { memoryDb?: boolean; storageDir?: string } = {}): Promise<ClipdApp> {
+export async function openApp(
+  config: Config,
+  log: Logger,
+  opts: { memoryDb?: boolean; storageDir?: string } = {},
+): Promise<ClipdApp> {
   const { registry, pipelines } = await loadPipelineSet(config);
-  const db = await openDb({ databaseUrl: config.database_url || undefined, dataDir: config.data_dir, memory: opts.memoryDb });
+  const db = await openDb({
+    databaseUrl: config.database_url || undefined,
+    dataDir: config.data_dir,
+    memory: opts.memoryDb,
+  });
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, "database migrated");

@@ -9,7 +9,12 @@
  * daemon/app.ts and registered as a value; everything else is a cached factory.
  */
 import "reflect-metadata";
-import { container as rootContainer, instanceCachingFactory, type DependencyContainer, type InjectionToken } from "tsyringe";
+import {
+  container as rootContainer,
+  instanceCachingFactory,
+  type DependencyContainer,
+  type InjectionToken,
+} from "tsyringe";
 import type { Logger } from "pino";
 import type { Config } from "../config/loader.js";
 import type { Pipeline } from "./engine/pipelines.js";
@@ -56,34 +61,113 @@ export interface Opened {
 export function buildContainer(opened: Opened): DependencyContainer {
   const c = rootContainer.createChildContainer();
   for (const [name, token] of Object.entries(TOKENS)) c.register(token, { useValue: opened[name as keyof Opened] });
-  const once = <T>(token: InjectionToken<T>, make: (c: DependencyContainer) => T) => c.register(token, { useFactory: instanceCachingFactory(make) });
+  const once = <T>(token: InjectionToken<T>, make: (c: DependencyContainer) => T) =>
+    c.register(token, { useFactory: instanceCachingFactory(make) });
   const child = (c: DependencyContainer, service: string) => c.resolve(TOKENS.log).child({ service });
 
-  once(Runner, (c) => new Runner({
-    db: c.resolve(TOKENS.db), queue: c.resolve(TOKENS.queue), registry: c.resolve(TOKENS.registry), pipelines: c.resolve(TOKENS.pipelines),
-    storage: c.resolve(TOKENS.storage), log: c.resolve(TOKENS.log), config: c.resolve(TOKENS.config), stageEvents: accountStageEvent,
-  }));
+  once(
+    Runner,
+    (c) =>
+      new Runner({
+        db: c.resolve(TOKENS.db),
+        queue: c.resolve(TOKENS.queue),
+        registry: c.resolve(TOKENS.registry),
+        pipelines: c.resolve(TOKENS.pipelines),
+        storage: c.resolve(TOKENS.storage),
+        log: c.resolve(TOKENS.log),
+        config: c.resolve(TOKENS.config),
+        stageEvents: accountStageEvent,
+      }),
+  );
   once(WorkerBoard, (c) => new WorkerBoard(c.resolve(TOKENS.db)));
   once(AccountService, (c) => new AccountService(c.resolve(TOKENS.db)));
   once(BillingService, (c) => new BillingService(c.resolve(AccountService)));
-  once(EpisodeService, (c) => new EpisodeService({
-    db: c.resolve(TOKENS.db), runner: c.resolve(Runner), billing: c.resolve(BillingService), storage: c.resolve(TOKENS.storage),
-    config: c.resolve(TOKENS.config), log: child(c, "episodes"),
-  }));
-  once(TranscriptService, (c) => new TranscriptService({ db: c.resolve(TOKENS.db), runner: c.resolve(Runner), storage: c.resolve(TOKENS.storage), accounts: c.resolve(AccountService) }));
-  once(FreeService, (c) => new FreeService({
-    db: c.resolve(TOKENS.db), runner: c.resolve(Runner), queue: c.resolve(TOKENS.queue), storage: c.resolve(TOKENS.storage),
-    config: c.resolve(TOKENS.config), log: child(c, "free"),
-  }));
-  once(WebhookService, (c) => new WebhookService({ db: c.resolve(TOKENS.db), queue: c.resolve(TOKENS.queue), config: c.resolve(TOKENS.config), log: child(c, "webhooks") }));
-  once(PaymentService, (c) => new PaymentService({
-    db: c.resolve(TOKENS.db), accounts: c.resolve(AccountService), billing: c.resolve(BillingService), config: c.resolve(TOKENS.config).payments, log: child(c, "payments"),
-  }));
-  once(AccountRemoval, (c) => new AccountRemoval({ db: c.resolve(TOKENS.db), storage: c.resolve(TOKENS.storage), queue: c.resolve(TOKENS.queue), log: child(c, "account-removal") }));
-  once(StudioService, (c) => new StudioService({
-    db: c.resolve(TOKENS.db), runner: c.resolve(Runner), storage: c.resolve(TOKENS.storage), config: c.resolve(TOKENS.config), log: child(c, "studio"),
-    transcripts: c.resolve(TranscriptService),
-  }));
-  once(WebService, (c) => new WebService({ db: c.resolve(TOKENS.db), accounts: c.resolve(AccountService), config: c.resolve(TOKENS.config), log: child(c, "web") }));
+  once(
+    EpisodeService,
+    (c) =>
+      new EpisodeService({
+        db: c.resolve(TOKENS.db),
+        runner: c.resolve(Runner),
+        billing: c.resolve(BillingService),
+        storage: c.resolve(TOKENS.storage),
+        config: c.resolve(TOKENS.config),
+        log: child(c, "episodes"),
+      }),
+  );
+  once(
+    TranscriptService,
+    (c) =>
+      new TranscriptService({
+        db: c.resolve(TOKENS.db),
+        runner: c.resolve(Runner),
+        storage: c.resolve(TOKENS.storage),
+        accounts: c.resolve(AccountService),
+      }),
+  );
+  once(
+    FreeService,
+    (c) =>
+      new FreeService({
+        db: c.resolve(TOKENS.db),
+        runner: c.resolve(Runner),
+        queue: c.resolve(TOKENS.queue),
+        storage: c.resolve(TOKENS.storage),
+        config: c.resolve(TOKENS.config),
+        log: child(c, "free"),
+      }),
+  );
+  once(
+    WebhookService,
+    (c) =>
+      new WebhookService({
+        db: c.resolve(TOKENS.db),
+        queue: c.resolve(TOKENS.queue),
+        config: c.resolve(TOKENS.config),
+        log: child(c, "webhooks"),
+      }),
+  );
+  once(
+    PaymentService,
+    (c) =>
+      new PaymentService({
+        db: c.resolve(TOKENS.db),
+        accounts: c.resolve(AccountService),
+        billing: c.resolve(BillingService),
+        config: c.resolve(TOKENS.config).payments,
+        log: child(c, "payments"),
+      }),
+  );
+  once(
+    AccountRemoval,
+    (c) =>
+      new AccountRemoval({
+        db: c.resolve(TOKENS.db),
+        storage: c.resolve(TOKENS.storage),
+        queue: c.resolve(TOKENS.queue),
+        log: child(c, "account-removal"),
+      }),
+  );
+  once(
+    StudioService,
+    (c) =>
+      new StudioService({
+        db: c.resolve(TOKENS.db),
+        runner: c.resolve(Runner),
+        storage: c.resolve(TOKENS.storage),
+        config: c.resolve(TOKENS.config),
+        log: child(c, "studio"),
+        transcripts: c.resolve(TranscriptService),
+      }),
+  );
+  once(
+    WebService,
+    (c) =>
+      new WebService({
+        db: c.resolve(TOKENS.db),
+        accounts: c.resolve(AccountService),
+        config: c.resolve(TOKENS.config),
+        log: child(c, "web"),
+      }),
+  );
   return c;
 }

@@ -60,7 +60,8 @@ async function cmdRoles(cfg: Config, roles: Role[]) {
   const log = createLogger(cfg);
   const { runDoctor: doctor } = await import("./cli/doctor.js");
   for (const c of await doctor(cfg, { database: false })) {
-    if (c.level !== "ok") log.warn({ check: c.name, detail: c.detail, fix: c.fix }, `missing: ${c.name} — fix: ${c.fix}`);
+    if (c.level !== "ok")
+      log.warn({ check: c.name, detail: c.detail, fix: c.fix }, `missing: ${c.name} — fix: ${c.fix}`);
   }
   const app = await openApp(cfg, log);
   // The handlers come before the roles start: the watch role may settle work (and say so) while
@@ -82,7 +83,8 @@ async function cmdRoles(cfg: Config, roles: Role[]) {
 
 async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) {
   const [pipeline, target] = args;
-  if (!pipeline || !target) throw new UsageError("usage: clipd run <pipeline> <file-or-url> [--out DIR] [--set key=value]");
+  if (!pipeline || !target)
+    throw new UsageError("usage: clipd run <pipeline> <file-or-url> [--out DIR] [--set key=value]");
   const isUrl = /^[a-z]+:\/\//i.test(target);
   if (!isUrl && !existsSync(target)) throw new UsageError(`no such file: ${target}`);
   const { render_top: renderTop, ...sets } = parseSets(values.set);
@@ -111,7 +113,11 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
       input = { upload: { key, name } };
     }
     const account = values.account ? { account_id: String(values.account) } : {};
-    const run = await app.runner.startRun(pipeline, { ...input, options: set, ...account }, { origin: "cli", originRef: name, set });
+    const run = await app.runner.startRun(
+      pipeline,
+      { ...input, options: set, ...account },
+      { origin: "cli", originRef: name, set },
+    );
     const done = await app.runner.waitForRun(run.id, { onUpdate: (r) => bar.update(r, `${pipeline} `) });
     bar.done();
     let kids: Run[] = [];
@@ -127,14 +133,18 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
     const written = await writeResults(app.storage, done, out, kids, events);
     if (done.state !== "succeeded") {
       exitCode = 1;
-      process.stderr.write(`failed: ${done.error?.code}: ${done.error?.message}${done.error?.stage ? ` (stage ${done.error.stage})` : ""}\n`);
+      process.stderr.write(
+        `failed: ${done.error?.code}: ${done.error?.message}${done.error?.stage ? ` (stage ${done.error.stage})` : ""}\n`,
+      );
     }
     const failedKids = kids.filter((k) => k.state !== "succeeded");
     if (failedKids.length) {
       exitCode = 1;
       for (const k of failedKids) process.stderr.write(`clip failed: ${k.error?.code}: ${k.error?.message}\n`);
     }
-    process.stdout.write(`${done.state}: ${written.length} file(s) in ${out}\n${written.map((w) => `  ${w}`).join("\n")}\n`);
+    process.stdout.write(
+      `${done.state}: ${written.length} file(s) in ${out}\n${written.map((w) => `  ${w}`).join("\n")}\n`,
+    );
     if (events.length) process.stdout.write(`events: ${events.map((e) => e.type).join(", ")}\n`);
   } finally {
     await roles.stop("done");
@@ -149,7 +159,8 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
  * of its own, so the relay, auth and links are the same as against a remote clipd.
  */
 async function cmdMcp(cfg: Config, values: Record<string, any>) {
-  if (!values.stdio) throw new UsageError("usage: clipd mcp --stdio (with CLIPD_API_KEY, and CLIPD_URL for a running clipd)");
+  if (!values.stdio)
+    throw new UsageError("usage: clipd mcp --stdio (with CLIPD_API_KEY, and CLIPD_URL for a running clipd)");
   const apiKey = process.env.CLIPD_API_KEY;
   if (!apiKey) throw new UsageError("clipd mcp needs CLIPD_API_KEY: an account key (svc_live_… or svc_test_…)");
   let url = process.env.CLIPD_URL;
@@ -218,7 +229,9 @@ export async function main(argv: string[]): Promise<void> {
       const checks = await runDoctor(cfg);
       process.stdout.write(formatChecks(checks) + "\n");
       const failed = checks.filter((c) => c.level === "fail");
-      process.stdout.write(failed.length ? `\n${failed.length} required thing(s) missing.\n` : "\nclipd has what it needs.\n");
+      process.stdout.write(
+        failed.length ? `\n${failed.length} required thing(s) missing.\n` : "\nclipd has what it needs.\n",
+      );
       process.exitCode = failed.length ? 1 : 0;
       return;
     }
@@ -265,4 +278,3 @@ main(process.argv.slice(2)).catch((err) => {
   process.stderr.write(`clipd: ${err?.stack ?? err}\n`);
   process.exit(1);
 });
-

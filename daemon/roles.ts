@@ -30,7 +30,10 @@ export interface RunningRoles {
   stop(reason?: string): Promise<void>;
 }
 
-export async function serveRole(app: ClipdApp, drain: Drain = new Drain()): Promise<{ listener: Listener; rates: RateLimiter }> {
+export async function serveRole(
+  app: ClipdApp,
+  drain: Drain = new Drain(),
+): Promise<{ listener: Listener; rates: RateLimiter }> {
   const rl = app.config.api.rate_limit;
   const rates = new RateLimiter(app.db, { limit: rl.requests, windowSeconds: rl.window_seconds });
   rates.start();
@@ -38,13 +41,33 @@ export async function serveRole(app: ClipdApp, drain: Drain = new Drain()): Prom
   app.free.setLinker((file, at) => downloadLink({ config: app.config, signer }, { ...file, origin: at }));
   // The ops routes always need a token; without a configured one, the data folder's (kit/ops-token.ts).
   const ops = await ensureOpsToken(app.config);
-  if (ops.file) app.log.info({ file: ops.file, made: ops.made }, "ops routes take the token in this file (server.ops_token is not set)");
+  if (ops.file)
+    app.log.info(
+      { file: ops.file, made: ops.made },
+      "ops routes take the token in this file (server.ops_token is not set)",
+    );
   const config = ops.file ? { ...app.config, server: { ...app.config.server, ops_token: ops.token } } : app.config;
   const h3 = createFacade({
-    config, db: app.db, queue: app.queue, runner: app.runner, workers: app.workers, accounts: app.accounts, billing: app.billing,
-    episodes: app.episodes, webhooks: app.webhooks, transcripts: app.transcripts, free: app.free, payments: app.payments, rates, signer, storage: app.storage, web: app.web,
-    studio: app.container.resolve(StudioService), drain,
-    log: app.log.child({ role: "serve" }), version: app.version,
+    config,
+    db: app.db,
+    queue: app.queue,
+    runner: app.runner,
+    workers: app.workers,
+    accounts: app.accounts,
+    billing: app.billing,
+    episodes: app.episodes,
+    webhooks: app.webhooks,
+    transcripts: app.transcripts,
+    free: app.free,
+    payments: app.payments,
+    rates,
+    signer,
+    storage: app.storage,
+    web: app.web,
+    studio: app.container.resolve(StudioService),
+    drain,
+    log: app.log.child({ role: "serve" }),
+    version: app.version,
   });
   const port = app.config.server.port;
   const listener = await listen(toNodeHandler(h3), {
@@ -77,11 +100,18 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
     const signer = await LinkSigner.create(app.db, app.config.server.signing_secret || undefined);
     // A transcript's page is the site's results page (/r/<token>) where the site is served.
     const links = { config: app.config, signer };
-    app.webhooks.setLinker((file) => (file.results && app.config.web.enabled ? resultsLink(links, { ...file.results, origin }) : downloadLink(links, { ...file, origin })));
+    app.webhooks.setLinker((file) =>
+      file.results && app.config.web.enabled
+        ? resultsLink(links, { ...file.results, origin })
+        : downloadLink(links, { ...file, origin }),
+    );
     // The render encoder is resolved before the first step (an unusable explicit one stops the worker here).
     const encodes = app.config.render.concurrency ?? defaultRenderConcurrency(os.availableParallelism());
     setRenderConcurrency(encodes);
-    app.log.info({ ...(await configureEncoder(app.config.render.encoder)), encodes_at_once: encodes }, "render encoder");
+    app.log.info(
+      { ...(await configureEncoder(app.config.render.encoder)), encodes_at_once: encodes },
+      "render encoder",
+    );
     await app.queue.workSteps((job) => app.runner.handle(job));
     await app.webhooks.work();
     await app.free.work();
@@ -118,7 +148,10 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
           const deadline = Date.now() + grace * 1000;
           while (app.queue.activeLocal() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
           if (app.queue.activeLocal() > 0) {
-            app.log.warn({ active: app.queue.activeLocal() }, "grace period over; abandoning running steps to be retried");
+            app.log.warn(
+              { active: app.queue.activeLocal() },
+              "grace period over; abandoning running steps to be retried",
+            );
             app.runner.abortAll();
           }
         }

@@ -13,9 +13,21 @@ import transcribe from "../plugins/transcribe/index.js";
 import { loadStageRegistry, type StageRegistry } from "./engine/registry.js";
 import type { StageDefinition } from "./engine/stage.js";
 
-export const BUILTIN_STAGES: StageDefinition[] = [fetchSource, probe, transcribe, findClips, planCrops, cut, captionBurn, poster, notify];
+export const BUILTIN_STAGES: StageDefinition[] = [
+  fetchSource,
+  probe,
+  transcribe,
+  findClips,
+  planCrops,
+  cut,
+  captionBurn,
+  poster,
+  notify,
+];
 
 /** The stage registry with the built-in stages, then the config's plugin modules. */
-export function loadStages(opts: Omit<Parameters<typeof loadStageRegistry>[0], "builtins"> = {}): Promise<StageRegistry> {
+export function loadStages(
+  opts: Omit<Parameters<typeof loadStageRegistry>[0], "builtins"> = {},
+): Promise<StageRegistry> {
   return loadStageRegistry({ ...opts, builtins: BUILTIN_STAGES });
 }

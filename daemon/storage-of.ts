@@ -12,7 +12,12 @@ export function openStorage(config: Config, dir?: string): Storage {
   const s = config.storage.s3;
   if (!s.bucket) throw new Error("storage.kind is s3 but storage.s3.bucket is empty: name the bucket (it must exist)");
   return defineS3Storage({
-    bucket: s.bucket, prefix: s.prefix, endpoint: s.endpoint || undefined, region: s.region || process.env.AWS_REGION || undefined,
-    pathStyle: s.path_style, accessKeyId: s.access_key_id || undefined, secretAccessKey: s.secret_access_key || undefined,
+    bucket: s.bucket,
+    prefix: s.prefix,
+    endpoint: s.endpoint || undefined,
+    region: s.region || process.env.AWS_REGION || undefined,
+    pathStyle: s.path_style,
+    accessKeyId: s.access_key_id || undefined,
+    secretAccessKey: s.secret_access_key || undefined,
   });
 }

@@ -22,16 +22,30 @@ export function mediaType(req: Request): string {
 }
 
 /** The next chunk of a request body; a body that breaks off is a 400 saying how far it came. */
-export async function nextChunk(reader: ReadableStreamDefaultReader<Uint8Array>, bytes: number, code: string, what: string) {
+export async function nextChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  bytes: number,
+  code: string,
+  what: string,
+) {
   try {
     return await reader.read();
   } catch (cause) {
-    throw new ApiError(400, code, `${what} broke off after ${bytes} bytes; send it again`, { field: "body", bytes }, { cause });
+    throw new ApiError(
+      400,
+      code,
+      `${what} broke off after ${bytes} bytes; send it again`,
+      { field: "body", bytes },
+      { cause },
+    );
   }
 }
 
 const tooLarge = (max: number, bytes?: number) =>
-  new ApiError(413, "body_too_large", `the request body is larger than the limit of ${max} bytes of JSON`, { max_bytes: max, ...(bytes !== undefined ? { bytes } : {}) });
+  new ApiError(413, "body_too_large", `the request body is larger than the limit of ${max} bytes of JSON`, {
+    max_bytes: max,
+    ...(bytes !== undefined ? { bytes } : {}),
+  });
 
 /**
  * The parsed body, or undefined when it is empty. Throws 415 for a declared type other than JSON
@@ -42,18 +56,25 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
   if (!requestHasBody(req)) return undefined;
   const type = mediaType(req);
   if (type && type !== JSON_TYPE) {
-    throw new ApiError(415, "unsupported_media_type", `request bodies must be JSON: send Content-Type: ${JSON_TYPE} (got ${type})`, {
-      field: "Content-Type",
-      content_type: type,
-      supported: [JSON_TYPE],
-    });
+    throw new ApiError(
+      415,
+      "unsupported_media_type",
+      `request bodies must be JSON: send Content-Type: ${JSON_TYPE} (got ${type})`,
+      {
+        field: "Content-Type",
+        content_type: type,
+        supported: [JSON_TYPE],
+      },
+    );
   }
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes, declared);
   if (!req.body) return undefined;
   // A declared length within the cap is all the server will read (HTTP framing holds it to that),
   // so it is read in one go; only a chunked body is counted as it streams.
-  const raw = Number.isFinite(declared) ? new Uint8Array(await readDeclared(req, declared)) : await readCounted(req.body, maxBytes);
+  const raw = Number.isFinite(declared)
+    ? new Uint8Array(await readDeclared(req, declared))
+    : await readCounted(req.body, maxBytes);
   if (raw.byteLength === 0) return undefined;
   let text: string;
   try {
@@ -65,7 +86,13 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new ApiError(400, "invalid_json", `the request body is not valid JSON: ${(cause as Error).message}`, { field: "body" }, { cause });
+    throw new ApiError(
+      400,
+      "invalid_json",
+      `the request body is not valid JSON: ${(cause as Error).message}`,
+      { field: "body" },
+      { cause },
+    );
   }
 }
 
@@ -73,7 +100,13 @@ async function readDeclared(req: Request, declared: number): Promise<ArrayBuffer
   try {
     return await req.arrayBuffer();
   } catch (cause) {
-    throw new ApiError(400, "body_interrupted", `the request body broke off before its ${declared} bytes; send it again`, { field: "body", bytes: declared }, { cause });
+    throw new ApiError(
+      400,
+      "body_interrupted",
+      `the request body broke off before its ${declared} bytes; send it again`,
+      { field: "body", bytes: declared },
+      { cause },
+    );
   }
 }
 
@@ -133,4 +166,3 @@ export function lingerOver(req: Request): void {
     }
   })();
 }
-

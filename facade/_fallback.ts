@@ -50,7 +50,12 @@ export function fallbackHandler(services: FacadeServices, routes: ReadonlyArray<
       const allow = methodsFor(compiled, pathname);
       if (allow.length) {
         headers.set("allow", allow.join(", "));
-        throw new ApiError(405, "method_not_allowed", `${method} is not allowed on ${pathname}; it takes ${allow.join(", ")}`, { method, allow });
+        throw new ApiError(
+          405,
+          "method_not_allowed",
+          `${method} is not allowed on ${pathname}; it takes ${allow.join(", ")}`,
+          { method, allow },
+        );
       }
       throw new ApiError(404, "not_found", `no route for ${method} ${pathname}`);
     } catch (err) {

@@ -5,7 +5,9 @@ export function formatDuration(seconds: number | null | undefined): string | nul
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return null;
   const s = Math.round(seconds);
   const two = (n: number) => String(n).padStart(2, "0");
-  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor((s % 3600) / 60))}:${two(s % 60)}` : `${two(Math.floor(s / 60))}:${two(s % 60)}`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}:${two(Math.floor((s % 3600) / 60))}:${two(s % 60)}`
+    : `${two(Math.floor(s / 60))}:${two(s % 60)}`;
 }
 
 /** A position in an episode as "mm:ss"; minutes go past 59 so every position has one shape. */

@@ -37,7 +37,23 @@ import type { FacadeServices } from "./services.js";
 /** Default cap on a JSON request body (server.max_json_bytes). */
 export const MAX_JSON_BYTES = 1024 * 1024;
 
-export const OPERATIONS: Operation[] = [healthz, readyz, getMetrics, getRun, startRun, adminCommand, ...ACCOUNT_OPERATIONS, ...BRAND_OPERATIONS, ...TRANSCRIPT_OPERATIONS, ...FILE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...FREE_OPERATIONS, ...WEB_OPERATIONS, ...WEB_BILLING_OPERATIONS, stripeWebhook];
+export const OPERATIONS: Operation[] = [
+  healthz,
+  readyz,
+  getMetrics,
+  getRun,
+  startRun,
+  adminCommand,
+  ...ACCOUNT_OPERATIONS,
+  ...BRAND_OPERATIONS,
+  ...TRANSCRIPT_OPERATIONS,
+  ...FILE_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
+  ...FREE_OPERATIONS,
+  ...WEB_OPERATIONS,
+  ...WEB_BILLING_OPERATIONS,
+  stripeWebhook,
+];
 
 /** Who sent an HTTP request, as the operation core needs to know it. */
 export function httpCaller(event: H3Event, surface: Surface = "api"): Caller {
@@ -72,23 +88,47 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
     app.on(op.method, op.path.replace(/\{(\w+)\}/g, ":$1"), async (event: H3Event) => {
       const started = performance.now();
       const answer = await run(
-        { params: (getRouterParams(event) ?? {}) as Record<string, string>, query: getQuery(event) as Record<string, unknown>, readBody: () => readJsonBody(event.req, maxJson) },
+        {
+          params: (getRouterParams(event) ?? {}) as Record<string, string>,
+          query: getQuery(event) as Record<string, unknown>,
+          readBody: () => readJsonBody(event.req, maxJson),
+        },
         httpCaller(event),
       );
       // Time to the answer (a streamed file's body is not waited for); labelled by operation id, never the raw path.
-      metrics.httpRequest(op.id, op.method, "raw" in answer ? answer.raw.status : answer.status, (performance.now() - started) / 1000);
+      metrics.httpRequest(
+        op.id,
+        op.method,
+        "raw" in answer ? answer.raw.status : answer.status,
+        (performance.now() - started) / 1000,
+      );
       return answerResponse(event.req, answer);
     });
   }
   // HEAD on an upload address says how far a chunked upload got (HTTP only, like the PUT itself).
   mountUploadHead(app, services);
-  app.get("/openapi.json", () => toOpenApi(operations, { version: services.version, serverUrl: services.config.server.public_url, maxJsonBytes: maxJson }));
+  app.get("/openapi.json", () =>
+    toOpenApi(operations, {
+      version: services.version,
+      serverUrl: services.config.server.public_url,
+      maxJsonBytes: maxJson,
+    }),
+  );
   // The MCP tool server (facade/mcp/): the same operations as tools, for MCP clients.
   const mcp = mcpHttpHandler(createMcpCore(services, operations), services, maxJson);
-  for (const method of ["POST", "GET", "DELETE"] as const) app.on(method, MCP_PATH, (event: H3Event) => mcp(event.req, httpCaller(event, "chat")));
-  const apiRoutes = [...operations.filter((op) => !isWebOnly(op)).map((op) => ({ method: op.method as string, path: op.path })), UPLOAD_HEAD_ROUTE];
+  for (const method of ["POST", "GET", "DELETE"] as const)
+    app.on(method, MCP_PATH, (event: H3Event) => mcp(event.req, httpCaller(event, "chat")));
+  const apiRoutes = [
+    ...operations.filter((op) => !isWebOnly(op)).map((op) => ({ method: op.method as string, path: op.path })),
+    UPLOAD_HEAD_ROUTE,
+  ];
   const webRoutes = web ? operations.map((op) => ({ method: op.method, path: WEB_PREFIX + op.path })) : [];
-  const routes = [...apiRoutes, ...webRoutes, { method: "GET", path: "/openapi.json" }, ...["POST", "GET", "DELETE"].map((method) => ({ method, path: MCP_PATH }))];
+  const routes = [
+    ...apiRoutes,
+    ...webRoutes,
+    { method: "GET", path: "/openapi.json" },
+    ...["POST", "GET", "DELETE"].map((method) => ({ method, path: MCP_PATH })),
+  ];
   // The website (facade/site.ts) answers GET/HEAD of paths no route owns; the rest gets the JSON fallback.
   app.all("/**", siteOr({ enabled: services.config.web.enabled }, routes, fallbackHandler(services, routes)));
   return app;

@@ -20,18 +20,35 @@ export function bearerToken(event: H3Event): string | undefined {
   return m?.[1];
 }
 
-export async function requireKey(token: string | undefined, accounts: AccountService, scope: string | null): Promise<AuthContext> {
-  if (!token) throw new ApiError(401, "unauthorized", "send your API key as Authorization: Bearer svc_live_… or svc_test_…");
+export async function requireKey(
+  token: string | undefined,
+  accounts: AccountService,
+  scope: string | null,
+): Promise<AuthContext> {
+  if (!token)
+    throw new ApiError(401, "unauthorized", "send your API key as Authorization: Bearer svc_live_… or svc_test_…");
   const kind = keyKind(token);
-  if (kind === "free") throw new ApiError(401, "unauthorized", "free transcription keys (svc_free_) work only on /api/v1/transcribe; use an account key here");
+  if (kind === "free")
+    throw new ApiError(
+      401,
+      "unauthorized",
+      "free transcription keys (svc_free_) work only on /api/v1/transcribe; use an account key here",
+    );
   if (!kind) throw new ApiError(401, "unauthorized", "that is not a clipd API key");
   const found = await accounts.authenticate(token);
   if ("reason" in found) {
-    const why = { unknown: "this API key is not known", revoked: "this API key was revoked", expired: "this API key has expired" }[found.reason];
+    const why = {
+      unknown: "this API key is not known",
+      revoked: "this API key was revoked",
+      expired: "this API key has expired",
+    }[found.reason];
     throw new ApiError(401, "unauthorized", why, { reason: found.reason });
   }
   if (scope && !found.key.scopes.includes(scope as any)) {
-    throw new ApiError(403, "forbidden", `this key lacks the "${scope}" scope`, { scope, key_scopes: found.key.scopes });
+    throw new ApiError(403, "forbidden", `this key lacks the "${scope}" scope`, {
+      scope,
+      key_scopes: found.key.scopes,
+    });
   }
   if (found.account.billing_review && found.key.mode === "live") {
     throw new ApiError(403, "billing_review", "this account is under billing review; contact support");

@@ -4,7 +4,15 @@
  * refusals (daemon/kit/errors.ts, `NetRefusal` among them as a `Refused`), the engine's `RunError`,
  * h3's own `HTTPError` below 500, and `ApiError`, the facade's own refusals, which carry their status.
  */
-import { Conflict, DomainError, LimitReached, NotFound, PaymentRequired, Unauthorized, type LimitKind } from "../daemon/kit/errors.js";
+import {
+  Conflict,
+  DomainError,
+  LimitReached,
+  NotFound,
+  PaymentRequired,
+  Unauthorized,
+  type LimitKind,
+} from "../daemon/kit/errors.js";
 import { HTTPError } from "h3";
 import { RunError } from "../daemon/engine/run.js";
 import { InsufficientStorage } from "../daemon/kit/disk-full.js";
@@ -35,15 +43,23 @@ function domainStatus(err: DomainError): number {
   return 400; // Refused: the caller's mistake
 }
 
-const envelope = (status: number, code: string, message: string, context: Record<string, unknown> = {}) => ({ status, body: { error: { code, message, ...context } } });
+const envelope = (status: number, code: string, message: string, context: Record<string, unknown> = {}) => ({
+  status,
+  body: { error: { code, message, ...context } },
+});
 
 export function toErrorBody(err: unknown): { status: number; body: { error: Record<string, unknown> } } {
   if (err instanceof ApiError) return envelope(err.status, err.code, err.message, err.context);
   if (err instanceof DomainError) return envelope(domainStatus(err), err.code, err.message, err.context);
   if (err instanceof InsufficientStorage) return envelope(507, err.code, err.message, err.details); // a full disk (daemon/kit/disk-full.ts)
-  if (err instanceof RunError) return envelope(err.code === "not_found" ? 404 : 400, err.code, err.message, err.field ? { field: err.field } : {});
+  if (err instanceof RunError)
+    return envelope(err.code === "not_found" ? 404 : 400, err.code, err.message, err.field ? { field: err.field } : {});
   // h3's own 400 comes from a path it cannot decode (a malformed %-escape): the path is the field.
-  if (err instanceof HTTPError && err.status === 400) return envelope(400, "invalid_request", "the request path has a malformed %-escape and cannot be decoded", { field: "path" });
-  if (err instanceof HTTPError && err.status < 500) return envelope(err.status, err.status === 404 ? "not_found" : "bad_request", err.message);
+  if (err instanceof HTTPError && err.status === 400)
+    return envelope(400, "invalid_request", "the request path has a malformed %-escape and cannot be decoded", {
+      field: "path",
+    });
+  if (err instanceof HTTPError && err.status < 500)
+    return envelope(err.status, err.status === 404 ? "not_found" : "bad_request", err.message);
   return envelope(500, "internal", "internal error; the details are in the server log");
 }

@@ -27,15 +27,28 @@ export interface IdemScope {
 export type IdemStart = { replay: { status: number; body: unknown } } | { fresh: true; attempt: string };
 
 export function requestHash(method: string, path: string, body: unknown): string {
-  return createHash("sha256").update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${method} ${path}\n${JSON.stringify(body ?? null)}`)
+    .digest("hex");
 }
 
 /** Refuses a header value that cannot be a key: empty (a client bug, not a key) or too long. */
 export function checkIdempotencyKey(key: string): void {
   const field = "Idempotency-Key";
-  if (key.length === 0) throw new ApiError(400, "invalid_request", "the Idempotency-Key header is empty; send a unique value (for example a UUID) or leave the header out", { field });
+  if (key.length === 0)
+    throw new ApiError(
+      400,
+      "invalid_request",
+      "the Idempotency-Key header is empty; send a unique value (for example a UUID) or leave the header out",
+      { field },
+    );
   if (key.length > IDEMPOTENCY_KEY_MAX) {
-    throw new ApiError(400, "invalid_request", `Idempotency-Key is at most ${IDEMPOTENCY_KEY_MAX} characters (this one has ${key.length})`, { field, max_length: IDEMPOTENCY_KEY_MAX });
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `Idempotency-Key is at most ${IDEMPOTENCY_KEY_MAX} characters (this one has ${key.length})`,
+      { field, max_length: IDEMPOTENCY_KEY_MAX },
+    );
   }
 }
 
@@ -44,7 +57,10 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
   const { accountId, livemode } = scope;
   const attempt = randomUUID();
   return db.transaction(async (tx) => {
-    await tx.query(`delete from idempotency where account_id = $1 and livemode = $2 and key = $3 and created_at < now() - make_interval(hours => $4)`, [accountId, livemode, key, IDEMPOTENCY_TTL_HOURS]);
+    await tx.query(
+      `delete from idempotency where account_id = $1 and livemode = $2 and key = $3 and created_at < now() - make_interval(hours => $4)`,
+      [accountId, livemode, key, IDEMPOTENCY_TTL_HOURS],
+    );
     const ins = await tx.query(
       `insert into idempotency (account_id, livemode, key, request_hash, state, attempt) values ($1, $2, $3, $4, 'running', $5) on conflict (account_id, livemode, key) do nothing returning key`,
       [accountId, livemode, key, hash, attempt],
@@ -55,7 +71,13 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
       [accountId, livemode, key, IDEMPOTENCY_STALE_SECONDS],
     );
     const r = rows[0];
-    if (r.request_hash !== hash) throw new ApiError(422, "idempotency_mismatch", "this Idempotency-Key was used with a different request; use a new key", { field: "Idempotency-Key" });
+    if (r.request_hash !== hash)
+      throw new ApiError(
+        422,
+        "idempotency_mismatch",
+        "this Idempotency-Key was used with a different request; use a new key",
+        { field: "Idempotency-Key" },
+      );
     if (r.state === "running" && r.stale) {
       // Only one retry can take a stale record over: the update re-checks it under the row lock.
       const took = await tx.query(
@@ -64,7 +86,13 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
       );
       if (took.rows.length) return { fresh: true, attempt } as const;
     }
-    if (r.state === "running") throw new ApiError(409, "idempotency_in_progress", "a request with this Idempotency-Key is still running; retry shortly", { field: "Idempotency-Key" });
+    if (r.state === "running")
+      throw new ApiError(
+        409,
+        "idempotency_in_progress",
+        "a request with this Idempotency-Key is still running; retry shortly",
+        { field: "Idempotency-Key" },
+      );
     return { replay: { status: r.status, body: typeof r.body === "string" ? JSON.parse(r.body) : r.body } } as const;
   });
 }
@@ -74,7 +102,15 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
  * of the work itself: there, losing the record to a retry that took it over is an error, so the
  * slow attempt's work rolls back rather than running twice.
  */
-export async function finishIdempotent(q: Queryable, scope: IdemScope, key: string, attempt: string, status: number, body: unknown, opts: { inWork?: boolean } = {}): Promise<void> {
+export async function finishIdempotent(
+  q: Queryable,
+  scope: IdemScope,
+  key: string,
+  attempt: string,
+  status: number,
+  body: unknown,
+  opts: { inWork?: boolean } = {},
+): Promise<void> {
   const { accountId, livemode } = scope;
   const mine = `account_id = $1 and livemode = $2 and key = $3 and attempt = $4 and state = 'running'`;
   if (status >= 500) {
@@ -82,8 +118,16 @@ export async function finishIdempotent(q: Queryable, scope: IdemScope, key: stri
     await q.query(`delete from idempotency where ${mine}`, [accountId, livemode, key, attempt]);
     return;
   }
-  const { rows } = await q.query(`update idempotency set state = 'done', status = $5, body = $6 where ${mine} returning key`, [accountId, livemode, key, attempt, status, JSON.stringify(body ?? null)]);
+  const { rows } = await q.query(
+    `update idempotency set state = 'done', status = $5, body = $6 where ${mine} returning key`,
+    [accountId, livemode, key, attempt, status, JSON.stringify(body ?? null)],
+  );
   if (!rows.length && opts.inWork) {
-    throw new ApiError(409, "idempotency_in_progress", "another request with this Idempotency-Key took over; nothing was done by this one", { field: "Idempotency-Key" });
+    throw new ApiError(
+      409,
+      "idempotency_in_progress",
+      "another request with this Idempotency-Key took over; nothing was done by this one",
+      { field: "Idempotency-Key" },
+    );
   }
 }

@@ -17,14 +17,20 @@ const ERROR_SCHEMA = {
 
 const integerHeader = (description: string) => ({ description, schema: { type: "integer", minimum: 0 } });
 const HEADERS = {
-  "RateLimit-Limit": integerHeader("Requests this key (or, without a key, this client address) may make in each window"),
+  "RateLimit-Limit": integerHeader(
+    "Requests this key (or, without a key, this client address) may make in each window",
+  ),
   "RateLimit-Remaining": integerHeader("Requests left in the current window"),
   "RateLimit-Reset": integerHeader("Seconds until the current window ends"),
   "Retry-After": integerHeader("Seconds to wait before trying again"),
   Allow: { description: "The methods this path takes", schema: { type: "string" } },
 };
 const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
-const RATE_HEADERS = { "RateLimit-Limit": headerRef("RateLimit-Limit"), "RateLimit-Remaining": headerRef("RateLimit-Remaining"), "RateLimit-Reset": headerRef("RateLimit-Reset") };
+const RATE_HEADERS = {
+  "RateLimit-Limit": headerRef("RateLimit-Limit"),
+  "RateLimit-Remaining": headerRef("RateLimit-Remaining"),
+  "RateLimit-Reset": headerRef("RateLimit-Reset"),
+};
 
 const IDEMPOTENCY_KEY = {
   name: "Idempotency-Key",
@@ -38,12 +44,26 @@ const IDEMPOTENCY_KEY = {
 /** The errors every operation of its kind can give, added so no document omits them. */
 function commonResponses(op: Operation, keyed: boolean, limited: boolean, maxJson: string): Record<string, string> {
   return {
-    ...(op.body || op.query || op.idempotent ? { 400: "Invalid request; error.field names the field (or the Idempotency-Key header)" } : {}),
-    ...(keyed ? { 401: "Missing, unknown, revoked or expired key", 403: "The key lacks the scope, or the account is under billing review" } : {}),
-    ...(op.auth === "ops" ? { 401: "Missing or wrong ops token (server.ops_token, or ops.token in the data folder)" } : {}),
+    ...(op.body || op.query || op.idempotent
+      ? { 400: "Invalid request; error.field names the field (or the Idempotency-Key header)" }
+      : {}),
+    ...(keyed
+      ? {
+          401: "Missing, unknown, revoked or expired key",
+          403: "The key lacks the scope, or the account is under billing review",
+        }
+      : {}),
+    ...(op.auth === "ops"
+      ? { 401: "Missing or wrong ops token (server.ops_token, or ops.token in the data folder)" }
+      : {}),
     ...(op.params ? { 404: "Not found on this account" } : {}),
     405: "This path does not take the method sent; the Allow header lists the ones it takes (error.code method_not_allowed)",
-    ...(op.idempotent ? { 409: "A request with this Idempotency-Key is still running", 422: "This Idempotency-Key was used with a different request" } : {}),
+    ...(op.idempotent
+      ? {
+          409: "A request with this Idempotency-Key is still running",
+          422: "This Idempotency-Key was used with a different request",
+        }
+      : {}),
     ...(op.body
       ? {
           413: `body_too_large: the JSON body is over the server's limit (error.max_bytes), refused before it is read in full (limit here: ${maxJson})`,
@@ -63,7 +83,10 @@ function responseHeaders(status: string, limited: boolean): Record<string, unkno
   return Object.keys(headers).length ? headers : undefined;
 }
 
-export function toOpenApi(ops: Operation[], opts: { version: string; includeInternal?: boolean; serverUrl?: string; maxJsonBytes?: number }) {
+export function toOpenApi(
+  ops: Operation[],
+  opts: { version: string; includeInternal?: boolean; serverUrl?: string; maxJsonBytes?: number },
+) {
   const maxJson = opts.maxJsonBytes ? `${opts.maxJsonBytes} bytes` : "1 MB by default";
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of ops) {
@@ -71,20 +94,33 @@ export function toOpenApi(ops: Operation[], opts: { version: string; includeInte
     if (isWebOnly(op)) continue; // the website's own calls are no part of the public API
     const parameters = [
       ...Object.entries(op.params ?? {}).map(([name, schema]) => ({ name, in: "path", required: true, schema })),
-      ...Object.entries(((op.query as any)?.properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({ name, in: "query", required: false, schema })),
+      ...Object.entries(((op.query as any)?.properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({
+        name,
+        in: "query",
+        required: false,
+        schema,
+      })),
       ...(op.idempotent ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : []),
     ];
     const keyed = op.scope !== null || op.auth === "key";
     const limited = op.rateLimited ?? keyed; // the same rule the app counts by
     const common = commonResponses(op, keyed, limited, maxJson);
-    const all: Record<string, { description: string; schema?: unknown }> = { ...Object.fromEntries(Object.entries(common).map(([k, d]) => [k, { description: d }])), ...op.responses };
+    const all: Record<string, { description: string; schema?: unknown }> = {
+      ...Object.fromEntries(Object.entries(common).map(([k, d]) => [k, { description: d }])),
+      ...op.responses,
+    };
     // An operation's own 413 (the free API's too_long, too_big) keeps the body limit's too.
-    if (op.body && op.responses[413]) all["413"] = { ...op.responses[413], description: `${op.responses[413].description}; or ${common[413]}` };
+    if (op.body && op.responses[413])
+      all["413"] = { ...op.responses[413], description: `${op.responses[413].description}; or ${common[413]}` };
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(all)) {
       const schema = /^[45]/.test(status) ? (r.schema ?? { $ref: "#/components/schemas/Error" }) : r.schema;
       const headers = responseHeaders(status, limited);
-      responses[status] = { description: r.description, ...(headers ? { headers } : {}), ...(schema ? { content: { "application/json": { schema } } } : {}) };
+      responses[status] = {
+        description: r.description,
+        ...(headers ? { headers } : {}),
+        ...(schema ? { content: { "application/json": { schema } } } : {}),
+      };
     }
     (paths[op.path] ??= {})[op.method.toLowerCase()] = {
       operationId: op.id,
@@ -93,9 +129,21 @@ export function toOpenApi(ops: Operation[], opts: { version: string; includeInte
       security: op.scope ? [{ bearer: [op.scope] }] : op.auth === "key" ? [{ bearer: [] }] : [],
       ...(op.scope ? { "x-scope": op.scope } : {}),
       ...(parameters.length ? { parameters } : {}),
-      ...(op.body ? { requestBody: { required: op.bodyRequired ?? true, content: { "application/json": { schema: op.body } } } } : {}),
+      ...(op.body
+        ? { requestBody: { required: op.bodyRequired ?? true, content: { "application/json": { schema: op.body } } } }
+        : {}),
       // A raw file body is optional in the document: the same operation may take a link instead.
-      ...(op.rawBody ? { requestBody: { required: false, description: op.rawBody.description, content: Object.fromEntries(op.rawBody.mediaTypes.map((t) => [t, { schema: { type: "string", contentMediaType: t } }])) } } : {}),
+      ...(op.rawBody
+        ? {
+            requestBody: {
+              required: false,
+              description: op.rawBody.description,
+              content: Object.fromEntries(
+                op.rawBody.mediaTypes.map((t) => [t, { schema: { type: "string", contentMediaType: t } }]),
+              ),
+            },
+          }
+        : {}),
       responses,
     };
   }

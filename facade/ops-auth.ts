@@ -11,12 +11,18 @@ import { ApiError } from "./errors.js";
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
-const WHERE = "set server.ops_token (CLIPD_OPS_TOKEN), or, when it is not set, use the token the server writes to ops.token in its data folder";
+const WHERE =
+  "set server.ops_token (CLIPD_OPS_TOKEN), or, when it is not set, use the token the server writes to ops.token in its data folder";
 
 export function assertOps(caller: Pick<Caller, "bearer">, opsToken: string): void {
-  if (!opsToken) throw new ApiError(401, "unauthorized", `ops routes are closed: this server has no ops token; ${WHERE}`, { field: "Authorization" });
+  if (!opsToken)
+    throw new ApiError(401, "unauthorized", `ops routes are closed: this server has no ops token; ${WHERE}`, {
+      field: "Authorization",
+    });
   const given = caller.bearer ?? "";
   if (!given || !timingSafeEqual(digest(given), digest(opsToken))) {
-    throw new ApiError(401, "unauthorized", `ops routes need the ops token as a Bearer token: ${WHERE}`, { field: "Authorization" });
+    throw new ApiError(401, "unauthorized", `ops routes need the ops token as a Bearer token: ${WHERE}`, {
+      field: "Authorization",
+    });
   }
 }

@@ -27,7 +27,10 @@ export class RateLimiter {
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
 
-  constructor(private readonly db: Db, private readonly opts: { limit: number; windowSeconds: number; flushMs?: number }) {}
+  constructor(
+    private readonly db: Db,
+    private readonly opts: { limit: number; windowSeconds: number; flushMs?: number },
+  ) {}
 
   start() {
     this.timer = setInterval(() => void this.flush(), this.opts.flushMs ?? 100);
@@ -78,7 +81,10 @@ export class RateLimiter {
           if (c && c.window === Number(r.window_start)) c.shared = Math.max(0, r.count - c.pending);
         }
         // Old windows are dropped now and then.
-        if (Math.random() < 0.01) await this.db.query(`delete from rate_counters where window_start < $1`, [Math.floor(Date.now() / 1000) - 86400]);
+        if (Math.random() < 0.01)
+          await this.db.query(`delete from rate_counters where window_start < $1`, [
+            Math.floor(Date.now() / 1000) - 86400,
+          ]);
       } catch {
         // A failed flush gives its counts back; the next one retries.
         for (const [, c, n] of sent) c.pending += n;
@@ -106,6 +112,9 @@ export function applyRate(rates: RateLimiter, id: string, headers: Headers): voi
   headers.set("RateLimit-Reset", String(rate.reset));
   if (!rate.allowed) {
     headers.set("Retry-After", String(rate.reset));
-    throw new ApiError(429, "rate_limited", `too many requests: ${rate.limit} per window; retry in ${rate.reset} s`, { retry_after: rate.reset, limit: rate.limit });
+    throw new ApiError(429, "rate_limited", `too many requests: ${rate.limit} per window; retry in ${rate.reset} s`, {
+      retry_after: rate.reset,
+      limit: rate.limit,
+    });
   }
 }

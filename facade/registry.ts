@@ -90,7 +90,11 @@ export const uuidParam: JsonSchema = { type: "string", format: "uuid" };
  * result inside the work's transaction and settles it there (OperationContext.settle); `answer`
  * holds it once the service returns. `status` may depend on the result.
  */
-export function settleAnswer<R, A>(ctx: OperationContext, status: number | ((r: R) => number), view: (r: R, tx: Queryable) => A | Promise<A>) {
+export function settleAnswer<R, A>(
+  ctx: OperationContext,
+  status: number | ((r: R) => number),
+  view: (r: R, tx: Queryable) => A | Promise<A>,
+) {
   const hook = {
     answer: undefined as A | undefined,
     async within(tx: Queryable, r: R): Promise<void> {

@@ -38,7 +38,10 @@ export class LinkSigner {
 
   static async create(db: Db, configured?: string): Promise<LinkSigner> {
     if (configured) return new LinkSigner(Buffer.from(configured));
-    await db.query(`insert into settings (name, value) values ('link_signing_secret', $1) on conflict (name) do nothing`, [randomBytes(32).toString("base64")]);
+    await db.query(
+      `insert into settings (name, value) values ('link_signing_secret', $1) on conflict (name) do nothing`,
+      [randomBytes(32).toString("base64")],
+    );
     const { rows } = await db.query<{ value: string }>(`select value from settings where name = 'link_signing_secret'`);
     return new LinkSigner(Buffer.from(rows[0]!.value, "base64"));
   }
@@ -65,7 +68,12 @@ export class LinkSigner {
       throw new ApiError(403, "bad_signature", "this link is not valid");
     }
     if (claims.k !== kind) throw new ApiError(403, "bad_signature", `this is not a ${kind} link`);
-    if (claims.exp * 1000 <= Date.now()) throw new ApiError(410, "link_expired", `this ${kind} link expired at ${new Date(claims.exp * 1000).toISOString()}; ask the API for a new one`);
+    if (claims.exp * 1000 <= Date.now())
+      throw new ApiError(
+        410,
+        "link_expired",
+        `this ${kind} link expired at ${new Date(claims.exp * 1000).toISOString()}; ask the API for a new one`,
+      );
     return claims;
   }
 }

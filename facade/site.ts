@@ -38,7 +38,8 @@ const HTML_HEADERS = {
   "x-content-type-options": "nosniff",
   "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
-  "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "content-security-policy":
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
 };
 
 /** dist/web of this checkout, whether this file runs from facade/ (tests) or dist/facade/. */
@@ -67,7 +68,8 @@ export function siteOr(opts: SiteOptions, routes: ReadonlyArray<{ path: string }
   return (event) => {
     const method = event.req.method;
     const { pathname } = new URL(event.req.url);
-    if ((method !== "GET" && method !== "HEAD") || RESERVED.test(pathname) || owned.some((p) => p.test(pathname))) return fallback(event);
+    if ((method !== "GET" && method !== "HEAD") || RESERVED.test(pathname) || owned.some((p) => p.test(pathname)))
+      return fallback(event);
     return serve(dir, pathname, event.req.headers.get("accept-encoding") ?? "", method === "HEAD");
   };
 }
@@ -77,20 +79,36 @@ async function serve(dir: string, pathname: string, acceptEncoding: string, head
   if (asset) return serveFile(path.join(dir, "assets", asset[1]!), IMMUTABLE, acceptEncoding, head, pathname);
   if (pathname.startsWith("/assets/")) return notFound(pathname);
   const top = TOP_FILE.exec(pathname);
-  if (top && top[1] !== "index.html") return serveFile(path.join(dir, top[1]!), "no-cache", acceptEncoding, head, pathname);
+  if (top && top[1] !== "index.html")
+    return serveFile(path.join(dir, top[1]!), "no-cache", acceptEncoding, head, pathname);
   const html = await readFile(path.join(dir, "index.html")).catch(() => null);
   if (!html) return notBuilt();
   return new Response(head ? null : html, { status: 200, headers: HTML_HEADERS });
 }
 
 /** A built file, precompressed (.br, .gz beside it, written by the build) when the client takes it. */
-async function serveFile(file: string, cacheControl: string, acceptEncoding: string, head: boolean, shown: string): Promise<Response> {
+async function serveFile(
+  file: string,
+  cacheControl: string,
+  acceptEncoding: string,
+  head: boolean,
+  shown: string,
+): Promise<Response> {
   const type = TYPES[path.extname(file)] ?? "application/octet-stream";
-  const headers: Record<string, string> = { "content-type": type, "cache-control": cacheControl, "x-content-type-options": "nosniff", vary: "accept-encoding" };
-  for (const [enc, ext] of [["br", ".br"], ["gzip", ".gz"]] as const) {
+  const headers: Record<string, string> = {
+    "content-type": type,
+    "cache-control": cacheControl,
+    "x-content-type-options": "nosniff",
+    vary: "accept-encoding",
+  };
+  for (const [enc, ext] of [
+    ["br", ".br"],
+    ["gzip", ".gz"],
+  ] as const) {
     if (!accepts(acceptEncoding, enc)) continue;
     const body = await readFile(file + ext).catch(() => null);
-    if (body) return new Response(head ? null : body, { status: 200, headers: { ...headers, "content-encoding": enc } });
+    if (body)
+      return new Response(head ? null : body, { status: 200, headers: { ...headers, "content-encoding": enc } });
   }
   const info = await stat(file).catch(() => null);
   if (!info?.isFile()) return notFound(shown);
@@ -107,7 +125,10 @@ function accepts(header: string, enc: string): boolean {
 }
 
 function notFound(pathname: string): Response {
-  return new Response(`Not found: ${pathname}\n`, { status: 404, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" } });
+  return new Response(`Not found: ${pathname}\n`, {
+    status: 404,
+    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" },
+  });
 }
 
 /** Said plainly, so an operator who skipped the build knows what to run. */
@@ -118,5 +139,8 @@ function notBuilt(): Response {
 <p>This clipd serves its API, but the website's files (<code>dist/web/</code>) are missing. Build them with <code>npm start</code> (which builds what is out of date) or <code>node scripts/ensure-build.mjs</code>, then reload.</p>
 <p>The API itself works: see <a href="/openapi.json">/openapi.json</a>.</p>
 </body></html>\n`;
-  return new Response(page, { status: 503, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } });
+  return new Response(page, {
+    status: 503,
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" },
+  });
 }

@@ -25,7 +25,14 @@ interface FixtureSegment {
 }
 
 export interface TestFixtures {
-  episode: { episode_id: string; name: string; content_type: string; status: string; duration_seconds: number; created_at: string };
+  episode: {
+    episode_id: string;
+    name: string;
+    content_type: string;
+    status: string;
+    duration_seconds: number;
+    created_at: string;
+  };
   clips: Array<{
     clip_id: string;
     number: number;
@@ -41,8 +48,23 @@ export interface TestFixtures {
     /** On the clip's own timeline (seconds from the clip's start). */
     captions?: FixtureSegment[];
   }>;
-  jobs: Array<{ job_id: string; kind: "cut" | "render"; status: string; clip_id: string; progress: number; file_name: string }>;
-  transcript: { id: string; name: string; url: string; language: string; duration_seconds: number; created_at: string; segments: FixtureSegment[] };
+  jobs: Array<{
+    job_id: string;
+    kind: "cut" | "render";
+    status: string;
+    clip_id: string;
+    progress: number;
+    file_name: string;
+  }>;
+  transcript: {
+    id: string;
+    name: string;
+    url: string;
+    language: string;
+    duration_seconds: number;
+    created_at: string;
+    segments: FixtureSegment[];
+  };
 }
 
 /** A test upload address checks and discards what is sent; it takes files up to this size (100 MB). */
@@ -59,20 +81,35 @@ export function loadTestFixtures(file = path.join(projectRoot(), "config", "test
   const fail = (what: string) => {
     throw new Error(`${file}: ${what}`);
   };
-  if (!doc?.episode || !Array.isArray(doc.clips) || !Array.isArray(doc.jobs) || !doc.transcript) fail("needs episode, clips, jobs and transcript");
-  const ids = [doc.episode.episode_id, doc.transcript.id, ...doc.clips.map((c) => c.clip_id), ...doc.jobs.map((j) => j.job_id)];
+  if (!doc?.episode || !Array.isArray(doc.clips) || !Array.isArray(doc.jobs) || !doc.transcript)
+    fail("needs episode, clips, jobs and transcript");
+  const ids = [
+    doc.episode.episode_id,
+    doc.transcript.id,
+    ...doc.clips.map((c) => c.clip_id),
+    ...doc.jobs.map((j) => j.job_id),
+  ];
   for (const id of ids) if (!UUID.test(String(id))) fail(`"${id}" is not a uuid`);
-  for (const c of doc.clips) if (c.job_id && !doc.jobs.some((j) => j.job_id === c.job_id)) fail(`clip ${c.clip_id} names job ${c.job_id}, which is not listed`);
-  for (const j of doc.jobs) if (!doc.clips.some((c) => c.clip_id === j.clip_id)) fail(`job ${j.job_id} names clip ${j.clip_id}, which is not listed`);
-  if (!Array.isArray(doc.transcript.segments) || !doc.transcript.segments.length) fail("transcript.segments must list the sample's text");
+  for (const c of doc.clips)
+    if (c.job_id && !doc.jobs.some((j) => j.job_id === c.job_id))
+      fail(`clip ${c.clip_id} names job ${c.job_id}, which is not listed`);
+  for (const j of doc.jobs)
+    if (!doc.clips.some((c) => c.clip_id === j.clip_id))
+      fail(`job ${j.job_id} names clip ${j.clip_id}, which is not listed`);
+  if (!Array.isArray(doc.transcript.segments) || !doc.transcript.segments.length)
+    fail("transcript.segments must list the sample's text");
   cache.set(file, doc);
   return doc;
 }
 
-
 export const sampleIds = () => {
   const f = loadTestFixtures();
-  return { episode: f.episode.episode_id, transcript: f.transcript.id, clips: f.clips.map((c) => c.clip_id), jobs: f.jobs.map((j) => j.job_id) };
+  return {
+    episode: f.episode.episode_id,
+    transcript: f.transcript.id,
+    clips: f.clips.map((c) => c.clip_id),
+    jobs: f.jobs.map((j) => j.job_id),
+  };
 };
 
 const stamp = (t: number, sep: "," | ".") => {
@@ -114,7 +151,11 @@ export async function sampleTranscript(links?: SampleLinks) {
     for (const kind of ["page", "txt", "srt", "vtt"] as const) {
       const key = `testmode/transcript.${ext[kind]}`;
       if (!(await storage.exists(key))) await storage.write(key, bodies[kind]);
-      const link: DownloadLink = downloadLink(links.services, { key, name: `sample-transcript.${ext[kind]}`, origin: links.origin });
+      const link: DownloadLink = downloadLink(links.services, {
+        key,
+        name: `sample-transcript.${ext[kind]}`,
+        origin: links.origin,
+      });
       out[kind] = link.url;
     }
     downloads = out as SampleDownloads;
@@ -146,7 +187,10 @@ export async function sampleTranscript(links?: SampleLinks) {
 export async function sampleClipLink(links: SampleLinks, fileName: string): Promise<DownloadLink> {
   const key = "testmode/sample-clip.mp4";
   if (!(await links.services.storage.exists(key))) {
-    await links.services.storage.write(key, await readFile(path.join(projectRoot(), "config", "samples", "sample-clip.mp4")));
+    await links.services.storage.write(
+      key,
+      await readFile(path.join(projectRoot(), "config", "samples", "sample-clip.mp4")),
+    );
   }
   return downloadLink(links.services, { key, name: fileName, type: "video/mp4", origin: links.origin });
 }

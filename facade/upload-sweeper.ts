@@ -36,13 +36,18 @@ async function openFiles(): Promise<Set<string>> {
 }
 
 /** Removes the stale .part files and expired chunk folders under `<root>/uploads`; returns their paths. */
-export async function sweepPartialUploads(root: string, opts: { staleMs?: number; now?: number } = {}): Promise<string[]> {
+export async function sweepPartialUploads(
+  root: string,
+  opts: { staleMs?: number; now?: number } = {},
+): Promise<string[]> {
   const dir = path.join(root, "uploads");
   const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return [];
     throw err;
   });
-  const named = entries.filter((e) => e.name.endsWith(".part")).map((e) => ({ file: path.join(e.parentPath, e.name), folder: e.isDirectory() }));
+  const named = entries
+    .filter((e) => e.name.endsWith(".part"))
+    .map((e) => ({ file: path.join(e.parentPath, e.name), folder: e.isDirectory() }));
   if (!named.length) return [];
   const open = await openFiles();
   const now = opts.now ?? Date.now();
@@ -83,7 +88,9 @@ export function startUploadSweeper(storage: Storage, log: Logger): { stop(): voi
   if (!root) return { stop() {} };
   const sweep = () =>
     void sweepPartialUploads(root).then(
-      (removed) => removed.length && log.info({ removed: removed.map((f) => path.relative(root, f)) }, "removed stale partial uploads"),
+      (removed) =>
+        removed.length &&
+        log.info({ removed: removed.map((f) => path.relative(root, f)) }, "removed stale partial uploads"),
       (err) => log.warn({ err }, "could not sweep partial uploads"),
     );
   sweep();

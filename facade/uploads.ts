@@ -34,8 +34,12 @@ export interface DownloadLink {
 const CONTENT_TYPES: Record<string, string> = {
   ...Object.fromEntries(Object.entries(MEDIA_FORMATS).map(([ext, f]) => [ext, f.type])),
   ".txt": "text/plain; charset=utf-8",
-  ".srt": "application/x-subrip; charset=utf-8", ".vtt": "text/vtt; charset=utf-8", ".json": "application/json",
-  ".html": "text/html; charset=utf-8", ".png": "image/png", ".jpg": "image/jpeg",
+  ".srt": "application/x-subrip; charset=utf-8",
+  ".vtt": "text/vtt; charset=utf-8",
+  ".json": "application/json",
+  ".html": "text/html; charset=utf-8",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
 };
 
 /** The Content-Type clipd serves for a file name, by its extension. */
@@ -60,7 +64,10 @@ export function linkBase(config: LinkServices["config"], origin?: string): strin
 export function sanitiseFileName(name: string): string {
   const base = (name.split(/[\\/]/).pop() ?? "").normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
   const ext = extensionOf(base);
-  let stem = (ext ? base.slice(0, -ext.length) : base).replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[._]+/, "").replace(/_+$/, "");
+  let stem = (ext ? base.slice(0, -ext.length) : base)
+    .replace(/[^A-Za-z0-9._-]+/g, "_")
+    .replace(/^[._]+/, "")
+    .replace(/_+$/, "");
   if (!stem) stem = "file";
   if (stem.length > 120 - ext.length) stem = stem.slice(0, 120 - ext.length);
   return stem + ext.replace(/[^a-z0-9.]/g, "");
@@ -76,7 +83,9 @@ export function assertMediaFileName(fileName: string, field = "file_name"): void
     throw new ApiError(
       400,
       "unsupported_type",
-      ext ? `${field}: files of type ${ext} are not accepted; use one of ${MEDIA_EXTENSIONS.join(" ")}` : `${field}: "${fileName}" has no file extension; use one of ${MEDIA_EXTENSIONS.join(" ")}`,
+      ext
+        ? `${field}: files of type ${ext} are not accepted; use one of ${MEDIA_EXTENSIONS.join(" ")}`
+        : `${field}: "${fileName}" has no file extension; use one of ${MEDIA_EXTENSIONS.join(" ")}`,
       { field, extension: ext || null, accepted: MEDIA_EXTENSIONS },
     );
   }
@@ -95,7 +104,15 @@ export function uploadLink(
   opts: { accountId: string; ref: string; fileName?: string; maxBytes: number; origin?: string; test?: boolean },
 ): UploadLink {
   const { key, name } = uploadTarget(opts);
-  const claims = { k: "upload" as const, key, name, type: extensionOf(name), max: opts.maxBytes, ref: opts.ref, ...(opts.test ? { test: true } : {}) };
+  const claims = {
+    k: "upload" as const,
+    key,
+    name,
+    type: extensionOf(name),
+    max: opts.maxBytes,
+    ref: opts.ref,
+    ...(opts.test ? { test: true } : {}),
+  };
   const { token, expiresAt } = services.signer.sign(claims, UPLOAD_TTL_SECONDS);
   return {
     method: "PUT",
@@ -123,18 +140,31 @@ export async function episodeUploadLink(
   opts: { accountId: string; ref: string; fileName?: string; maxBytes: number; origin?: string; test?: boolean },
 ): Promise<UploadLink> {
   const s3 = services.config.storage;
-  if (opts.test || s3.kind !== "s3" || s3.s3.uploads !== "presigned" || !services.storage.presignPut) return uploadLink(services, opts);
+  if (opts.test || s3.kind !== "s3" || s3.s3.uploads !== "presigned" || !services.storage.presignPut)
+    return uploadLink(services, opts);
   const { key, name } = uploadTarget(opts);
   const type = opts.fileName === undefined ? "application/octet-stream" : contentTypeFor(name);
   const url = await services.storage.presignPut(key, { seconds: UPLOAD_TTL_SECONDS, type });
-  return { method: "PUT", url, headers: { "Content-Type": type }, expires_at: new Date(Date.now() + UPLOAD_TTL_SECONDS * 1000).toISOString(), key };
+  return {
+    method: "PUT",
+    url,
+    headers: { "Content-Type": type },
+    expires_at: new Date(Date.now() + UPLOAD_TTL_SECONDS * 1000).toISOString(),
+    key,
+  };
 }
 
 /** The stored name of an upload whose file name was not given (no extension: the bytes decide). */
 export const UNNAMED_UPLOAD = "upload";
 
 /** A signed GET link (7 days) to a storage file, offered as `name` with Content-Type `type`. */
-export function downloadLink(services: LinkServices, opts: { key: string; name: string; type?: string; origin?: string; ttlSeconds?: number }): DownloadLink {
-  const { token, expiresAt } = services.signer.sign({ k: "download", key: opts.key, name: opts.name, type: opts.type ?? contentTypeFor(opts.name) }, opts.ttlSeconds ?? DOWNLOAD_TTL_SECONDS);
+export function downloadLink(
+  services: LinkServices,
+  opts: { key: string; name: string; type?: string; origin?: string; ttlSeconds?: number },
+): DownloadLink {
+  const { token, expiresAt } = services.signer.sign(
+    { k: "download", key: opts.key, name: opts.name, type: opts.type ?? contentTypeFor(opts.name) },
+    opts.ttlSeconds ?? DOWNLOAD_TTL_SECONDS,
+  );
   return { url: `${linkBase(services.config, opts.origin)}/api/v1/files/${token}`, expires_at: expiresAt };
 }

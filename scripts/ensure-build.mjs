@@ -10,7 +10,9 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
-  console.error(`clipd needs Node >= 22.12; this is ${process.version}. Run it through npm scripts (npm start), which use the Node 24 that npm install brings.`);
+  console.error(
+    `clipd needs Node >= 22.12; this is ${process.version}. Run it through npm scripts (npm start), which use the Node 24 that npm install brings.`,
+  );
   process.exit(1);
 }
 const stamp = path.join(root, "dist", ".build-stamp");
@@ -36,14 +38,26 @@ const node_modules = (...p) => path.join(root, "node_modules", ...p);
 
 // The website: its own stamp inside dist/web/, written after Vite (which empties that folder).
 const webStamp = path.join(root, "dist", "web", ".build-stamp");
-const webSources = existsSync(path.join(root, "web")) ? newest(path.join(root, "web"), /\.(ts|tsx|css|html|json|svg|txt)$/) : 0;
+const webSources = existsSync(path.join(root, "web"))
+  ? newest(path.join(root, "web"), /\.(ts|tsx|css|html|json|svg|txt)$/)
+  : 0;
 if (webSources && !(existsSync(webStamp) && statSync(webStamp).mtimeMs >= webSources)) {
   run("web: tsc", [node_modules("typescript", "bin", "tsc"), "-p", path.join(root, "web", "tsconfig.json")]);
-  run("web: vite", [node_modules("vite", "bin", "vite.js"), "build", "--config", path.join(root, "web", "vite.config.ts")]);
+  run("web: vite", [
+    node_modules("vite", "bin", "vite.js"),
+    "build",
+    "--config",
+    path.join(root, "web", "vite.config.ts"),
+  ]);
   writeFileSync(webStamp, new Date().toISOString());
 }
 
-const sources = Math.max(...["daemon", "plugins", "facade", "config", "bench"].filter((d) => existsSync(path.join(root, d))).map((d) => newest(path.join(root, d))), statSync(path.join(root, "tsconfig.json")).mtimeMs);
+const sources = Math.max(
+  ...["daemon", "plugins", "facade", "config", "bench"]
+    .filter((d) => existsSync(path.join(root, d)))
+    .map((d) => newest(path.join(root, d))),
+  statSync(path.join(root, "tsconfig.json")).mtimeMs,
+);
 if (existsSync(stamp) && statSync(stamp).mtimeMs >= sources) process.exit(0);
 run("tsc", [node_modules("typescript", "bin", "tsc"), "-p", path.join(root, "tsconfig.json")]);
 writeFileSync(stamp, new Date().toISOString());

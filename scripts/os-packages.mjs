@@ -20,14 +20,19 @@ export function ensureOsPackages(set, { label, ignore = () => false }) {
   const names = before.map((r) => r.name).join(", ");
   // The whole set, not only the missing part: apt-get skips what is installed, and one command is
   // easier to copy than a list that depends on the machine.
-  const pkgs = requirementsOf(set).filter((r) => !ignore(r.name)).map((r) => r.pkg);
+  const pkgs = requirementsOf(set)
+    .filter((r) => !ignore(r.name))
+    .map((r) => r.pkg);
   const cmd = aptCommand(pkgs);
   const noApt = !!process.env.CLIPD_NO_APT && process.env.CLIPD_NO_APT !== "0";
   const canInstall = process.getuid?.() === 0 && onPath("apt-get") && !noApt;
   if (canInstall) {
     console.error(`${label}: installing missing OS packages (${names} missing): ${cmd}`);
     try {
-      execFileSync("/bin/sh", ["-c", cmd], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+      execFileSync("/bin/sh", ["-c", cmd], {
+        stdio: "inherit",
+        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+      });
     } catch {
       console.error(`${label}: apt-get failed (see above)`);
     }
@@ -43,5 +48,6 @@ export function ensureOsPackages(set, { label, ignore = () => false }) {
 // `node scripts/os-packages.mjs`: the prestart check. A machine without the packages still starts
 // (the API and /healthz say what is missing; steps that need a tool fail with tool_missing).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  if (!ensureOsPackages("service", { label: "clipd" })) console.error("clipd: starting anyway; /healthz reports degraded until they are installed");
+  if (!ensureOsPackages("service", { label: "clipd" }))
+    console.error("clipd: starting anyway; /healthz reports degraded until they are installed");
 }

@@ -90,7 +90,8 @@ rgw data = ${dir}/rgw
 `,
   );
   const env = { ...process.env, CEPH_CONF: conf };
-  const run = (cmd, args) => execFileSync(cmd, args, { env, stdio: ["ignore", "pipe", "pipe"], timeout: 180_000 }).toString();
+  const run = (cmd, args) =>
+    execFileSync(cmd, args, { env, stdio: ["ignore", "pipe", "pipe"], timeout: 180_000 }).toString();
   const stop = () => {
     for (const name of ["radosgw", "ceph-osd", "ceph-mon"]) spawnSync("pkill", ["-9", "-f", `${name} .*${dir}`]);
     rmSync(dir, { recursive: true, force: true });
@@ -102,10 +103,27 @@ rgw data = ${dir}/rgw
       ["osd.0", ["--cap", "mon", "allow profile osd", "--cap", "osd", "allow *", "--cap", "mgr", "allow profile osd"]],
       ["client.rgw.t", ["--cap", "mon", "allow rw", "--cap", "osd", "allow rwx", "--cap", "mgr", "allow rw"]],
     ]) {
-      run("ceph-authtool", [...(existsSync(keyring) ? [] : ["--create-keyring"]), keyring, "--gen-key", "-n", name, ...caps]);
+      run("ceph-authtool", [
+        ...(existsSync(keyring) ? [] : ["--create-keyring"]),
+        keyring,
+        "--gen-key",
+        "-n",
+        name,
+        ...caps,
+      ]);
     }
     run("monmaptool", ["--create", "--addv", "a", `[v2:127.0.0.1:${v2},v1:127.0.0.1:${v1}]`, path.join(dir, "monmap")]);
-    run("ceph-mon", ["--id", "a", "--mkfs", "--monmap", path.join(dir, "monmap"), "--keyring", keyring, "--conf", conf]);
+    run("ceph-mon", [
+      "--id",
+      "a",
+      "--mkfs",
+      "--monmap",
+      path.join(dir, "monmap"),
+      "--keyring",
+      keyring,
+      "--conf",
+      conf,
+    ]);
     run("ceph-mon", ["--id", "a", "--conf", conf]);
     run("ceph", ["osd", "create"]);
     run("ceph", ["osd", "crush", "add", "osd.0", "1", "root=default"]);
@@ -113,10 +131,28 @@ rgw data = ${dir}/rgw
     run("ceph-osd", ["--id", "0", "--conf", conf]);
     await until(() => /1 up/.test(run("ceph", ["osd", "stat"])), "the OSD to come up");
     run("radosgw", ["-n", "client.rgw.t", "--conf", conf]);
-    await until(async () => fetch(`http://127.0.0.1:${rgwPort}/`).then(() => true, () => false), "radosgw to listen");
+    await until(
+      async () =>
+        fetch(`http://127.0.0.1:${rgwPort}/`).then(
+          () => true,
+          () => false,
+        ),
+      "radosgw to listen",
+    );
     const accessKeyId = `clipd${randomBytes(6).toString("hex")}`;
     const secretAccessKey = randomBytes(20).toString("hex");
-    run("radosgw-admin", ["user", "create", "--uid", "clipd-test", "--display-name", "clipd tests", "--access-key", accessKeyId, "--secret", secretAccessKey]);
+    run("radosgw-admin", [
+      "user",
+      "create",
+      "--uid",
+      "clipd-test",
+      "--display-name",
+      "clipd tests",
+      "--access-key",
+      accessKeyId,
+      "--secret",
+      secretAccessKey,
+    ]);
     const endpoint = `http://127.0.0.1:${rgwPort}`;
     await createBucket(endpoint, accessKeyId, secretAccessKey, "clipd-test");
     return { endpoint, region: "us-east-1", accessKeyId, secretAccessKey, bucket: "clipd-test", dir, stop };
@@ -128,20 +164,40 @@ rgw data = ${dir}/rgw
 
 async function createBucket(endpoint, accessKeyId, secretAccessKey, bucket) {
   const { S3Client, CreateBucketCommand } = await import("@aws-sdk/client-s3");
-  const s3 = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  const s3 = new S3Client({
+    endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+  });
   // The first request can race radosgw's own set-up of its pools: retry a few times.
-  await until(() => s3.send(new CreateBucketCommand({ Bucket: bucket })).then(() => true, (e) => e?.name === "BucketAlreadyOwnedByYou"), "the test bucket");
+  await until(
+    () =>
+      s3.send(new CreateBucketCommand({ Bucket: bucket })).then(
+        () => true,
+        (e) => e?.name === "BucketAlreadyOwnedByYou",
+      ),
+    "the test bucket",
+  );
   s3.destroy();
 }
 
 /** The environment the tests read the server from. */
 export function s3Env(s) {
-  return { CLIPD_TEST_S3_ENDPOINT: s.endpoint, CLIPD_TEST_S3_REGION: s.region, CLIPD_TEST_S3_BUCKET: s.bucket, CLIPD_TEST_S3_ACCESS_KEY: s.accessKeyId, CLIPD_TEST_S3_SECRET_KEY: s.secretAccessKey };
+  return {
+    CLIPD_TEST_S3_ENDPOINT: s.endpoint,
+    CLIPD_TEST_S3_REGION: s.region,
+    CLIPD_TEST_S3_BUCKET: s.bucket,
+    CLIPD_TEST_S3_ACCESS_KEY: s.accessKeyId,
+    CLIPD_TEST_S3_SECRET_KEY: s.secretAccessKey,
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   if (!s3ServerAvailable()) {
-    console.error("s3-server: radosgw, ceph-mon and ceph-osd are not installed (apt-get install radosgw ceph-mon ceph-osd ceph-common)");
+    console.error(
+      "s3-server: radosgw, ceph-mon and ceph-osd are not installed (apt-get install radosgw ceph-mon ceph-osd ceph-common)",
+    );
     process.exit(2);
   }
   const s = await startS3Server();

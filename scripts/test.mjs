@@ -13,7 +13,9 @@ import { ensureOsPackages } from "./os-packages.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // A server named by CLIPD_TEST_PG_URL (or CLIPD_TEST_S3_ENDPOINT) stands in for the local package.
 const CEPH = ["radosgw", "ceph-mon", "ceph-osd", "ceph"];
-const ignore = (name) => (name === "postgresql" && !!process.env.CLIPD_TEST_PG_URL) || (CEPH.includes(name) && !!process.env.CLIPD_TEST_S3_ENDPOINT);
+const ignore = (name) =>
+  (name === "postgresql" && !!process.env.CLIPD_TEST_PG_URL) ||
+  (CEPH.includes(name) && !!process.env.CLIPD_TEST_S3_ENDPOINT);
 if (!ensureOsPackages("tests", { label: "clipd tests", ignore })) process.exit(1);
 
 const freePort = () =>
@@ -32,13 +34,29 @@ if (!process.env.CLIPD_TEST_PG_URL) {
   const asRoot = process.getuid?.() === 0;
   const run = (cmd, args) => {
     const full = asRoot ? ["-u", "postgres", "--", path.join(bin, cmd), ...args] : args;
-    const r = spawnSync(asRoot ? "runuser" : path.join(bin, cmd), asRoot ? full : args, { stdio: ["ignore", "pipe", "pipe"] });
+    const r = spawnSync(asRoot ? "runuser" : path.join(bin, cmd), asRoot ? full : args, {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
   };
-  if (asRoot) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString()), Number(execFileSync("id", ["-g", "postgres"]).toString()));
+  if (asRoot)
+    chownSync(
+      dir,
+      Number(execFileSync("id", ["-u", "postgres"]).toString()),
+      Number(execFileSync("id", ["-g", "postgres"]).toString()),
+    );
   run("initdb", ["-D", path.join(dir, "data"), "-A", "trust", "-U", "postgres", "--no-sync"]);
   writeFileSync(path.join(dir, "note"), "throwaway test cluster");
-  run("pg_ctl", ["-D", path.join(dir, "data"), "-l", path.join(dir, "log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, "start"]);
+  run("pg_ctl", [
+    "-D",
+    path.join(dir, "data"),
+    "-l",
+    path.join(dir, "log"),
+    "-w",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    "start",
+  ]);
   process.env.CLIPD_TEST_PG_URL = `postgres://postgres@127.0.0.1:${port}/postgres`;
   stopCluster = () => {
     try {
@@ -52,14 +70,21 @@ if (!process.env.CLIPD_TEST_PG_URL) {
 const args = process.argv.slice(2);
 // The object store (about 20 s to start) only for a whole run or for the files that use it.
 let stopS3 = () => {};
-if (!process.env.CLIPD_TEST_S3_ENDPOINT && (args.every((a) => a.startsWith("-")) || args.some((a) => /s3|multi-node/.test(a)))) {
+if (
+  !process.env.CLIPD_TEST_S3_ENDPOINT &&
+  (args.every((a) => a.startsWith("-")) || args.some((a) => /s3|multi-node/.test(a)))
+) {
   const { startS3Server, s3Env } = await import("./s3-server.mjs");
   const s3 = await startS3Server();
   Object.assign(process.env, s3Env(s3));
   stopS3 = s3.stop;
   console.error(`clipd tests: throwaway S3 server (Ceph radosgw) on ${s3.endpoint}`);
 }
-const r = spawnSync(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...args], { stdio: "inherit", env: process.env, cwd: root });
+const r = spawnSync(process.execPath, [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...args], {
+  stdio: "inherit",
+  env: process.env,
+  cwd: root,
+});
 stopCluster();
 stopS3();
 process.exit(r.status ?? 1);

@@ -24,7 +24,12 @@ function precompress(): Plugin {
         if (!/\.(js|css|svg|json)$/.test(name)) continue;
         const raw = readFileSync(path.join(dir, name));
         if (raw.length < 1024) continue;
-        writeFileSync(path.join(dir, name + ".br"), brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }));
+        writeFileSync(
+          path.join(dir, name + ".br"),
+          brotliCompressSync(raw, {
+            params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+          }),
+        );
         writeFileSync(path.join(dir, name + ".gz"), gzipSync(raw, { level: 9 }));
       }
     },

@@ -29,7 +29,11 @@ const note = (what: string, ok: boolean, detail: string) => {
   else t.lost.push(detail);
   tally.set(what, t);
 };
-const clean507 = (u: { status: number; body: any; leftover: string[] }) => u.status === 507 && u.body?.error?.code === "insufficient_storage" && u.body.error.limit === "disk_space" && u.leftover.every((f) => !f.endsWith(".part"));
+const clean507 = (u: { status: number; body: any; leftover: string[] }) =>
+  u.status === 507 &&
+  u.body?.error?.code === "insufficient_storage" &&
+  u.body.error.limit === "disk_space" &&
+  u.leftover.every((f) => !f.endsWith(".part"));
 try {
   const acc = await w.server.account({ creditCents: 100_000 });
   for (let round = 1; round <= ROUNDS; round++) {
@@ -44,10 +48,33 @@ try {
     const after = await putUpload(w, acc.live, 16 * 1024 * 1024, mp3);
     note("upload with room again", after.status === 200, `${after.status} ${JSON.stringify(after.body)}`);
 
-    for (const [label, dir] of [["work/ full (ffmpeg output)", w.workDir], ["storage/ full (stored result)", w.storageDir]] as const) {
+    for (const [label, dir] of [
+      ["work/ full (ffmpeg output)", w.workDir],
+      ["storage/ full (stored result)", w.storageDir],
+    ] as const) {
       const e = await paidExport(w, acc, () => w.fill(dir, 64 * 1024));
-      const ok = e.job.status === "failed" && e.job.error?.code === "insufficient_storage" && e.job.charged_cents === 0 && JSON.stringify(e.ledger) === JSON.stringify([["export", -25], ["export_refund", 25]]) && !e.leftover.length && !e.work.length;
-      note(`export, ${label}`, ok, JSON.stringify({ status: e.job.status, error: e.job.error, ledger: e.ledger, leftover: e.leftover, work: e.work }));
+      const ok =
+        e.job.status === "failed" &&
+        e.job.error?.code === "insufficient_storage" &&
+        e.job.charged_cents === 0 &&
+        JSON.stringify(e.ledger) ===
+          JSON.stringify([
+            ["export", -25],
+            ["export_refund", 25],
+          ]) &&
+        !e.leftover.length &&
+        !e.work.length;
+      note(
+        `export, ${label}`,
+        ok,
+        JSON.stringify({
+          status: e.job.status,
+          error: e.job.error,
+          ledger: e.ledger,
+          leftover: e.leftover,
+          work: e.work,
+        }),
+      );
       await w.free(dir);
     }
     const done = await paidExport(w, acc);
@@ -59,12 +86,15 @@ try {
 } finally {
   await w.close();
 }
-let tried = 0, held = 0;
+let tried = 0,
+  held = 0;
 for (const [what, t] of tally) {
   tried += t.tried;
   held += t.held;
   console.log(`  ${what.padEnd(48)} tried ${t.tried}  held ${t.held}  lost ${t.lost.length}`);
   for (const l of t.lost.slice(0, 3)) console.log(`      ${l.slice(0, 300)}`);
 }
-console.log(`tried ${tried}  held ${held}  lost ${tried - held}  (storage/ and work/ on ${MIB} MiB tmpfs, ${ROUNDS} rounds)`);
+console.log(
+  `tried ${tried}  held ${held}  lost ${tried - held}  (storage/ and work/ on ${MIB} MiB tmpfs, ${ROUNDS} rounds)`,
+);
 process.exitCode = tried === held ? 0 : 1;

@@ -19,7 +19,9 @@ import { startPgServer } from "../_pg.js";
 const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 2 ** 31);
 const runs = Number(process.env.CHAOS_RUNS ?? 200);
 const only = process.env.CHAOS_OPS?.split(",").filter(Boolean);
-console.log(`fuzz: seed ${seed} (CHAOS_SEED=${seed} repeats this run), ${runs} cases per operation, ${process.env.CHAOS_BACKEND === "postgres" ? "postgres" : "pglite"}`);
+console.log(
+  `fuzz: seed ${seed} (CHAOS_SEED=${seed} repeats this run), ${runs} cases per operation, ${process.env.CHAOS_BACKEND === "postgres" ? "postgres" : "pglite"}`,
+);
 
 // CHAOS_BACKEND=postgres runs on a fresh database of the server CLIPD_TEST_PG_URL (or BENCH_PG_URL)
 // names, else of a throwaway local cluster (bench/_pg.ts).
@@ -30,7 +32,9 @@ const server = await openChaosServer(backend, { network: { allow_loopback: true 
 try {
   const report = await runFuzz(server, { runs, seed, ...(only ? { only: (op) => only.includes(op.id) } : {}) });
   console.log(`\n${fuzzTable(report)}\n`);
-  console.log(`${report.stats.reduce((n, s) => n + s.cases, 0)} requests in ${(report.ms / 1000).toFixed(1)} s; seed ${seed}`);
+  console.log(
+    `${report.stats.reduce((n, s) => n + s.cases, 0)} requests in ${(report.ms / 1000).toFixed(1)} s; seed ${seed}`,
+  );
   const shown = new Map<string, Finding[]>();
   for (const f of report.findings) {
     const known = knownDefectOf(f);

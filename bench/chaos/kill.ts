@@ -52,9 +52,19 @@ try {
   for (let i = 0; i < worlds.length; i += parallel) {
     const done = await Promise.all(
       worlds.slice(i, i + parallel).map(async ({ backend, path: workPath }) => {
-        const r = await runKills({ backend, path: workPath, n, batch, seed, exportEvery: workPath === "api" ? exportEvery : 0, pipelinesDir, log: (l) => console.log(`  ${l}`) });
+        const r = await runKills({
+          backend,
+          path: workPath,
+          n,
+          batch,
+          seed,
+          exportEvery: workPath === "api" ? exportEvery : 0,
+          pipelinesDir,
+          log: (l) => console.log(`  ${l}`),
+        });
         console.log(`\n${killTable([r])}\n`);
-        for (const p of r.problems) console.log(`  ${backend}/${workPath} ${p.kind}: ${p.subject || "(data folder)"}: ${p.what}`);
+        for (const p of r.problems)
+          console.log(`  ${backend}/${workPath} ${p.kind}: ${p.subject || "(data folder)"}: ${p.what}`);
         return r;
       }),
     );

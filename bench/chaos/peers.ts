@@ -19,7 +19,9 @@ const limits = {
   hugeBytes: 100 * 1024 * 1024,
 };
 const rounds = Number(process.env.PEERS_ROUNDS ?? 3);
-console.log(`peers: ${rounds} rounds; fetch-source max_bytes ${limits.maxBytes}, timeout_seconds ${limits.timeoutSeconds}; webhooks.timeout_ms ${limits.webhookTimeoutMs}`);
+console.log(
+  `peers: ${rounds} rounds; fetch-source max_bytes ${limits.maxBytes}, timeout_seconds ${limits.timeoutSeconds}; webhooks.timeout_ms ${limits.webhookTimeoutMs}`,
+);
 const started = Date.now();
 const r = await runPeers(limits, { rounds });
 let tried = 0;
@@ -33,17 +35,28 @@ for (const s of r.sources) {
   // The trickle is cut at timeout_seconds (a little after: the step's bookkeeping); the endless one by the cap, sooner.
   const bound = limits.timeoutSeconds * 1000 + 5_000;
   check(`source ${s.peer}`, s.status === "failed" && s.code === want && !s.partLeft && s.ms >= 0 && s.ms < bound, s);
-  console.log(`  source   ${s.peer.padEnd(12)} ${s.status} ${s.code}, fetch step ran ${(s.ms / 1000).toFixed(1)} s, partial file left: ${s.partLeft}`);
+  console.log(
+    `  source   ${s.peer.padEnd(12)} ${s.status} ${s.code}, fetch step ran ${(s.ms / 1000).toFixed(1)} s, partial file left: ${s.partLeft}`,
+  );
 }
 for (const a of r.attempts) {
   const ok =
-    a.hook === "hook-slow" ? a.status_code === null && /no answer within/.test(a.error ?? "") && a.latency_ms < limits.webhookTimeoutMs + 2000
-    : a.hook === "hook-stall" ? (a.status_code === null || a.error !== null) && a.latency_ms < limits.webhookTimeoutMs + 2000
-    : a.hook === "hook-302" ? a.status_code === 302
-    : a.status_code === 200 && a.response_bytes <= 1024 && a.latency_ms < limits.webhookTimeoutMs;
+    a.hook === "hook-slow"
+      ? a.status_code === null &&
+        /no answer within/.test(a.error ?? "") &&
+        a.latency_ms < limits.webhookTimeoutMs + 2000
+      : a.hook === "hook-stall"
+        ? (a.status_code === null || a.error !== null) && a.latency_ms < limits.webhookTimeoutMs + 2000
+        : a.hook === "hook-302"
+          ? a.status_code === 302
+          : a.status_code === 200 && a.response_bytes <= 1024 && a.latency_ms < limits.webhookTimeoutMs;
   check(`delivery ${a.hook}`, ok, a);
-  console.log(`  delivery ${a.hook.padEnd(12)} attempt ${a.attempt}: status ${a.status_code}, ${a.latency_ms} ms, ${a.response_bytes} bytes kept${a.error ? `, ${a.error}` : ""}`);
+  console.log(
+    `  delivery ${a.hook.padEnd(12)} attempt ${a.attempt}: status ${a.status_code}, ${a.latency_ms} ms, ${a.response_bytes} bytes kept${a.error ? `, ${a.error}` : ""}`,
+  );
 }
-console.log(`tried ${tried}  held ${tried - lost.length}  lost ${lost.length}  (${((Date.now() - started) / 1000).toFixed(1)} s, RSS at the end ${r.rssMiB} MiB)`);
+console.log(
+  `tried ${tried}  held ${tried - lost.length}  lost ${lost.length}  (${((Date.now() - started) / 1000).toFixed(1)} s, RSS at the end ${r.rssMiB} MiB)`,
+);
 for (const l of lost) console.log(`  ${l}`);
 process.exitCode = lost.length ? 1 : 0;

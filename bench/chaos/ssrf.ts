@@ -26,10 +26,16 @@ try {
     const { live, test } = await server.account({ creditCents: 100_000 });
     const fields = ssrfFields(server, live, test);
     const results = await runSsrfTable(fields, vectors, targets);
-    console.log(`\n## Request-time refusals (network.allow_loopback off): ${vectors.length} vectors × ${fields.length} fields\n\n${ssrfTable(summarize(results))}\n`);
-    for (const r of results.filter((r) => !r.held || r.hits)) console.log(`LOST ${r.field} ${r.vector.url} → ${r.status} ${r.code ?? ""} field=${r.namedField ?? "-"} hits=${r.hits}`);
+    console.log(
+      `\n## Request-time refusals (network.allow_loopback off): ${vectors.length} vectors × ${fields.length} fields\n\n${ssrfTable(summarize(results))}\n`,
+    );
+    for (const r of results.filter((r) => !r.held || r.hits))
+      console.log(
+        `LOST ${r.field} ${r.vector.url} → ${r.status} ${r.code ?? ""} field=${r.namedField ?? "-"} hits=${r.hits}`,
+      );
     const codes = new Map<string, string[]>();
-    for (const r of results.filter((r) => r.held && !r.codeOk)) codes.set(`${r.field} ${r.code}`, [...(codes.get(`${r.field} ${r.code}`) ?? []), r.vector.url]);
+    for (const r of results.filter((r) => r.held && !r.codeOk))
+      codes.set(`${r.field} ${r.code}`, [...(codes.get(`${r.field} ${r.code}`) ?? []), r.vector.url]);
     for (const [k, urls] of codes) console.log(`other code: ${k} (${urls.length}): ${urls.join("  ")}`);
     lost += results.filter((r) => !r.held || r.hits).length;
   } finally {
@@ -37,7 +43,10 @@ try {
   }
 
   const list = redirectTargets(targets.ports);
-  const loopback = await openChaosServer("pglite", { ...FREE, network: { allow_loopback: true, extra_ca: targets.caPath } });
+  const loopback = await openChaosServer("pglite", {
+    ...FREE,
+    network: { allow_loopback: true, extra_ca: targets.caPath },
+  });
   try {
     const { live } = await loopback.account({ creditCents: 100_000 });
     const before = targets.hits();
@@ -50,10 +59,14 @@ try {
       if (r.held) row.held++;
       rows.set(r.field, row);
     }
-    console.log(`\n## Redirect chains (network.allow_loopback on): a loopback redirector 302s to ${list.length} targets (the first 3 also through a chain of 2 hops)\n`);
+    console.log(
+      `\n## Redirect chains (network.allow_loopback on): a loopback redirector 302s to ${list.length} targets (the first 3 also through a chain of 2 hops)\n`,
+    );
     console.log("| field | tried | held | lost |\n|---|---:|---:|---:|");
     for (const [field, row] of rows) console.log(`| ${field} | ${row.tried} | ${row.held} | ${row.tried - row.held} |`);
-    console.log(`\ntarget connections during the redirect runs: ${hits}; redirector connections: ${targets.redirector.hits()}`);
+    console.log(
+      `\ntarget connections during the redirect runs: ${hits}; redirector connections: ${targets.redirector.hits()}`,
+    );
     for (const r of results.filter((r) => !r.held)) console.log(`LOST ${r.field} → ${r.target}: ${r.outcome}`);
     lost += results.filter((r) => !r.held).length + hits;
   } finally {

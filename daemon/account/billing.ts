@@ -55,7 +55,10 @@ interface Balance {
 export class BillingService {
   readonly prices: PriceTable;
 
-  constructor(private readonly accounts: AccountService, opts: { prices?: PriceTable } = {}) {
+  constructor(
+    private readonly accounts: AccountService,
+    opts: { prices?: PriceTable } = {},
+  ) {
     this.prices = opts.prices ?? loadPricing();
   }
 
@@ -69,7 +72,11 @@ export class BillingService {
   private async balance(tx: Queryable, accountId: string): Promise<Balance> {
     const { rows } = await tx.query(`select plan, credit_cents from accounts where id = $1 for update`, [accountId]);
     if (!rows[0]) throw new NotFound("not_found", `account ${accountId} does not exist`);
-    return { plan: rows[0].plan, credit: Number(rows[0].credit_cents), planUsed: await this.planEpisodesUsed(tx, accountId) };
+    return {
+      plan: rows[0].plan,
+      credit: Number(rows[0].credit_cents),
+      planUsed: await this.planEpisodesUsed(tx, accountId),
+    };
   }
 
   async planEpisodesUsed(q: Queryable, accountId: string): Promise<number> {
@@ -81,7 +88,10 @@ export class BillingService {
   }
 
   /** This month's use, for GET /me. */
-  async usage(q: Queryable, accountId: string): Promise<{ plan_episodes_used: number; plan_episodes_included: number; spent_cents: number }> {
+  async usage(
+    q: Queryable,
+    accountId: string,
+  ): Promise<{ plan_episodes_used: number; plan_episodes_included: number; spent_cents: number }> {
     const { rows } = await q.query(
       // A refund takes back its charge: spent is what charges cost, less what was given back.
       // A refunded credit pack (pack_refund) takes back credit that was bought, not spent.
@@ -89,7 +99,11 @@ export class BillingService {
         where account_id = $1 and ((cents < 0 and kind <> 'pack_refund') or kind = 'export_refund') and created_at >= date_trunc('month', now())`,
       [accountId],
     );
-    return { plan_episodes_used: await this.planEpisodesUsed(q, accountId), plan_episodes_included: this.prices.plan.api_episodes_per_month, spent_cents: Number(rows[0].spent) };
+    return {
+      plan_episodes_used: await this.planEpisodesUsed(q, accountId),
+      plan_episodes_included: this.prices.plan.api_episodes_per_month,
+      spent_cents: Number(rows[0].spent),
+    };
   }
 
   /**
@@ -113,21 +127,36 @@ export class BillingService {
    * caller's transaction with the account row locked, as one ledger row beside the balance change.
    * A take-back may leave the balance below zero; live spending calls then stop (balance_below_zero).
    */
-  async movePayment(tx: Queryable, accountId: string, cents: number, kind: "pack" | "pack_refund", ref: string, note: string): Promise<void> {
+  async movePayment(
+    tx: Queryable,
+    accountId: string,
+    cents: number,
+    kind: "pack" | "pack_refund",
+    ref: string,
+    note: string,
+  ): Promise<void> {
     await this.balance(tx, accountId);
     await this.record(tx, accountId, cents, kind, ref, note);
   }
 
   /** A plan switched on or off by a payment provider: a 0-cent ledger row says when and why. */
   async setPlan(tx: Queryable, accountId: string, on: boolean, ref: string, note: string): Promise<boolean> {
-    const { rows } = await tx.query(`update accounts set plan = $2 where id = $1 and plan <> $2 returning id`, [accountId, on]);
+    const { rows } = await tx.query(`update accounts set plan = $2 where id = $1 and plan <> $2 returning id`, [
+      accountId,
+      on,
+    ]);
     if (rows.length) await this.record(tx, accountId, 0, on ? "plan_on" : "plan_off", ref, note);
     return rows.length > 0;
   }
 
   private refuseBelowZero(b: Balance) {
     if (b.credit < 0) {
-      throw new PaymentRequired("balance_below_zero", `the account's balance is ${b.credit} cents; add at least ${-b.credit} cents of credit to continue`, -b.credit, b.credit);
+      throw new PaymentRequired(
+        "balance_below_zero",
+        `the account's balance is ${b.credit} cents; add at least ${-b.credit} cents of credit to continue`,
+        -b.credit,
+        b.credit,
+      );
     }
   }
 
@@ -140,16 +169,29 @@ export class BillingService {
     this.refuseBelowZero(b);
     const allowance = this.prices.plan.api_episodes_per_month;
     if (b.plan && origin === "api" && b.planUsed < allowance) return;
-    const used = origin === "api" ? `this month's ${allowance} plan episodes are used` : `the plan's episodes are the API's: an episode from ${origin === "chat" ? "a chat" : "the website"} is paid from credit`;
+    const used =
+      origin === "api"
+        ? `this month's ${allowance} plan episodes are used`
+        : `the plan's episodes are the API's: an episode from ${origin === "chat" ? "a chat" : "the website"} is paid from credit`;
     const min = this.prices.episode.minimum_cents;
     if (!this.prices.pay_as_you_go.enabled) {
       throw new PaymentRequired("plan_required", b.plan ? used : "episodes need a plan on this service", min, b.credit);
     }
     if (b.credit >= min) return;
     if (b.plan) {
-      throw new PaymentRequired("credit_required", `${used}; an episode then needs at least ${min} cents of credit (you have ${b.credit})`, min - b.credit, b.credit);
+      throw new PaymentRequired(
+        "credit_required",
+        `${used}; an episode then needs at least ${min} cents of credit (you have ${b.credit})`,
+        min - b.credit,
+        b.credit,
+      );
     }
-    throw new PaymentRequired("plan_or_credit_required", `an episode needs a plan or at least ${min} cents of credit (you have ${b.credit})`, min - b.credit, b.credit);
+    throw new PaymentRequired(
+      "plan_or_credit_required",
+      `an episode needs a plan or at least ${min} cents of credit (you have ${b.credit})`,
+      min - b.credit,
+      b.credit,
+    );
   }
 
   /** Refuses any live spending call while the balance is below zero. */
@@ -161,7 +203,13 @@ export class BillingService {
    * Charges an episode when its clip search starts: a plan episode if one is left this month
    * (0 cents, recorded so the allowance counts it), else its price from credit, even below zero.
    */
-  async chargeEpisode(tx: Queryable, accountId: string, episodeId: string, seconds: number, origin: AccountSurface = "api"): Promise<{ cents: number; from: "plan" | "credit" }> {
+  async chargeEpisode(
+    tx: Queryable,
+    accountId: string,
+    episodeId: string,
+    seconds: number,
+    origin: AccountSurface = "api",
+  ): Promise<{ cents: number; from: "plan" | "credit" }> {
     const b = await this.balance(tx, accountId);
     if (b.plan && origin === "api" && b.planUsed < this.prices.plan.api_episodes_per_month) {
       await this.record(tx, accountId, 0, "episode_plan", episodeId, `plan episode (${Math.round(seconds)} s)`);
@@ -182,7 +230,12 @@ export class BillingService {
     if (index <= this.prices.exports.included_per_episode) return 0;
     const cents = this.prices.exports.cents_each;
     if (b.credit < cents) {
-      throw new PaymentRequired("credit_required", `exports after the ${this.prices.exports.included_per_episode}th of an episode cost ${cents} cents each; the account has ${b.credit}`, cents - b.credit, b.credit);
+      throw new PaymentRequired(
+        "credit_required",
+        `exports after the ${this.prices.exports.included_per_episode}th of an episode cost ${cents} cents each; the account has ${b.credit}`,
+        cents - b.credit,
+        b.credit,
+      );
     }
     await this.record(tx, accountId, -cents, "export", jobId, `export ${index} of its episode`);
     return cents;
@@ -207,8 +260,16 @@ export class BillingService {
   }
 
   private async record(tx: Queryable, accountId: string, cents: number, kind: string, ref: string, note: string) {
-    if (cents !== 0) await tx.query(`update accounts set credit_cents = credit_cents + $2 where id = $1`, [accountId, cents]);
-    await tx.query(`insert into ledger (id, account_id, cents, kind, ref, note) values ($1, $2, $3, $4, $5, $6)`, [randomUUID(), accountId, cents, kind, ref, note]);
+    if (cents !== 0)
+      await tx.query(`update accounts set credit_cents = credit_cents + $2 where id = $1`, [accountId, cents]);
+    await tx.query(`insert into ledger (id, account_id, cents, kind, ref, note) values ($1, $2, $3, $4, $5, $6)`, [
+      randomUUID(),
+      accountId,
+      cents,
+      kind,
+      ref,
+      note,
+    ]);
     this.accounts.evictAccount(accountId);
   }
 }

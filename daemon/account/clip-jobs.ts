@@ -14,13 +14,30 @@ import type { Run } from "../engine/runner.js";
 import { transactionWith, type Queryable, type Within } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
 import { ClipLooks, cutChanged, lookChanges, resolveLook, type Look, type LookChange } from "./clip-look.js";
-import { clipsOf, lockEpisode, notFound, PIPELINES, toClip, toJob, type ClipLook, type ClipRow, type EpisodeDeps, type EpisodeRow, type JobRow, type NotStarted, type StartedJob } from "./episode-rows.js";
+import {
+  clipsOf,
+  lockEpisode,
+  notFound,
+  PIPELINES,
+  toClip,
+  toJob,
+  type ClipLook,
+  type ClipRow,
+  type EpisodeDeps,
+  type EpisodeRow,
+  type JobRow,
+  type NotStarted,
+  type StartedJob,
+} from "./episode-rows.js";
 import type { AccountSurface } from "./surfaces.js";
 import { customClip, editedRunInput, piecesOf, clipEpisodeWords, readTranscript } from "./clip-spans.js";
 import { assertKit, brandRunInput } from "../brand/run-input.js";
 
 export type ExportResult = { jobs: StartedJob[]; not_started: NotStarted[]; charged_cents: number };
-export type RestyleResult = { job: Pick<StartedJob, "job_id" | "kind" | "charged_cents"> & { status: JobRow["status"] }; changes: LookChange[] };
+export type RestyleResult = {
+  job: Pick<StartedJob, "job_id" | "kind" | "charged_cents"> & { status: JobRow["status"] };
+  changes: LookChange[];
+};
 
 export class ClipJobs {
   constructor(
@@ -47,51 +64,91 @@ export class ClipJobs {
    * with a new fit/background, else a render (restyle pipeline). Clips that cannot start are listed
    * with a reason and charged nothing. When none can start, the whole call is refused.
    */
-  async exportClips(accountId: string, episodeId: string, input: { clips: Array<number | string | { start: number; end: number }>; look: ClipLook; origin: AccountSurface }, within?: Within<ExportResult>): Promise<ExportResult> {
-    return transactionWith(this.deps.db, async (tx) => {
-      const ep = await lockEpisode(tx, accountId, episodeId);
-      const clips = await clipsOf(tx, episodeId);
-      // A ready episode whose search found nothing can still have clips of the user's own times.
-      const ownTimes = ep.status === "ready" && input.clips.some((c) => typeof c === "object");
-      if (!clips.length && !ownTimes) throw new Conflict("episode_not_ready", `episode ${episodeId} is ${ep.status} and has no clips yet`, { context: { status: ep.status } });
-      let index = await this.exportCount(tx, episodeId);
-      const jobs: StartedJob[] = [];
-      const notStarted: NotStarted[] = [];
-      let refusal: PaymentRequired | undefined;
-      const seen = new Set<string>();
-      // Each clip gets the account's defaults where the request names nothing (clip-look.ts).
-      await assertKit(tx, accountId, input.look.brand_kit);
-      const look = resolveLook(await this.looks.defaults(tx, accountId), input.look);
-      for (const [n, asked] of input.clips.entries()) {
-        // A span of the user's own ({ start, end }) becomes a clip of the episode first (clip-spans.ts).
-        const custom = typeof asked === "object" ? await customClip(tx, this.deps.storage, ep, clips, asked, n) : undefined;
-        const want = custom ? custom.ref : (asked as number | string);
-        const clip = custom ?? (typeof want === "number" ? clips.find((c) => c.number === want) : clips.find((c) => c.ref === want));
-        if (!clip) {
-          notStarted.push({ clip: want, reason: "not_found", message: `unknown clip reference ${typeof want === "number" ? want : `"${want}"`}: episode ${episodeId} has no such clip` });
-          continue;
+  async exportClips(
+    accountId: string,
+    episodeId: string,
+    input: { clips: Array<number | string | { start: number; end: number }>; look: ClipLook; origin: AccountSurface },
+    within?: Within<ExportResult>,
+  ): Promise<ExportResult> {
+    return transactionWith(
+      this.deps.db,
+      async (tx) => {
+        const ep = await lockEpisode(tx, accountId, episodeId);
+        const clips = await clipsOf(tx, episodeId);
+        // A ready episode whose search found nothing can still have clips of the user's own times.
+        const ownTimes = ep.status === "ready" && input.clips.some((c) => typeof c === "object");
+        if (!clips.length && !ownTimes)
+          throw new Conflict("episode_not_ready", `episode ${episodeId} is ${ep.status} and has no clips yet`, {
+            context: { status: ep.status },
+          });
+        let index = await this.exportCount(tx, episodeId);
+        const jobs: StartedJob[] = [];
+        const notStarted: NotStarted[] = [];
+        let refusal: PaymentRequired | undefined;
+        const seen = new Set<string>();
+        // Each clip gets the account's defaults where the request names nothing (clip-look.ts).
+        await assertKit(tx, accountId, input.look.brand_kit);
+        const look = resolveLook(await this.looks.defaults(tx, accountId), input.look);
+        for (const [n, asked] of input.clips.entries()) {
+          // A span of the user's own ({ start, end }) becomes a clip of the episode first (clip-spans.ts).
+          const custom =
+            typeof asked === "object" ? await customClip(tx, this.deps.storage, ep, clips, asked, n) : undefined;
+          const want = custom ? custom.ref : (asked as number | string);
+          const clip =
+            custom ??
+            (typeof want === "number" ? clips.find((c) => c.number === want) : clips.find((c) => c.ref === want));
+          if (!clip) {
+            notStarted.push({
+              clip: want,
+              reason: "not_found",
+              message: `unknown clip reference ${typeof want === "number" ? want : `"${want}"`}: episode ${episodeId} has no such clip`,
+            });
+            continue;
+          }
+          if (seen.has(clip.id)) {
+            notStarted.push({
+              clip: want,
+              reason: "duplicate",
+              message: `clip ${clip.number} is named twice; it is exported once`,
+            });
+            continue;
+          }
+          seen.add(clip.id);
+          const kind =
+            clip.cut && !cutChanged(lookChanges((await this.looks.current(tx, clip)).look, look)) ? "render" : "cut";
+          const started = await this.tryStartJob(tx, ep, clip, {
+            kind,
+            look,
+            changes: [],
+            index: index + 1,
+            prevRender: null,
+            origin: input.origin,
+          });
+          if (started instanceof PaymentRequired) {
+            refusal ??= started;
+            notStarted.push({
+              clip: want,
+              reason: started.code,
+              message: started.message,
+              needed_cents: started.neededCents,
+            });
+            continue;
+          }
+          index++;
+          jobs.push(started);
         }
-        if (seen.has(clip.id)) {
-          notStarted.push({ clip: want, reason: "duplicate", message: `clip ${clip.number} is named twice; it is exported once` });
-          continue;
+        if (!jobs.length) {
+          if (refusal) throw refusal;
+          throw new Refused(
+            "invalid_request",
+            `no clip could be exported: ${notStarted.map((n) => n.message).join("; ")}`,
+            { context: { field: "clips", not_started: notStarted } },
+          );
         }
-        seen.add(clip.id);
-        const kind = clip.cut && !cutChanged(lookChanges((await this.looks.current(tx, clip)).look, look)) ? "render" : "cut";
-        const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes: [], index: index + 1, prevRender: null, origin: input.origin });
-        if (started instanceof PaymentRequired) {
-          refusal ??= started;
-          notStarted.push({ clip: want, reason: started.code, message: started.message, needed_cents: started.neededCents });
-          continue;
-        }
-        index++;
-        jobs.push(started);
-      }
-      if (!jobs.length) {
-        if (refusal) throw refusal;
-        throw new Refused("invalid_request", `no clip could be exported: ${notStarted.map((n) => n.message).join("; ")}`, { context: { field: "clips", not_started: notStarted } });
-      }
-      return { jobs, not_started: notStarted, charged_cents: jobs.reduce((a, j) => a + j.charged_cents, 0) };
-    }, within);
+        return { jobs, not_started: notStarted, charged_cents: jobs.reduce((a, j) => a + j.charged_cents, 0) };
+      },
+      within,
+    );
   }
 
   /**
@@ -99,30 +156,53 @@ export class ClipJobs {
    * (restyle pipeline; a new fit or background cuts again). When nothing resolves to a new value,
    * nothing starts and nothing is charged: the answer is the job that made the current look.
    */
-  async restyle(accountId: string, clipId: string, want: ClipLook, opts: { saveAsDefault?: boolean; origin: AccountSurface }, within?: Within<RestyleResult>): Promise<RestyleResult> {
-    return transactionWith(this.deps.db, async (tx) => {
-      const found = await this.getClip(accountId, clipId, tx);
-      if (!found) throw notFound("clip", clipId);
-      const ep = await lockEpisode(tx, accountId, found.episode_id);
-      const clip = (await this.getClip(accountId, clipId, tx))!; // again, under the episode lock
-      if (!clip.cut) {
-        const why = clip.cut_status === "cutting" ? "is still being cut; retry when its job completes" : "has not been cut; export it first with POST /episodes/{id}/clips";
-        throw new Conflict("clip_not_cut", `clip ${clipId} ${why}`, { context: { cut_status: clip.cut_status } });
-      }
-      await assertKit(tx, accountId, want.brand_kit);
-      const current = await this.looks.current(tx, clip);
-      const look = resolveLook(current.look, want);
-      const changes = lookChanges(current.look, look);
-      if (opts.saveAsDefault) await this.looks.saveDefaults(tx, accountId, look);
-      if (!changes.length) {
-        if (!current.job) throw new Refused("nothing_to_change", `clip ${clipId} already looks like this`, { context: { field: "body" } });
-        return { job: { ...current.job, status: ClipJobs.publicJobStatus(current.job), charged_cents: 0 }, changes };
-      }
-      const kind = cutChanged(changes) ? "cut" : "render";
-      const started = await this.tryStartJob(tx, ep, clip, { kind, look, changes, index: (await this.exportCount(tx, ep.id)) + 1, prevRender: clip.render, origin: opts.origin });
-      if (started instanceof PaymentRequired) throw started;
-      return { job: started, changes };
-    }, within);
+  async restyle(
+    accountId: string,
+    clipId: string,
+    want: ClipLook,
+    opts: { saveAsDefault?: boolean; origin: AccountSurface },
+    within?: Within<RestyleResult>,
+  ): Promise<RestyleResult> {
+    return transactionWith(
+      this.deps.db,
+      async (tx) => {
+        const found = await this.getClip(accountId, clipId, tx);
+        if (!found) throw notFound("clip", clipId);
+        const ep = await lockEpisode(tx, accountId, found.episode_id);
+        const clip = (await this.getClip(accountId, clipId, tx))!; // again, under the episode lock
+        if (!clip.cut) {
+          const why =
+            clip.cut_status === "cutting"
+              ? "is still being cut; retry when its job completes"
+              : "has not been cut; export it first with POST /episodes/{id}/clips";
+          throw new Conflict("clip_not_cut", `clip ${clipId} ${why}`, { context: { cut_status: clip.cut_status } });
+        }
+        await assertKit(tx, accountId, want.brand_kit);
+        const current = await this.looks.current(tx, clip);
+        const look = resolveLook(current.look, want);
+        const changes = lookChanges(current.look, look);
+        if (opts.saveAsDefault) await this.looks.saveDefaults(tx, accountId, look);
+        if (!changes.length) {
+          if (!current.job)
+            throw new Refused("nothing_to_change", `clip ${clipId} already looks like this`, {
+              context: { field: "body" },
+            });
+          return { job: { ...current.job, status: ClipJobs.publicJobStatus(current.job), charged_cents: 0 }, changes };
+        }
+        const kind = cutChanged(changes) ? "cut" : "render";
+        const started = await this.tryStartJob(tx, ep, clip, {
+          kind,
+          look,
+          changes,
+          index: (await this.exportCount(tx, ep.id)) + 1,
+          prevRender: clip.render,
+          origin: opts.origin,
+        });
+        if (started instanceof PaymentRequired) throw started;
+        return { job: started, changes };
+      },
+      within,
+    );
   }
 
   async exportCount(tx: Queryable, episodeId: string): Promise<number> {
@@ -134,7 +214,14 @@ export class ClipJobs {
     tx: Queryable,
     ep: EpisodeRow,
     clip: ClipRow,
-    o: { kind: "cut" | "render"; look: Look; changes: LookChange[]; index: number; prevRender: Record<string, any> | null; origin: AccountSurface },
+    o: {
+      kind: "cut" | "render";
+      look: Look;
+      changes: LookChange[];
+      index: number;
+      prevRender: Record<string, any> | null;
+      origin: AccountSurface;
+    },
   ): Promise<StartedJob | PaymentRequired> {
     const jobId = randomUUID();
     let cents: number;
@@ -151,19 +238,42 @@ export class ClipJobs {
     // The brand kit as a snapshot (and the cover art) in the run's input: later kit edits never reach this run.
     const brand = await brandRunInput(tx, { accountId: ep.account_id, episodeId: ep.id, kitId: o.look.brand_kit });
     const look = { ...o.look, brand_kit: brand.kit };
-    const ids = { account_id: ep.account_id, livemode: true, episode_id: ep.id, clip_id: clip.id, job_id: jobId, ...brand.input };
+    const ids = {
+      account_id: ep.account_id,
+      livemode: true,
+      episode_id: ep.id,
+      clip_id: clip.id,
+      job_id: jobId,
+      ...brand.input,
+    };
     let run: Run;
     if (o.kind === "cut") {
-      run = await this.deps.runner.startRun(PIPELINES.cut, { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids, ...edited }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
+      run = await this.deps.runner.startRun(
+        PIPELINES.cut,
+        { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids, ...edited },
+        { tx, origin: o.origin, originRef: `job:${jobId}`, set },
+      );
     } else {
-      run = await this.deps.runner.startRun(PIPELINES.render, { cut: clip.cut, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids, ...edited }, { tx, origin: o.origin, originRef: `job:${jobId}`, set });
+      run = await this.deps.runner.startRun(
+        PIPELINES.render,
+        { cut: clip.cut, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids, ...edited },
+        { tx, origin: o.origin, originRef: `job:${jobId}`, set },
+      );
     }
     await tx.query(
       `insert into jobs (id, account_id, episode_id, clip_id, kind, status, run_id, options, changes, charged_cents) values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9)`,
       [jobId, ep.account_id, ep.id, clip.id, o.kind, run.id, JSON.stringify(look), JSON.stringify(o.changes), cents],
     );
     await this.refreshClip(tx, clip.id);
-    return { job_id: jobId, clip_id: clip.id, number: clip.number, ref: clip.ref, kind: o.kind, status: "queued", charged_cents: cents };
+    return {
+      job_id: jobId,
+      clip_id: clip.id,
+      number: clip.number,
+      ref: clip.ref,
+      kind: o.kind,
+      status: "queued",
+      charged_cents: cents,
+    };
   }
 
   /** Derives a clip's cut and export status from its last results and its jobs in flight (also run when a job ends). */
@@ -185,7 +295,13 @@ export class ClipJobs {
   // ---- captions ----------------------------------------------------------------------------
 
   /** The clip's captions on its own timeline (seconds from the clip's start), with speakers. */
-  async captions(accountId: string, clipId: string): Promise<{ clip: ClipRow; captions: Array<{ id: string; start_seconds: number; end_seconds: number; speaker: string; text: string }> }> {
+  async captions(
+    accountId: string,
+    clipId: string,
+  ): Promise<{
+    clip: ClipRow;
+    captions: Array<{ id: string; start_seconds: number; end_seconds: number; speaker: string; text: string }>;
+  }> {
     const clip = await this.getClip(accountId, clipId);
     if (!clip) throw notFound("clip", clipId);
     const { rows } = await this.deps.db.query(`select state from episodes where id = $1`, [clip.episode_id]);
@@ -196,7 +312,8 @@ export class ClipJobs {
     let words = retimeWords(clipEpisodeWords(t, clip), piecesOf(clip)) as Array<TranscriptWord & { i: number }>;
     // A clip whose look censors shows its listed words masked here as in its frames; a mask keeps
     // a word's length, so the cues and their times are the same as unmasked.
-    if ((await this.looks.current(this.deps.db, clip)).look.censor !== "off") words = censorWords(words, loadWordList(this.deps.config.render?.censor_words || undefined)).words;
+    if ((await this.looks.current(this.deps.db, clip)).look.censor !== "off")
+      words = censorWords(words, loadWordList(this.deps.config.render?.censor_words || undefined)).words;
     const speakerOf = (i: number) => (t.segments ?? []).find((s) => i >= s.words[0] && i < s.words[1])?.speaker ?? "S1";
     const captions = toCues(words).map((c, n) => ({
       id: String(n + 1),

@@ -18,7 +18,19 @@ import type { ClipLook, ClipRow } from "./episode-rows.js";
 import type { Queryable } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
 
-export const LOOK_FIELDS = ["style", "caption_size", "caption_position", "hook_title", "fit", "background", "aspect_ratio", "brand_kit", "censor", "emphasis", "emoji"] as const;
+export const LOOK_FIELDS = [
+  "style",
+  "caption_size",
+  "caption_position",
+  "hook_title",
+  "fit",
+  "background",
+  "aspect_ratio",
+  "brand_kit",
+  "censor",
+  "emphasis",
+  "emoji",
+] as const;
 export type LookField = (typeof LOOK_FIELDS)[number];
 /** The fields the cut stage uses: a change to one of them cuts the clip again. */
 // brand_kit too: the kit's cover art is the cut's still for audio clips.
@@ -60,7 +72,9 @@ export function resolveLook(base: Look, want: ClipLook): Look {
     background: want.background ?? base.background,
     aspect_ratio: isAspect(want.aspect_ratio) ? want.aspect_ratio : base.aspect_ratio,
     brand_kit: want.brand_kit !== undefined ? want.brand_kit : (base.brand_kit ?? null),
-    censor: (CENSOR_MODES as string[]).includes(want.censor ?? "") ? (want.censor as CensorMode) : (base.censor ?? "off"),
+    censor: (CENSOR_MODES as string[]).includes(want.censor ?? "")
+      ? (want.censor as CensorMode)
+      : (base.censor ?? "off"),
     emphasis: want.emphasis ?? base.emphasis ?? true,
     emoji: want.emoji ?? base.emoji ?? false,
   };
@@ -73,7 +87,12 @@ export function lookChanges(from: Look, to: Look): LookChange[] {
 
 export const cutChanged = (changes: LookChange[]) => changes.some((c) => CUT_FIELDS.includes(c.field));
 
-const shown = (field: string, v: unknown) => (v === null || v === undefined ? "none" : field === "hook_title" && typeof v === "string" ? JSON.stringify(v) : String(v));
+const shown = (field: string, v: unknown) =>
+  v === null || v === undefined
+    ? "none"
+    : field === "hook_title" && typeof v === "string"
+      ? JSON.stringify(v)
+      : String(v);
 
 /**
  * Changes as the API shows them, e.g. "caption_size: medium → large". Jobs store them structured;
@@ -81,7 +100,9 @@ const shown = (field: string, v: unknown) => (v === null || v === undefined ? "n
  */
 export function changeLines(changes: unknown): string[] {
   if (!Array.isArray(changes)) return [];
-  return changes.map((c) => (typeof c === "string" ? c : `${c?.field}: ${shown(c?.field, c?.from)} → ${shown(c?.field, c?.to)}`));
+  return changes.map((c) =>
+    typeof c === "string" ? c : `${c?.field}: ${shown(c?.field, c?.from)} → ${shown(c?.field, c?.to)}`,
+  );
 }
 
 /** A clip's latest job that did not fail, in the fields ClipJobs.publicJobStatus reads. */
@@ -96,13 +117,23 @@ export interface CurrentJob {
 // brand_kit is null when a clip has none, and missing from jobs recorded before kits existed.
 // censor, emphasis and emoji are missing from jobs recorded before clean captions: off, on, off.
 const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji"];
-const isLook = (o: any): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji"> & { aspect_ratio?: AspectRatio; brand_kit?: string | null } & Partial<Pick<Look, "censor" | "emphasis" | "emoji">> =>
-  !!o && LOOK_FIELDS.every((k) => k === "aspect_ratio" || k === "brand_kit" || CLEAN_FIELDS.includes(k) || (o[k] !== undefined && o[k] !== null));
+const isLook = (
+  o: any,
+): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji"> & {
+  aspect_ratio?: AspectRatio;
+  brand_kit?: string | null;
+} & Partial<Pick<Look, "censor" | "emphasis" | "emoji">> =>
+  !!o &&
+  LOOK_FIELDS.every(
+    (k) =>
+      k === "aspect_ratio" || k === "brand_kit" || CLEAN_FIELDS.includes(k) || (o[k] !== undefined && o[k] !== null),
+  );
 
 /** What a clip's cut and render records say of its look (jobs made before looks were recorded whole). */
 function _recorded(clip: ClipRow): Partial<Look> {
   const out: Record<string, unknown> = {};
-  for (const k of ["style", "caption_size", "caption_position", "hook_title"] as const) if (clip.render?.[k] != null) out[k] = clip.render[k];
+  for (const k of ["style", "caption_size", "caption_position", "hook_title"] as const)
+    if (clip.render?.[k] != null) out[k] = clip.render[k];
   const cutFit = clip.cut?.fit;
   if (cutFit === "crop") out.fit = "fill";
   if (cutFit === "blur" || cutFit === "pad") out.fit = "whole";
@@ -121,7 +152,19 @@ export class ClipLooks {
 
   /** The look of a clip nobody chose anything for: the catalogue's default style and the stages' defaults. */
   serviceLook(): Look {
-    return { style: this.catalogue.default, caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark", aspect_ratio: DEFAULT_ASPECT, brand_kit: null, censor: "off", emphasis: true, emoji: false };
+    return {
+      style: this.catalogue.default,
+      caption_size: "medium",
+      caption_position: "bottom",
+      hook_title: false,
+      fit: "fill",
+      background: "dark",
+      aspect_ratio: DEFAULT_ASPECT,
+      brand_kit: null,
+      censor: "off",
+      emphasis: true,
+      emoji: false,
+    };
   }
 
   /** What a new export starts from: the account's saved defaults over the service's. */
@@ -147,9 +190,28 @@ export class ClipLooks {
         where j.clip_id = $1 and j.status <> 'failed' order by j.created_at desc, j.id desc limit 1`,
       [clip.id],
     );
-    const job: CurrentJob | null = rows[0] ? { job_id: rows[0].id, kind: rows[0].kind, status: rows[0].status, run: rows[0].run_state ? { state: rows[0].run_state } : null } : null;
+    const job: CurrentJob | null = rows[0]
+      ? {
+          job_id: rows[0].id,
+          kind: rows[0].kind,
+          status: rows[0].status,
+          run: rows[0].run_state ? { state: rows[0].run_state } : null,
+        }
+      : null;
     const options = jsonColumn(rows[0]?.options);
-    if (isLook(options)) return { look: { ...options, fit: normalFit(options.fit), aspect_ratio: options.aspect_ratio ?? DEFAULT_ASPECT, brand_kit: options.brand_kit ?? null, censor: options.censor ?? "off", emphasis: options.emphasis ?? true, emoji: options.emoji ?? false }, job };
+    if (isLook(options))
+      return {
+        look: {
+          ...options,
+          fit: normalFit(options.fit),
+          aspect_ratio: options.aspect_ratio ?? DEFAULT_ASPECT,
+          brand_kit: options.brand_kit ?? null,
+          censor: options.censor ?? "off",
+          emphasis: options.emphasis ?? true,
+          emoji: options.emoji ?? false,
+        },
+        job,
+      };
     const base = clip.render ? this.serviceLook() : await this.defaults(q, clip.account_id);
     return { look: resolveLook(base, _recorded(clip)), job };
   }
@@ -158,10 +220,17 @@ export class ClipLooks {
   runOptions(look: Look, kind: "cut" | "render"): Record<string, unknown> {
     const style = this.catalogue.styles.find((s) => s.id === look.style);
     const captions = {
-      style: look.style, caption_size: look.caption_size, caption_position: look.caption_position, hook_title: look.hook_title,
+      style: look.style,
+      caption_size: look.caption_size,
+      caption_position: look.caption_position,
+      hook_title: look.hook_title,
       highlight: !!style && style.animation !== "none",
-      censor: look.censor, emphasis: look.emphasis, emoji: look.emoji,
+      censor: look.censor,
+      emphasis: look.emphasis,
+      emoji: look.emoji,
     };
-    return kind === "cut" ? { ...captions, fit: look.fit, background: look.background, aspect_ratio: look.aspect_ratio } : captions;
+    return kind === "cut"
+      ? { ...captions, fit: look.fit, background: look.background, aspect_ratio: look.aspect_ratio }
+      : captions;
   }
 }

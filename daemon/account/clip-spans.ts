@@ -10,7 +10,15 @@ import type { Storage } from "../kit/storage.js";
 import { retimeWords, type Piece } from "../kit/timeline.js";
 import { jsonColumn } from "../store/_columns.js";
 import type { Queryable } from "../store/db.js";
-import { checkLength, editedWords, sentencesOf, snapToSentences, SpanRefusal, type CaptionEdits, type EpisodeWord } from "./clip-words.js";
+import {
+  checkLength,
+  editedWords,
+  sentencesOf,
+  snapToSentences,
+  SpanRefusal,
+  type CaptionEdits,
+  type EpisodeWord,
+} from "./clip-words.js";
 import { toClip, type ClipRow, type EpisodeRow } from "./episode-rows.js";
 
 export interface EpisodeTranscript {
@@ -19,17 +27,22 @@ export interface EpisodeTranscript {
 }
 
 /** The episode's transcript as stored by its import; undefined when it has none (yet). */
-export async function readTranscript(storage: Storage, state: Record<string, any> | null | undefined): Promise<EpisodeTranscript | undefined> {
+export async function readTranscript(
+  storage: Storage,
+  state: Record<string, any> | null | undefined,
+): Promise<EpisodeTranscript | undefined> {
   const key: string | undefined = state?.transcript?.key;
   if (!key || !(await storage.exists(key))) return undefined;
   const t = JSON.parse((await storage.read(key)).toString("utf8"));
   return { words: Array.isArray(t.words) ? t.words : [], segments: Array.isArray(t.segments) ? t.segments : [] };
 }
 
-export const captionEditsOf = (clip: ClipRow): CaptionEdits | null => jsonColumn((clip as ClipRow & { caption_words?: unknown }).caption_words ?? null);
+export const captionEditsOf = (clip: ClipRow): CaptionEdits | null =>
+  jsonColumn((clip as ClipRow & { caption_words?: unknown }).caption_words ?? null);
 
 /** The stretches of the episode a clip joins, as its definition (clip.data) says. */
-export const piecesOf = (clip: ClipRow): Piece[] => clip.data.pieces ?? clip.cut?.pieces ?? [{ start: clip.data.start, end: clip.data.end }];
+export const piecesOf = (clip: ClipRow): Piece[] =>
+  clip.data.pieces ?? clip.cut?.pieces ?? [{ start: clip.data.start, end: clip.data.end }];
 
 /** The episode's words as this clip shows them: the transcript with the clip's edits in place. */
 export function clipEpisodeWords(t: EpisodeTranscript, clip: ClipRow): EpisodeWord[] {
@@ -41,7 +54,13 @@ export function clipEpisodeWords(t: EpisodeTranscript, clip: ClipRow): EpisodeWo
  * the transcript, so it gets one holding the clip's span with the edits; a render (restyle) reads
  * the cut's words file, so it gets a copy with the edited words on the clip's timeline.
  */
-export async function editedRunInput(storage: Storage, ep: EpisodeRow, clip: ClipRow, kind: "cut" | "render", jobId: string): Promise<Record<string, unknown>> {
+export async function editedRunInput(
+  storage: Storage,
+  ep: EpisodeRow,
+  clip: ClipRow,
+  kind: "cut" | "render",
+  jobId: string,
+): Promise<Record<string, unknown>> {
   if (!captionEditsOf(clip)) return {};
   const t = await readTranscript(storage, ep.state);
   if (!t) return {};
@@ -52,11 +71,17 @@ export async function editedRunInput(storage: Storage, ep: EpisodeRow, clip: Cli
     const from = pieces[0]!.start - 1;
     const to = pieces.at(-1)!.end + 1;
     const key = `${base}.transcript.json`;
-    await storage.write(key, JSON.stringify({ words: words.filter((w) => w.end > from && w.start < to), segments: [] }));
+    await storage.write(
+      key,
+      JSON.stringify({ words: words.filter((w) => w.end > from && w.start < to), segments: [] }),
+    );
     return { transcript: { ...ep.state.transcript, key } };
   }
   const cut = clip.cut ?? {};
-  const doc = cut.words_key && (await storage.exists(cut.words_key)) ? JSON.parse((await storage.read(cut.words_key)).toString("utf8")) : {};
+  const doc =
+    cut.words_key && (await storage.exists(cut.words_key))
+      ? JSON.parse((await storage.read(cut.words_key)).toString("utf8"))
+      : {};
   const key = `${base}.words.json`;
   await storage.write(key, JSON.stringify({ ...doc, words: retimeWords(words, cut.pieces ?? piecesOf(clip)) }));
   return { cut: { ...cut, words_key: key } };
@@ -64,7 +89,10 @@ export async function editedRunInput(storage: Storage, ep: EpisodeRow, clip: Cli
 
 /** A clip's title from its first sentence: at most 8 words. */
 function _title(text: string): string {
-  const words = text.replace(/[.!?…]+$/, "").split(/\s+/).filter(Boolean);
+  const words = text
+    .replace(/[.!?…]+$/, "")
+    .split(/\s+/)
+    .filter(Boolean);
   return words.length > 8 ? `${words.slice(0, 8).join(" ")}…` : words.join(" ");
 }
 
@@ -74,11 +102,24 @@ function _title(text: string): string {
  * and added to the episode after its clips (one piece, no pause cut). The same span asked again is
  * the clip made the first time.
  */
-export async function customClip(tx: Queryable, storage: Storage, ep: EpisodeRow, clips: ClipRow[], want: { start: number; end: number }, n: number): Promise<ClipRow> {
+export async function customClip(
+  tx: Queryable,
+  storage: Storage,
+  ep: EpisodeRow,
+  clips: ClipRow[],
+  want: { start: number; end: number },
+  n: number,
+): Promise<ClipRow> {
   const field = (k: string) => `clips.${n}.${k}`;
-  const refuse = (f: string, message: string) => new Refused("invalid_request", `body field "${f}": ${message}`, { context: { field: f } });
+  const refuse = (f: string, message: string) =>
+    new Refused("invalid_request", `body field "${f}": ${message}`, { context: { field: f } });
   // A search in flight numbers its new clips after those it was given: a clip made meanwhile would share a number.
-  if (ep.status !== "ready") throw new Conflict("episode_not_ready", `episode ${ep.id} is ${ep.status}; clips of your own times can be made once it is ready`, { context: { status: ep.status } });
+  if (ep.status !== "ready")
+    throw new Conflict(
+      "episode_not_ready",
+      `episode ${ep.id} is ${ep.status}; clips of your own times can be made once it is ready`,
+      { context: { status: ep.status } },
+    );
   const duration = Number(ep.duration_seconds ?? ep.state?.media?.duration ?? Infinity);
   if (!(want.end > want.start)) throw refuse(field("end"), "must be after start");
   if (want.start >= duration) throw refuse(field("start"), `must be before the episode's end (${duration} s)`);
@@ -87,7 +128,10 @@ export async function customClip(tx: Queryable, storage: Storage, ep: EpisodeRow
   let span: { start: number; end: number; first: number };
   try {
     const sentences = sentencesOf(t.words);
-    span = snapToSentences(sentences, want.start, Math.min(want.end, duration), { start: field("start"), end: field("end") });
+    span = snapToSentences(sentences, want.start, Math.min(want.end, duration), {
+      start: field("start"),
+      end: field("end"),
+    });
     checkLength(span.start, span.end, field("end"));
     const first = sentences[span.first]!;
     const ref = `u${createHash("sha1").update(`${span.start}|${span.end}`).digest("hex").slice(0, 5)}`;
@@ -95,12 +139,21 @@ export async function customClip(tx: Queryable, storage: Storage, ep: EpisodeRow
     if (same) return same;
     const number = Math.max(0, ...clips.map((c) => c.number)) + 1;
     const data = {
-      number, ref, title: _title(first.text), hook: first.text, start: span.start, end: span.end, duration: +(span.end - span.start).toFixed(3),
-      pieces: [{ start: span.start, end: span.end }], asked: { start: want.start, end: want.end }, score: null,
+      number,
+      ref,
+      title: _title(first.text),
+      hook: first.text,
+      start: span.start,
+      end: span.end,
+      duration: +(span.end - span.start).toFixed(3),
+      pieces: [{ start: span.start, end: span.end }],
+      asked: { start: want.start, end: want.end },
+      score: null,
     };
-    const { rows } = await tx.query(`insert into clips (id, episode_id, account_id, number, ref, data) values ($1, $2, $3, $4, $5, $6) returning *`, [
-      randomUUID(), ep.id, ep.account_id, number, ref, JSON.stringify(data),
-    ]);
+    const { rows } = await tx.query(
+      `insert into clips (id, episode_id, account_id, number, ref, data) values ($1, $2, $3, $4, $5, $6) returning *`,
+      [randomUUID(), ep.id, ep.account_id, number, ref, JSON.stringify(data)],
+    );
     const row = toClip(rows[0]);
     clips.push(row);
     return row;

@@ -78,7 +78,12 @@ export function spreadWords(texts: string[], old: EpisodeWord[]): EpisodeWord[] 
   if (texts.length === old.length) {
     // A word sent back as the captions read showed it masked ("f***") keeps the word itself: the
     // mask is how a censoring look shows it, not a new word to burn as asterisks.
-    return texts.map((text, n) => ({ ...base(old[n]!), text: isMaskOf(text, old[n]!.text) ? old[n]!.text : text, start: old[n]!.start, end: old[n]!.end }));
+    return texts.map((text, n) => ({
+      ...base(old[n]!),
+      text: isMaskOf(text, old[n]!.text) ? old[n]!.text : text,
+      start: old[n]!.start,
+      end: old[n]!.end,
+    }));
   }
   const spans = old.map((o) => ({ o, len: Math.max(0, o.end - o.start) }));
   const speech = spans.reduce((a, s) => a + s.len, 0);
@@ -116,7 +121,11 @@ export function isMaskOf(shown: string, word: string): boolean {
  * Replaces the text of cues: each cue's words become the new text's words over the cue's times.
  * Returns the clip's new caption edits, covering every transcript word touched now or before.
  */
-export function replaceCues(current: EpisodeWord[], changes: Array<{ cue: ClipCue; text: string }>, prev: CaptionEdits | null | undefined): CaptionEdits {
+export function replaceCues(
+  current: EpisodeWord[],
+  changes: Array<{ cue: ClipCue; text: string }>,
+  prev: CaptionEdits | null | undefined,
+): CaptionEdits {
   const gone = new Set<EpisodeWord>();
   const added: EpisodeWord[] = [];
   for (const { cue, text } of changes) {
@@ -145,7 +154,10 @@ export function sentencesOf(words: Array<Pick<EpisodeWord, "text" | "start" | "e
     group.push(w);
     const next = words[n + 1];
     const gap = next ? next.start - w.end : Infinity;
-    const ends = !next || (next.speaker ?? null) !== (w.speaker ?? null) || (punctuated ? TERMINAL.test(w.text.trim()) || gap >= 2.5 : gap >= 0.6);
+    const ends =
+      !next ||
+      (next.speaker ?? null) !== (w.speaker ?? null) ||
+      (punctuated ? TERMINAL.test(w.text.trim()) || gap >= 2.5 : gap >= 0.6);
     if (ends) {
       out.push({ start: group[0]!.start, end: w.end, text: group.map((x) => x.text.trim()).join(" ") });
       group = [];
@@ -156,28 +168,39 @@ export function sentencesOf(words: Array<Pick<EpisodeWord, "text" | "start" | "e
 
 /** Why a span cannot be made, naming the body field the user should change. */
 export class SpanRefusal extends Error {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 /** Sentences that overlap [start, end] (by more than a hair): the span snapped outward to whole sentences. */
-export function snapToSentences(sentences: Sentence[], start: number, end: number, fields = { start: "start", end: "end" }): { start: number; end: number; first: number; last: number } {
+export function snapToSentences(
+  sentences: Sentence[],
+  start: number,
+  end: number,
+  fields = { start: "start", end: "end" },
+): { start: number; end: number; first: number; last: number } {
   const eps = 0.02;
   const first = sentences.findIndex((s) => s.end > start + eps);
   let last = -1;
   sentences.forEach((s, n) => {
     if (s.start < end - eps) last = n;
   });
-  if (first < 0 || last < first) throw new SpanRefusal(fields.start, `no sentence of the transcript is spoken between ${start} s and ${end} s`);
+  if (first < 0 || last < first)
+    throw new SpanRefusal(fields.start, `no sentence of the transcript is spoken between ${start} s and ${end} s`);
   return { start: sentences[first]!.start, end: sentences[last]!.end, first, last };
 }
 
 /** Checks a span's length against CLIP_SECONDS, naming `field` when it is out of bounds. */
 export function checkLength(start: number, end: number, field: string): void {
   const len = end - start;
-  if (len < CLIP_SECONDS.min) throw new SpanRefusal(field, `the clip would be ${len.toFixed(1)} s long; at least ${CLIP_SECONDS.min} s`);
-  if (len > CLIP_SECONDS.max) throw new SpanRefusal(field, `the clip would be ${len.toFixed(1)} s long; at most ${CLIP_SECONDS.max} s`);
+  if (len < CLIP_SECONDS.min)
+    throw new SpanRefusal(field, `the clip would be ${len.toFixed(1)} s long; at least ${CLIP_SECONDS.min} s`);
+  if (len > CLIP_SECONDS.max)
+    throw new SpanRefusal(field, `the clip would be ${len.toFixed(1)} s long; at most ${CLIP_SECONDS.max} s`);
 }
 
 /**
@@ -195,9 +218,21 @@ export function shiftBySentences(
   const snapped = snapToSentences(sentences, clip.start, clip.end, fields);
   const first = snapped.first - delta.start;
   const last = snapped.last + delta.end;
-  if (first < 0) throw new SpanRefusal(fields.start, `the clip can start at most ${snapped.first} sentence(s) earlier (the episode's first sentence)`);
-  if (last > sentences.length - 1) throw new SpanRefusal(fields.end, `the clip can end at most ${sentences.length - 1 - snapped.last} sentence(s) later (the episode's last sentence)`);
-  if (last < first) throw new SpanRefusal(delta.end ? fields.end : fields.start, `trimming that much leaves no sentence in the clip (it has ${snapped.last - snapped.first + 1})`);
+  if (first < 0)
+    throw new SpanRefusal(
+      fields.start,
+      `the clip can start at most ${snapped.first} sentence(s) earlier (the episode's first sentence)`,
+    );
+  if (last > sentences.length - 1)
+    throw new SpanRefusal(
+      fields.end,
+      `the clip can end at most ${sentences.length - 1 - snapped.last} sentence(s) later (the episode's last sentence)`,
+    );
+  if (last < first)
+    throw new SpanRefusal(
+      delta.end ? fields.end : fields.start,
+      `trimming that much leaves no sentence in the clip (it has ${snapped.last - snapped.first + 1})`,
+    );
   const start = delta.start ? sentences[first]!.start : clip.start;
   const end = delta.end ? sentences[last]!.end : clip.end;
   checkLength(start, end, delta.end ? fields.end : fields.start);
@@ -207,5 +242,10 @@ export function shiftBySentences(
   if (!pieces.length) pieces.push({ start, end });
   pieces[0]!.start = Math.min(pieces[0]!.start, start);
   pieces.at(-1)!.end = Math.max(pieces.at(-1)!.end, end);
-  return { start: round(start), end: round(end), pieces: pieces.map((p) => ({ start: round(p.start), end: round(p.end) })), firstSentence: sentences[first]! };
+  return {
+    start: round(start),
+    end: round(end),
+    pieces: pieces.map((p) => ({ start: round(p.start), end: round(p.end) })),
+    firstSentence: sentences[first]!,
+  };
 }

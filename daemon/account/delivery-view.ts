@@ -13,8 +13,14 @@ const truncate = (text: string, max: number) => (text.length > max ? `${text.sli
 
 /** The last `limit` deliveries of a webhook, newest first. */
 export async function recentDeliveries(db: Queryable, webhookId: string, limit: number) {
-  const { rows } = await db.query(`select * from deliveries where webhook_id = $1 order by created_at desc, id limit $2`, [webhookId, limit]);
-  const attempts = await courier.attemptsOf(db, rows.map((r: any) => r.id));
+  const { rows } = await db.query(
+    `select * from deliveries where webhook_id = $1 order by created_at desc, id limit $2`,
+    [webhookId, limit],
+  );
+  const attempts = await courier.attemptsOf(
+    db,
+    rows.map((r: any) => r.id),
+  );
   return rows.map((r: any) => {
     const tried = attempts.get(r.id) ?? [];
     const last = tried[tried.length - 1];

@@ -97,15 +97,35 @@ export interface NotStarted {
   needed_cents?: number;
 }
 
-
 export function toEpisode(r: any): EpisodeRow {
-  const run = r.run_state ? { state: r.run_state, stage: r.run_stage, progress: Number(r.run_progress), note: r.run_note, eta_at: isoColumn(r.run_eta_at ?? null) } : null;
+  const run = r.run_state
+    ? {
+        state: r.run_state,
+        stage: r.run_stage,
+        progress: Number(r.run_progress),
+        note: r.run_note,
+        eta_at: isoColumn(r.run_eta_at ?? null),
+      }
+    : null;
   return {
-    id: r.id, account_id: r.account_id, livemode: r.livemode, name: r.name, status: r.status, failure: jsonColumn(r.failure),
-    source_url: r.source_url, upload: jsonColumn(r.upload), options: jsonColumn(r.options) ?? {}, state: jsonColumn(r.state) ?? {},
-    run_id: r.run_id, search_run_id: r.search_run_id, searches: jsonColumn(r.searches) ?? [],
-    duration_seconds: numberOrNull(r.duration_seconds ?? r.probed_seconds), charged_cents: Number(r.charged_cents),
-    created_at: isoColumn(r.created_at), updated_at: isoColumn(r.updated_at), run,
+    id: r.id,
+    account_id: r.account_id,
+    livemode: r.livemode,
+    name: r.name,
+    status: r.status,
+    failure: jsonColumn(r.failure),
+    source_url: r.source_url,
+    upload: jsonColumn(r.upload),
+    options: jsonColumn(r.options) ?? {},
+    state: jsonColumn(r.state) ?? {},
+    run_id: r.run_id,
+    search_run_id: r.search_run_id,
+    searches: jsonColumn(r.searches) ?? [],
+    duration_seconds: numberOrNull(r.duration_seconds ?? r.probed_seconds),
+    charged_cents: Number(r.charged_cents),
+    created_at: isoColumn(r.created_at),
+    updated_at: isoColumn(r.updated_at),
+    run,
   };
 }
 /** A numeric column (or jsonb text) as a number; null, missing or unreadable as null. */
@@ -114,14 +134,34 @@ function numberOrNull(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 export function toClip(r: any): ClipRow {
-  return { ...r, data: jsonColumn(r.data), cut: jsonColumn(r.cut), render: jsonColumn(r.render), created_at: isoColumn(r.created_at) };
+  return {
+    ...r,
+    data: jsonColumn(r.data),
+    cut: jsonColumn(r.cut),
+    render: jsonColumn(r.render),
+    created_at: isoColumn(r.created_at),
+  };
 }
 export function toJob(r: any): JobRow {
-  const run = r.run_state ? { state: r.run_state, progress: Number(r.run_progress), note: r.run_note, eta_at: isoColumn(r.run_eta_at ?? null) } : null;
+  const run = r.run_state
+    ? {
+        state: r.run_state,
+        progress: Number(r.run_progress),
+        note: r.run_note,
+        eta_at: isoColumn(r.run_eta_at ?? null),
+      }
+    : null;
   const { run_state, run_progress, run_note, run_eta_at, ...rest } = r;
   return {
-    ...rest, options: jsonColumn(r.options) ?? {}, changes: jsonColumn(r.changes) ?? [], charged_cents: Number(r.charged_cents), result: jsonColumn(r.result),
-    error: jsonColumn(r.error), created_at: isoColumn(r.created_at), finished_at: isoColumn(r.finished_at), run,
+    ...rest,
+    options: jsonColumn(r.options) ?? {},
+    changes: jsonColumn(r.changes) ?? [],
+    charged_cents: Number(r.charged_cents),
+    result: jsonColumn(r.result),
+    error: jsonColumn(r.error),
+    created_at: isoColumn(r.created_at),
+    finished_at: isoColumn(r.finished_at),
+    run,
   };
 }
 
@@ -138,11 +178,15 @@ export interface EpisodeDeps {
 /** The pipelines the account's episodes and clips run. */
 export const PIPELINES = { import: "api-episode", search: "api-search", cut: "clip", render: "restyle" } as const;
 
-export const notFound = (what: string, id: string) => new NotFound("not_found", `no ${what} ${id} on this account`, { context: { field: "id" } });
+export const notFound = (what: string, id: string) =>
+  new NotFound("not_found", `no ${what} ${id} on this account`, { context: { field: "id" } });
 
 /** The episode row, locked for the rest of the transaction; another account's id is not found. */
 export async function lockEpisode(tx: Queryable, accountId: string, id: string): Promise<EpisodeRow> {
-  const { rows } = await tx.query(`select * from episodes where id = $1 and account_id = $2 for update`, [id, accountId]);
+  const { rows } = await tx.query(`select * from episodes where id = $1 and account_id = $2 for update`, [
+    id,
+    accountId,
+  ]);
   if (!rows[0]) throw notFound("episode", id);
   return toEpisode(rows[0]);
 }

@@ -24,16 +24,33 @@ import { EpisodeRunEnds } from "./episode-run-ends.js";
 import { ClipJobs } from "./clip-jobs.js";
 import { ClipLooks } from "./clip-look.js";
 import { ClipEdits } from "./clip-edits.js";
-import { clipsOf, lockEpisode, PIPELINES, toClip, toEpisode, type EpisodeDeps, type EpisodeStatus, type ClipRow, type EpisodeRow } from "./episode-rows.js";
+import {
+  clipsOf,
+  lockEpisode,
+  PIPELINES,
+  toClip,
+  toEpisode,
+  type EpisodeDeps,
+  type EpisodeStatus,
+  type ClipRow,
+  type EpisodeRow,
+} from "./episode-rows.js";
 import type { AccountSurface } from "./surfaces.js";
 
-export type { ClipLook, ClipRow, EpisodeDeps, EpisodeRow, EpisodeStatus, JobRow, NotStarted, StartedJob } from "./episode-rows.js";
+export type {
+  ClipLook,
+  ClipRow,
+  EpisodeDeps,
+  EpisodeRow,
+  EpisodeStatus,
+  JobRow,
+  NotStarted,
+  StartedJob,
+} from "./episode-rows.js";
 
 export { PIPELINES } from "./episode-rows.js";
 /** Largest upload or download accepted for an episode, in bytes (4.5 GB, as the probe stage). */
 export const MAX_EPISODE_BYTES = 4_831_838_208;
-
-
 
 /**
  * Which current run an episode's progress comes from. Until the import ends the episode has no
@@ -43,7 +60,6 @@ export const MAX_EPISODE_BYTES = 4_831_838_208;
 const EPISODE_SELECT = `select e.*, r.state as run_state, r.current_stage as run_stage, r.progress as run_progress, r.progress_note as run_note, r.eta_at as run_eta_at,
   case when e.duration_seconds is null then r.output->'media'->>'duration' end as probed_seconds
   from episodes e left join runs r on r.id = coalesce(e.search_run_id, e.run_id)`;
-
 
 export type SearchResult = { status: "searching" | "done"; clips: ClipRow[]; run_id?: string };
 export type { ExportResult, RestyleResult } from "./clip-jobs.js";
@@ -72,7 +88,9 @@ export class EpisodeService {
 
   styles(): Array<{ id: string; name: string; description: string }> {
     // Same catalogue as caption-burn (render.styles_file overrides it there too).
-    const cat = loadStyles((this.deps.config as { render?: { styles_file?: string } }).render?.styles_file || undefined);
+    const cat = loadStyles(
+      (this.deps.config as { render?: { styles_file?: string } }).render?.styles_file || undefined,
+    );
     return cat.styles.map((s) => ({ id: s.id, name: s.name, description: s.description }));
   }
 
@@ -85,48 +103,87 @@ export class EpisodeService {
   // ---- episodes ----------------------------------------------------------------------------
 
   /** Makes an episode; with a source_url its import starts at once. Checks the bill first. */
-  async create(input: {
-    id?: string; accountId: string; name: string; sourceUrl?: string; upload?: { key: string; name: string };
-    options: EpisodeRow["options"];
-    /** The surface asking; recorded on the runs this starts. */
-    origin: AccountSurface;
-  }, within?: Within<NewEpisode>): Promise<NewEpisode> {
+  async create(
+    input: {
+      id?: string;
+      accountId: string;
+      name: string;
+      sourceUrl?: string;
+      upload?: { key: string; name: string };
+      options: EpisodeRow["options"];
+      /** The surface asking; recorded on the runs this starts. */
+      origin: AccountSurface;
+    },
+    within?: Within<NewEpisode>,
+  ): Promise<NewEpisode> {
     const id = input.id ?? randomUUID();
-    return transactionWith(this.deps.db, async (tx) => {
-      await this.deps.billing.assertCanStartEpisode(tx, input.accountId, input.origin);
-      await tx.query(
-        `insert into episodes (id, account_id, livemode, name, status, source_url, upload, options) values ($1, $2, true, $3, 'awaiting_upload', $4, $5, $6)`,
-        [id, input.accountId, input.name, input.sourceUrl ?? null, input.upload ? JSON.stringify(input.upload) : null, JSON.stringify(input.options)],
-      );
-      if (input.sourceUrl) await this.startImport(tx, id, input.accountId, input.origin, { source_url: input.sourceUrl });
-      // Known without reading the row back: the account row stays locked for as short as can be.
-      return { id, status: input.sourceUrl ? "importing" : "awaiting_upload" } as const;
-    }, within);
+    return transactionWith(
+      this.deps.db,
+      async (tx) => {
+        await this.deps.billing.assertCanStartEpisode(tx, input.accountId, input.origin);
+        await tx.query(
+          `insert into episodes (id, account_id, livemode, name, status, source_url, upload, options) values ($1, $2, true, $3, 'awaiting_upload', $4, $5, $6)`,
+          [
+            id,
+            input.accountId,
+            input.name,
+            input.sourceUrl ?? null,
+            input.upload ? JSON.stringify(input.upload) : null,
+            JSON.stringify(input.options),
+          ],
+        );
+        if (input.sourceUrl)
+          await this.startImport(tx, id, input.accountId, input.origin, { source_url: input.sourceUrl });
+        // Known without reading the row back: the account row stays locked for as short as can be.
+        return { id, status: input.sourceUrl ? "importing" : "awaiting_upload" } as const;
+      },
+      within,
+    );
   }
 
   /** Starts the import of an uploaded episode. A repeat once it has started changes nothing. */
-  async markUploaded(accountId: string, id: string, origin: AccountSurface, within?: Within<{ episode: EpisodeRow; started: boolean }>): Promise<{ episode: EpisodeRow; started: boolean }> {
+  async markUploaded(
+    accountId: string,
+    id: string,
+    origin: AccountSurface,
+    within?: Within<{ episode: EpisodeRow; started: boolean }>,
+  ): Promise<{ episode: EpisodeRow; started: boolean }> {
     const start = async (tx: Queryable): Promise<boolean> => {
       const ep = await this.lockEpisode(tx, accountId, id);
       if (ep.status !== "awaiting_upload") return false;
-      if (!ep.upload) throw new Conflict("bad_state", `episode ${id} imports from its source_url; there is nothing to upload`);
+      if (!ep.upload)
+        throw new Conflict("bad_state", `episode ${id} imports from its source_url; there is nothing to upload`);
       const size = (await this.deps.storage.exists(ep.upload.key)) ? await this.deps.storage.size(ep.upload.key) : 0;
-      if (size === 0) throw new Conflict("upload_missing", `no file was uploaded for episode ${id} yet; PUT it to the upload url first`);
+      if (size === 0)
+        throw new Conflict(
+          "upload_missing",
+          `no file was uploaded for episode ${id} yet; PUT it to the upload url first`,
+        );
       // A presigned PUT straight to an object store was not measured on the way in: measure it now.
       if (size > MAX_EPISODE_BYTES) {
         await this.deps.storage.remove(ep.upload.key);
-        throw new LimitReached("size", "too_big", `the uploaded file is ${size} bytes, over the ${MAX_EPISODE_BYTES}-byte limit; upload a smaller file`, { context: { max_bytes: MAX_EPISODE_BYTES } });
+        throw new LimitReached(
+          "size",
+          "too_big",
+          `the uploaded file is ${size} bytes, over the ${MAX_EPISODE_BYTES}-byte limit; upload a smaller file`,
+          { context: { max_bytes: MAX_EPISODE_BYTES } },
+        );
       }
       const upload = await this.typedUpload(ep.upload);
       await this.deps.billing.assertCanStartEpisode(tx, accountId, origin);
-      if (upload !== ep.upload) await tx.query(`update episodes set upload = $2 where id = $1`, [id, JSON.stringify(upload)]);
+      if (upload !== ep.upload)
+        await tx.query(`update episodes set upload = $2 where id = $1`, [id, JSON.stringify(upload)]);
       await this.startImport(tx, id, accountId, origin, { upload });
       return true;
     };
-    return transactionWith(this.deps.db, async (tx) => {
-      const started = await start(tx);
-      return { episode: (await this.get(accountId, id, tx))!, started };
-    }, within);
+    return transactionWith(
+      this.deps.db,
+      async (tx) => {
+        const started = await start(tx);
+        return { episode: (await this.get(accountId, id, tx))!, started };
+      },
+      within,
+    );
   }
 
   /**
@@ -139,20 +196,41 @@ export class EpisodeService {
     // was not, so a web page or text under a media name is refused here too.
     if (extensionOf(upload.name)) {
       if (sniff.kind === "html" || sniff.kind === "text") {
-        throw new Refused("unsupported_type", `the uploaded file is not audio or video (it looks like ${sniff.kind === "html" ? "a web page" : "text"}); PUT a media file to the upload url again`, { context: { detected: sniff.kind } });
+        throw new Refused(
+          "unsupported_type",
+          `the uploaded file is not audio or video (it looks like ${sniff.kind === "html" ? "a web page" : "text"}); PUT a media file to the upload url again`,
+          { context: { detected: sniff.kind } },
+        );
       }
       return upload;
     }
     if (sniff.kind !== "media") {
       const seen = sniff.kind === "html" ? "a web page" : sniff.kind === "text" ? "text" : "an unknown binary format";
-      throw new Refused("unsupported_type", `the uploaded file is not audio or video (it looks like ${seen}); PUT a media file to the upload url again`, { context: { detected: sniff.kind } });
+      throw new Refused(
+        "unsupported_type",
+        `the uploaded file is not audio or video (it looks like ${seen}); PUT a media file to the upload url again`,
+        { context: { detected: sniff.kind } },
+      );
     }
     return { key: upload.key, name: `${upload.name}${sniff.ext}` };
   }
 
-  private async startImport(tx: Queryable, id: string, accountId: string, origin: AccountSurface, source: Record<string, unknown>) {
-    const run = await this.deps.runner.startRun(PIPELINES.import, { ...source, account_id: accountId, livemode: true, episode_id: id }, { tx, origin, originRef: `episode:${id}` });
-    await tx.query(`update episodes set status = 'importing', run_id = $2, updated_at = now() where id = $1`, [id, run.id]);
+  private async startImport(
+    tx: Queryable,
+    id: string,
+    accountId: string,
+    origin: AccountSurface,
+    source: Record<string, unknown>,
+  ) {
+    const run = await this.deps.runner.startRun(
+      PIPELINES.import,
+      { ...source, account_id: accountId, livemode: true, episode_id: id },
+      { tx, origin, originRef: `episode:${id}` },
+    );
+    await tx.query(`update episodes set status = 'importing', run_id = $2, updated_at = now() where id = $1`, [
+      id,
+      run.id,
+    ]);
   }
 
   private lockEpisode(tx: Queryable, accountId: string, id: string): Promise<EpisodeRow> {
@@ -178,7 +256,10 @@ export class EpisodeService {
   }
 
   async list(accountId: string, limit = 10): Promise<EpisodeRow[]> {
-    const { rows } = await this.deps.db.query(`${EPISODE_SELECT} where e.account_id = $1 order by e.created_at desc, e.id limit $2`, [accountId, limit]);
+    const { rows } = await this.deps.db.query(
+      `${EPISODE_SELECT} where e.account_id = $1 order by e.created_at desc, e.id limit $2`,
+      [accountId, limit],
+    );
     return rows.map(toEpisode);
   }
 
@@ -202,23 +283,62 @@ export class EpisodeService {
    * with its clips and starts nothing. With no `about`, the episode is searched again with its own
    * options, for clips it does not have yet. Searches after the first are free.
    */
-  async search(accountId: string, id: string, input: { about?: string; target_seconds?: number; origin: AccountSurface }, within?: Within<SearchResult>): Promise<SearchResult> {
-    return transactionWith(this.deps.db, async (tx) => {
-      const ep = await this.lockEpisode(tx, accountId, id);
-      if (ep.status === "searching") throw new Conflict("search_in_progress", `episode ${id} is searching for clips already; retry when it is ready`);
-      if (ep.status !== "ready") throw new Conflict("episode_not_ready", `episode ${id} is ${ep.status}; it can be searched once it is ready`, { context: { status: ep.status } });
-      const about = input.about?.trim() || undefined;
-      const done = about !== undefined && ep.searches.find((s) => s.about === about && s.state === "succeeded" && (input.target_seconds === undefined || (s as any).target_seconds === input.target_seconds));
-      const clips = await this.clipsOf(id, tx);
-      if (done) return { status: "done" as const, clips: answersTo(clips, about!) };
-      await this.deps.billing.assertNotBelowZero(tx, accountId);
-      const runId = await this.startSearch(tx, ep, { about: about ?? ep.options.about, target_seconds: input.target_seconds ?? ep.options.target_seconds, origin: input.origin }, clips.map((c) => c.data));
-      return { status: "searching" as const, clips: [], run_id: runId };
-    }, within);
+  async search(
+    accountId: string,
+    id: string,
+    input: { about?: string; target_seconds?: number; origin: AccountSurface },
+    within?: Within<SearchResult>,
+  ): Promise<SearchResult> {
+    return transactionWith(
+      this.deps.db,
+      async (tx) => {
+        const ep = await this.lockEpisode(tx, accountId, id);
+        if (ep.status === "searching")
+          throw new Conflict(
+            "search_in_progress",
+            `episode ${id} is searching for clips already; retry when it is ready`,
+          );
+        if (ep.status !== "ready")
+          throw new Conflict(
+            "episode_not_ready",
+            `episode ${id} is ${ep.status}; it can be searched once it is ready`,
+            { context: { status: ep.status } },
+          );
+        const about = input.about?.trim() || undefined;
+        const done =
+          about !== undefined &&
+          ep.searches.find(
+            (s) =>
+              s.about === about &&
+              s.state === "succeeded" &&
+              (input.target_seconds === undefined || (s as any).target_seconds === input.target_seconds),
+          );
+        const clips = await this.clipsOf(id, tx);
+        if (done) return { status: "done" as const, clips: answersTo(clips, about!) };
+        await this.deps.billing.assertNotBelowZero(tx, accountId);
+        const runId = await this.startSearch(
+          tx,
+          ep,
+          {
+            about: about ?? ep.options.about,
+            target_seconds: input.target_seconds ?? ep.options.target_seconds,
+            origin: input.origin,
+          },
+          clips.map((c) => c.data),
+        );
+        return { status: "searching" as const, clips: [], run_id: runId };
+      },
+      within,
+    );
   }
 
   /** Starts a clip search run (also called by episode-run-ends.ts when an import ends). */
-  async startSearch(tx: Queryable, ep: EpisodeRow, opts: { about?: string; target_seconds?: number; origin: AccountSurface }, existing: unknown[]): Promise<string> {
+  async startSearch(
+    tx: Queryable,
+    ep: EpisodeRow,
+    opts: { about?: string; target_seconds?: number; origin: AccountSurface },
+    existing: unknown[],
+  ): Promise<string> {
     const set: Record<string, unknown> = {};
     if (ep.options.content_type) set.content_type = ep.options.content_type;
     if (opts.target_seconds) set.target_seconds = opts.target_seconds;
@@ -228,11 +348,16 @@ export class EpisodeService {
       { ...ep.state, clips: existing, account_id: ep.account_id, livemode: true, episode_id: ep.id },
       { tx, origin: opts.origin, originRef: `search:${ep.id}`, set },
     );
-    const searches = [...ep.searches, { about: opts.about ?? null, target_seconds: opts.target_seconds, run_id: run.id, state: "running" }];
-    await tx.query(`update episodes set status = 'searching', search_run_id = $2, searches = $3, updated_at = now() where id = $1`, [ep.id, run.id, JSON.stringify(searches)]);
+    const searches = [
+      ...ep.searches,
+      { about: opts.about ?? null, target_seconds: opts.target_seconds, run_id: run.id, state: "running" },
+    ];
+    await tx.query(
+      `update episodes set status = 'searching', search_run_id = $2, searches = $3, updated_at = now() where id = $1`,
+      [ep.id, run.id, JSON.stringify(searches)],
+    );
     return run.id;
   }
-
 }
 
 /**
@@ -241,7 +366,9 @@ export class EpisodeService {
  */
 function answersTo(clips: ClipRow[], about: string): ClipRow[] {
   const rank = (c: ClipRow) => {
-    const r = (c.data.answers as Array<{ about: string; rank: number }> | undefined)?.find((a) => a.about === about)?.rank;
+    const r = (c.data.answers as Array<{ about: string; rank: number }> | undefined)?.find(
+      (a) => a.about === about,
+    )?.rank;
     return r ?? (c.data.about === about ? 1000 + c.number : -1);
   };
   return clips.filter((c) => rank(c) >= 0).sort((a, b) => rank(a) - rank(b));

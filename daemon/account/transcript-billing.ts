@@ -37,13 +37,15 @@ export function loadTranscriptPrices(file = path.join(projectRoot(), "config", "
   try {
     section = (parse(readFileSync(file, "utf8")) as any)?.transcripts ?? {};
   } catch (err: any) {
-    if (err?.code !== "ENOENT") throw new Error(`${file}: cannot read the price table: ${err?.message ?? err}`, { cause: err });
+    if (err?.code !== "ENOENT")
+      throw new Error(`${file}: cannot read the price table: ${err?.message ?? err}`, { cause: err });
   }
   const out = { ...TRANSCRIPT_PRICE_DEFAULTS };
   for (const k of Object.keys(out) as Array<keyof TranscriptPrices>) {
     const v = section[k];
     if (v === undefined) continue;
-    if (!Number.isInteger(v) || (v as number) < 0) throw new Error(`${file}: transcripts.${k} must be a whole number ≥ 0`);
+    if (!Number.isInteger(v) || (v as number) < 0)
+      throw new Error(`${file}: transcripts.${k} must be a whole number ≥ 0`);
     out[k] = v as number;
   }
   if (out.max_minutes < 1) throw new Error(`${file}: transcripts.max_minutes must be at least 1`);
@@ -72,12 +74,21 @@ export async function freeTranscriptsUsed(q: Queryable, accountId: string): Prom
  * transcript is free or paid. Paid ones need a balance not below zero and credit for one minute;
  * otherwise PaymentRequired (402) is thrown and nothing is made.
  */
-export async function decideTranscriptPayment(tx: Queryable, accountId: string, prices: TranscriptPrices): Promise<{ free: boolean }> {
+export async function decideTranscriptPayment(
+  tx: Queryable,
+  accountId: string,
+  prices: TranscriptPrices,
+): Promise<{ free: boolean }> {
   const { rows } = await tx.query(`select credit_cents from accounts where id = $1 for update`, [accountId]);
   const credit = Number(rows[0]?.credit_cents ?? 0);
   // Before the free ones: a balance below zero (a refunded pack already spent) stops every live call.
   if (credit < 0) {
-    throw new PaymentRequired("balance_below_zero", `the account's balance is ${credit} cents; add at least ${-credit} cents of credit to continue`, -credit, credit);
+    throw new PaymentRequired(
+      "balance_below_zero",
+      `the account's balance is ${credit} cents; add at least ${-credit} cents of credit to continue`,
+      -credit,
+      credit,
+    );
   }
   if ((await freeTranscriptsUsed(tx, accountId)) < prices.free_per_month) return { free: true };
   const min = transcriptCents(60, prices);
@@ -93,15 +104,18 @@ export async function decideTranscriptPayment(tx: Queryable, accountId: string, 
 }
 
 /** Charges a completed paid transcript to credit (it may fall below zero) and records it in the ledger. */
-export async function chargeTranscript(tx: Queryable, accountId: string, transcriptId: string, seconds: number, prices: TranscriptPrices): Promise<number> {
+export async function chargeTranscript(
+  tx: Queryable,
+  accountId: string,
+  transcriptId: string,
+  seconds: number,
+  prices: TranscriptPrices,
+): Promise<number> {
   const cents = transcriptCents(seconds, prices);
   await tx.query(`update accounts set credit_cents = credit_cents - $2 where id = $1`, [accountId, cents]);
-  await tx.query(`insert into ledger (id, account_id, cents, kind, ref, note) values ($1, $2, $3, 'transcript', $4, $5)`, [
-    randomUUID(),
-    accountId,
-    -cents,
-    transcriptId,
-    `transcript of ${Math.round(seconds)} s`,
-  ]);
+  await tx.query(
+    `insert into ledger (id, account_id, cents, kind, ref, note) values ($1, $2, $3, 'transcript', $4, $5)`,
+    [randomUUID(), accountId, -cents, transcriptId, `transcript of ${Math.round(seconds)} s`],
+  );
   return cents;
 }

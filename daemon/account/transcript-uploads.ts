@@ -27,10 +27,20 @@ export function nameFromFile(fileName: string): string {
 }
 
 /** Remembers an upload address handed out for the transcript `id` to be. */
-export function recordTranscriptUpload(deps: TranscriptUploadDeps, u: { id: string; accountId: string; key: string; fileName: string; expiresAt: string }): Promise<void> {
+export function recordTranscriptUpload(
+  deps: TranscriptUploadDeps,
+  u: { id: string; accountId: string; key: string; fileName: string; expiresAt: string },
+): Promise<void> {
   return recordWebUpload(deps.db, {
-    id: u.id, kind: "transcript", account_id: u.accountId, free_key_id: null, client_addr: null, token_fp: null,
-    storage_key: u.key, name: u.fileName, expires_at: u.expiresAt,
+    id: u.id,
+    kind: "transcript",
+    account_id: u.accountId,
+    free_key_id: null,
+    client_addr: null,
+    token_fp: null,
+    storage_key: u.key,
+    name: u.fileName,
+    expires_at: u.expiresAt,
   });
 }
 
@@ -51,12 +61,25 @@ export async function startTranscriptUpload(
     return again;
   }
   const upload = await findWebUpload(deps.db, "transcript", input.id);
-  if (!upload || upload.account_id !== input.accountId) throw new NotFound("not_found", `no upload ${input.id} on this account`, { context: { field: "id" } });
+  if (!upload || upload.account_id !== input.accountId)
+    throw new NotFound("not_found", `no upload ${input.id} on this account`, { context: { field: "id" } });
   const size = await deps.storage.size(upload.storage_key).catch(() => 0);
-  if (size === 0) throw new Conflict("upload_missing", `no file was uploaded for transcript ${input.id} yet; PUT it to the upload url first`, { context: { field: "id" } });
+  if (size === 0)
+    throw new Conflict(
+      "upload_missing",
+      `no file was uploaded for transcript ${input.id} yet; PUT it to the upload url first`,
+      { context: { field: "id" } },
+    );
   const name = upload.storage_key.split("/").pop()!;
   return deps.transcripts.order(
-    { accountId: input.accountId, id: input.id, url: `upload:${input.id}`, name: nameFromFile(upload.name), origin: input.origin, upload: { key: upload.storage_key, name } },
+    {
+      accountId: input.accountId,
+      id: input.id,
+      url: `upload:${input.id}`,
+      name: nameFromFile(upload.name),
+      origin: input.origin,
+      upload: { key: upload.storage_key, name },
+    },
     async (tx, ordered) => {
       await markStarted(tx, input.id);
       await within?.(tx, ordered);

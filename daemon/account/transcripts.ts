@@ -19,7 +19,13 @@ import { etaSeconds } from "../engine/progress.js";
 import { TERMINAL, type Run, type Runner } from "../engine/runner.js";
 import type { Storage } from "../kit/storage.js";
 import { transactionWith, type Db, type Queryable, type Within } from "../store/db.js";
-import { chargeTranscript, decideTranscriptPayment, freeTranscriptsUsed, loadTranscriptPrices, type TranscriptPrices } from "./transcript-billing.js";
+import {
+  chargeTranscript,
+  decideTranscriptPayment,
+  freeTranscriptsUsed,
+  loadTranscriptPrices,
+  type TranscriptPrices,
+} from "./transcript-billing.js";
 import { isoColumn, jsonColumn } from "../store/_columns.js";
 import type { AccountSurface } from "./surfaces.js";
 
@@ -72,7 +78,6 @@ export function transcriptKeys(runId: string) {
   return { txt: `${base}.txt`, srt: `${base}.srt`, vtt: `${base}.vtt`, json: `${base}.json`, page: `${base}.html` };
 }
 
-
 function toRecord(r: any): TranscriptRecord {
   let status: TranscriptStatus = r.status;
   // Until the run ends the row says queued; the run says whether it has started.
@@ -103,7 +108,11 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 /** A plain, script-free HTML page of a transcript's text. */
 export function transcriptPage(name: string, text: string): string {
-  const paragraphs = text.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean).map((p) => `<p>${escapeHtml(p)}</p>`);
+  const paragraphs = text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => `<p>${escapeHtml(p)}</p>`);
   return [
     "<!doctype html>",
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -136,24 +145,49 @@ export class TranscriptService {
    * existing one for that url. Throws PaymentRequired (402) when a paid one cannot start. With
    * `upload`, the stored file is transcribed instead; `url` then only names it (`upload:<id>`).
    */
-  async order(input: { accountId: string; url: string; name: string; origin: AccountSurface; id?: string; upload?: { key: string; name: string } }, within?: Within<Ordered>): Promise<Ordered> {
-    const { id, created } = await transactionWith(this.deps.db, async (tx) => {
-      await tx.query(`select id from accounts where id = $1 for update`, [input.accountId]);
-      const existing = await tx.query(`select id from transcripts where account_id = $1 and url = $2 and status <> 'failed'`, [input.accountId, input.url]);
-      if (existing.rows[0]) return { id: existing.rows[0].id as string, created: false };
-      const { free } = await decideTranscriptPayment(tx, input.accountId, this.prices);
-      const id = input.id ?? randomUUID();
-      await tx.query(`insert into transcripts (id, account_id, livemode, url, name, free) values ($1, $2, true, $3, $4, $5)`, [id, input.accountId, input.url, input.name, free]);
-      // An uploaded file (daemon/account/transcript-uploads.ts) is checked in storage, not fetched.
-      const source = input.upload ? { upload: input.upload } : { source_url: input.url };
-      const run = await this.deps.runner.startRun(
-        "transcript",
-        { ...source, account_id: input.accountId, livemode: true, transcript_id: id },
-        { origin: input.origin, originRef: id, tx, set: { "probe.max_seconds": this.prices.max_minutes * 60 } },
-      );
-      await tx.query(`update transcripts set run_id = $2 where id = $1`, [id, run.id]);
-      return { id, created: true };
-    }, within && (async (tx, r) => within(tx, { transcript: toRecord((await tx.query(`${SELECT} where t.id = $1`, [r.id])).rows[0]), created: r.created })));
+  async order(
+    input: {
+      accountId: string;
+      url: string;
+      name: string;
+      origin: AccountSurface;
+      id?: string;
+      upload?: { key: string; name: string };
+    },
+    within?: Within<Ordered>,
+  ): Promise<Ordered> {
+    const { id, created } = await transactionWith(
+      this.deps.db,
+      async (tx) => {
+        await tx.query(`select id from accounts where id = $1 for update`, [input.accountId]);
+        const existing = await tx.query(
+          `select id from transcripts where account_id = $1 and url = $2 and status <> 'failed'`,
+          [input.accountId, input.url],
+        );
+        if (existing.rows[0]) return { id: existing.rows[0].id as string, created: false };
+        const { free } = await decideTranscriptPayment(tx, input.accountId, this.prices);
+        const id = input.id ?? randomUUID();
+        await tx.query(
+          `insert into transcripts (id, account_id, livemode, url, name, free) values ($1, $2, true, $3, $4, $5)`,
+          [id, input.accountId, input.url, input.name, free],
+        );
+        // An uploaded file (daemon/account/transcript-uploads.ts) is checked in storage, not fetched.
+        const source = input.upload ? { upload: input.upload } : { source_url: input.url };
+        const run = await this.deps.runner.startRun(
+          "transcript",
+          { ...source, account_id: input.accountId, livemode: true, transcript_id: id },
+          { origin: input.origin, originRef: id, tx, set: { "probe.max_seconds": this.prices.max_minutes * 60 } },
+        );
+        await tx.query(`update transcripts set run_id = $2 where id = $1`, [id, run.id]);
+        return { id, created: true };
+      },
+      within &&
+        (async (tx, r) =>
+          within(tx, {
+            transcript: toRecord((await tx.query(`${SELECT} where t.id = $1`, [r.id])).rows[0]),
+            created: r.created,
+          })),
+    );
     return { transcript: (await this.get(input.accountId, id))!, created };
   }
 
@@ -181,13 +215,21 @@ export class TranscriptService {
   }
 
   /** This month's live transcripts of an account, for GET /me. */
-  async usage(q: Queryable, accountId: string): Promise<{ transcripts: number; free_used: number; free_included: number; charged_cents: number }> {
+  async usage(
+    q: Queryable,
+    accountId: string,
+  ): Promise<{ transcripts: number; free_used: number; free_included: number; charged_cents: number }> {
     const { rows } = await q.query(
       `select count(*)::int as n, coalesce(sum(charged_cents), 0)::bigint as cents from transcripts
         where account_id = $1 and livemode and status <> 'failed' and created_at >= date_trunc('month', now())`,
       [accountId],
     );
-    return { transcripts: rows[0].n, free_used: await freeTranscriptsUsed(q, accountId), free_included: this.prices.free_per_month, charged_cents: Number(rows[0].cents) };
+    return {
+      transcripts: rows[0].n,
+      free_used: await freeTranscriptsUsed(q, accountId),
+      free_included: this.prices.free_per_month,
+      charged_cents: Number(rows[0].cents),
+    };
   }
 
   /** Moves the transcript of an ended run to completed (charging it) or failed. Idempotent. */
@@ -198,9 +240,23 @@ export class TranscriptService {
     if (!row || row.status === "completed" || row.status === "failed") return;
     if (run.state !== "succeeded") {
       const error = run.error ?? { code: "cancelled", message: "the transcript was cancelled" };
-      await tx.query(`update transcripts set status = 'failed', error = $2, updated_at = now(), finished_at = now() where id = $1`, [row.id, JSON.stringify(error)]);
-      const data = { id: row.id, status: "failed", name: row.name, url: row.url, error: { code: error.code, message: error.message }, message: `the transcript of "${row.name}" failed: ${error.message}` };
-      await recordEvent(tx, { type: "transcript.failed", accountId: row.account_id, livemode: row.livemode, runId: run.id, data }, this.deps.runner.queue);
+      await tx.query(
+        `update transcripts set status = 'failed', error = $2, updated_at = now(), finished_at = now() where id = $1`,
+        [row.id, JSON.stringify(error)],
+      );
+      const data = {
+        id: row.id,
+        status: "failed",
+        name: row.name,
+        url: row.url,
+        error: { code: error.code, message: error.message },
+        message: `the transcript of "${row.name}" failed: ${error.message}`,
+      };
+      await recordEvent(
+        tx,
+        { type: "transcript.failed", accountId: row.account_id, livemode: row.livemode, runId: run.id, data },
+        this.deps.runner.queue,
+      );
       return;
     }
     const t = (run.output.transcript ?? {}) as Record<string, any>;
@@ -215,30 +271,56 @@ export class TranscriptService {
       word_count: t.word_count,
       preview: t.preview,
     };
-    const cents = row.livemode && !row.free ? await chargeTranscript(tx, row.account_id, row.id, seconds, this.prices) : 0;
+    const cents =
+      row.livemode && !row.free ? await chargeTranscript(tx, row.account_id, row.id, seconds, this.prices) : 0;
     await this.writePage(row.name, result.files?.txt, keys.page);
     await tx.query(
       `update transcripts set status = 'completed', duration_seconds = $2, charged_cents = $3, result = $4, updated_at = now(), finished_at = now() where id = $1`,
       [row.id, seconds, cents, JSON.stringify(result)],
     );
     const data = {
-      id: row.id, status: "completed", name: row.name, url: row.url, language: result.language ?? null, duration_seconds: seconds, word_count: result.word_count ?? null,
-      charged_cents: cents, free: row.free, created_at: isoColumn(row.created_at), completed_at: new Date().toISOString(),
+      id: row.id,
+      status: "completed",
+      name: row.name,
+      url: row.url,
+      language: result.language ?? null,
+      duration_seconds: seconds,
+      word_count: result.word_count ?? null,
+      charged_cents: cents,
+      free: row.free,
+      created_at: isoColumn(row.created_at),
+      completed_at: new Date().toISOString(),
       message: `the transcript of "${row.name}" is ready: read it at downloads.page, or take downloads.txt, .srt or .vtt (links valid 7 days)`,
     };
     const links = {
-      "downloads.page": { key: result.page ?? keys.page, name: "transcript.html", type: "text/html; charset=utf-8", results: { source: "account" as const, id: row.id } },
-      "downloads.txt": { key: result.files?.txt ?? keys.txt, name: "transcript.txt", type: "text/plain; charset=utf-8" },
+      "downloads.page": {
+        key: result.page ?? keys.page,
+        name: "transcript.html",
+        type: "text/html; charset=utf-8",
+        results: { source: "account" as const, id: row.id },
+      },
+      "downloads.txt": {
+        key: result.files?.txt ?? keys.txt,
+        name: "transcript.txt",
+        type: "text/plain; charset=utf-8",
+      },
       "downloads.srt": { key: result.files?.srt ?? keys.srt, name: "transcript.srt", type: "application/x-subrip" },
       "downloads.vtt": { key: result.files?.vtt ?? keys.vtt, name: "transcript.vtt", type: "text/vtt" },
     };
-    await recordEvent(tx, { type: "transcript.completed", accountId: row.account_id, livemode: row.livemode, runId: run.id, data, links }, this.deps.runner.queue);
+    await recordEvent(
+      tx,
+      { type: "transcript.completed", accountId: row.account_id, livemode: row.livemode, runId: run.id, data, links },
+      this.deps.runner.queue,
+    );
     if (cents) this.deps.accounts?.evictAccount(row.account_id);
   }
 
   private async writePage(name: string, txtKey: string | undefined, pageKey: string) {
     try {
-      const text = txtKey && (await this.deps.storage.exists(txtKey)) ? (await this.deps.storage.read(txtKey)).toString("utf8") : "";
+      const text =
+        txtKey && (await this.deps.storage.exists(txtKey))
+          ? (await this.deps.storage.read(txtKey)).toString("utf8")
+          : "";
       await this.deps.storage.write(pageKey, transcriptPage(name, text));
     } catch {
       // The page is a convenience; the txt, srt and vtt files are the transcript.

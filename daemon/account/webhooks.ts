@@ -58,8 +58,14 @@ interface WebhookRow {
 }
 export type AttemptRecord = courier.AttemptRecord;
 
-const toRow = (r: any): WebhookRow => ({ ...r, events: jsonColumn(r.events), secrets: jsonColumn(r.secrets), created_at: isoColumn(r.created_at) });
-const notFound = (id: string) => new NotFound("not_found", `no webhook ${id} on this account`, { context: { field: "id" } });
+const toRow = (r: any): WebhookRow => ({
+  ...r,
+  events: jsonColumn(r.events),
+  secrets: jsonColumn(r.secrets),
+  created_at: isoColumn(r.created_at),
+});
+const notFound = (id: string) =>
+  new NotFound("not_found", `no webhook ${id} on this account`, { context: { field: "id" } });
 
 /** Sets `value` at a dotted path of `obj` (made for event link keys such as "downloads.txt"). */
 function setPath(obj: Record<string, any>, dotted: string, value: unknown) {
@@ -119,26 +125,53 @@ export class WebhookService {
 
   // ---- the registry -------------------------------------------------------------------------
 
-  async create(accountId: string, input: { url: string; events?: string[] }, within?: Within<{ webhook: WebhookRow; secret: string }>): Promise<{ webhook: WebhookRow; secret: string }> {
-    const url = await checkPublicUrl(input.url, { field: "url", config: this.deps.config, purpose: "webhooks go to public addresses only" });
+  async create(
+    accountId: string,
+    input: { url: string; events?: string[] },
+    within?: Within<{ webhook: WebhookRow; secret: string }>,
+  ): Promise<{ webhook: WebhookRow; secret: string }> {
+    const url = await checkPublicUrl(input.url, {
+      field: "url",
+      config: this.deps.config,
+      purpose: "webhooks go to public addresses only",
+    });
     const events = [...new Set(input.events ?? WEBHOOK_EVENT_TYPES)];
     const secret = newSecret();
     const id = randomUUID();
-    return transactionWith(this.deps.db, async (tx) => {
-      await tx.query(`select id from accounts where id = $1 for update`, [accountId]);
-      const { rows } = await tx.query(`select count(*)::int as n from webhooks where account_id = $1`, [accountId]);
-      const same = await tx.query(`select id from webhooks where account_id = $1 and url = $2`, [accountId, url.toString()]);
-      if (same.rows[0]) {
-        throw new Conflict("webhook_exists", `body field "url": ${url} is registered already on this account (webhook ${same.rows[0].id})`, { context: { field: "url", webhook_id: same.rows[0].id } });
-      }
-      if (rows[0].n >= MAX_WEBHOOKS) {
-        throw new Conflict("too_many_webhooks", `an account has at most ${MAX_WEBHOOKS} webhook addresses; delete one first (DELETE /api/v1/webhooks/{id})`, { context: { limit: MAX_WEBHOOKS } });
-      }
-      await tx.query(`insert into webhooks (id, account_id, url, events, secrets) values ($1, $2, $3, $4, $5)`, [
-        id, accountId, url.toString(), JSON.stringify(events), JSON.stringify([{ secret, expires_at: null }]),
-      ]);
-      return { webhook: (await this.get(accountId, id, tx))!, secret };
-    }, within);
+    return transactionWith(
+      this.deps.db,
+      async (tx) => {
+        await tx.query(`select id from accounts where id = $1 for update`, [accountId]);
+        const { rows } = await tx.query(`select count(*)::int as n from webhooks where account_id = $1`, [accountId]);
+        const same = await tx.query(`select id from webhooks where account_id = $1 and url = $2`, [
+          accountId,
+          url.toString(),
+        ]);
+        if (same.rows[0]) {
+          throw new Conflict(
+            "webhook_exists",
+            `body field "url": ${url} is registered already on this account (webhook ${same.rows[0].id})`,
+            { context: { field: "url", webhook_id: same.rows[0].id } },
+          );
+        }
+        if (rows[0].n >= MAX_WEBHOOKS) {
+          throw new Conflict(
+            "too_many_webhooks",
+            `an account has at most ${MAX_WEBHOOKS} webhook addresses; delete one first (DELETE /api/v1/webhooks/{id})`,
+            { context: { limit: MAX_WEBHOOKS } },
+          );
+        }
+        await tx.query(`insert into webhooks (id, account_id, url, events, secrets) values ($1, $2, $3, $4, $5)`, [
+          id,
+          accountId,
+          url.toString(),
+          JSON.stringify(events),
+          JSON.stringify([{ secret, expires_at: null }]),
+        ]);
+        return { webhook: (await this.get(accountId, id, tx))!, secret };
+      },
+      within,
+    );
   }
 
   async get(accountId: string, id: string, q: Queryable = this.deps.db): Promise<WebhookRow | undefined> {
@@ -147,7 +180,9 @@ export class WebhookService {
   }
 
   async list(accountId: string): Promise<WebhookRow[]> {
-    const { rows } = await this.deps.db.query(`select * from webhooks where account_id = $1 order by created_at, id`, [accountId]);
+    const { rows } = await this.deps.db.query(`select * from webhooks where account_id = $1 order by created_at, id`, [
+      accountId,
+    ]);
     return rows.map(toRow);
   }
 
@@ -162,41 +197,81 @@ export class WebhookService {
     const params: unknown[] = [id, accountId];
     if (input.enabled !== undefined) {
       params.push(input.enabled);
-      sets.push(`enabled = $${params.length}`, `disabled_reason = case when $${params.length} then null else 'switched off by the account' end`, `failing_since = null`);
+      sets.push(
+        `enabled = $${params.length}`,
+        `disabled_reason = case when $${params.length} then null else 'switched off by the account' end`,
+        `failing_since = null`,
+      );
     }
     if (input.events) {
       params.push(JSON.stringify([...new Set(input.events)]));
       sets.push(`events = $${params.length}`);
     }
-    const { rows } = await this.deps.db.query(`update webhooks set ${[...sets, "updated_at = now()"].join(", ")} where id = $1 and account_id = $2 returning *`, params);
+    const { rows } = await this.deps.db.query(
+      `update webhooks set ${[...sets, "updated_at = now()"].join(", ")} where id = $1 and account_id = $2 returning *`,
+      params,
+    );
     if (!rows[0]) throw notFound(id);
     return toRow(rows[0]);
   }
 
   async remove(accountId: string, id: string): Promise<void> {
-    const { rows } = await this.deps.db.query(`delete from webhooks where id = $1 and account_id = $2 returning id`, [id, accountId]);
+    const { rows } = await this.deps.db.query(`delete from webhooks where id = $1 and account_id = $2 returning id`, [
+      id,
+      accountId,
+    ]);
     if (!rows[0]) throw notFound(id);
   }
 
   /** A new secret; the old ones keep signing for ROTATION_GRACE_SECONDS, so receivers can switch over. */
-  async rotateSecret(accountId: string, id: string, within?: Within<{ secret: string; previous_expires_at: string }>): Promise<{ secret: string; previous_expires_at: string }> {
+  async rotateSecret(
+    accountId: string,
+    id: string,
+    within?: Within<{ secret: string; previous_expires_at: string }>,
+  ): Promise<{ secret: string; previous_expires_at: string }> {
     const secret = newSecret();
     const expires = new Date(Date.now() + ROTATION_GRACE_SECONDS * 1000).toISOString();
-    return transactionWith(this.deps.db, async (tx) => {
-      const { rows } = await tx.query(`select * from webhooks where id = $1 and account_id = $2 for update`, [id, accountId]);
-      if (!rows[0]) throw notFound(id);
-      const kept = toRow(rows[0]).secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > Date.now()).map((s) => ({ secret: s.secret, expires_at: s.expires_at ?? expires }));
-      await tx.query(`update webhooks set secrets = $2, updated_at = now() where id = $1`, [id, JSON.stringify([{ secret, expires_at: null }, ...kept])]);
-      return { secret, previous_expires_at: expires };
-    }, within);
+    return transactionWith(
+      this.deps.db,
+      async (tx) => {
+        const { rows } = await tx.query(`select * from webhooks where id = $1 and account_id = $2 for update`, [
+          id,
+          accountId,
+        ]);
+        if (!rows[0]) throw notFound(id);
+        const kept = toRow(rows[0])
+          .secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > Date.now())
+          .map((s) => ({ secret: s.secret, expires_at: s.expires_at ?? expires }));
+        await tx.query(`update webhooks set secrets = $2, updated_at = now() where id = $1`, [
+          id,
+          JSON.stringify([{ secret, expires_at: null }, ...kept]),
+        ]);
+        return { secret, previous_expires_at: expires };
+      },
+      within,
+    );
   }
 
   /** Sends a signed sample event at once (one attempt, no retries, no effect on switching off). */
-  async sendTest(accountId: string, id: string, envelope: { type: string; livemode: boolean; data: Record<string, unknown> }) {
+  async sendTest(
+    accountId: string,
+    id: string,
+    envelope: { type: string; livemode: boolean; data: Record<string, unknown> },
+  ) {
     const hook = await this.get(accountId, id);
     if (!hook) throw notFound(id);
-    const payload = JSON.stringify({ type: envelope.type, timestamp: new Date().toISOString(), livemode: envelope.livemode, data: envelope.data });
-    const { id: deliveryId, result } = await courier.sendNow(this.deps, this.kind, { payload, refs: { webhook_id: id, event_type: envelope.type } }, { url: hook.url, secrets: liveSecrets(hook) });
+    const payload = JSON.stringify({
+      type: envelope.type,
+      timestamp: new Date().toISOString(),
+      livemode: envelope.livemode,
+      data: envelope.data,
+    });
+    const { id: deliveryId, result } = await courier.sendNow(
+      this.deps,
+      this.kind,
+      { payload, refs: { webhook_id: id, event_type: envelope.type } },
+      { url: hook.url, secrets: liveSecrets(hook) },
+    );
     return { delivery_id: deliveryId, delivered: result.ok, status: result.status_code, error: result.error };
   }
 
@@ -207,7 +282,10 @@ export class WebhookService {
     const { rows } = await this.deps.db.query(`select * from events where id = $1`, [eventId]);
     const ev = rows[0];
     if (!ev?.account_id) return;
-    const hooks = await this.deps.db.query(`select id from webhooks where account_id = $1 and enabled and events @> jsonb_build_array($2::text)`, [ev.account_id, ev.type]);
+    const hooks = await this.deps.db.query(
+      `select id from webhooks where account_id = $1 and enabled and events @> jsonb_build_array($2::text)`,
+      [ev.account_id, ev.type],
+    );
     if (!hooks.rows.length) return;
     const data = structuredClone(jsonColumn(ev.data) ?? {});
     for (const [at, file] of Object.entries((jsonColumn(ev.links) ?? {}) as Record<string, EventLink>)) {
@@ -220,7 +298,10 @@ export class WebhookService {
     await this.deps.db.transaction(async (tx) => {
       for (const h of hooks.rows) {
         // At most once per address and event: the unique index makes a repeated fan-out a no-op.
-        await courier.enqueue(tx, this.deps.queue, this.kind, { payload, refs: { webhook_id: h.id, event_id: eventId, event_type: ev.type } });
+        await courier.enqueue(tx, this.deps.queue, this.kind, {
+          payload,
+          refs: { webhook_id: h.id, event_id: eventId, event_type: ev.type },
+        });
       }
     });
   }
@@ -245,7 +326,9 @@ export class WebhookService {
    */
   private async afterAttempt(tx: Queryable, webhookId: string, ok: boolean): Promise<boolean> {
     if (ok) {
-      await tx.query(`update webhooks set failing_since = null where id = $1 and failing_since is not null`, [webhookId]);
+      await tx.query(`update webhooks set failing_since = null where id = $1 and failing_since is not null`, [
+        webhookId,
+      ]);
       return false;
     }
     const { rows } = await tx.query(
@@ -255,7 +338,10 @@ export class WebhookService {
     );
     if (!rows[0]?.expired) return false;
     const reason = `switched off after failing for ${this.cfg.disable_after_hours} hours in a row`;
-    await tx.query(`update webhooks set enabled = false, disabled_reason = $2, updated_at = now() where id = $1`, [webhookId, reason]);
+    await tx.query(`update webhooks set enabled = false, disabled_reason = $2, updated_at = now() where id = $1`, [
+      webhookId,
+      reason,
+    ]);
     this.deps.log.warn({ webhookId }, "webhook switched off: failing for too long");
     return true;
   }

@@ -22,7 +22,14 @@ export const BUNDLED_FONTS: BundledFont[] = [
   { family: "DejaVu Sans", files: ["DejaVuSans-Bold.ttf", "DejaVuSans.ttf"] },
 ];
 
-const FONT_DIRS = ["/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/share/fonts/TTF", "/usr/local/share/fonts", "/Library/Fonts", "/System/Library/Fonts/Supplemental"];
+const FONT_DIRS = [
+  "/usr/share/fonts/truetype/dejavu",
+  "/usr/share/fonts/dejavu",
+  "/usr/share/fonts/TTF",
+  "/usr/local/share/fonts",
+  "/Library/Fonts",
+  "/System/Library/Fonts/Supplemental",
+];
 
 /** The first file of the font found in the system folders, or undefined. */
 export function findBundledFile(font: BundledFont): string | undefined {
@@ -40,14 +47,26 @@ export function bundledNames(): string[] {
 }
 
 /** Stores the bundled font under brand/bundled/ (once) and answers the kit's font record. */
-export async function storeBundledFont(storage: Storage, family: string): Promise<{ key: string; family: string; file_name: string; bundled: true }> {
+export async function storeBundledFont(
+  storage: Storage,
+  family: string,
+): Promise<{ key: string; family: string; file_name: string; bundled: true }> {
   const font = BUNDLED_FONTS.find((f) => f.family.toLowerCase() === family.trim().toLowerCase());
-  if (!font) throw new Refused("invalid_request", `body field "bundled_font": unknown font "${family}"; bundled fonts are ${bundledNames().join(", ")}`, { context: { field: "bundled_font" } });
+  if (!font)
+    throw new Refused(
+      "invalid_request",
+      `body field "bundled_font": unknown font "${family}"; bundled fonts are ${bundledNames().join(", ")}`,
+      { context: { field: "bundled_font" } },
+    );
   const file = findBundledFile(font);
   if (!file) {
-    throw new Refused("font_unavailable", `body field "bundled_font": ${font.family} is not installed on this server (Debian: fonts-dejavu-core); upload a TTF or OTF font instead`, {
-      context: { field: "bundled_font" },
-    });
+    throw new Refused(
+      "font_unavailable",
+      `body field "bundled_font": ${font.family} is not installed on this server (Debian: fonts-dejavu-core); upload a TTF or OTF font instead`,
+      {
+        context: { field: "bundled_font" },
+      },
+    );
   }
   const fileName = path.basename(file);
   const key = `brand/bundled/${fileName}`;

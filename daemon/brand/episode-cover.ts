@@ -10,10 +10,14 @@ import { fetchBrandFile } from "./fetch-file.js";
 import { checkCover } from "./files.js";
 import { dropFiles, type BrandKitDeps } from "./kits.js";
 
-const episodeNotFound = (id: string) => new NotFound("not_found", `no episode ${id} on this account`, { context: { field: "id" } });
+const episodeNotFound = (id: string) =>
+  new NotFound("not_found", `no episode ${id} on this account`, { context: { field: "id" } });
 
 async function currentCover(q: Queryable, accountId: string, episodeId: string): Promise<{ cover_key: string | null }> {
-  const { rows } = await q.query(`select cover_key from episodes where id = $1 and account_id = $2`, [episodeId, accountId]);
+  const { rows } = await q.query(`select cover_key from episodes where id = $1 and account_id = $2`, [
+    episodeId,
+    accountId,
+  ]);
   if (!rows[0]) throw episodeNotFound(episodeId);
   return { cover_key: rows[0].cover_key ?? null };
 }
@@ -34,22 +38,34 @@ export class EpisodeCovers {
   async set(accountId: string, episodeId: string, from: { bytes?: Buffer; url?: string }): Promise<CoverAnswer> {
     const before = await currentCover(this.d.db, accountId, episodeId);
     const limits = this.d.config.brand;
-    const bytes = from.url !== undefined ? await fetchBrandFile(from.url, { config: this.d.config, maxBytes: limits.image_max_bytes, field: "cover" }) : from.bytes!;
+    const bytes =
+      from.url !== undefined
+        ? await fetchBrandFile(from.url, { config: this.d.config, maxBytes: limits.image_max_bytes, field: "cover" })
+        : from.bytes!;
     const img = await checkCover(bytes, limits);
     const key = `episodes/${episodeId}/cover-${randomUUID().slice(0, 8)}.${img.ext}`;
     await this.d.storage.write(key, img.bytes);
-    const { rows } = await this.d.db.query(`update episodes set cover_key = $3, updated_at = now() where id = $1 and account_id = $2 returning id`, [episodeId, accountId, key]);
+    const { rows } = await this.d.db.query(
+      `update episodes set cover_key = $3, updated_at = now() where id = $1 and account_id = $2 returning id`,
+      [episodeId, accountId, key],
+    );
     if (!rows.length) {
       await this.d.storage.remove(key).catch(() => {});
       throw episodeNotFound(episodeId);
     }
     await dropFiles(this.d, [before.cover_key]);
-    return { episode_id: episodeId, cover: { set: true, width: img.width, height: img.height, source: from.url !== undefined ? "url" : "upload" } };
+    return {
+      episode_id: episodeId,
+      cover: { set: true, width: img.width, height: img.height, source: from.url !== undefined ? "url" : "upload" },
+    };
   }
 
   async clear(accountId: string, episodeId: string): Promise<CoverAnswer> {
     const before = await currentCover(this.d.db, accountId, episodeId);
-    await this.d.db.query(`update episodes set cover_key = null, updated_at = now() where id = $1 and account_id = $2`, [episodeId, accountId]);
+    await this.d.db.query(
+      `update episodes set cover_key = null, updated_at = now() where id = $1 and account_id = $2`,
+      [episodeId, accountId],
+    );
     await dropFiles(this.d, [before.cover_key]);
     return { episode_id: episodeId, cover: { set: false } };
   }

@@ -12,18 +12,23 @@ import { checkPublicUrl, NetRefusal } from "../net/public-url.js";
 /** A brand file is small: a link that takes longer than this to hand it over is given up. */
 const FETCH_MS = 30_000;
 
-export async function fetchBrandFile(raw: string, o: { config: Readonly<Record<string, any>>; maxBytes: number; field: string }): Promise<Buffer> {
+export async function fetchBrandFile(
+  raw: string,
+  o: { config: Readonly<Record<string, any>>; maxBytes: number; field: string },
+): Promise<Buffer> {
   let url: URL;
   try {
     url = await checkPublicUrl(raw, { field: "url", purpose: "fetched", config: o.config });
   } catch (err) {
     // The link arrives as a query field of an upload call, not in a JSON body.
-    if (err instanceof NetRefusal) throw new NetRefusal(err.code, err.message.replace('body field "url"', 'query field "url"'), err.context);
+    if (err instanceof NetRefusal)
+      throw new NetRefusal(err.code, err.message.replace('body field "url"', 'query field "url"'), err.context);
     throw err;
   }
   const guard = await netguardOptionsFromConfig(o.config);
   const signal = AbortSignal.timeout(FETCH_MS);
-  const failed = (message: string, extra: Record<string, unknown> = {}) => new Refused("fetch_failed", `query field "url": ${message}`, { context: { field: "url", ...extra } });
+  const failed = (message: string, extra: Record<string, unknown> = {}) =>
+    new Refused("fetch_failed", `query field "url": ${message}`, { context: { field: "url", ...extra } });
   try {
     const res = await guardedFetch(url, { ...guard, signal, idleTimeoutMs: 15_000, maxRedirects: 3 });
     if (res.status < 200 || res.status > 299) {
@@ -31,7 +36,13 @@ export async function fetchBrandFile(raw: string, o: { config: Readonly<Record<s
       throw failed(`the link answered HTTP ${res.status}`, { status: res.status });
     }
     const declared = Number(res.headers["content-length"] ?? NaN);
-    const tooBig = () => new LimitReached("size", "too_big", `query field "url": the ${o.field} file is larger than the limit of ${o.maxBytes} bytes`, { context: { field: "url", max_bytes: o.maxBytes } });
+    const tooBig = () =>
+      new LimitReached(
+        "size",
+        "too_big",
+        `query field "url": the ${o.field} file is larger than the limit of ${o.maxBytes} bytes`,
+        { context: { field: "url", max_bytes: o.maxBytes } },
+      );
     if (Number.isFinite(declared) && declared > o.maxBytes) {
       res.response.destroy();
       throw tooBig();

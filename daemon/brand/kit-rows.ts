@@ -66,7 +66,12 @@ export function toKitRow(r: Record<string, any>): KitRow {
     name: r.name,
     colours: { primary: r.primary_colour, accent: r.accent_colour, background: r.background_colour },
     font: jsonColumn(r.font) ?? null,
-    logo: { corner: logo.corner ?? "top-right", size: logo.size ?? LOGO_SIZE.default, opacity: logo.opacity ?? LOGO_OPACITY_DEFAULT, ...(logo.key ? { key: logo.key } : {}) },
+    logo: {
+      corner: logo.corner ?? "top-right",
+      size: logo.size ?? LOGO_SIZE.default,
+      opacity: logo.opacity ?? LOGO_OPACITY_DEFAULT,
+      ...(logo.key ? { key: logo.key } : {}),
+    },
     intro: jsonColumn(r.intro) ?? null,
     outro: jsonColumn(r.outro) ?? null,
     cover_key: r.cover_key ?? null,
@@ -76,7 +81,8 @@ export function toKitRow(r: Record<string, any>): KitRow {
   };
 }
 
-const bad = (field: string, message: string) => new Refused("invalid_request", `body field "${field}" ${message}`, { context: { field } });
+const bad = (field: string, message: string) =>
+  new Refused("invalid_request", `body field "${field}" ${message}`, { context: { field } });
 
 function checkCard(field: "intro" | "outro", card: BrandCard | null | undefined): BrandCard | null | undefined {
   if (card === undefined || card === null) return card;
@@ -84,12 +90,16 @@ function checkCard(field: "intro" | "outro", card: BrandCard | null | undefined)
   if (!text) throw bad(`${field}.text`, "must not be empty");
   if ([...text].length > CARD_TEXT_MAX) throw bad(`${field}.text`, `must be at most ${CARD_TEXT_MAX} characters`);
   const seconds = card.seconds ?? CARD_SECONDS.min + 0.5;
-  if (!(seconds >= CARD_SECONDS.min && seconds <= CARD_SECONDS.max)) throw bad(`${field}.seconds`, `must be from ${CARD_SECONDS.min} to ${CARD_SECONDS.max}`);
+  if (!(seconds >= CARD_SECONDS.min && seconds <= CARD_SECONDS.max))
+    throw bad(`${field}.seconds`, `must be from ${CARD_SECONDS.min} to ${CARD_SECONDS.max}`);
   return { text, seconds };
 }
 
 /** The row's fields after `input` (no files: those come from their own uploads). */
-export function applyInput(base: Pick<KitRow, "name" | "colours" | "logo" | "intro" | "outro" | "show_name">, input: KitInput): typeof base {
+export function applyInput(
+  base: Pick<KitRow, "name" | "colours" | "logo" | "intro" | "outro" | "show_name">,
+  input: KitInput,
+): typeof base {
   const out = structuredClone(base);
   if (input.name !== undefined) {
     const name = input.name.trim();
@@ -99,15 +109,23 @@ export function applyInput(base: Pick<KitRow, "name" | "colours" | "logo" | "int
   for (const k of ["primary", "accent", "background"] as const) {
     const v = input.colours?.[k];
     if (v === undefined) continue;
-    if (!HEX_COLOUR.test(v)) throw bad(`colours.${k}`, `must be a colour written "#RRGGBB" (got "${String(v).slice(0, 20)}")`);
+    if (!HEX_COLOUR.test(v))
+      throw bad(`colours.${k}`, `must be a colour written "#RRGGBB" (got "${String(v).slice(0, 20)}")`);
     out.colours[k] = v.toUpperCase();
   }
   if (input.logo) {
     const { corner, size, opacity } = input.logo;
-    if (corner !== undefined && !LOGO_CORNERS.includes(corner)) throw bad("logo.corner", `must be one of ${LOGO_CORNERS.join(", ")}`);
-    if (size !== undefined && !(size >= LOGO_SIZE.min && size <= LOGO_SIZE.max)) throw bad("logo.size", `must be from ${LOGO_SIZE.min} to ${LOGO_SIZE.max} (a fraction of the frame's width)`);
+    if (corner !== undefined && !LOGO_CORNERS.includes(corner))
+      throw bad("logo.corner", `must be one of ${LOGO_CORNERS.join(", ")}`);
+    if (size !== undefined && !(size >= LOGO_SIZE.min && size <= LOGO_SIZE.max))
+      throw bad("logo.size", `must be from ${LOGO_SIZE.min} to ${LOGO_SIZE.max} (a fraction of the frame's width)`);
     if (opacity !== undefined && !(opacity >= 0 && opacity <= 1)) throw bad("logo.opacity", "must be from 0 to 1");
-    out.logo = { ...out.logo, ...(corner !== undefined ? { corner } : {}), ...(size !== undefined ? { size } : {}), ...(opacity !== undefined ? { opacity } : {}) };
+    out.logo = {
+      ...out.logo,
+      ...(corner !== undefined ? { corner } : {}),
+      ...(size !== undefined ? { size } : {}),
+      ...(opacity !== undefined ? { opacity } : {}),
+    };
   }
   const intro = checkCard("intro", input.intro);
   if (intro !== undefined) out.intro = intro;
@@ -142,7 +160,9 @@ export function toSnapshot(k: KitRow): BrandSnapshot {
     name: k.name,
     colours: { ...k.colours },
     ...(k.font ? { font: { key: k.font.key, family: k.font.family, file_name: k.font.file_name } } : {}),
-    ...(k.logo.key ? { logo: { key: k.logo.key, corner: k.logo.corner, size: k.logo.size, opacity: k.logo.opacity } } : {}),
+    ...(k.logo.key
+      ? { logo: { key: k.logo.key, corner: k.logo.corner, size: k.logo.size, opacity: k.logo.opacity } }
+      : {}),
     ...(k.intro ? { intro: { ...k.intro } } : {}),
     ...(k.outro ? { outro: { ...k.outro } } : {}),
     ...(k.cover_key ? { cover_key: k.cover_key } : {}),

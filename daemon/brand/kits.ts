@@ -15,7 +15,15 @@ import type { Db, Queryable } from "../store/db.js";
 import { storeBundledFont } from "./bundled-fonts.js";
 import { fetchBrandFile } from "./fetch-file.js";
 import { checkCover, checkFont, checkLogo, maxBytesOf, type BrandFileKind, type BrandLimits } from "./files.js";
-import { applyInput, DEFAULT_COLOURS, LOGO_OPACITY_DEFAULT, LOGO_SIZE, toKitRow, type KitInput, type KitRow } from "./kit-rows.js";
+import {
+  applyInput,
+  DEFAULT_COLOURS,
+  LOGO_OPACITY_DEFAULT,
+  LOGO_SIZE,
+  toKitRow,
+  type KitInput,
+  type KitRow,
+} from "./kit-rows.js";
 
 export interface BrandKitDeps {
   db: Db;
@@ -24,16 +32,23 @@ export interface BrandKitDeps {
   config: { brand: BrandLimits & { kits_per_account: number } } & Readonly<Record<string, any>>;
 }
 
-export const kitNotFound = (id: string) => new NotFound("not_found", `no brand kit ${id} on this account`, { context: { field: "id" } });
+export const kitNotFound = (id: string) =>
+  new NotFound("not_found", `no brand kit ${id} on this account`, { context: { field: "id" } });
 
 /** Whether a queued or running run still carries `key` (in its brand snapshot or cover). */
 export async function keyInUse(q: Queryable, key: string): Promise<boolean> {
-  const { rows } = await q.query(`select 1 from runs where state in ('queued', 'running') and strpos(input::text, $1) > 0 limit 1`, [JSON.stringify(key)]);
+  const { rows } = await q.query(
+    `select 1 from runs where state in ('queued', 'running') and strpos(input::text, $1) > 0 limit 1`,
+    [JSON.stringify(key)],
+  );
   return rows.length > 0;
 }
 
 /** Removes stored files no live run needs; one that is needed stays (a render still reads it). */
-export async function dropFiles(d: Pick<BrandKitDeps, "db" | "storage">, keys: Array<string | null | undefined>): Promise<void> {
+export async function dropFiles(
+  d: Pick<BrandKitDeps, "db" | "storage">,
+  keys: Array<string | null | undefined>,
+): Promise<void> {
   for (const key of keys) {
     if (!key || key.startsWith("brand/bundled/")) continue;
     if (await keyInUse(d.db, key)) continue;
@@ -45,7 +60,9 @@ export class BrandKits {
   constructor(private readonly d: BrandKitDeps) {}
 
   async list(accountId: string): Promise<KitRow[]> {
-    const { rows } = await this.d.db.query(`select * from brand_kits where account_id = $1 order by created_at, id`, [accountId]);
+    const { rows } = await this.d.db.query(`select * from brand_kits where account_id = $1 order by created_at, id`, [
+      accountId,
+    ]);
     return rows.map(toKitRow);
   }
 
@@ -61,7 +78,14 @@ export class BrandKits {
   }
 
   async create(accountId: string, input: KitInput & { name: string }): Promise<KitRow> {
-    const base = { name: "", colours: { ...DEFAULT_COLOURS }, logo: { corner: "top-right" as const, size: LOGO_SIZE.default, opacity: LOGO_OPACITY_DEFAULT }, intro: null, outro: null, show_name: null };
+    const base = {
+      name: "",
+      colours: { ...DEFAULT_COLOURS },
+      logo: { corner: "top-right" as const, size: LOGO_SIZE.default, opacity: LOGO_OPACITY_DEFAULT },
+      intro: null,
+      outro: null,
+      show_name: null,
+    };
     const fields = applyInput(base, input);
     const font = input.bundled_font ? await storeBundledFont(this.d.storage, input.bundled_font) : null;
     const id = randomUUID();
@@ -70,12 +94,28 @@ export class BrandKits {
       await tx.query(`select id from accounts where id = $1 for update`, [accountId]);
       const { rows } = await tx.query(`select count(*)::int as n from brand_kits where account_id = $1`, [accountId]);
       if (rows[0].n >= max) {
-        throw new Conflict("limit_reached", `this account has ${rows[0].n} brand kits, the most it may keep (brand.kits_per_account is ${max}); delete one first`, { context: { limit: "brand_kits", max } });
+        throw new Conflict(
+          "limit_reached",
+          `this account has ${rows[0].n} brand kits, the most it may keep (brand.kits_per_account is ${max}); delete one first`,
+          { context: { limit: "brand_kits", max } },
+        );
       }
       await tx.query(
         `insert into brand_kits (id, account_id, name, primary_colour, accent_colour, background_colour, font, logo, intro, outro, show_name)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [id, accountId, fields.name, fields.colours.primary, fields.colours.accent, fields.colours.background, font && JSON.stringify(font), JSON.stringify(fields.logo), fields.intro && JSON.stringify(fields.intro), fields.outro && JSON.stringify(fields.outro), fields.show_name],
+        [
+          id,
+          accountId,
+          fields.name,
+          fields.colours.primary,
+          fields.colours.accent,
+          fields.colours.background,
+          font && JSON.stringify(font),
+          JSON.stringify(fields.logo),
+          fields.intro && JSON.stringify(fields.intro),
+          fields.outro && JSON.stringify(fields.outro),
+          fields.show_name,
+        ],
       );
     });
     return this.get(accountId, id);
@@ -84,7 +124,10 @@ export class BrandKits {
   async update(accountId: string, id: string, input: KitInput): Promise<KitRow> {
     const kit = await this.get(accountId, id);
     const fields = applyInput(kit, input);
-    const logo = input.logo === null ? { corner: fields.logo.corner, size: fields.logo.size, opacity: fields.logo.opacity } : fields.logo;
+    const logo =
+      input.logo === null
+        ? { corner: fields.logo.corner, size: fields.logo.size, opacity: fields.logo.opacity }
+        : fields.logo;
     let font = kit.font;
     if (input.font === null) font = null;
     if (input.bundled_font) font = await storeBundledFont(this.d.storage, input.bundled_font);
@@ -92,10 +135,27 @@ export class BrandKits {
     const { rows } = await this.d.db.query(
       `update brand_kits set name = $3, primary_colour = $4, accent_colour = $5, background_colour = $6, font = $7, logo = $8, intro = $9, outro = $10,
          cover_key = $11, show_name = $12, updated_at = now() where id = $1 and account_id = $2 returning id`,
-      [id, accountId, fields.name, fields.colours.primary, fields.colours.accent, fields.colours.background, font && JSON.stringify(font), JSON.stringify(logo), fields.intro && JSON.stringify(fields.intro), fields.outro && JSON.stringify(fields.outro), cover, fields.show_name],
+      [
+        id,
+        accountId,
+        fields.name,
+        fields.colours.primary,
+        fields.colours.accent,
+        fields.colours.background,
+        font && JSON.stringify(font),
+        JSON.stringify(logo),
+        fields.intro && JSON.stringify(fields.intro),
+        fields.outro && JSON.stringify(fields.outro),
+        cover,
+        fields.show_name,
+      ],
     );
     if (!rows.length) throw kitNotFound(id);
-    await dropFiles(this.d, [font?.key !== kit.font?.key ? kit.font?.key : null, logo.key !== kit.logo.key ? kit.logo.key : null, cover !== kit.cover_key ? kit.cover_key : null]);
+    await dropFiles(this.d, [
+      font?.key !== kit.font?.key ? kit.font?.key : null,
+      logo.key !== kit.logo.key ? kit.logo.key : null,
+      cover !== kit.cover_key ? kit.cover_key : null,
+    ]);
     return this.get(accountId, id);
   }
 
@@ -105,16 +165,27 @@ export class BrandKits {
       await tx.query(`delete from brand_kits where id = $1 and account_id = $2`, [id, accountId]);
       // A saved default naming a kit that is gone would only be dropped at each export (run-input.ts)
       // while GET /me still showed it: it goes with the kit.
-      await tx.query(`update accounts set clip_defaults = clip_defaults - 'brand_kit' where id = $1 and clip_defaults->>'brand_kit' = $2`, [accountId, id]);
+      await tx.query(
+        `update accounts set clip_defaults = clip_defaults - 'brand_kit' where id = $1 and clip_defaults->>'brand_kit' = $2`,
+        [accountId, id],
+      );
     });
     await dropFiles(this.d, [kit.font?.key, kit.logo.key, kit.cover_key]);
   }
 
   /** Stores a font, logo or cover sent as bytes or by link (`url`), replacing the kit's one. */
-  async putFile(accountId: string, id: string, kind: BrandFileKind, from: { bytes?: Buffer; url?: string; fileName?: string }): Promise<KitRow> {
+  async putFile(
+    accountId: string,
+    id: string,
+    kind: BrandFileKind,
+    from: { bytes?: Buffer; url?: string; fileName?: string },
+  ): Promise<KitRow> {
     const kit = await this.get(accountId, id);
     const limits = this.d.config.brand;
-    const bytes = from.url !== undefined ? await fetchBrandFile(from.url, { config: this.d.config, maxBytes: maxBytesOf(kind, limits), field: kind }) : from.bytes!;
+    const bytes =
+      from.url !== undefined
+        ? await fetchBrandFile(from.url, { config: this.d.config, maxBytes: maxBytesOf(kind, limits), field: kind })
+        : from.bytes!;
     const dir = `brand/${accountId}/${id}`;
     const tag = randomUUID().slice(0, 8);
     let old: string | undefined | null;
@@ -122,15 +193,30 @@ export class BrandKits {
       const f = checkFont(bytes, limits);
       const key = `${dir}/font-${tag}.${f.ext}`;
       await this.d.storage.write(key, f.bytes);
-      const fileName = cleanFileName(from.fileName ?? (from.url ? new URL(from.url).pathname.split("/").pop() : undefined), `${f.family}.${f.ext}`);
-      await this.d.db.query(`update brand_kits set font = $3, updated_at = now() where id = $1 and account_id = $2`, [id, accountId, JSON.stringify({ key, family: f.family, file_name: fileName })]);
+      const fileName = cleanFileName(
+        from.fileName ?? (from.url ? new URL(from.url).pathname.split("/").pop() : undefined),
+        `${f.family}.${f.ext}`,
+      );
+      await this.d.db.query(`update brand_kits set font = $3, updated_at = now() where id = $1 and account_id = $2`, [
+        id,
+        accountId,
+        JSON.stringify({ key, family: f.family, file_name: fileName }),
+      ]);
       old = kit.font?.key;
     } else {
       const img = kind === "logo" ? await checkLogo(bytes, limits) : await checkCover(bytes, limits);
       const key = `${dir}/${kind}-${tag}.${img.ext}`;
       await this.d.storage.write(key, img.bytes);
-      if (kind === "logo") await this.d.db.query(`update brand_kits set logo = coalesce(logo, '{}'::jsonb) || $3::jsonb, updated_at = now() where id = $1 and account_id = $2`, [id, accountId, JSON.stringify({ key })]);
-      else await this.d.db.query(`update brand_kits set cover_key = $3, updated_at = now() where id = $1 and account_id = $2`, [id, accountId, key]);
+      if (kind === "logo")
+        await this.d.db.query(
+          `update brand_kits set logo = coalesce(logo, '{}'::jsonb) || $3::jsonb, updated_at = now() where id = $1 and account_id = $2`,
+          [id, accountId, JSON.stringify({ key })],
+        );
+      else
+        await this.d.db.query(
+          `update brand_kits set cover_key = $3, updated_at = now() where id = $1 and account_id = $2`,
+          [id, accountId, key],
+        );
       old = kind === "logo" ? kit.logo.key : kit.cover_key;
     }
     await dropFiles(this.d, [old]);
@@ -140,6 +226,11 @@ export class BrandKits {
 
 /** A file name shown back to the caller: its last part, printable, at most 120 characters. */
 function cleanFileName(name: string | undefined, fallback: string): string {
-  const clean = (name ?? "").split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 120);
+  const clean = (name ?? "")
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, 120);
   return clean || fallback;
 }

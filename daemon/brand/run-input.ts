@@ -14,7 +14,10 @@ import { toKitRow, toSnapshot } from "./kit-rows.js";
  * job's run to be committed, so the edit's check of which files live runs still name sees it.
  */
 export async function kitSnapshot(q: Queryable, accountId: string, kitId: string): Promise<BrandSnapshot | undefined> {
-  const { rows } = await q.query(`select * from brand_kits where id = $1 and account_id = $2 for share`, [kitId, accountId]);
+  const { rows } = await q.query(`select * from brand_kits where id = $1 and account_id = $2 for share`, [
+    kitId,
+    accountId,
+  ]);
   return rows[0] ? toSnapshot(toKitRow(rows[0])) : undefined;
 }
 
@@ -22,7 +25,11 @@ export async function kitSnapshot(q: Queryable, accountId: string, kitId: string
 export async function assertKit(q: Queryable, accountId: string, kitId: string | null | undefined): Promise<void> {
   if (!kitId) return;
   if (!(await kitSnapshot(q, accountId, kitId))) {
-    throw new Refused("invalid_request", `body field "brand_kit": no brand kit ${kitId} on this account; list them with GET /api/v1/brand-kits`, { context: { field: "brand_kit" } });
+    throw new Refused(
+      "invalid_request",
+      `body field "brand_kit": no brand kit ${kitId} on this account; list them with GET /api/v1/brand-kits`,
+      { context: { field: "brand_kit" } },
+    );
   }
 }
 
@@ -30,8 +37,14 @@ export async function assertKit(q: Queryable, accountId: string, kitId: string |
  * The run input's brand and cover. A kit deleted since the look named it is dropped (`kit`
  * comes back null, so the job records the look it really rendered).
  */
-export async function brandRunInput(q: Queryable, o: { accountId: string; episodeId: string; kitId: string | null | undefined }): Promise<{ kit: string | null; input: { brand?: BrandSnapshot; cover?: { key: string } } }> {
+export async function brandRunInput(
+  q: Queryable,
+  o: { accountId: string; episodeId: string; kitId: string | null | undefined },
+): Promise<{ kit: string | null; input: { brand?: BrandSnapshot; cover?: { key: string } } }> {
   const brand = o.kitId ? await kitSnapshot(q, o.accountId, o.kitId) : undefined;
   const coverKey = (await episodeCoverKey(q, o.episodeId)) ?? brand?.cover_key;
-  return { kit: brand ? brand.id : null, input: { ...(brand ? { brand } : {}), ...(coverKey ? { cover: { key: coverKey } } : {}) } };
+  return {
+    kit: brand ? brand.id : null,
+    input: { ...(brand ? { brand } : {}), ...(coverKey ? { cover: { key: coverKey } } : {}) },
+  };
 }

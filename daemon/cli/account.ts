@@ -34,13 +34,16 @@ async function readPiped(): Promise<string> {
 /** Asks on the terminal twice, echoing nothing typed. */
 async function prompt(question: string): Promise<string> {
   let muted = false;
-  const output = new Writable({ write: (chunk, _enc, done) => ((muted ? undefined : process.stderr.write(chunk)), done()) });
-  const rl = createInterface({ input: process.stdin, output, terminal: true });
-  const ask = (q: string) => new Promise<string>((resolve) => {
-    muted = false;
-    rl.question(q, (a) => (process.stderr.write("\n"), resolve(a)));
-    muted = true;
+  const output = new Writable({
+    write: (chunk, _enc, done) => (muted ? undefined : process.stderr.write(chunk), done()),
   });
+  const rl = createInterface({ input: process.stdin, output, terminal: true });
+  const ask = (q: string) =>
+    new Promise<string>((resolve) => {
+      muted = false;
+      rl.question(q, (a) => (process.stderr.write("\n"), resolve(a)));
+      muted = true;
+    });
   try {
     const a = await ask(question);
     if ((await ask("Again: ")) !== a) throw new UsageError("the two passwords differ");
@@ -52,8 +55,16 @@ async function prompt(question: string): Promise<string> {
 
 export async function cmdResetPassword(cfg: Config, values: Record<string, any>): Promise<void> {
   const email = typeof values.email === "string" ? values.email : "";
-  if (!email) throw new UsageError("usage: clipd account reset-password --email E [--password P] (without --password: read from stdin, or asked for)");
-  const password: string = typeof values.password === "string" ? values.password : process.stdin.isTTY ? await prompt("New password: ") : await readPiped();
+  if (!email)
+    throw new UsageError(
+      "usage: clipd account reset-password --email E [--password P] (without --password: read from stdin, or asked for)",
+    );
+  const password: string =
+    typeof values.password === "string"
+      ? values.password
+      : process.stdin.isTTY
+        ? await prompt("New password: ")
+        : await readPiped();
   try {
     checkPassword(password);
   } catch (err) {
@@ -69,7 +80,12 @@ export async function cmdResetPassword(cfg: Config, values: Record<string, any>)
   try {
     await migrate(db);
     const accounts = new AccountService(db);
-    const web = new WebService({ db, accounts, config: cfg, log: createLogger({ log: { ...cfg.log, level: "warn" } }) });
+    const web = new WebService({
+      db,
+      accounts,
+      config: cfg,
+      log: createLogger({ log: { ...cfg.log, level: "warn" } }),
+    });
     const out = await resetPasswordByEmail(db, web.users, email, password);
     process.stdout.write(JSON.stringify({ ...out, password_set: true, sessions_ended: true }) + "\n");
   } catch (err) {

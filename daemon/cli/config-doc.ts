@@ -23,7 +23,8 @@ export interface ConfigRow {
 /** The default column: the schema default (masked for a secret key that had one), else the run-time note. */
 function defaultOf(key: string, p: Prop, required: boolean): string {
   // An empty string is shown as `""` (an empty code span would not render).
-  if (p.default !== undefined) return SECRET_KEYS.test(key) && p.default !== "" ? "(secret)" : mdCode(p.default === "" ? '""' : p.default);
+  if (p.default !== undefined)
+    return SECRET_KEYS.test(key) && p.default !== "" ? "(secret)" : mdCode(p.default === "" ? '""' : p.default);
   if (typeof p["x-default"] === "string") return p["x-default"];
   return required ? "required" : "—";
 }
@@ -48,7 +49,10 @@ export function configRows(schema: Prop = ConfigSchema, prefix = ""): ConfigRow[
 
 /** The config keys as a Markdown table. */
 export function configMarkdown(): string {
-  const rows = configRows().map((r) => `| \`${r.key}\` | ${mdCell(r.type)} | ${mdCell(r.default)} | ${r.env ? "`" + r.env + "`" : ""} | ${mdCell(r.description)} |`);
+  const rows = configRows().map(
+    (r) =>
+      `| \`${r.key}\` | ${mdCell(r.type)} | ${mdCell(r.default)} | ${r.env ? "`" + r.env + "`" : ""} | ${mdCell(r.description)} |`,
+  );
   return ["| key | type | default | env | meaning |", "|---|---|---|---|---|", ...rows].join("\n") + "\n";
 }
 
@@ -57,7 +61,14 @@ export function configText(): string {
   const rows = configRows();
   const w = Math.max(...rows.map((r) => r.key.length));
   const plain = (s: string) => s.replace(/`/g, "");
-  return rows.map((r) => `${r.key.padEnd(w)}  ${plain(r.type)}; default ${plain(r.default)}${r.env ? `; env ${r.env}` : ""}\n${" ".repeat(w + 2)}${r.description}`).join("\n") + "\n";
+  return (
+    rows
+      .map(
+        (r) =>
+          `${r.key.padEnd(w)}  ${plain(r.type)}; default ${plain(r.default)}${r.env ? `; env ${r.env}` : ""}\n${" ".repeat(w + 2)}${r.description}`,
+      )
+      .join("\n") + "\n"
+  );
 }
 
 const MARKERS = /<!-- config -->\n[\s\S]*?<!-- \/config -->/g;

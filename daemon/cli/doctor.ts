@@ -44,23 +44,45 @@ export async function runDoctor(cfg: Config, opts: { database?: boolean } = {}):
     checks.push({ name, ok, level: ok ? "ok" : optional ? "warn" : "fail", detail, fix: ok ? undefined : fix });
 
   const major = Number(process.versions.node.split(".")[0]);
-  add("node", major >= 22, `Node ${process.versions.node}`, "npm install (brings Node 24 as a devDependency; run clipd through npm scripts or npx)");
+  add(
+    "node",
+    major >= 22,
+    `Node ${process.versions.node}`,
+    "npm install (brings Node 24 as a devDependency; run clipd through npm scripts or npx)",
+  );
 
   for (const r of requirementsOf("service")) {
     const ok = r.found({ fontsDir: fontsDirOf(cfg) });
     add(r.name, ok, ok ? `for ${r.use}` : "not found", aptCommand([r.pkg]));
   }
-  const ffmpeg = checks.find((c) => c.name === "ffmpeg")!.ok ? await tool(ffmpegCommand(), ["-hide_banner", "-version"]) : undefined;
+  const ffmpeg = checks.find((c) => c.name === "ffmpeg")!.ok
+    ? await tool(ffmpegCommand(), ["-hide_banner", "-version"])
+    : undefined;
   if (ffmpeg) {
     const filters = (await tool(ffmpegCommand(), ["-hide_banner", "-filters"])) ?? "";
-    add("ffmpeg libass", /\bass\b/.test(filters) && /\bsubtitles\b/.test(filters), `caption burn-in needs the ass filter (${ffmpeg.split("\n")[0]})`, `${APT} ffmpeg (Debian's build includes libass)`);
+    add(
+      "ffmpeg libass",
+      /\bass\b/.test(filters) && /\bsubtitles\b/.test(filters),
+      `caption burn-in needs the ass filter (${ffmpeg.split("\n")[0]})`,
+      `${APT} ffmpeg (Debian's build includes libass)`,
+    );
     const encoders = (await tool(ffmpegCommand(), ["-hide_banner", "-encoders"])) ?? "";
-    add("ffmpeg libx264", /libx264/.test(encoders), "vertical clips are encoded with libx264", `${APT} ffmpeg (Debian's build includes libx264)`);
+    add(
+      "ffmpeg libx264",
+      /libx264/.test(encoders),
+      "vertical clips are encoded with libx264",
+      `${APT} ffmpeg (Debian's build includes libx264)`,
+    );
     try {
       const use = await chooseEncoder(cfg.render.encoder);
       add("render encoder", true, `${use.encoder}: ${use.reason}`);
     } catch (err) {
-      add("render encoder", false, (err as Error).message, "set render.encoder to auto (hardware when it works, else libx264) or libx264");
+      add(
+        "render encoder",
+        false,
+        (err as Error).message,
+        "set render.encoder to auto (hardware when it works, else libx264) or libx264",
+      );
     }
   }
 
@@ -74,15 +96,38 @@ export async function runDoctor(cfg: Config, opts: { database?: boolean } = {}):
   } catch {
     binding = false;
   }
-  add("speech: whisper models", models.length > 0, models.length ? models.join(", ") : `none in ${modelsDir}`, "clipd models pull base.en", true);
-  add("speech: whisper engine", binding, binding ? "engine module loads" : "engine module missing", "npm install", true);
-  add("speech: openai", !!cfg.openai.api_key, cfg.openai.api_key ? `endpoint ${cfg.openai.base_url || "api.openai.com"}` : "not configured", "set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)", true);
+  add(
+    "speech: whisper models",
+    models.length > 0,
+    models.length ? models.join(", ") : `none in ${modelsDir}`,
+    "clipd models pull base.en",
+    true,
+  );
+  add(
+    "speech: whisper engine",
+    binding,
+    binding ? "engine module loads" : "engine module missing",
+    "npm install",
+    true,
+  );
+  add(
+    "speech: openai",
+    !!cfg.openai.api_key,
+    cfg.openai.api_key ? `endpoint ${cfg.openai.base_url || "api.openai.com"}` : "not configured",
+    "set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)",
+    true,
+  );
 
   try {
     await mkdir(cfg.data_dir, { recursive: true });
     const fs = await statfs(cfg.data_dir);
     const free = (fs.bavail * fs.bsize) / 2 ** 30;
-    add("disk space", free >= 5, `${free.toFixed(1)} GiB free in the data folder`, `free space under ${cfg.data_dir} (clipd wants 5 GiB or more for episodes up to 4.5 GB)`);
+    add(
+      "disk space",
+      free >= 5,
+      `${free.toFixed(1)} GiB free in the data folder`,
+      `free space under ${cfg.data_dir} (clipd wants 5 GiB or more for episodes up to 4.5 GB)`,
+    );
   } catch (err) {
     add("disk space", false, (err as Error).message, `make ${cfg.data_dir} writable`);
   }
@@ -92,11 +137,22 @@ export async function runDoctor(cfg: Config, opts: { database?: boolean } = {}):
       const db = await openDb({ databaseUrl: cfg.database_url || undefined, dataDir: cfg.data_dir });
       await db.query("select 1");
       await db.close();
-      add("database", true, cfg.database_url ? "PostgreSQL reachable" : `embedded PGlite in ${path.join(cfg.data_dir, "db")}`);
+      add(
+        "database",
+        true,
+        cfg.database_url ? "PostgreSQL reachable" : `embedded PGlite in ${path.join(cfg.data_dir, "db")}`,
+      );
     } catch (err) {
       const msg = (err as Error).message;
       const busy = /in use by process/.test(msg);
-      add("database", busy, busy ? "embedded database held by a running daemon (fine)" : msg, cfg.database_url ? "check DATABASE_URL and that the server accepts connections" : `remove a stale ${path.join(cfg.data_dir, "db.lock")} if no clipd is running`);
+      add(
+        "database",
+        busy,
+        busy ? "embedded database held by a running daemon (fine)" : msg,
+        cfg.database_url
+          ? "check DATABASE_URL and that the server accepts connections"
+          : `remove a stale ${path.join(cfg.data_dir, "db.lock")} if no clipd is running`,
+      );
     }
   }
   return checks;

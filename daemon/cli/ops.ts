@@ -28,7 +28,9 @@ export async function cmdStage(cfg: Config, args: string[], values: Record<strin
   const options = { ...(input.options ?? {}), ...parseSets(values.set) };
   const validate = new Ajv({ strict: false, useDefaults: true, allErrors: true }).compile(stage.options);
   if (!validate(options)) {
-    throw new UsageError(`invalid options for ${name}: ${validate.errors!.map((e) => `${e.instancePath || (e.params as any).additionalProperty || ""} ${e.message}`).join("; ")}`);
+    throw new UsageError(
+      `invalid options for ${name}: ${validate.errors!.map((e) => `${e.instancePath || (e.params as any).additionalProperty || ""} ${e.message}`).join("; ")}`,
+    );
   }
   const log = createLogger({ log: { ...cfg.log, level: values.verbose ? "debug" : "warn" } });
   const workdir = await mkdtemp(path.join(os.tmpdir(), "clipd-stage-"));
@@ -50,7 +52,13 @@ export async function cmdStage(cfg: Config, args: string[], values: Record<strin
     process.stdout.write(JSON.stringify(output, null, 2) + "\n");
   } catch (err) {
     if (err instanceof StageError) {
-      process.stdout.write(JSON.stringify({ error: { code: err.code, message: err.message, retryable: err.retryable, ...err.details } }, null, 2) + "\n");
+      process.stdout.write(
+        JSON.stringify(
+          { error: { code: err.code, message: err.message, retryable: err.retryable, ...err.details } },
+          null,
+          2,
+        ) + "\n",
+      );
       process.exitCode = 1;
       return;
     }
@@ -69,9 +77,13 @@ export async function cmdPipelines(cfg: Config, args: string[], values: { markdo
     return;
   }
   if (sub === "describe") {
-    if (!arg) throw new UsageError("usage: clipd pipelines describe <stage> [--markdown], or describe --markdown for all stages");
+    if (!arg)
+      throw new UsageError(
+        "usage: clipd pipelines describe <stage> [--markdown], or describe --markdown for all stages",
+      );
     const stage = registry.stages.get(arg);
-    if (!stage) throw new UsageError(`unknown stage "${arg}" (known: ${[...registry.stages.keys()].sort().join(", ")})`);
+    if (!stage)
+      throw new UsageError(`unknown stage "${arg}" (known: ${[...registry.stages.keys()].sort().join(", ")})`);
     if (values.markdown) {
       process.stdout.write(optionsMarkdown(stage));
       return;
@@ -81,7 +93,14 @@ export async function cmdPipelines(cfg: Config, args: string[], values: { markdo
     const lines = [`${stage.name} — ${stage.summary}`, `from: ${registry.origins.get(stage.name)}`, "options:"];
     for (const [k, p] of Object.entries(props)) {
       const type = p.enum ? p.enum.map((v: unknown) => JSON.stringify(v)).join("|") : (p.type ?? "any");
-      const extra = [p.default !== undefined ? `default ${JSON.stringify(p.default)}` : "", p.minimum !== undefined ? `min ${p.minimum}` : "", p.maximum !== undefined ? `max ${p.maximum}` : "", required.has(k) ? "required" : ""].filter(Boolean).join(", ");
+      const extra = [
+        p.default !== undefined ? `default ${JSON.stringify(p.default)}` : "",
+        p.minimum !== undefined ? `min ${p.minimum}` : "",
+        p.maximum !== undefined ? `max ${p.maximum}` : "",
+        required.has(k) ? "required" : "",
+      ]
+        .filter(Boolean)
+        .join(", ");
       lines.push(`  ${k.padEnd(18)} ${String(type).padEnd(22)} ${extra}${p.description ? `  ${p.description}` : ""}`);
     }
     if (!Object.keys(props).length) lines.push("  (none)");
@@ -105,9 +124,16 @@ export async function cmdPipelines(cfg: Config, args: string[], values: { markdo
     for (const p of [...pipelines.values()].sort((a, b) => a.name.localeCompare(b.name))) {
       const steps = p.steps.map((s) => s.stage + (s.when ? `[when ${s.when}]` : "")).join(" → ");
       const fail = p.on_failure.length ? `   on failure: ${p.on_failure.map((s) => s.stage).join(" → ")}` : "";
-      process.stdout.write(`${p.name.padEnd(12)} ${steps}${fail}\n               ${path.relative(process.cwd(), p.file)}\n`);
+      process.stdout.write(
+        `${p.name.padEnd(12)} ${steps}${fail}\n               ${path.relative(process.cwd(), p.file)}\n`,
+      );
     }
-    process.stdout.write(`stages: ${[...registry.stages.keys()].sort().map((s) => (registry.origins.get(s) === "builtin" ? s : `${s} (${registry.origins.get(s)})`)).join(", ")}\n`);
+    process.stdout.write(
+      `stages: ${[...registry.stages.keys()]
+        .sort()
+        .map((s) => (registry.origins.get(s) === "builtin" ? s : `${s} (${registry.origins.get(s)})`))
+        .join(", ")}\n`,
+    );
     if (issues.length) {
       process.stderr.write(`${issues.length} problem(s):\n${formatIssues(issues)}\n`);
       process.exitCode = 1;
@@ -141,7 +167,10 @@ export async function cmdAdmin(cfg: Config, command: string, values: Record<stri
     const res = await fetch(`http://127.0.0.1:${cfg.server.port}/api/v1/admin`, {
       method: "POST",
       headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify({ command, args: Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined)) }),
+      body: JSON.stringify({
+        command,
+        args: Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined)),
+      }),
     });
     const body = (await res.json()) as any;
     if (!res.ok) throw new UsageError(body?.error?.message ?? `daemon answered ${res.status}`);
@@ -168,13 +197,22 @@ export async function cmdModels(cfg: Config, args: string[]) {
     // What is installed, then the official models that could be pulled.
     const local = await listModels(cfg.data_dir);
     const mib = (b: number) => `${(b / 1048576).toFixed(0)} MiB`;
-    for (const m of local) process.stdout.write(`installed  ${m.name.padEnd(24)} ${mib(m.bytes).padStart(9)}${m.real ? "" : "  (test file, no weights)"}\n`);
-    for (const m of MODELS) if (!local.some((l) => l.name === m.name)) process.stdout.write(`available  ${m.name.padEnd(24)} ${mib(m.bytes).padStart(9)}  (clipd models pull ${m.name})\n`);
+    for (const m of local)
+      process.stdout.write(
+        `installed  ${m.name.padEnd(24)} ${mib(m.bytes).padStart(9)}${m.real ? "" : "  (test file, no weights)"}\n`,
+      );
+    for (const m of MODELS)
+      if (!local.some((l) => l.name === m.name))
+        process.stdout.write(
+          `available  ${m.name.padEnd(24)} ${mib(m.bytes).padStart(9)}  (clipd models pull ${m.name})\n`,
+        );
     return;
   }
   if (sub === "pull") {
     if (!name) throw new UsageError("usage: clipd models pull <name>");
-    const file = await pullModel(name, cfg.data_dir, { onProgress: (got, total) => process.stderr.write(`\r${((100 * got) / Math.max(1, total)).toFixed(0)}%`) }).catch((err: Error) => {
+    const file = await pullModel(name, cfg.data_dir, {
+      onProgress: (got, total) => process.stderr.write(`\r${((100 * got) / Math.max(1, total)).toFixed(0)}%`),
+    }).catch((err: Error) => {
       throw new UsageError(err.message);
     });
     process.stderr.write("\n");

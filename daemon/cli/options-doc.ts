@@ -15,7 +15,12 @@ const _cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n+/g, " ");
 function _type(p: Prop): string {
   if (Array.isArray(p.enum)) return p.enum.map(_code).join(", ");
   if (Array.isArray(p.anyOf)) return p.anyOf.map(_type).join(" or ");
-  const t = p.type === "array" ? `list of ${p.items ? _type(p.items) : "any"}` : Array.isArray(p.type) ? p.type.join(" or ") : String(p.type ?? "any");
+  const t =
+    p.type === "array"
+      ? `list of ${p.items ? _type(p.items) : "any"}`
+      : Array.isArray(p.type)
+        ? p.type.join(" or ")
+        : String(p.type ?? "any");
   const lo = p.minimum ?? p.exclusiveMinimum;
   const hi = p.maximum ?? p.exclusiveMaximum;
   const range =
@@ -26,7 +31,9 @@ function _type(p: Prop): string {
         : hi !== undefined
           ? `≤ ${hi}`
           : "";
-  const extra = [range, p.multipleOf ? `multiple of ${p.multipleOf}` : "", p.maxLength ? `≤ ${p.maxLength} chars` : ""].filter(Boolean).join(", ");
+  const extra = [range, p.multipleOf ? `multiple of ${p.multipleOf}` : "", p.maxLength ? `≤ ${p.maxLength} chars` : ""]
+    .filter(Boolean)
+    .join(", ");
   return extra ? `${t} (${extra})` : t;
 }
 
@@ -42,7 +49,8 @@ export function optionsMarkdown(stage: Pick<StageDefinition, "name" | "options">
   const props = ((stage.options as Prop).properties ?? {}) as Record<string, Prop>;
   const required = new Set<string>((stage.options as Prop).required ?? []);
   const rows = Object.entries(props).map(
-    ([k, p]) => `| \`${k}\` | ${_cell(_type(p))} | ${_cell(_default(p, required.has(k)))} | ${_cell(p.description ?? "")} |`,
+    ([k, p]) =>
+      `| \`${k}\` | ${_cell(_type(p))} | ${_cell(_default(p, required.has(k)))} | ${_cell(p.description ?? "")} |`,
   );
   if (!rows.length) return `\`${stage.name}\` takes no options.\n`;
   return ["| option | type | default | meaning |", "|---|---|---|---|", ...rows].join("\n") + "\n";
@@ -54,7 +62,10 @@ const MARKERS = /<!-- options:([a-z][a-z0-9-]*) -->\n[\s\S]*?<!-- \/options -->/
  * The document with every `<!-- options:<stage> -->` … `<!-- /options -->` block filled from the
  * stages' schemas. Throws for a marker naming no stage.
  */
-export function fillOptionTables(doc: string, stages: ReadonlyMap<string, Pick<StageDefinition, "name" | "options">>): string {
+export function fillOptionTables(
+  doc: string,
+  stages: ReadonlyMap<string, Pick<StageDefinition, "name" | "options">>,
+): string {
   return doc.replace(MARKERS, (_all, name: string) => {
     const stage = stages.get(name);
     if (!stage) throw new Error(`options marker names an unknown stage "${name}"`);

@@ -90,7 +90,12 @@ function jobOptions(kind: DeliveryKind) {
  * Records a delivery and queues its first attempt inside the caller's transaction. Returns its id,
  * or null when a unique reference says it exists already (one webhook delivery per address and event).
  */
-export async function enqueue(tx: Queryable, queue: QueueManager, kind: DeliveryKind, d: NewDelivery): Promise<string | null> {
+export async function enqueue(
+  tx: Queryable,
+  queue: QueueManager,
+  kind: DeliveryKind,
+  d: NewDelivery,
+): Promise<string | null> {
   const id = await insertDelivery(tx, kind, d, "on conflict do nothing");
   if (id) await queue.send(kind.queue, { deliveryId: id, attempt: 1 }, { tx, ...jobOptions(kind) });
   return id;
@@ -127,7 +132,10 @@ export async function attempt(deps: CourierDeps, kind: DeliveryKind, id: string,
     [id, kind.kind, n, kind.timeoutMs() / 1000 + 5],
   );
   if (!rows[0]) {
-    const held = await db.query(`select 1 from deliveries where id = $1 and kind = $2 and status = 'pending' and attempts = $3 - 1`, [id, kind.kind, n]);
+    const held = await db.query(
+      `select 1 from deliveries where id = $1 and kind = $2 and status = 'pending' and attempts = $3 - 1`,
+      [id, kind.kind, n],
+    );
     if (held.rows.length) throw new Error(`attempt ${n} of delivery ${id} is in flight on another worker`); // the queue tries again later
     return; // done, or a stale duplicate
   }
@@ -135,7 +143,10 @@ export async function attempt(deps: CourierDeps, kind: DeliveryKind, id: string,
   const target = await kind.target(db, d);
   if (target === undefined) return;
   if (typeof target === "string") {
-    await db.query(`update deliveries set status = 'failed', last_error = $2, claimed_attempt = null, finished_at = now() where id = $1`, [id, target]);
+    await db.query(
+      `update deliveries set status = 'failed', last_error = $2, claimed_attempt = null, finished_at = now() where id = $1`,
+      [id, target],
+    );
     return;
   }
   const result = await post(deps, kind, target, id, d.payload);
@@ -143,12 +154,18 @@ export async function attempt(deps: CourierDeps, kind: DeliveryKind, id: string,
     if (!(await recordAttempt(tx, kind, id, n, result))) return; // recorded by another worker
     const stop = (await kind.afterAttempt?.(tx, d, result, n)) ?? false;
     if (result.ok) {
-      await tx.query(`update deliveries set status = 'delivered', attempts = $2, claimed_attempt = null, last_error = null, finished_at = now() where id = $1`, [id, n]);
+      await tx.query(
+        `update deliveries set status = 'delivered', attempts = $2, claimed_attempt = null, last_error = null, finished_at = now() where id = $1`,
+        [id, n],
+      );
       return;
     }
     const wait = kind.retrySeconds[n - 1];
     if (stop || wait === undefined) {
-      await tx.query(`update deliveries set status = 'failed', attempts = $2, claimed_attempt = null, last_error = $3, finished_at = now() where id = $1`, [id, n, result.error]);
+      await tx.query(
+        `update deliveries set status = 'failed', attempts = $2, claimed_attempt = null, last_error = $3, finished_at = now() where id = $1`,
+        [id, n, result.error],
+      );
       return;
     }
     const delay = wait * kind.timeScale();
@@ -156,7 +173,11 @@ export async function attempt(deps: CourierDeps, kind: DeliveryKind, id: string,
       `update deliveries set attempts = $2, claimed_attempt = null, last_error = $3, next_attempt_at = now() + make_interval(secs => $4) where id = $1`,
       [id, n, result.error, delay],
     );
-    await deps.queue.send(kind.queue, { deliveryId: id, attempt: n + 1 }, { tx, startAfterSeconds: delay, ...jobOptions(kind) });
+    await deps.queue.send(
+      kind.queue,
+      { deliveryId: id, attempt: n + 1 },
+      { tx, startAfterSeconds: delay, ...jobOptions(kind) },
+    );
   });
 }
 
@@ -164,12 +185,20 @@ export async function attempt(deps: CourierDeps, kind: DeliveryKind, id: string,
  * One attempt at once, recorded like any other, with no retry and no kind rule after it (a webhook's
  * test send). The delivery row is claimed from the start, so no queued job can take it.
  */
-export async function sendNow(deps: CourierDeps, kind: DeliveryKind, d: NewDelivery, target: Target): Promise<{ id: string; result: PostResult }> {
+export async function sendNow(
+  deps: CourierDeps,
+  kind: DeliveryKind,
+  d: NewDelivery,
+  target: Target,
+): Promise<{ id: string; result: PostResult }> {
   const id = (await insertDelivery(deps.db, kind, { ...d, refs: { ...d.refs, claimed_attempt: 1 } }))!;
   const result = await post(deps, kind, target, id, d.payload);
   await deps.db.transaction(async (tx) => {
     await recordAttempt(tx, kind, id, 1, result);
-    await tx.query(`update deliveries set status = $2, attempts = 1, claimed_attempt = null, last_error = $3, finished_at = now() where id = $1`, [id, result.ok ? "delivered" : "failed", result.error]);
+    await tx.query(
+      `update deliveries set status = $2, attempts = 1, claimed_attempt = null, last_error = $3, finished_at = now() where id = $1`,
+      [id, result.ok ? "delivered" : "failed", result.error],
+    );
   });
   return { id, result };
 }
@@ -178,15 +207,33 @@ export async function sendNow(deps: CourierDeps, kind: DeliveryKind, d: NewDeliv
 export async function attemptsOf(q: Queryable, ids: string[]): Promise<Map<string, AttemptRecord[]>> {
   const out = new Map<string, AttemptRecord[]>(ids.map((id) => [id, []]));
   if (!ids.length) return out;
-  const { rows } = await q.query(`select * from delivery_attempts where delivery_id = any($1::uuid[]) order by attempt`, [ids]);
+  const { rows } = await q.query(
+    `select * from delivery_attempts where delivery_id = any($1::uuid[]) order by attempt`,
+    [ids],
+  );
   for (const a of rows) {
-    out.get(a.delivery_id)?.push({ attempt: a.attempt, at: isoColumn(a.at)!, status_code: a.status_code, latency_ms: a.latency_ms, response: a.response, error: a.error });
+    out
+      .get(a.delivery_id)
+      ?.push({
+        attempt: a.attempt,
+        at: isoColumn(a.at)!,
+        status_code: a.status_code,
+        latency_ms: a.latency_ms,
+        response: a.response,
+        error: a.error,
+      });
   }
   return out;
 }
 
 /** Records attempt n; false when another worker recorded it first. */
-async function recordAttempt(tx: Queryable, kind: DeliveryKind, id: string, n: number, r: PostResult): Promise<boolean> {
+async function recordAttempt(
+  tx: Queryable,
+  kind: DeliveryKind,
+  id: string,
+  n: number,
+  r: PostResult,
+): Promise<boolean> {
   const ins = await tx.query(
     `insert into delivery_attempts (delivery_id, attempt, at, status_code, latency_ms, response, error) values ($1, $2, $3, $4, $5, $6, $7)
      on conflict do nothing returning attempt`,
@@ -196,13 +243,25 @@ async function recordAttempt(tx: Queryable, kind: DeliveryKind, id: string, n: n
 }
 
 /** One signed POST; never throws (signed-post.ts). */
-async function post(deps: CourierDeps, kind: DeliveryKind, target: Target, id: string, payload: string): Promise<PostResult> {
+async function post(
+  deps: CourierDeps,
+  kind: DeliveryKind,
+  target: Target,
+  id: string,
+  payload: string,
+): Promise<PostResult> {
   const r = await _post(deps, kind, target, id, payload);
   metrics.delivery(r.ok ? "ok" : "failed", r.latency_ms / 1000);
   return r;
 }
 
-function _post(deps: CourierDeps, kind: DeliveryKind, target: Target, id: string, payload: string): Promise<PostResult> {
+function _post(
+  deps: CourierDeps,
+  kind: DeliveryKind,
+  target: Target,
+  id: string,
+  payload: string,
+): Promise<PostResult> {
   return postSigned({
     url: target.url,
     msgId: id,

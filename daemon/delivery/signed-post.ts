@@ -21,7 +21,12 @@ export function newSecret(): string {
 /** The webhook-signature header: one `v1,<sig>` per secret, space-separated. */
 export function signatureHeader(secrets: string[], msgId: string, timestamp: number, body: string): string {
   return secrets
-    .map((s) => `v1,${createHmac("sha256", Buffer.from(s.replace(/^whsec_/, ""), "base64")).update(`${msgId}.${timestamp}.${body}`).digest("base64")}`)
+    .map(
+      (s) =>
+        `v1,${createHmac("sha256", Buffer.from(s.replace(/^whsec_/, ""), "base64"))
+          .update(`${msgId}.${timestamp}.${body}`)
+          .digest("base64")}`,
+    )
     .join(" ");
 }
 
@@ -58,7 +63,11 @@ export async function postSigned(p: SignedPost): Promise<PostResult> {
   const started = performance.now();
   const done = (status_code: number | null, response: string | null, error: string | null): PostResult => ({
     ok: error === null && status_code !== null && status_code >= 200 && status_code < 300,
-    at: at.toISOString(), status_code, response, error, latency_ms: Math.round(performance.now() - started),
+    at: at.toISOString(),
+    status_code,
+    response,
+    error,
+    latency_ms: Math.round(performance.now() - started),
   });
   try {
     if (!p.url.startsWith("https://")) return done(null, null, "callback and webhook addresses must use https");
@@ -81,7 +90,13 @@ export async function postSigned(p: SignedPost): Promise<PostResult> {
     const left = Math.max(1, Math.round(p.timeoutMs - (performance.now() - started)));
     const text = await readSome(res.response, p.responseBytes ?? 0, AbortSignal.timeout(left));
     const ok = res.status >= 200 && res.status < 300;
-    return done(res.status, text, ok ? null : `the address answered ${res.status}${res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : ""}`);
+    return done(
+      res.status,
+      text,
+      ok
+        ? null
+        : `the address answered ${res.status}${res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : ""}`,
+    );
   } catch (err: any) {
     const timedOut = err?.name === "TimeoutError" || err?.name === "AbortError";
     const msg = timedOut ? `no answer within ${p.timeoutMs} ms` : (err?.message ?? String(err));

@@ -20,7 +20,11 @@ export function clientErrorMessage(message: string): string {
   let text = message.replace(URL_LIKE, (u) => `\u0001${kept.push(u) - 1}\u0001`);
   text = text.replace(ABS_PATH, (p) => p.split("/").pop() || "a file").replace(FFMPEG_TAG, "");
   // The first line that still says something; the runner joins stderr lines with " | ".
-  const first = text.split(/\r?\n| \| /).map((l) => l.trim()).find((l) => /[a-z]{2}/i.test(l.replace(/^[^:]*exited with code -?\d+:?/, ""))) ?? text.split(/\r?\n/)[0]!.trim();
+  const first =
+    text
+      .split(/\r?\n| \| /)
+      .map((l) => l.trim())
+      .find((l) => /[a-z]{2}/i.test(l.replace(/^[^:]*exited with code -?\d+:?/, ""))) ?? text.split(/\r?\n/)[0]!.trim();
   const line = first.replace(/\u0001(\d+)\u0001/g, (_, i: string) => kept[Number(i)]!);
   return line.length > MAX ? `${line.slice(0, MAX - 1)}…` : line;
 }

@@ -14,7 +14,14 @@ import type { QueueManager } from "./queue.js";
 import type { Queryable } from "../store/db.js";
 
 /** The event types an account can subscribe a webhook to. */
-export const WEBHOOK_EVENT_TYPES = ["episode.ready", "episode.failed", "clip.ready", "clip.failed", "transcript.completed", "transcript.failed"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "episode.ready",
+  "episode.failed",
+  "clip.ready",
+  "clip.failed",
+  "transcript.completed",
+  "transcript.failed",
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const FANOUT_QUEUE = "clipd-webhook-fanout";
@@ -53,15 +60,18 @@ export interface EventInput {
 export async function recordEvent(tx: Queryable, ev: EventInput, queue?: QueueManager): Promise<string | null> {
   if (ev.record === false) return null;
   const id = randomUUID();
-  await tx.query(`insert into events (id, type, run_id, account_id, livemode, data, links) values ($1, $2, $3, $4, $5, $6, $7)`, [
-    id,
-    ev.type,
-    ev.runId ?? null,
-    ev.accountId,
-    ev.livemode,
-    JSON.stringify(ev.data),
-    ev.links ? JSON.stringify(ev.links) : null,
-  ]);
+  await tx.query(
+    `insert into events (id, type, run_id, account_id, livemode, data, links) values ($1, $2, $3, $4, $5, $6, $7)`,
+    [
+      id,
+      ev.type,
+      ev.runId ?? null,
+      ev.accountId,
+      ev.livemode,
+      JSON.stringify(ev.data),
+      ev.links ? JSON.stringify(ev.links) : null,
+    ],
+  );
   const deliver = ev.deliver ?? (ev.accountId !== null && (WEBHOOK_EVENT_TYPES as readonly string[]).includes(ev.type));
   if (deliver && ev.accountId) {
     if (!queue) throw new Error(`recordEvent: event ${ev.type} is to be delivered but no queue was given`);

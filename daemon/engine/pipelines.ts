@@ -70,7 +70,10 @@ export interface LoadPipelinesOptions {
 const STEP_KEYS = new Set(["stage", "with", "retry", "timeout", "when"]);
 const TOP_KEYS = new Set(["name", "description", "input", "steps", "on_failure"]);
 
-export function loadPipelines(opts: LoadPipelinesOptions): { pipelines: Map<string, Pipeline>; issues: PipelineIssue[] } {
+export function loadPipelines(opts: LoadPipelinesOptions): {
+  pipelines: Map<string, Pipeline>;
+  issues: PipelineIssue[];
+} {
   const issues: PipelineIssue[] = [];
   const pipelines = new Map<string, Pipeline>();
   const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
@@ -79,7 +82,11 @@ export function loadPipelines(opts: LoadPipelinesOptions): { pipelines: Map<stri
     try {
       validators.set(name, ajv.compile(stage.options));
     } catch (err) {
-      issues.push({ file: `stage ${name}`, line: 0, message: `options schema does not compile: ${(err as Error).message}` });
+      issues.push({
+        file: `stage ${name}`,
+        line: 0,
+        message: `options schema does not compile: ${(err as Error).message}`,
+      });
     }
   }
   for (const dir of opts.dirs) {
@@ -87,7 +94,9 @@ export function loadPipelines(opts: LoadPipelinesOptions): { pipelines: Map<stri
       issues.push({ file: dir, line: 0, message: "pipelines folder does not exist" });
       continue;
     }
-    for (const f of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+    for (const f of readdirSync(dir)
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort()) {
       const file = path.join(dir, f);
       const shown = opts.relativeTo ? path.relative(opts.relativeTo, file) || file : file;
       const p = loadOne(file, shown, opts, validators, issues);
@@ -113,7 +122,8 @@ function loadOne(
   };
   const add = (node: unknown, message: string) => issues.push({ file: shown, line: lineOf(node), message });
   if (doc.errors.length) {
-    for (const e of doc.errors) issues.push({ file: shown, line: e.linePos?.[0]?.line ?? 1, message: `YAML: ${e.message.split("\n")[0]}` });
+    for (const e of doc.errors)
+      issues.push({ file: shown, line: e.linePos?.[0]?.line ?? 1, message: `YAML: ${e.message.split("\n")[0]}` });
     return undefined;
   }
   const root = doc.contents;
@@ -164,7 +174,13 @@ function readInput(node: unknown, add: (node: unknown, msg: string) => void): St
  * Each step's needs against what the input and earlier steps provide. On failure steps may run
  * after any step, so they count only on the input. A step with `when:` still needs its keys.
  */
-function checkNeeds(doc: Document, input: StateKey[], opts: LoadPipelinesOptions, add: (node: unknown, msg: string) => void, at: string) {
+function checkNeeds(
+  doc: Document,
+  input: StateKey[],
+  opts: LoadPipelinesOptions,
+  add: (node: unknown, msg: string) => void,
+  at: string,
+) {
   const seq = doc.getIn([at], true);
   if (!isSeq(seq)) return;
   const available = new Set<string>(input);
@@ -174,7 +190,11 @@ function checkNeeds(doc: Document, input: StateKey[], opts: LoadPipelinesOptions
     const def = typeof name === "string" ? opts.stages.get(name) : undefined;
     if (!def) return;
     const missing = unmetNeeds(def.needs, available);
-    if (missing.length) add(item, `${at}[${i}]: ${def.name} needs ${missing.join(", ")} in the run state, which no earlier step provides and "input" does not list`);
+    if (missing.length)
+      add(
+        item,
+        `${at}[${i}]: ${def.name} needs ${missing.join(", ")} in the run state, which no earlier step provides and "input" does not list`,
+      );
     if (at === "steps") for (const k of def.provides ?? []) available.add(k);
   });
 }
@@ -216,7 +236,10 @@ function readSteps(
     }
     const validate = validators.get(stage);
     if (!validate) {
-      add(item.get("stage", true), `${where}: unknown stage "${stage}" (known: ${[...opts.stages.keys()].sort().join(", ")})`);
+      add(
+        item.get("stage", true),
+        `${where}: unknown stage "${stage}" (known: ${[...opts.stages.keys()].sort().join(", ")})`,
+      );
       return;
     }
     const withNode = item.get("with", true);
@@ -227,14 +250,22 @@ function readSteps(
     }
     if (!validate(withValue)) {
       for (const e of validate.errors ?? []) {
-        const field = e.keyword === "additionalProperties" ? (e.params as any).additionalProperty : e.instancePath.replace(/^\//, "").replace(/\//g, ".");
+        const field =
+          e.keyword === "additionalProperties"
+            ? (e.params as any).additionalProperty
+            : e.instancePath.replace(/^\//, "").replace(/\//g, ".");
         const node = field && isMap(withNode) ? (withNode.get(field.split(".")[0], true) ?? withNode) : withNode;
-        const msg = e.keyword === "additionalProperties" ? `unknown option "${field}" for stage ${stage}` : `option "${field}" ${e.message}`;
+        const msg =
+          e.keyword === "additionalProperties"
+            ? `unknown option "${field}" for stage ${stage}`
+            : `option "${field}" ${e.message}`;
         add(node ?? item, `${where}.with: ${msg}`);
       }
     }
     const retryRaw = ((item.toJS(doc) as any).retry ?? {}) as Record<string, unknown>;
-    const retry = readRetry(retryRaw, opts.defaults.retry, (m) => add(item.get("retry", true) ?? item, `${where}.retry: ${m}`));
+    const retry = readRetry(retryRaw, opts.defaults.retry, (m) =>
+      add(item.get("retry", true) ?? item, `${where}.retry: ${m}`),
+    );
     let timeout = 3600;
     try {
       timeout = toSeconds((item.get("timeout") as string | number | undefined) ?? opts.defaults.timeout);
@@ -255,11 +286,16 @@ function readSteps(
   return out;
 }
 
-function readRetry(raw: Record<string, unknown>, defaults: LoadPipelinesOptions["defaults"]["retry"], fail: (m: string) => void): RetryPolicy {
+function readRetry(
+  raw: Record<string, unknown>,
+  defaults: LoadPipelinesOptions["defaults"]["retry"],
+  fail: (m: string) => void,
+): RetryPolicy {
   const unknown = Object.keys(raw).filter((k) => !["limit", "backoff", "delay"].includes(k));
   if (unknown.length) fail(`unknown key(s) ${unknown.join(", ")} (allowed: limit, backoff, delay)`);
   const limit = raw.limit ?? defaults.limit ?? 2;
-  if (!Number.isInteger(limit) || (limit as number) < 0 || (limit as number) > 100) fail("limit must be a whole number from 0 to 100");
+  if (!Number.isInteger(limit) || (limit as number) < 0 || (limit as number) > 100)
+    fail("limit must be a whole number from 0 to 100");
   const backoff = raw.backoff ?? defaults.backoff ?? false;
   if (typeof backoff !== "boolean") fail("backoff must be true or false");
   let delay = 0;

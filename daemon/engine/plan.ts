@@ -28,7 +28,11 @@ const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true });
 export function planFor(src: PlanSource, pipelineName: string, set: Record<string, unknown> = {}): RunPlan {
   const pipeline = src.pipelines.get(pipelineName);
   if (!pipeline) {
-    throw new RunError("unknown_pipeline", `no pipeline named "${pipelineName}" (known: ${[...src.pipelines.keys()].sort().join(", ")})`, { field: "pipeline" });
+    throw new RunError(
+      "unknown_pipeline",
+      `no pipeline named "${pipelineName}" (known: ${[...src.pipelines.keys()].sort().join(", ")})`,
+      { field: "pipeline" },
+    );
   }
   const used = new Set<string>();
   const apply = (steps: PipelineStep[]) =>
@@ -49,14 +53,20 @@ export function planFor(src: PlanSource, pipelineName: string, set: Record<strin
         const e = validate.errors?.[0];
         const field = e?.instancePath.replace(/^\//, "") || (e?.params as any)?.additionalProperty || "";
         const given = [...used].find((k) => k === field || k.endsWith(`.${field}`));
-        throw new RunError("invalid_option", `option ${field ? `"${field}" ` : ""}for stage ${step.stage}: ${e?.message}`, { field: given ? `set.${given}` : "set" });
+        throw new RunError(
+          "invalid_option",
+          `option ${field ? `"${field}" ` : ""}for stage ${step.stage}: ${e?.message}`,
+          { field: given ? `set.${given}` : "set" },
+        );
       }
       return { ...step, with: options };
     });
   const plan = { steps: apply(pipeline.steps), on_failure: apply(pipeline.on_failure) };
   const unused = Object.keys(set).filter((k) => !used.has(k));
   if (unused.length) {
-    throw new RunError("invalid_option", `no step of pipeline ${pipelineName} takes option(s) ${unused.join(", ")}`, { field: `set.${unused[0]}` });
+    throw new RunError("invalid_option", `no step of pipeline ${pipelineName} takes option(s) ${unused.join(", ")}`, {
+      field: `set.${unused[0]}`,
+    });
   }
   return plan;
 }

@@ -21,7 +21,10 @@ export const PROGRESS_INTERVAL_MS = 500;
  * `index = stepCount`, which holds the bar where the main phase left it.
  */
 export function overallProgress(index: number, stepCount: number, pct: number): number {
-  const overall = Math.min(99.9, ((Math.min(index, stepCount) + Math.max(0, Math.min(100, pct)) / 100) / Math.max(1, stepCount)) * 100);
+  const overall = Math.min(
+    99.9,
+    ((Math.min(index, stepCount) + Math.max(0, Math.min(100, pct)) / 100) / Math.max(1, stepCount)) * 100,
+  );
   return Math.round(overall * 10) / 10;
 }
 
@@ -32,7 +35,13 @@ export interface ProgressWriter {
   flush(): Promise<void>;
 }
 
-export function progressWriter(q: Queryable, runId: string, stepCount: number, index: number, abort: (reason: unknown) => void): ProgressWriter {
+export function progressWriter(
+  q: Queryable,
+  runId: string,
+  stepCount: number,
+  index: number,
+  abort: (reason: unknown) => void,
+): ProgressWriter {
   let pending: { pct: number; note?: string; eta?: number } | undefined;
   let lastWrite = 0;
   let writing: Promise<void> = Promise.resolve();
@@ -42,7 +51,15 @@ export function progressWriter(q: Queryable, runId: string, stepCount: number, i
     pending = undefined;
     lastWrite = Date.now();
     writing = writing
-      .then(() => setProgress(q, runId, overallProgress(index, stepCount, pct), note ?? null, eta !== undefined && Number.isFinite(eta) ? Math.max(0, eta) : null))
+      .then(() =>
+        setProgress(
+          q,
+          runId,
+          overallProgress(index, stepCount, pct),
+          note ?? null,
+          eta !== undefined && Number.isFinite(eta) ? Math.max(0, eta) : null,
+        ),
+      )
       .then((state) => {
         if (state === "cancelled") abort(new StageError("cancelled", "the run was cancelled"));
       })

@@ -57,7 +57,11 @@ export class QueueManager {
   private active = 0;
   private readonly worked = new Set<string>();
 
-  constructor(db: Db, cfg: Config, private readonly log: Logger) {
+  constructor(
+    db: Db,
+    cfg: Config,
+    private readonly log: Logger,
+  ) {
     this.cfg = cfg.queue;
     this.heartbeat = cfg.queue.heartbeat_seconds;
     const common = {
@@ -108,7 +112,8 @@ export class QueueManager {
       retryLimit: opts.retryLimit ?? 2,
       retryDelay: opts.retryDelay ?? 1,
       expireInSeconds: Math.max(1, Math.ceil(opts.expireInSeconds ?? 60)),
-      startAfter: opts.startAfterSeconds && opts.startAfterSeconds > 0 ? Number(opts.startAfterSeconds.toFixed(3)) : undefined,
+      startAfter:
+        opts.startAfterSeconds && opts.startAfterSeconds > 0 ? Number(opts.startAfterSeconds.toFixed(3)) : undefined,
       singletonKey: opts.singletonKey,
       db: opts.tx ? toBossDb(opts.tx) : undefined,
     });
@@ -120,14 +125,23 @@ export class QueueManager {
   }
 
   /** Works one of the daemon's own queues with `concurrency` slots; a handler that throws is retried by the queue. */
-  async work<T extends object>(name: string, handler: (data: T, job: Job<T>) => Promise<void>, opts: { concurrency?: number } = {}): Promise<void> {
+  async work<T extends object>(
+    name: string,
+    handler: (data: T, job: Job<T>) => Promise<void>,
+    opts: { concurrency?: number } = {},
+  ): Promise<void> {
     this.worked.add(name);
     const slots = Math.max(1, opts.concurrency ?? this.cfg.concurrency);
     for (let i = 0; i < slots; i++) {
       let id: string | undefined = undefined;
       id = await this.boss.work<T>(
         name,
-        { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds: this.cfg.poll_seconds, notifyPollingIntervalSeconds: this.cfg.notify_poll_seconds },
+        {
+          localConcurrency: 1,
+          batchSize: 1,
+          pollingIntervalSeconds: this.cfg.poll_seconds,
+          notifyPollingIntervalSeconds: this.cfg.notify_poll_seconds,
+        },
         async ([job]) => {
           try {
             await handler(job!.data, job!);
@@ -150,7 +164,12 @@ export class QueueManager {
       let id: string | undefined = undefined;
       id = await this.boss.work<StepJob>(
         STEP_QUEUE,
-        { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds: this.cfg.poll_seconds, notifyPollingIntervalSeconds: this.cfg.notify_poll_seconds },
+        {
+          localConcurrency: 1,
+          batchSize: 1,
+          pollingIntervalSeconds: this.cfg.poll_seconds,
+          notifyPollingIntervalSeconds: this.cfg.notify_poll_seconds,
+        },
         async ([job]) => {
           this.active++;
           try {
@@ -177,7 +196,12 @@ export class QueueManager {
   /** Every queue's jobs by state, for the metrics scrape. */
   async depths(): Promise<Array<{ name: string; queued: number; active: number; deferred: number }>> {
     const queues = await this.boss.getQueues();
-    return queues.map((q) => ({ name: q.name, queued: q.queuedCount ?? 0, active: q.activeCount ?? 0, deferred: q.deferredCount ?? 0 }));
+    return queues.map((q) => ({
+      name: q.name,
+      queued: q.queuedCount ?? 0,
+      active: q.activeCount ?? 0,
+      deferred: q.deferredCount ?? 0,
+    }));
   }
 
   async counts(): Promise<{ queued: number; active: number }> {

@@ -25,7 +25,10 @@ export interface StageRegistry {
   origins: Map<string, string>;
 }
 
-export function registerBuiltins(builtins: StageDefinition[], c: DependencyContainer = rootContainer.createChildContainer()): DependencyContainer {
+export function registerBuiltins(
+  builtins: StageDefinition[],
+  c: DependencyContainer = rootContainer.createChildContainer(),
+): DependencyContainer {
   for (const stage of builtins) c.register(STAGE_TOKEN, { useValue: stage });
   return c;
 }
@@ -36,7 +39,9 @@ async function importPlugin(spec: string, cwd: string): Promise<unknown> {
   return import(target);
 }
 
-export async function loadStageRegistry(opts: { builtins?: StageDefinition[]; plugins?: string[]; cwd?: string; container?: DependencyContainer } = {}): Promise<StageRegistry> {
+export async function loadStageRegistry(
+  opts: { builtins?: StageDefinition[]; plugins?: string[]; cwd?: string; container?: DependencyContainer } = {},
+): Promise<StageRegistry> {
   const c = opts.container ?? registerBuiltins(opts.builtins ?? []);
   const stages = new Map<string, StageDefinition>();
   const origins = new Map<string, string>();
@@ -45,7 +50,10 @@ export async function loadStageRegistry(opts: { builtins?: StageDefinition[]; pl
     try {
       ajv.compile(def.options);
     } catch (err) {
-      throw new PluginError(`stage "${def.name}" from ${origin} has an invalid options schema: ${(err as Error).message}`, { cause: err });
+      throw new PluginError(
+        `stage "${def.name}" from ${origin} has an invalid options schema: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
     stages.set(def.name, def);
     origins.set(def.name, origin);
@@ -59,7 +67,10 @@ export async function loadStageRegistry(opts: { builtins?: StageDefinition[]; pl
       throw new PluginError(`cannot load plugin module "${spec}": ${(err as Error).message}`, { cause: err });
     }
     const found = [mod.default, ...(Array.isArray(mod.stages) ? mod.stages : [])].flat().filter(isStageDefinition);
-    if (!found.length) throw new PluginError(`plugin module "${spec}" exports no stage (export default defineStage({...}) or export const stages = [...])`);
+    if (!found.length)
+      throw new PluginError(
+        `plugin module "${spec}" exports no stage (export default defineStage({...}) or export const stages = [...])`,
+      );
     for (const def of found) add(def, spec);
   }
   return { stages, origins };

@@ -21,7 +21,11 @@ export async function readRunState(q: Queryable, id: string): Promise<RunState |
  * goes through here, so two workers holding jobs for the same run take turns, and each one sees
  * the row as the other left it. Undefined when the run does not exist.
  */
-export async function withRunLocked<T>(db: Db, runId: string, fn: (tx: Queryable, run: Run) => Promise<T>): Promise<T | undefined> {
+export async function withRunLocked<T>(
+  db: Db,
+  runId: string,
+  fn: (tx: Queryable, run: Run) => Promise<T>,
+): Promise<T | undefined> {
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<Run>(`select * from runs where id = $1 for update`, [runId]);
     if (!rows[0]) return undefined;

@@ -64,7 +64,11 @@ export type RunOrigin = (typeof RUN_ORIGINS)[number];
 export class RunError extends Error {
   /** The input that was wrong, when one was ("pipeline", "set.<option>"). */
   readonly field?: string;
-  constructor(readonly code: string, message: string, opts?: { cause?: unknown; field?: string }) {
+  constructor(
+    readonly code: string,
+    message: string,
+    opts?: { cause?: unknown; field?: string },
+  ) {
     super(message, opts);
     this.name = "RunError";
     this.field = opts?.field;

@@ -126,7 +126,14 @@ export class Runner {
 
   async startRun(pipelineName: string, input: Record<string, any>, opts: StartRunOptions = {}): Promise<Run> {
     const plan = this.planFor(pipelineName, opts.set);
-    const run = { id: randomUUID(), pipeline: pipelineName, input, plan, origin: opts.origin ?? "ops", originRef: opts.originRef ?? null };
+    const run = {
+      id: randomUUID(),
+      pipeline: pipelineName,
+      input,
+      plan,
+      origin: opts.origin ?? "ops",
+      originRef: opts.originRef ?? null,
+    };
     if (opts.tx) await insertRun(this.deps.queue, opts.tx, run);
     else await this.deps.db.transaction((tx) => insertRun(this.deps.queue, tx, run));
     this.deps.log.info({ runId: run.id, pipeline: pipelineName, origin: run.origin }, "run queued");
@@ -170,7 +177,15 @@ export class Runner {
     }
     const stage = this.deps.registry.stages.get(step.stage);
     if (!stage) {
-      await failStep(this.transitions, runId, phase, index, new StageError("unknown_stage", `stage ${step.stage} is not installed on this worker`), attempt, log);
+      await failStep(
+        this.transitions,
+        runId,
+        phase,
+        index,
+        new StageError("unknown_stage", `stage ${step.stage} is not installed on this worker`),
+        attempt,
+        log,
+      );
       return;
     }
     await markRunning(this.deps.db, runId, phase, index, step.stage, attempt);
@@ -178,11 +193,24 @@ export class Runner {
     const started = performance.now();
     const took = () => (performance.now() - started) / 1000;
 
-    const abort = stepAbort({ db: this.deps.db, runId, stage: step.stage, timeoutSeconds: step.timeout, job: job.signal, shutdown: this.shutdown.signal });
+    const abort = stepAbort({
+      db: this.deps.db,
+      runId,
+      stage: step.stage,
+      timeoutSeconds: step.timeout,
+      job: job.signal,
+      shutdown: this.shutdown.signal,
+    });
     // A fresh folder per attempt: a retry never sees the half-written files of the one before.
     const workdir = path.join(this.deps.config.data_dir, "work", runId, `${phase}-${index}-${attempt}`);
     await mkdir(workdir, { recursive: true });
-    const progress = progressWriter(this.deps.db, runId, run.step_count, phase === "main" ? index : run.step_count, abort.abort);
+    const progress = progressWriter(
+      this.deps.db,
+      runId,
+      run.step_count,
+      phase === "main" ? index : run.step_count,
+      abort.abort,
+    );
     const ctx: StageContext = {
       signal: abort.signal,
       log,
@@ -199,12 +227,18 @@ export class Runner {
     try {
       output = await raceAbort(stage.run(state, ctx), abort.signal);
       if (!output || typeof output !== "object" || Array.isArray(output)) {
-        throw new StageError("bad_output", `stage ${step.stage} returned ${Array.isArray(output) ? "an array" : typeof output}, not an object`);
+        throw new StageError(
+          "bad_output",
+          `stage ${step.stage} returned ${Array.isArray(output) ? "an array" : typeof output}, not an object`,
+        );
       }
     } catch (caught) {
       const err = fromSpawnError(caught); // a plugin's own spawn of a program that is not installed
       const final = (isStageError(err) && !err.retryable) || job.retryCount >= step.retry.limit;
-      log[final ? "error" : "warn"]({ err: errInfo(err), attempt, final }, final ? "step failed" : "step failed, will retry");
+      log[final ? "error" : "warn"](
+        { err: errInfo(err), attempt, final },
+        final ? "step failed" : "step failed, will retry",
+      );
       metrics.step(step.stage, final ? "failed" : "retry", took());
       if (final) {
         await failStep(this.transitions, runId, phase, index, err, attempt, log);

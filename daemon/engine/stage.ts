@@ -41,12 +41,15 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
   return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...options });
 }
 
-type _DefaultedKeys<P extends TProperties> = { [K in keyof P]: P[K] extends { readonly [HAS_DEFAULT]: true } ? K : never }[keyof P];
+type _DefaultedKeys<P extends TProperties> = {
+  [K in keyof P]: P[K] extends { readonly [HAS_DEFAULT]: true } ? K : never;
+}[keyof P];
 type _Flat<T> = { [K in keyof T]: T[K] } & {};
 
 /** What run() sees in `ctx.options`: the `with:` block with every option that has a default filled in. */
 export type StageOptions<S extends TObject> = _Flat<
-  Omit<Static<S>, _DefaultedKeys<S["properties"]>> & Required<Pick<Static<S>, _DefaultedKeys<S["properties"]> & keyof Static<S>>>
+  Omit<Static<S>, _DefaultedKeys<S["properties"]>> &
+    Required<Pick<Static<S>, _DefaultedKeys<S["properties"]> & keyof Static<S>>>
 >;
 
 /** The `with:` block as written: every option with a default may be left out. */
@@ -59,7 +62,8 @@ export type StageWith<S extends TObject> = Static<S>;
 export function resolveOptions<S extends TObject>(schema: S, given: unknown): StageOptions<S> {
   const out: Record<string, unknown> = { ...((given ?? {}) as Record<string, unknown>) };
   for (const [k, p] of Object.entries(schema.properties)) {
-    if (out[k] === undefined && (p as { default?: unknown }).default !== undefined) out[k] = structuredClone((p as { default?: unknown }).default);
+    if (out[k] === undefined && (p as { default?: unknown }).default !== undefined)
+      out[k] = structuredClone((p as { default?: unknown }).default);
   }
   return out as StageOptions<S>;
 }

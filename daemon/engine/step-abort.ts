@@ -32,7 +32,12 @@ export function stepAbort(src: StepAbortSources): StepAbort {
     if (!ac.signal.aborted) ac.abort(reason);
   };
   const timer = setTimeout(
-    () => abort(new StageError("timeout", `step ${src.stage} ran past its timeout of ${src.timeoutSeconds}s`, { retryable: true })),
+    () =>
+      abort(
+        new StageError("timeout", `step ${src.stage} ran past its timeout of ${src.timeoutSeconds}s`, {
+          retryable: true,
+        }),
+      ),
     src.timeoutSeconds * 1000,
   );
   const watchCancel = setInterval(() => {

@@ -12,7 +12,10 @@ export type WhenFn = (state: Record<string, unknown>) => boolean;
 
 export function compileWhen(expr: string): WhenFn {
   const m = RE.exec(expr);
-  if (!m) throw new SyntaxError(`cannot read condition "${expr}" (use: path, !path, or path <op> value with op one of == != > >= < <=)`);
+  if (!m)
+    throw new SyntaxError(
+      `cannot read condition "${expr}" (use: path, !path, or path <op> value with op one of == != > >= < <=)`,
+    );
   const [, not, pathStr, op, rhsRaw] = m;
   if (not && op) throw new SyntaxError(`condition "${expr}" mixes ! with a comparison`);
   let rhs: unknown;

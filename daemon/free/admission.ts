@@ -25,7 +25,9 @@ export const maxSeconds = (cfg: FreeConfig, anon: boolean) => (anon ? cfg.max_se
 /** Refuses a measured file over the size or the tier's length, with both numbers. */
 export function checkMeasure(cfg: FreeConfig, m: Measure, anon: boolean): void {
   if (m.size_bytes !== undefined && m.size_bytes > cfg.max_bytes) {
-    throw new LimitReached("size", "too_big", `the file is ${m.size_bytes} bytes, over the limit of ${cfg.max_bytes}`, { context: { max_bytes: cfg.max_bytes, size_bytes: m.size_bytes } });
+    throw new LimitReached("size", "too_big", `the file is ${m.size_bytes} bytes, over the limit of ${cfg.max_bytes}`, {
+      context: { max_bytes: cfg.max_bytes, size_bytes: m.size_bytes },
+    });
   }
   const max = maxSeconds(cfg, anon);
   if (m.measured && m.duration_seconds! > max) {
@@ -54,24 +56,45 @@ export async function checkAllowance(
   const perDay = anon ? cfg.files_per_day_anon : cfg.files_per_day_key;
   if (rows[0].n >= perDay) {
     throw anon
-      ? new LimitReached("quota", "anon_daily_limit", `without a key, ${perDay} file a day is allowed per client address; a free key allows ${cfg.files_per_day_key}`, { context: { limit: perDay, resets_at: resetsDay } })
-      : new LimitReached("quota", "daily_limit", `this key has used its ${perDay} files today`, { context: { limit: perDay, resets_at: resetsDay } });
+      ? new LimitReached(
+          "quota",
+          "anon_daily_limit",
+          `without a key, ${perDay} file a day is allowed per client address; a free key allows ${cfg.files_per_day_key}`,
+          { context: { limit: perDay, resets_at: resetsDay } },
+        )
+      : new LimitReached("quota", "daily_limit", `this key has used its ${perDay} files today`, {
+          context: { limit: perDay, resets_at: resetsDay },
+        });
   }
   if (!file.measured && rows[0].unmeasured >= cfg.unmeasured_per_day) {
-    throw new LimitReached("quota", "unmeasured_limit", `the file's server does not tell its length, and ${cfg.unmeasured_per_day} such file a day is allowed; use a server that sends Content-Length or answers Range requests`, { context: {
-      limit: cfg.unmeasured_per_day,
-      resets_at: resetsDay,
-    } });
+    throw new LimitReached(
+      "quota",
+      "unmeasured_limit",
+      `the file's server does not tell its length, and ${cfg.unmeasured_per_day} such file a day is allowed; use a server that sends Content-Length or answers Range requests`,
+      {
+        context: {
+          limit: cfg.unmeasured_per_day,
+          resets_at: resetsDay,
+        },
+      },
+    );
   }
   const spent = Number(budget?.spent_cents ?? 0);
   const resetsMonth = nextMonth().toISOString();
   // A precheck (cost 0) refuses only a budget already spent; the admission, one that this file would pass.
   if (spent + file.cost > cfg.monthly_budget_cents || (file.cost === 0 && spent >= cfg.monthly_budget_cents)) {
-    throw new LimitReached("capacity", "ceiling", "the free tool has spent its budget for this month", { context: { resets_at: resetsMonth } });
+    throw new LimitReached("capacity", "ceiling", "the free tool has spent its budget for this month", {
+      context: { resets_at: resetsMonth },
+    });
   }
   const anonSpent = Number(budget?.anon_spent_cents ?? 0);
   const share = cfg.monthly_budget_cents * cfg.anon_share;
   if (anon && (anonSpent + file.cost > share || (file.cost === 0 && anonSpent >= share))) {
-    throw new LimitReached("capacity", "anon_ceiling", "the no-key tier has spent its share of this month's budget; a free key still works (POST /api/v1/transcribe/keys)", { context: { resets_at: resetsMonth } });
+    throw new LimitReached(
+      "capacity",
+      "anon_ceiling",
+      "the no-key tier has spent its share of this month's budget; a free key still works (POST /api/v1/transcribe/keys)",
+      { context: { resets_at: resetsMonth } },
+    );
   }
 }

@@ -45,7 +45,11 @@ export function freeCallbacks(config?: Config): courier.DeliveryKind {
 }
 
 /** Records a callback and queues its first attempt, inside the caller's transaction. */
-export async function queueCallback(tx: Queryable, queue: QueueManager, cb: { jobId: string; url: string; payload: string }): Promise<void> {
+export async function queueCallback(
+  tx: Queryable,
+  queue: QueueManager,
+  cb: { jobId: string; url: string; payload: string },
+): Promise<void> {
   await courier.enqueue(tx, queue, freeCallbacks(), { payload: cb.payload, refs: { job_id: cb.jobId, url: cb.url } });
 }
 

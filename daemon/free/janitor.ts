@@ -47,6 +47,7 @@ export async function sweepFree(deps: JanitorDeps): Promise<{ audio: number; tex
     await deps.db.query(`update free_jobs set status = 'expired', result = null where id = $1`, [r.id]);
   }
   await sweepWebUploads(deps, cfg.clock_offset_seconds);
-  if (audio.rows.length || text.rows.length) deps.log.info({ audio: audio.rows.length, text: text.rows.length }, "free retention: deleted");
+  if (audio.rows.length || text.rows.length)
+    deps.log.info({ audio: audio.rows.length, text: text.rows.length }, "free retention: deleted");
   return { audio: audio.rows.length, text: text.rows.length };
 }

@@ -23,7 +23,8 @@ export function nextDay(now = new Date()): Date {
 /** A new `svc_free_` key for `email` (at most keys_per_email_per_day a UTC day). Shown once. */
 export async function issueFreeKey(db: Db, cfg: FreeConfig, email: string): Promise<string> {
   const addr = email.trim().toLowerCase();
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(addr)) throw new Refused("invalid_request", `"${email}" is not an email address`, { context: { field: "email" } });
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(addr))
+    throw new Refused("invalid_request", `"${email}" is not an email address`, { context: { field: "email" } });
   const limit = cfg.keys_per_email_per_day;
   const key = `svc_free_${randomBytes(20).toString("hex")}`;
   await db.transaction(async (tx) => {
@@ -33,9 +34,15 @@ export async function issueFreeKey(db: Db, cfg: FreeConfig, email: string): Prom
       [addr, dayStart().toISOString().slice(0, 10)],
     );
     if (rows[0].issued > limit) {
-      throw new LimitReached("quota", "key_limit", `at most ${limit} keys a day are issued per email address`, { context: { limit, resets_at: nextDay().toISOString() } });
+      throw new LimitReached("quota", "key_limit", `at most ${limit} keys a day are issued per email address`, {
+        context: { limit, resets_at: nextDay().toISOString() },
+      });
     }
-    await tx.query(`insert into free_keys (id, fingerprint, email) values ($1, $2, $3)`, [randomUUID(), fingerprint(key), addr]);
+    await tx.query(`insert into free_keys (id, fingerprint, email) values ($1, $2, $3)`, [
+      randomUUID(),
+      fingerprint(key),
+      addr,
+    ]);
   });
   return key;
 }
@@ -44,12 +51,18 @@ export async function issueFreeKey(db: Db, cfg: FreeConfig, email: string): Prom
 export async function authenticateFreeKey(db: Db, token: string): Promise<string> {
   const kind = keyKind(token);
   if (kind !== "free") {
-    throw new Unauthorized("bad_key", kind ? "account API keys are not accepted here; send a free key (svc_free_…) or none" : "that is not a free transcription key (svc_free_…)");
+    throw new Unauthorized(
+      "bad_key",
+      kind
+        ? "account API keys are not accepted here; send a free key (svc_free_…) or none"
+        : "that is not a free transcription key (svc_free_…)",
+    );
   }
   const fp = fingerprint(token);
   const { rows } = await db.query(`select id, fingerprint, revoked_at from free_keys where fingerprint = $1`, [fp]);
   const r = rows[0];
-  if (!r || !timingSafeEqual(Buffer.from(r.fingerprint, "hex"), Buffer.from(fp, "hex"))) throw new Unauthorized("bad_key", "this free key is not known");
+  if (!r || !timingSafeEqual(Buffer.from(r.fingerprint, "hex"), Buffer.from(fp, "hex")))
+    throw new Unauthorized("bad_key", "this free key is not known");
   if (r.revoked_at) throw new Unauthorized("bad_key", "this free key was revoked");
   return r.id;
 }

@@ -22,24 +22,42 @@ export interface Measure {
 
 /** A refusal of the link itself (not a media file, or unreachable). */
 export class ProbeRefusal extends Error {
-  constructor(readonly code: "unreadable", message: string) {
+  constructor(
+    readonly code: "unreadable",
+    message: string,
+  ) {
     super(message);
     this.name = "ProbeRefusal";
   }
 }
 
-export async function measureRemote(url: string, opts: Pick<GuardedFetchOptions, "allowLoopback" | "ca"> & { probeBytes: number; timeoutMs?: number }): Promise<Measure> {
+export async function measureRemote(
+  url: string,
+  opts: Pick<GuardedFetchOptions, "allowLoopback" | "ca"> & { probeBytes: number; timeoutMs?: number },
+): Promise<Measure> {
   const signal = AbortSignal.timeout(opts.timeoutMs ?? 20_000);
-  const res = await guardedFetch(url, { allowLoopback: opts.allowLoopback, ca: opts.ca, signal, idleTimeoutMs: 15_000, headers: { range: `bytes=0-${opts.probeBytes - 1}` } });
+  const res = await guardedFetch(url, {
+    allowLoopback: opts.allowLoopback,
+    ca: opts.ca,
+    signal,
+    idleTimeoutMs: 15_000,
+    headers: { range: `bytes=0-${opts.probeBytes - 1}` },
+  });
   const status = res.status;
   if (status !== 200 && status !== 206) {
     res.response.destroy();
-    throw new ProbeRefusal("unreadable", `the link answered ${status}; it must be a direct link to an audio or video file`);
+    throw new ProbeRefusal(
+      "unreadable",
+      `the link answered ${status}; it must be a direct link to an audio or video file`,
+    );
   }
   const type = String(res.headers["content-type"] ?? "");
   if (classifyContentType(type) === "other") {
     res.response.destroy();
-    throw new ProbeRefusal("unreadable", `the link is not a direct link to a media file (it serves ${type.split(";")[0]})`);
+    throw new ProbeRefusal(
+      "unreadable",
+      `the link is not a direct link to a media file (it serves ${type.split(";")[0]})`,
+    );
   }
   let total: number | undefined;
   const range = /\/(\d+)\s*$/.exec(String(res.headers["content-range"] ?? ""));
@@ -48,7 +66,8 @@ export async function measureRemote(url: string, opts: Pick<GuardedFetchOptions,
   const { head, ended } = await readHead(res.response, opts.probeBytes, signal);
   if (ended && (total === undefined || status === 200)) total = head.length;
   const sniffed = sniffMedia(head);
-  if (sniffed.kind === "html" || sniffed.kind === "text") throw new ProbeRefusal("unreadable", "the link serves a page or text, not a media file");
+  if (sniffed.kind === "html" || sniffed.kind === "text")
+    throw new ProbeRefusal("unreadable", "the link serves a page or text, not a media file");
   const whole = total !== undefined && head.length >= total;
   const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-free-probe-"));
   try {
@@ -57,7 +76,8 @@ export async function measureRemote(url: string, opts: Pick<GuardedFetchOptions,
     const probe = await ffprobeJson(file, { signal }).catch(() => undefined);
     const audio = probe?.streams.find((s) => s.codec_type === "audio");
     if (!probe || !audio) {
-      if (sniffed.kind !== "media") throw new ProbeRefusal("unreadable", "the link does not serve an audio or video file that can be read");
+      if (sniffed.kind !== "media")
+        throw new ProbeRefusal("unreadable", "the link does not serve an audio or video file that can be read");
       return { measured: false, size_bytes: total }; // a container whose index is at the end
     }
     if (whole) return { measured: true, duration_seconds: Number(probe.format.duration ?? 0), size_bytes: total };
@@ -80,15 +100,25 @@ export async function measureStored(storage: Storage, key: string): Promise<Meas
     const size = await storage.size(key);
     const probe = await ffprobeJson(file.path, { signal: AbortSignal.timeout(60_000) }).catch(() => undefined);
     await file.release();
-    if (!probe?.streams.some((s) => s.codec_type === "audio")) throw new ProbeRefusal("unreadable", "the uploaded file is not an audio or video file that can be read, or it has no sound");
+    if (!probe?.streams.some((s) => s.codec_type === "audio"))
+      throw new ProbeRefusal(
+        "unreadable",
+        "the uploaded file is not an audio or video file that can be read, or it has no sound",
+      );
     const seconds = Number(probe.format.duration ?? NaN);
-    return Number.isFinite(seconds) ? { measured: true, duration_seconds: seconds, size_bytes: size } : { measured: false, size_bytes: size };
+    return Number.isFinite(seconds)
+      ? { measured: true, duration_seconds: seconds, size_bytes: size }
+      : { measured: false, size_bytes: size };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-async function readHead(res: import("node:http").IncomingMessage, max: number, signal: AbortSignal): Promise<{ head: Buffer; ended: boolean }> {
+async function readHead(
+  res: import("node:http").IncomingMessage,
+  max: number,
+  signal: AbortSignal,
+): Promise<{ head: Buffer; ended: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let ended = true;

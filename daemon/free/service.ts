@@ -34,7 +34,6 @@ import { newSecret } from "../delivery/signed-post.js";
 import { isoColumn } from "../store/_columns.js";
 import { freeJobView, tierError } from "./view.js";
 
-
 export interface FreeDeps {
   db: Db;
   runner: Runner;
@@ -44,7 +43,10 @@ export interface FreeDeps {
   log: Logger;
 }
 
-export type FreeLinker = (file: { key: string; name: string; type: string }, origin?: string) => { url: string; expires_at: string };
+export type FreeLinker = (
+  file: { key: string; name: string; type: string },
+  origin?: string,
+) => { url: string; expires_at: string };
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 
@@ -93,7 +95,9 @@ export class FreeService {
   async work(): Promise<void> {
     await this.prepare();
     await workCallbacks(this.deps, 2);
-    await this.deps.queue.work<object>(FREE_RETENTION_QUEUE, async () => void (await sweepFree(this.deps)), { concurrency: 1 });
+    await this.deps.queue.work<object>(FREE_RETENTION_QUEUE, async () => void (await sweepFree(this.deps)), {
+      concurrency: 1,
+    });
   }
 
   // ---- keys (daemon/free/keys.ts) ------------------------------------------------------------
@@ -113,18 +117,31 @@ export class FreeService {
   // ---- jobs -----------------------------------------------------------------------------------
 
   /** Measures the file, applies every limit and starts the job. Throws the refusals of daemon/kit/errors.ts (Refused, LimitReached). */
-  async submit(input: { url: string; callbackUrl?: string; keyId: string | null; clientAddr: string }): Promise<{ id: string; token: string; callback_secret?: string }> {
+  async submit(input: {
+    url: string;
+    callbackUrl?: string;
+    keyId: string | null;
+    clientAddr: string;
+  }): Promise<{ id: string; token: string; callback_secret?: string }> {
     const m = await this.measure(input.url, this.cfg);
     checkMeasure(this.cfg, m, input.keyId === null);
     const token = randomBytes(24).toString("base64url");
-    const job = await this.admit({ ...input, id: randomUUID(), tokenFp: sha(token), m, source: { source_url: input.url } });
+    const job = await this.admit({
+      ...input,
+      id: randomUUID(),
+      tokenFp: sha(token),
+      m,
+      source: { source_url: input.url },
+    });
     return { id: job.id, token, ...(job.callback_secret ? { callback_secret: job.callback_secret } : {}) };
   }
 
   /** Whether today's files and the month's budget leave room for one more file, before it is uploaded (no lock: admit decides). */
   precheck(who: { keyId: string | null; clientAddr: string }): Promise<void> {
     return this.deps.db.transaction(async (tx) => {
-      const budget = (await tx.query(`select spent_cents, anon_spent_cents from free_budget where month = $1`, [monthStart()])).rows[0];
+      const budget = (
+        await tx.query(`select spent_cents, anon_spent_cents from free_budget where month = $1`, [monthStart()])
+      ).rows[0];
       await checkAllowance(tx, this.cfg, who, { measured: true, cost: 0 }, budget);
     });
   }
@@ -136,8 +153,16 @@ export class FreeService {
    * `audioKey` is a stored upload, the retention's to delete.
    */
   async admit(input: {
-    id: string; tokenFp: string; url: string; source: Record<string, unknown>; m: Measure; keyId: string | null; clientAddr: string;
-    callbackUrl?: string; audioKey?: string; claim?: (tx: Queryable) => Promise<void>;
+    id: string;
+    tokenFp: string;
+    url: string;
+    source: Record<string, unknown>;
+    m: Measure;
+    keyId: string | null;
+    clientAddr: string;
+    callbackUrl?: string;
+    audioKey?: string;
+    claim?: (tx: Queryable) => Promise<void>;
   }): Promise<{ id: string; callback_secret?: string }> {
     const cfg = this.cfg;
     const { id, m } = input;
@@ -149,18 +174,46 @@ export class FreeService {
     await this.deps.db.transaction(async (tx) => {
       await input.claim?.(tx);
       await tx.query(`insert into free_budget (month) values ($1) on conflict (month) do nothing`, [month]);
-      const budget = (await tx.query(`select spent_cents, anon_spent_cents from free_budget where month = $1 for update`, [month])).rows[0];
+      const budget = (
+        await tx.query(`select spent_cents, anon_spent_cents from free_budget where month = $1 for update`, [month])
+      ).rows[0];
       await checkAllowance(tx, cfg, input, { measured: m.measured, cost }, budget);
-      await tx.query(`update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`, [month, cost, anon ? cost : 0]);
+      await tx.query(
+        `update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`,
+        [month, cost, anon ? cost : 0],
+      );
       await tx.query(
         `insert into free_jobs (id, token_fp, key_id, client_addr, url, callback_url, callback_secret, measured, duration_seconds, size_bytes, cost_cents, audio_key)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [id, input.tokenFp, input.keyId, input.clientAddr, input.url, input.callbackUrl ?? null, secret ?? null, m.measured, m.duration_seconds ?? null, m.size_bytes ?? null, cost, input.audioKey ?? null],
+        [
+          id,
+          input.tokenFp,
+          input.keyId,
+          input.clientAddr,
+          input.url,
+          input.callbackUrl ?? null,
+          secret ?? null,
+          m.measured,
+          m.duration_seconds ?? null,
+          m.size_bytes ?? null,
+          cost,
+          input.audioKey ?? null,
+        ],
       );
       const run = await this.deps.runner.startRun(
         "transcript",
         { ...input.source, free_job_id: id },
-        { origin: "free", originRef: id, tx, set: { "fetch-source.max_bytes": cfg.max_bytes, "probe.max_seconds": max, "probe.max_bytes": cfg.max_bytes, "transcribe.language": cfg.language } },
+        {
+          origin: "free",
+          originRef: id,
+          tx,
+          set: {
+            "fetch-source.max_bytes": cfg.max_bytes,
+            "probe.max_seconds": max,
+            "probe.max_bytes": cfg.max_bytes,
+            "transcribe.language": cfg.language,
+          },
+        },
       );
       await tx.query(`update free_jobs set run_id = $2 where id = $1`, [id, run.id]);
     });
@@ -169,19 +222,35 @@ export class FreeService {
 
   private async measure(url: string, cfg: FreeConfig): Promise<Measure> {
     try {
-      return await measureRemote(url, { ...(await netguardOptionsFromConfig(this.deps.config)), probeBytes: cfg.probe_bytes });
+      return await measureRemote(url, {
+        ...(await netguardOptionsFromConfig(this.deps.config)),
+        probeBytes: cfg.probe_bytes,
+      });
     } catch (err: any) {
-      if (err instanceof ProbeRefusal) throw new Refused("unreadable", err.message, { context: { field: "url" }, cause: err });
-      if (err?.code === "forbidden_address") throw new Refused("forbidden_address", `body field "url": ${err.message}; only public addresses can be fetched`, { context: { field: "url" }, cause: err });
-      throw new Refused("unreadable", `body field "url" could not be read: ${err?.message ?? err}`, { context: { field: "url" }, cause: err });
+      if (err instanceof ProbeRefusal)
+        throw new Refused("unreadable", err.message, { context: { field: "url" }, cause: err });
+      if (err?.code === "forbidden_address")
+        throw new Refused(
+          "forbidden_address",
+          `body field "url": ${err.message}; only public addresses can be fetched`,
+          { context: { field: "url" }, cause: err },
+        );
+      throw new Refused("unreadable", `body field "url" could not be read: ${err?.message ?? err}`, {
+        context: { field: "url" },
+        cause: err,
+      });
     }
   }
 
   /** The job when `token` is its poll token (else undefined), settled if its run has ended. */
   async get(id: string, token: string | undefined): Promise<any | undefined> {
-    const { rows } = await this.deps.db.query(`select j.*, r.state as run_state from free_jobs j left join runs r on r.id = j.run_id where j.id = $1`, [id]);
+    const { rows } = await this.deps.db.query(
+      `select j.*, r.state as run_state from free_jobs j left join runs r on r.id = j.run_id where j.id = $1`,
+      [id],
+    );
     const row = rows[0];
-    if (!row || !token || !timingSafeEqual(Buffer.from(sha(token), "hex"), Buffer.from(row.token_fp, "hex"))) return undefined;
+    if (!row || !token || !timingSafeEqual(Buffer.from(sha(token), "hex"), Buffer.from(row.token_fp, "hex")))
+      return undefined;
     if (row.status === "queued" && row.run_id && TERMINAL.has(row.run_state)) {
       await this.deps.db.transaction(async (tx) => {
         const run = await this.deps.runner.getRun(row.run_id, tx);
@@ -201,7 +270,10 @@ export class FreeService {
   /** Moves the job of an ended run to completed (no_speech included) or failed. Idempotent. */
   async settle(tx: Queryable, run: Run): Promise<void> {
     if (run.pipeline !== "transcript" || !run.input?.free_job_id || !TERMINAL.has(run.state)) return;
-    const { rows } = await tx.query(`select * from free_jobs where id = $1 and run_id = $2 for update`, [run.input.free_job_id, run.id]);
+    const { rows } = await tx.query(`select * from free_jobs where id = $1 and run_id = $2 for update`, [
+      run.input.free_job_id,
+      run.id,
+    ]);
     const row = rows[0];
     if (!row || row.status !== "queued") return;
     // A download's audio is the run's source; an upload's was noted when it was admitted.
@@ -210,24 +282,45 @@ export class FreeService {
     if (run.state === "succeeded") {
       const t = (run.output.transcript ?? {}) as Record<string, any>;
       seconds = Number(t.duration ?? run.output.media?.duration ?? seconds ?? 0);
-      const result = { files: t.files, language: t.language ?? null, language_source: t.language_source ?? null, word_count: t.word_count ?? 0, engine: t.engine };
-      await tx.query(`update free_jobs set status = 'completed', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`, [row.id, seconds, JSON.stringify(result), audioKey]);
+      const result = {
+        files: t.files,
+        language: t.language ?? null,
+        language_source: t.language_source ?? null,
+        word_count: t.word_count ?? 0,
+        engine: t.engine,
+      };
+      await tx.query(
+        `update free_jobs set status = 'completed', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`,
+        [row.id, seconds, JSON.stringify(result), audioKey],
+      );
     } else if (run.error?.code === "no_speech") {
       seconds = Number(run.output?.media?.duration ?? seconds ?? 0);
-      await tx.query(`update free_jobs set status = 'completed', code = 'no_speech', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`, [
-        row.id, seconds, JSON.stringify({ language: null, word_count: 0 }), audioKey,
-      ]);
+      await tx.query(
+        `update free_jobs set status = 'completed', code = 'no_speech', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`,
+        [row.id, seconds, JSON.stringify({ language: null, word_count: 0 }), audioKey],
+      );
     } else {
-      const error = tierError(run.error ?? { code: "cancelled", message: "the transcription was cancelled" }, row, this.cfg);
-      await tx.query(`update free_jobs set status = 'failed', code = $2, error = $3, audio_key = $4, finished_at = now() where id = $1`, [row.id, error.code, JSON.stringify(error), audioKey]);
+      const error = tierError(
+        run.error ?? { code: "cancelled", message: "the transcription was cancelled" },
+        row,
+        this.cfg,
+      );
+      await tx.query(
+        `update free_jobs set status = 'failed', code = $2, error = $3, audio_key = $4, finished_at = now() where id = $1`,
+        [row.id, error.code, JSON.stringify(error), audioKey],
+      );
     }
     // The real cost replaces the reservation (a failed job before transcription costs nothing).
-    const real = run.state === "succeeded" || run.error?.code === "no_speech" ? ((seconds ?? 0) / 60) * this.cfg.cents_per_minute : 0;
+    const real =
+      run.state === "succeeded" || run.error?.code === "no_speech"
+        ? ((seconds ?? 0) / 60) * this.cfg.cents_per_minute
+        : 0;
     const delta = real - Number(row.cost_cents);
     await tx.query(`update free_jobs set cost_cents = $2 where id = $1`, [row.id, real]);
-    await tx.query(`update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`, [
-      monthStart(new Date(isoColumn(row.created_at)!)), delta, row.key_id ? 0 : delta,
-    ]);
+    await tx.query(
+      `update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`,
+      [monthStart(new Date(isoColumn(row.created_at)!)), delta, row.key_id ? 0 : delta],
+    );
     if (row.callback_url) {
       const settled = (await tx.query(`select * from free_jobs where id = $1`, [row.id])).rows[0];
       const data = await this.view(settled);

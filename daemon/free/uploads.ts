@@ -32,12 +32,27 @@ const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 /** Checks the caller's allowance, then remembers the address handed out for the job `id` to be. */
 export async function recordFreeUpload(
   deps: FreeUploadDeps,
-  u: { id: string; token: string; keyId: string | null; clientAddr: string; key: string; fileName: string; expiresAt: string },
+  u: {
+    id: string;
+    token: string;
+    keyId: string | null;
+    clientAddr: string;
+    key: string;
+    fileName: string;
+    expiresAt: string;
+  },
 ): Promise<void> {
   await deps.free.precheck({ keyId: u.keyId, clientAddr: u.clientAddr });
   await recordWebUpload(deps.db, {
-    id: u.id, kind: "free", account_id: null, free_key_id: u.keyId, client_addr: u.clientAddr, token_fp: sha(u.token),
-    storage_key: u.key, name: u.fileName, expires_at: u.expiresAt,
+    id: u.id,
+    kind: "free",
+    account_id: null,
+    free_key_id: u.keyId,
+    client_addr: u.clientAddr,
+    token_fp: sha(u.token),
+    storage_key: u.key,
+    name: u.fileName,
+    expires_at: u.expiresAt,
   });
 }
 
@@ -47,13 +62,19 @@ export async function recordFreeUpload(
  * free tool's refusals (Refused unreadable, LimitReached too_long / too_long_anon / too_big /
  * daily limits / ceilings), after deleting the file.
  */
-export async function startFreeUpload(deps: FreeUploadDeps, id: string): Promise<{ id: string; started: boolean; duration_seconds?: number }> {
+export async function startFreeUpload(
+  deps: FreeUploadDeps,
+  id: string,
+): Promise<{ id: string; started: boolean; duration_seconds?: number }> {
   const upload = await findWebUpload(deps.db, "free", id);
   if (!upload) throw new NotFound("not_found", `no free upload ${id}`, { context: { field: "id" } });
   if (upload.started_at) return { id, started: false };
   const key = upload.storage_key;
   const size = await deps.storage.size(key).catch(() => 0);
-  if (size === 0) throw new Conflict("upload_missing", `no file was uploaded for ${id} yet; PUT it to the upload url first`, { context: { field: "id" } });
+  if (size === 0)
+    throw new Conflict("upload_missing", `no file was uploaded for ${id} yet; PUT it to the upload url first`, {
+      context: { field: "id" },
+    });
   const cfg = deps.free.cfg;
   const refuse = async (err: unknown): Promise<never> => {
     await deps.storage.remove(key).catch(() => undefined);
@@ -65,13 +86,23 @@ export async function startFreeUpload(deps: FreeUploadDeps, id: string): Promise
   try {
     m = await measureStored(deps.storage, key);
   } catch (err) {
-    return refuse(err instanceof ProbeRefusal ? new Refused("unreadable", err.message, { context: { field: "file" }, cause: err }) : err);
+    return refuse(
+      err instanceof ProbeRefusal
+        ? new Refused("unreadable", err.message, { context: { field: "file" }, cause: err })
+        : err,
+    );
   }
   try {
     checkMeasure(cfg, m, anon);
     await deps.free.admit({
-      id, tokenFp: upload.token_fp!, url: `upload:${upload.name}`, m, keyId: upload.free_key_id, clientAddr: upload.client_addr!,
-      source: { upload: { key, name: key.split("/").pop()! } }, audioKey: key,
+      id,
+      tokenFp: upload.token_fp!,
+      url: `upload:${upload.name}`,
+      m,
+      keyId: upload.free_key_id,
+      clientAddr: upload.client_addr!,
+      source: { upload: { key, name: key.split("/").pop()! } },
+      audioKey: key,
       // Taken once: a second /uploaded that raced this one finds the row started and stops here.
       claim: async (tx) => {
         const row = await findWebUpload(tx, "free", id, { lock: true });

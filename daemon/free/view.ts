@@ -17,7 +17,11 @@ export interface ViewDeps {
  * A job's failure as the caller sees it. A file whose length its server did not tell is measured
  * by the probe stage after download; its `too_long` there is the tier's code, as at submission.
  */
-export function tierError(error: Record<string, any>, row: { key_id: string | null }, cfg: FreeConfig): Record<string, any> {
+export function tierError(
+  error: Record<string, any>,
+  row: { key_id: string | null },
+  cfg: FreeConfig,
+): Record<string, any> {
   if (error.code === "too_long" && error.max_duration_seconds !== undefined) {
     return tooLong(row.key_id === null, Number(error.duration_seconds), Number(error.max_duration_seconds), cfg);
   }
@@ -31,7 +35,9 @@ export function tooLong(anon: boolean, seconds: number, max: number, cfg: FreeCo
   const duration = Math.round(seconds * 10) / 10;
   return {
     code: anon ? "too_long_anon" : "too_long",
-    message: anon ? `the file is ${duration} s long; without a key the limit is ${max} s (a free key allows ${cfg.max_seconds_key} s)` : `the file is ${duration} s long, over the limit of ${max} s`,
+    message: anon
+      ? `the file is ${duration} s long; without a key the limit is ${max} s (a free key allows ${cfg.max_seconds_key} s)`
+      : `the file is ${duration} s long, over the limit of ${max} s`,
     max_duration_seconds: max,
     duration_seconds: duration,
   };
@@ -55,11 +61,18 @@ export async function freeJobView(row: any, o: ViewDeps): Promise<Record<string,
     word_count: r.word_count ?? 0,
     language: r.language ?? null,
     ...(r.language_source ? { language_source: r.language_source } : {}),
-    ...(r.language && r.language !== "en" ? { language_note: `the speech was detected as "${r.language}"; English is the supported language, so this transcript may be poor` } : {}),
+    ...(r.language && r.language !== "en"
+      ? {
+          language_note: `the speech was detected as "${r.language}"; English is the supported language, so this transcript may be poor`,
+        }
+      : {}),
   };
   const files = (r.files ?? {}) as { txt?: string; srt?: string; vtt?: string };
-  const read = async (key?: string) => (key && (await o.storage.exists(key)) ? (await o.storage.read(key)).toString("utf8") : "");
-  const sizes = await Promise.all([files.txt, files.srt, files.vtt].map(async (k) => (k && (await o.storage.exists(k)) ? o.storage.size(k) : 0)));
+  const read = async (key?: string) =>
+    key && (await o.storage.exists(key)) ? (await o.storage.read(key)).toString("utf8") : "";
+  const sizes = await Promise.all(
+    [files.txt, files.srt, files.vtt].map(async (k) => (k && (await o.storage.exists(k)) ? o.storage.size(k) : 0)),
+  );
   const total = sizes.reduce((a, b) => a + b, 0);
   if (total < o.inlineMaxBytes || !o.link) {
     return { ...base, text: (await read(files.txt)).trim(), srt: await read(files.srt), vtt: await read(files.vtt) };

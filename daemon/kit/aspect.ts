@@ -23,4 +23,5 @@ export function frameSize(aspect: AspectRatio, short: number): { width: number; 
   return r >= 1 ? { width: even(short * r), height: even(short) } : { width: even(short), height: even(short / r) };
 }
 
-export const isAspect = (v: unknown): v is AspectRatio => typeof v === "string" && (ASPECT_RATIOS as readonly string[]).includes(v);
+export const isAspect = (v: unknown): v is AspectRatio =>
+  typeof v === "string" && (ASPECT_RATIOS as readonly string[]).includes(v);

@@ -84,13 +84,37 @@ export function assTime(seconds: number): string {
   return `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}.${String(cs % 100).padStart(2, "0")}`;
 }
 
-function _styleLine(name: string, s: CaptionStyle, o: { size: number; primary: string; secondary: string; align: number; marginV: number; marginLR: number }): string {
+function _styleLine(
+  name: string,
+  s: CaptionStyle,
+  o: { size: number; primary: string; secondary: string; align: number; marginV: number; marginLR: number },
+): string {
   const outline = s.box ? Math.max(8, s.outline) : s.outline;
   const back = assColour(s.shadow_colour ?? "#00000080");
   const fields = [
-    name, s.font, o.size, o.primary, o.secondary, assColour(s.outline_colour), back,
-    s.bold === false ? 0 : -1, 0, 0, 0, 100, 100, 0, 0, s.box ? 3 : 1, outline, s.shadow ?? 0,
-    o.align, o.marginLR, o.marginLR, o.marginV, 1,
+    name,
+    s.font,
+    o.size,
+    o.primary,
+    o.secondary,
+    assColour(s.outline_colour),
+    back,
+    s.bold === false ? 0 : -1,
+    0,
+    0,
+    0,
+    100,
+    100,
+    0,
+    0,
+    s.box ? 3 : 1,
+    outline,
+    s.shadow ?? 0,
+    o.align,
+    o.marginLR,
+    o.marginLR,
+    o.marginV,
+    1,
   ];
   return `Style: ${fields.join(",")}`;
 }
@@ -123,7 +147,14 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
     _styleLine(
       "Hook",
       { ...s, box: true, outline: 14, shadow: 0, outline_colour: s.hook_background ?? "#000000D0" },
-      { size: hookSize, primary: assColour(s.hook_colour ?? "#FFFFFF"), secondary: base, align: 8, marginV: Math.round(o.height * 0.08), marginLR },
+      {
+        size: hookSize,
+        primary: assColour(s.hook_colour ?? "#FFFFFF"),
+        secondary: base,
+        align: 8,
+        marginV: Math.round(o.height * 0.08),
+        marginLR,
+      },
     ),
   ];
   const events: string[] = [];
@@ -132,37 +163,57 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
     events.push(`Dialogue: ${layer},${assTime(start)},${assTime(end)},${style},,0,0,0,,${text}`);
   };
   const shown = (w: CaptionWord) => escapeAssText((s.uppercase ? w.text.toUpperCase() : w.text).trim());
-  const cues = toAssCues(words, { maxChars, maxWords: animation === "none" ? undefined : s.max_words, uppercase: s.uppercase });
+  const cues = toAssCues(words, {
+    maxChars,
+    maxWords: animation === "none" ? undefined : s.max_words,
+    uppercase: s.uppercase,
+  });
   for (const cue of cues) {
     const render = (fmt: (w: CaptionWord, i: number) => string) => {
       let i = 0;
       return cue.lines.map((line) => line.map((w) => fmt(w, i++)).join(" ")).join("\\N");
     };
     // An emphasised word wears the highlight colour; the colour after it returns to `back`.
-    const lit = (w: CaptionWord, tag: "1c" | "2c" = "1c", back = base) => (w.emphasis ? `{\\${tag}${hi}}${shown(w)}{\\${tag}${back}}` : shown(w));
+    const lit = (w: CaptionWord, tag: "1c" | "2c" = "1c", back = base) =>
+      w.emphasis ? `{\\${tag}${hi}}${shown(w)}{\\${tag}${back}}` : shown(w);
     if (animation === "none") {
-      add(cue.start, cue.end, "Caption", render((w) => lit(w)));
+      add(
+        cue.start,
+        cue.end,
+        "Caption",
+        render((w) => lit(w)),
+      );
     } else if (animation === "karaoke") {
       let t = cue.start;
-      add(cue.start, cue.end, "Karaoke", render((w) => {
-        const lead = Math.max(0, Math.round((w.start - t) * 100));
-        const dur = Math.max(1, Math.round((w.end - Math.max(t, w.start)) * 100));
-        t = Math.max(t, w.start) + dur / 100;
-        // Before its sweep an emphasised word shows the highlight colour already (SecondaryColour).
-        return `${lead ? `{\\k${lead}}` : ""}{\\kf${dur}}${lit(w, "2c")}`;
-      }));
+      add(
+        cue.start,
+        cue.end,
+        "Karaoke",
+        render((w) => {
+          const lead = Math.max(0, Math.round((w.start - t) * 100));
+          const dur = Math.max(1, Math.round((w.end - Math.max(t, w.start)) * 100));
+          t = Math.max(t, w.start) + dur / 100;
+          // Before its sweep an emphasised word shows the highlight colour already (SecondaryColour).
+          return `${lead ? `{\\k${lead}}` : ""}{\\kf${dur}}${lit(w, "2c")}`;
+        }),
+      );
     } else {
       cue.words.forEach((active, ai) => {
         const start = ai === 0 ? cue.start : active.start;
         const end = ai + 1 < cue.words.length ? cue.words[ai + 1]!.start : cue.end;
-        add(start, end, "Caption", render((w, i) => {
-          if (i === ai) {
-            const pop = animation === "pop" ? "\\fscx118\\fscy118\\t(0,120,\\fscx100\\fscy100)" : "";
-            return `{\\1c${hi}${pop}}${shown(w)}{\\1c${base}\\fscx100\\fscy100}`;
-          }
-          // Pop reveals words as they are spoken; the hidden ones still take their place.
-          return animation === "pop" && i > ai ? `{\\alpha&HFF&}${shown(w)}{\\alpha&H00&}` : lit(w);
-        }));
+        add(
+          start,
+          end,
+          "Caption",
+          render((w, i) => {
+            if (i === ai) {
+              const pop = animation === "pop" ? "\\fscx118\\fscy118\\t(0,120,\\fscx100\\fscy100)" : "";
+              return `{\\1c${hi}${pop}}${shown(w)}{\\1c${base}\\fscx100\\fscy100}`;
+            }
+            // Pop reveals words as they are spoken; the hidden ones still take their place.
+            return animation === "pop" && i > ai ? `{\\alpha&HFF&}${shown(w)}{\\alpha&H00&}` : lit(w);
+          }),
+        );
       });
     }
   }

@@ -42,7 +42,10 @@ export function audioLayout(W: number, H: number): AudioLayout {
     const titleLines = 2;
     const waveTop = textTop + Math.round(showSize * 1.5 + titleSize * 1.25 * titleLines + H * 0.03);
     return {
-      cover, showSize, titleSize, titleLines,
+      cover,
+      showSize,
+      titleSize,
+      titleLines,
       text: { x: Math.round(W * 0.08), y: textTop, w: Math.round(W * 0.84), h: waveTop - textTop, align: "middle" },
       titleChars: Math.floor((W * 0.84) / (titleSize * 0.6)),
       wave: { x: even(W * 0.08), y: even(waveTop), w: even(W * 0.84), h: even(waveBottom - waveTop) },
@@ -55,7 +58,10 @@ export function audioLayout(W: number, H: number): AudioLayout {
   const tw = W - margin - tx;
   const waveTop = Math.round(H * 0.44);
   return {
-    cover, showSize, titleSize, titleLines: 3,
+    cover,
+    showSize,
+    titleSize,
+    titleLines: 3,
     text: { x: tx, y: margin + Math.round(c * 0.12), w: tw, h: c, align: "start" },
     titleChars: Math.floor(tw / (titleSize * 0.6)),
     wave: { x: even(margin), y: even(waveTop), w: even(W - 2 * margin), h: even(waveBottom - waveTop) },
@@ -82,7 +88,12 @@ export function wrapText(text: string, max: number, lines: number): string[] {
  * so quiet speech still moves the bars and silence lets them fall. `colour` is "#RRGGBB". One bar per `bars` columns,
  * drawn small and scaled up without smoothing; the gaps between bars are keyed out.
  */
-export function waveFilter(inLabel: string, outLabel: string, box: Box, o: { colour: string; fps: number; bars?: number }): string {
+export function waveFilter(
+  inLabel: string,
+  outLabel: string,
+  box: Box,
+  o: { colour: string; fps: number; bars?: number },
+): string {
   const bars = o.bars ?? 40;
   // Drawn white so the gaps can be keyed out whatever the colour, then painted in the colour.
   const rgb = /^#?([0-9a-f]{6})$/i.exec(o.colour)?.[1] ?? "ffffff";

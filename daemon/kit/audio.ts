@@ -21,9 +21,11 @@ export async function _runTool(
   opts: { signal?: AbortSignal; cwd?: string } = {},
 ): Promise<ToolResult> {
   if (opts.signal?.aborted) throw abortError(opts.signal);
-  const r = await runTool(cmd, args, { signal: opts.signal, cwd: opts.cwd, maxStderr: Infinity, killGraceMs: 0 }).catch((err: unknown) => {
-    throw opts.signal?.aborted ? abortError(opts.signal) : err;
-  });
+  const r = await runTool(cmd, args, { signal: opts.signal, cwd: opts.cwd, maxStderr: Infinity, killGraceMs: 0 }).catch(
+    (err: unknown) => {
+      throw opts.signal?.aborted ? abortError(opts.signal) : err;
+    },
+  );
   if (r.code === 0) return { stdout: r.stdout, stderr: r.stderr };
   const tail = r.stderr.trim().split("\n").slice(-6).join("\n");
   throw new Error(`${cmd} exited with ${r.code ?? "a signal"}: ${tail}`);
@@ -98,7 +100,18 @@ export async function detectSilences(
   const min = opts.minSilence ?? 0.3;
   const { stderr } = await _runTool(
     ffmpegPath(),
-    ["-nostdin", "-hide_banner", "-i", file, "-vn", "-af", `silencedetect=noise=${noise}dB:d=${min}`, "-f", "null", "-"],
+    [
+      "-nostdin",
+      "-hide_banner",
+      "-i",
+      file,
+      "-vn",
+      "-af",
+      `silencedetect=noise=${noise}dB:d=${min}`,
+      "-f",
+      "null",
+      "-",
+    ],
     { signal: opts.signal },
   );
   return parseSilences(stderr, opts.duration);
@@ -169,7 +182,11 @@ export function speechSeconds(span: Span, silences: Span[]): number {
  * first failure no new item starts, and it rejects only once the ones in flight have settled, so
  * the caller can release shared resources (a loaded model) safely.
  */
-export async function _mapLimit<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function _mapLimit<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   let failure: { error: unknown } | null = null;

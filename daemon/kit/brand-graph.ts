@@ -27,11 +27,15 @@ const even = (v: number) => Math.round(v / 2) * 2;
 const hex = (v: string | undefined, fallback: string) => (v && /^#[0-9a-fA-F]{6}$/.test(v) ? v : fallback);
 
 /** A card's length: 1–2 s (1.5 when the kit gives none). */
-export const cardSeconds = (card?: BrandCard): number => (card ? Math.min(2, Math.max(1, Number(card.seconds) || 1.5)) : 0);
+export const cardSeconds = (card?: BrandCard): number =>
+  card ? Math.min(2, Math.max(1, Number(card.seconds) || 1.5)) : 0;
 
 /** Seconds the cards add before and after the clip. */
 export function cardTimes(brand?: PlanBrand): { before: number; after: number } {
-  return { before: cardSeconds(brand?.intro?.text?.trim() ? brand.intro : undefined), after: cardSeconds(brand?.outro?.text?.trim() ? brand.outro : undefined) };
+  return {
+    before: cardSeconds(brand?.intro?.text?.trim() ? brand.intro : undefined),
+    after: cardSeconds(brand?.outro?.text?.trim() ? brand.outro : undefined),
+  };
 }
 
 /** The font size of a card's title and its lines, for a frame of W×H. */
@@ -46,7 +50,16 @@ export function cardLines(card: BrandCard, W: number, H: number): { size: number
  */
 export function brandTail(
   parts: string[],
-  o: { v: string; a: string; width: number; height: number; fps: number; brand?: PlanBrand; files?: BrandFiles; logoInput?: number },
+  o: {
+    v: string;
+    a: string;
+    width: number;
+    height: number;
+    fps: number;
+    brand?: PlanBrand;
+    files?: BrandFiles;
+    logoInput?: number;
+  },
 ): { v: string; a: string } {
   const { width: W, height: H, brand, files = {} } = o;
   let v = o.v;
@@ -73,15 +86,22 @@ export function brandTail(
     const lh = Math.round(size * 1.3);
     const top = Math.round((H - lh * lines.length) / 2);
     const texts = files.map(
-      (f, i) => `,drawtext=${fontArg}:textfile=${escapeFilterValue(f)}:expansion=none:fontsize=${size}:fontcolor=${hex(brand!.colours?.primary, "#ffffff")}:x=(w-text_w)/2:y=${top + i * lh}`,
+      (f, i) =>
+        `,drawtext=${fontArg}:textfile=${escapeFilterValue(f)}:expansion=none:fontsize=${size}:fontcolor=${hex(brand!.colours?.primary, "#ffffff")}:x=(w-text_w)/2:y=${top + i * lh}`,
     );
-    parts.push(`color=c=${hex(brand!.colours?.background, "#111827")}:s=${W}x${H}:r=${o.fps}:d=${seconds.toFixed(3)},format=yuv420p${texts.join("")},setsar=1[${name}v]`);
-    parts.push(`anullsrc=r=48000:cl=stereo,atrim=duration=${seconds.toFixed(3)},aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[${name}a]`);
+    parts.push(
+      `color=c=${hex(brand!.colours?.background, "#111827")}:s=${W}x${H}:r=${o.fps}:d=${seconds.toFixed(3)},format=yuv420p${texts.join("")},setsar=1[${name}v]`,
+    );
+    parts.push(
+      `anullsrc=r=48000:cl=stereo,atrim=duration=${seconds.toFixed(3)},aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[${name}a]`,
+    );
     return `[${name}v][${name}a]`;
   };
   const labels: string[] = [];
   if (times.before) labels.push(card("intro", times.before));
-  parts.push(`[${v}]format=yuv420p,setsar=1[vmain];[${o.a}]aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[amain]`);
+  parts.push(
+    `[${v}]format=yuv420p,setsar=1[vmain];[${o.a}]aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[amain]`,
+  );
   labels.push("[vmain][amain]");
   if (times.after) labels.push(card("outro", times.after));
   parts.push(`${labels.join("")}concat=n=${labels.length}:v=1:a=1[vbrand][abrand]`);
@@ -90,7 +110,13 @@ export function brandTail(
 
 /** The part of a kit snapshot the render plan keeps. */
 export function planBrand(b: BrandSnapshot): PlanBrand {
-  return { colours: b.colours, ...(b.logo ? { logo: b.logo } : {}), ...(b.intro ? { intro: b.intro } : {}), ...(b.outro ? { outro: b.outro } : {}), ...(b.font ? { font: b.font } : {}) };
+  return {
+    colours: b.colours,
+    ...(b.logo ? { logo: b.logo } : {}),
+    ...(b.intro ? { intro: b.intro } : {}),
+    ...(b.outro ? { outro: b.outro } : {}),
+    ...(b.font ? { font: b.font } : {}),
+  };
 }
 
 /**
@@ -98,6 +124,9 @@ export function planBrand(b: BrandSnapshot): PlanBrand {
  * kit as it is now (its files held by the run's input), so the logo and cards follow the same
  * kit as the captions' colours. Without one (CLI, watch folder, older runs) the plan's stays.
  */
-export function withRunBrand<P extends { brand?: PlanBrand }>(plan: P | undefined, brand: BrandSnapshot | undefined): P | undefined {
+export function withRunBrand<P extends { brand?: PlanBrand }>(
+  plan: P | undefined,
+  brand: BrandSnapshot | undefined,
+): P | undefined {
   return plan && brand && typeof brand === "object" && brand.colours ? { ...plan, brand: planBrand(brand) } : plan;
 }

@@ -85,7 +85,10 @@ export function breakLines(words: string[], maxChars: number, maxLines = 2): str
     const over = lens.reduce((a, l) => a + Math.max(0, l - maxChars), 0);
     // Overflow first, then the longest line (a break after punctuation counts as 4 characters
     // shorter), then a slight preference for a shorter top line.
-    const cost = over * 1000 + (Math.max(...lens) - (/[,;:.!?]$/.test(first.at(-1)!) ? 4 : 0)) * 10 + (lens[0]! > lens[1]! ? 1 : 0);
+    const cost =
+      over * 1000 +
+      (Math.max(...lens) - (/[,;:.!?]$/.test(first.at(-1)!) ? 4 : 0)) * 10 +
+      (lens[0]! > lens[1]! ? 1 : 0);
     if (cost < bestCost) {
       bestCost = cost;
       best = lines;
@@ -124,7 +127,10 @@ export function toCues(words: TranscriptWord[], opts: CueOptions = {}): Cue[] {
     if (!text) continue;
     if (first >= 0) {
       const prev = words[i - 1]!;
-      const texts = words.slice(first, i + 1).map((x) => x.text.trim()).filter(Boolean);
+      const texts = words
+        .slice(first, i + 1)
+        .map((x) => x.text.trim())
+        .filter(Boolean);
       const laid = layoutLines(texts, maxChars, maxLines);
       if (w.start - prev.end >= pause || w.end - words[first]!.start > maxSeconds || !laid) {
         close(i);
@@ -185,13 +191,21 @@ export interface AssCue {
 /** Groups timed words into caption cues of at most two lines, breaking at pauses and sentences. */
 export function toAssCues(
   words: CaptionWord[],
-  opts: { maxChars: number; maxLines?: number; maxSeconds?: number; maxWords?: number; pause?: number; uppercase?: boolean },
+  opts: {
+    maxChars: number;
+    maxLines?: number;
+    maxSeconds?: number;
+    maxWords?: number;
+    pause?: number;
+    uppercase?: boolean;
+  },
 ): AssCue[] {
   const maxLines = opts.maxLines ?? 2;
   const maxSeconds = opts.maxSeconds ?? 3.2;
   const pause = opts.pause ?? 0.7;
   const shown = (w: CaptionWord) => (opts.uppercase ? w.text.toUpperCase() : w.text).trim();
-  const fits = (ws: CaptionWord[]) => breakLines(ws.map(shown), opts.maxChars, maxLines).every((l) => l.join(" ").length <= opts.maxChars);
+  const fits = (ws: CaptionWord[]) =>
+    breakLines(ws.map(shown), opts.maxChars, maxLines).every((l) => l.join(" ").length <= opts.maxChars);
   const groups: CaptionWord[][] = [];
   let cur: CaptionWord[] = [];
   for (const w of words.filter((x) => x.text.trim())) {

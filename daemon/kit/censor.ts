@@ -30,7 +30,8 @@ export function parseWordList(text: string, where = "word list"): WordList {
     if (!line) continue;
     const star = line.endsWith("*");
     const word = fold(star ? line.slice(0, -1) : line);
-    if (!/^[\p{L}\p{N}]+$/u.test(word)) throw new Error(`${where}: "${line}" is not one word (letters and digits, optionally ending in *)`);
+    if (!/^[\p{L}\p{N}]+$/u.test(word))
+      throw new Error(`${where}: "${line}" is not one word (letters and digits, optionally ending in *)`);
     if (star) prefixes.push(word);
     else exact.add(word);
     if (exact.size + prefixes.length > MAX_ENTRIES) throw new Error(`${where}: more than ${MAX_ENTRIES} entries`);
@@ -70,7 +71,13 @@ export function maskText(text: string, list: WordList): { text: string; masked: 
   const hide = (w: string) => {
     masked = true;
     const chars = [...w];
-    return chars[0] + chars.slice(1).map((c) => (/['’]/.test(c) ? c : "*")).join("");
+    return (
+      chars[0] +
+      chars
+        .slice(1)
+        .map((c) => (/['’]/.test(c) ? c : "*"))
+        .join("")
+    );
   };
   const out = text.replace(PART, (part) => {
     // "shit's": the word before the apostrophe is masked and the "'s" kept; else the whole.
@@ -102,7 +109,12 @@ export interface Span {
  * The stretches to bleep: each listed word's time, a little wider each side (a recogniser's word
  * edges are often a few tens of milliseconds late or early), clamped to the clip and merged.
  */
-export function bleepSpans(words: Array<{ start: number; end: number }>, listed: number[], total: number, pad = 0.06): Span[] {
+export function bleepSpans(
+  words: Array<{ start: number; end: number }>,
+  listed: number[],
+  total: number,
+  pad = 0.06,
+): Span[] {
   const spans = listed
     .map((i) => words[i]!)
     .map((w) => ({ start: Math.max(0, w.start - pad), end: Math.min(total, w.end + pad) }))

@@ -101,11 +101,17 @@ export function layoutFilter(o: GraphOptions, inLabel: string, outLabel: string)
 }
 
 /** Arguments for a video source: pieces → concat → layout → encode. */
-export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & { hasAudio: boolean; output: string }): string[] {
+export function videoCutArgs(
+  source: string,
+  pieces: Piece[],
+  o: GraphOptions & { hasAudio: boolean; output: string },
+): string[] {
   const total = pieces.reduce((a, p) => a + (p.end - p.start), 0);
   const parts: string[] = [];
   pieces.forEach((p, i) => {
-    parts.push(`[${i}:v:0]trim=duration=${n3(p.end - p.start)},setpts=PTS-STARTPTS,fps=${o.fps},format=yuv420p,setsar=1[v${i}]`);
+    parts.push(
+      `[${i}:v:0]trim=duration=${n3(p.end - p.start)},setpts=PTS-STARTPTS,fps=${o.fps},format=yuv420p,setsar=1[v${i}]`,
+    );
     if (o.hasAudio) parts.push(_audioChain(i, p));
   });
   const labels = pieces.map((_, i) => (o.hasAudio ? `[v${i}][a${i}]` : `[v${i}]`)).join("");
@@ -116,22 +122,44 @@ export function videoCutArgs(source: string, pieces: Piece[], o: GraphOptions & 
   // A source without sound gets silence, so every clip has an audio track.
   if (!o.hasAudio) parts.push(`anullsrc=r=48000:cl=stereo,atrim=duration=${n3(total)}[asil]`);
   const inputs = _pieceInputs(source, pieces);
-  const logoInput = o.brandFiles?.logo ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), pieces.length) : undefined;
-  const out = brandTail(parts, { v: "vb", a: o.hasAudio ? (bleep ? "ajb" : "aj") : "asil", width: o.width, height: o.height, fps: o.fps, brand: o.brand, files: o.brandFiles, logoInput });
+  const logoInput = o.brandFiles?.logo
+    ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), pieces.length)
+    : undefined;
+  const out = brandTail(parts, {
+    v: "vb",
+    a: o.hasAudio ? (bleep ? "ajb" : "aj") : "asil",
+    width: o.width,
+    height: o.height,
+    fps: o.fps,
+    brand: o.brand,
+    files: o.brandFiles,
+    logoInput,
+  });
   return _finalArgs(inputs, parts, out, total, o);
 }
 
 /** The command line's tail shared by both graphs: the graph, its two outputs, length with cards, encode. */
-function _finalArgs(inputs: string[], parts: string[], out: { v: string; a: string }, total: number, o: { brand?: PlanBrand; preset?: string; fps: number; output: string }): string[] {
+function _finalArgs(
+  inputs: string[],
+  parts: string[],
+  out: { v: string; a: string },
+  total: number,
+  o: { brand?: PlanBrand; preset?: string; fps: number; output: string },
+): string[] {
   const cards = cardTimes(o.brand);
   return [
     ...inputs,
-    "-filter_complex", parts.join(";"),
-    "-map", `[${out.v}]`,
-    "-map", `[${out.a}]`,
-    "-t", n3(total + cards.before + cards.after),
+    "-filter_complex",
+    parts.join(";"),
+    "-map",
+    `[${out.v}]`,
+    "-map",
+    `[${out.a}]`,
+    "-t",
+    n3(total + cards.before + cards.after),
     ...finalEncodeArgs({ preset: o.preset ?? DEFAULT_PRESET }),
-    "-r", String(o.fps),
+    "-r",
+    String(o.fps),
     o.output,
   ];
 }
@@ -141,8 +169,17 @@ export function audioCutArgs(
   source: string,
   pieces: Piece[],
   o: {
-    width: number; height: number; fps: number; background: string; waveColour: string; output: string; preset?: string; burn?: string; bleep?: Span[];
-    brand?: PlanBrand; brandFiles?: BrandFiles;
+    width: number;
+    height: number;
+    fps: number;
+    background: string;
+    waveColour: string;
+    output: string;
+    preset?: string;
+    burn?: string;
+    bleep?: Span[];
+    brand?: PlanBrand;
+    brandFiles?: BrandFiles;
   },
 ): string[] {
   const total = pieces.reduce((a, p) => a + (p.end - p.start), 0);
@@ -152,14 +189,31 @@ export function audioCutArgs(
   const parts = pieces.map((p, i) => _audioChain(i, p));
   const joined = `${pieces.map((_, i) => `[a${i}]`).join("")}concat=n=${pieces.length}:v=0:a=1`;
   // A bleep goes in before the split, so the waveform shows the tone the clip plays.
-  parts.push(o.bleep?.length ? `${joined}[ac];${bleepFilter(o.bleep, "ac", "acb")};[acb]asplit=2[aout][aw]` : `${joined},asplit=2[aout][aw]`);
+  parts.push(
+    o.bleep?.length
+      ? `${joined}[ac];${bleepFilter(o.bleep, "ac", "acb")};[acb]asplit=2[aout][aw]`
+      : `${joined},asplit=2[aout][aw]`,
+  );
   parts.push(waveFilter("aw", "wave", wave, { colour: o.waveColour, fps: o.fps }));
   // The still is decoded once and repeated by the loop filter (decoding a PNG per frame is slow).
-  parts.push(`[${bgIndex}:v]scale=${W}:${H},setsar=1,format=yuv420p,loop=loop=-1:size=1:start=0,setpts=N/(${o.fps}*TB)[bg]`);
-  parts.push(`[bg][wave]overlay=${wave.x}+(${wave.w}-w)/2:${wave.y}:shortest=1,format=yuv420p${o.burn ? `,${o.burn}` : ""}[vb]`);
+  parts.push(
+    `[${bgIndex}:v]scale=${W}:${H},setsar=1,format=yuv420p,loop=loop=-1:size=1:start=0,setpts=N/(${o.fps}*TB)[bg]`,
+  );
+  parts.push(
+    `[bg][wave]overlay=${wave.x}+(${wave.w}-w)/2:${wave.y}:shortest=1,format=yuv420p${o.burn ? `,${o.burn}` : ""}[vb]`,
+  );
   const inputs = [..._pieceInputs(source, pieces), "-i", o.background];
   const logoInput = o.brandFiles?.logo ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), bgIndex + 1) : undefined;
-  const out = brandTail(parts, { v: "vb", a: "aout", width: W, height: H, fps: o.fps, brand: o.brand, files: o.brandFiles, logoInput });
+  const out = brandTail(parts, {
+    v: "vb",
+    a: "aout",
+    width: W,
+    height: H,
+    fps: o.fps,
+    brand: o.brand,
+    files: o.brandFiles,
+    logoInput,
+  });
   return _finalArgs(inputs, parts, out, total, o);
 }
 
@@ -203,9 +257,26 @@ export function planArgs(
   if (plan.layout === "audio") {
     if (!files.background) throw new Error("an audio plan needs its background still");
     const accent = plan.brand?.colours?.accent;
-    return audioCutArgs(files.source, plan.pieces, { width, height, fps, background: files.background, waveColour: accent && /^#[0-9a-fA-F]{6}$/.test(accent) ? accent : "#ffffff", ...brand, ...o });
+    return audioCutArgs(files.source, plan.pieces, {
+      width,
+      height,
+      fps,
+      background: files.background,
+      waveColour: accent && /^#[0-9a-fA-F]{6}$/.test(accent) ? accent : "#ffffff",
+      ...brand,
+      ...o,
+    });
   }
   return videoCutArgs(files.source, plan.pieces, {
-    width, height, fps, fit: plan.layout, background: plan.colour, hasAudio: plan.has_audio, focus: plan.focus, plan: plan.crop_plan, ...brand, ...o,
+    width,
+    height,
+    fps,
+    fit: plan.layout,
+    background: plan.colour,
+    hasAudio: plan.has_audio,
+    focus: plan.focus,
+    plan: plan.crop_plan,
+    ...brand,
+    ...o,
   });
 }

@@ -38,7 +38,13 @@ export async function renderChecked(args: string[], o: CheckedRender): Promise<M
     });
   }
   const got = await probeMedia(o.output, { signal: o.signal });
-  if (got.width !== o.width || got.height !== o.height || got.videoCodec !== "h264" || got.audioCodec !== "aac" || Math.abs(got.duration - o.duration) > o.tolerance) {
+  if (
+    got.width !== o.width ||
+    got.height !== o.height ||
+    got.videoCodec !== "h264" ||
+    got.audioCodec !== "aac" ||
+    Math.abs(got.duration - o.duration) > o.tolerance
+  ) {
     throw new StageError(
       "render_failed",
       `${o.stage}: output check failed for clip ${o.ref}: got ${got.width}x${got.height} ${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ${o.width}x${o.height} h264/aac ${o.duration.toFixed(2)} s`,
@@ -54,7 +60,10 @@ export async function renderChecked(args: string[], o: CheckedRender): Promise<M
  * filter syntax). A logo or font gone from storage is left out with a warning rather than failing
  * the clip: the kit was checked when saved, and the clip is still worth having without it.
  */
-export async function planFiles(ctx: StageContext<unknown>, plan: RenderPlan): Promise<{ source: string; background?: string; brand: BrandFiles }> {
+export async function planFiles(
+  ctx: StageContext<unknown>,
+  plan: RenderPlan,
+): Promise<{ source: string; background?: string; brand: BrandFiles }> {
   const source = await stepFile(ctx, plan.source_key);
   const background = plan.background_key ? await stepFile(ctx, plan.background_key) : undefined;
   const b = plan.brand;

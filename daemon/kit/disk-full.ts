@@ -35,7 +35,9 @@ export function isDiskFull(err: unknown): boolean {
 /** `err` as InsufficientStorage when it says the disk is full (`what` says what was being written), else `err` itself. */
 export function diskFullOr(err: unknown, what: string): unknown {
   if (err instanceof InsufficientStorage || !isDiskFull(err)) return err;
-  return new InsufficientStorage(`no space left on the server's disk while writing ${what}; try again later`, { cause: err });
+  return new InsufficientStorage(`no space left on the server's disk while writing ${what}; try again later`, {
+    cause: err,
+  });
 }
 
 /** ffmpeg's own words for a full disk, in its stderr. */

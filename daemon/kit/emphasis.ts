@@ -15,11 +15,80 @@ import type { CaptionWord } from "./captions.js";
 
 const STOP = new Set(eng.map((w: string) => w.toLowerCase()));
 // Talk words that are long and frequent in any conversation and so never what a clip is about.
-const CHAT = new Set(["really", "actually", "basically", "literally", "something", "anything", "everything", "nothing", "thing", "things", "going", "gonna", "think", "know", "like", "just", "yeah", "right", "okay", "well", "mean", "kind", "sort", "want", "said", "says", "people", "little", "pretty", "stuff", "there", "where", "because"]);
+const CHAT = new Set([
+  "really",
+  "actually",
+  "basically",
+  "literally",
+  "something",
+  "anything",
+  "everything",
+  "nothing",
+  "thing",
+  "things",
+  "going",
+  "gonna",
+  "think",
+  "know",
+  "like",
+  "just",
+  "yeah",
+  "right",
+  "okay",
+  "well",
+  "mean",
+  "kind",
+  "sort",
+  "want",
+  "said",
+  "says",
+  "people",
+  "little",
+  "pretty",
+  "stuff",
+  "there",
+  "where",
+  "because",
+]);
 const NUMBER_WORDS = new Set([
-  "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
-  "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand",
-  "million", "millions", "billion", "billions", "trillion", "percent", "dozen", "dozens", "hundreds", "thousands",
+  "two",
+  "three",
+  "four",
+  "five",
+  "six",
+  "seven",
+  "eight",
+  "nine",
+  "ten",
+  "eleven",
+  "twelve",
+  "thirteen",
+  "fourteen",
+  "fifteen",
+  "sixteen",
+  "seventeen",
+  "eighteen",
+  "nineteen",
+  "twenty",
+  "thirty",
+  "forty",
+  "fifty",
+  "sixty",
+  "seventy",
+  "eighty",
+  "ninety",
+  "hundred",
+  "thousand",
+  "million",
+  "millions",
+  "billion",
+  "billions",
+  "trillion",
+  "percent",
+  "dozen",
+  "dozens",
+  "hundreds",
+  "thousands",
 ]);
 const MAX_KEYS = 3;
 const MAX_EMOJI = 3;
@@ -54,14 +123,20 @@ export function keyTerms(words: Array<{ text: string }>, title?: string): string
  * key term with an entry is said, its symbol put after the word (before trailing punctuation, so a
  * sentence still ends where it did). At most three symbols a clip.
  */
-export function emphasize<T extends CaptionWord>(words: T[], o: { title?: string; emoji?: Map<string, string> | null }): T[] {
+export function emphasize<T extends CaptionWord>(
+  words: T[],
+  o: { title?: string; emoji?: Map<string, string> | null },
+): T[] {
   const keys = new Set(keyTerms(words, o.title));
   const used = new Set<string>();
   return words.map((w) => {
     const t = term(core(w.text));
     const key = keys.has(t);
     if (!key && !isNumberWord(w.text)) return w;
-    const symbol = key && o.emoji && used.size < MAX_EMOJI && !used.has(t) ? o.emoji.get(t) ?? o.emoji.get(core(w.text)) : undefined;
+    const symbol =
+      key && o.emoji && used.size < MAX_EMOJI && !used.has(t)
+        ? (o.emoji.get(t) ?? o.emoji.get(core(w.text)))
+        : undefined;
     if (!symbol) return { ...w, emphasis: true };
     used.add(t);
     const m = /^(.*?)([.,!?;:…"'”’)]*)$/su.exec(w.text)!;
@@ -77,12 +152,14 @@ export function loadEmojiMap(file?: string): Map<string, string> {
   const hit = cache.get(where);
   if (hit) return hit;
   const doc = parse(readFileSync(where, "utf8")) as Record<string, unknown> | null;
-  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new Error(`${where}: expected a map of word: symbol`);
+  if (!doc || typeof doc !== "object" || Array.isArray(doc))
+    throw new Error(`${where}: expected a map of word: symbol`);
   const entries = Object.entries(doc);
   if (entries.length > 1000) throw new Error(`${where}: more than 1000 entries`);
   const map = new Map<string, string>();
   for (const [k, v] of entries) {
-    if (typeof v !== "string" || !v.trim() || [...v.trim()].length > 4) throw new Error(`${where}: "${k}" must map to one symbol`);
+    if (typeof v !== "string" || !v.trim() || [...v.trim()].length > 4)
+      throw new Error(`${where}: "${k}" must map to one symbol`);
     map.set(term(core(k)), v.trim());
   }
   cache.set(where, map);

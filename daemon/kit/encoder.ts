@@ -40,7 +40,10 @@ export interface EncoderChoice {
 /** `render.encoder` names an encoder that cannot encode on this machine. */
 export class EncoderUnusableError extends Error {
   readonly field = "render.encoder";
-  constructor(readonly encoder: VideoEncoder, why: string) {
+  constructor(
+    readonly encoder: VideoEncoder,
+    why: string,
+  ) {
     super(`render.encoder: ${encoder} cannot encode here (${why}); set render.encoder to auto or libx264`);
     this.name = "EncoderUnusableError";
   }
@@ -55,9 +58,35 @@ export function videoCodecArgs(encoder: VideoEncoder, preset: string, crf: numbe
   const rank = Math.max(0, ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow"].indexOf(preset));
   switch (encoder) {
     case "h264_nvenc":
-      return ["-c:v", "h264_nvenc", "-preset", `p${Math.min(7, rank + 1)}`, "-rc", "vbr", "-cq", String(crf), "-b:v", "0", "-profile:v", "high", "-pix_fmt", "yuv420p"];
+      return [
+        "-c:v",
+        "h264_nvenc",
+        "-preset",
+        `p${Math.min(7, rank + 1)}`,
+        "-rc",
+        "vbr",
+        "-cq",
+        String(crf),
+        "-b:v",
+        "0",
+        "-profile:v",
+        "high",
+        "-pix_fmt",
+        "yuv420p",
+      ];
     case "h264_qsv":
-      return ["-c:v", "h264_qsv", "-preset", rank <= 2 ? "veryfast" : preset, "-global_quality", String(crf), "-profile:v", "high", "-pix_fmt", "nv12"];
+      return [
+        "-c:v",
+        "h264_qsv",
+        "-preset",
+        rank <= 2 ? "veryfast" : preset,
+        "-global_quality",
+        String(crf),
+        "-profile:v",
+        "high",
+        "-pix_fmt",
+        "nv12",
+      ];
     case "h264_vaapi":
       return ["-c:v", "h264_vaapi", "-rc_mode", "CQP", "-qp", String(crf), "-profile:v", "high"];
     default:
@@ -96,12 +125,26 @@ export function probeEncoder(encoder: VideoEncoder): Promise<{ ok: boolean; deta
   if (!p) {
     const tail = encoderFilterTail(encoder);
     const args = [
-      "-hide_banner", "-nostdin", "-v", "error", ...encoderGlobalArgs(encoder),
-      "-f", "lavfi", "-i", "testsrc2=s=1080x1920:r=30:d=1",
-      ...(tail ? ["-vf", tail] : []), ...videoCodecArgs(encoder, "veryfast", 20), "-f", "null", "-",
+      "-hide_banner",
+      "-nostdin",
+      "-v",
+      "error",
+      ...encoderGlobalArgs(encoder),
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=s=1080x1920:r=30:d=1",
+      ...(tail ? ["-vf", tail] : []),
+      ...videoCodecArgs(encoder, "veryfast", 20),
+      "-f",
+      "null",
+      "-",
     ];
     p = runTool(ffmpegPath(), args, { signal: AbortSignal.timeout(30_000) }).then(
-      (r) => (r.code === 0 ? { ok: true, detail: "probe encode succeeded" } : { ok: false, detail: `probe encode failed: ${lastLine(r.stderr)}` }),
+      (r) =>
+        r.code === 0
+          ? { ok: true, detail: "probe encode succeeded" }
+          : { ok: false, detail: `probe encode failed: ${lastLine(r.stderr)}` },
       (err: Error) => ({ ok: false, detail: `probe encode did not run: ${err.message}` }),
     );
     probes.set(encoder, p);
@@ -131,10 +174,18 @@ export async function chooseEncoder(setting: EncoderSetting = "auto"): Promise<E
     if (probe.ok) return { encoder: hw, setting, reason: `auto: ffmpeg lists ${hw} and its ${probe.detail}` };
     tried.push(`${hw} listed but its ${probe.detail}`);
   }
-  return { encoder: "libx264", setting, reason: `auto: ${tried.length ? tried.join("; ") : "ffmpeg lists no hardware H.264 encoder"}; software (libx264)` };
+  return {
+    encoder: "libx264",
+    setting,
+    reason: `auto: ${tried.length ? tried.join("; ") : "ffmpeg lists no hardware H.264 encoder"}; software (libx264)`,
+  };
 }
 
-let current: EncoderChoice = { encoder: "libx264", setting: "libx264", reason: "render.encoder not resolved in this process; software (libx264)" };
+let current: EncoderChoice = {
+  encoder: "libx264",
+  setting: "libx264",
+  reason: "render.encoder not resolved in this process; software (libx264)",
+};
 
 /** Resolves `render.encoder` and makes it the encoder of every render in this process. */
 export async function configureEncoder(setting: EncoderSetting = "auto"): Promise<EncoderChoice> {

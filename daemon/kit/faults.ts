@@ -9,7 +9,12 @@
  * run-end:<pipeline> (daemon/engine/runner.ts), inside the transaction that ends a run, after its
  * run-end hooks wrote (charge, events, next run) and before it commits.
  */
-const FAULTS = new Set((process.env.CLIPD_FAULTS ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+const FAULTS = new Set(
+  (process.env.CLIPD_FAULTS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 export function faultPoint(name: string): void {
   if (FAULTS.has(name)) process.kill(process.pid, "SIGKILL");

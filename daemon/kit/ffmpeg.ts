@@ -172,8 +172,16 @@ export interface FfprobeResult {
 /** ffprobe's JSON for a local file; rejects with ToolError (stderr says why) when it cannot read it. */
 export async function ffprobeJson(file: string, opts: RunToolOptions = {}): Promise<FfprobeResult> {
   const args = [
-    "-v", "error", "-hide_banner", ...SAFE_INPUT_ARGS,
-    "-print_format", "json", "-show_format", "-show_streams", "-i", file,
+    "-v",
+    "error",
+    "-hide_banner",
+    ...SAFE_INPUT_ARGS,
+    "-print_format",
+    "json",
+    "-show_format",
+    "-show_streams",
+    "-i",
+    file,
   ];
   const result = await runTool(ffprobePath(), args, opts);
   if (result.code !== 0) throw new ToolError("ffprobe", result.code, result.stderr);
@@ -195,6 +203,9 @@ export function parseFfmpegTime(line: string): number | undefined {
 
 /** The last stderr line that says something, for user-facing messages. */
 export function lastMeaningfulLine(stderr: string): string {
-  const lines = stderr.split(/\r?\n|\r/).map((l) => l.trim()).filter(Boolean);
+  const lines = stderr
+    .split(/\r?\n|\r/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.at(-1) ?? "";
 }

@@ -10,15 +10,34 @@ export function createLogger(cfg: Pick<Config, "log">, opts: { destination?: num
     redact: {
       // The website's too: session cookies, CSRF tokens, password hashes and the payment secrets.
       paths: [
-        "*.api_key", "*.secret", "*.password", "*.authorization", "*.token", "headers.authorization", "config.openai.api_key",
-        "*.cookie", "headers.cookie", "*.csrf_token", "*.password_hash", "*.stripe_secret_key", "*.stripe_webhook_secret", "*.new_password", "*.current_password",
+        "*.api_key",
+        "*.secret",
+        "*.password",
+        "*.authorization",
+        "*.token",
+        "headers.authorization",
+        "config.openai.api_key",
+        "*.cookie",
+        "headers.cookie",
+        "*.csrf_token",
+        "*.password_hash",
+        "*.stripe_secret_key",
+        "*.stripe_webhook_secret",
+        "*.new_password",
+        "*.current_password",
         "*.secret_access_key",
       ],
       censor: "****",
     },
   };
   if (pretty) {
-    return pino({ ...base, transport: { target: "pino-pretty", options: { destination: fd, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" } } });
+    return pino({
+      ...base,
+      transport: {
+        target: "pino-pretty",
+        options: { destination: fd, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" },
+      },
+    });
   }
   return pino(base, pino.destination({ fd, sync: true }));
 }

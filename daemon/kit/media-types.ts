@@ -11,12 +11,19 @@ export type MediaKind = "video" | "audio";
  * it with, other Content-Types servers send for it, and the containers the byte sniffer may report
  * for it (families share containers: an .m4a is an MP4). Everything else here is derived from it.
  */
-export const MEDIA_FORMATS: Readonly<Record<string, { kind: MediaKind; type: string; aliases?: string[]; containers: string[] }>> = {
+export const MEDIA_FORMATS: Readonly<
+  Record<string, { kind: MediaKind; type: string; aliases?: string[]; containers: string[] }>
+> = {
   ".mp4": { kind: "video", type: "video/mp4", containers: ["mp4", "mov"] },
   ".mov": { kind: "video", type: "video/quicktime", containers: ["mp4", "mov"] },
   ".m4v": { kind: "video", type: "video/x-m4v", containers: ["mp4", "mov"] },
   ".webm": { kind: "video", type: "video/webm", aliases: ["audio/webm"], containers: ["webm", "matroska"] },
-  ".mkv": { kind: "video", type: "video/x-matroska", aliases: ["application/x-matroska"], containers: ["webm", "matroska"] },
+  ".mkv": {
+    kind: "video",
+    type: "video/x-matroska",
+    aliases: ["application/x-matroska"],
+    containers: ["webm", "matroska"],
+  },
   ".avi": { kind: "video", type: "video/x-msvideo", aliases: ["video/avi"], containers: ["avi"] },
   ".mp3": { kind: "audio", type: "audio/mpeg", aliases: ["audio/mp3"], containers: ["mp3"] },
   ".m4a": { kind: "audio", type: "audio/mp4", aliases: ["audio/x-m4a", "application/mp4"], containers: ["mp4", "mov"] },
@@ -34,7 +41,11 @@ export const MEDIA_EXTENSIONS: readonly string[] = [...VIDEO_EXTENSIONS, ...AUDI
 
 /** Lower-cased extension with its dot (".mp4"), or "" when the name has none. */
 export function extensionOf(name: string): string {
-  const base = name.replace(/[?#].*$/, "").split(/[\\/]/).pop() ?? "";
+  const base =
+    name
+      .replace(/[?#].*$/, "")
+      .split(/[\\/]/)
+      .pop() ?? "";
   const dot = base.lastIndexOf(".");
   return dot > 0 ? base.slice(dot).toLowerCase() : "";
 }
@@ -50,9 +61,28 @@ export function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-const MEDIA_APPLICATION_TYPES = new Set(Object.values(MEDIA_FORMATS).flatMap((f) => [f.type, ...(f.aliases ?? [])]).filter((t) => t.startsWith("application/")));
-const AMBIGUOUS_TYPES = new Set(["", "application/octet-stream", "binary/octet-stream", "application/binary", "application/force-download", "application/download", "application/x-download"]);
-const PLAYLIST_TYPES = new Set(["application/vnd.apple.mpegurl", "application/x-mpegurl", "audio/mpegurl", "audio/x-mpegurl", "application/dash+xml", "audio/x-scpls"]);
+const MEDIA_APPLICATION_TYPES = new Set(
+  Object.values(MEDIA_FORMATS)
+    .flatMap((f) => [f.type, ...(f.aliases ?? [])])
+    .filter((t) => t.startsWith("application/")),
+);
+const AMBIGUOUS_TYPES = new Set([
+  "",
+  "application/octet-stream",
+  "binary/octet-stream",
+  "application/binary",
+  "application/force-download",
+  "application/download",
+  "application/x-download",
+]);
+const PLAYLIST_TYPES = new Set([
+  "application/vnd.apple.mpegurl",
+  "application/x-mpegurl",
+  "audio/mpegurl",
+  "audio/x-mpegurl",
+  "application/dash+xml",
+  "audio/x-scpls",
+]);
 
 /**
  * What a Content-Type says: "media" (audio/*, video/*, application/ogg …), "ambiguous"
@@ -112,7 +142,7 @@ export function sniffMedia(head: Buffer): Sniffed {
     // ADTS (raw AAC): 12-bit sync, then MPEG version bit, then layer bits that are always 00.
     if ((b[1]! & 0xf6) === 0xf0) return { kind: "media", format: "aac", ext: ".aac" };
     // MPEG audio frame: 11-bit sync, a real layer, and a bitrate index that is not "bad".
-    if ((b[1]! & 0xe0) === 0xe0 && ((b[1]! >> 1) & 3) !== 0 && (b[2]! >> 4) !== 0xf) {
+    if ((b[1]! & 0xe0) === 0xe0 && ((b[1]! >> 1) & 3) !== 0 && b[2]! >> 4 !== 0xf) {
       return { kind: "media", format: "mp3", ext: ".mp3" };
     }
   }
@@ -120,10 +150,26 @@ export function sniffMedia(head: Buffer): Sniffed {
 }
 
 function looksLikeHtml(b: Buffer): boolean {
-  const start = b.subarray(0, SNIFF_BYTES).toString("utf8").replace(/^\uFEFF/, "").trimStart().toLowerCase();
-  return ["<!doctype html", "<html", "<head", "<body", "<!--", "<script", "<meta", "<title", "<iframe", "<div", "<p>", "<?xml"].some(
-    (tag) => start.startsWith(tag),
-  );
+  const start = b
+    .subarray(0, SNIFF_BYTES)
+    .toString("utf8")
+    .replace(/^\uFEFF/, "")
+    .trimStart()
+    .toLowerCase();
+  return [
+    "<!doctype html",
+    "<html",
+    "<head",
+    "<body",
+    "<!--",
+    "<script",
+    "<meta",
+    "<title",
+    "<iframe",
+    "<div",
+    "<p>",
+    "<?xml",
+  ].some((tag) => start.startsWith(tag));
 }
 
 /** Printable UTF-8 with no NULs and almost no control bytes: a document, not a binary file. */
@@ -145,5 +191,8 @@ function looksLikeText(b: Buffer): boolean {
 /** A likely extension for a media Content-Type, used when neither bytes nor URL say. */
 export function extensionForContentType(contentType: string | undefined): string | undefined {
   const t = mediaTypeOf(contentType);
-  return Object.keys(MEDIA_FORMATS).find((e) => MEDIA_FORMATS[e]!.type === t) ?? Object.keys(MEDIA_FORMATS).find((e) => MEDIA_FORMATS[e]!.aliases?.includes(t));
+  return (
+    Object.keys(MEDIA_FORMATS).find((e) => MEDIA_FORMATS[e]!.type === t) ??
+    Object.keys(MEDIA_FORMATS).find((e) => MEDIA_FORMATS[e]!.aliases?.includes(t))
+  );
 }

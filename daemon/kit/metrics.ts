@@ -91,9 +91,11 @@ export const metrics = {
     stepsDone.inc({ stage, outcome });
     if (outcome !== "ok" || !output || seconds <= 0) return;
     const made = output.render ?? output.cut;
-    if (made?.key && Number(made.duration) > 0) renderFps.observe({ stage }, (Number(made.duration) * Number(made.fps ?? 30)) / seconds);
+    if (made?.key && Number(made.duration) > 0)
+      renderFps.observe({ stage }, (Number(made.duration) * Number(made.fps ?? 30)) / seconds);
     const t = output.transcript;
-    if (t && Number(t.duration) > 0) transcribeRtf.observe({ engine: String(t.engine ?? "unknown") }, seconds / Number(t.duration));
+    if (t && Number(t.duration) > 0)
+      transcribeRtf.observe({ engine: String(t.engine ?? "unknown") }, seconds / Number(t.duration));
   },
   delivery(outcome: "ok" | "failed", seconds: number) {
     deliveries.observe({ outcome }, seconds);

@@ -64,7 +64,8 @@ const FONT_DIRS = [
 ];
 
 /** render.fonts_dir (optional, so not in the Config type): where libass may find the fonts instead. */
-export const fontsDirOf = (cfg: Config): string | undefined => (cfg.render as { fonts_dir?: string }).fonts_dir || undefined;
+export const fontsDirOf = (cfg: Config): string | undefined =>
+  (cfg.render as { fonts_dir?: string }).fonts_dir || undefined;
 
 function hasCaptionFont(fontsDir?: string): boolean {
   if (FONT_DIRS.some((d) => existsSync(path.join(d, "DejaVuSans.ttf")))) return true;
@@ -84,17 +85,46 @@ export function postgresBin(): string | undefined {
   return v ? path.join(base, v, "bin") : undefined;
 }
 
-const program = (name: string, pkg: string, use: string, set: PackageSet, command: () => string = () => name): Requirement => ({
-  name, pkg, use, set, command, found: () => onPath(command()),
+const program = (
+  name: string,
+  pkg: string,
+  use: string,
+  set: PackageSet,
+  command: () => string = () => name,
+): Requirement => ({
+  name,
+  pkg,
+  use,
+  set,
+  command,
+  found: () => onPath(command()),
 });
 
 export const REQUIREMENTS: readonly Requirement[] = [
   program("ffmpeg", "ffmpeg", "cutting, decoding and rendering", "service", ffmpegCommand),
   program("ffprobe", "ffmpeg", "reading media files", "service", ffprobeCommand),
   program("pocketsphinx", "pocketsphinx", "offline English speech recognition", "service", () => POCKETSPHINX_COMMAND),
-  { name: "pocketsphinx en-us model", pkg: "pocketsphinx-en-us", use: "offline English speech recognition", set: "service", found: () => existsSync(POCKETSPHINX_MODEL) },
-  { name: "fonts", pkg: "fonts-dejavu-core", use: "burned-in captions (DejaVu Sans)", set: "service", found: (o) => hasCaptionFont(o?.fontsDir) },
-  { name: "postgresql", pkg: "postgresql", use: "the tests' PostgreSQL server", set: "tests", found: () => existsSync(path.join(postgresBin() ?? "/nonexistent", "initdb")) },
+  {
+    name: "pocketsphinx en-us model",
+    pkg: "pocketsphinx-en-us",
+    use: "offline English speech recognition",
+    set: "service",
+    found: () => existsSync(POCKETSPHINX_MODEL),
+  },
+  {
+    name: "fonts",
+    pkg: "fonts-dejavu-core",
+    use: "burned-in captions (DejaVu Sans)",
+    set: "service",
+    found: (o) => hasCaptionFont(o?.fontsDir),
+  },
+  {
+    name: "postgresql",
+    pkg: "postgresql",
+    use: "the tests' PostgreSQL server",
+    set: "tests",
+    found: () => existsSync(path.join(postgresBin() ?? "/nonexistent", "initdb")),
+  },
   program("espeak-ng", "espeak-ng", "the tests' synthetic speech", "tests"),
   program("sox", "sox", "the tests' audio fixtures", "tests"),
   program("openssl", "openssl", "the tests' certificates", "tests"),
@@ -103,7 +133,13 @@ export const REQUIREMENTS: readonly Requirement[] = [
   program("ceph-mon", "ceph-mon", "the tests' object store (its monitor)", "tests"),
   program("ceph-osd", "ceph-osd", "the tests' object store (its object daemon)", "tests"),
   program("ceph", "ceph-common", "the tests' object store (its admin commands)", "tests"),
-  program("chromium", "chromium", "the browser tests (the website, driven by playwright-core)", "tests", chromiumCommand),
+  program(
+    "chromium",
+    "chromium",
+    "the browser tests (the website, driven by playwright-core)",
+    "tests",
+    chromiumCommand,
+  ),
 ];
 
 /** The requirements of a set; "tests" includes the service's. */
@@ -128,12 +164,18 @@ export function toolMissing(command: string, cause?: unknown): StageError {
 
 /** The same for a requirement that is not a program (a model, fonts), by its name in REQUIREMENTS. */
 export function requirementMissing(name: string): StageError {
-  return missingError(`${name} is not installed`, name, REQUIREMENTS.find((r) => r.name === name));
+  return missingError(
+    `${name} is not installed`,
+    name,
+    REQUIREMENTS.find((r) => r.name === name),
+  );
 }
 
 function missingError(what: string, tool: string, req: Requirement | undefined, cause?: unknown): StageError {
   const fix = req ? aptCommand([req.pkg]) : undefined;
-  const how = fix ? `fix: ${fix} (Debian/Ubuntu, as root; \`clipd doctor\` lists everything missing)` : "install it and put it on PATH";
+  const how = fix
+    ? `fix: ${fix} (Debian/Ubuntu, as root; \`clipd doctor\` lists everything missing)`
+    : "install it and put it on PATH";
   return new StageError("tool_missing", `${what}; ${how}`, { cause, details: { tool, ...(fix ? { fix } : {}) } });
 }
 
@@ -150,7 +192,9 @@ export function spawnFailure(command: string, err: unknown): unknown {
 /** Any error from spawning a program (it carries `syscall: "spawn <cmd>"` and `path`), mapped as above. */
 export function fromSpawnError(err: unknown): unknown {
   const e = err as NodeJS.ErrnoException | undefined;
-  return typeof e?.syscall === "string" && e.syscall.startsWith("spawn") && typeof e.path === "string" ? spawnFailure(e.path, err) : err;
+  return typeof e?.syscall === "string" && e.syscall.startsWith("spawn") && typeof e.path === "string"
+    ? spawnFailure(e.path, err)
+    : err;
 }
 
 export interface ToolHealth {

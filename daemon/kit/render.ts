@@ -154,13 +154,16 @@ export const THREAD_ARGS: readonly string[] = ["-threads", "0", "-filter_complex
  * process's encoder (`render.encoder`, daemon/kit/encoder.ts) unless `encoder` names one. A graph
  * feeding VAAPI must end with `encoderFilterTail()`.
  */
-export function finalEncodeArgs(opts: { crf?: number; preset?: string; copyAudio?: boolean; encoder?: VideoEncoder } = {}): string[] {
+export function finalEncodeArgs(
+  opts: { crf?: number; preset?: string; copyAudio?: boolean; encoder?: VideoEncoder } = {},
+): string[] {
   const encoder = opts.encoder ?? activeEncoder().encoder;
   return [
     ...encoderGlobalArgs(encoder),
     ...THREAD_ARGS,
     ...videoCodecArgs(encoder, opts.preset ?? DEFAULT_PRESET, opts.crf ?? DEFAULT_CRF),
     ...(opts.copyAudio ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"]),
-    "-movflags", "+faststart",
+    "-movflags",
+    "+faststart",
   ];
 }

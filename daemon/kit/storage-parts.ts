@@ -135,7 +135,8 @@ export function defineLocalParts(pathOf: (key: string) => string): PartStore {
       try {
         for (const p of parts) {
           if (p.offset >= end) break;
-          for await (const chunk of createReadStream(path.join(dirOf(key), partName(p.offset)))) await out.write(chunk as Buffer);
+          for await (const chunk of createReadStream(path.join(dirOf(key), partName(p.offset))))
+            await out.write(chunk as Buffer);
         }
         await out.close();
         await rename(temp, target);

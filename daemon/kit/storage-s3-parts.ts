@@ -17,7 +17,11 @@ import { contiguousEnd, PARTS_SUFFIX, type PartStore, type StoredPart } from "./
 import type { Storage } from "./storage.js";
 
 /** What the parts need of the S3 storage (storage-s3.ts), named here so the two do not import each other. */
-type S3Base = Omit<Storage, "parts"> & { readonly client: S3Client; readonly bucket: string; objectKey(key: string): string };
+type S3Base = Omit<Storage, "parts"> & {
+  readonly client: S3Client;
+  readonly bucket: string;
+  objectKey(key: string): string;
+};
 
 const partName = (offset: number) => `p${String(offset).padStart(16, "0")}`;
 
@@ -28,7 +32,9 @@ export function defineS3Parts(storage: S3Base): PartStore {
     const parts: StoredPart[] = [];
     let token: string | undefined;
     do {
-      const page = await storage.client.send(new ListObjectsV2Command({ Bucket: storage.bucket, Prefix: `${prefix}p`, ContinuationToken: token }));
+      const page = await storage.client.send(
+        new ListObjectsV2Command({ Bucket: storage.bucket, Prefix: `${prefix}p`, ContinuationToken: token }),
+      );
       for (const o of page.Contents ?? []) {
         const name = o.Key!.slice(prefix.length);
         if (/^p\d{16}$/.test(name)) parts.push({ offset: Number(name.slice(1)), size: Number(o.Size ?? 0) });

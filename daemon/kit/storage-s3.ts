@@ -15,7 +15,14 @@ import path from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
-  CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
@@ -36,14 +43,19 @@ export interface S3Settings {
   secretAccessKey?: string;
 }
 
-export type S3Storage = Storage & { readonly client: S3Client; readonly bucket: string; objectKey(key: string): string };
+export type S3Storage = Storage & {
+  readonly client: S3Client;
+  readonly bucket: string;
+  objectKey(key: string): string;
+};
 
 /** Objects larger than this go up in parts (lib-storage); smaller ones in one PUT. */
 const PART_BYTES = 8 * 1024 * 1024;
 /** CopyObject takes sources up to 5 GiB; a larger `move` streams through this process instead. */
 const COPY_LIMIT = 5 * 1024 ** 3;
 
-const notFound = (err: any) => err?.name === "NotFound" || err?.name === "NoSuchKey" || err?.$metadata?.httpStatusCode === 404;
+const notFound = (err: any) =>
+  err?.name === "NotFound" || err?.name === "NoSuchKey" || err?.$metadata?.httpStatusCode === 404;
 
 export function s3Client(s: S3Settings): S3Client {
   return new S3Client({
@@ -54,7 +66,9 @@ export function s3Client(s: S3Settings): S3Client {
     // checksum (aws-chunked), which Ceph RGW 16 and other S3-compatible stores refuse (411).
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
-    ...(s.accessKeyId && s.secretAccessKey ? { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } } : {}),
+    ...(s.accessKeyId && s.secretAccessKey
+      ? { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } }
+      : {}),
   });
 }
 
@@ -75,7 +89,9 @@ export function defineS3Storage(s: S3Settings): S3Storage {
   };
   const get = async (key: string, range?: string) => {
     try {
-      return await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key), ...(range ? { Range: range } : {}) }));
+      return await client.send(
+        new GetObjectCommand({ Bucket, Key: objectKey(key), ...(range ? { Range: range } : {}) }),
+      );
     } catch (err) {
       if (notFound(err)) throw new StorageNotFoundError(key, { cause: err });
       throw err;
@@ -91,7 +107,13 @@ export function defineS3Storage(s: S3Settings): S3Storage {
     } while (token);
   }
   const upload = (key: string, Body: Readable | Buffer | string) =>
-    new Upload({ client, params: { Bucket, Key: objectKey(key), Body }, partSize: PART_BYTES, queueSize: 4, leavePartsOnError: false }).done();
+    new Upload({
+      client,
+      params: { Bucket, Key: objectKey(key), Body },
+      partSize: PART_BYTES,
+      queueSize: 4,
+      leavePartsOnError: false,
+    }).done();
 
   const storage: S3Storage = {
     client,
@@ -110,14 +132,24 @@ export function defineS3Storage(s: S3Settings): S3Storage {
     size: async (key) => (await head(key)).size,
     async putFile(key, from, opts = {}) {
       const { size } = await fsStat(from);
-      if (size <= PART_BYTES) await client.send(new PutObjectCommand({ Bucket, Key: objectKey(key), Body: createReadStream(from), ContentLength: size }));
+      if (size <= PART_BYTES)
+        await client.send(
+          new PutObjectCommand({ Bucket, Key: objectKey(key), Body: createReadStream(from), ContentLength: size }),
+        );
       else await upload(key, createReadStream(from));
       if (opts.move) await rm(from, { force: true });
       return key;
     },
     async move(from, to) {
       const { size } = await head(from);
-      if (size <= COPY_LIMIT) await client.send(new CopyObjectCommand({ Bucket, Key: objectKey(to), CopySource: encodeURIComponent(`${Bucket}/${objectKey(from)}`).replace(/%2F/g, "/") }));
+      if (size <= COPY_LIMIT)
+        await client.send(
+          new CopyObjectCommand({
+            Bucket,
+            Key: objectKey(to),
+            CopySource: encodeURIComponent(`${Bucket}/${objectKey(from)}`).replace(/%2F/g, "/"),
+          }),
+        );
       else await upload(to, (await get(from)).Body as Readable);
       await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(from) }));
       return to;
@@ -169,7 +201,9 @@ export function defineS3Storage(s: S3Settings): S3Storage {
       const file = path.join(dir, path.basename(checkKey(key)));
       try {
         const r = await get(key);
-        await (opts.signal ? pipeline(r.Body as Readable, createWriteStream(file), { signal: opts.signal }) : pipeline(r.Body as Readable, createWriteStream(file)));
+        await (opts.signal
+          ? pipeline(r.Body as Readable, createWriteStream(file), { signal: opts.signal })
+          : pipeline(r.Body as Readable, createWriteStream(file)));
       } catch (err) {
         await rm(dir, { recursive: true, force: true });
         throw err;
@@ -182,16 +216,27 @@ export function defineS3Storage(s: S3Settings): S3Storage {
       // What sits "under" the key, as a folder's files would; deleted 1000 at a time.
       let batch: string[] = [];
       const flush = async () => {
-        if (batch.length) await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+        if (batch.length)
+          await client.send(
+            new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+          );
         batch = [];
       };
       for await (const o of list(`${k}/`)) if (batch.push(o) >= 1000) await flush();
       await flush();
     },
     parts: undefined as never,
-    presignPut: (key, o) => getSignedUrl(client, new PutObjectCommand({ Bucket, Key: objectKey(key), ContentType: o.type }), { expiresIn: Math.max(1, Math.floor(o.seconds)) }),
+    presignPut: (key, o) =>
+      getSignedUrl(client, new PutObjectCommand({ Bucket, Key: objectKey(key), ContentType: o.type }), {
+        expiresIn: Math.max(1, Math.floor(o.seconds)),
+      }),
     async presignGet(key, o) {
-      const cmd = new GetObjectCommand({ Bucket, Key: objectKey(key), ResponseContentType: o.type, ResponseContentDisposition: o.disposition });
+      const cmd = new GetObjectCommand({
+        Bucket,
+        Key: objectKey(key),
+        ResponseContentType: o.type,
+        ResponseContentDisposition: o.disposition,
+      });
       return getSignedUrl(client, cmd, { expiresIn: Math.max(1, Math.floor(o.seconds)) });
     },
   };

@@ -41,7 +41,10 @@ export interface LocalFile {
 /** The key names no stored file (or names a folder, which a store of objects does not have). */
 export class StorageNotFoundError extends Error {
   readonly code = "storage_not_found";
-  constructor(readonly key: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly key: string,
+    options?: { cause?: unknown },
+  ) {
     super(`storage key "${key}" does not exist`, options);
     this.name = "StorageNotFoundError";
   }
@@ -90,14 +93,22 @@ export interface Storage {
  * A stored file as a local path for a step's tool (Storage.local with the step's workdir). Stages
  * need not release it: the path lives as long as the step's workdir, which the runner removes.
  */
-export async function stepFile(ctx: { storage: Storage; workdir: string; signal?: AbortSignal }, key: string): Promise<string> {
+export async function stepFile(
+  ctx: { storage: Storage; workdir: string; signal?: AbortSignal },
+  key: string,
+): Promise<string> {
   return (await ctx.storage.local(key, { workdir: ctx.workdir, ...(ctx.signal ? { signal: ctx.signal } : {}) })).path;
 }
 
 /** The canonical form of a key; throws for keys that are empty, absolute or climb out of the store. */
 export function checkKey(key: string): string {
   const clean = key.replace(/\\/g, "/");
-  if (!clean || clean.startsWith("/") || clean.includes("\0") || clean.split("/").some((p) => p === ".." || p === "." || p === "")) {
+  if (
+    !clean ||
+    clean.startsWith("/") ||
+    clean.includes("\0") ||
+    clean.split("/").some((p) => p === ".." || p === "." || p === "")
+  ) {
     throw new Error(`invalid storage key "${key}"`);
   }
   return clean;
@@ -113,10 +124,12 @@ export function defineLocalStorage(root: string): LocalStorage {
   const pathOf = (key: string) => {
     const full = path.join(abs, checkKey(key));
     const rel = path.relative(abs, full);
-    if (!rel || rel === ".." || rel.startsWith("../") || path.isAbsolute(rel)) throw new Error(`invalid storage key "${key}"`);
+    if (!rel || rel === ".." || rel.startsWith("../") || path.isAbsolute(rel))
+      throw new Error(`invalid storage key "${key}"`);
     return full;
   };
-  const ensureDir = (key: string) => mkdir(path.dirname(pathOf(key)), { recursive: true }).catch((err) => Promise.reject(diskFullOr(err, key)));
+  const ensureDir = (key: string) =>
+    mkdir(path.dirname(pathOf(key)), { recursive: true }).catch((err) => Promise.reject(diskFullOr(err, key)));
   // A write the disk could not hold leaves no half file behind, and says so as InsufficientStorage.
   const full = (p: Promise<void>, partial: string, key: string) =>
     p.catch(async (err) => {

@@ -42,7 +42,9 @@ export function loadStyles(file?: string): StyleCatalogue {
     );
     const sizes = SIZES.filter((k) => typeof s.sizes?.[k] !== "number");
     if (missing.length || sizes.length) {
-      throw new Error(`${where}: style "${s.id ?? "?"}" lacks ${[...missing, ...sizes.map((k) => `sizes.${k}`)].join(", ")}`);
+      throw new Error(
+        `${where}: style "${s.id ?? "?"}" lacks ${[...missing, ...sizes.map((k) => `sizes.${k}`)].join(", ")}`,
+      );
     }
   }
   if (!doc.styles.some((s) => s.id === doc.default)) doc.default = doc.styles[0]!.id; // non-empty, checked above
@@ -74,4 +76,8 @@ export function brandStyle(style: CaptionStyle, brand?: Pick<BrandSnapshot, "col
  * A family name as an ASS Style field can hold it: commas separate the fields and a leading "@"
  * asks for vertical text, so both go (libass then falls back to another font for such a name).
  */
-export const assFontName = (family: string) => family.replace(/[,\r\n]/g, " ").replace(/^@+/, "").trim() || "DejaVu Sans";
+export const assFontName = (family: string) =>
+  family
+    .replace(/[,\r\n]/g, " ")
+    .replace(/^@+/, "")
+    .trim() || "DejaVu Sans";

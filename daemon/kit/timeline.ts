@@ -36,4 +36,3 @@ export function retimeWords(words: TimedWord[], pieces: Piece[]): TimedWord[] {
   }
   return out;
 }
-

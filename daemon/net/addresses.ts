@@ -98,7 +98,12 @@ export function isLoopbackAddress(ip: string): boolean {
   return embedded ? embedded.via === "IPv4-mapped" && embedded.v4.startsWith("127.") : isLoopbackV6(bytes);
 }
 
-function matchRules(rules: ReturnType<typeof compile>, address: string, family: "ipv4" | "ipv6", opts: AddressCheckOptions) {
+function matchRules(
+  rules: ReturnType<typeof compile>,
+  address: string,
+  family: "ipv4" | "ipv6",
+  opts: AddressCheckOptions,
+) {
   for (const rule of rules) {
     if (rule.list.check(address, family)) return rule.loopback && opts.allowLoopback ? undefined : rule.reason;
   }
@@ -112,7 +117,8 @@ function embeddedIPv4(b: number[]): { v4: string; via: string } | undefined {
   const v4 = (at: number) => b.slice(at, at + 4).join(".");
   const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
   if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return { v4: v4(12), via: "IPv4-mapped" };
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return { v4: v4(12), via: "NAT64" };
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12))
+    return { v4: v4(12), via: "NAT64" };
   if (b[0] === 0x20 && b[1] === 0x02) return { v4: v4(2), via: "6to4" };
   // Deprecated IPv4-compatible form ::a.b.c.d (but not :: or ::1, which are IPv6's own).
   if (zeros(0, 12) && !(zeros(12, 15) && b[15]! <= 1)) return { v4: v4(12), via: "IPv4-compatible" };

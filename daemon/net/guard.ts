@@ -97,7 +97,9 @@ function readCa(file: string): Promise<Buffer> {
 }
 
 /** Reads `network.allow_loopback` and `network.extra_ca` from the effective config. */
-export async function netguardOptionsFromConfig(config: Readonly<Record<string, any>>): Promise<Pick<GuardedFetchOptions, "allowLoopback" | "ca">> {
+export async function netguardOptionsFromConfig(
+  config: Readonly<Record<string, any>>,
+): Promise<Pick<GuardedFetchOptions, "allowLoopback" | "ca">> {
   const network = config?.network ?? {};
   const out: Pick<GuardedFetchOptions, "allowLoopback" | "ca"> = { allowLoopback: network.allow_loopback === true };
   if (typeof network.extra_ca === "string" && network.extra_ca) out.ca = await readCa(path.resolve(network.extra_ca));
@@ -114,7 +116,8 @@ function parseUserUrl(input: string | URL): URL {
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new StageError("bad_url", `only https links are accepted (got ${url.protocol.replace(/:$/, "")})`);
   }
-  if (url.username || url.password) throw new StageError("bad_url", `links with a user name or password are not accepted (${url.host})`);
+  if (url.username || url.password)
+    throw new StageError("bad_url", `links with a user name or password are not accepted (${url.host})`);
   return url;
 }
 
@@ -138,18 +141,26 @@ async function checkedAddress(url: URL, opts: GuardedFetchOptions): Promise<stri
     addresses = await resolveHostAddresses(host);
   } catch (cause: any) {
     const missing = cause?.code === "ENOTFOUND" || cause?.code === "ENODATA";
-    throw new StageError("fetch_failed", `could not resolve ${host}${missing ? ": no such host" : ` (${cause?.code ?? cause})`}`, {
-      retryable: !missing,
-      cause,
-    });
+    throw new StageError(
+      "fetch_failed",
+      `could not resolve ${host}${missing ? ": no such host" : ` (${cause?.code ?? cause})`}`,
+      {
+        retryable: !missing,
+        cause,
+      },
+    );
   }
   if (addresses.length === 0) throw new StageError("fetch_failed", `could not resolve ${host}: no addresses`);
   for (const address of addresses) {
     const reason = addressRefusal(address, opts);
     if (reason) {
-      throw new StageError("forbidden_address", `${host} is not allowed: it resolves to ${address}, which is ${reason}`, {
-        details: { host, address, reason },
-      });
+      throw new StageError(
+        "forbidden_address",
+        `${host} is not allowed: it resolves to ${address}, which is ${reason}`,
+        {
+          details: { host, address, reason },
+        },
+      );
     }
     if (url.protocol === "http:" && !isLoopbackAddress(address)) {
       throw new StageError("bad_url", `only https links are accepted (got http://${url.host})`);
@@ -158,7 +169,13 @@ async function checkedAddress(url: URL, opts: GuardedFetchOptions): Promise<stri
   return addresses[0]!;
 }
 
-function request(url: URL, address: string, method: string, body: string | Buffer | undefined, opts: GuardedFetchOptions): Promise<IncomingMessage> {
+function request(
+  url: URL,
+  address: string,
+  method: string,
+  body: string | Buffer | undefined,
+  opts: GuardedFetchOptions,
+): Promise<IncomingMessage> {
   const family = net.isIP(address);
   // Answers every lookup with the address that was checked; copes with both callback shapes.
   const lookup = (_host: string, options: any, cb: (...args: any[]) => void) => {
@@ -166,7 +183,8 @@ function request(url: URL, address: string, method: string, body: string | Buffe
     if (options?.all) done(null, [{ address, family }]);
     else done(null, address, family);
   };
-  const ca = opts.ca === undefined ? undefined : [...tls.rootCertificates, ...(Array.isArray(opts.ca) ? opts.ca : [opts.ca])];
+  const ca =
+    opts.ca === undefined ? undefined : [...tls.rootCertificates, ...(Array.isArray(opts.ca) ? opts.ca : [opts.ca])];
   const headers: Record<string, string> = { "user-agent": "clipd", accept: "*/*", ...opts.headers };
   if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
   const lib = url.protocol === "https:" ? https : http;
@@ -179,12 +197,17 @@ function request(url: URL, address: string, method: string, body: string | Buffe
     req.once("error", (err: any) => {
       if (opts.signal?.aborted) return reject(opts.signal.reason);
       if (err instanceof StageError) return reject(err);
-      const tlsProblem = typeof err?.code === "string" && /CERT|SSL|TLS|SELF_SIGNED|VERIFY|ISSUER|SIGNATURE/.test(err.code);
+      const tlsProblem =
+        typeof err?.code === "string" && /CERT|SSL|TLS|SELF_SIGNED|VERIFY|ISSUER|SIGNATURE/.test(err.code);
       reject(
-        new StageError("fetch_failed", `could not fetch ${describeUrl(url)}: ${tlsProblem ? "TLS error, " : ""}${err?.message ?? err}`, {
-          retryable: !tlsProblem,
-          cause: err,
-        }),
+        new StageError(
+          "fetch_failed",
+          `could not fetch ${describeUrl(url)}: ${tlsProblem ? "TLS error, " : ""}${err?.message ?? err}`,
+          {
+            retryable: !tlsProblem,
+            cause: err,
+          },
+        ),
       );
     });
     req.end(body);

@@ -62,26 +62,38 @@ export function checkUrlShape(raw: string, field: string): URL {
 /** Parses and checks a user URL; returns it without its fragment. */
 export async function checkPublicUrl(raw: string, opts: PublicUrlOptions): Promise<URL> {
   const { field } = opts;
-  const bad = (message: string, extra: Record<string, unknown> = {}) => new NetRefusal("invalid_url", `body field "${field}": ${message}`, { field, ...extra });
+  const bad = (message: string, extra: Record<string, unknown> = {}) =>
+    new NetRefusal("invalid_url", `body field "${field}": ${message}`, { field, ...extra });
   const url = checkUrlShape(raw, field);
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const { allowLoopback } = await netguardOptionsFromConfig(opts.config);
   // Names reserved never to resolve (RFC 6761) are refused without asking DNS, which may not answer.
-  if (RESERVED_TLD.test(host)) throw bad(`the host ${host} does not resolve to any address (.${host.split(".").pop()} is a reserved name)`, { host });
+  if (RESERVED_TLD.test(host))
+    throw bad(`the host ${host} does not resolve to any address (.${host.split(".").pop()} is a reserved name)`, {
+      host,
+    });
   let addresses: string[];
   try {
     addresses = await resolveHostAddresses(host);
   } catch (err: any) {
-    if (err?.code === "ENOTFOUND" || err?.code === "ENODATA") throw bad(`the host ${host} does not resolve to any address`, { host });
+    if (err?.code === "ENOTFOUND" || err?.code === "ENODATA")
+      throw bad(`the host ${host} does not resolve to any address`, { host });
     // A lookup that failed for now (EAI_AGAIN, a refused or broken answer) is refused too: a link
     // taken without knowing where it points would be checked only at fetch time, and fail there.
-    throw bad(`the host ${host} could not be resolved just now (${err?.code ?? "DNS error"}); check the address, or try again`, { host, retryable: true });
+    throw bad(
+      `the host ${host} could not be resolved just now (${err?.code ?? "DNS error"}); check the address, or try again`,
+      { host, retryable: true },
+    );
   }
   for (const address of addresses) {
     const reason = addressRefusal(address, { allowLoopback });
     if (reason) {
       const where = address === host ? "is" : `resolves to ${address}, which is`;
-      throw new NetRefusal("forbidden_address", `body field "${field}": ${host} ${where} ${reason}; ${opts.purpose ?? "only public addresses are allowed"}`, { field, host, address });
+      throw new NetRefusal(
+        "forbidden_address",
+        `body field "${field}": ${host} ${where} ${reason}; ${opts.purpose ?? "only public addresses are allowed"}`,
+        { field, host, address },
+      );
     }
   }
   return url;

@@ -27,21 +27,33 @@ export type EventOutcome = { received: true; handled: boolean; duplicate: boolea
 const LIVE_SUBSCRIPTION = new Set(["active", "trialing", "past_due"]);
 
 export class StripeEvents {
-  constructor(private readonly deps: { db: Db; billing: BillingService; provider: StripeProvider; webhookSecret: string }) {}
+  constructor(
+    private readonly deps: { db: Db; billing: BillingService; provider: StripeProvider; webhookSecret: string },
+  ) {}
 
   /** Verifies and applies one delivery. Throws Refused (400 bad_signature) for a forged or stale one. */
   async receive(raw: Buffer, signature: string | undefined): Promise<EventOutcome> {
-    if (!signature) throw new Refused("bad_signature", "the Stripe-Signature header is missing", { context: { field: "Stripe-Signature" } });
+    if (!signature)
+      throw new Refused("bad_signature", "the Stripe-Signature header is missing", {
+        context: { field: "Stripe-Signature" },
+      });
     let event: Stripe.Event;
     try {
       event = Stripe.webhooks.constructEvent(raw, signature, this.deps.webhookSecret);
     } catch (cause) {
-      throw new Refused("bad_signature", "the Stripe-Signature header does not sign this body with this endpoint's secret within 5 minutes", { context: { field: "Stripe-Signature" }, cause });
+      throw new Refused(
+        "bad_signature",
+        "the Stripe-Signature header does not sign this body with this endpoint's secret within 5 minutes",
+        { context: { field: "Stripe-Signature" }, cause },
+      );
     }
     const apply = await this.prepare(event);
     if (!apply) return { received: true, handled: false, duplicate: false };
     return this.deps.db.transaction(async (tx) => {
-      const fresh = await tx.query(`insert into payment_events (id, type) values ($1, $2) on conflict (id) do nothing returning id`, [event.id, event.type]);
+      const fresh = await tx.query(
+        `insert into payment_events (id, type) values ($1, $2) on conflict (id) do nothing returning id`,
+        [event.id, event.type],
+      );
       if (!fresh.rows.length) return { received: true as const, handled: true, duplicate: true };
       await apply(tx);
       return { received: true as const, handled: true, duplicate: false };
@@ -72,7 +84,13 @@ export class StripeEvents {
       case "customer.subscription.updated":
       case "customer.subscription.deleted": {
         const sub = event.data.object;
-        return (tx) => this.subscriptionChanged(tx, sub, event.type === "customer.subscription.deleted" ? "canceled" : sub.status, event.created);
+        return (tx) =>
+          this.subscriptionChanged(
+            tx,
+            sub,
+            event.type === "customer.subscription.deleted" ? "canceled" : sub.status,
+            event.created,
+          );
       }
       default:
         return undefined;
@@ -85,10 +103,20 @@ export class StripeEvents {
     if (!row || row.status !== "open") return; // not ours, or applied already
     const intent = typeof s.payment_intent === "string" ? s.payment_intent : (s.payment_intent?.id ?? null);
     const subscription = typeof s.subscription === "string" ? s.subscription : (s.subscription?.id ?? null);
-    await tx.query(`update payment_checkouts set status = 'paid', paid_at = now(), payment_intent = $2, subscription_id = $3 where id = $1`, [s.id, intent, subscription]);
+    await tx.query(
+      `update payment_checkouts set status = 'paid', paid_at = now(), payment_intent = $2, subscription_id = $3 where id = $1`,
+      [s.id, intent, subscription],
+    );
     if (row.kind === "pack") {
       const cents = Number(row.cents);
-      await this.deps.billing.movePayment(tx, row.account_id, cents, "pack", s.id, `credit pack of ${cents} cents paid with Stripe`);
+      await this.deps.billing.movePayment(
+        tx,
+        row.account_id,
+        cents,
+        "pack",
+        s.id,
+        `credit pack of ${cents} cents paid with Stripe`,
+      );
       return;
     }
     if (subscription) {
@@ -115,25 +143,50 @@ export class StripeEvents {
     if (!m.clipd_account || !Number.isInteger(cents) || cents < 0) return undefined;
     const known = await tx.query(`select 1 from accounts where id::text = $1`, [m.clipd_account]);
     if (!known.rows.length) return undefined; // another clipd's customer on the same Stripe account
-    await tx.query(`insert into payment_checkouts (id, account_id, provider, kind, cents) values ($1, $2, 'stripe', $3, $4) on conflict (id) do nothing`, [s.id, m.clipd_account, m.clipd_kind, cents]);
+    await tx.query(
+      `insert into payment_checkouts (id, account_id, provider, kind, cents) values ($1, $2, 'stripe', $3, $4) on conflict (id) do nothing`,
+      [s.id, m.clipd_account, m.clipd_kind, cents],
+    );
     const customer = typeof s.customer === "string" ? s.customer : s.customer?.id;
-    if (customer) await tx.query(`insert into payment_customers (account_id, provider, customer_id) values ($1, 'stripe', $2) on conflict do nothing`, [m.clipd_account, customer]);
+    if (customer)
+      await tx.query(
+        `insert into payment_customers (account_id, provider, customer_id) values ($1, 'stripe', $2) on conflict do nothing`,
+        [m.clipd_account, customer],
+      );
     return this.checkoutRow(tx, s.id);
   }
 
   private async refunded(tx: Queryable, intent: string, amountRefunded: number): Promise<void> {
-    const { rows } = await tx.query(`select * from payment_checkouts where payment_intent = $1 and kind = 'pack' and status <> 'open' for update`, [intent]);
+    const { rows } = await tx.query(
+      `select * from payment_checkouts where payment_intent = $1 and kind = 'pack' and status <> 'open' for update`,
+      [intent],
+    );
     const row = rows[0];
     if (!row) return; // not a pack of ours (a plan invoice's charge, another product)
     const cents = Number(row.cents);
     const takeBack = Math.min(cents, amountRefunded) - Number(row.refunded_cents);
     if (takeBack <= 0) return;
     const total = Number(row.refunded_cents) + takeBack;
-    await tx.query(`update payment_checkouts set refunded_cents = $2, status = case when $2 >= cents then 'refunded' else status end where id = $1`, [row.id, total]);
-    await this.deps.billing.movePayment(tx, row.account_id, -takeBack, "pack_refund", row.id, `credit pack refunded: ${takeBack} of its ${cents} cents taken back`);
+    await tx.query(
+      `update payment_checkouts set refunded_cents = $2, status = case when $2 >= cents then 'refunded' else status end where id = $1`,
+      [row.id, total],
+    );
+    await this.deps.billing.movePayment(
+      tx,
+      row.account_id,
+      -takeBack,
+      "pack_refund",
+      row.id,
+      `credit pack refunded: ${takeBack} of its ${cents} cents taken back`,
+    );
   }
 
-  private async subscriptionChanged(tx: Queryable, sub: Stripe.Subscription, status: string, created: number): Promise<void> {
+  private async subscriptionChanged(
+    tx: Queryable,
+    sub: Stripe.Subscription,
+    status: string,
+    created: number,
+  ): Promise<void> {
     const customer = typeof sub.customer === "string" ? sub.customer : sub.customer.id;
     const { rows } = await tx.query(
       `select coalesce((select account_id from payment_subscriptions where id = $1), (select account_id from payment_customers where customer_id = $2)) as account_id`,
@@ -154,6 +207,12 @@ export class StripeEvents {
   private async planFollows(tx: Queryable, accountId: string, ref: string): Promise<void> {
     const { rows } = await tx.query(`select status from payment_subscriptions where account_id = $1`, [accountId]);
     const on = rows.some((r) => LIVE_SUBSCRIPTION.has(r.status));
-    await this.deps.billing.setPlan(tx, accountId, on, ref, on ? "plan on: Stripe subscription active" : "plan off: no active Stripe subscription");
+    await this.deps.billing.setPlan(
+      tx,
+      accountId,
+      on,
+      ref,
+      on ? "plan on: Stripe subscription active" : "plan off: no active Stripe subscription",
+    );
   }
 }

@@ -26,7 +26,11 @@ export interface Db extends Queryable {
    * Subscribes to NOTIFY on a channel; returns the unsubscribe function. A lost session is opened
    * again; `onGap` is called then, since what was notified meanwhile is gone.
    */
-  listen?(channel: string, onPayload: (payload: string) => void, opts?: { onGap?: () => void }): Promise<() => Promise<void>>;
+  listen?(
+    channel: string,
+    onPayload: (payload: string) => void,
+    opts?: { onGap?: () => void },
+  ): Promise<() => Promise<void>>;
   notify?(channel: string, payload: string): Promise<void>;
   /**
    * A count that grows after every statement that may have changed data has finished: a read taken
@@ -48,7 +52,13 @@ export class DatabaseError extends Error {
 export async function openPostgres(connectionString: string, opts: { max?: number } = {}): Promise<Db> {
   // A connect that gets no answer (server hung, packets dropped) fails after 10 s instead of holding
   // a pool slot for ever; keepAlive finds a peer that vanished without a reset.
-  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, application_name: "clipd", connectionTimeoutMillis: 10_000, keepAlive: true });
+  const pool = new pg.Pool({
+    connectionString,
+    max: opts.max ?? 10,
+    application_name: "clipd",
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  });
   pool.on("error", () => {}); // idle client errors surface on the next query instead of crashing
   try {
     await pool.query("select 1");
@@ -68,14 +78,19 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
     }
     return { name, text: sql, values: params as any[] };
   };
-  const changes = new PgChanges((channel, onPayload, o) => listenWithRetry(connectionString, channel, onPayload, o.onGap, o.onDown));
-  const send = (sql: string, params?: unknown[]) => (params?.length ? pool.query(named(sql, params) as any) : pool.query(sql));
+  const changes = new PgChanges((channel, onPayload, o) =>
+    listenWithRetry(connectionString, channel, onPayload, o.onGap, o.onDown),
+  );
+  const send = (sql: string, params?: unknown[]) =>
+    params?.length ? pool.query(named(sql, params) as any) : pool.query(sql);
   return {
     kind: "postgres",
     raw: { connectionString },
     // A lost database reads as 503 database_unavailable at the API (unreachable.ts), not 500.
     query: (sql, params) =>
-      (READ_ONLY.test(sql) ? send(sql, params) : send(sql, params).finally(() => changes.wrote())).catch((err: unknown) => Promise.reject(unreachableOr(err))) as any,
+      (READ_ONLY.test(sql) ? send(sql, params) : send(sql, params).finally(() => changes.wrote())).catch(
+        (err: unknown) => Promise.reject(unreachableOr(err)),
+      ) as any,
     async transaction(fn) {
       const client = await pool.connect().catch((err: unknown) => Promise.reject(unreachableOr(err)));
       // A checked-out client has no listener of the pool's: a connection lost between two of our
@@ -85,7 +100,9 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
-        const result = await fn({ query: (sql, params) => (params?.length ? client.query(named(sql, params) as any) : client.query(sql)) as any });
+        const result = await fn({
+          query: (sql, params) => (params?.length ? client.query(named(sql, params) as any) : client.query(sql)) as any,
+        });
         await client.query("COMMIT");
         return result;
       } catch (err) {
@@ -126,7 +143,12 @@ async function listenWithRetry(
   let timer: NodeJS.Timeout | undefined;
   let delay = 500;
   const open = async () => {
-    const c = new pg.Client({ connectionString, application_name: "clipd-listen", connectionTimeoutMillis: 10_000, keepAlive: true });
+    const c = new pg.Client({
+      connectionString,
+      application_name: "clipd-listen",
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+    });
     let lost = false;
     const onLost = () => {
       if (lost) return;
@@ -216,8 +238,10 @@ export async function openPglite(dir: string): Promise<Db> {
   return {
     kind: "pglite",
     raw: { pglite },
-    query: (sql, params) => (READ_ONLY.test(sql) ? pglite.query(sql, params as any[]) : counted(pglite.query(sql, params as any[]))) as any,
-    transaction: (fn) => counted(pglite.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params as any[]) as any }))),
+    query: (sql, params) =>
+      (READ_ONLY.test(sql) ? pglite.query(sql, params as any[]) : counted(pglite.query(sql, params as any[]))) as any,
+    transaction: (fn) =>
+      counted(pglite.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params as any[]) as any }))),
     writes: () => writes,
     async listen(channel, onPayload) {
       const off = await pglite.listen(channel, onPayload);

@@ -24,7 +24,9 @@ export async function migrate(db: Db): Promise<string[]> {
     db.kind === "postgres" ? tx.query("select pg_advisory_xact_lock($1)", [LOCK_ID]) : Promise.resolve();
   await db.transaction(async (tx) => {
     await lock(tx);
-    await tx.query(`create table if not exists clipd_migrations (id text primary key, applied_at timestamptz not null default now())`);
+    await tx.query(
+      `create table if not exists clipd_migrations (id text primary key, applied_at timestamptz not null default now())`,
+    );
   });
   for (const file of files) {
     const sql = await readFile(path.join(dir, file), "utf8");

@@ -26,7 +26,13 @@ export class PgChanges {
   private retryAt = 0;
   private off?: () => Promise<void>;
 
-  constructor(private readonly listen: (channel: string, onPayload: (p: string) => void, opts: ListenOpts) => Promise<() => Promise<void>>) {}
+  constructor(
+    private readonly listen: (
+      channel: string,
+      onPayload: (p: string) => void,
+      opts: ListenOpts,
+    ) => Promise<() => Promise<void>>,
+  ) {}
 
   /** One of this process's writes has ended. */
   wrote(): void {

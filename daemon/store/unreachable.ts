@@ -7,11 +7,21 @@
  */
 import { LimitReached } from "../kit/errors.js";
 
-const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+const SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
 // SQLSTATE class 08 (connection exception), and the server going down or not up yet.
 const SERVER_GONE = /^08|^57P0[123]$/;
 // What pg says when the socket ends under it or a connect times out (no code on these).
-const PG_MESSAGES = /Connection terminated|connection error|timeout exceeded when trying to connect|Connection timeout/i;
+const PG_MESSAGES =
+  /Connection terminated|connection error|timeout exceeded when trying to connect|Connection timeout/i;
 
 export function isUnreachable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | undefined;
@@ -23,8 +33,13 @@ export function isUnreachable(err: unknown): boolean {
 /** `err` as 503 database_unavailable when it says the database cannot be reached, else `err`. */
 export function unreachableOr(err: unknown): unknown {
   if (!isUnreachable(err)) return err;
-  return new LimitReached("capacity", "database_unavailable", "the database cannot be reached just now; try again in a few seconds", {
-    context: { limit: "database" },
-    cause: err,
-  });
+  return new LimitReached(
+    "capacity",
+    "database_unavailable",
+    "the database cannot be reached just now; try again in a few seconds",
+    {
+      context: { limit: "database" },
+      cause: err,
+    },
+  );
 }

@@ -65,7 +65,8 @@ export class DrawOnce {
 
   private release(): void {
     const next = this.waiting.shift();
-    if (next) next(); // the slot passes on without being counted down
+    if (next)
+      next(); // the slot passes on without being counted down
     else this.running--;
   }
 }

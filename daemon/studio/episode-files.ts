@@ -28,7 +28,8 @@ export interface FilesDeps {
   storage: Storage;
 }
 
-export const episodeNotFound = (id: string) => new NotFound("not_found", `no episode ${id} on this account`, { context: { field: "id" } });
+export const episodeNotFound = (id: string) =>
+  new NotFound("not_found", `no episode ${id} on this account`, { context: { field: "id" } });
 
 /** The account's episode with what it has stored so far; another account's id is not found. */
 export async function episodeFiles(d: FilesDeps, accountId: string, id: string): Promise<EpisodeFiles> {
@@ -45,7 +46,9 @@ export async function episodeFiles(d: FilesDeps, accountId: string, id: string):
   const duration = episode.duration_seconds ?? numberOr(media?.duration) ?? numberOr(transcript?.duration) ?? null;
   return {
     episode,
-    ...(typeof source?.key === "string" ? { source: { key: source.key, name: String(source.name ?? source.key.split("/").pop()) } } : {}),
+    ...(typeof source?.key === "string"
+      ? { source: { key: source.key, name: String(source.name ?? source.key.split("/").pop()) } }
+      : {}),
     ...(media?.kind === "video" || media?.kind === "audio" ? { kind: media.kind } : {}),
     duration,
     ...(typeof transcript?.key === "string" ? { transcriptKey: transcript.key } : {}),
@@ -56,33 +59,52 @@ export async function episodeFiles(d: FilesDeps, accountId: string, id: string):
 export async function requireSource(d: FilesDeps, f: EpisodeFiles): Promise<{ key: string; name: string }> {
   if (f.source && (await d.storage.exists(f.source.key))) return f.source;
   const status = f.episode.status;
-  throw new Conflict("not_ready", status === "failed"
-    ? `episode ${f.episode.id} failed before its source was stored`
-    : `episode ${f.episode.id} has no stored source yet (it is ${status}); the source is stored early in the import`, { context: { status } });
+  throw new Conflict(
+    "not_ready",
+    status === "failed"
+      ? `episode ${f.episode.id} failed before its source was stored`
+      : `episode ${f.episode.id} has no stored source yet (it is ${status}); the source is stored early in the import`,
+    { context: { status } },
+  );
 }
 
 /** The transcript's words and segments, or 409 not_ready before the episode is transcribed. */
-export async function requireTranscript(d: FilesDeps, f: EpisodeFiles): Promise<{ words: TranscriptWord[]; segments: TranscriptSegment[] }> {
+export async function requireTranscript(
+  d: FilesDeps,
+  f: EpisodeFiles,
+): Promise<{ words: TranscriptWord[]; segments: TranscriptSegment[] }> {
   if (f.transcriptKey && (await d.storage.exists(f.transcriptKey))) return readTranscript(d.storage, f.transcriptKey);
-  throw new Conflict("not_ready", `episode ${f.episode.id} is not transcribed yet (it is ${f.episode.status})`, { context: { status: f.episode.status } });
+  throw new Conflict("not_ready", `episode ${f.episode.id} is not transcribed yet (it is ${f.episode.status})`, {
+    context: { status: f.episode.status },
+  });
 }
 
 // Transcripts never change once written, so a few parsed ones are kept (a long one is megabytes of JSON).
 const parsed = new Map<string, { words: TranscriptWord[]; segments: TranscriptSegment[] }>();
 const KEEP_PARSED = 8;
 
-export async function readTranscript(storage: Storage, key: string): Promise<{ words: TranscriptWord[]; segments: TranscriptSegment[] }> {
+export async function readTranscript(
+  storage: Storage,
+  key: string,
+): Promise<{ words: TranscriptWord[]; segments: TranscriptSegment[] }> {
   const hit = parsed.get(key);
   if (hit) return hit;
   const doc = JSON.parse((await storage.read(key)).toString("utf8"));
-  const t = { words: Array.isArray(doc.words) ? doc.words : [], segments: Array.isArray(doc.segments) ? doc.segments : [] };
+  const t = {
+    words: Array.isArray(doc.words) ? doc.words : [],
+    segments: Array.isArray(doc.segments) ? doc.segments : [],
+  };
   parsed.set(key, t);
   if (parsed.size > KEEP_PARSED) parsed.delete(parsed.keys().next().value!);
   return t;
 }
 
 /** The account's clip and its episode's files; another account's clip is not found. */
-export async function clipFiles(d: FilesDeps, accountId: string, clipId: string): Promise<{ clip: ClipRow; files: EpisodeFiles }> {
+export async function clipFiles(
+  d: FilesDeps,
+  accountId: string,
+  clipId: string,
+): Promise<{ clip: ClipRow; files: EpisodeFiles }> {
   const { rows } = await d.db.query(`select * from clips where id = $1 and account_id = $2`, [clipId, accountId]);
   if (!rows[0]) throw new NotFound("not_found", `no clip ${clipId} on this account`, { context: { field: "id" } });
   const clip = toClip(rows[0]);
@@ -92,7 +114,11 @@ export async function clipFiles(d: FilesDeps, accountId: string, clipId: string)
 /** A clip's pieces in source seconds (as cut, else as found; one piece when it has none listed). */
 export function clipPieces(clip: ClipRow): Array<{ start: number; end: number }> {
   const listed = (clip.cut?.pieces ?? clip.data.pieces) as Array<{ start: unknown; end: unknown }> | undefined;
-  const pieces = Array.isArray(listed) ? listed.map((p) => ({ start: Number(p?.start), end: Number(p?.end) })).filter((p) => Number.isFinite(p.start) && p.end > p.start) : [];
+  const pieces = Array.isArray(listed)
+    ? listed
+        .map((p) => ({ start: Number(p?.start), end: Number(p?.end) }))
+        .filter((p) => Number.isFinite(p.start) && p.end > p.start)
+    : [];
   return pieces.length ? pieces : [{ start: Number(clip.data.start ?? 0), end: Number(clip.data.end ?? 0) }];
 }
 

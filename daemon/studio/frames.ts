@@ -24,9 +24,31 @@ export async function inWorkdir<T>(dataDir: string, fn: (dir: string) => Promise
  * One frame of `file` at `seconds`, filled to width×height (the middle kept), as PNG bytes. A
  * time past the last frame falls back to the first one.
  */
-export async function frameAt(file: string, seconds: number, size: { width: number; height: number }, o: { workdir: string; signal?: AbortSignal }): Promise<Buffer> {
+export async function frameAt(
+  file: string,
+  seconds: number,
+  size: { width: number; height: number },
+  o: { workdir: string; signal?: AbortSignal },
+): Promise<Buffer> {
   const out = path.join(o.workdir, `frame-${randomUUID().slice(0, 8)}.png`);
-  const grab = (at: number) => runFfmpeg(["-ss", Math.max(0, at).toFixed(3), ...SAFE_INPUT, "-i", file, "-map", "0:v:0", "-frames:v", "1", "-update", "1", out], { signal: o.signal, cwd: o.workdir });
+  const grab = (at: number) =>
+    runFfmpeg(
+      [
+        "-ss",
+        Math.max(0, at).toFixed(3),
+        ...SAFE_INPUT,
+        "-i",
+        file,
+        "-map",
+        "0:v:0",
+        "-frames:v",
+        "1",
+        "-update",
+        "1",
+        out,
+      ],
+      { signal: o.signal, cwd: o.workdir },
+    );
   await grab(seconds);
   let png = await readFile(out).catch(() => undefined);
   if (!png && seconds > 0) {
@@ -66,7 +88,10 @@ export async function card(size: { width: number; height: number }, title: strin
   const lines = wrapWords(title, 16, 4);
   const top = Math.round(H * 0.46) - Math.round(((lines.length - 1) * font * 1.25) / 2);
   const text = lines
-    .map((l, i) => `<text x="50%" y="${top + i * Math.round(font * 1.25)}" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="${font}" fill="#ffffff">${xml(l)}</text>`)
+    .map(
+      (l, i) =>
+        `<text x="50%" y="${top + i * Math.round(font * 1.25)}" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="${font}" fill="#ffffff">${xml(l)}</text>`,
+    )
     .join("");
   const small = Math.round(W * 0.05);
   const under = sub
@@ -77,7 +102,12 @@ export async function card(size: { width: number; height: number }, title: strin
   const heights = [0.35, 0.7, 1, 0.6, 0.3].map((k) => Math.round(k * W * 0.16));
   const mid = Math.round(H * 0.25);
   const x0 = Math.round(W / 2 - 4.5 * bar);
-  const bars = heights.map((h, i) => `<rect x="${x0 + i * 2 * bar}" y="${mid - h / 2}" width="${bar}" height="${h}" rx="${bar / 2}" fill="#ffffff" fill-opacity="0.85"/>`).join("");
+  const bars = heights
+    .map(
+      (h, i) =>
+        `<rect x="${x0 + i * 2 * bar}" y="${mid - h / 2}" width="${bar}" height="${h}" rx="${bar / 2}" fill="#ffffff" fill-opacity="0.85"/>`,
+    )
+    .join("");
   const brand = `<text x="50%" y="${H - Math.round(H * 0.06)}" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="${small}" fill="#ffffff" fill-opacity="0.7">clipd</text>`;
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">` +

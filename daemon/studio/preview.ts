@@ -25,7 +25,11 @@ const MAX_WORDS = 6;
  * (the first clip's start), else the first segment with four words or more.
  */
 export function sampleWords(t: { words: TranscriptWord[]; segments: TranscriptSegment[] }, at?: number): string[] {
-  const words = (seg: TranscriptSegment) => t.words.slice(seg.words[0], seg.words[1]).map((w) => w.text.trim()).filter(Boolean);
+  const words = (seg: TranscriptSegment) =>
+    t.words
+      .slice(seg.words[0], seg.words[1])
+      .map((w) => w.text.trim())
+      .filter(Boolean);
   const near = at === undefined ? undefined : t.segments.find((s) => s.end > at && words(s).length >= 3);
   const seg = near ?? t.segments.find((s) => words(s).length >= 4) ?? t.segments.find((s) => words(s).length > 0);
   const all = seg ? words(seg) : t.words.map((w) => w.text.trim()).filter(Boolean);
@@ -50,18 +54,47 @@ export async function renderPreview(o: {
   fontsDir?: string;
   signal?: AbortSignal;
 }): Promise<Buffer> {
-  const words = (o.words.length ? o.words : ["Your", "captions", "look", "like", "this"]).map((text, i) => ({ text, start: i * WORD_SECONDS, end: (i + 1) * WORD_SECONDS - 0.02 }));
+  const words = (o.words.length ? o.words : ["Your", "captions", "look", "like", "this"]).map((text, i) => ({
+    text,
+    start: i * WORD_SECONDS,
+    end: (i + 1) * WORD_SECONDS - 0.02,
+  }));
   const duration = words.length * WORD_SECONDS + 1;
-  const ass = buildAss(words, { ...FRAME, style: o.style, size: "medium", position: "bottom", highlight: o.style.animation !== "none", duration });
+  const ass = buildAss(words, {
+    ...FRAME,
+    style: o.style,
+    size: "medium",
+    position: "bottom",
+    highlight: o.style.animation !== "none",
+    duration,
+  });
   await writeFile(path.join(o.workdir, "captions.ass"), ass);
-  await writeFile(path.join(o.workdir, "base.png"), await sharp(o.base).resize(FRAME.width, FRAME.height, { fit: "cover" }).png().toBuffer());
+  await writeFile(
+    path.join(o.workdir, "base.png"),
+    await sharp(o.base).resize(FRAME.width, FRAME.height, { fit: "cover" }).png().toBuffer(),
+  );
   const fonts = o.fontsDir ? `:fontsdir=${escapeFilterValue(path.resolve(o.fontsDir))}` : "";
   const at = (words.length - 0.5) * WORD_SECONDS;
   await runFfmpeg(
     [
-      ...SAFE_INPUT, "-loop", "1", "-framerate", "10", "-t", duration.toFixed(2), "-i", "base.png",
-      "-vf", `ass=filename=captions.ass${fonts},scale=${PREVIEW.width}:${PREVIEW.height}:flags=lanczos`,
-      "-ss", at.toFixed(2), "-frames:v", "1", "-update", "1", "preview.png",
+      ...SAFE_INPUT,
+      "-loop",
+      "1",
+      "-framerate",
+      "10",
+      "-t",
+      duration.toFixed(2),
+      "-i",
+      "base.png",
+      "-vf",
+      `ass=filename=captions.ass${fonts},scale=${PREVIEW.width}:${PREVIEW.height}:flags=lanczos`,
+      "-ss",
+      at.toFixed(2),
+      "-frames:v",
+      "1",
+      "-update",
+      "1",
+      "preview.png",
     ],
     { signal: o.signal, cwd: o.workdir },
   );

@@ -37,14 +37,18 @@ export interface ResultsDeps {
   transcripts: TranscriptService;
 }
 
-const gone = (id: string) => new NotFound("not_found", `transcript ${id} is no longer here`, { context: { field: "token" } });
+const gone = (id: string) =>
+  new NotFound("not_found", `transcript ${id} is no longer here`, { context: { field: "token" } });
 
 export async function readResults(d: ResultsDeps, source: ResultsSource, id: string): Promise<Results> {
   return source === "account" ? accountResults(d, id) : freeResults(d, id);
 }
 
 async function accountResults(d: ResultsDeps, id: string): Promise<Results> {
-  const { rows } = await d.db.query(`select t.account_id from transcripts t join accounts a on a.id = t.account_id where t.id = $1 and t.livemode and a.deleted_at is null`, [id]);
+  const { rows } = await d.db.query(
+    `select t.account_id from transcripts t join accounts a on a.id = t.account_id where t.id = $1 and t.livemode and a.deleted_at is null`,
+    [id],
+  );
   // A deleted account's transcripts are not shown, even behind a link still in date.
   const t = rows[0] ? await d.transcripts.get(String(rows[0].account_id), id) : undefined;
   if (!t) throw gone(id);
@@ -52,7 +56,10 @@ async function accountResults(d: ResultsDeps, id: string): Promise<Results> {
   const out = t.run_id ? (await d.runner.getRun(t.run_id))?.output : undefined;
   const files = t.result?.files;
   return {
-    source: "account", id, name: t.name, status: t.status,
+    source: "account",
+    id,
+    name: t.name,
+    status: t.status,
     text: done ? ((await d.transcripts.text(t)) ?? null) : null,
     language: t.result?.language ?? null,
     duration_seconds: t.duration_seconds,
@@ -71,11 +78,14 @@ async function freeResults(d: ResultsDeps, id: string): Promise<Results> {
   const result = typeof row.result === "string" ? JSON.parse(row.result) : (row.result ?? {});
   const files = (result.files ?? {}) as { txt?: string; srt?: string; vtt?: string };
   const done = row.status === "completed";
-  const read = async (key?: string) => (key && (await d.storage.exists(key)) ? (await d.storage.read(key)).toString("utf8").trim() : null);
+  const read = async (key?: string) =>
+    key && (await d.storage.exists(key)) ? (await d.storage.read(key)).toString("utf8").trim() : null;
   const audio = row.audio_key && !row.audio_deleted_at ? await held(d.storage, { key: row.audio_key }) : null;
   const error = typeof row.error === "string" ? JSON.parse(row.error) : row.error;
   return {
-    source: "free", id, name: null,
+    source: "free",
+    id,
+    name: null,
     // A free job's run is "queued" in its row until it ends.
     status: row.status === "queued" ? "running" : row.status,
     text: done ? ((await read(files.txt)) ?? "") : null,
@@ -94,7 +104,10 @@ async function lines(storage: Storage, jsonKey: string | undefined): Promise<Tra
   return transcriptLines(await readTranscript(storage, jsonKey));
 }
 
-async function held(storage: Storage, source: { key?: unknown; name?: unknown } | undefined): Promise<{ key: string; name: string } | null> {
+async function held(
+  storage: Storage,
+  source: { key?: unknown; name?: unknown } | undefined,
+): Promise<{ key: string; name: string } | null> {
   if (typeof source?.key !== "string" || !(await storage.exists(source.key))) return null;
   return { key: source.key, name: typeof source.name === "string" ? source.name : source.key.split("/").pop()! };
 }

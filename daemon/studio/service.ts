@@ -18,7 +18,15 @@ import type { Db } from "../store/db.js";
 import { clipsOf } from "../account/episode-rows.js";
 import type { TranscriptService } from "../account/transcripts.js";
 import { DrawOnce, type StoredImage } from "./cache.js";
-import { clipFiles, clipPieces, clipStart, episodeFiles, requireSource, requireTranscript, type EpisodeFiles } from "./episode-files.js";
+import {
+  clipFiles,
+  clipPieces,
+  clipStart,
+  episodeFiles,
+  requireSource,
+  requireTranscript,
+  type EpisodeFiles,
+} from "./episode-files.js";
 import { card, frameAt, inWorkdir } from "./frames.js";
 import { FRAME, neutralFrame, renderPreview, sampleWords } from "./preview.js";
 import { drawWaveform, loudnessLevels, WAVEFORM_BARS } from "./waveform.js";
@@ -101,14 +109,22 @@ export class StudioService {
     if (typeof rendered === "string" && (await this.deps.storage.exists(rendered))) {
       const tag = createHash("sha256").update(rendered).digest("hex").slice(0, 12);
       return this.images.get(`${studioKey(f)}/clips/${clip.id}/poster-${tag}.jpg`, "image/jpeg", async () =>
-        sharp(await this.deps.storage.read(rendered)).resize(size.width, size.height, { fit: "cover" }).jpeg({ quality: 82, mozjpeg: true }).toBuffer(),
+        sharp(await this.deps.storage.read(rendered))
+          .resize(size.width, size.height, { fit: "cover" })
+          .jpeg({ quality: 82, mozjpeg: true })
+          .toBuffer(),
       );
     }
     return this.images.get(`${studioKey(f)}/clips/${clip.id}/${name}`, "image/jpeg", () =>
       this.draw(DRAW_MS.frame, async (workdir, signal) => {
-        const png = f.kind === "video"
-          ? await frameAt(await this.local(source.key, workdir, signal), at, size, { workdir, signal })
-          : await card(size, String(clip.data.title ?? `Clip ${clip.number}`), `${clock(at)} – ${clock(Number(clip.data.end ?? at))}`);
+        const png =
+          f.kind === "video"
+            ? await frameAt(await this.local(source.key, workdir, signal), at, size, { workdir, signal })
+            : await card(
+                size,
+                String(clip.data.title ?? `Clip ${clip.number}`),
+                `${clock(at)} – ${clock(Number(clip.data.end ?? at))}`,
+              );
         return sharp(png).jpeg({ quality: 82, mozjpeg: true }).toBuffer();
       }),
     );
@@ -120,7 +136,9 @@ export class StudioService {
     const style = cat.styles.find((s) => s.id === styleId);
     if (!style) {
       const known = cat.styles.map((s) => s.id);
-      throw new NotFound("not_found", `no caption style "${styleId}"; the styles are ${known.join(", ")}`, { context: { field: "style", styles: known } });
+      throw new NotFound("not_found", `no caption style "${styleId}"; the styles are ${known.join(", ")}`, {
+        context: { field: "style", styles: known },
+      });
     }
     const f = await episodeFiles(this.deps, accountId, id);
     const source = await requireSource(this.deps, f);
@@ -130,8 +148,18 @@ export class StudioService {
     // The style's definition is in the key: an edited styles file draws its previews anew.
     return this.images.get(`${studioKey(f)}/styles/${style.id}-${styleVersion(style)}.png`, "image/png", () =>
       this.draw(DRAW_MS.frame, async (workdir, signal) => {
-        const base = f.kind === "video" ? await frameAt(await this.local(source.key, workdir, signal), at, FRAME, { workdir, signal }) : await neutralFrame();
-        return renderPreview({ base, style, words: sampleWords(transcript, first ? at : undefined), workdir, fontsDir: this.deps.config.render?.fonts_dir || undefined, signal });
+        const base =
+          f.kind === "video"
+            ? await frameAt(await this.local(source.key, workdir, signal), at, FRAME, { workdir, signal })
+            : await neutralFrame();
+        return renderPreview({
+          base,
+          style,
+          words: sampleWords(transcript, first ? at : undefined),
+          workdir,
+          fontsDir: this.deps.config.render?.fonts_dir || undefined,
+          signal,
+        });
       }),
     );
   }

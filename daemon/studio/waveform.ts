@@ -15,13 +15,24 @@ const RATE = 8000;
 const RANGE_DB = 45;
 
 /** RMS levels in dB of `buckets` equal stretches of the file (-90 for silence). */
-export async function loudnessLevels(file: string, duration: number, buckets: number, o: { workdir: string; signal?: AbortSignal }): Promise<number[]> {
+export async function loudnessLevels(
+  file: string,
+  duration: number,
+  buckets: number,
+  o: { workdir: string; signal?: AbortSignal },
+): Promise<number[]> {
   const per = Math.max(1, Math.ceil((Math.max(duration, 0.01) * RATE) / buckets));
   await runFfmpeg(
     [
-      ...SAFE_INPUT, "-vn", "-i", file,
-      "-af", `aresample=${RATE},aformat=channel_layouts=mono,asetnsamples=n=${per}:p=0,astats=metadata=1:reset=1,ametadata=mode=print:key=lavfi.astats.Overall.RMS_level:file=levels.txt`,
-      "-f", "null", "-",
+      ...SAFE_INPUT,
+      "-vn",
+      "-i",
+      file,
+      "-af",
+      `aresample=${RATE},aformat=channel_layouts=mono,asetnsamples=n=${per}:p=0,astats=metadata=1:reset=1,ametadata=mode=print:key=lavfi.astats.Overall.RMS_level:file=levels.txt`,
+      "-f",
+      "null",
+      "-",
     ],
     { signal: o.signal, cwd: o.workdir },
   );
@@ -37,7 +48,10 @@ export async function loudnessLevels(file: string, duration: number, buckets: nu
 }
 
 /** The strip as PNG bytes: bars centred on the middle line, their height by level. */
-export async function drawWaveform(levels: number[], o: { width?: number; height?: number; colour?: string } = {}): Promise<Buffer> {
+export async function drawWaveform(
+  levels: number[],
+  o: { width?: number; height?: number; colour?: string } = {},
+): Promise<Buffer> {
   const W = o.width ?? WAVEFORM.width;
   const H = o.height ?? WAVEFORM.height;
   const step = WAVEFORM.bar + WAVEFORM.gap;

@@ -69,7 +69,8 @@ export class WatchFolder {
 
   async start(): Promise<void> {
     for (const l of this.layouts) {
-      if (!this.app.pipelines.has(l.pipeline)) throw new Error(`watch folder ${l.inbox} names unknown pipeline "${l.pipeline}"`);
+      if (!this.app.pipelines.has(l.pipeline))
+        throw new Error(`watch folder ${l.inbox} names unknown pipeline "${l.pipeline}"`);
       for (const d of [l.inbox, l.processing, l.outbox, l.failed]) await mkdir(d, { recursive: true });
     }
     await this.recover();
@@ -80,7 +81,13 @@ export class WatchFolder {
         ignored: (p: string) => p !== l.inbox && IGNORED.test(path.basename(p)),
         awaitWriteFinish: { stabilityThreshold: this.app.config.watch.stable_ms, pollInterval: 100 },
       });
-      w.on("add", (file) => void this.take(l, file).catch((err) => this.log.error({ err, file: path.basename(file) }, "could not take file")));
+      w.on(
+        "add",
+        (file) =>
+          void this.take(l, file).catch((err) =>
+            this.log.error({ err, file: path.basename(file) }, "could not take file"),
+          ),
+      );
       w.on("error", (err) => this.log.error({ err }, "watcher error"));
       this.watchers.push(w);
       await new Promise<void>((resolve) => w.once("ready", () => resolve()));
@@ -108,7 +115,10 @@ export class WatchFolder {
       await removeStaleStatus(l);
       for (const name of await readdir(l.processing)) {
         if (IGNORED.test(name)) continue;
-        const { rows } = await this.app.db.query(`select id from watch_files where folder = $1 and name = $2 and state <> 'done' and state <> 'failed'`, [l.inbox, name]);
+        const { rows } = await this.app.db.query(
+          `select id from watch_files where folder = $1 and name = $2 and state <> 'done' and state <> 'failed'`,
+          [l.inbox, name],
+        );
         if (!rows.length) await this.begin(l, name);
       }
     }
@@ -125,7 +135,8 @@ export class WatchFolder {
       // A sidecar travels with its file, and goes first: a kill between the two renames then leaves
       // the file in the inbox, taken again at the restart with its sidecar already in place.
       for (const side of [`${original}.yaml`, `${original.replace(/\.[^.]+$/, "")}.yaml`]) {
-        if (existsSync(path.join(l.inbox, side))) await rename(path.join(l.inbox, side), path.join(l.processing, `${name}.yaml`));
+        if (existsSync(path.join(l.inbox, side)))
+          await rename(path.join(l.inbox, side), path.join(l.processing, `${name}.yaml`));
       }
       await rename(file, path.join(l.processing, name));
       await this.begin(l, name);
@@ -139,7 +150,8 @@ export class WatchFolder {
     if (!existsSync(file)) return {};
     const doc = parseYaml(await readFile(file, "utf8"));
     if (doc == null) return {};
-    if (typeof doc !== "object" || Array.isArray(doc)) throw new Error(`sidecar ${name}.yaml must be a mapping of option: value`);
+    if (typeof doc !== "object" || Array.isArray(doc))
+      throw new Error(`sidecar ${name}.yaml must be a mapping of option: value`);
     return doc as Record<string, unknown>;
   }
 
@@ -149,8 +161,14 @@ export class WatchFolder {
    * the same id, so it overwrites its own copy instead of leaving one under no row. A new file
    * that happens to match a finished row's id (a reused inode) gets a fresh one.
    */
-  private async takeId(l: FolderLayout, name: string, st: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): Promise<string> {
-    const h = createHash("sha256").update([l.inbox, name, st.size, st.mtimeMs, st.ctimeMs, st.ino].join("\0")).digest("hex");
+  private async takeId(
+    l: FolderLayout,
+    name: string,
+    st: { size: number; mtimeMs: number; ctimeMs: number; ino: number },
+  ): Promise<string> {
+    const h = createHash("sha256")
+      .update([l.inbox, name, st.size, st.mtimeMs, st.ctimeMs, st.ino].join("\0"))
+      .digest("hex");
     const id = `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
     const { rows } = await this.app.db.query(`select 1 from watch_files where id = $1`, [id]);
     return rows.length ? randomUUID() : id;
@@ -168,7 +186,10 @@ export class WatchFolder {
       checkRenderTop(sidecar.render_top);
       set = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS)).run;
     } catch (err) {
-      await this.app.db.query(`insert into watch_files (id, folder, name, size, mtime_ms, state, error) values ($1, $2, $3, $4, $5, 'failed', $6)`, [id, l.inbox, name, st.size, st.mtimeMs, (err as Error).message]);
+      await this.app.db.query(
+        `insert into watch_files (id, folder, name, size, mtime_ms, state, error) values ($1, $2, $3, $4, $5, 'failed', $6)`,
+        [id, l.inbox, name, st.size, st.mtimeMs, (err as Error).message],
+      );
       await this.fail(l, name, { code: "invalid_options", message: (err as Error).message });
       return;
     }
@@ -176,8 +197,15 @@ export class WatchFolder {
     await this.app.storage.putFile(key, src);
     await this.app.db.transaction(async (tx) => {
       const account = this.app.config.watch.account_id ? { account_id: this.app.config.watch.account_id } : {};
-      const run = await this.app.runner.startRun(l.pipeline, { upload: { key, name }, options: set, ...account }, { origin: "watch", originRef: name, set, tx });
-      await tx.query(`insert into watch_files (id, folder, name, size, mtime_ms, state, run_id) values ($1, $2, $3, $4, $5, 'running', $6)`, [id, l.inbox, name, st.size, st.mtimeMs, run.id]);
+      const run = await this.app.runner.startRun(
+        l.pipeline,
+        { upload: { key, name }, options: set, ...account },
+        { origin: "watch", originRef: name, set, tx },
+      );
+      await tx.query(
+        `insert into watch_files (id, folder, name, size, mtime_ms, state, run_id) values ($1, $2, $3, $4, $5, 'running', $6)`,
+        [id, l.inbox, name, st.size, st.mtimeMs, run.id],
+      );
       log.info({ runId: run.id }, "file taken");
     });
   }
@@ -193,7 +221,9 @@ export class WatchFolder {
     this.again = false;
     try {
       await this.status.idle();
-      const { rows } = await this.app.db.query<WatchRow>(`select * from watch_files where state in ('running', 'rendering') order by created_at`);
+      const { rows } = await this.app.db.query<WatchRow>(
+        `select * from watch_files where state in ('running', 'rendering') order by created_at`,
+      );
       for (const row of rows) {
         const l = this.layouts.find((x) => x.inbox === row.folder);
         if (!l || !row.run_id) continue;
@@ -209,8 +239,14 @@ export class WatchFolder {
     const run = await this.app.runner.getRun(row.run_id!);
     if (!run || !TERMINAL.has(run.state)) return;
     if (run.state !== "succeeded") {
-      await this.fail(l, row.name, { ...(run.error ?? { code: run.state, message: `run ${run.state}` }), run_id: run.id });
-      await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [row.id, run.error?.message ?? run.state]);
+      await this.fail(l, row.name, {
+        ...(run.error ?? { code: run.state, message: `run ${run.state}` }),
+        run_id: run.id,
+      });
+      await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [
+        row.id,
+        run.error?.message ?? run.state,
+      ]);
       return;
     }
     let children = childrenOf(row);
@@ -224,7 +260,10 @@ export class WatchFolder {
         // The pipelines changed under a file in flight: it fails visibly rather than waiting forever.
         const message = `the sidecar's render options no longer fit the pipelines: ${(err as Error).message}`;
         await this.fail(l, row.name, { code: "bad_options", message, run_id: run.id });
-        await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [row.id, message]);
+        await this.app.db.query(
+          `update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`,
+          [row.id, message],
+        );
         return;
       }
       children = await this.startRenders(row, run, top, renders);
@@ -233,12 +272,24 @@ export class WatchFolder {
     if (kids.some((k) => !TERMINAL.has(k.state))) return;
     const outName = await outboxName(this.app.db, l.outbox, row, row.name.replace(/\.[^.]+$/, ""));
     const events = await eventsFor(this.app.db, [run.id, ...kids.map((k) => k.id)]);
-    await placeOutbox({ storage: this.app.storage, outbox: l.outbox, name: outName, rowId: row.id, source: path.join(l.processing, row.name), run, kids, events });
+    await placeOutbox({
+      storage: this.app.storage,
+      outbox: l.outbox,
+      name: outName,
+      rowId: row.id,
+      source: path.join(l.processing, row.name),
+      run,
+      kids,
+      events,
+    });
     faultPoint("watch:outbox-written");
     await rm(path.join(l.processing, `${row.name}.yaml`), { force: true });
     await removeStatus(l, row.name);
     await this.app.db.query(`update watch_files set state = 'done', updated_at = now() where id = $1`, [row.id]);
-    this.log.info({ file: row.name, outbox: outName, clips: kids.length, events: events.map((e) => e.type) }, "results written");
+    this.log.info(
+      { file: row.name, outbox: outName, clips: kids.length, events: events.map((e) => e.type) },
+      "results written",
+    );
   }
 
   /**
@@ -247,13 +298,28 @@ export class WatchFolder {
    * all again (every clip rendered, and clip.ready sent, twice). The row is locked, so a sweep
    * that finds it already rendering takes the recorded renders instead.
    */
-  private async startRenders(row: WatchRow, run: Run, top: number, renders: Record<string, unknown>): Promise<string[]> {
+  private async startRenders(
+    row: WatchRow,
+    run: Run,
+    top: number,
+    renders: Record<string, unknown>,
+  ): Promise<string[]> {
     return this.app.db.transaction(async (tx) => {
-      const { rows } = await tx.query<WatchRow>(`select state, children from watch_files where id = $1 for update`, [row.id]);
+      const { rows } = await tx.query<WatchRow>(`select state, children from watch_files where id = $1 for update`, [
+        row.id,
+      ]);
       if (rows[0] && rows[0].state !== "running") return childrenOf(rows[0]);
-      const ids = await startClipRenders(this.app.runner, run, top, { origin: "watch", originRef: row.name, set: renders, tx });
+      const ids = await startClipRenders(this.app.runner, run, top, {
+        origin: "watch",
+        originRef: row.name,
+        set: renders,
+        tx,
+      });
       faultPoint("watch:renders-started");
-      await tx.query(`update watch_files set state = 'rendering', children = $2, updated_at = now() where id = $1`, [row.id, JSON.stringify(ids)]);
+      await tx.query(`update watch_files set state = 'rendering', children = $2, updated_at = now() where id = $1`, [
+        row.id,
+        JSON.stringify(ids),
+      ]);
       return ids;
     });
   }

@@ -13,7 +13,8 @@ export const FOLLOWUP_KEYS = ["render_top"];
 
 /** Refuses a render_top that is not a whole number >= 0 (from --set or a sidecar). */
 export function checkRenderTop(top: unknown): void {
-  if (top !== undefined && !(Number.isInteger(top) && (top as number) >= 0)) throw new Error(`render_top must be a whole number >= 0, got ${JSON.stringify(top)}`);
+  if (top !== undefined && !(Number.isInteger(top) && (top as number) >= 0))
+    throw new Error(`render_top must be a whole number >= 0, got ${JSON.stringify(top)}`);
 }
 
 /** The pipeline that renders one clip. */
@@ -49,7 +50,9 @@ export function splitOptions(runner: Runner, pipeline: string, set: Record<strin
     if (!forRun && !forRenders) unknown.push(key);
   }
   if (unknown.length) {
-    const where = renders ? `pipeline ${pipeline} or of its clip renders (pipeline ${CLIP_PIPELINE})` : `pipeline ${pipeline}`;
+    const where = renders
+      ? `pipeline ${pipeline} or of its clip renders (pipeline ${CLIP_PIPELINE})`
+      : `pipeline ${pipeline}`;
     throw new RunError("invalid_option", `no step of ${where} takes option(s) ${unknown.join(", ")}`);
   }
   // Values are checked against the stages' schemas now, not when the renders start.
@@ -59,7 +62,12 @@ export function splitOptions(runner: Runner, pipeline: string, set: Record<strin
 }
 
 /** Starts `clip` runs for the best `count` clips of a finished run; `opts.set` is the renders' share of splitOptions. */
-export async function startClipRenders(runner: Runner, episode: Run, count: number, opts: StartRunOptions = {}): Promise<string[]> {
+export async function startClipRenders(
+  runner: Runner,
+  episode: Run,
+  count: number,
+  opts: StartRunOptions = {},
+): Promise<string[]> {
   const clips = Array.isArray(episode.output?.clips) ? episode.output.clips : [];
   if (count <= 0 || !clips.length || !runner.pipelines.has(CLIP_PIPELINE)) return [];
   const ids: string[] = [];

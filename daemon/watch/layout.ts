@@ -17,7 +17,13 @@ export interface FolderLayout {
 export function folderLayout(dataDir: string, folder: { path: string; pipeline: string }): FolderLayout {
   const inbox = path.resolve(dataDir, folder.path);
   const parent = path.dirname(inbox);
-  return { inbox, pipeline: folder.pipeline, processing: path.join(parent, "processing"), outbox: path.join(parent, "outbox"), failed: path.join(parent, "failed") };
+  return {
+    inbox,
+    pipeline: folder.pipeline,
+    processing: path.join(parent, "processing"),
+    outbox: path.join(parent, "outbox"),
+    failed: path.join(parent, "failed"),
+  };
 }
 
 /** The name itself, or name-2, name-3… when a file of that name is there already. */

@@ -18,17 +18,30 @@ import type { Queryable } from "../store/db.js";
 import { writeResults, type EventRow } from "./results.js";
 
 /** The row's outbox name: the recorded one, else the first free `<stem>`, `<stem>-2`, … recorded now. */
-export async function outboxName(db: Queryable, outbox: string, row: { id: string; folder: string }, stem: string): Promise<string> {
-  const recorded = async () => (await db.query<{ outbox: string | null }>(`select outbox from watch_files where id = $1`, [row.id])).rows[0]?.outbox ?? null;
+export async function outboxName(
+  db: Queryable,
+  outbox: string,
+  row: { id: string; folder: string },
+  stem: string,
+): Promise<string> {
+  const recorded = async () =>
+    (await db.query<{ outbox: string | null }>(`select outbox from watch_files where id = $1`, [row.id])).rows[0]
+      ?.outbox ?? null;
   const had = await recorded();
   if (had) return had;
   for (let i = 1; ; i++) {
     const candidate = i === 1 ? stem : `${stem}-${i}`;
     if (existsSync(path.join(outbox, candidate))) continue;
     // A name another file in flight has recorded is taken, though its folder is not there yet.
-    const { rows } = await db.query(`select 1 from watch_files where folder = $1 and outbox = $2 and id <> $3 and state in ('running', 'rendering')`, [row.folder, candidate, row.id]);
+    const { rows } = await db.query(
+      `select 1 from watch_files where folder = $1 and outbox = $2 and id <> $3 and state in ('running', 'rendering')`,
+      [row.folder, candidate, row.id],
+    );
     if (rows.length) continue;
-    await db.query(`update watch_files set outbox = $2, updated_at = now() where id = $1 and outbox is null`, [row.id, candidate]);
+    await db.query(`update watch_files set outbox = $2, updated_at = now() where id = $1 and outbox is null`, [
+      row.id,
+      candidate,
+    ]);
     return (await recorded()) ?? candidate;
   }
 }

@@ -21,14 +21,17 @@ export function resultFiles(run: Run, children: Run[] = []): ResultFile[] {
   const files: ResultFile[] = [];
   const t = out.transcript;
   if (t?.files) {
-    for (const ext of ["txt", "srt", "vtt"]) if (t.files[ext]) files.push({ name: `transcript.${ext}`, key: t.files[ext] });
+    for (const ext of ["txt", "srt", "vtt"])
+      if (t.files[ext]) files.push({ name: `transcript.${ext}`, key: t.files[ext] });
   }
   if (t?.key) files.push({ name: "transcript.json", key: t.key });
   if (out.clips_key) files.push({ name: "clips.json", key: out.clips_key });
   for (const child of [run, ...children]) {
     const o = child.output ?? {};
     const clip = o.clip ?? {};
-    const label = clip.number ? `clip-${String(clip.number).padStart(2, "0")}${clip.ref ? "-" + clip.ref : ""}` : "clip";
+    const label = clip.number
+      ? `clip-${String(clip.number).padStart(2, "0")}${clip.ref ? "-" + clip.ref : ""}`
+      : "clip";
     if (o.render?.key) files.push({ name: `${label}.mp4`, key: o.render.key });
     else if (o.cut?.key) files.push({ name: `${label}.mp4`, key: o.cut.key });
     if (o.render?.thumbnail_key) files.push({ name: `${label}.jpg`, key: o.render.thumbnail_key });
@@ -47,7 +50,10 @@ export interface EventRow {
 /** The events recorded for these runs, oldest first. */
 export async function eventsFor(db: Queryable, runIds: string[]): Promise<EventRow[]> {
   if (!runIds.length) return [];
-  const { rows } = await db.query<EventRow>(`select type, run_id, created_at from events where run_id = any($1::uuid[]) order by created_at`, [runIds]);
+  const { rows } = await db.query<EventRow>(
+    `select type, run_id, created_at from events where run_id = any($1::uuid[]) order by created_at`,
+    [runIds],
+  );
   return rows;
 }
 
@@ -61,7 +67,8 @@ export function runSummary(run: Run, children: Run[] = [], events: EventRow[] = 
     created_at: run.created_at,
     started_at: run.started_at,
     finished_at: run.finished_at,
-    duration_seconds: run.started_at && run.finished_at ? (Date.parse(run.finished_at) - Date.parse(run.started_at)) / 1000 : null,
+    duration_seconds:
+      run.started_at && run.finished_at ? (Date.parse(run.finished_at) - Date.parse(run.started_at)) / 1000 : null,
     steps: run.steps.map((s) => ({
       phase: s.phase,
       stage: s.stage,
@@ -72,8 +79,18 @@ export function runSummary(run: Run, children: Run[] = [], events: EventRow[] = 
       errors: s.errors,
     })),
     output,
-    clips_rendered: children.map((c) => ({ run_id: c.id, state: c.state, clip: c.output?.clip?.number, look: lookOf(c), error: c.error })),
-    events: events.map((e) => ({ type: e.type, run_id: e.run_id, at: e.created_at instanceof Date ? e.created_at.toISOString() : e.created_at })),
+    clips_rendered: children.map((c) => ({
+      run_id: c.id,
+      state: c.state,
+      clip: c.output?.clip?.number,
+      look: lookOf(c),
+      error: c.error,
+    })),
+    events: events.map((e) => ({
+      type: e.type,
+      run_id: e.run_id,
+      at: e.created_at instanceof Date ? e.created_at.toISOString() : e.created_at,
+    })),
   };
 }
 
@@ -81,10 +98,27 @@ export function runSummary(run: Run, children: Run[] = [], events: EventRow[] = 
 function lookOf(clip: Run) {
   const r = clip.output?.render ?? {};
   const cut = clip.plan?.steps?.find((s) => s.stage === "cut")?.with ?? {};
-  return { style: r.style, caption_size: r.caption_size, caption_position: r.caption_position, hook_title: r.hook_title, censor: r.censor, emphasis: r.emphasis, emoji: r.emoji, fit: cut.fit, background: cut.background, aspect_ratio: cut.aspect_ratio };
+  return {
+    style: r.style,
+    caption_size: r.caption_size,
+    caption_position: r.caption_position,
+    hook_title: r.hook_title,
+    censor: r.censor,
+    emphasis: r.emphasis,
+    emoji: r.emoji,
+    fit: cut.fit,
+    background: cut.background,
+    aspect_ratio: cut.aspect_ratio,
+  };
 }
 
-export async function writeResults(storage: Storage, run: Run, dir: string, children: Run[] = [], events: EventRow[] = []): Promise<string[]> {
+export async function writeResults(
+  storage: Storage,
+  run: Run,
+  dir: string,
+  children: Run[] = [],
+  events: EventRow[] = [],
+): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const written: string[] = [];
   for (const f of resultFiles(run, children)) {

@@ -27,13 +27,19 @@ export class StatusFiles {
   private timer?: NodeJS.Timeout;
   private pass: Promise<void> = Promise.resolve();
   private readonly said = new Map<string, string>();
-  constructor(private readonly db: Queryable, private readonly layouts: FolderLayout[], private readonly log: Logger) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly layouts: FolderLayout[],
+    private readonly log: Logger,
+  ) {}
 
   /** `sweeping` says when a sweep is moving files; no pass starts then. */
   start(sweeping: () => boolean): void {
     this.timer = setInterval(() => {
       if (sweeping()) return;
-      this.pass = refreshStatus(this.db, this.layouts, this.said).catch((err) => this.log.warn({ err }, "watch status files not written"));
+      this.pass = refreshStatus(this.db, this.layouts, this.said).catch((err) =>
+        this.log.warn({ err }, "watch status files not written"),
+      );
     }, STATUS_MS);
   }
   /** Resolves once no pass is in flight. */
@@ -130,7 +136,14 @@ async function statusOf(db: Queryable, row: Row): Promise<WatchStatus> {
     const pct = kids.reduce((a, k) => a + Number(k.progress), 0) / Math.max(1, kids.length);
     const etas = kids.map((k) => etaSeconds(k)).filter((e): e is number => e !== null);
     const done = kids.filter((k) => k.state === "succeeded" || k.state === "failed" || k.state === "cancelled").length;
-    return { ...base, phase: "rendering", stage: "rendering clips", percent: Math.round(pct * 10) / 10, note: `${done} of ${kids.length} clips rendered`, eta_seconds: etas.length ? Math.max(...etas) : null };
+    return {
+      ...base,
+      phase: "rendering",
+      stage: "rendering clips",
+      percent: Math.round(pct * 10) / 10,
+      note: `${done} of ${kids.length} clips rendered`,
+      eta_seconds: etas.length ? Math.max(...etas) : null,
+    };
   }
   return {
     ...base,

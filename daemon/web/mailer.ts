@@ -24,7 +24,10 @@ export interface Mail {
 export class Mailer {
   private transport?: Transporter;
 
-  constructor(private readonly cfg: SmtpConfig, private readonly log: Logger) {}
+  constructor(
+    private readonly cfg: SmtpConfig,
+    private readonly log: Logger,
+  ) {}
 
   get enabled(): boolean {
     return this.cfg.host !== "";
@@ -56,9 +59,17 @@ export class Mailer {
 }
 
 export function verifyMail(to: string, link: string): Mail {
-  return { to, subject: "Confirm your e-mail address for clipd", text: `Confirm this address for your clipd account by opening:\n\n${link}\n\nThe link works once, for one hour. If you did not sign up, ignore this mail.\n` };
+  return {
+    to,
+    subject: "Confirm your e-mail address for clipd",
+    text: `Confirm this address for your clipd account by opening:\n\n${link}\n\nThe link works once, for one hour. If you did not sign up, ignore this mail.\n`,
+  };
 }
 
 export function resetMail(to: string, link: string): Mail {
-  return { to, subject: "Reset your clipd password", text: `Choose a new password for your clipd account by opening:\n\n${link}\n\nThe link works once, for one hour. If you did not ask for this, ignore this mail; your password stays as it is.\n` };
+  return {
+    to,
+    subject: "Reset your clipd password",
+    text: `Choose a new password for your clipd account by opening:\n\n${link}\n\nThe link works once, for one hour. If you did not ask for this, ignore this mail; your password stays as it is.\n`,
+  };
 }

@@ -18,7 +18,11 @@ let dummy: Promise<string> | undefined;
 export function checkPassword(password: string, field = "password"): void {
   const n = [...password].length;
   if (n < PASSWORD_MIN || n > PASSWORD_MAX) {
-    throw new Refused("invalid_request", `${field} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long (it has ${n})`, { context: { field, min: PASSWORD_MIN, max: PASSWORD_MAX } });
+    throw new Refused(
+      "invalid_request",
+      `${field} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long (it has ${n})`,
+      { context: { field, min: PASSWORD_MIN, max: PASSWORD_MAX } },
+    );
   }
 }
 

@@ -29,7 +29,9 @@ export class AccountRecovery {
   async verifyEmail(token: string): Promise<string> {
     return this.d.db.transaction(async (tx) => {
       const accountId = await spendToken(tx, token, "verify");
-      await tx.query(`update accounts set email_verified_at = coalesce(email_verified_at, now()) where id = $1`, [accountId]);
+      await tx.query(`update accounts set email_verified_at = coalesce(email_verified_at, now()) where id = $1`, [
+        accountId,
+      ]);
       return accountId;
     });
   }
@@ -41,7 +43,10 @@ export class AccountRecovery {
    */
   async forgot(email: string, origin: string): Promise<void> {
     if (!this.d.mailer.enabled) {
-      throw new Conflict("email_disabled", "this site sends no e-mail; ask its operator to run `clipd account reset-password --email <your address>`");
+      throw new Conflict(
+        "email_disabled",
+        "this site sends no e-mail; ask its operator to run `clipd account reset-password --email <your address>`",
+      );
     }
     const to = normalEmail(email).slice(0, 254);
     const send = (async () => {
@@ -61,7 +66,9 @@ export class AccountRecovery {
     await this.d.db.transaction(async (tx) => {
       const accountId = await spendToken(tx, token, "reset");
       await this.d.users.setPassword(accountId, password, undefined, tx);
-      await tx.query(`update accounts set email_verified_at = coalesce(email_verified_at, now()) where id = $1`, [accountId]);
+      await tx.query(`update accounts set email_verified_at = coalesce(email_verified_at, now()) where id = $1`, [
+        accountId,
+      ]);
     });
   }
 
@@ -77,8 +84,14 @@ export class AccountRecovery {
         `update accounts set deleted_at = now(), removal_due_at = now() + make_interval(days => $2::int) where id = $1 and deleted_at is null returning removal_due_at`,
         [accountId, this.d.removalDays],
       );
-      const k = await tx.query(`update api_keys set revoked_at = now() where account_id = $1 and revoked_at is null returning id`, [accountId]);
-      await tx.query(`update webhooks set enabled = false, disabled_reason = 'the account was deleted', updated_at = now() where account_id = $1`, [accountId]);
+      const k = await tx.query(
+        `update api_keys set revoked_at = now() where account_id = $1 and revoked_at is null returning id`,
+        [accountId],
+      );
+      await tx.query(
+        `update webhooks set enabled = false, disabled_reason = 'the account was deleted', updated_at = now() where account_id = $1`,
+        [accountId],
+      );
       await tx.query(`delete from web_sessions where account_id = $1`, [accountId]);
       await tx.query(`delete from web_tokens where account_id = $1`, [accountId]);
       return { due: rows[0]?.removal_due_at, keys: k.rows.map((r) => String(r.id)) };

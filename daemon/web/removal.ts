@@ -54,9 +54,13 @@ export class AccountRemoval {
     const runs = await this.d.db.query(`select id, state from runs where input->>'account_id' = $1`, [accountId]);
     if (runs.rows.some((r) => r.state === "queued" || r.state === "running")) return false;
     const runIds = runs.rows.map((r) => String(r.id));
-    const uploads = await this.d.db.query(`select upload->>'key' as key, cover_key from episodes where account_id = $1 and (upload is not null or cover_key is not null)`, [accountId]);
+    const uploads = await this.d.db.query(
+      `select upload->>'key' as key, cover_key from episodes where account_id = $1 and (upload is not null or cover_key is not null)`,
+      [accountId],
+    );
     for (const id of runIds) await this.d.storage.remove(`runs/${id}`);
-    for (const u of uploads.rows) for (const key of [u.key, u.cover_key]) if (key) await this.d.storage.remove(String(key));
+    for (const u of uploads.rows)
+      for (const key of [u.key, u.cover_key]) if (key) await this.d.storage.remove(String(key));
     await this.d.storage.remove(`brand/${accountId}`); // the brand kits' fonts, logos and covers (daemon/brand/)
     // A clip's edited words are handed to its renders from edits/<clip>/ (daemon/account/clip-spans.ts).
     const clips = await this.d.db.query(`select id from clips where account_id = $1`, [accountId]);
@@ -71,9 +75,23 @@ async function removeRows(tx: Queryable, accountId: string, runIds: string[]): P
   const by = (table: string) => tx.query(`delete from ${table} where account_id = $1`, [accountId]);
   // Deliveries and their attempts go with their webhooks (on delete cascade).
   await by("webhooks");
-  await tx.query(`delete from deliveries where event_id in (select id from events where account_id = $1 or run_id = any($2::uuid[]))`, [accountId, runIds]);
+  await tx.query(
+    `delete from deliveries where event_id in (select id from events where account_id = $1 or run_id = any($2::uuid[]))`,
+    [accountId, runIds],
+  );
   await tx.query(`delete from events where account_id = $1 or run_id = any($2::uuid[])`, [accountId, runIds]);
-  for (const table of ["brand_kits", "jobs", "clips", "episodes", "transcripts", "idempotency", "api_keys", "web_sessions", "web_tokens"]) await by(table);
+  for (const table of [
+    "brand_kits",
+    "jobs",
+    "clips",
+    "episodes",
+    "transcripts",
+    "idempotency",
+    "api_keys",
+    "web_sessions",
+    "web_tokens",
+  ])
+    await by(table);
   // A watch-folder file may name one of the account's runs (watch.account_id): it keeps its row.
   await tx.query(`update watch_files set run_id = null where run_id = any($1::uuid[])`, [runIds]);
   await tx.query(`delete from runs where id = any($1::uuid[])`, [runIds]);

@@ -20,11 +20,32 @@ export class WebService {
 
   constructor(deps: { db: Db; accounts: AccountService; config: Config; log: Logger }) {
     const w = deps.config.web;
-    this.sessions = new SessionStore(deps.db, { idleHours: w.session_idle_hours, absoluteDays: w.session_absolute_days });
-    const limits = new SigninLimits(deps.db, { perAddress: w.signin_attempts_per_address, perAccount: w.signin_attempts_per_account, windowMinutes: w.signin_window_minutes });
+    this.sessions = new SessionStore(deps.db, {
+      idleHours: w.session_idle_hours,
+      absoluteDays: w.session_absolute_days,
+    });
+    const limits = new SigninLimits(deps.db, {
+      perAddress: w.signin_attempts_per_address,
+      perAccount: w.signin_attempts_per_account,
+      windowMinutes: w.signin_window_minutes,
+    });
     this.mailer = new Mailer(deps.config.smtp, deps.log);
-    this.users = new WebUsers({ db: deps.db, accounts: deps.accounts, sessions: this.sessions, limits, mailer: this.mailer, log: deps.log });
-    this.recovery = new AccountRecovery({ db: deps.db, accounts: deps.accounts, users: this.users, mailer: this.mailer, log: deps.log, removalDays: w.account_removal_days });
+    this.users = new WebUsers({
+      db: deps.db,
+      accounts: deps.accounts,
+      sessions: this.sessions,
+      limits,
+      mailer: this.mailer,
+      log: deps.log,
+    });
+    this.recovery = new AccountRecovery({
+      db: deps.db,
+      accounts: deps.accounts,
+      users: this.users,
+      mailer: this.mailer,
+      log: deps.log,
+      removalDays: w.account_removal_days,
+    });
   }
 
   async stop(): Promise<void> {

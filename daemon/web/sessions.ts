@@ -35,7 +35,10 @@ export function csrfFor(sessionToken: string): string {
 }
 
 export class SessionStore {
-  constructor(private readonly db: Db, private readonly cfg: SessionConfig) {}
+  constructor(
+    private readonly db: Db,
+    private readonly cfg: SessionConfig,
+  ) {}
 
   /** Starts a session for the account; returns the cookie token (shown to no one else). */
   async create(accountId: string, q: Queryable = this.db): Promise<{ token: string; session: WebSession }> {
@@ -49,7 +52,16 @@ export class SessionStore {
     // Sessions nobody presents again are never found dead; now and then they are cleared in bulk.
     // (Through `q`: on PGlite an open transaction holds the one connection.)
     if (Math.random() < 0.02) await this.sweep(q);
-    return { token, session: { id, account_id: accountId, created_at: iso(rows[0].created_at), expires_at: iso(rows[0].expires_at), csrf_token: csrfFor(token) } };
+    return {
+      token,
+      session: {
+        id,
+        account_id: accountId,
+        created_at: iso(rows[0].created_at),
+        expires_at: iso(rows[0].expires_at),
+        csrf_token: csrfFor(token),
+      },
+    };
   }
 
   /** The live session a cookie token stands for, or undefined (unknown, idle too long, past its end, account deleted). */
@@ -69,7 +81,13 @@ export class SessionStore {
       return undefined;
     }
     if (r.stale) await this.db.query(`update web_sessions set last_seen_at = now() where id = $1`, [r.id]);
-    return { id: r.id, account_id: r.account_id, created_at: iso(r.created_at), expires_at: iso(r.expires_at), csrf_token: csrfFor(token) };
+    return {
+      id: r.id,
+      account_id: r.account_id,
+      created_at: iso(r.created_at),
+      expires_at: iso(r.expires_at),
+      csrf_token: csrfFor(token),
+    };
   }
 
   async end(sessionId: string): Promise<void> {
@@ -78,11 +96,17 @@ export class SessionStore {
 
   /** Ends every session of the account but `exceptId` (when given). */
   async endAll(accountId: string, exceptId?: string, q: Queryable = this.db): Promise<void> {
-    await q.query(`delete from web_sessions where account_id = $1 and ($2::uuid is null or id <> $2::uuid)`, [accountId, exceptId ?? null]);
+    await q.query(`delete from web_sessions where account_id = $1 and ($2::uuid is null or id <> $2::uuid)`, [
+      accountId,
+      exceptId ?? null,
+    ]);
   }
 
   /** Ends sessions that can no longer be used; called now and then so the table stays small. */
   async sweep(q: Queryable = this.db): Promise<void> {
-    await q.query(`delete from web_sessions where expires_at <= now() or last_seen_at <= now() - make_interval(secs => $1::float8 * 3600)`, [this.cfg.idleHours]);
+    await q.query(
+      `delete from web_sessions where expires_at <= now() or last_seen_at <= now() - make_interval(secs => $1::float8 * 3600)`,
+      [this.cfg.idleHours],
+    );
   }
 }

@@ -12,10 +12,16 @@ export interface SigninLimitConfig {
   windowMinutes: number;
 }
 
-const subjects = (addr: string, email: string) => ({ addr: `addr:${addr}`, email: `email:${email.trim().toLowerCase()}` });
+const subjects = (addr: string, email: string) => ({
+  addr: `addr:${addr}`,
+  email: `email:${email.trim().toLowerCase()}`,
+});
 
 export class SigninLimits {
-  constructor(private readonly db: Db, private readonly cfg: SigninLimitConfig) {}
+  constructor(
+    private readonly db: Db,
+    private readonly cfg: SigninLimitConfig,
+  ) {}
 
   /** Throws a quota LimitReached (429 rate_limited, retry_after in seconds) when either limit is used up. */
   async check(addr: string, email: string): Promise<void> {
@@ -31,9 +37,14 @@ export class SigninLimits {
       if (r.n < limit) continue;
       const retryAfter = Math.max(1, Math.ceil(Number(r.oldest)));
       const per = r.subject === s.addr ? "this address" : "this account";
-      throw new LimitReached("quota", "rate_limited", `too many failed sign-ins for ${per}: ${limit} in ${this.cfg.windowMinutes} minutes; retry in ${retryAfter} s`, {
-        context: { retry_after: retryAfter, limit, per: r.subject === s.addr ? "address" : "account" },
-      });
+      throw new LimitReached(
+        "quota",
+        "rate_limited",
+        `too many failed sign-ins for ${per}: ${limit} in ${this.cfg.windowMinutes} minutes; retry in ${retryAfter} s`,
+        {
+          context: { retry_after: retryAfter, limit, per: r.subject === s.addr ? "address" : "account" },
+        },
+      );
     }
   }
 
@@ -41,7 +52,11 @@ export class SigninLimits {
     const s = subjects(addr, email);
     await this.db.query(`insert into signin_failures (subject) values ($1), ($2)`, [s.addr, s.email]);
     // Old rows go now and then, bounded by the index on (subject, failed_at).
-    if (Math.random() < 0.05) await this.db.query(`delete from signin_failures where failed_at < now() - make_interval(secs => $1::float8 * 60)`, [this.cfg.windowMinutes]);
+    if (Math.random() < 0.05)
+      await this.db.query(
+        `delete from signin_failures where failed_at < now() - make_interval(secs => $1::float8 * 60)`,
+        [this.cfg.windowMinutes],
+      );
   }
 
   async succeed(email: string): Promise<void> {

@@ -37,8 +37,16 @@ export async function recordWebUpload(q: Queryable, u: Omit<WebUpload, "started_
 }
 
 /** The upload of `kind` with this id; `lock` holds its row to the end of the transaction. */
-export async function findWebUpload(q: Queryable, kind: WebUploadKind, id: string, opts: { lock?: boolean } = {}): Promise<WebUpload | undefined> {
-  const { rows } = await q.query(`select * from web_uploads where id = $1 and kind = $2${opts.lock ? " for update" : ""}`, [id, kind]);
+export async function findWebUpload(
+  q: Queryable,
+  kind: WebUploadKind,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<WebUpload | undefined> {
+  const { rows } = await q.query(
+    `select * from web_uploads where id = $1 and kind = $2${opts.lock ? " for update" : ""}`,
+    [id, kind],
+  );
   const r = rows[0];
   return r && { ...r, expires_at: isoColumn(r.expires_at)!, started_at: isoColumn(r.started_at) };
 }
@@ -58,7 +66,10 @@ export async function dropWebUpload(q: Queryable, id: string): Promise<void> {
  * upload's file belongs to its work now (a free job's audio is the retention's; a transcript's
  * goes with its account). Idempotent.
  */
-export async function sweepWebUploads(deps: { db: Db; storage: Storage; log: Logger }, offsetSeconds = 0): Promise<number> {
+export async function sweepWebUploads(
+  deps: { db: Db; storage: Storage; log: Logger },
+  offsetSeconds = 0,
+): Promise<number> {
   const { rows } = await deps.db.query(
     `select id, storage_key, started_at from web_uploads where expires_at < now() + make_interval(secs => $1) - interval '1 day' limit 1000`,
     [offsetSeconds],

@@ -39,11 +39,17 @@ export function normalEmail(email: string): string {
 }
 
 function checkEmail(email: string): void {
-  if (email.length > MAX_EMAIL || !EMAIL.test(email)) throw new Refused("invalid_request", `"${email.slice(0, 80)}" is not an e-mail address`, { context: { field: "email" } });
+  if (email.length > MAX_EMAIL || !EMAIL.test(email))
+    throw new Refused("invalid_request", `"${email.slice(0, 80)}" is not an e-mail address`, {
+      context: { field: "email" },
+    });
 }
 
 /** The live account signed in with this address (the one with a password), with its hash. */
-export async function accountByEmail(q: Queryable, email: string): Promise<{ id: string; email: string; password_hash: string | null } | undefined> {
+export async function accountByEmail(
+  q: Queryable,
+  email: string,
+): Promise<{ id: string; email: string; password_hash: string | null } | undefined> {
   const { rows } = await q.query(
     `select id, email, password_hash from accounts where lower(email) = lower($1) and deleted_at is null order by (password_hash is not null) desc, created_at limit 1`,
     [email],
@@ -65,7 +71,10 @@ export class WebUsers {
     checkPassword(input.password);
     const hash = await hashPassword(input.password);
     const id = randomUUID();
-    const taken = () => new Conflict("email_taken", "an account with this e-mail address exists; sign in, or reset its password", { context: { field: "email" } });
+    const taken = () =>
+      new Conflict("email_taken", "an account with this e-mail address exists; sign in, or reset its password", {
+        context: { field: "email" },
+      });
     let made: { token: string; session: WebSession };
     try {
       made = await this.d.db.transaction(async (tx) => {
@@ -108,7 +117,9 @@ export class WebUsers {
 
   /** Checks the account's password (for changes and deletion); 401 invalid_credentials when wrong. */
   async checkCurrent(accountId: string, password: string, field: string): Promise<void> {
-    const { rows } = await this.d.db.query(`select password_hash from accounts where id = $1 and deleted_at is null`, [accountId]);
+    const { rows } = await this.d.db.query(`select password_hash from accounts where id = $1 and deleted_at is null`, [
+      accountId,
+    ]);
     if (!rows[0]) throw new NotFound("not_found", "this account does not exist");
     if (!(await verifyOrDummy(rows[0].password_hash, password.slice(0, 1024)))) {
       throw new Unauthorized("invalid_credentials", `${field} is not this account's password`, { context: { field } });
@@ -147,21 +158,40 @@ export interface AccountSummary {
 }
 
 export async function accountSummary(q: Queryable, accountId: string): Promise<AccountSummary | undefined> {
-  const { rows } = await q.query(`select id, email, email_verified_at, plan, credit_cents, billing_review, created_at from accounts where id = $1 and deleted_at is null`, [accountId]);
+  const { rows } = await q.query(
+    `select id, email, email_verified_at, plan, credit_cents, billing_review, created_at from accounts where id = $1 and deleted_at is null`,
+    [accountId],
+  );
   const r = rows[0];
   if (!r) return undefined;
   const at = r.created_at instanceof Date ? r.created_at.toISOString() : String(r.created_at);
-  return { id: r.id, email: r.email, email_verified: r.email_verified_at !== null, plan: r.plan, credit_cents: Number(r.credit_cents), billing_review: r.billing_review, created_at: at };
+  return {
+    id: r.id,
+    email: r.email,
+    email_verified: r.email_verified_at !== null,
+    plan: r.plan,
+    credit_cents: Number(r.credit_cents),
+    billing_review: r.billing_review,
+    created_at: at,
+  };
 }
 
 /**
  * The operator's reset (`clipd account reset-password`): sets the password of the live account with
  * this address (the one already signed into, if several share it) and ends all its sessions.
  */
-export async function resetPasswordByEmail(db: Db, users: WebUsers, email: string, password: string): Promise<{ account_id: string; email: string }> {
+export async function resetPasswordByEmail(
+  db: Db,
+  users: WebUsers,
+  email: string,
+  password: string,
+): Promise<{ account_id: string; email: string }> {
   checkPassword(password);
   const found = await accountByEmail(db, normalEmail(email));
-  if (!found) throw new NotFound("not_found", `no live account has the e-mail address ${normalEmail(email).slice(0, 254)}`, { context: { field: "email" } });
+  if (!found)
+    throw new NotFound("not_found", `no live account has the e-mail address ${normalEmail(email).slice(0, 254)}`, {
+      context: { field: "email" },
+    });
   await users.setPassword(found.id, password);
   return { account_id: found.id, email: found.email };
 }

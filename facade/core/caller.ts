@@ -41,4 +41,3 @@ export interface WebCaller {
    */
   set: { session?: { token: string; maxAgeSeconds: number } | null; csrf?: string };
 }
-

@@ -38,13 +38,20 @@ export type Answer = { status: number; body: unknown; headers: Headers; bodyRead
 /** A schema fault that says the value is not a usable link (`format: uri`, an `^https://` pattern). */
 function isUrlFault(e: NonNullable<ValidateFunction["errors"]>[number]): boolean {
   const p = e.params as { format?: string; pattern?: string };
-  return (e.keyword === "format" && /^(uri|url|iri)/.test(p.format ?? "")) || (e.keyword === "pattern" && /https/.test(p.pattern ?? ""));
+  return (
+    (e.keyword === "format" && /^(uri|url|iri)/.test(p.format ?? "")) ||
+    (e.keyword === "pattern" && /https/.test(p.pattern ?? ""))
+  );
 }
 
-function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], where: string): { field: string; message: string; code: "invalid_request" | "invalid_url" } {
+function describeAjvError(
+  e: NonNullable<ValidateFunction["errors"]>[number],
+  where: string,
+): { field: string; message: string; code: "invalid_request" | "invalid_url" } {
   const base = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
   // A link refused by its schema gets the same code as one refused by the URL check (net/public-url.ts).
-  if (isUrlFault(e)) return { field: base, code: "invalid_url", message: `${where} field "${base}" must be an absolute https:// URL` };
+  if (isUrlFault(e))
+    return { field: base, code: "invalid_url", message: `${where} field "${base}" must be an absolute https:// URL` };
   if (e.keyword === "additionalProperties") {
     const field = [base, (e.params as any).additionalProperty].filter(Boolean).join(".");
     return { field, code: "invalid_request", message: `${where} field "${field}" is not allowed` };
@@ -58,7 +65,11 @@ function describeAjvError(e: NonNullable<ValidateFunction["errors"]>[number], wh
     return { field, code: "invalid_request", message: `${where} field "${field}" is required` };
   }
   // A fault of the whole value (a body that is not an object, an empty PATCH) names it as a whole.
-  return { field: base || where, code: "invalid_request", message: `${where} ${base ? `field "${base}" ` : ""}${e.message}` };
+  return {
+    field: base || where,
+    code: "invalid_request",
+    message: `${where} ${base ? `field "${base}" ` : ""}${e.message}`,
+  };
 }
 
 /**
@@ -69,7 +80,9 @@ function refuseBadText(value: unknown, where: "path" | "query" | "body"): void {
   const found = findTextFault(value);
   if (!found) return;
   const field = (found.field || where).replace(/^(.{200}).+$/s, "$1…");
-  throw new ApiError(400, "invalid_request", `${where} ${found.field ? `field "${field}" ` : ""}${found.fault}`, { field });
+  throw new ApiError(400, "invalid_request", `${where} ${found.field ? `field "${field}" ` : ""}${found.fault}`, {
+    field,
+  });
 }
 
 /** How an operation is authenticated, from what it declares. */
@@ -91,15 +104,33 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
     const headers = new Headers({ "content-type": "application/json" });
     let idem: { scope: IdemScope; key: string; attempt: string } | undefined;
     let bodyRead = !op.body;
-    const ctx: OperationContext = { params: input.params, query: input.query, body: undefined, services, caller, status: 200, settle: async () => {} };
+    const ctx: OperationContext = {
+      params: input.params,
+      query: input.query,
+      body: undefined,
+      services,
+      caller,
+      status: 200,
+      settle: async () => {},
+    };
     try {
       let auth: AuthContext | undefined;
       let authError: unknown;
       // On the web surface the signed-in session is the caller (an Authorization header is ignored there).
       if (caller.surface === "web" && (kind === "key" || kind === "session")) {
-        auth = await requireSession(caller.web?.session, services.accounts, { apiOperation: kind === "key" }).catch((err) => ((authError = err), undefined));
-      } else if (kind === "session") authError = new ApiError(401, "unauthorized", "this call is made by the website only, with a signed-in session");
-      else if (kind === "key") auth = await requireKey(caller.bearer, services.accounts, op.scope).catch((err) => ((authError = err), undefined));
+        auth = await requireSession(caller.web?.session, services.accounts, { apiOperation: kind === "key" }).catch(
+          (err) => ((authError = err), undefined),
+        );
+      } else if (kind === "session")
+        authError = new ApiError(
+          401,
+          "unauthorized",
+          "this call is made by the website only, with a signed-in session",
+        );
+      else if (kind === "key")
+        auth = await requireKey(caller.bearer, services.accounts, op.scope).catch(
+          (err) => ((authError = err), undefined),
+        );
       // Counted before the key is judged, so refused keys (401, 403) are limited and answer the headers too.
       if (limited) applyRate(services.rates, auth ? auth.key.id : `ip:${caller.clientAddr}`, headers);
       if (authError) throw authError;
@@ -108,10 +139,15 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
       refuseBadText(input.params, "path");
       refuseBadText(input.query, "query");
       const idemFault = op.idempotent && caller.idempotencyKey ? textFault(caller.idempotencyKey) : undefined;
-      if (idemFault) throw new ApiError(400, "invalid_request", `the Idempotency-Key header ${idemFault}`, { field: "Idempotency-Key" });
+      if (idemFault)
+        throw new ApiError(400, "invalid_request", `the Idempotency-Key header ${idemFault}`, {
+          field: "Idempotency-Key",
+        });
       if (checkParams && !checkParams(input.params)) {
         const { field } = describeAjvError(checkParams.errors![0]!, "path");
-        throw new ApiError(404, "not_found", `no such resource: ${field} "${input.params[field]}" is not a valid id`, { field });
+        throw new ApiError(404, "not_found", `no such resource: ${field} "${input.params[field]}" is not a valid id`, {
+          field,
+        });
       }
       if (checkQuery && !checkQuery(input.query)) {
         const { field, message, code } = describeAjvError(checkQuery.errors![0]!, "query");
@@ -131,7 +167,16 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
       if (idemKey !== null && auth) {
         // Test and live keys of one account keep separate records: neither replays the other's answer.
         const scope: IdemScope = { accountId: auth.account.id, livemode: auth.livemode };
-        const start = await beginIdempotent(services.db, scope, idemKey, requestHash(op.method, op.path.replace(/\{(\w+)\}/g, (_, k: string) => input.params[k] ?? ""), ctx.body));
+        const start = await beginIdempotent(
+          services.db,
+          scope,
+          idemKey,
+          requestHash(
+            op.method,
+            op.path.replace(/\{(\w+)\}/g, (_, k: string) => input.params[k] ?? ""),
+            ctx.body,
+          ),
+        );
         if ("replay" in start) {
           headers.set("Idempotent-Replayed", "true");
           return { status: start.replay.status, body: start.replay.body, headers, bodyRead };

@@ -50,7 +50,11 @@ export function findTextFault(value: unknown, at = ""): { field: string; fault: 
       for (const [key] of entries) {
         const keyFault = textFault(key);
         // The key itself is named with its bad characters made visible, so the answer stays printable.
-        if (keyFault) return { field: join(pathOf(step), key.replace(/\u0000/g, "\ufffd").replace(LONE_SURROGATES, "\ufffd")), fault: `has a name that ${keyFault}` };
+        if (keyFault)
+          return {
+            field: join(pathOf(step), key.replace(/\u0000/g, "\ufffd").replace(LONE_SURROGATES, "\ufffd")),
+            fault: `has a name that ${keyFault}`,
+          };
       }
     }
   }

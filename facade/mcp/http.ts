@@ -29,7 +29,15 @@ export function mcpHttpHandler(core: McpCore, services: FacadeServices, maxBodyB
     const headers = new Headers();
     if (req.method !== "POST") {
       headers.set("allow", "POST");
-      return jsonResponse(405, { jsonrpc: "2.0", error: { code: -32000, message: "this tool server is stateless: send each JSON-RPC message by POST" }, id: null }, headers);
+      return jsonResponse(
+        405,
+        {
+          jsonrpc: "2.0",
+          error: { code: -32000, message: "this tool server is stateless: send each JSON-RPC message by POST" },
+          id: null,
+        },
+        headers,
+      );
     }
     try {
       await requireKey(caller.bearer, services.accounts, null);
@@ -41,10 +49,18 @@ export function mcpHttpHandler(core: McpCore, services: FacadeServices, maxBodyB
         const l = toErrorBody(limited);
         return jsonResponse(l.status, l.body, headers);
       }
-      if (status === 401) headers.set("www-authenticate", `Bearer realm="clipd", error="invalid_token", error_description="send an account API key (svc_live_ or svc_test_)"`);
+      if (status === 401)
+        headers.set(
+          "www-authenticate",
+          `Bearer realm="clipd", error="invalid_token", error_description="send an account API key (svc_live_ or svc_test_)"`,
+        );
       return jsonResponse(status, body, headers);
     }
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: maxBodyBytes });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: maxBodyBytes,
+    });
     const server = core.server(caller);
     await server.connect(transport);
     try {

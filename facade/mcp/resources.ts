@@ -15,13 +15,34 @@ export const TRANSCRIPT_FORMATS = { txt: "text/plain", srt: "application/x-subri
 type Format = keyof typeof TRANSCRIPT_FORMATS;
 
 export const RESOURCE_TEMPLATES = [
-  { uriTemplate: "clipd://transcripts/{id}.{format}", name: "transcript", title: "A finished transcript", description: "A completed transcript's file; format is txt, srt or vtt (the id is create_transcript's). Needs the transcripts scope.", mimeType: "text/vtt" },
-  { uriTemplate: "clipd://episodes/{id}/clips", name: "episode-clips", title: "An episode's clips", description: "The clips found in an episode (JSON, as in get_episode). Needs the clips.read scope.", mimeType: "application/json" },
+  {
+    uriTemplate: "clipd://transcripts/{id}.{format}",
+    name: "transcript",
+    title: "A finished transcript",
+    description:
+      "A completed transcript's file; format is txt, srt or vtt (the id is create_transcript's). Needs the transcripts scope.",
+    mimeType: "text/vtt",
+  },
+  {
+    uriTemplate: "clipd://episodes/{id}/clips",
+    name: "episode-clips",
+    title: "An episode's clips",
+    description: "The clips found in an episode (JSON, as in get_episode). Needs the clips.read scope.",
+    mimeType: "application/json",
+  },
 ];
-export const STYLES_RESOURCE = { uri: "clipd://styles", name: "styles", title: "Caption styles", description: "The caption styles a clip can take (JSON, as list_styles answers). Needs the clips.read scope.", mimeType: "application/json" };
+export const STYLES_RESOURCE = {
+  uri: "clipd://styles",
+  name: "styles",
+  title: "Caption styles",
+  description: "The caption styles a clip can take (JSON, as list_styles answers). Needs the clips.read scope.",
+  mimeType: "application/json",
+};
 
 /** Which resource a URI names, or undefined. */
-export function parseResourceUri(uri: string): { kind: "transcript"; id: string; format: Format } | { kind: "clips"; id: string } | { kind: "styles" } | undefined {
+export function parseResourceUri(
+  uri: string,
+): { kind: "transcript"; id: string; format: Format } | { kind: "clips"; id: string } | { kind: "styles" } | undefined {
   if (uri === STYLES_RESOURCE.uri) return { kind: "styles" };
   const t = /^clipd:\/\/transcripts\/([^/]+)\.(txt|srt|vtt)$/.exec(uri);
   if (t) return { kind: "transcript", id: t[1]!, format: t[2] as Format };
@@ -44,14 +65,21 @@ export const readTranscriptFile: Operation = defineOperation({
     const auth = ctx.auth!;
     const id = ctx.params.id!.toLowerCase();
     const format = ctx.params.format as Format;
-    const notFound = () => new ApiError(404, "not_found", `transcript ${id} does not exist on this account`, { field: "id" });
+    const notFound = () =>
+      new ApiError(404, "not_found", `transcript ${id} does not exist on this account`, { field: "id" });
     if (!auth.livemode) {
       if (id !== sampleIds().transcript) throw notFound();
       return { text: sampleTranscriptFiles()[format] };
     }
     const t = await ctx.services.transcripts.get(auth.account.id, id);
     if (!t || !t.livemode) throw notFound();
-    if (t.status !== "completed") throw new ApiError(409, "transcript_not_ready", `transcript ${id} is ${t.status}; read it once get_transcript says completed`, { status: t.status });
+    if (t.status !== "completed")
+      throw new ApiError(
+        409,
+        "transcript_not_ready",
+        `transcript ${id} is ${t.status}; read it once get_transcript says completed`,
+        { status: t.status },
+      );
     const key = t.result?.files?.[format] ?? transcriptKeys(t.run_id ?? t.id)[format];
     return { text: (await ctx.services.storage.read(key)).toString("utf8") };
   },

@@ -7,13 +7,25 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { prepareOperation, type Answer, type Caller } from "../core/run-operation.js";
 import type { Operation } from "../registry.js";
 import type { FacadeServices } from "../services.js";
-import { parseResourceUri, readTranscriptFile, RESOURCE_TEMPLATES, STYLES_RESOURCE, TRANSCRIPT_FORMATS } from "./resources.js";
+import {
+  parseResourceUri,
+  readTranscriptFile,
+  RESOURCE_TEMPLATES,
+  STYLES_RESOURCE,
+  TRANSCRIPT_FORMATS,
+} from "./resources.js";
 import { renderAnswer, renderError } from "./render.js";
 import { isToolOperation, splitArguments, toolDefinition, type ToolDefinition } from "./tools.js";
 
@@ -44,10 +56,22 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
     const tool = tools.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool named "${name}"`);
     const { params, query, body, idempotencyKey, missing, unknown } = splitArguments(tool.op, args);
-    if (missing) return renderError(400, { error: { code: "invalid_request", message: `argument "${missing}" is required`, field: missing } });
-    if (unknown) return renderError(400, { error: { code: "invalid_request", message: `argument "${unknown}" is not allowed`, field: unknown } });
+    if (missing)
+      return renderError(400, {
+        error: { code: "invalid_request", message: `argument "${missing}" is required`, field: missing },
+      });
+    if (unknown)
+      return renderError(400, {
+        error: { code: "invalid_request", message: `argument "${unknown}" is not allowed`, field: unknown },
+      });
     if (idempotencyKey !== undefined && typeof idempotencyKey !== "string") {
-      return renderError(400, { error: { code: "invalid_request", message: `argument "idempotency_key" must be a string`, field: "idempotency_key" } });
+      return renderError(400, {
+        error: {
+          code: "invalid_request",
+          message: `argument "idempotency_key" must be a string`,
+          field: "idempotency_key",
+        },
+      });
     }
     const who: Caller = { ...caller, idempotencyKey: (idempotencyKey as string | undefined) ?? null };
     const answer = json(await tool.run({ params, query, readBody: async () => body }, who));
@@ -55,7 +79,12 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
   }
 
   /** A resource read failed: the error envelope travels as the JSON-RPC error's data. */
-  const refused = (a: Json) => new McpError(a.status === 404 ? -32002 : ErrorCode.InvalidRequest, `${a.body.error.code}: ${a.body.error.message}`, { status: a.status, ...a.body });
+  const refused = (a: Json) =>
+    new McpError(
+      a.status === 404 ? -32002 : ErrorCode.InvalidRequest,
+      `${a.body.error.code}: ${a.body.error.message}`,
+      { status: a.status, ...a.body },
+    );
   async function read(uri: string, caller: Caller) {
     const what = parseResourceUri(uri);
     if (!what) throw new McpError(-32002, `no resource at ${uri}`, { uri });
@@ -63,10 +92,19 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
     if (what.kind !== "transcript" && !opFor) throw new McpError(-32002, `no resource at ${uri}`, { uri }); // a facade built without that operation
     const a = opFor
       ? json(await opFor.run({ params: what.kind === "clips" ? { id: what.id } : {}, query: {} }, caller))
-      : json(await readFile({ params: { id: (what as { id: string }).id, format: (what as { format: string }).format }, query: {} }, caller));
+      : json(
+          await readFile(
+            { params: { id: (what as { id: string }).id, format: (what as { format: string }).format }, query: {} },
+            caller,
+          ),
+        );
     if (a.status >= 400) throw refused(a);
-    if (what.kind === "transcript") return { contents: [{ uri, mimeType: TRANSCRIPT_FORMATS[what.format], text: a.body.text }] };
-    const data = what.kind === "clips" ? { episode_id: a.body.episode_id, status: a.body.status, clips: a.body.clips, livemode: a.body.livemode } : a.body;
+    if (what.kind === "transcript")
+      return { contents: [{ uri, mimeType: TRANSCRIPT_FORMATS[what.format], text: a.body.text }] };
+    const data =
+      what.kind === "clips"
+        ? { episode_id: a.body.episode_id, status: a.body.status, clips: a.body.clips, livemode: a.body.livemode }
+        : a.body;
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(data, null, 2) }] };
   }
 
@@ -77,7 +115,13 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
     const eps = listing ? json(await listing.run({ params: {}, query: {} }, caller)) : undefined;
     if (eps?.status === 200) {
       for (const e of eps.body.episodes as Array<{ episode_id: string; name: string; status: string }>) {
-        if (e.status === "ready") resources.push({ uri: `clipd://episodes/${e.episode_id}/clips`, name: `clips-${e.episode_id}`, title: `Clips of ${e.name}`, mimeType: "application/json" });
+        if (e.status === "ready")
+          resources.push({
+            uri: `clipd://episodes/${e.episode_id}/clips`,
+            name: `clips-${e.episode_id}`,
+            title: `Clips of ${e.name}`,
+            mimeType: "application/json",
+          });
       }
     }
     return { resources };
@@ -89,15 +133,23 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
       // Whatever carried it, work started here is the chat surface's (runs.origin "chat"), and no
       // tool is an HTTP-only operation that would read the raw request.
       const caller: Caller = { ...from, surface: "chat", request: undefined };
-      const server = new Server({ name: "clipd", version: services.version }, {
-        capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
-        instructions: "clipd turns long recordings into captioned vertical clips and transcripts. Every tool is one account API operation. Work is asynchronous: start it, then poll the get_ tool each answer names.",
-      });
+      const server = new Server(
+        { name: "clipd", version: services.version },
+        {
+          capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+          instructions:
+            "clipd turns long recordings into captioned vertical clips and transcripts. Every tool is one account API operation. Work is asynchronous: start it, then poll the get_ tool each answer names.",
+        },
+      );
       const list_ = [...tools.values()].map((t) => t.def);
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list_ }));
-      server.setRequestHandler(CallToolRequestSchema, async (req) => call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, caller));
+      server.setRequestHandler(CallToolRequestSchema, async (req) =>
+        call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, caller),
+      );
       server.setRequestHandler(ListResourcesRequestSchema, async () => list(caller));
-      server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+        resourceTemplates: RESOURCE_TEMPLATES,
+      }));
       server.setRequestHandler(ReadResourceRequestSchema, async (req) => read(req.params.uri, caller));
       return server;
     },

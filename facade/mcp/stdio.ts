@@ -20,9 +20,15 @@ export interface StdioRelay {
   closed: Promise<void>;
 }
 
-export async function relayStdio(opts: { url: string; apiKey: string; warn?: (message: string) => void }): Promise<StdioRelay> {
+export async function relayStdio(opts: {
+  url: string;
+  apiKey: string;
+  warn?: (message: string) => void;
+}): Promise<StdioRelay> {
   const warn = opts.warn ?? ((m: string) => void process.stderr.write(`clipd mcp: ${m}\n`));
-  const upstream = new StreamableHTTPClientTransport(mcpUrlOf(opts.url), { requestInit: { headers: { authorization: `Bearer ${opts.apiKey}` } } });
+  const upstream = new StreamableHTTPClientTransport(mcpUrlOf(opts.url), {
+    requestInit: { headers: { authorization: `Bearer ${opts.apiKey}` } },
+  });
   const local = new StdioServerTransport();
   let done!: () => void;
   const closed = new Promise<void>((resolve) => (done = resolve));
@@ -31,7 +37,12 @@ export async function relayStdio(opts: { url: string; apiKey: string; warn?: (me
     upstream.send(message).catch((err: Error & { code?: number }) => {
       // The client is waiting for an answer to its request: give it the failure as one.
       warn(err.message);
-      if (isJSONRPCRequest(message)) void local.send({ jsonrpc: "2.0", id: message.id, error: { code: -32000, message: `clipd at ${opts.url}: ${err.message}` } });
+      if (isJSONRPCRequest(message))
+        void local.send({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: -32000, message: `clipd at ${opts.url}: ${err.message}` },
+        });
     });
   };
   upstream.onmessage = (message) => {

@@ -30,17 +30,24 @@ export interface ToolDefinition {
   name: string;
   title: string;
   description: string;
-  inputSchema: { type: "object"; properties: Record<string, JsonSchema>; required?: string[]; additionalProperties?: boolean };
+  inputSchema: {
+    type: "object";
+    properties: Record<string, JsonSchema>;
+    required?: string[];
+    additionalProperties?: boolean;
+  };
   outputSchema?: { type: "object"; [k: string]: unknown };
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
 }
 
-const props = (s: JsonSchema | undefined) => ((s?.properties ?? {}) as Record<string, JsonSchema>);
-const required = (s: JsonSchema | undefined) => ((s?.required ?? []) as string[]);
+const props = (s: JsonSchema | undefined) => (s?.properties ?? {}) as Record<string, JsonSchema>;
+const required = (s: JsonSchema | undefined) => (s?.required ?? []) as string[];
 
 /** A query value arrives from HTTP as a string; a model sends numbers, so numeric strings also take numbers. */
 function widenQueryProp(s: JsonSchema): JsonSchema {
-  return s.type === "string" && typeof s.pattern === "string" && s.pattern.startsWith("^\\d") ? { ...s, type: ["string", "number"] } : s;
+  return s.type === "string" && typeof s.pattern === "string" && s.pattern.startsWith("^\\d")
+    ? { ...s, type: ["string", "number"] }
+    : s;
 }
 
 /** Path parameters, query and body merged into one object schema, plus idempotency_key where it is honoured. */
@@ -48,26 +55,56 @@ export function inputSchemaOf(op: Operation): ToolDefinition["inputSchema"] {
   const properties: Record<string, JsonSchema> = {};
   const need: string[] = [];
   const add = (name: string, schema: JsonSchema, where: string) => {
-    if (name in properties) throw new Error(`${op.id}: the ${where} field "${name}" clashes with another argument of the tool`);
+    if (name in properties)
+      throw new Error(`${op.id}: the ${where} field "${name}" clashes with another argument of the tool`);
     properties[name] = schema;
   };
   for (const [name, schema] of Object.entries(op.params ?? {})) {
-    add(name, { ...schema, description: (schema.description as string | undefined) ?? `The ${name} from the answer that made it` }, "path");
+    add(
+      name,
+      {
+        ...schema,
+        description: (schema.description as string | undefined) ?? `The ${name} from the answer that made it`,
+      },
+      "path",
+    );
     need.push(name);
   }
   for (const [name, schema] of Object.entries(props(op.query))) add(name, widenQueryProp(schema), "query");
   need.push(...required(op.query));
   for (const [name, schema] of Object.entries(props(op.body))) add(name, schema, "body");
   need.push(...required(op.body));
-  if (op.idempotent) add(IDEMPOTENCY_ARG, { type: "string", minLength: 1, maxLength: 255, description: "Repeat a call with the same key (and the same arguments) within 24 hours to get the first answer back instead of starting the work again" }, "idempotency");
+  if (op.idempotent)
+    add(
+      IDEMPOTENCY_ARG,
+      {
+        type: "string",
+        minLength: 1,
+        maxLength: 255,
+        description:
+          "Repeat a call with the same key (and the same arguments) within 24 hours to get the first answer back instead of starting the work again",
+      },
+      "idempotency",
+    );
   // Only a body that allows no extra fields makes the tool strict: the HTTP API is no stricter.
   const strict = op.body ? op.body.additionalProperties === false : true;
-  return { type: "object", properties, ...(need.length ? { required: need } : {}), ...(strict ? { additionalProperties: false } : {}) };
+  return {
+    type: "object",
+    properties,
+    ...(need.length ? { required: need } : {}),
+    ...(strict ? { additionalProperties: false } : {}),
+  };
 }
 
 /** The success answer's schema (several 2xx statuses with different schemas: any of them). */
 export function outputSchemaOf(op: Operation): ToolDefinition["outputSchema"] {
-  const schemas = [...new Set(Object.entries(op.responses).filter(([s, r]) => Number(s) < 300 && r.schema).map(([, r]) => r.schema!))];
+  const schemas = [
+    ...new Set(
+      Object.entries(op.responses)
+        .filter(([s, r]) => Number(s) < 300 && r.schema)
+        .map(([, r]) => r.schema!),
+    ),
+  ];
   if (!schemas.length) return undefined;
   if (schemas.length === 1 && schemas[0]!.type === "object") return schemas[0] as ToolDefinition["outputSchema"];
   return { type: "object", anyOf: schemas };
@@ -82,7 +119,9 @@ export function toolDefinition(op: Operation): ToolDefinition {
   // The name in words ("Create episode"): the summaries run on past what fits in a title.
   const title = name[0]!.toUpperCase() + name.slice(1).replace(/_/g, " ");
   const next = NEXT_STEP[name];
-  const description = [`${op.summary}.`, scopeLine(op), next ? `Next: ${next}` : "", `(HTTP: ${op.method} ${op.path})`].filter(Boolean).join(" ");
+  const description = [`${op.summary}.`, scopeLine(op), next ? `Next: ${next}` : "", `(HTTP: ${op.method} ${op.path})`]
+    .filter(Boolean)
+    .join(" ");
   const outputSchema = outputSchemaOf(op);
   return {
     name,

@@ -24,10 +24,17 @@ type SampleClip = ReturnType<typeof loadTestFixtures>["clips"][number];
 type SampleJob = ReturnType<typeof loadTestFixtures>["jobs"][number];
 
 const _sampleClip = (c: SampleClip) => ({
-  clip_id: c.clip_id, number: c.number, ref: `c${c.clip_id.slice(-6)}`, title: c.title,
+  clip_id: c.clip_id,
+  number: c.number,
+  ref: `c${c.clip_id.slice(-6)}`,
+  title: c.title,
   ...clipTiming({ start: c.start_seconds, end: c.end_seconds, title: c.title, hook: c.hook_title }),
-  score: c.score, reasons: ["sample clip (test mode)"], about: null,
-  cut_status: c.cut_status as ClipRow["cut_status"], export_status: c.export_status as ClipRow["export_status"], style: c.style,
+  score: c.score,
+  reasons: ["sample clip (test mode)"],
+  about: null,
+  cut_status: c.cut_status as ClipRow["cut_status"],
+  export_status: c.export_status as ClipRow["export_status"],
+  style: c.style,
 });
 
 /** Deterministic answers for test keys; an id that is not a sample id is not found. */
@@ -36,9 +43,18 @@ export const testAnswer = {
     const f = loadTestFixtures();
     const e = f.episode;
     return {
-      episode_id: e.episode_id, name: e.name, status: e.status, duration: formatDuration(e.duration_seconds), duration_seconds: e.duration_seconds,
-      source: "upload", content_type: e.content_type, progress: { stage: e.status, percent: 100, note: null },
-      clips: f.clips.map(_sampleClip), charged_cents: 0, created_at: e.created_at, livemode: false,
+      episode_id: e.episode_id,
+      name: e.name,
+      status: e.status,
+      duration: formatDuration(e.duration_seconds),
+      duration_seconds: e.duration_seconds,
+      source: "upload",
+      content_type: e.content_type,
+      progress: { stage: e.status, percent: 100, note: null },
+      clips: f.clips.map(_sampleClip),
+      charged_cents: 0,
+      created_at: e.created_at,
+      livemode: false,
     };
   },
   episodes() {
@@ -50,7 +66,13 @@ export const testAnswer = {
   },
   episodeCreated() {
     const e = loadTestFixtures().episode;
-    return { episode_id: e.episode_id, status: e.status, charged_cents: 0, message: "test mode: nothing is uploaded, started or charged; this is the sample episode", livemode: false };
+    return {
+      episode_id: e.episode_id,
+      status: e.status,
+      charged_cents: 0,
+      message: "test mode: nothing is uploaded, started or charged; this is the sample episode",
+      livemode: false,
+    };
   },
   uploaded(id: string) {
     const e = testAnswer.episode(id);
@@ -66,25 +88,60 @@ export const testAnswer = {
     for (const w of wanted) {
       // A clip of one's own times needs the episode's transcript: the sample has none to snap to.
       if (typeof w === "object") {
-        notStarted.push({ clip: `${w.start}-${w.end}`, reason: "test_mode", message: "test mode: a clip of your own times is made with a live key only" });
+        notStarted.push({
+          clip: `${w.start}-${w.end}`,
+          reason: "test_mode",
+          message: "test mode: a clip of your own times is made with a live key only",
+        });
         continue;
       }
       const c = f.clips.find((x) => x.number === w || _sampleClip(x).ref === w);
       const job = c && f.jobs.find((j) => j.clip_id === c.clip_id);
-      if (c && seen.has(c.clip_id)) notStarted.push({ clip: w, reason: "duplicate", message: `clip ${c.number} is named twice; it is exported once` });
+      if (c && seen.has(c.clip_id))
+        notStarted.push({
+          clip: w,
+          reason: "duplicate",
+          message: `clip ${c.number} is named twice; it is exported once`,
+        });
       else if (c && job) {
         seen.add(c.clip_id);
         jobs.push({ ...(await _sampleJobView(links, job)), number: c.number, ref: _sampleClip(c).ref });
-      } else notStarted.push({ clip: w, reason: c ? "test_mode" : "not_found", message: c ? "test mode: this sample clip has no sample job" : `unknown clip reference ${typeof w === "string" ? `"${w}"` : w}` });
+      } else
+        notStarted.push({
+          clip: w,
+          reason: c ? "test_mode" : "not_found",
+          message: c
+            ? "test mode: this sample clip has no sample job"
+            : `unknown clip reference ${typeof w === "string" ? `"${w}"` : w}`,
+        });
     }
     if (!jobs.length) {
-      throw new ApiError(400, "invalid_request", `no clip could be exported: ${notStarted.map((n) => n.message).join("; ")}`, { field: "clips", not_started: notStarted });
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `no clip could be exported: ${notStarted.map((n) => n.message).join("; ")}`,
+        { field: "clips", not_started: notStarted },
+      );
     }
-    return { episode_id: id, jobs, not_started: notStarted, charged_cents: 0, message: "test mode: nothing is rendered or charged; the jobs are the sample jobs", livemode: false };
+    return {
+      episode_id: id,
+      jobs,
+      not_started: notStarted,
+      charged_cents: 0,
+      message: "test mode: nothing is rendered or charged; the jobs are the sample jobs",
+      livemode: false,
+    };
   },
   searched(id: string) {
     const e = testAnswer.episode(id);
-    return { episode_id: id, status: "done", clips: e.clips, charged_cents: 0, message: "test mode: the sample clips", livemode: false };
+    return {
+      episode_id: id,
+      status: "done",
+      clips: e.clips,
+      charged_cents: 0,
+      message: "test mode: the sample clips",
+      livemode: false,
+    };
   },
   async job(links: SampleLinks, id: string) {
     const j = loadTestFixtures().jobs.find((x) => x.job_id === id.toLowerCase());
@@ -99,15 +156,30 @@ export const testAnswer = {
   restyled(id: string, look: ClipLook, base: Look) {
     const c = testAnswer.clip(id);
     const job = loadTestFixtures().jobs.find((j) => j.clip_id === c.clip_id);
-    if (!job) throw new ApiError(409, "clip_not_cut", `sample clip ${id} has not been cut`, { cut_status: c.cut_status });
+    if (!job)
+      throw new ApiError(409, "clip_not_cut", `sample clip ${id} has not been cut`, { cut_status: c.cut_status });
     const sample: Look = { ...base, style: c.style ?? base.style };
     const changes = changeLines(lookChanges(sample, resolveLook(sample, look)));
-    return { clip_id: c.clip_id, job_id: job.job_id, status: "queued", changes, charged_cents: 0, message: "test mode: nothing is rendered", livemode: false };
+    return {
+      clip_id: c.clip_id,
+      job_id: job.job_id,
+      status: "queued",
+      changes,
+      charged_cents: 0,
+      message: "test mode: nothing is rendered",
+      livemode: false,
+    };
   },
   /** The clip's own words on its own timeline (config/testmode.yaml lists them per clip). */
   captions(id: string) {
     const c = testAnswer.clip(id);
-    const captions = (c.captions ?? []).map((s, i) => ({ id: String(i + 1), start_seconds: s.start, end_seconds: s.end, speaker: s.speaker, text: s.text }));
+    const captions = (c.captions ?? []).map((s, i) => ({
+      id: String(i + 1),
+      start_seconds: s.start,
+      end_seconds: s.end,
+      speaker: s.speaker,
+      text: s.text,
+    }));
     return { name: c.title, captions };
   },
 };
@@ -118,9 +190,18 @@ async function _sampleJobView(links: SampleLinks, j: SampleJob) {
   const done = j.status === "completed";
   const link = done ? await sampleClipLink(links, j.file_name) : undefined;
   return {
-    job_id: j.job_id, kind: j.kind, status: j.status, clip_id: j.clip_id, episode_id: f.episode.episode_id,
-    title: f.clips.find((c) => c.clip_id === j.clip_id)?.title ?? null, progress: j.progress,
+    job_id: j.job_id,
+    kind: j.kind,
+    status: j.status,
+    clip_id: j.clip_id,
+    episode_id: f.episode.episode_id,
+    title: f.clips.find((c) => c.clip_id === j.clip_id)?.title ?? null,
+    progress: j.progress,
     ...(link ? { download_url: link.url, download_expires_at: link.expires_at } : {}),
-    changes: [], charged_cents: 0, created_at: f.episode.created_at, finished_at: done ? f.episode.created_at : null, livemode: false,
+    changes: [],
+    charged_cents: 0,
+    created_at: f.episode.created_at,
+    finished_at: done ? f.episode.created_at : null,
+    livemode: false,
   };
 }

@@ -11,26 +11,49 @@ import { downloadLink } from "../uploads.js";
 import { formatDuration, formatLength, formatPosition } from "../_format.js";
 import { etaSeconds } from "../../daemon/engine/progress.js";
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "clip";
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60) || "clip";
 
 function _clipLink(ctx: OperationContext, render: Record<string, any> | null | undefined, title: string | undefined) {
   if (!render?.key) return {};
-  const link = downloadLink(ctx.services, { key: render.key, name: `${slug(title ?? "clip")}.mp4`, type: "video/mp4", origin: ctx.caller.linkOrigin });
+  const link = downloadLink(ctx.services, {
+    key: render.key,
+    name: `${slug(title ?? "clip")}.mp4`,
+    type: "video/mp4",
+    origin: ctx.caller.linkOrigin,
+  });
   return { download_url: link.url, download_expires_at: link.expires_at, ..._posterLinks(ctx, render, title) };
 }
 
 /** The rendered clip's poster (issue 19, item 5: the frame at the hook's first word, titled) as JPEG and WebP links. */
 function _posterLinks(ctx: OperationContext, render: Record<string, any>, title: string | undefined) {
   const name = `${slug(title ?? "clip")}-poster`;
-  const link = (key: unknown, ext: string, type: string) => (typeof key === "string" ? downloadLink(ctx.services, { key, name: `${name}.${ext}`, type, origin: ctx.caller.linkOrigin }).url : undefined);
+  const link = (key: unknown, ext: string, type: string) =>
+    typeof key === "string"
+      ? downloadLink(ctx.services, { key, name: `${name}.${ext}`, type, origin: ctx.caller.linkOrigin }).url
+      : undefined;
   const jpeg = link(render.thumbnail_key, "jpg", "image/jpeg");
   const webp = link(render.poster_webp_key, "webp", "image/webp");
   return { ...(jpeg ? { poster_url: jpeg } : {}), ...(webp ? { poster_webp_url: webp } : {}) };
 }
 
 /** The described fields of a clip (positions, length, pieces, hook), from its exact seconds. */
-export function clipTiming(c: { start: number; end: number; pieces?: unknown[] | null; duration?: number | null; title?: string | null; hook?: string | null }) {
-  const length = c.duration ?? (c.pieces as Array<{ start: number; end: number }> | undefined)?.reduce((a, p) => a + (p.end - p.start), 0) ?? c.end - c.start;
+export function clipTiming(c: {
+  start: number;
+  end: number;
+  pieces?: unknown[] | null;
+  duration?: number | null;
+  title?: string | null;
+  hook?: string | null;
+}) {
+  const length =
+    c.duration ??
+    (c.pieces as Array<{ start: number; end: number }> | undefined)?.reduce((a, p) => a + (p.end - p.start), 0) ??
+    c.end - c.start;
   return {
     hook: c.hook || c.title || "",
     start: formatPosition(c.start),
@@ -49,7 +72,14 @@ export function toClipView(ctx: OperationContext, c: ClipRow) {
     number: c.number,
     ref: c.ref,
     title,
-    ...clipTiming({ start: c.data.start, end: c.data.end, duration: c.data.duration, hook: c.data.hook, pieces: c.cut?.pieces ?? c.data.pieces, title }),
+    ...clipTiming({
+      start: c.data.start,
+      end: c.data.end,
+      duration: c.data.duration,
+      hook: c.data.hook,
+      pieces: c.cut?.pieces ?? c.data.pieces,
+      title,
+    }),
     score: c.data.score?.value ?? null,
     reasons: c.data.score?.reasons ?? [],
     // Hook, coherence, payoff and delivery with a reason each; null on clips found before they existed.
@@ -68,7 +98,12 @@ export function toEpisodeView(ctx: OperationContext, ep: EpisodeRow, clips: Clip
   const status = EpisodeService.publicStatus(ep);
   const running = ep.run && (ep.run.state === "queued" || ep.run.state === "running");
   const stage = ep.status === "searching" ? "searching" : status;
-  const percent = ep.status === "ready" ? 100 : ep.status === "failed" || ep.status === "awaiting_upload" ? 0 : Math.round(ep.run?.progress ?? 0);
+  const percent =
+    ep.status === "ready"
+      ? 100
+      : ep.status === "failed" || ep.status === "awaiting_upload"
+        ? 0
+        : Math.round(ep.run?.progress ?? 0);
   return {
     episode_id: ep.id,
     name: ep.name,
@@ -78,7 +113,12 @@ export function toEpisodeView(ctx: OperationContext, ep: EpisodeRow, clips: Clip
     duration_seconds: ep.duration_seconds,
     source: ep.source_url ? "url" : "upload",
     content_type: ep.options.content_type ?? "podcast",
-    progress: { stage, percent, note: running ? (ep.run?.note ?? null) : null, eta_seconds: running && ep.run ? etaSeconds(ep.run) : null },
+    progress: {
+      stage,
+      percent,
+      note: running ? (ep.run?.note ?? null) : null,
+      eta_seconds: running && ep.run ? etaSeconds(ep.run) : null,
+    },
     clips: clips.map((c) => toClipView(ctx, c)),
     charged_cents: ep.charged_cents,
     created_at: ep.created_at,

@@ -9,10 +9,15 @@ import { nextChunk } from "../_body.js";
 import { ApiError, toErrorBody } from "../errors.js";
 
 function refuseType(ext: string, seen: string): ApiError {
-  return new ApiError(415, "unsupported_type", `the uploaded bytes are not a ${ext || "media"} file (they look like ${seen}); upload the file the name says`, {
-    extension: ext || null,
-    detected: seen,
-  });
+  return new ApiError(
+    415,
+    "unsupported_type",
+    `the uploaded bytes are not a ${ext || "media"} file (they look like ${seen}); upload the file the name says`,
+    {
+      extension: ext || null,
+      detected: seen,
+    },
+  );
 }
 
 /**
@@ -26,7 +31,10 @@ export function judgeHead(head: Buffer, ext: string): ApiError | undefined {
   if (sniff.kind === "text") return refuseType(ext, "text");
   if (sniff.kind === "unknown") return refuseType(ext, "an unknown binary format");
   const allowed = MEDIA_FORMATS[ext]?.containers;
-  if (!allowed) return new ApiError(415, "unsupported_type", `files of type ${ext || "(none)"} are not accepted`, { extension: ext || null });
+  if (!allowed)
+    return new ApiError(415, "unsupported_type", `files of type ${ext || "(none)"} are not accepted`, {
+      extension: ext || null,
+    });
   if (!allowed.includes(sniff.format)) return refuseType(ext, `${sniff.format} (${sniff.ext})`);
   return undefined;
 }
@@ -37,7 +45,10 @@ export function errorResponse(err: unknown, extra: Record<string, string> = {}):
 }
 
 export const tooBig = (max: number, bytes?: number) =>
-  new ApiError(413, "too_big", `the upload is larger than the limit of ${max} bytes`, { max_bytes: max, ...(bytes !== undefined ? { bytes } : {}) });
+  new ApiError(413, "too_big", `the upload is larger than the limit of ${max} bytes`, {
+    max_bytes: max,
+    ...(bytes !== undefined ? { bytes } : {}),
+  });
 
 /** Writes to a stream, waiting for it to drain; both listeners go once either fires. */
 async function write(out: Writable, chunk: Buffer): Promise<void> {

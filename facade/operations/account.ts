@@ -8,5 +8,15 @@ import { editClipCaptions } from "./clip-edits.js";
 import { createEpisode, episodeUploaded, getEpisode, listEpisodes, searchEpisode } from "./episodes.js";
 
 export const ACCOUNT_OPERATIONS: Operation[] = [
-  listEpisodes, createEpisode, getEpisode, episodeUploaded, exportClips, searchEpisode, getJob, restyleClip, clipCaptions, editClipCaptions, listStyles,
+  listEpisodes,
+  createEpisode,
+  getEpisode,
+  episodeUploaded,
+  exportClips,
+  searchEpisode,
+  getJob,
+  restyleClip,
+  clipCaptions,
+  editClipCaptions,
+  listStyles,
 ];

@@ -44,7 +44,12 @@ type From = { bytes?: Buffer; url?: string };
  * connection (after a short linger, so the client reads the refusal first) rather than leave
  * unread bytes on a kept-alive socket.
  */
-async function upload(ctx: OperationContext, kind: BrandFileKind, before: () => Promise<unknown>, save: (from: From) => Promise<unknown>): Promise<unknown> {
+async function upload(
+  ctx: OperationContext,
+  kind: BrandFileKind,
+  before: () => Promise<unknown>,
+  save: (from: From) => Promise<unknown>,
+): Promise<unknown> {
   let from: From;
   try {
     await before();
@@ -62,7 +67,13 @@ async function readFile(ctx: OperationContext, kind: BrandFileKind): Promise<Fro
   const url = ctx.query.url as string | undefined;
   if (url !== undefined) return { url };
   const req = ctx.caller.request;
-  const noBody = () => new ApiError(400, "invalid_request", `send the ${kind} file as the request body, or give its https link in the query field "url"`, { field: "body" });
+  const noBody = () =>
+    new ApiError(
+      400,
+      "invalid_request",
+      `send the ${kind} file as the request body, or give its https link in the query field "url"`,
+      { field: "body" },
+    );
   if (!req?.body) throw noBody();
   const max = maxBytesOf(kind, ctx.services.config.brand);
   const declared = Number(req.headers.get("content-length") ?? NaN);
@@ -71,7 +82,11 @@ async function readFile(ctx: OperationContext, kind: BrandFileKind): Promise<Fro
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   try {
-    for (let next = await nextChunk(reader, 0, "upload_interrupted", `the ${kind} file`); !next.done; next = await nextChunk(reader, bytes, "upload_interrupted", `the ${kind} file`)) {
+    for (
+      let next = await nextChunk(reader, 0, "upload_interrupted", `the ${kind} file`);
+      !next.done;
+      next = await nextChunk(reader, bytes, "upload_interrupted", `the ${kind} file`)
+    ) {
       bytes += next.value.byteLength;
       if (bytes > max) throw tooBig(kind, max, bytes);
       chunks.push(next.value);
@@ -83,21 +98,38 @@ async function readFile(ctx: OperationContext, kind: BrandFileKind): Promise<Fro
   return { bytes: Buffer.concat(chunks, bytes) };
 }
 
-const answer = (ctx: OperationContext, kit: Parameters<typeof kitView>[0]) => ({ ...kitView(kit), livemode: _authOf(ctx).livemode });
+const answer = (ctx: OperationContext, kit: Parameters<typeof kitView>[0]) => ({
+  ...kitView(kit),
+  livemode: _authOf(ctx).livemode,
+});
 
 export const listBrandKits = defineOperation({
-  id: "listBrandKits", method: "GET", path: "/api/v1/brand-kits", summary: "The account's brand kits", scope: "clips.read", tags,
+  id: "listBrandKits",
+  method: "GET",
+  path: "/api/v1/brand-kits",
+  summary: "The account's brand kits",
+  scope: "clips.read",
+  tags,
   responses: { 200: { description: "Brand kits, oldest first", schema: K.list } },
   async handler(ctx) {
     const auth = _authOf(ctx);
     const kits = await brand(ctx.services).kits.list(auth.account.id);
-    return { brand_kits: kits.map(kitView), limit: ctx.services.config.brand.kits_per_account, livemode: auth.livemode };
+    return {
+      brand_kits: kits.map(kitView),
+      limit: ctx.services.config.brand.kits_per_account,
+      livemode: auth.livemode,
+    };
   },
 });
 
 export const createBrandKit = defineOperation({
-  id: "createBrandKit", method: "POST", path: "/api/v1/brand-kits", scope: "clips.write", tags,
-  summary: "Make a brand kit: a name, colours, a bundled font, logo placement, intro/outro cards; upload its font, logo and cover next",
+  id: "createBrandKit",
+  method: "POST",
+  path: "/api/v1/brand-kits",
+  scope: "clips.write",
+  tags,
+  summary:
+    "Make a brand kit: a name, colours, a bundled font, logo placement, intro/outro cards; upload its font, logo and cover next",
   body: K.create,
   responses: {
     201: { description: "The kit", schema: K.kit },
@@ -112,7 +144,13 @@ export const createBrandKit = defineOperation({
 });
 
 export const getBrandKit = defineOperation({
-  id: "getBrandKit", method: "GET", path: "/api/v1/brand-kits/{id}", summary: "A brand kit", scope: "clips.read", tags, params: id,
+  id: "getBrandKit",
+  method: "GET",
+  path: "/api/v1/brand-kits/{id}",
+  summary: "A brand kit",
+  scope: "clips.read",
+  tags,
+  params: id,
   responses: { 200: { description: "The kit", schema: K.kit }, 404: { description: "Not on this account" } },
   async handler(ctx) {
     return answer(ctx, await brand(ctx.services).kits.get(_authOf(ctx).account.id, ctx.params.id!));
@@ -120,17 +158,32 @@ export const getBrandKit = defineOperation({
 });
 
 export const updateBrandKit = defineOperation({
-  id: "updateBrandKit", method: "PATCH", path: "/api/v1/brand-kits/{id}", scope: "clips.write", tags, params: id,
-  summary: "Change a brand kit: what the body names changes (null removes the font, logo, cover or a card); clips already made keep the kit they were made with",
+  id: "updateBrandKit",
+  method: "PATCH",
+  path: "/api/v1/brand-kits/{id}",
+  scope: "clips.write",
+  tags,
+  params: id,
+  summary:
+    "Change a brand kit: what the body names changes (null removes the font, logo, cover or a card); clips already made keep the kit they were made with",
   body: K.update,
-  responses: { 200: { description: "The kit", schema: K.kit }, 400: { description: "Invalid request, naming the field" }, 404: { description: "Not on this account" } },
+  responses: {
+    200: { description: "The kit", schema: K.kit },
+    400: { description: "Invalid request, naming the field" },
+    404: { description: "Not on this account" },
+  },
   async handler(ctx) {
     return answer(ctx, await brand(ctx.services).kits.update(_authOf(ctx).account.id, ctx.params.id!, ctx.body));
   },
 });
 
 export const deleteBrandKit = defineOperation({
-  id: "deleteBrandKit", method: "DELETE", path: "/api/v1/brand-kits/{id}", scope: "clips.write", tags, params: id,
+  id: "deleteBrandKit",
+  method: "DELETE",
+  path: "/api/v1/brand-kits/{id}",
+  scope: "clips.write",
+  tags,
+  params: id,
   summary: "Delete a brand kit and its files; saved clip defaults naming it no longer name a kit",
   responses: { 200: { description: "Deleted", schema: K.deleted }, 404: { description: "Not on this account" } },
   async handler(ctx) {
@@ -142,7 +195,9 @@ export const deleteBrandKit = defineOperation({
 
 const uploadResponses = (what: string) => ({
   200: { description: `The kit with its new ${what}`, schema: K.kit },
-  400: { description: `unsupported_type: the bytes are not a ${what} clipd takes (the message says what they are); fetch_failed or invalid_url: the link; naming the field` },
+  400: {
+    description: `unsupported_type: the bytes are not a ${what} clipd takes (the message says what they are); fetch_failed or invalid_url: the link; naming the field`,
+  },
   404: { description: "Not on this account" },
   413: { description: `too_big: the ${what} is over its limit (max_bytes)` },
 });
@@ -160,39 +215,88 @@ const RAW: Record<BrandFileKind, ReturnType<typeof rawBody>> = {
 
 function uploadOp(kind: BrandFileKind, opId: string, summary: string, what: string): Operation {
   return defineOperation({
-    id: opId, method: "PUT", path: `/api/v1/brand-kits/{id}/${kind}`, scope: "clips.write", tags, params: id, summary, rawBody: RAW[kind],
+    id: opId,
+    method: "PUT",
+    path: `/api/v1/brand-kits/{id}/${kind}`,
+    scope: "clips.write",
+    tags,
+    params: id,
+    summary,
+    rawBody: RAW[kind],
     query: kind === "font" ? K.fontQuery : K.fileQuery,
     responses: uploadResponses(what),
     async handler(ctx) {
       const kits = brand(ctx.services).kits;
       const accountId = _authOf(ctx).account.id;
       const fileName = typeof ctx.query.file_name === "string" ? ctx.query.file_name : undefined;
-      return upload(ctx, kind, () => kits.get(accountId, ctx.params.id!), async (from) => answer(ctx, await kits.putFile(accountId, ctx.params.id!, kind, { ...from, fileName })));
+      return upload(
+        ctx,
+        kind,
+        () => kits.get(accountId, ctx.params.id!),
+        async (from) => answer(ctx, await kits.putFile(accountId, ctx.params.id!, kind, { ...from, fileName })),
+      );
     },
   });
 }
 
-export const uploadBrandKitFont = uploadOp("font", "uploadBrandKitFont", "Upload the kit's font: a TTF or OTF file as the body (or ?url=); its family name is read from the file", "font");
-export const uploadBrandKitLogo = uploadOp("logo", "uploadBrandKitLogo", "Upload the kit's logo: a PNG or SVG file as the body (or ?url=); an SVG is drawn to PNG when saved", "logo");
-export const uploadBrandKitCover = uploadOp("cover", "uploadBrandKitCover", "Upload the kit's cover art for audio clips: a PNG, JPEG or WebP image as the body (or ?url=)", "cover art");
+export const uploadBrandKitFont = uploadOp(
+  "font",
+  "uploadBrandKitFont",
+  "Upload the kit's font: a TTF or OTF file as the body (or ?url=); its family name is read from the file",
+  "font",
+);
+export const uploadBrandKitLogo = uploadOp(
+  "logo",
+  "uploadBrandKitLogo",
+  "Upload the kit's logo: a PNG or SVG file as the body (or ?url=); an SVG is drawn to PNG when saved",
+  "logo",
+);
+export const uploadBrandKitCover = uploadOp(
+  "cover",
+  "uploadBrandKitCover",
+  "Upload the kit's cover art for audio clips: a PNG, JPEG or WebP image as the body (or ?url=)",
+  "cover art",
+);
 
 export const setEpisodeCover = defineOperation({
-  id: "setEpisodeCover", method: "PUT", path: "/api/v1/episodes/{id}/cover", scope: "clips.write", tags: ["episodes"], params: id,
-  summary: "Set an episode's cover art (behind its audio clips, over a brand kit's): a PNG, JPEG or WebP image as the body, or its https link in ?url=",
+  id: "setEpisodeCover",
+  method: "PUT",
+  path: "/api/v1/episodes/{id}/cover",
+  scope: "clips.write",
+  tags: ["episodes"],
+  params: id,
+  summary:
+    "Set an episode's cover art (behind its audio clips, over a brand kit's): a PNG, JPEG or WebP image as the body, or its https link in ?url=",
   query: K.fileQuery,
   rawBody: RAW.cover,
-  responses: { ...uploadResponses("cover art"), 200: { description: "The cover is set; clips made from now on use it", schema: K.cover } },
+  responses: {
+    ...uploadResponses("cover art"),
+    200: { description: "The cover is set; clips made from now on use it", schema: K.cover },
+  },
   async handler(ctx) {
     const auth = _authOf(ctx);
     const covers = brand(ctx.services).covers;
-    return upload(ctx, "cover", () => covers.current(auth.account.id, ctx.params.id!), async (from) => ({ ...(await covers.set(auth.account.id, ctx.params.id!, from)), livemode: auth.livemode }));
+    return upload(
+      ctx,
+      "cover",
+      () => covers.current(auth.account.id, ctx.params.id!),
+      async (from) => ({ ...(await covers.set(auth.account.id, ctx.params.id!, from)), livemode: auth.livemode }),
+    );
   },
 });
 
 export const deleteEpisodeCover = defineOperation({
-  id: "deleteEpisodeCover", method: "DELETE", path: "/api/v1/episodes/{id}/cover", scope: "clips.write", tags: ["episodes"], params: id,
+  id: "deleteEpisodeCover",
+  method: "DELETE",
+  path: "/api/v1/episodes/{id}/cover",
+  scope: "clips.write",
+  tags: ["episodes"],
+  params: id,
   summary: "Remove an episode's own cover art (its clips fall back to the brand kit's, the file's own, or a gradient)",
-  responses: { 200: { description: "No cover of its own", schema: K.cover }, 404: { description: "Not on this account" } },
+  responses: {
+    200: { description: "No cover of its own", schema: K.cover },
+    404: { description: "Not on this account" },
+  },
   async handler(ctx) {
     const auth = _authOf(ctx);
     return { ...(await brand(ctx.services).covers.clear(auth.account.id, ctx.params.id!)), livemode: auth.livemode };
@@ -200,5 +304,14 @@ export const deleteEpisodeCover = defineOperation({
 });
 
 export const BRAND_OPERATIONS: Operation[] = [
-  listBrandKits, createBrandKit, getBrandKit, updateBrandKit, deleteBrandKit, uploadBrandKitFont, uploadBrandKitLogo, uploadBrandKitCover, setEpisodeCover, deleteEpisodeCover,
+  listBrandKits,
+  createBrandKit,
+  getBrandKit,
+  updateBrandKit,
+  deleteBrandKit,
+  uploadBrandKitFont,
+  uploadBrandKitLogo,
+  uploadBrandKitCover,
+  setEpisodeCover,
+  deleteEpisodeCover,
 ];

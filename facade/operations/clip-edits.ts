@@ -11,19 +11,31 @@ import { S } from "./_account-schemas.js";
 import { _authOf, testAnswer } from "./_account-testmode.js";
 
 const delta = (end: string): JsonSchema => ({
-  type: "integer", minimum: -20, maximum: 20,
+  type: "integer",
+  minimum: -20,
+  maximum: 20,
   description: `Whole transcript sentences to add before (positive) or drop from (negative) the clip's ${end}`,
 });
 
 export const CAPTION_EDIT_BODY: JsonSchema = {
-  type: "object", additionalProperties: false, "x-extension": true,
+  type: "object",
+  additionalProperties: false,
+  "x-extension": true,
   properties: {
     cues: {
-      type: "array", minItems: 1, maxItems: 100,
-      description: "Captions to retype: id as GET /clips/{id}/captions lists it, and its new text; the words keep the caption's times",
+      type: "array",
+      minItems: 1,
+      maxItems: 100,
+      description:
+        "Captions to retype: id as GET /clips/{id}/captions lists it, and its new text; the words keep the caption's times",
       items: {
-        type: "object", additionalProperties: false, required: ["id", "text"],
-        properties: { id: { type: "string", pattern: "^[1-9][0-9]{0,3}$" }, text: { type: "string", minLength: 1, maxLength: 300 } },
+        type: "object",
+        additionalProperties: false,
+        required: ["id", "text"],
+        properties: {
+          id: { type: "string", pattern: "^[1-9][0-9]{0,3}$" },
+          text: { type: "string", minLength: 1, maxLength: 300 },
+        },
       },
     },
     start_sentence_delta: delta("start"),
@@ -32,7 +44,9 @@ export const CAPTION_EDIT_BODY: JsonSchema = {
 };
 
 const CAPTION_EDIT_ANSWER: JsonSchema = {
-  type: "object", "x-extension": true, required: ["clip_id", "job_id", "status", "changes", "charged_cents", "message"],
+  type: "object",
+  "x-extension": true,
+  required: ["clip_id", "job_id", "status", "changes", "charged_cents", "message"],
   properties: {
     ...(S.restyleAnswer as { properties: Record<string, JsonSchema> }).properties,
     start_seconds: { type: "number", description: "Where the clip now starts in the episode" },
@@ -41,12 +55,25 @@ const CAPTION_EDIT_ANSWER: JsonSchema = {
 };
 
 export const editClipCaptions = defineOperation<CaptionEdit>({
-  id: "editClipCaptions", method: "PATCH", path: "/api/v1/clips/{id}/captions", scope: "clips.write", tags: ["clips"], params: { id: uuidParam }, idempotent: true,
-  summary: "Extension: retype a clip's captions (times kept) and trim or extend it by whole sentences, then render it again",
+  id: "editClipCaptions",
+  method: "PATCH",
+  path: "/api/v1/clips/{id}/captions",
+  scope: "clips.write",
+  tags: ["clips"],
+  params: { id: uuidParam },
+  idempotent: true,
+  summary:
+    "Extension: retype a clip's captions (times kept) and trim or extend it by whole sentences, then render it again",
   body: CAPTION_EDIT_BODY,
   responses: {
-    202: { description: "A render job started (a cut one when the span moved); or, when nothing changes, nothing started", schema: CAPTION_EDIT_ANSWER },
-    400: { description: "Invalid request, naming the field: an unknown caption id, an empty text, a delta past the episode or the length limits" },
+    202: {
+      description: "A render job started (a cut one when the span moved); or, when nothing changes, nothing started",
+      schema: CAPTION_EDIT_ANSWER,
+    },
+    400: {
+      description:
+        "Invalid request, naming the field: an unknown caption id, an empty text, a delta past the episode or the length limits",
+    },
     402: { description: "Payment required", schema: S.paymentError },
     404: { description: "Not on this account" },
     409: { description: "clip_not_cut (still being cut) or no_transcript" },
@@ -67,15 +94,26 @@ export const editClipCaptions = defineOperation<CaptionEdit>({
     const hook = settleAnswer(ctx, 202, (r: CaptionEditResult) => {
       const lines = changeLines(r.changes);
       return {
-        clip_id: ctx.params.id, job_id: r.job.job_id, status: r.job.status, changes: lines, charged_cents: r.job.charged_cents,
-        start_seconds: r.start, end_seconds: r.end,
+        clip_id: ctx.params.id,
+        job_id: r.job.job_id,
+        status: r.job.status,
+        changes: lines,
+        charged_cents: r.job.charged_cents,
+        start_seconds: r.start,
+        end_seconds: r.end,
         message: lines.length
           ? `${r.job.kind === "cut" ? "cutting and rendering" : "rendering"} the clip again (${lines.join("; ")}); poll GET /api/v1/jobs/${r.job.job_id}`
           : "nothing to change: the captions already read so, so nothing started and nothing was charged",
         livemode: true,
       };
     });
-    await ctx.services.episodes.edits.editCaptions(auth.account.id, ctx.params.id!, body, { origin: ctx.caller.surface }, hook.within);
+    await ctx.services.episodes.edits.editCaptions(
+      auth.account.id,
+      ctx.params.id!,
+      body,
+      { origin: ctx.caller.surface },
+      hook.within,
+    );
     return hook.answer;
   },
 });

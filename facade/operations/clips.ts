@@ -20,21 +20,50 @@ function _look(ctx: OperationContext, body: Record<string, any>): ClipLook {
   if (body.style !== undefined) {
     const style = ctx.services.episodes.resolveStyle(body.style);
     if (!style) {
-      const known = ctx.services.episodes.styles().map((s) => s.id).join(", ");
-      throw new ApiError(400, "invalid_request", `body field "style": unknown style "${body.style}"; use an id or name from GET /api/v1/styles (${known})`, { field: "style" });
+      const known = ctx.services.episodes
+        .styles()
+        .map((s) => s.id)
+        .join(", ");
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `body field "style": unknown style "${body.style}"; use an id or name from GET /api/v1/styles (${known})`,
+        { field: "style" },
+      );
     }
     look.style = style;
   }
-  for (const k of ["caption_size", "caption_position", "hook_title", "fit", "background", "aspect_ratio", "brand_kit", "censor", "emphasis", "emoji"] as const) if (body[k] !== undefined) (look as any)[k] = body[k];
+  for (const k of [
+    "caption_size",
+    "caption_position",
+    "hook_title",
+    "fit",
+    "background",
+    "aspect_ratio",
+    "brand_kit",
+    "censor",
+    "emphasis",
+    "emoji",
+  ] as const)
+    if (body[k] !== undefined) (look as any)[k] = body[k];
   return look;
 }
 
 export const exportClips = defineOperation({
-  id: "exportClips", method: "POST", path: "/api/v1/episodes/{id}/clips", scope: "clips.write", tags, params: id, idempotent: true,
+  id: "exportClips",
+  method: "POST",
+  path: "/api/v1/episodes/{id}/clips",
+  scope: "clips.write",
+  tags,
+  params: id,
+  idempotent: true,
   summary: "Cut and render clips of an episode: one job per clip",
   body: S.exportBody,
   responses: {
-    202: { description: "Jobs started; clips not started are listed with reasons and not charged", schema: S.exportAnswer },
+    202: {
+      description: "Jobs started; clips not started are listed with reasons and not charged",
+      schema: S.exportAnswer,
+    },
     400: { description: "Invalid request, or no clip could be started" },
     402: { description: "Payment required", schema: S.paymentError },
     404: { description: "Not on this account" },
@@ -44,26 +73,51 @@ export const exportClips = defineOperation({
     const auth = _authOf(ctx);
     const look = _look(ctx, ctx.body);
     ctx.status = 202;
-    if (!auth.livemode) return testAnswer.exported({ services: ctx.services, origin: ctx.caller.linkOrigin }, ctx.params.id!, ctx.body.clips);
+    if (!auth.livemode)
+      return testAnswer.exported(
+        { services: ctx.services, origin: ctx.caller.linkOrigin },
+        ctx.params.id!,
+        ctx.body.clips,
+      );
     const hook = settleAnswer(ctx, 202, (r: ExportResult) => ({
       episode_id: ctx.params.id,
-      jobs: r.jobs.map((j) => ({ job_id: j.job_id, clip_id: j.clip_id, number: j.number, ref: j.ref, kind: j.kind, status: j.status, charged_cents: j.charged_cents })),
+      jobs: r.jobs.map((j) => ({
+        job_id: j.job_id,
+        clip_id: j.clip_id,
+        number: j.number,
+        ref: j.ref,
+        kind: j.kind,
+        status: j.status,
+        charged_cents: j.charged_cents,
+      })),
       not_started: r.not_started,
       charged_cents: r.charged_cents,
       message: `${r.jobs.length} job${r.jobs.length === 1 ? "" : "s"} started${r.not_started.length ? `; ${r.not_started.length} not started (see not_started)` : ""}; poll GET /api/v1/jobs/{id}`,
       livemode: true,
     }));
-    await ctx.services.episodes.clips.exportClips(auth.account.id, ctx.params.id!, { clips: ctx.body.clips, look, origin: ctx.caller.surface }, hook.within);
+    await ctx.services.episodes.clips.exportClips(
+      auth.account.id,
+      ctx.params.id!,
+      { clips: ctx.body.clips, look, origin: ctx.caller.surface },
+      hook.within,
+    );
     return hook.answer;
   },
 });
 
 export const getJob = defineOperation({
-  id: "getJob", method: "GET", path: "/api/v1/jobs/{id}", summary: "A cut or render job; download_url once completed", scope: "clips.read", tags: ["jobs"], params: id,
+  id: "getJob",
+  method: "GET",
+  path: "/api/v1/jobs/{id}",
+  summary: "A cut or render job; download_url once completed",
+  scope: "clips.read",
+  tags: ["jobs"],
+  params: id,
   responses: { 200: { description: "The job", schema: S.job }, 404: { description: "Not on this account" } },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    if (!auth.livemode) return testAnswer.job({ services: ctx.services, origin: ctx.caller.linkOrigin }, ctx.params.id!);
+    if (!auth.livemode)
+      return testAnswer.job({ services: ctx.services, origin: ctx.caller.linkOrigin }, ctx.params.id!);
     const job = await ctx.services.episodes.clips.getJob(auth.account.id, ctx.params.id!);
     if (!job) throw _notFound("job", ctx.params.id!);
     return toJobView(ctx, job);
@@ -71,12 +125,25 @@ export const getJob = defineOperation({
 });
 
 export const restyleClip = defineOperation({
-  id: "restyleClip", method: "PATCH", path: "/api/v1/clips/{id}", scope: "clips.write", tags: ["clips"], params: id, idempotent: true,
-  summary: "Restyle a cut clip: what the body names changes, the rest of its look stays (fit or background cut it again)",
+  id: "restyleClip",
+  method: "PATCH",
+  path: "/api/v1/clips/{id}",
+  scope: "clips.write",
+  tags: ["clips"],
+  params: id,
+  idempotent: true,
+  summary:
+    "Restyle a cut clip: what the body names changes, the rest of its look stays (fit or background cut it again)",
   body: S.restyleBody,
   responses: {
-    202: { description: "A render job started; or, when nothing resolves to a new value, nothing started (changes empty, job_id the job that made the current look)", schema: S.restyleAnswer },
-    400: { description: "Invalid request; a body naming no look field (save_as_default alone included) names field \"body\"" },
+    202: {
+      description:
+        "A render job started; or, when nothing resolves to a new value, nothing started (changes empty, job_id the job that made the current look)",
+      schema: S.restyleAnswer,
+    },
+    400: {
+      description: 'Invalid request; a body naming no look field (save_as_default alone included) names field "body"',
+    },
     402: { description: "Payment required", schema: S.paymentError },
     404: { description: "Not on this account" },
     409: { description: "clip_not_cut" },
@@ -87,7 +154,12 @@ export const restyleClip = defineOperation({
     const look = _look(ctx, body);
     // save_as_default saves the look this restyle makes, so a body with nothing else has nothing to save.
     if (!Object.keys(look).length) {
-      throw new ApiError(400, "invalid_request", `body names nothing to change: give at least one of ${LOOK_FIELDS.join(", ")}${body.save_as_default !== undefined ? " (save_as_default only saves the look a restyle makes)" : ""}`, { field: "body" });
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `body names nothing to change: give at least one of ${LOOK_FIELDS.join(", ")}${body.save_as_default !== undefined ? " (save_as_default only saves the look a restyle makes)" : ""}`,
+        { field: "body" },
+      );
     }
     ctx.status = 202;
     if (!auth.livemode) return testAnswer.restyled(ctx.params.id!, look, ctx.services.episodes.looks.serviceLook());
@@ -107,16 +179,31 @@ export const restyleClip = defineOperation({
         livemode: true,
       };
     });
-    await ctx.services.episodes.clips.restyle(auth.account.id, ctx.params.id!, look, { saveAsDefault: saving, origin: ctx.caller.surface }, hook.within);
+    await ctx.services.episodes.clips.restyle(
+      auth.account.id,
+      ctx.params.id!,
+      look,
+      { saveAsDefault: saving, origin: ctx.caller.surface },
+      hook.within,
+    );
     return hook.answer;
   },
 });
 
 export const clipCaptions = defineOperation({
-  id: "clipCaptions", method: "GET", path: "/api/v1/clips/{id}/captions", scope: "clips.read", tags: ["clips"], params: id,
+  id: "clipCaptions",
+  method: "GET",
+  path: "/api/v1/clips/{id}/captions",
+  scope: "clips.read",
+  tags: ["clips"],
+  params: id,
   summary: "A clip's captions on its own timeline, filtered by time or text",
   query: S.captionsQuery,
-  responses: { 200: { description: "Captions", schema: S.captions }, 400: { description: "Invalid query" }, 404: { description: "Not on this account" } },
+  responses: {
+    200: { description: "Captions", schema: S.captions },
+    400: { description: "Invalid query" },
+    404: { description: "Not on this account" },
+  },
   async handler(ctx) {
     const auth = _authOf(ctx);
     const q = _captionQuery(ctx.query);
@@ -140,17 +227,32 @@ export const clipCaptions = defineOperation({
 });
 
 /** Query values arrive as strings; the schema checks their shape, this their range. */
-function _captionQuery(raw: Record<string, string | undefined>): { at?: number; from?: number; to?: number; q?: string; limit: number } {
+function _captionQuery(raw: Record<string, string | undefined>): {
+  at?: number;
+  from?: number;
+  to?: number;
+  q?: string;
+  limit: number;
+} {
   const num = (k: "at" | "from" | "to") => (raw[k] === undefined ? undefined : Number(raw[k]));
   const limit = raw.limit === undefined ? 40 : Number(raw.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new ApiError(400, "invalid_request", `query field "limit" must be a whole number from 1 to 200`, { field: "limit" });
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+    throw new ApiError(400, "invalid_request", `query field "limit" must be a whole number from 1 to 200`, {
+      field: "limit",
+    });
   const out = { at: num("at"), from: num("from"), to: num("to"), q: raw.q, limit };
-  if (out.from !== undefined && out.to !== undefined && out.from > out.to) throw new ApiError(400, "invalid_request", `query field "to" must not be before "from"`, { field: "to" });
+  if (out.from !== undefined && out.to !== undefined && out.from > out.to)
+    throw new ApiError(400, "invalid_request", `query field "to" must not be before "from"`, { field: "to" });
   return out;
 }
 
 export const listStyles = defineOperation({
-  id: "listStyles", method: "GET", path: "/api/v1/styles", summary: "Caption styles for clips", scope: "clips.read", tags: ["clips"],
+  id: "listStyles",
+  method: "GET",
+  path: "/api/v1/styles",
+  summary: "Caption styles for clips",
+  scope: "clips.read",
+  tags: ["clips"],
   responses: { 200: { description: "Styles", schema: S.styles } },
   handler(ctx) {
     return { styles: ctx.services.episodes.styles(), livemode: _authOf(ctx).livemode };

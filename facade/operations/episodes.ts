@@ -31,42 +31,79 @@ function _lastSegment(url: string): string {
 }
 
 export const listEpisodes = defineOperation({
-  id: "listEpisodes", method: "GET", path: "/api/v1/episodes", summary: "The 10 most recent episodes", scope: "clips.read", tags,
+  id: "listEpisodes",
+  method: "GET",
+  path: "/api/v1/episodes",
+  summary: "The 10 most recent episodes",
+  scope: "clips.read",
+  tags,
   responses: { 200: { description: "Episodes, newest first", schema: S.episodeList } },
   async handler(ctx) {
     const auth = _authOf(ctx);
     if (!auth.livemode) return testAnswer.episodes();
     const eps = await ctx.services.episodes.list(auth.account.id, 10);
-    const views = await Promise.all(eps.map(async (ep) => toEpisodeView(ctx, ep, await ctx.services.episodes.clipsOf(ep.id))));
-    return { episodes: views, ...(views.length ? {} : { message: "no episodes yet; POST /api/v1/episodes starts one" }), livemode: true };
+    const views = await Promise.all(
+      eps.map(async (ep) => toEpisodeView(ctx, ep, await ctx.services.episodes.clipsOf(ep.id))),
+    );
+    return {
+      episodes: views,
+      ...(views.length ? {} : { message: "no episodes yet; POST /api/v1/episodes starts one" }),
+      livemode: true,
+    };
   },
 });
 
 export const createEpisode = defineOperation({
-  id: "createEpisode", method: "POST", path: "/api/v1/episodes", scope: "clips.write", tags, idempotent: true, bodyRequired: false,
+  id: "createEpisode",
+  method: "POST",
+  path: "/api/v1/episodes",
+  scope: "clips.write",
+  tags,
+  idempotent: true,
+  bodyRequired: false,
   summary: "Start an episode from an https link (source_url), or get an upload address (file_name)",
   body: S.episodeCreate,
   responses: {
     202: { description: "Accepted: importing (source_url) or awaiting_upload (with upload)", schema: S.episodeCreated },
     400: { description: "Invalid request (the field is named)" },
-    402: { description: "Payment required: plan_or_credit_required, credit_required, plan_required or balance_below_zero", schema: S.paymentError },
+    402: {
+      description: "Payment required: plan_or_credit_required, credit_required, plan_required or balance_below_zero",
+      schema: S.paymentError,
+    },
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
     const b = (ctx.body ?? {}) as Record<string, any>;
-    if (b.source_url && b.file_name) throw new ApiError(400, "invalid_request", `body field "file_name": give source_url or file_name, not both`, { field: "file_name" });
+    if (b.source_url && b.file_name)
+      throw new ApiError(400, "invalid_request", `body field "file_name": give source_url or file_name, not both`, {
+        field: "file_name",
+      });
     // Test keys are checked exactly like live ones; only what happens next differs.
     if (b.file_name !== undefined) assertMediaFileName(b.file_name);
-    const sourceUrl = b.source_url === undefined ? undefined : (await checkSourceUrl(b.source_url, ctx.services.config, "source_url")).href;
+    const sourceUrl =
+      b.source_url === undefined
+        ? undefined
+        : (await checkSourceUrl(b.source_url, ctx.services.config, "source_url")).href;
     ctx.status = 202;
     const episodeId = auth.livemode ? randomUUID() : loadTestFixtures().episode.episode_id;
     const upload = sourceUrl
       ? undefined
-      : await episodeUploadLink(ctx.services, { accountId: auth.account.id, ref: episodeId, fileName: b.file_name, maxBytes: auth.livemode ? MAX_EPISODE_BYTES : TEST_UPLOAD_MAX_BYTES, origin: ctx.caller.linkOrigin, test: !auth.livemode });
-    const uploadView = upload ? { upload: { method: upload.method, url: upload.url, headers: upload.headers, expires_at: upload.expires_at } } : {};
+      : await episodeUploadLink(ctx.services, {
+          accountId: auth.account.id,
+          ref: episodeId,
+          fileName: b.file_name,
+          maxBytes: auth.livemode ? MAX_EPISODE_BYTES : TEST_UPLOAD_MAX_BYTES,
+          origin: ctx.caller.linkOrigin,
+          test: !auth.livemode,
+        });
+    const uploadView = upload
+      ? { upload: { method: upload.method, url: upload.url, headers: upload.headers, expires_at: upload.expires_at } }
+      : {};
     if (!auth.livemode) return { ...testAnswer.episodeCreated(), ...uploadView };
     const name: string = b.name ?? b.file_name ?? (sourceUrl ? _lastSegment(sourceUrl) : "");
-    const options = Object.fromEntries(["content_type", "target_seconds", "about"].filter((k) => b[k] !== undefined).map((k) => [k, b[k]]));
+    const options = Object.fromEntries(
+      ["content_type", "target_seconds", "about"].filter((k) => b[k] !== undefined).map((k) => [k, b[k]]),
+    );
     const hook = settleAnswer(ctx, 202, (ep: NewEpisode) => ({
       episode_id: ep.id,
       status: ep.status,
@@ -77,30 +114,52 @@ export const createEpisode = defineOperation({
         : "importing from source_url; poll GET /api/v1/episodes/{id}. The episode is charged when its clip search starts.",
       livemode: true,
     }));
-    await ctx.services.episodes.create({
-      id: episodeId, accountId: auth.account.id, name: name || "Untitled episode", sourceUrl, options,
-      upload: upload ? { key: upload.key, name: upload.key.split("/").pop()! } : undefined,
-      origin: ctx.caller.surface,
-    }, hook.within);
+    await ctx.services.episodes.create(
+      {
+        id: episodeId,
+        accountId: auth.account.id,
+        name: name || "Untitled episode",
+        sourceUrl,
+        options,
+        upload: upload ? { key: upload.key, name: upload.key.split("/").pop()! } : undefined,
+        origin: ctx.caller.surface,
+      },
+      hook.within,
+    );
     return hook.answer;
   },
 });
 
 export const getEpisode = defineOperation({
-  id: "getEpisode", method: "GET", path: "/api/v1/episodes/{id}", summary: "An episode with its progress and clips", scope: "clips.read", tags, params: id,
+  id: "getEpisode",
+  method: "GET",
+  path: "/api/v1/episodes/{id}",
+  summary: "An episode with its progress and clips",
+  scope: "clips.read",
+  tags,
+  params: id,
   responses: { 200: { description: "The episode", schema: S.episode }, 404: { description: "Not on this account" } },
   async handler(ctx) {
     const auth = _authOf(ctx);
     if (!auth.livemode) return testAnswer.episode(ctx.params.id!);
     // Polled often: the rows are kept until anything they show may have changed (read-cache.ts).
-    const found = await readCacheOf(ctx.services.db).read(`episode:${auth.account.id}:${ctx.params.id}`, () => ctx.services.episodes.getWithClips(auth.account.id, ctx.params.id!));
+    const found = await readCacheOf(ctx.services.db).read(`episode:${auth.account.id}:${ctx.params.id}`, () =>
+      ctx.services.episodes.getWithClips(auth.account.id, ctx.params.id!),
+    );
     if (!found) throw _notFound("episode", ctx.params.id!);
     return toEpisodeView(ctx, found.episode, found.clips);
   },
 });
 
 export const episodeUploaded = defineOperation({
-  id: "episodeUploaded", method: "POST", path: "/api/v1/episodes/{id}/uploaded", scope: "clips.write", tags, params: id, idempotent: true, bodyRequired: false,
+  id: "episodeUploaded",
+  method: "POST",
+  path: "/api/v1/episodes/{id}/uploaded",
+  scope: "clips.write",
+  tags,
+  params: id,
+  idempotent: true,
+  bodyRequired: false,
   summary: "Say the upload is complete: the import starts",
   body: S.empty,
   responses: {
@@ -117,7 +176,9 @@ export const episodeUploaded = defineOperation({
       return {
         episode_id: episode.id,
         status,
-        message: started ? "upload received; importing, then transcribing and searching for clips" : `nothing to do: the episode is ${status} already`,
+        message: started
+          ? "upload received; importing, then transcribing and searching for clips"
+          : `nothing to do: the episode is ${status} already`,
         livemode: true,
       };
     });
@@ -127,11 +188,21 @@ export const episodeUploaded = defineOperation({
 });
 
 export const searchEpisode = defineOperation({
-  id: "searchEpisode", method: "POST", path: "/api/v1/episodes/{id}/search", scope: "clips.write", tags, params: id, idempotent: true,
+  id: "searchEpisode",
+  method: "POST",
+  path: "/api/v1/episodes/{id}/search",
+  scope: "clips.write",
+  tags,
+  params: id,
+  idempotent: true,
   summary: "Search a ready episode for more clips about a topic",
   body: S.searchBody,
   responses: {
-    202: { description: "searching: the new clips join the episode when it is ready again; done: this brief was searched before, and these are its clips", schema: S.searchAnswer },
+    202: {
+      description:
+        "searching: the new clips join the episode when it is ready again; done: this brief was searched before, and these are its clips",
+      schema: S.searchAnswer,
+    },
     402: { description: "Payment required", schema: S.paymentError },
     404: { description: "Not on this account" },
     409: { description: "episode_not_ready or search_in_progress" },
@@ -145,10 +216,18 @@ export const searchEpisode = defineOperation({
       status: r.status,
       clips: r.clips.map((c) => toClipView(ctx, c)),
       charged_cents: 0,
-      message: r.status === "searching" ? "searching; poll GET /api/v1/episodes/{id} until it is ready again" : "this brief was searched before; these are its clips",
+      message:
+        r.status === "searching"
+          ? "searching; poll GET /api/v1/episodes/{id} until it is ready again"
+          : "this brief was searched before; these are its clips",
       livemode: true,
     }));
-    await ctx.services.episodes.search(auth.account.id, ctx.params.id!, { ...ctx.body, origin: ctx.caller.surface }, hook.within);
+    await ctx.services.episodes.search(
+      auth.account.id,
+      ctx.params.id!,
+      { ...ctx.body, origin: ctx.caller.surface },
+      hook.within,
+    );
     return hook.answer;
   },
 });

@@ -31,34 +31,50 @@ function httpRequest(caller: { request?: Request }): Request {
 
 const tokenParam = { type: "string", minLength: 1, maxLength: 4096, description: "The signed token from the link" };
 
-
 export const putUpload = defineOperation({
   id: "putUpload",
   method: "PUT",
   path: "/api/v1/uploads/{token}",
-  summary: "Uploads the file for a signed upload address: the raw file streamed whole, or one chunk of it with Content-Range (HEAD the address for Upload-Offset)",
+  summary:
+    "Uploads the file for a signed upload address: the raw file streamed whole, or one chunk of it with Content-Range (HEAD the address for Upload-Offset)",
   scope: null,
   rateLimited: false,
   tags: ["files"],
   params: { token: tokenParam },
   responses: {
     200: {
-      description: "Stored: the whole file ({key, bytes}), or a chunk ({received, total, complete}, with key and bytes once complete)",
+      description:
+        "Stored: the whole file ({key, bytes}), or a chunk ({received, total, complete}, with key and bytes once complete)",
       schema: {
         type: "object",
         properties: {
-          key: { type: "string" }, bytes: { type: "integer" },
-          received: { type: "integer", description: "Bytes stored so far (chunks)" }, total: { type: "integer" }, complete: { type: "boolean" },
+          key: { type: "string" },
+          bytes: { type: "integer" },
+          received: { type: "integer", description: "Bytes stored so far (chunks)" },
+          total: { type: "integer" },
+          complete: { type: "boolean" },
         },
       },
     },
-    400: { description: "Empty or interrupted upload (a chunk says the offset stored), or a Content-Range that does not fit (bad_content_range)" },
+    400: {
+      description:
+        "Empty or interrupted upload (a chunk says the offset stored), or a Content-Range that does not fit (bad_content_range)",
+    },
     403: { description: "The address was changed or not issued by clipd" },
     410: { description: "The address expired (2 hours)" },
-    409: { description: "A chunk that does not start where the stored bytes end (upload_offset_mismatch, offset), or names another total (upload_total_changed, total)" },
-    413: { description: "Larger than the cap; the body carries max_bytes (a chunk over 64 MiB: chunk_too_big, max_chunk_bytes)" },
+    409: {
+      description:
+        "A chunk that does not start where the stored bytes end (upload_offset_mismatch, offset), or names another total (upload_total_changed, total)",
+    },
+    413: {
+      description:
+        "Larger than the cap; the body carries max_bytes (a chunk over 64 MiB: chunk_too_big, max_chunk_bytes)",
+    },
     415: { description: "The bytes are not the media type the file name says" },
-    507: { description: "The server's disk is full (insufficient_storage, limit: disk_space); nothing was kept, try again later" },
+    507: {
+      description:
+        "The server's disk is full (insufficient_storage, limit: disk_space); nothing was kept, try again later",
+    },
   },
   async handler({ params, services, caller }) {
     const event = { req: httpRequest(caller) };
@@ -74,16 +90,26 @@ export const putUpload = defineOperation({
     if (range) return putChunk(services, event.req, claims, range);
     // Refusing before reading: Connection: close so the client need not send the rest.
     const declared = Number(event.req.headers.get("content-length") ?? NaN);
-    if (Number.isFinite(declared) && declared > max) return errorResponse(tooBig(max, declared), { connection: "close" });
+    if (Number.isFinite(declared) && declared > max)
+      return errorResponse(tooBig(max, declared), { connection: "close" });
     const body = event.req.body;
-    if (!body || declared === 0) throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body", { field: "body" });
+    if (!body || declared === 0)
+      throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body", {
+        field: "body",
+      });
 
     const part = `${claims.key}.${randomUUID().slice(0, 8)}.part`;
     // A test-mode address checks and counts the bytes but keeps none of them.
-    const out = claims.test ? new Writable({ write: (_chunk, _enc, done) => done() }) : await services.storage.writeStream(part);
+    const out = claims.test
+      ? new Writable({ write: (_chunk, _enc, done) => done() })
+      : await services.storage.writeStream(part);
     let bytes: number;
     try {
-      const pumped = await pumpBody(body as ReadableStream<Uint8Array>, out, { limit: max, overLimit: () => tooBig(max), sniff: { ext, judgeShort: true } });
+      const pumped = await pumpBody(body as ReadableStream<Uint8Array>, out, {
+        limit: max,
+        overLimit: () => tooBig(max),
+        sniff: { ext, judgeShort: true },
+      });
       if (pumped.interrupted) throw pumped.interrupted;
       bytes = pumped.bytes;
       await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
@@ -93,12 +119,15 @@ export const putUpload = defineOperation({
       await services.storage.remove(part).catch(() => undefined);
       // A full disk is 507 insufficient_storage, answered like a refusal: the rest is not read.
       const said = diskFullOr(err, "the upload");
-      if (said instanceof ApiError || said instanceof InsufficientStorage) return errorResponse(said, { connection: "close" });
+      if (said instanceof ApiError || said instanceof InsufficientStorage)
+        return errorResponse(said, { connection: "close" });
       throw err;
     }
     if (bytes === 0) {
       await services.storage.remove(part).catch(() => undefined);
-      throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body", { field: "body" });
+      throw new ApiError(400, "empty_upload", "the upload is empty; send the file as the request body", {
+        field: "body",
+      });
     }
     if (claims.test) return { key: claims.key, bytes, livemode: false };
     await services.storage.move(part, claims.key).catch(async (err) => {
@@ -113,7 +142,10 @@ export const putUpload = defineOperation({
 });
 
 /** Parses a Range header against a file size: a range, "none" (serve it all) or "unsatisfiable". */
-export function parseRange(header: string | null, size: number): { start: number; end: number } | "none" | "unsatisfiable" {
+export function parseRange(
+  header: string | null,
+  size: number,
+): { start: number; end: number } | "none" | "unsatisfiable" {
   if (!header) return "none";
   const m = /^\s*bytes\s*=\s*(.+)$/i.exec(header);
   if (!m) return "none"; // another unit: ignored, as RFC 9110 allows
@@ -150,7 +182,9 @@ export const getFile = defineOperation({
   params: { token: tokenParam },
   responses: {
     200: { description: "The whole file" },
-    302: { description: "With media on an object store: a short-lived presigned link to the file there (Range works on it)" },
+    302: {
+      description: "With media on an object store: a short-lived presigned link to the file there (Range works on it)",
+    },
     206: { description: "The requested byte range, with Content-Range" },
     403: { description: "The link was changed or not issued by clipd" },
     404: { description: "The file is not there (yet)" },
@@ -166,17 +200,33 @@ export const getFile = defineOperation({
       // Any failure (a missing file, a folder, a key that is not valid) is the same 404.
       size = (await services.storage.stat(claims.key)).size;
     } catch (cause) {
-      throw new ApiError(404, "not_found", `${name} is not available (yet); if it is still being made, try again later`, {}, { cause });
+      throw new ApiError(
+        404,
+        "not_found",
+        `${name} is not available (yet); if it is still being made, try again later`,
+        {},
+        { cause },
+      );
     }
     const type = claims.type || contentTypeFor(name);
     const inline = /^(audio|video|image)\/|^text\/html/.test(type);
     // On an object store the bytes come straight from it: a fresh presigned GET behind this
     // long-lived, revocable link (docs/scaling.md). HTML stays here, under its sandboxing CSP.
-    const redirect = services.config.storage.kind === "s3" && services.config.storage.s3.downloads === "redirect" && !/^text\/html/.test(type);
+    const redirect =
+      services.config.storage.kind === "s3" &&
+      services.config.storage.s3.downloads === "redirect" &&
+      !/^text\/html/.test(type);
     if (redirect && services.storage.presignGet) {
       const seconds = services.config.storage.s3.presign_seconds;
-      const url = await services.storage.presignGet(claims.key, { seconds, type, disposition: contentDisposition(name, inline) });
-      return new Response(null, { status: 302, headers: { location: url, "cache-control": `private, max-age=${Math.max(0, seconds - 60)}` } });
+      const url = await services.storage.presignGet(claims.key, {
+        seconds,
+        type,
+        disposition: contentDisposition(name, inline),
+      });
+      return new Response(null, {
+        status: 302,
+        headers: { location: url, "cache-control": `private, max-age=${Math.max(0, seconds - 60)}` },
+      });
     }
     const headers = new Headers({
       "content-type": type,
@@ -192,13 +242,21 @@ export const getFile = defineOperation({
       headers.set("content-range", `bytes */${size}`);
       headers.set("content-type", "application/json");
       headers.delete("content-disposition");
-      const { body } = toErrorBody(new ApiError(416, "range_not_satisfiable", `the range ${event.req.headers.get("range")} is outside the file (${size} bytes)`, { size }));
+      const { body } = toErrorBody(
+        new ApiError(
+          416,
+          "range_not_satisfiable",
+          `the range ${event.req.headers.get("range")} is outside the file (${size} bytes)`,
+          { size },
+        ),
+      );
       return new Response(JSON.stringify(body), { status: 416, headers });
     }
     const { start, end } = range === "none" ? { start: 0, end: size - 1 } : range;
     headers.set("content-length", String(Math.max(0, end - start + 1)));
     if (range !== "none") headers.set("content-range", `bytes ${start}-${end}/${size}`);
-    const stream = size === 0 ? null : (Readable.toWeb(services.storage.readStream(claims.key, { start, end })) as ReadableStream);
+    const stream =
+      size === 0 ? null : (Readable.toWeb(services.storage.readStream(claims.key, { start, end })) as ReadableStream);
     return new Response(stream, { status: range === "none" ? 200 : 206, headers });
   },
 });

@@ -31,8 +31,15 @@ const POLL_SCHEMA = {
     poll_after_seconds: { type: "integer" },
     duration_seconds: { type: ["number", "null"] },
     word_count: { type: "integer" },
-    language: { type: ["string", "null"], description: "Detected language (ISO 639-1, `und` when it could not be told); English is the supported language" },
-    language_source: { enum: ["engine", "text", "model"], description: "How the language was found: reported by the engine, identified from the text, or the English-only model's" },
+    language: {
+      type: ["string", "null"],
+      description: "Detected language (ISO 639-1, `und` when it could not be told); English is the supported language",
+    },
+    language_source: {
+      enum: ["engine", "text", "model"],
+      description:
+        "How the language was found: reported by the engine, identified from the text, or the English-only model's",
+    },
     language_note: { type: "string", description: "Present when the speech is not English, the supported language" },
     text: { type: "string" },
     srt: { type: "string" },
@@ -43,7 +50,13 @@ const POLL_SCHEMA = {
     note: { type: "string", description: "Why links replace the inline results (1 MB or more)" },
     error: {
       type: "object",
-      properties: { code: { type: "string" }, message: { type: "string" }, max_duration_seconds: { type: "number" }, duration_seconds: { type: "number" }, max_bytes: { type: "integer" } },
+      properties: {
+        code: { type: "string" },
+        message: { type: "string" },
+        max_duration_seconds: { type: "number" },
+        duration_seconds: { type: "number" },
+        max_bytes: { type: "integer" },
+      },
     },
   },
 };
@@ -62,8 +75,20 @@ export const createFreeTranscription = defineOperation<{ url: string; callback_u
     required: ["url"],
     additionalProperties: false,
     properties: {
-      url: { type: "string", format: "uri", pattern: "^https://", maxLength: 2048, description: "Direct https link to an audio or video file" },
-      callback_url: { type: "string", format: "uri", pattern: "^https://", maxLength: 2048, description: "Receives the result or failure, signed per Standard Webhooks with callback_secret" },
+      url: {
+        type: "string",
+        format: "uri",
+        pattern: "^https://",
+        maxLength: 2048,
+        description: "Direct https link to an audio or video file",
+      },
+      callback_url: {
+        type: "string",
+        format: "uri",
+        pattern: "^https://",
+        maxLength: 2048,
+        description: "Receives the result or failure, signed per Standard Webhooks with callback_secret",
+      },
     },
   },
   responses: {
@@ -72,13 +97,22 @@ export const createFreeTranscription = defineOperation<{ url: string; callback_u
       schema: {
         type: "object",
         required: ["id", "poll_url"],
-        properties: { id: { type: "string", format: "uuid" }, poll_url: { type: "string" }, callback_secret: { type: "string", description: "Signs the callback (given with callback_url only, once)" } },
+        properties: {
+          id: { type: "string", format: "uuid" },
+          poll_url: { type: "string" },
+          callback_secret: { type: "string", description: "Signs the callback (given with callback_url only, once)" },
+        },
       },
     },
     400: errorSchema(["invalid_request", "unreadable", "forbidden_address", "invalid_url"]),
     401: errorSchema(["bad_key"]),
     413: errorSchema(["too_long (max_duration_seconds, duration_seconds)", "too_long_anon", "too_big"]),
-    429: errorSchema(["daily_limit (resets_at)", "anon_daily_limit (resets_at)", "unmeasured_limit (resets_at)", "rate_limited"]),
+    429: errorSchema([
+      "daily_limit (resets_at)",
+      "anon_daily_limit (resets_at)",
+      "unmeasured_limit (resets_at)",
+      "rate_limited",
+    ]),
     503: errorSchema(["ceiling (resets_at)", "anon_ceiling (resets_at)"]),
   },
   async handler(ctx) {
@@ -94,11 +128,17 @@ export const createFreeTranscription = defineOperation<{ url: string; callback_u
       callbackUrl = (await checkSourceUrl(body.callback_url, s.config, "callback_url")).href;
     }
     // A proxy's word on the client address counts only where the config trusts it.
-    const clientAddr = freeConfig(s.config).trust_proxy ? (caller.forwardedAddr ?? caller.clientAddr) : caller.clientAddr;
+    const clientAddr = freeConfig(s.config).trust_proxy
+      ? (caller.forwardedAddr ?? caller.clientAddr)
+      : caller.clientAddr;
     const job = await svc.submit({ url: url.href, callbackUrl, keyId, clientAddr });
     ctx.status = 202;
     const base = linkBase(s.config, caller.linkOrigin);
-    return { id: job.id, poll_url: `${base}/api/v1/transcribe/${job.id}?token=${job.token}`, ...(job.callback_secret ? { callback_secret: job.callback_secret } : {}) };
+    return {
+      id: job.id,
+      poll_url: `${base}/api/v1/transcribe/${job.id}?token=${job.token}`,
+      ...(job.callback_secret ? { callback_secret: job.callback_secret } : {}),
+    };
   },
 });
 
@@ -113,7 +153,11 @@ export const getFreeTranscription = defineOperation<unknown, { token?: string }>
   params: { id: uuidParam },
   query: { type: "object", properties: { token: { type: "string", maxLength: 200 } } },
   responses: {
-    200: { description: "Processing, completed (text, srt, vtt inline, or links with a note when 1 MB or more; code no_speech when nothing was heard), or failed", schema: POLL_SCHEMA },
+    200: {
+      description:
+        "Processing, completed (text, srt, vtt inline, or links with a note when 1 MB or more; code no_speech when nothing was heard), or failed",
+      schema: POLL_SCHEMA,
+    },
     404: errorSchema(["not_found (wrong or missing token)", "expired (deleted by retention)"]),
     429: errorSchema(["rate_limited"]),
   },
@@ -121,7 +165,10 @@ export const getFreeTranscription = defineOperation<unknown, { token?: string }>
     const svc = freeFor(s, caller.linkOrigin);
     const row = await svc.get(params.id!, query.token);
     if (!row) throw new ApiError(404, "not_found", `no transcription ${params.id} with this token`, { field: "id" });
-    if (row.status === "expired") throw new ApiError(404, "expired", `transcription ${params.id} was deleted after the retention period`, { field: "id" });
+    if (row.status === "expired")
+      throw new ApiError(404, "expired", `transcription ${params.id} was deleted after the retention period`, {
+        field: "id",
+      });
     return svc.view(row, caller.linkOrigin);
   },
 });
@@ -134,9 +181,17 @@ export const createFreeKey = defineOperation<{ email: string }>({
   scope: null,
   rateLimited: true,
   tags: ["free"],
-  body: { type: "object", required: ["email"], additionalProperties: false, properties: { email: { type: "string", minLength: 3, maxLength: 320 } } },
+  body: {
+    type: "object",
+    required: ["email"],
+    additionalProperties: false,
+    properties: { email: { type: "string", minLength: 3, maxLength: 320 } },
+  },
   responses: {
-    201: { description: "The key, shown once", schema: { type: "object", required: ["key"], properties: { key: { type: "string" } } } },
+    201: {
+      description: "The key, shown once",
+      schema: { type: "object", required: ["key"], properties: { key: { type: "string" } } },
+    },
     400: errorSchema(["invalid_request"]),
     429: errorSchema(["key_limit (resets_at)", "rate_limited"]),
   },
@@ -156,7 +211,14 @@ export const revokeFreeKey = defineOperation({
   rateLimited: true,
   tags: ["free"],
   responses: {
-    200: { description: "Revoked", schema: { type: "object", required: ["revoked"], properties: { revoked: { type: "boolean" }, revoked_at: { type: "string" } } } },
+    200: {
+      description: "Revoked",
+      schema: {
+        type: "object",
+        required: ["revoked"],
+        properties: { revoked: { type: "boolean" }, revoked_at: { type: "string" } },
+      },
+    },
     401: errorSchema(["bad_key"]),
     429: errorSchema(["rate_limited"]),
   },
@@ -166,4 +228,9 @@ export const revokeFreeKey = defineOperation({
   },
 });
 
-export const FREE_OPERATIONS: Operation[] = [createFreeTranscription, getFreeTranscription, createFreeKey, revokeFreeKey];
+export const FREE_OPERATIONS: Operation[] = [
+  createFreeTranscription,
+  getFreeTranscription,
+  createFreeKey,
+  revokeFreeKey,
+];

@@ -14,7 +14,13 @@ const ME_SCHEMA = {
     account: {
       type: "object",
       required: ["id", "email", "plan"],
-      properties: { id: { type: "string", format: "uuid" }, email: { type: "string" }, plan: { type: "boolean" }, billing_review: { type: "boolean" }, created_at: { type: "string" } },
+      properties: {
+        id: { type: "string", format: "uuid" },
+        email: { type: "string" },
+        plan: { type: "boolean" },
+        billing_review: { type: "boolean" },
+        created_at: { type: "string" },
+      },
     },
     key: {
       type: "object",
@@ -42,7 +48,10 @@ const ME_SCHEMA = {
     limits: {
       type: "object",
       properties: {
-        rate_limit: { type: "object", properties: { requests: { type: "integer" }, window_seconds: { type: "integer" } } },
+        rate_limit: {
+          type: "object",
+          properties: { requests: { type: "integer" }, window_seconds: { type: "integer" } },
+        },
         max_keys: { type: "integer" },
         plan_episodes_per_month: { type: "integer" },
         free_transcripts_per_month: { type: "integer" },
@@ -55,7 +64,8 @@ const ME_SCHEMA = {
     },
     defaults: {
       type: "object",
-      description: "The look a new export gets for each field its request does not name: saved with PATCH /clips/{id} save_as_default, else the service's own",
+      description:
+        "The look a new export gets for each field its request does not name: saved with PATCH /clips/{id} save_as_default, else the service's own",
       required: ["style", "caption_size", "caption_position", "hook_title", "fit", "background"],
       properties: {
         style: { type: "string" },
@@ -65,9 +75,21 @@ const ME_SCHEMA = {
         fit: { enum: ["fill", "whole"] },
         background: { type: "string" },
         aspect_ratio: { enum: ["9:16", "1:1", "4:5", "16:9"], description: "Extension: the clip's shape" },
-        brand_kit: { anyOf: [{ type: "string", format: "uuid" }, { type: "null" }], "x-extension": true, description: "Extension: the brand kit new clips are made with; null: none" },
-        censor: { enum: ["off", "mask", "bleep"], "x-extension": true, description: "Extension: listed profanity masked or bleeped in new clips' captions" },
-        emphasis: { type: "boolean", "x-extension": true, description: "Extension: numbers and key phrases in the accent colour" },
+        brand_kit: {
+          anyOf: [{ type: "string", format: "uuid" }, { type: "null" }],
+          "x-extension": true,
+          description: "Extension: the brand kit new clips are made with; null: none",
+        },
+        censor: {
+          enum: ["off", "mask", "bleep"],
+          "x-extension": true,
+          description: "Extension: listed profanity masked or bleeped in new clips' captions",
+        },
+        emphasis: {
+          type: "boolean",
+          "x-extension": true,
+          description: "Extension: numbers and key phrases in the accent colour",
+        },
         emoji: { type: "boolean", "x-extension": true, description: "Extension: a symbol after a key phrase" },
       },
     },
@@ -90,16 +112,35 @@ export const getMe = defineOperation({
     429: { description: "Rate limited" },
   },
   async handler({ auth, services: s }) {
-    if (!auth) throw new ApiError(401, "unauthorized", "send your API key as Authorization: Bearer svc_live_… or svc_test_…");
+    if (!auth)
+      throw new ApiError(401, "unauthorized", "send your API key as Authorization: Bearer svc_live_… or svc_test_…");
     const account = (await s.accounts.getAccount(auth.account.id)) ?? auth.account;
     const billing = s.billing;
     const transcripts = transcriptsFor(s);
-    const [spend, tr, defaults] = await Promise.all([billing.usage(s.db, account.id), transcripts.usage(s.db, account.id), s.episodes.looks.defaults(s.db, account.id)]);
+    const [spend, tr, defaults] = await Promise.all([
+      billing.usage(s.db, account.id),
+      transcripts.usage(s.db, account.id),
+      s.episodes.looks.defaults(s.db, account.id),
+    ]);
     const k = auth.key;
     return {
-      account: { id: account.id, email: account.email, plan: account.plan, billing_review: account.billing_review, created_at: account.created_at },
+      account: {
+        id: account.id,
+        email: account.email,
+        plan: account.plan,
+        billing_review: account.billing_review,
+        created_at: account.created_at,
+      },
       // A signed-in website session has no key: its pseudo key (facade/web/session-auth.ts) says so.
-      key: { id: k.id, prefix: k.prefix, mode: k.mode, scopes: k.scopes, expires_at: k.expires_at, created_at: k.created_at, ...(auth.session ? { web_session: true } : {}) },
+      key: {
+        id: k.id,
+        prefix: k.prefix,
+        mode: k.mode,
+        scopes: k.scopes,
+        expires_at: k.expires_at,
+        created_at: k.created_at,
+        ...(auth.session ? { web_session: true } : {}),
+      },
       usage: {
         month: new Date().toISOString().slice(0, 7),
         plan_episodes_used: spend.plan_episodes_used,
@@ -108,7 +149,10 @@ export const getMe = defineOperation({
         spent_cents: spend.spent_cents,
       },
       limits: {
-        rate_limit: { requests: s.config.api.rate_limit.requests, window_seconds: s.config.api.rate_limit.window_seconds },
+        rate_limit: {
+          requests: s.config.api.rate_limit.requests,
+          window_seconds: s.config.api.rate_limit.window_seconds,
+        },
         max_keys: MAX_KEYS_PER_ACCOUNT,
         plan_episodes_per_month: account.plan ? spend.plan_episodes_included : 0,
         free_transcripts_per_month: tr.free_included,

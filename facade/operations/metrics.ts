@@ -10,13 +10,20 @@ export const getMetrics = defineOperation({
   id: "metrics",
   method: "GET",
   path: "/metrics",
-  summary: "Prometheus metrics of this process: HTTP latency per operation, step durations, render fps, transcription speed, webhook latency, queue depths",
+  summary:
+    "Prometheus metrics of this process: HTTP latency per operation, step durations, render fps, transcription speed, webhook latency, queue depths",
   scope: null,
   auth: "ops",
   internal: true,
   tags: ["ops"],
-  responses: { 200: { description: "Prometheus text exposition format" }, 401: { description: "No ops token, or the wrong one" } },
+  responses: {
+    200: { description: "Prometheus text exposition format" },
+    401: { description: "No ops token, or the wrong one" },
+  },
   async handler() {
-    return new Response(await metrics.text(), { status: 200, headers: { "content-type": metrics.contentType, "cache-control": "no-store" } });
+    return new Response(await metrics.text(), {
+      status: 200,
+      headers: { "content-type": metrics.contentType, "cache-control": "no-store" },
+    });
   },
 });

@@ -43,7 +43,11 @@ export const getRun = defineOperation({
   },
 });
 
-export const startRun = defineOperation<{ pipeline: string; input?: Record<string, unknown>; set?: Record<string, unknown> }>({
+export const startRun = defineOperation<{
+  pipeline: string;
+  input?: Record<string, unknown>;
+  set?: Record<string, unknown>;
+}>({
   id: "startRun",
   method: "POST",
   path: "/api/v1/runs",
@@ -65,7 +69,11 @@ export const startRun = defineOperation<{ pipeline: string; input?: Record<strin
   responses: { 202: { description: "Queued" }, 400: { description: "Unknown pipeline or bad option" } },
   async handler(ctx) {
     const { body, services } = ctx;
-    const run = await services.runner.startRun(body.pipeline, { ...(body.input ?? {}), options: body.set ?? {} }, { origin: "ops", set: body.set });
+    const run = await services.runner.startRun(
+      body.pipeline,
+      { ...(body.input ?? {}), options: body.set ?? {} },
+      { origin: "ops", set: body.set },
+    );
     ctx.status = 202;
     return toRunView(run);
   },

@@ -11,7 +11,8 @@ export const MAX_EVENT_BYTES = 256 * 1024;
 
 async function readRaw(req: Request | undefined, max: number): Promise<Buffer> {
   const declared = Number(req?.headers.get("content-length") ?? NaN);
-  const tooLarge = () => new ApiError(413, "body_too_large", `a Stripe event body is at most ${max} bytes`, { max_bytes: max });
+  const tooLarge = () =>
+    new ApiError(413, "body_too_large", `a Stripe event body is at most ${max} bytes`, { max_bytes: max });
   if (Number.isFinite(declared) && declared > max) throw tooLarge();
   if (!req?.body) return Buffer.alloc(0);
   const reader = req.body.getReader();
@@ -20,7 +21,13 @@ async function readRaw(req: Request | undefined, max: number): Promise<Buffer> {
   try {
     for (;;) {
       const next = await reader.read().catch((cause) => {
-        throw new ApiError(400, "body_interrupted", `the event body broke off after ${bytes} bytes`, { field: "body" }, { cause });
+        throw new ApiError(
+          400,
+          "body_interrupted",
+          `the event body broke off after ${bytes} bytes`,
+          { field: "body" },
+          { cause },
+        );
       });
       if (next.done) break;
       bytes += next.value.byteLength;

@@ -4,7 +4,12 @@
  * starts: https only, and every address its host resolves to must be public (daemon/net/guard);
  * fetch-source checks again when it downloads, pinned to the checked address.
  */
-import { type TranscriptService, transcriptKeys, type Ordered, type TranscriptRecord } from "../../daemon/account/transcripts.js";
+import {
+  type TranscriptService,
+  transcriptKeys,
+  type Ordered,
+  type TranscriptRecord,
+} from "../../daemon/account/transcripts.js";
 import { extensionOf } from "../../daemon/kit/media-types.js";
 import { checkPublicUrl } from "../../daemon/net/public-url.js";
 import type { AuthContext } from "../auth.js";
@@ -61,7 +66,9 @@ async function toView(s: FacadeServices, svc: TranscriptService, t: TranscriptRe
     ...(t.error ? { error: { code: t.error.code, message: t.error.message } } : {}),
     downloads: {
       // The site's results page; a clipd serving no site links the plain HTML page instead.
-      page: s.config.web.enabled ? resultsLink(s, { source: "account", id: t.id, origin }).url : link(t.result?.page ?? keys.page, "html"),
+      page: s.config.web.enabled
+        ? resultsLink(s, { source: "account", id: t.id, origin }).url
+        : link(t.result?.page ?? keys.page, "html"),
       txt: link(t.result?.files?.txt ?? keys.txt, "txt"),
       srt: link(t.result?.files?.srt ?? keys.srt, "srt"),
       vtt: link(t.result?.files?.vtt ?? keys.vtt, "vtt"),
@@ -91,11 +98,18 @@ export const TRANSCRIPT_SCHEMA = {
     duration_seconds: { type: ["number", "null"] },
     word_count: { type: ["integer", "null"] },
     progress: { type: "number" },
-    eta_seconds: { type: ["integer", "null"], minimum: 0, description: "Seconds the transcription still expects to take, from its measured speed; null without an estimate" },
+    eta_seconds: {
+      type: ["integer", "null"],
+      minimum: 0,
+      description: "Seconds the transcription still expects to take, from its measured speed; null without an estimate",
+    },
     charged_cents: { type: "integer" },
     free: { type: "boolean", description: "Counted against the month's free transcripts" },
     error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } } },
-    downloads: { ...downloadsSchema, description: "Signed links, valid 7 days; they answer 404 until the transcript is completed" },
+    downloads: {
+      ...downloadsSchema,
+      description: "Signed links, valid 7 days; they answer 404 until the transcript is completed",
+    },
     created_at: { type: "string" },
     completed_at: { type: ["string", "null"] },
     livemode: { type: "boolean" },
@@ -117,16 +131,27 @@ export const createTranscript = defineOperation<{ url: string; name?: string }>(
     required: ["url"],
     additionalProperties: false,
     properties: {
-      url: { type: "string", format: "uri", pattern: "^https://", maxLength: 2048, description: "Direct https link to an audio or video file" },
+      url: {
+        type: "string",
+        format: "uri",
+        pattern: "^https://",
+        maxLength: 2048,
+        description: "Direct https link to an audio or video file",
+      },
       name: { type: "string", minLength: 1, maxLength: 200 },
     },
   },
   responses: {
-    200: { description: "This link is already transcribed for the account: that transcript", schema: TRANSCRIPT_SCHEMA },
+    200: {
+      description: "This link is already transcribed for the account: that transcript",
+      schema: TRANSCRIPT_SCHEMA,
+    },
     202: { description: "Accepted; poll GET /api/v1/transcripts/{id}", schema: TRANSCRIPT_SCHEMA },
     400: { description: "Invalid body, or a link to a private or unknown host (the field is named)" },
     401: { description: "Missing, unknown, revoked or expired key" },
-    402: { description: "The free transcripts of the month are used and credit is missing (needed_cents, credit_cents)" },
+    402: {
+      description: "The free transcripts of the month are used and credit is missing (needed_cents, credit_cents)",
+    },
     403: { description: "The key lacks the transcripts scope, or the account is under billing review" },
     409: { description: "A request with this Idempotency-Key is still running" },
     422: { description: "This Idempotency-Key was used with another body" },
@@ -142,8 +167,15 @@ export const createTranscript = defineOperation<{ url: string; name?: string }>(
       return sampleTranscript({ services: s, origin });
     }
     const svc = transcriptsFor(s);
-    const hook = settleAnswer(ctx, ({ transcript, created }: Ordered) => (!created && transcript.status === "completed" ? 200 : 202), (o: Ordered) => toView(s, svc, o.transcript, origin));
-    await svc.order({ accountId: a.account.id, url: url.href, name: body.name ?? nameFromUrl(url), origin: ctx.caller.surface }, hook.within);
+    const hook = settleAnswer(
+      ctx,
+      ({ transcript, created }: Ordered) => (!created && transcript.status === "completed" ? 200 : 202),
+      (o: Ordered) => toView(s, svc, o.transcript, origin),
+    );
+    await svc.order(
+      { accountId: a.account.id, url: url.href, name: body.name ?? nameFromUrl(url), origin: ctx.caller.surface },
+      hook.within,
+    );
     return hook.answer;
   },
 });
@@ -166,7 +198,8 @@ export const getTranscript = defineOperation({
   async handler({ params, auth, services: s, caller }) {
     const a = liveAuth(auth);
     const origin = caller.linkOrigin;
-    const notFound = () => new ApiError(404, "not_found", `transcript ${params.id} does not exist on this account`, { field: "id" });
+    const notFound = () =>
+      new ApiError(404, "not_found", `transcript ${params.id} does not exist on this account`, { field: "id" });
     if (!a.livemode) {
       if (params.id!.toLowerCase() !== sampleIds().transcript) throw notFound();
       return sampleTranscript({ services: s, origin });

@@ -52,7 +52,8 @@ export function parseContentRange(header: string | null): ChunkRange | undefined
   const m = /^\s*bytes\s+(\d{1,16})-(\d{1,16})\/(\d{1,16})\s*$/i.exec(header);
   if (!m) throw badRange(`Content-Range must read "bytes <first>-<last>/<total>" (got "${header.slice(0, 80)}")`);
   const [first, last, total] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (last < first || last >= total) throw badRange(`Content-Range ${first}-${last}/${total} is not a range inside the file`);
+  if (last < first || last >= total)
+    throw badRange(`Content-Range ${first}-${last}/${total} is not a range inside the file`);
   return { first, last, total };
 }
 
@@ -61,7 +62,12 @@ type Services = Pick<FacadeServices, "storage" | "log">;
 /** How far the upload behind `claims` got: the stored offset and, once known, the total. */
 async function progressOf(s: Services, key: string): Promise<{ offset: number; total?: number; partial: boolean }> {
   const [parts, note] = await Promise.all([s.storage.parts.list(key), s.storage.parts.readNote(key)]);
-  if (parts.length || note) return { offset: contiguousEnd(parts), total: note ? (JSON.parse(note) as UploadNote).total : undefined, partial: true };
+  if (parts.length || note)
+    return {
+      offset: contiguousEnd(parts),
+      total: note ? (JSON.parse(note) as UploadNote).total : undefined,
+      partial: true,
+    };
   const size = await s.storage.size(key).catch(() => undefined);
   return size === undefined ? { offset: 0, partial: false } : { offset: size, total: size, partial: false };
 }
@@ -73,7 +79,10 @@ async function finish(s: Services, claims: LinkClaims, total: number): Promise<v
   try {
     await s.storage.parts.join(key, temp);
     const size = await s.storage.size(temp);
-    if (size !== total) throw new ApiError(409, "upload_offset_mismatch", `the stored chunks hold ${size} of ${total} bytes`, { offset: size });
+    if (size !== total)
+      throw new ApiError(409, "upload_offset_mismatch", `the stored chunks hold ${size} of ${total} bytes`, {
+        offset: size,
+      });
     const refusal = judgeHead(await s.storage.readHead(temp, SNIFF_BYTES), claims.type ?? extensionOf(key));
     if (refusal) {
       await s.storage.parts.remove(key);
@@ -83,7 +92,8 @@ async function finish(s: Services, claims: LinkClaims, total: number): Promise<v
   } catch (err) {
     await s.storage.remove(temp).catch(() => undefined);
     // Another request finished it first: its parts are gone and the file is there.
-    if (!(err instanceof ApiError) && (await s.storage.exists(key)) && !(await s.storage.parts.list(key)).length) return;
+    if (!(err instanceof ApiError) && (await s.storage.exists(key)) && !(await s.storage.parts.list(key)).length)
+      return;
     throw diskFullOr(err, "the upload");
   }
   await s.storage.parts.remove(key);
@@ -91,20 +101,40 @@ async function finish(s: Services, claims: LinkClaims, total: number): Promise<v
 }
 
 const mismatch = (offset: number) =>
-  new ApiError(409, "upload_offset_mismatch", `the upload holds ${offset} bytes; send the chunk that starts at byte ${offset} (HEAD the address to ask)`, { offset });
+  new ApiError(
+    409,
+    "upload_offset_mismatch",
+    `the upload holds ${offset} bytes; send the chunk that starts at byte ${offset} (HEAD the address to ask)`,
+    { offset },
+  );
 
 /** A chunk PUT: `range` from Content-Range, `claims` from the verified token. */
-export async function putChunk(s: Services, req: Request, claims: LinkClaims, range: ChunkRange): Promise<Response | Record<string, unknown>> {
+export async function putChunk(
+  s: Services,
+  req: Request,
+  claims: LinkClaims,
+  range: ChunkRange,
+): Promise<Response | Record<string, unknown>> {
   const max = claims.max ?? Number.MAX_SAFE_INTEGER;
   const size = range.last - range.first + 1;
   const close = { connection: "close" };
   if (range.total > max) return errorResponse(tooBig(max, range.total), close);
   if (size > MAX_CHUNK_BYTES) {
-    return errorResponse(new ApiError(413, "chunk_too_big", `a chunk may carry ${MAX_CHUNK_BYTES} bytes at most; this one is ${size}`, { max_chunk_bytes: MAX_CHUNK_BYTES, bytes: size }), close);
+    return errorResponse(
+      new ApiError(413, "chunk_too_big", `a chunk may carry ${MAX_CHUNK_BYTES} bytes at most; this one is ${size}`, {
+        max_chunk_bytes: MAX_CHUNK_BYTES,
+        bytes: size,
+      }),
+      close,
+    );
   }
   const declared = Number(req.headers.get("content-length") ?? NaN);
-  if (Number.isFinite(declared) && declared !== size) return errorResponse(badRange(`Content-Length ${declared} is not the ${size} bytes Content-Range names`), close);
-  if (!req.body) throw new ApiError(400, "empty_upload", "the chunk is empty; send its bytes as the request body", { field: "body" });
+  if (Number.isFinite(declared) && declared !== size)
+    return errorResponse(badRange(`Content-Length ${declared} is not the ${size} bytes Content-Range names`), close);
+  if (!req.body)
+    throw new ApiError(400, "empty_upload", "the chunk is empty; send its bytes as the request body", {
+      field: "body",
+    });
   const ext = claims.type ?? extensionOf(claims.key);
   const complete = range.last + 1 === range.total;
   const sniff = range.first === 0 ? { ext, judgeShort: complete } : undefined;
@@ -112,16 +142,40 @@ export async function putChunk(s: Services, req: Request, claims: LinkClaims, ra
 
   if (claims.test) {
     const sink = new Writable({ write: (_c, _e, done) => done() });
-    const pumped = await pumpBody(req.body, sink, { limit: size, overLimit, ...(sniff ? { sniff } : {}) }).catch((err) => err as ApiError);
+    const pumped = await pumpBody(req.body, sink, { limit: size, overLimit, ...(sniff ? { sniff } : {}) }).catch(
+      (err) => err as ApiError,
+    );
     if (pumped instanceof Error) return errorResponse(pumped, close);
     if (pumped.interrupted) throw pumped.interrupted;
     if (pumped.bytes < size) throw badRange(`the body held ${pumped.bytes} of the ${size} bytes Content-Range names`);
-    return { received: range.last + 1, total: range.total, complete, ...(complete ? { key: claims.key, bytes: range.total } : {}), livemode: false };
+    return {
+      received: range.last + 1,
+      total: range.total,
+      complete,
+      ...(complete ? { key: claims.key, bytes: range.total } : {}),
+      livemode: false,
+    };
   }
 
-  const note = JSON.parse(await s.storage.parts.claimNote(claims.key, JSON.stringify({ total: range.total, expires_at: new Date(claims.exp * 1000).toISOString() } satisfies UploadNote))) as UploadNote;
+  const note = JSON.parse(
+    await s.storage.parts.claimNote(
+      claims.key,
+      JSON.stringify({
+        total: range.total,
+        expires_at: new Date(claims.exp * 1000).toISOString(),
+      } satisfies UploadNote),
+    ),
+  ) as UploadNote;
   if (note.total !== range.total) {
-    return errorResponse(new ApiError(409, "upload_total_changed", `this upload is ${note.total} bytes long, as its first chunk said; a chunk may not change it (${range.total})`, { total: note.total }), close);
+    return errorResponse(
+      new ApiError(
+        409,
+        "upload_total_changed",
+        `this upload is ${note.total} bytes long, as its first chunk said; a chunk may not change it (${range.total})`,
+        { total: note.total },
+      ),
+      close,
+    );
   }
   const before = contiguousEnd(await s.storage.parts.list(claims.key));
   if (before === note.total) await finish(s, claims, note.total); // a server stopped between the last chunk and the join
@@ -131,7 +185,9 @@ export async function putChunk(s: Services, req: Request, claims: LinkClaims, ra
   let pumped;
   try {
     pumped = await pumpBody(req.body, writer.stream, { limit: size, overLimit, ...(sniff ? { sniff } : {}) });
-    await new Promise<void>((resolve, reject) => writer.stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      writer.stream.end((err?: Error | null) => (err ? reject(err) : resolve())),
+    );
   } catch (err) {
     await abandonStream(writer.stream);
     await writer.discard();
@@ -147,7 +203,12 @@ export async function putChunk(s: Services, req: Request, claims: LinkClaims, ra
   }
   const received = range.first + pumped.written;
   if (pumped.interrupted || pumped.bytes < size) {
-    throw new ApiError(400, "upload_interrupted", `the chunk broke off after ${pumped.bytes} of its ${size} bytes; ${received} bytes are stored, send the rest from there`, { field: "body", offset: received });
+    throw new ApiError(
+      400,
+      "upload_interrupted",
+      `the chunk broke off after ${pumped.bytes} of its ${size} bytes; ${received} bytes are stored, send the rest from there`,
+      { field: "body", offset: received },
+    );
   }
   if (!complete) return { received, total: range.total, complete: false };
   await finish(s, claims, range.total);
@@ -183,7 +244,9 @@ export async function headUpload(s: FacadeServices, token: string): Promise<Resp
 
 /** Routes HEAD /api/v1/uploads/{token} (HTTP only: no operation, no tool, no JSON body). */
 export function mountUploadHead(app: H3, services: FacadeServices): void {
-  app.on("HEAD", "/api/v1/uploads/:token", (event) => headUpload(services, String(getRouterParams(event)?.token ?? "")));
+  app.on("HEAD", "/api/v1/uploads/:token", (event) =>
+    headUpload(services, String(getRouterParams(event)?.token ?? "")),
+  );
 }
 
 /** The route mountUploadHead adds, for the app's list of owned paths. */

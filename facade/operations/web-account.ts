@@ -19,23 +19,50 @@ export function sessionOf(ctx: OperationContext): { accountId: string; sessionId
 }
 
 const getAccount = defineOperation({
-  id: "getAccount", method: "GET", path: "/api/v1/account", ...web,
+  id: "getAccount",
+  method: "GET",
+  path: "/api/v1/account",
+  ...web,
   summary: "The signed-in account: e-mail, verified, plan, billing review and saved clip defaults",
-  responses: { 200: { description: "The account", schema: { type: "object", required: ["account", "clip_defaults"], properties: { account: ACCOUNT_SUMMARY, clip_defaults: { type: "object" } } } } },
+  responses: {
+    200: {
+      description: "The account",
+      schema: {
+        type: "object",
+        required: ["account", "clip_defaults"],
+        properties: { account: ACCOUNT_SUMMARY, clip_defaults: { type: "object" } },
+      },
+    },
+  },
   async handler(ctx) {
     const { accountId } = sessionOf(ctx);
     const s = ctx.services;
-    const [account, clipDefaults] = await Promise.all([accountSummary(s.db, accountId), s.episodes.looks.defaults(s.db, accountId)]);
+    const [account, clipDefaults] = await Promise.all([
+      accountSummary(s.db, accountId),
+      s.episodes.looks.defaults(s.db, accountId),
+    ]);
     if (!account) throw new ApiError(401, "unauthorized", "this account no longer exists");
     return { account, clip_defaults: clipDefaults };
   },
 });
 
 const changePassword = defineOperation({
-  id: "changePassword", method: "POST", path: "/api/v1/account/password", ...web,
+  id: "changePassword",
+  method: "POST",
+  path: "/api/v1/account/password",
+  ...web,
   summary: "Change the password; the account's other sessions end",
-  body: { type: "object", additionalProperties: false, required: ["current_password", "new_password"], properties: { current_password: password, new_password: password } },
-  responses: { 200: { description: "Changed" }, 400: { description: "The new password's length" }, 401: { description: "invalid_credentials: current_password is wrong" } },
+  body: {
+    type: "object",
+    additionalProperties: false,
+    required: ["current_password", "new_password"],
+    properties: { current_password: password, new_password: password },
+  },
+  responses: {
+    200: { description: "Changed" },
+    400: { description: "The new password's length" },
+    401: { description: "invalid_credentials: current_password is wrong" },
+  },
   async handler(ctx) {
     const { accountId, sessionId } = sessionOf(ctx);
     await ctx.services.web.users.changePassword(accountId, sessionId, ctx.body.current_password, ctx.body.new_password);
@@ -44,7 +71,10 @@ const changePassword = defineOperation({
 });
 
 const deleteAccount = defineOperation({
-  id: "deleteAccount", method: "DELETE", path: "/api/v1/account", ...web,
+  id: "deleteAccount",
+  method: "DELETE",
+  path: "/api/v1/account",
+  ...web,
   summary: "Delete the account: keys revoked, webhooks off, sessions ended, data removed later",
   body: { type: "object", additionalProperties: false, required: ["password"], properties: { password } },
   responses: { 200: { description: "Deleted" }, 401: { description: "invalid_credentials: the password is wrong" } },
@@ -58,9 +88,20 @@ const deleteAccount = defineOperation({
 
 /** `clipd account reset-password` against a running daemon that holds the embedded database (ops). */
 export const adminResetPassword = defineOperation({
-  id: "adminResetPassword", method: "POST", path: "/api/v1/admin/reset-password", scope: null, auth: "ops", internal: true, tags: ["ops"],
+  id: "adminResetPassword",
+  method: "POST",
+  path: "/api/v1/admin/reset-password",
+  scope: null,
+  auth: "ops",
+  internal: true,
+  tags: ["ops"],
   summary: "Set an account's password and end its sessions (ops; clipd account reset-password)",
-  body: { type: "object", additionalProperties: false, required: ["email", "password"], properties: { email: { type: "string", maxLength: 254 }, password } },
+  body: {
+    type: "object",
+    additionalProperties: false,
+    required: ["email", "password"],
+    properties: { email: { type: "string", maxLength: 254 }, password },
+  },
   responses: { 200: { description: "Set" }, 404: { description: "No live account has the address" } },
   async handler({ body, services }) {
     const out = await resetPasswordByEmail(services.db, services.web.users, body.email, body.password);

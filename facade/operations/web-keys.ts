@@ -11,23 +11,58 @@ import { sessionOf } from "./web-account.js";
 const web = { surfaces: ["web" as const], tags: ["web"], scope: null, auth: "session" as const };
 const nullable = (s: JsonSchema): JsonSchema => ({ anyOf: [s, { type: "null" }] });
 const KEY: JsonSchema = {
-  type: "object", required: ["id", "name", "prefix", "mode", "scopes", "created_at", "last_used_at", "expires_at", "status"],
+  type: "object",
+  required: ["id", "name", "prefix", "mode", "scopes", "created_at", "last_used_at", "expires_at", "status"],
   properties: {
-    id: { type: "string", format: "uuid" }, name: nullable({ type: "string" }), prefix: { type: "string" }, mode: { enum: ["live", "test"] },
-    scopes: { type: "array", items: { enum: [...SCOPES] } }, created_at: { type: "string" }, last_used_at: nullable({ type: "string" }),
-    expires_at: nullable({ type: "string" }), revoked_at: nullable({ type: "string" }), status: { enum: ["active", "revoked", "expired"] },
+    id: { type: "string", format: "uuid" },
+    name: nullable({ type: "string" }),
+    prefix: { type: "string" },
+    mode: { enum: ["live", "test"] },
+    scopes: { type: "array", items: { enum: [...SCOPES] } },
+    created_at: { type: "string" },
+    last_used_at: nullable({ type: "string" }),
+    expires_at: nullable({ type: "string" }),
+    revoked_at: nullable({ type: "string" }),
+    status: { enum: ["active", "revoked", "expired"] },
   },
 };
 
 function view(k: ApiKey) {
-  const status = k.revoked_at ? "revoked" : k.expires_at && Date.parse(k.expires_at) <= Date.now() ? "expired" : "active";
-  return { id: k.id, name: k.name, prefix: k.prefix, mode: k.mode, scopes: k.scopes, created_at: k.created_at, last_used_at: k.last_used_at, expires_at: k.expires_at, revoked_at: k.revoked_at, status };
+  const status = k.revoked_at
+    ? "revoked"
+    : k.expires_at && Date.parse(k.expires_at) <= Date.now()
+      ? "expired"
+      : "active";
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    mode: k.mode,
+    scopes: k.scopes,
+    created_at: k.created_at,
+    last_used_at: k.last_used_at,
+    expires_at: k.expires_at,
+    revoked_at: k.revoked_at,
+    status,
+  };
 }
 
 const listKeys = defineOperation({
-  id: "listKeys", method: "GET", path: "/api/v1/keys", ...web,
+  id: "listKeys",
+  method: "GET",
+  path: "/api/v1/keys",
+  ...web,
   summary: "The account's API keys: name, prefix, mode, scopes, created, last used, expiry and status",
-  responses: { 200: { description: "Keys, oldest first", schema: { type: "object", required: ["keys", "max_keys"], properties: { keys: { type: "array", items: KEY }, max_keys: { type: "integer" } } } } },
+  responses: {
+    200: {
+      description: "Keys, oldest first",
+      schema: {
+        type: "object",
+        required: ["keys", "max_keys"],
+        properties: { keys: { type: "array", items: KEY }, max_keys: { type: "integer" } },
+      },
+    },
+  },
   async handler(ctx) {
     const keys = await ctx.services.accounts.listKeys(sessionOf(ctx).accountId);
     return { keys: keys.map(view), max_keys: MAX_KEYS_PER_ACCOUNT };
@@ -35,10 +70,15 @@ const listKeys = defineOperation({
 });
 
 const createKey = defineOperation({
-  id: "createKey", method: "POST", path: "/api/v1/keys", ...web,
+  id: "createKey",
+  method: "POST",
+  path: "/api/v1/keys",
+  ...web,
   summary: "Make an API key; the key itself is in this answer only",
   body: {
-    type: "object", additionalProperties: false, required: ["name", "mode", "scopes"],
+    type: "object",
+    additionalProperties: false,
+    required: ["name", "mode", "scopes"],
     properties: {
       name: { type: "string", minLength: 1, maxLength: 80 },
       mode: { enum: ["live", "test"] },
@@ -46,17 +86,30 @@ const createKey = defineOperation({
       expires_in_days: { anyOf: [{ enum: [30, 90] }, { type: "null" }], description: "null: never" },
     },
   },
-  responses: { 201: { description: "The key, shown once" }, 409: { description: `too_many_keys: ${MAX_KEYS_PER_ACCOUNT} active keys at most` } },
+  responses: {
+    201: { description: "The key, shown once" },
+    409: { description: `too_many_keys: ${MAX_KEYS_PER_ACCOUNT} active keys at most` },
+  },
   async handler(ctx) {
     const b = ctx.body;
-    const { key, apiKey } = await ctx.services.accounts.createKey({ accountId: sessionOf(ctx).accountId, name: b.name.trim() || b.name, mode: b.mode, scopes: b.scopes, expiresInDays: b.expires_in_days ?? undefined });
+    const { key, apiKey } = await ctx.services.accounts.createKey({
+      accountId: sessionOf(ctx).accountId,
+      name: b.name.trim() || b.name,
+      mode: b.mode,
+      scopes: b.scopes,
+      expiresInDays: b.expires_in_days ?? undefined,
+    });
     ctx.status = 201;
     return { key, ...view(apiKey) };
   },
 });
 
 const revokeKey = defineOperation({
-  id: "revokeKey", method: "DELETE", path: "/api/v1/keys/{id}", ...web, params: { id: uuidParam },
+  id: "revokeKey",
+  method: "DELETE",
+  path: "/api/v1/keys/{id}",
+  ...web,
+  params: { id: uuidParam },
   summary: "Revoke a key at once, in every clipd process",
   responses: { 200: { description: "Revoked" }, 404: { description: "No such key on this account" } },
   async handler(ctx) {

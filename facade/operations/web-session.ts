@@ -13,26 +13,57 @@ import { defineOperation, type Operation, type OperationContext } from "../regis
 
 const str = (extra: Record<string, unknown> = {}): JsonSchema => ({ type: "string", ...extra });
 const email = str({ minLength: 3, maxLength: 254 });
-const password = str({ minLength: 1, maxLength: 1024, description: `${PASSWORD_MIN}–${PASSWORD_MAX} characters for a new password` });
+const password = str({
+  minLength: 1,
+  maxLength: 1024,
+  description: `${PASSWORD_MIN}–${PASSWORD_MAX} characters for a new password`,
+});
 export const ACCOUNT_SUMMARY: JsonSchema = {
-  type: "object", required: ["id", "email", "email_verified", "plan", "billing_review"],
-  properties: { id: str({ format: "uuid" }), email: str(), email_verified: { type: "boolean" }, plan: { type: "boolean" }, credit_cents: { type: "integer" }, billing_review: { type: "boolean" }, created_at: str() },
+  type: "object",
+  required: ["id", "email", "email_verified", "plan", "billing_review"],
+  properties: {
+    id: str({ format: "uuid" }),
+    email: str(),
+    email_verified: { type: "boolean" },
+    plan: { type: "boolean" },
+    credit_cents: { type: "integer" },
+    billing_review: { type: "boolean" },
+    created_at: str(),
+  },
 };
 const SESSION: JsonSchema = {
-  type: "object", required: ["signed_in", "csrf_token", "email_enabled", "payments"],
-  properties: { signed_in: { type: "boolean" }, account: ACCOUNT_SUMMARY, csrf_token: str(), email_enabled: { type: "boolean" }, signup_open: { type: "boolean" }, payments: { type: "object" } },
+  type: "object",
+  required: ["signed_in", "csrf_token", "email_enabled", "payments"],
+  properties: {
+    signed_in: { type: "boolean" },
+    account: ACCOUNT_SUMMARY,
+    csrf_token: str(),
+    email_enabled: { type: "boolean" },
+    signup_open: { type: "boolean" },
+    payments: { type: "object" },
+  },
 };
 // Counted against the client address's rate limit like any keyless API call: sign-up and
 // sign-in hash passwords, so they are the calls most worth flooding.
 const web = { surfaces: ["web" as const], tags: ["web"], rateLimited: true };
-const credentials: JsonSchema = { type: "object", additionalProperties: false, required: ["email", "password"], properties: { email, password } };
+const credentials: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["email", "password"],
+  properties: { email, password },
+};
 
 /** What the free page states up front, from the configured free tier (config `free`). */
 function freeLimits(f: OperationContext["services"]["config"]["free"]) {
   return {
-    anon_minutes: Math.floor(f.max_seconds_anon / 60), key_minutes: Math.floor(f.max_seconds_key / 60),
-    anon_per_day: f.files_per_day_anon, key_per_day: f.files_per_day_key, max_megabytes: Math.floor(f.max_bytes / 1048576),
-    keys_per_email_per_day: f.keys_per_email_per_day, audio_days: f.audio_retention_days, text_days: f.text_retention_days,
+    anon_minutes: Math.floor(f.max_seconds_anon / 60),
+    key_minutes: Math.floor(f.max_seconds_key / 60),
+    anon_per_day: f.files_per_day_anon,
+    key_per_day: f.files_per_day_key,
+    max_megabytes: Math.floor(f.max_bytes / 1048576),
+    keys_per_email_per_day: f.keys_per_email_per_day,
+    audio_days: f.audio_retention_days,
+    text_days: f.text_retention_days,
   };
 }
 
@@ -45,11 +76,20 @@ export function webOf(ctx: OperationContext): WebCaller {
 async function signedIn(ctx: OperationContext, made: SignedIn) {
   const w = webOf(ctx);
   w.set.session = { token: made.token, maxAgeSeconds: (Date.parse(made.session.expires_at) - Date.now()) / 1000 };
-  return { signed_in: true, account: await accountSummary(ctx.services.db, made.account.id), csrf_token: made.session.csrf_token };
+  return {
+    signed_in: true,
+    account: await accountSummary(ctx.services.db, made.account.id),
+    csrf_token: made.session.csrf_token,
+  };
 }
 
 const getSession = defineOperation({
-  id: "getSession", method: "GET", path: "/api/v1/session", ...web, scope: null, auth: "public",
+  id: "getSession",
+  method: "GET",
+  path: "/api/v1/session",
+  ...web,
+  scope: null,
+  auth: "public",
   summary: "Whether the browser is signed in, its CSRF token, and what the site offers (e-mail, payments)",
   responses: { 200: { description: "The session", schema: SESSION } },
   async handler(ctx) {
@@ -60,7 +100,11 @@ const getSession = defineOperation({
     const account = w.session ? await accountSummary(s.db, w.session.account_id) : undefined;
     const p = s.config.payments;
     return {
-      signed_in: Boolean(account), ...(account ? { account } : {}), csrf_token: csrf, email_enabled: s.web.mailer.enabled, signup_open: s.config.web.signup_open,
+      signed_in: Boolean(account),
+      ...(account ? { account } : {}),
+      csrf_token: csrf,
+      email_enabled: s.web.mailer.enabled,
+      signup_open: s.config.web.signup_open,
       payments: { provider: p.provider, packs_cents: p.packs_cents, plan_cents_per_month: p.plan_cents_per_month },
       free_limits: freeLimits(s.config.free),
     };
@@ -68,16 +112,35 @@ const getSession = defineOperation({
 });
 
 const signUp = defineOperation({
-  id: "signUp", method: "POST", path: "/api/v1/signup", ...web, scope: null, auth: "public",
+  id: "signUp",
+  method: "POST",
+  path: "/api/v1/signup",
+  ...web,
+  scope: null,
+  auth: "public",
   summary: "Make an account with an e-mail address and a password, and sign in",
   body: credentials,
-  responses: { 201: { description: "Signed up and in" }, 403: { description: "signup_closed: the operator makes accounts" }, 400: { description: "Not an address, or the password's length" }, 409: { description: "email_taken" } },
+  responses: {
+    201: { description: "Signed up and in" },
+    403: { description: "signup_closed: the operator makes accounts" },
+    400: { description: "Not an address, or the password's length" },
+    409: { description: "email_taken" },
+  },
   async handler(ctx) {
     const w = webOf(ctx);
     if (!ctx.services.config.web.signup_open) {
-      throw new ApiError(403, "signup_closed", "this clipd does not take sign-ups; its operator makes accounts (clipd account create) and sets their passwords (clipd account reset-password)", { field: "web.signup_open" });
+      throw new ApiError(
+        403,
+        "signup_closed",
+        "this clipd does not take sign-ups; its operator makes accounts (clipd account create) and sets their passwords (clipd account reset-password)",
+        { field: "web.signup_open" },
+      );
     }
-    const made = await ctx.services.web.users.signUp({ email: ctx.body.email, password: ctx.body.password, origin: w.siteOrigin });
+    const made = await ctx.services.web.users.signUp({
+      email: ctx.body.email,
+      password: ctx.body.password,
+      origin: w.siteOrigin,
+    });
     if (w.session) await ctx.services.web.sessions.end(w.session.id);
     ctx.status = 201;
     return signedIn(ctx, made);
@@ -85,21 +148,41 @@ const signUp = defineOperation({
 });
 
 const signIn = defineOperation({
-  id: "signIn", method: "POST", path: "/api/v1/signin", ...web, scope: null, auth: "public",
+  id: "signIn",
+  method: "POST",
+  path: "/api/v1/signin",
+  ...web,
+  scope: null,
+  auth: "public",
   summary: "Sign in; a new session (and CSRF token) at every sign-in",
   body: credentials,
-  responses: { 200: { description: "Signed in" }, 401: { description: "invalid_credentials" }, 429: { description: "rate_limited, with retry_after" } },
+  responses: {
+    200: { description: "Signed in" },
+    401: { description: "invalid_credentials" },
+    429: { description: "rate_limited, with retry_after" },
+  },
   async handler(ctx) {
     const w = webOf(ctx);
     const c = ctx.caller;
     const clientAddr = ctx.services.config.free.trust_proxy ? (c.forwardedAddr ?? c.clientAddr) : c.clientAddr;
-    const made = await ctx.services.web.users.signIn({ email: ctx.body.email, password: ctx.body.password, clientAddr, previous: w.session?.id });
+    const made = await ctx.services.web.users.signIn({
+      email: ctx.body.email,
+      password: ctx.body.password,
+      clientAddr,
+      previous: w.session?.id,
+    });
     return signedIn(ctx, made);
   },
 });
 
 const signOut = defineOperation({
-  id: "signOut", method: "POST", path: "/api/v1/signout", ...web, scope: null, auth: "public", bodyRequired: false,
+  id: "signOut",
+  method: "POST",
+  path: "/api/v1/signout",
+  ...web,
+  scope: null,
+  auth: "public",
+  bodyRequired: false,
   summary: "Sign out this browser, or with everywhere: true every session of the account",
   body: { type: "object", additionalProperties: false, properties: { everywhere: { type: "boolean" } } },
   responses: { 200: { description: "Signed out" } },
@@ -114,10 +197,18 @@ const signOut = defineOperation({
 });
 
 const forgotPassword = defineOperation({
-  id: "forgotPassword", method: "POST", path: "/api/v1/password/forgot", ...web, scope: null, auth: "public",
+  id: "forgotPassword",
+  method: "POST",
+  path: "/api/v1/password/forgot",
+  ...web,
+  scope: null,
+  auth: "public",
   summary: "Mail a password reset link (202 whether or not the address is known)",
   body: { type: "object", additionalProperties: false, required: ["email"], properties: { email } },
-  responses: { 202: { description: "A link is mailed if the address has an account" }, 409: { description: "email_disabled: the operator resets passwords" } },
+  responses: {
+    202: { description: "A link is mailed if the address has an account" },
+    409: { description: "email_disabled: the operator resets passwords" },
+  },
   async handler(ctx) {
     await ctx.services.web.recovery.forgot(ctx.body.email, webOf(ctx).siteOrigin);
     ctx.status = 202;
@@ -127,10 +218,23 @@ const forgotPassword = defineOperation({
 
 const token = str({ minLength: 1, maxLength: 200 });
 const resetPassword = defineOperation({
-  id: "resetPassword", method: "POST", path: "/api/v1/password/reset", ...web, scope: null, auth: "public",
+  id: "resetPassword",
+  method: "POST",
+  path: "/api/v1/password/reset",
+  ...web,
+  scope: null,
+  auth: "public",
   summary: "Set a new password from a reset link; ends every session of the account",
-  body: { type: "object", additionalProperties: false, required: ["token", "password"], properties: { token, password } },
-  responses: { 200: { description: "Password set; sign in with it" }, 400: { description: "invalid_token, or the password's length" } },
+  body: {
+    type: "object",
+    additionalProperties: false,
+    required: ["token", "password"],
+    properties: { token, password },
+  },
+  responses: {
+    200: { description: "Password set; sign in with it" },
+    400: { description: "invalid_token, or the password's length" },
+  },
   async handler(ctx) {
     // Every session of the account ends; a cookie this browser still holds is cleared on its next call.
     await ctx.services.web.recovery.reset(ctx.body.token, ctx.body.password);
@@ -139,7 +243,12 @@ const resetPassword = defineOperation({
 });
 
 const verifyEmail = defineOperation({
-  id: "verifyEmail", method: "POST", path: "/api/v1/email/verify", ...web, scope: null, auth: "public",
+  id: "verifyEmail",
+  method: "POST",
+  path: "/api/v1/email/verify",
+  ...web,
+  scope: null,
+  auth: "public",
   summary: "Confirm the account's e-mail address from the mailed link",
   body: { type: "object", additionalProperties: false, required: ["token"], properties: { token } },
   responses: { 200: { description: "Verified" }, 400: { description: "invalid_token" } },
@@ -149,4 +258,12 @@ const verifyEmail = defineOperation({
   },
 });
 
-export const WEB_SESSION_OPERATIONS: Operation[] = [getSession, signUp, signIn, signOut, forgotPassword, resetPassword, verifyEmail];
+export const WEB_SESSION_OPERATIONS: Operation[] = [
+  getSession,
+  signUp,
+  signIn,
+  signOut,
+  forgotPassword,
+  resetPassword,
+  verifyEmail,
+];

@@ -10,4 +10,12 @@ import { WEB_UPLOAD_OPERATIONS } from "./web-uploads.js";
 import { WEB_STUDIO_OPERATIONS } from "./web-studio.js";
 import { WEB_RESULTS_OPERATIONS } from "./web-studio-results.js";
 
-export const WEB_OPERATIONS: Operation[] = [...WEB_SESSION_OPERATIONS, ...WEB_ACCOUNT_OPERATIONS, ...WEB_KEY_OPERATIONS, ...WEB_UPLOAD_OPERATIONS, ...WEB_STUDIO_OPERATIONS, ...WEB_RESULTS_OPERATIONS, adminResetPassword];
+export const WEB_OPERATIONS: Operation[] = [
+  ...WEB_SESSION_OPERATIONS,
+  ...WEB_ACCOUNT_OPERATIONS,
+  ...WEB_KEY_OPERATIONS,
+  ...WEB_UPLOAD_OPERATIONS,
+  ...WEB_STUDIO_OPERATIONS,
+  ...WEB_RESULTS_OPERATIONS,
+  adminResetPassword,
+];

@@ -39,7 +39,13 @@ export function secureCookies(config: Config, req: Request): boolean {
 
 /** A Set-Cookie value; maxAge 0 clears the cookie. */
 export function cookie(name: string, value: string, opts: { maxAgeSeconds: number; secure: boolean }): string {
-  const parts = [`${name}=${encodeURIComponent(value)}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${Math.max(0, Math.floor(opts.maxAgeSeconds))}`];
+  const parts = [
+    `${name}=${encodeURIComponent(value)}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Max-Age=${Math.max(0, Math.floor(opts.maxAgeSeconds))}`,
+  ];
   if (opts.secure) parts.push("Secure");
   return parts.join("; ");
 }

@@ -20,13 +20,25 @@ export function checkCsrf(req: Request, web: WebCaller): void {
   const refuse = (message: string, field: string) => {
     throw new ApiError(403, "csrf_failed", message, { field });
   };
-  if (!origin) refuse("the Origin header is missing; state-changing calls under /web come from the site's own pages", "Origin");
-  if (origin !== web.siteOrigin) refuse(`the Origin header "${origin!.slice(0, 200)}" is not this site's origin (${web.siteOrigin})`, "Origin");
+  if (!origin)
+    refuse("the Origin header is missing; state-changing calls under /web come from the site's own pages", "Origin");
+  if (origin !== web.siteOrigin)
+    refuse(`the Origin header "${origin!.slice(0, 200)}" is not this site's origin (${web.siteOrigin})`, "Origin");
   const sent = req.headers.get("x-csrf-token");
-  if (!sent) refuse("the X-CSRF-Token header is missing; send the csrf_token from GET /web/api/v1/session", "X-CSRF-Token");
+  if (!sent)
+    refuse("the X-CSRF-Token header is missing; send the csrf_token from GET /web/api/v1/session", "X-CSRF-Token");
   const expected = web.session?.csrf_token ?? web.csrfCookie;
-  if (!expected) refuse(`there is no CSRF token to match: the ${"clipd_csrf"} cookie is missing; call GET /web/api/v1/session first`, "X-CSRF-Token");
+  if (!expected)
+    refuse(
+      `there is no CSRF token to match: the ${"clipd_csrf"} cookie is missing; call GET /web/api/v1/session first`,
+      "X-CSRF-Token",
+    );
   if (!sameSecret(sent!, expected!)) {
-    refuse(web.session ? "the X-CSRF-Token header does not match this session's token (it changes at every sign-in); call GET /web/api/v1/session again" : "the X-CSRF-Token header does not match the clipd_csrf cookie; call GET /web/api/v1/session again", "X-CSRF-Token");
+    refuse(
+      web.session
+        ? "the X-CSRF-Token header does not match this session's token (it changes at every sign-in); call GET /web/api/v1/session again"
+        : "the X-CSRF-Token header does not match the clipd_csrf cookie; call GET /web/api/v1/session again",
+      "X-CSRF-Token",
+    );
   }
 }

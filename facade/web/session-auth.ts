@@ -10,11 +10,21 @@ import type { WebSession } from "../../daemon/web/sessions.js";
 import type { AuthContext } from "../auth.js";
 import { ApiError } from "../errors.js";
 
-export async function requireSession(session: WebSession | undefined, accounts: AccountService, opts: { apiOperation: boolean }): Promise<AuthContext> {
-  if (!session) throw new ApiError(401, "unauthorized", "sign in first: this call needs a signed-in session (cookie clipd_session)");
+export async function requireSession(
+  session: WebSession | undefined,
+  accounts: AccountService,
+  opts: { apiOperation: boolean },
+): Promise<AuthContext> {
+  if (!session)
+    throw new ApiError(
+      401,
+      "unauthorized",
+      "sign in first: this call needs a signed-in session (cookie clipd_session)",
+    );
   const account = await accounts.getAccount(session.account_id);
   if (!account) throw new ApiError(401, "unauthorized", "the session's account no longer exists; sign in again");
-  if (opts.apiOperation && account.billing_review) throw new ApiError(403, "billing_review", "this account is under billing review; contact support");
+  if (opts.apiOperation && account.billing_review)
+    throw new ApiError(403, "billing_review", "this account is under billing review; contact support");
   const key: ApiKey = {
     id: `session:${session.id}`,
     account_id: account.id,

@@ -30,21 +30,38 @@ async function webCaller(services: FacadeServices, req: Request): Promise<{ web:
   const jar = readCookies(req.headers.get("cookie"));
   const token = jar.get(SESSION_COOKIE);
   const session = token ? await services.web.sessions.find(token) : undefined;
-  return { web: { session, csrfCookie: jar.get(CSRF_COOKIE) || undefined, siteOrigin: siteOrigin(services.config, req), set: {} }, staleSession: Boolean(token && !session) };
+  return {
+    web: {
+      session,
+      csrfCookie: jar.get(CSRF_COOKIE) || undefined,
+      siteOrigin: siteOrigin(services.config, req),
+      set: {},
+    },
+    staleSession: Boolean(token && !session),
+  };
 }
 
 function writeCookies(headers: Headers, web: WebCaller, staleSession: boolean, secure: boolean): void {
   const s = web.set.session;
   if (s) headers.append("set-cookie", cookie(SESSION_COOKIE, s.token, { maxAgeSeconds: s.maxAgeSeconds, secure }));
   // A cookie whose session has ended (signed out elsewhere, expired) is cleared, so the browser stops sending it.
-  else if (s === null || staleSession) headers.append("set-cookie", cookie(SESSION_COOKIE, "", { maxAgeSeconds: 0, secure }));
-  if (web.set.csrf) headers.append("set-cookie", cookie(CSRF_COOKIE, web.set.csrf, { maxAgeSeconds: 30 * 86400, secure }));
+  else if (s === null || staleSession)
+    headers.append("set-cookie", cookie(SESSION_COOKIE, "", { maxAgeSeconds: 0, secure }));
+  if (web.set.csrf)
+    headers.append("set-cookie", cookie(CSRF_COOKIE, web.set.csrf, { maxAgeSeconds: 30 * 86400, secure }));
 }
 
 type Run = (input: OperationInput, caller: Caller) => Promise<Answer>;
 
 /** Mounts `op` at /web + its path. `callerOf` builds the transport's Caller as the API routes do. */
-export function mountWebOperation(app: H3, op: Operation, run: Run, services: FacadeServices, callerOf: (event: H3Event) => Caller, maxJson: number): void {
+export function mountWebOperation(
+  app: H3,
+  op: Operation,
+  run: Run,
+  services: FacadeServices,
+  callerOf: (event: H3Event) => Caller,
+  maxJson: number,
+): void {
   app.on(op.method, WEB_PREFIX + op.path.replace(/\{(\w+)\}/g, ":$1"), async (event: H3Event) => {
     const req = event.req;
     const { web, staleSession } = await webCaller(services, req);
@@ -58,7 +75,11 @@ export function mountWebOperation(app: H3, op: Operation, run: Run, services: Fa
       }
     }
     answer ??= await run(
-      { params: (getRouterParams(event) ?? {}) as Record<string, string>, query: getQuery(event) as Record<string, unknown>, readBody: () => readJsonBody(req, maxJson) },
+      {
+        params: (getRouterParams(event) ?? {}) as Record<string, string>,
+        query: getQuery(event) as Record<string, unknown>,
+        readBody: () => readJsonBody(req, maxJson),
+      },
       { ...callerOf(event), surface: "web", bearer: undefined, presentedCredentials: false, web },
     );
     if (!("raw" in answer)) {

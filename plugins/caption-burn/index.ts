@@ -5,7 +5,15 @@ import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, StageError, StringEnum, type StageWith } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
 import { buildAss, stepPosition, stepSize, type CaptionWord } from "../../daemon/kit/ass.js";
-import { DEFAULT_PRESET, SAFE_INPUT, X264_PRESETS, escapeFilterValue, finalEncodeArgs, probeMedia, runFfmpeg } from "../../daemon/kit/render.js";
+import {
+  DEFAULT_PRESET,
+  SAFE_INPUT,
+  X264_PRESETS,
+  escapeFilterValue,
+  finalEncodeArgs,
+  probeMedia,
+  runFfmpeg,
+} from "../../daemon/kit/render.js";
 import { planArgs, planDuration, type RenderPlan } from "../../daemon/kit/clip-graph.js";
 import { planFiles, renderChecked } from "../../daemon/kit/clip-render.js";
 import { cardTimes, withRunBrand } from "../../daemon/kit/brand-graph.js";
@@ -21,7 +29,14 @@ import { prepareCaptions } from "./prepare.js";
  */
 export const CaptionBurnOptionsSchema = Type.Object(
   {
-    style: Type.Optional(Type.String({ pattern: "^[a-z0-9-]+$", maxLength: 40, "x-default": "`bold-punch`", description: "Id from `config/styles.yaml`." })),
+    style: Type.Optional(
+      Type.String({
+        pattern: "^[a-z0-9-]+$",
+        maxLength: 40,
+        "x-default": "`bold-punch`",
+        description: "Id from `config/styles.yaml`.",
+      }),
+    ),
     caption_size: Type.Optional(
       StringEnum(["small", "medium", "large", "extra_large", "smaller", "bigger"], {
         "x-default": "`medium`",
@@ -40,17 +55,41 @@ export const CaptionBurnOptionsSchema = Type.Object(
       }),
       false,
     ),
-    highlight: Type.Optional(Type.Boolean({ "x-default": "on for animated styles", description: "Word-by-word animation of the style (`highlight`, `pop` or `karaoke`)." })),
+    highlight: Type.Optional(
+      Type.Boolean({
+        "x-default": "on for animated styles",
+        description: "Word-by-word animation of the style (`highlight`, `pop` or `karaoke`).",
+      }),
+    ),
     censor: Type.Optional(
       StringEnum(CENSOR_MODES, {
         "x-default": "`off`",
-        description: "Words of the list in config/words/ (render.censor_words): `mask` draws them as `f***`, `bleep` also mutes them under a 1 kHz tone.",
+        description:
+          "Words of the list in config/words/ (render.censor_words): `mask` draws them as `f***`, `bleep` also mutes them under a 1 kHz tone.",
       }),
     ),
-    emphasis: Type.Optional(Type.Boolean({ "x-default": "`true`", description: "Numbers and the passage's key phrases in the style's highlight colour (a brand kit's accent)." })),
-    emoji: Type.Optional(Type.Boolean({ "x-default": "`false`", description: "A symbol from config/emoji.yaml after a key phrase (with emphasis on)." })),
-    hook_seconds: Defaulted(Type.Number({ minimum: 0.5, maximum: 10, description: "How long the hook title stays." }), 3),
-    preset: Defaulted(StringEnum(X264_PRESETS, { description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20." }), DEFAULT_PRESET),
+    emphasis: Type.Optional(
+      Type.Boolean({
+        "x-default": "`true`",
+        description: "Numbers and the passage's key phrases in the style's highlight colour (a brand kit's accent).",
+      }),
+    ),
+    emoji: Type.Optional(
+      Type.Boolean({
+        "x-default": "`false`",
+        description: "A symbol from config/emoji.yaml after a key phrase (with emphasis on).",
+      }),
+    ),
+    hook_seconds: Defaulted(
+      Type.Number({ minimum: 0.5, maximum: 10, description: "How long the hook title stays." }),
+      3,
+    ),
+    preset: Defaulted(
+      StringEnum(X264_PRESETS, {
+        description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20.",
+      }),
+      DEFAULT_PRESET,
+    ),
   },
   { additionalProperties: false },
 );
@@ -59,7 +98,8 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
   name: "caption-burn",
   needs: ["cut"],
   provides: ["render"],
-  summary: "Burns styled captions (and an optional hook title) into a cut clip, or renders a planned cut with them in one pass, with a poster image",
+  summary:
+    "Burns styled captions (and an optional hook title) into a cut clip, or renders a planned cut with them in one pass, with a poster image",
   options: CaptionBurnOptionsSchema,
   async run(input, ctx) {
     const o = ctx.options ?? {};
@@ -69,7 +109,10 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     const plan: RenderPlan | undefined = withRunBrand(cut?.render_plan, input.brand ?? undefined);
     const fileKey: string | undefined = plan ? plan.source_key : cut?.key;
     if (!fileKey || !(await ctx.storage.exists(fileKey))) {
-      throw new StageError("bad_input", `caption-burn: the ${plan ? "source" : "cut clip"} "${fileKey ?? "(none)"}" is not in storage`);
+      throw new StageError(
+        "bad_input",
+        `caption-burn: the ${plan ? "source" : "cut clip"} "${fileKey ?? "(none)"}" is not in storage`,
+      );
     }
     const catalogue = loadStyles(ctx.config?.render?.styles_file);
     // A restyle starts from the previous render's choices, so "bigger"/"up" step from there.
@@ -77,7 +120,10 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     const styleId = o.style ?? prev.style ?? catalogue.default;
     const style = catalogue.styles.find((s) => s.id === styleId);
     if (!style) {
-      throw new StageError("bad_options", `caption-burn: unknown style "${styleId}"; known: ${catalogue.styles.map((s) => s.id).join(", ")}`);
+      throw new StageError(
+        "bad_options",
+        `caption-burn: unknown style "${styleId}"; known: ${catalogue.styles.map((s) => s.id).join(", ")}`,
+      );
     }
     const size = stepSize(prev.caption_size ?? "medium", o.caption_size);
     const position = stepPosition(prev.caption_position ?? "bottom", o.caption_position);
@@ -93,17 +139,33 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     let title: string | undefined = cut.title ?? undefined;
     if (cut.words_key && (await ctx.storage.exists(cut.words_key))) {
       const doc = JSON.parse((await ctx.storage.read(cut.words_key)).toString("utf8"));
-      words = (Array.isArray(doc.words) ? doc.words : []).filter((w: any) => typeof w?.text === "string" && w.end > w.start);
+      words = (Array.isArray(doc.words) ? doc.words : []).filter(
+        (w: any) => typeof w?.text === "string" && w.end > w.start,
+      );
       title ??= doc.title ?? undefined;
     }
     const hookOpt = o.hook_title ?? prev.hook_title ?? false;
     const hookTitle = hookOpt === true ? title : typeof hookOpt === "string" ? hookOpt : undefined;
 
     // Clean captions and the brand kit (input.brand, a snapshot taken when the job was made).
-    const choices = { censor: o.censor ?? prev.censor ?? "off", emphasis: o.emphasis ?? prev.emphasis ?? true, emoji: o.emoji ?? prev.emoji ?? false };
+    const choices = {
+      censor: o.censor ?? prev.censor ?? "off",
+      emphasis: o.emphasis ?? prev.emphasis ?? true,
+      emoji: o.emoji ?? prev.emoji ?? false,
+    };
     const brand: BrandSnapshot | undefined = input.brand ?? undefined;
     const prep = await prepareCaptions(ctx, { words, title, duration, style, brand, choices });
-    const ass = buildAss(prep.words, { width, height, style: prep.style, size, position, highlight, hookTitle, hookSeconds: o.hook_seconds, duration });
+    const ass = buildAss(prep.words, {
+      width,
+      height,
+      style: prep.style,
+      size,
+      position,
+      highlight,
+      hookTitle,
+      hookSeconds: o.hook_seconds,
+      duration,
+    });
     await writeFile(path.join(ctx.workdir, "captions.ass"), ass);
     const filter = `ass=filename=captions.ass${prep.fontsDir ? `:fontsdir=${escapeFilterValue(prep.fontsDir)}` : ""}`;
     const ref = cut.ref ?? path.basename(fileKey).replace(/^clip-|\.mp4$/g, "");
@@ -121,14 +183,45 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       const args = plan
         ? planArgs(plan, await planFiles(ctx, plan), { output: tmp, preset: o.preset, burn: filter, bleep: prep.bleep })
         : prep.bleep.length && probe?.audioCodec
-          ? [...SAFE_INPUT, "-i", source, "-filter_complex", `[0:v:0]${filter}[v];[0:a:0]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a0];${bleepFilter(prep.bleep, "a0", "a")}`,
-            "-map", "[v]", "-map", "[a]", ...finalEncodeArgs({ preset: o.preset }), tmp]
-          : [...SAFE_INPUT, "-i", source, "-vf", filter, "-map", "0:v:0", "-map", "0:a:0?", ...finalEncodeArgs({ copyAudio: true, preset: o.preset }), tmp];
+          ? [
+              ...SAFE_INPUT,
+              "-i",
+              source,
+              "-filter_complex",
+              `[0:v:0]${filter}[v];[0:a:0]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a0];${bleepFilter(prep.bleep, "a0", "a")}`,
+              "-map",
+              "[v]",
+              "-map",
+              "[a]",
+              ...finalEncodeArgs({ preset: o.preset }),
+              tmp,
+            ]
+          : [
+              ...SAFE_INPUT,
+              "-i",
+              source,
+              "-vf",
+              filter,
+              "-map",
+              "0:v:0",
+              "-map",
+              "0:a:0?",
+              ...finalEncodeArgs({ copyAudio: true, preset: o.preset }),
+              tmp,
+            ];
       const note = plan ? "rendering" : "burning captions";
       ctx.progress(2, note);
       // A plan's output is cut to the planned length by ffmpeg itself, so it is held to the cut's 0.15 s.
       const got = await renderChecked(args, {
-        stage: "caption-burn", ref, output: tmp, width, height, duration: plan ? planDuration(plan) : duration, tolerance: plan ? 0.15 : 0.1, cwd: ctx.workdir, signal: ctx.signal,
+        stage: "caption-burn",
+        ref,
+        output: tmp,
+        width,
+        height,
+        duration: plan ? planDuration(plan) : duration,
+        tolerance: plan ? 0.15 : 0.1,
+        cwd: ctx.workdir,
+        signal: ctx.signal,
         onProgress: (p) => ctx.progress(2 + p * 0.9, note),
       });
       outDuration = got.duration;
@@ -137,22 +230,41 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       ctx.progress(94, "poster");
       const posterPng = path.join(ctx.workdir, "poster.png");
       // Times are on the clip's own timeline; a brand's intro card plays before it.
-      const at = (plan ? cardTimes(plan.brand).before : 0) + Math.min(hookTitle ? 1 : Math.max(0, duration / 3), Math.max(0, duration - 0.1));
-      await runFfmpeg(["-ss", at.toFixed(3), "-i", tmp, "-frames:v", "1", "-update", "1", posterPng], { signal: ctx.signal, cwd: ctx.workdir });
+      const at =
+        (plan ? cardTimes(plan.brand).before : 0) +
+        Math.min(hookTitle ? 1 : Math.max(0, duration / 3), Math.max(0, duration - 0.1));
+      await runFfmpeg(["-ss", at.toFixed(3), "-i", tmp, "-frames:v", "1", "-update", "1", posterPng], {
+        signal: ctx.signal,
+        cwd: ctx.workdir,
+      });
       await ctx.storage.write(thumbnailKey, await sharp(posterPng).jpeg({ quality: 85, mozjpeg: true }).toBuffer());
       await ctx.storage.write(posterWebpKey, await sharp(posterPng).webp({ quality: 80 }).toBuffer());
       await ctx.storage.write(assKey, ass);
       await ctx.storage.putFile(key, tmp, { move: true });
     } catch (err) {
-      await Promise.allSettled([rm(tmp, { force: true }), ...[key, thumbnailKey, posterWebpKey, assKey].map((k) => ctx.storage.remove(k))]);
+      await Promise.allSettled([
+        rm(tmp, { force: true }),
+        ...[key, thumbnailKey, posterWebpKey, assKey].map((k) => ctx.storage.remove(k)),
+      ]);
       throw err;
     }
     ctx.progress(100, "captioned");
     return {
       render: {
-        key, ref, style: style.id, caption_size: size, caption_position: position, highlight,
-        hook_title: hookOpt, ...choices, duration: +outDuration.toFixed(3), width, height,
-        thumbnail_key: thumbnailKey, poster_webp_key: posterWebpKey, ass_key: assKey,
+        key,
+        ref,
+        style: style.id,
+        caption_size: size,
+        caption_position: position,
+        highlight,
+        hook_title: hookOpt,
+        ...choices,
+        duration: +outDuration.toFixed(3),
+        width,
+        height,
+        thumbnail_key: thumbnailKey,
+        poster_webp_key: posterWebpKey,
+        ass_key: assKey,
       },
     };
   },

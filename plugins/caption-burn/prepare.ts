@@ -39,7 +39,14 @@ const FONT_FILE = /\.(ttf|otf|ttc)$/i;
 
 export async function prepareCaptions(
   ctx: Ctx,
-  o: { words: CaptionWord[]; title?: string; duration: number; style: CaptionStyle; brand?: BrandSnapshot | null; choices: CaptionChoices },
+  o: {
+    words: CaptionWord[];
+    title?: string;
+    duration: number;
+    style: CaptionStyle;
+    brand?: BrandSnapshot | null;
+    choices: CaptionChoices;
+  },
 ): Promise<Prepared> {
   const render = ctx.config?.render ?? {};
   let words = o.words;
@@ -50,8 +57,17 @@ export async function prepareCaptions(
     if (o.choices.censor === "bleep") bleep = bleepSpans(words, c.listed, o.duration);
   }
   // Emphasis reads the masked words, so a listed word is never a key phrase.
-  if (o.choices.emphasis) words = emphasize(words, { title: o.title, emoji: o.choices.emoji ? loadEmojiMap(render.emoji_file || undefined) : null });
-  return { words, style: brandStyle(o.style, o.brand), bleep, fontsDir: await fontsFolder(ctx, o.brand, render.fonts_dir) };
+  if (o.choices.emphasis)
+    words = emphasize(words, {
+      title: o.title,
+      emoji: o.choices.emoji ? loadEmojiMap(render.emoji_file || undefined) : null,
+    });
+  return {
+    words,
+    style: brandStyle(o.style, o.brand),
+    bleep,
+    fontsDir: await fontsFolder(ctx, o.brand, render.fonts_dir),
+  };
 }
 
 /**
@@ -59,7 +75,11 @@ export async function prepareCaptions(
  * font, a workdir folder holding that font beside links to render.fonts_dir's fonts (libass takes
  * one folder). fontconfig's system fonts stay available either way.
  */
-async function fontsFolder(ctx: Ctx, brand: BrandSnapshot | null | undefined, configured?: string): Promise<string | undefined> {
+async function fontsFolder(
+  ctx: Ctx,
+  brand: BrandSnapshot | null | undefined,
+  configured?: string,
+): Promise<string | undefined> {
   const base = configured ? path.resolve(configured) : undefined;
   if (!brand?.font?.key) return base;
   const dir = path.join(ctx.workdir, "fonts");
@@ -69,8 +89,14 @@ async function fontsFolder(ctx: Ctx, brand: BrandSnapshot | null | undefined, co
   // The kit's font takes a fixed name: an uploaded file name never becomes a path here.
   await copyFile(await stepFile(ctx, brand.font.key), path.join(dir, `brand-font.${ext}`));
   if (base) {
-    const names = (await readdir(base, { withFileTypes: true })).filter((e) => e.isFile() && FONT_FILE.test(e.name)).slice(0, MAX_FONTS);
-    await Promise.all(names.filter((e) => !e.name.startsWith("brand-font.")).map((e) => symlink(path.join(base, e.name), path.join(dir, e.name))));
+    const names = (await readdir(base, { withFileTypes: true }))
+      .filter((e) => e.isFile() && FONT_FILE.test(e.name))
+      .slice(0, MAX_FONTS);
+    await Promise.all(
+      names
+        .filter((e) => !e.name.startsWith("brand-font."))
+        .map((e) => symlink(path.join(base, e.name), path.join(dir, e.name))),
+    );
   }
   return dir;
 }

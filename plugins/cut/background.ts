@@ -41,15 +41,23 @@ export async function makeBackground(out: string, o: BackgroundOptions): Promise
   const layers: OverlayOptions[] = [];
   let base: Sharp;
   if (o.image) {
-    base = sharp(o.image).resize(W, H, { fit: "cover", position: sharp.strategy.attention }).modulate({ brightness: 0.35, saturation: 0.45 }).blur(Math.max(8, Math.round(W / 60)));
-    const cover = await sharp(o.image).resize(L.cover.w, L.cover.h, { fit: "cover", position: sharp.strategy.attention }).png().toBuffer();
+    base = sharp(o.image)
+      .resize(W, H, { fit: "cover", position: sharp.strategy.attention })
+      .modulate({ brightness: 0.35, saturation: 0.45 })
+      .blur(Math.max(8, Math.round(W / 60)));
+    const cover = await sharp(o.image)
+      .resize(L.cover.w, L.cover.h, { fit: "cover", position: sharp.strategy.attention })
+      .png()
+      .toBuffer();
     layers.push({ input: cover, left: L.cover.x, top: L.cover.y });
   } else {
     const initial = xml((o.showName ?? o.title ?? "").trim().charAt(0).toUpperCase());
     const c = L.cover;
     const tile =
       `<rect x="${c.x}" y="${c.y}" width="${c.w}" height="${c.h}" rx="${Math.round(c.w * 0.06)}" fill="${_shade(colour, 0.6)}" stroke="${accent}" stroke-opacity="0.5" stroke-width="${Math.max(2, Math.round(c.w * 0.01))}"/>` +
-      (initial ? `<text x="${c.x + c.w / 2}" y="${c.y + c.h * 0.68}" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="${Math.round(c.h * 0.5)}" fill="${accent}">${initial}</text>` : "");
+      (initial
+        ? `<text x="${c.x + c.w / 2}" y="${c.y + c.h * 0.68}" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="${Math.round(c.h * 0.5)}" fill="${accent}">${initial}</text>`
+        : "");
     const svg =
       `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">` +
       `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${_shade(colour, 1.25)}"/><stop offset="1" stop-color="${_shade(colour, 0.45)}"/></linearGradient></defs>` +
@@ -64,7 +72,14 @@ export async function makeBackground(out: string, o: BackgroundOptions): Promise
 }
 
 /** The show's name and the title, as an SVG layer over the whole frame. */
-function _textSvg(W: number, H: number, L: ReturnType<typeof audioLayout>, o: BackgroundOptions, textColour: string, accent: string): string {
+function _textSvg(
+  W: number,
+  H: number,
+  L: ReturnType<typeof audioLayout>,
+  o: BackgroundOptions,
+  textColour: string,
+  accent: string,
+): string {
   const t = L.text;
   const x = t.align === "middle" ? W / 2 : t.x;
   const anchor = t.align;
@@ -72,23 +87,43 @@ function _textSvg(W: number, H: number, L: ReturnType<typeof audioLayout>, o: Ba
   let y = t.y + L.showSize;
   if (o.showName?.trim()) {
     const show = wrapText(o.showName.trim().toUpperCase(), Math.floor(t.w / (L.showSize * 0.7)), 1)[0] ?? "";
-    parts.push(`<text x="${x}" y="${y}" text-anchor="${anchor}" font-family="DejaVu Sans" font-weight="bold" letter-spacing="${Math.round(L.showSize * 0.08)}" font-size="${L.showSize}" fill="${accent}">${xml(show)}</text>`);
+    parts.push(
+      `<text x="${x}" y="${y}" text-anchor="${anchor}" font-family="DejaVu Sans" font-weight="bold" letter-spacing="${Math.round(L.showSize * 0.08)}" font-size="${L.showSize}" fill="${accent}">${xml(show)}</text>`,
+    );
     y += Math.round(L.showSize * 0.5);
   }
   const lines = o.title ? wrapText(o.title, L.titleChars, L.titleLines) : [];
   for (const [i, line] of lines.entries()) {
     const ly = y + Math.round(L.titleSize * (1.15 + i * 1.25));
-    parts.push(`<text x="${x}" y="${ly}" text-anchor="${anchor}" font-family="DejaVu Sans" font-weight="bold" font-size="${L.titleSize}" fill="${textColour}">${xml(line)}</text>`);
+    parts.push(
+      `<text x="${x}" y="${ly}" text-anchor="${anchor}" font-family="DejaVu Sans" font-weight="bold" font-size="${L.titleSize}" fill="${textColour}">${xml(line)}</text>`,
+    );
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">${parts.join("")}</svg>`;
 }
 
 /** Colour names a user may give besides #RRGGBB (ffmpeg knows them all, sharp gets the hex). */
 const NAMED: Record<string, string> = {
-  black: "#000000", white: "#ffffff", gray: "#808080", grey: "#808080", darkgray: "#a9a9a9", silver: "#c0c0c0",
-  red: "#ff0000", maroon: "#800000", orange: "#ffa500", yellow: "#ffff00", gold: "#ffd700", green: "#008000",
-  lime: "#00ff00", teal: "#008080", navy: "#000080", blue: "#0000ff", purple: "#800080", pink: "#ffc0cb",
-  brown: "#a52a2a", beige: "#f5f5dc",
+  black: "#000000",
+  white: "#ffffff",
+  gray: "#808080",
+  grey: "#808080",
+  darkgray: "#a9a9a9",
+  silver: "#c0c0c0",
+  red: "#ff0000",
+  maroon: "#800000",
+  orange: "#ffa500",
+  yellow: "#ffff00",
+  gold: "#ffd700",
+  green: "#008000",
+  lime: "#00ff00",
+  teal: "#008080",
+  navy: "#000080",
+  blue: "#0000ff",
+  purple: "#800080",
+  pink: "#ffc0cb",
+  brown: "#a52a2a",
+  beige: "#f5f5dc",
   // The API's background "dark": the cut's own default fill (DEFAULT_BG in index.ts).
   dark: "#1f2937",
 };

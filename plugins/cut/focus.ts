@@ -45,9 +45,31 @@ function _samplePiece(source: string, p: Piece, threshold: number, signal?: Abor
   const rate = Math.min(2, 120 / Math.max(len, 1));
   const graph = `[0:v]scale=320:-2:flags=fast_bilinear,split[a][b];[a]select='gt(scene\\,${threshold})',showinfo,nullsink;[b]fps=${rate.toFixed(4)}[s]`;
   const args = [
-    "-hide_banner", "-nostdin", "-flags2", "fast", "-skip_loop_filter", "all", ...SAFE_INPUT,
-    "-ss", p.start.toFixed(3), "-t", len.toFixed(3), "-i", source,
-    "-an", "-sn", "-dn", "-filter_complex", graph, "-map", "[s]", "-f", "image2pipe", "-c:v", "png", "-",
+    "-hide_banner",
+    "-nostdin",
+    "-flags2",
+    "fast",
+    "-skip_loop_filter",
+    "all",
+    ...SAFE_INPUT,
+    "-ss",
+    p.start.toFixed(3),
+    "-t",
+    len.toFixed(3),
+    "-i",
+    source,
+    "-an",
+    "-sn",
+    "-dn",
+    "-filter_complex",
+    graph,
+    "-map",
+    "[s]",
+    "-f",
+    "image2pipe",
+    "-c:v",
+    "png",
+    "-",
   ];
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -95,9 +117,12 @@ async function _attention(png: Buffer, aspect: number): Promise<{ x: number; y: 
   const cropW = Math.min(w, Math.round(h * aspect));
   const cropH = Math.min(h, Math.round(w / aspect));
   if (cropW >= w && cropH >= h) return { x: 0.5, y: 0.5 };
-  const { info } = await sharp(png).resize(cropW, cropH, { fit: "cover", position: sharp.strategy.attention }).toBuffer({ resolveWithObject: true });
+  const { info } = await sharp(png)
+    .resize(cropW, cropH, { fit: "cover", position: sharp.strategy.attention })
+    .toBuffer({ resolveWithObject: true });
   const i = info as { cropOffsetLeft?: number; cropOffsetTop?: number };
-  const frac = (off: number | undefined, free: number) => (free > 0 ? Math.max(0, Math.min(1, -(off ?? -free / 2) / free)) : 0.5);
+  const frac = (off: number | undefined, free: number) =>
+    free > 0 ? Math.max(0, Math.min(1, -(off ?? -free / 2) / free)) : 0.5;
   return { x: frac(i.cropOffsetLeft, w - cropW), y: frac(i.cropOffsetTop, h - cropH) };
 }
 

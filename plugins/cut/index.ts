@@ -2,7 +2,16 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../../daemon/kit/ffmpeg.js";
 import { Type } from "@sinclair/typebox";
-import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageContext, type StageInput, type StageOptions } from "../../daemon/engine/stage.js";
+import {
+  Defaulted,
+  defineStage,
+  resolveOptions,
+  StageError,
+  StringEnum,
+  type StageContext,
+  type StageInput,
+  type StageOptions,
+} from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
 import { DEFAULT_PRESET, X264_PRESETS } from "../../daemon/kit/render.js";
 import { planArgs, type Fit, type RenderPlan } from "../../daemon/kit/clip-graph.js";
@@ -19,10 +28,22 @@ import { retimeWords, selectClip, totalDuration, type Piece, type TimedWord } fr
 export const CutOptionsSchema = Type.Object(
   {
     aspect_ratio: Defaulted(
-      StringEnum([...ASPECT_RATIOS], { description: "Shape of the clip: `9:16` (1080×1920), `1:1` (1080×1080), `4:5` (1080×1350) or `16:9` (1920×1080) at `width` 1080." }),
+      StringEnum([...ASPECT_RATIOS], {
+        description:
+          "Shape of the clip: `9:16` (1080×1920), `1:1` (1080×1080), `4:5` (1080×1350) or `16:9` (1920×1080) at `width` 1080.",
+      }),
       DEFAULT_ASPECT,
     ),
-    width: Defaulted(Type.Integer({ minimum: 360, maximum: 2160, multipleOf: 2, description: "The frame's short side (the width of 9:16, 1:1 and 4:5; the height of 16:9); the other side follows `aspect_ratio`." }), 1080),
+    width: Defaulted(
+      Type.Integer({
+        minimum: 360,
+        maximum: 2160,
+        multipleOf: 2,
+        description:
+          "The frame's short side (the width of 9:16, 1:1 and 4:5; the height of 16:9); the other side follows `aspect_ratio`.",
+      }),
+      1080,
+    ),
     fit: Defaulted(
       StringEnum(["fill", "whole", "crop", "blur", "pad"], {
         description:
@@ -38,13 +59,39 @@ export const CutOptionsSchema = Type.Object(
       }),
       "#1f2937",
     ),
-    background_image: Type.Optional(Type.String({ maxLength: 500, description: "Storage key of cover art for audio clips (also `input.cover.key`)." })),
+    background_image: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: "Storage key of cover art for audio clips (also `input.cover.key`).",
+      }),
+    ),
     fps: Defaulted(Type.Integer({ minimum: 10, maximum: 60, description: "Output frame rate." }), 30),
-    crop_focus: Defaulted(StringEnum(["attention", "center"], { description: "For `fill`: per-scene salient region (below), or `center` (one centred crop)." }), "attention"),
-    scene_threshold: Defaulted(Type.Number({ exclusiveMinimum: 0, maximum: 1, description: "ffmpeg scene score above which a frame starts a new crop scene." }), 0.3),
-    preset: Defaulted(StringEnum(X264_PRESETS, { description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20." }), DEFAULT_PRESET),
-    clip_number: Type.Optional(Type.Integer({ minimum: 1, description: "Which clip of `input.clips` to cut (its `number`)." })),
-    clip_ref: Type.Optional(Type.String({ maxLength: 40, description: "Which clip of `input.clips` to cut (its `ref`)." })),
+    crop_focus: Defaulted(
+      StringEnum(["attention", "center"], {
+        description: "For `fill`: per-scene salient region (below), or `center` (one centred crop).",
+      }),
+      "attention",
+    ),
+    scene_threshold: Defaulted(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 1,
+        description: "ffmpeg scene score above which a frame starts a new crop scene.",
+      }),
+      0.3,
+    ),
+    preset: Defaulted(
+      StringEnum(X264_PRESETS, {
+        description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20.",
+      }),
+      DEFAULT_PRESET,
+    ),
+    clip_number: Type.Optional(
+      Type.Integer({ minimum: 1, description: "Which clip of `input.clips` to cut (its `number`)." }),
+    ),
+    clip_ref: Type.Optional(
+      Type.String({ maxLength: 40, description: "Which clip of `input.clips` to cut (its `ref`)." }),
+    ),
     encode: Defaulted(
       Type.Boolean({
         description:
@@ -61,7 +108,8 @@ export type CutOptions = StageOptions<typeof CutOptionsSchema>;
 function _fit(o: CutOptions): { fit: Fit; colour: string } {
   const bg = o.background;
   const colour = bg === "blur" ? (CutOptionsSchema.properties.background.default as string) : toHexColour(bg);
-  if (!colour) throw new StageError("bad_options", `cut: background "${bg}" is not "blur", #RRGGBB or a known colour name`);
+  if (!colour)
+    throw new StageError("bad_options", `cut: background "${bg}" is not "blur", #RRGGBB or a known colour name`);
   switch (o.fit) {
     case "crop":
     case "fill":
@@ -78,7 +126,8 @@ export default defineStage<CutOptions>({
   name: "cut",
   needs: ["source", ["clip", "clips"]],
   provides: ["cut"],
-  summary: "Cuts a clip's pieces frame-accurately from the source into a 9:16, 1:1, 4:5 or 16:9 MP4, or plans that cut for caption-burn",
+  summary:
+    "Cuts a clip's pieces frame-accurately from the source into a 9:16, 1:1, 4:5 or 16:9 MP4, or plans that cut for caption-burn",
   options: CutOptionsSchema,
   async run(input, ctx) {
     const o = resolveOptions(CutOptionsSchema, ctx.options);
@@ -98,7 +147,14 @@ export default defineStage<CutOptions>({
     const wordsKey = `runs/${ctx.runId}/clip-${clip.ref}.words.json`;
     const bgKey = `runs/${ctx.runId}/clip-${clip.ref}.background.png`;
     const plan: RenderPlan = {
-      source_key: sourceKey, pieces: clip.pieces, width, height, fps: o.fps, layout: isAudio ? "audio" : fit, colour, has_audio: media.has_audio !== false,
+      source_key: sourceKey,
+      pieces: clip.pieces,
+      width,
+      height,
+      fps: o.fps,
+      layout: isAudio ? "audio" : fit,
+      colour,
+      has_audio: media.has_audio !== false,
       ...(input.brand ? { brand: planBrand(input.brand) } : {}),
     };
     let background: string | undefined;
@@ -109,13 +165,22 @@ export default defineStage<CutOptions>({
       // The scene analysis (a 320 px decode of the pieces) runs beside reading the transcript.
       const [, words] = await Promise.all([
         (async () => {
-          if (isAudio) background = await _background(input, o, ctx, { source, media, width, height, colour, title: clip.title });
+          if (isAudio)
+            background = await _background(input, o, ctx, { source, media, width, height, colour, title: clip.title });
           else if (fit === "crop" && o.crop_focus !== "center") {
             // A plan made while the episode was finished (plan-crops) saves the analysis when it fits.
-            plan.crop_plan = plannedScenes(clip.crop_plan, { frame: o.aspect_ratio, threshold: o.scene_threshold, pieces: clip.pieces });
+            plan.crop_plan = plannedScenes(clip.crop_plan, {
+              frame: o.aspect_ratio,
+              threshold: o.scene_threshold,
+              pieces: clip.pieces,
+            });
             if (!plan.crop_plan) {
               ctx.progress(1, "finding scenes");
-              plan.crop_plan = await cropPlan(source, clip.pieces, { signal: ctx.signal, threshold: o.scene_threshold, aspect: width / height });
+              plan.crop_plan = await cropPlan(source, clip.pieces, {
+                signal: ctx.signal,
+                threshold: o.scene_threshold,
+                aspect: width / height,
+              });
             }
           }
         })(),
@@ -123,22 +188,53 @@ export default defineStage<CutOptions>({
       ]);
       await ctx.storage.write(
         wordsKey,
-        JSON.stringify({ ref: clip.ref, title: clip.title ?? null, hook: clip.hook ?? null, duration, pieces: clip.pieces, words }),
+        JSON.stringify({
+          ref: clip.ref,
+          title: clip.title ?? null,
+          hook: clip.hook ?? null,
+          duration,
+          pieces: clip.pieces,
+          words,
+        }),
       );
       const common = {
-        ref: clip.ref, number: clip.number, title: clip.title, hook: clip.hook, start: clip.start, end: clip.end, pieces: clip.pieces,
-        width, height, aspect_ratio: o.aspect_ratio, fit: isAudio ? "audio" : fit, words_key: wordsKey, ...(plan.crop_plan ? { crop_plan: plan.crop_plan } : {}),
+        ref: clip.ref,
+        number: clip.number,
+        title: clip.title,
+        hook: clip.hook,
+        start: clip.start,
+        end: clip.end,
+        pieces: clip.pieces,
+        width,
+        height,
+        aspect_ratio: o.aspect_ratio,
+        fit: isAudio ? "audio" : fit,
+        words_key: wordsKey,
+        ...(plan.crop_plan ? { crop_plan: plan.crop_plan } : {}),
       };
       if (!o.encode) {
         // caption-burn renders the clip from the source in one pass (docs/decisions.md).
         if (background) await ctx.storage.putFile(bgKey, background);
         ctx.progress(100, "planned");
-        return { cut: { ...common, duration, render_plan: { ...plan, ...(background ? { background_key: bgKey } : {}) } } };
+        return {
+          cut: { ...common, duration, render_plan: { ...plan, ...(background ? { background_key: bgKey } : {}) } },
+        };
       }
       // A plain cut is caption- and brand-free: the brand is drawn by the render that burns the captions.
       const args = planArgs({ ...plan, brand: undefined }, { source, background }, { output: tmp, preset: o.preset });
       ctx.progress(2, "cutting");
-      const got = await renderChecked(args, { stage: "cut", ref: clip.ref, width, height, duration, tolerance: 0.15, output: tmp, cwd: ctx.workdir, signal: ctx.signal, onProgress: (p) => ctx.progress(2 + p * 0.93, "cutting") });
+      const got = await renderChecked(args, {
+        stage: "cut",
+        ref: clip.ref,
+        width,
+        height,
+        duration,
+        tolerance: 0.15,
+        output: tmp,
+        cwd: ctx.workdir,
+        signal: ctx.signal,
+        onProgress: (p) => ctx.progress(2 + p * 0.93, "cutting"),
+      });
       await ctx.storage.putFile(key, tmp, { move: true });
       ctx.progress(100, "cut");
       return { cut: { ...common, key, duration: +got.duration.toFixed(3) } };
@@ -168,17 +264,46 @@ async function _background(
   const imageKey: string | undefined = o.background_image ?? input.cover?.key ?? brand?.cover_key;
   let image = imageKey && (await ctx.storage.exists(imageKey)) ? await stepFile(ctx, imageKey) : undefined;
   // An episode file with embedded cover art (an MP3's picture) lends it to the background.
-  const coverStream = (b.media.streams ?? []).find((st: { cover_art?: boolean }) => st.cover_art) as { index: number } | undefined;
+  const coverStream = (b.media.streams ?? []).find((st: { cover_art?: boolean }) => st.cover_art) as
+    | { index: number }
+    | undefined;
   if (!image && coverStream) image = await extractCover(b.source, coverStream.index, ctx.workdir, ctx.signal);
   return makeBackground(path.join(ctx.workdir, "background.png"), {
-    width: b.width, height: b.height, colour: brand?.colours?.background ?? b.colour, title: b.title, image,
-    showName: brand?.show_name, textColour: brand?.colours?.primary, accent: brand?.colours?.accent,
+    width: b.width,
+    height: b.height,
+    colour: brand?.colours?.background ?? b.colour,
+    title: b.title,
+    image,
+    showName: brand?.show_name,
+    textColour: brand?.colours?.primary,
+    accent: brand?.colours?.accent,
   });
 }
 
 /** Writes a file's embedded picture to the workdir; undefined when ffmpeg cannot read it. */
-async function extractCover(source: string, streamIndex: number, workdir: string, signal: AbortSignal): Promise<string | undefined> {
+async function extractCover(
+  source: string,
+  streamIndex: number,
+  workdir: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   const out = path.join(workdir, "cover.png");
-  const r = await runTool(ffmpegPath(), ["-hide_banner", "-nostdin", "-y", ...SAFE_INPUT_ARGS, "-i", source, "-map", `0:${streamIndex}`, "-frames:v", "1", out], { signal });
+  const r = await runTool(
+    ffmpegPath(),
+    [
+      "-hide_banner",
+      "-nostdin",
+      "-y",
+      ...SAFE_INPUT_ARGS,
+      "-i",
+      source,
+      "-map",
+      `0:${streamIndex}`,
+      "-frames:v",
+      "1",
+      out,
+    ],
+    { signal },
+  );
   return r.code === 0 ? out : undefined;
 }

@@ -19,12 +19,26 @@ import { piecesSignature, plannedScenes, type PlannedCrop } from "./planned.js";
 export const PlanCropsOptionsSchema = Type.Object(
   {
     top: Defaulted(
-      Type.Integer({ minimum: 0, maximum: 20, description: "How many clips (in list order, best first) get a crop plan ahead of their render; 0 plans none." }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 20,
+        description: "How many clips (in list order, best first) get a crop plan ahead of their render; 0 plans none.",
+      }),
       3,
     ),
-    aspect_ratio: Defaulted(StringEnum([...ASPECT_RATIOS], { description: "The clip shape the plans are for; a render of another shape analyses again." }), DEFAULT_ASPECT),
+    aspect_ratio: Defaulted(
+      StringEnum([...ASPECT_RATIOS], {
+        description: "The clip shape the plans are for; a render of another shape analyses again.",
+      }),
+      DEFAULT_ASPECT,
+    ),
     scene_threshold: Defaulted(
-      Type.Number({ exclusiveMinimum: 0, maximum: 1, description: "ffmpeg scene score that starts a new crop scene; a render uses the plan only if its `cut` step has the same threshold." }),
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 1,
+        description:
+          "ffmpeg scene score that starts a new crop scene; a render uses the plan only if its `cut` step has the same threshold.",
+      }),
       CutOptionsSchema.properties.scene_threshold.default as number,
     ),
   },
@@ -47,9 +61,15 @@ export default defineStage<PlanCropsOptions>({
     if (!o.top || !clips.length || !isVideo || !sourceKey || !(await ctx.storage.exists(sourceKey))) return {};
     const want = (c: any) => {
       const { pieces } = selectClip({ ...input, clip: c }, {}, media.duration);
-      return { pieces, has: plannedScenes(c.crop_plan, { frame: o.aspect_ratio, threshold: o.scene_threshold, pieces }) };
+      return {
+        pieces,
+        has: plannedScenes(c.crop_plan, { frame: o.aspect_ratio, threshold: o.scene_threshold, pieces }),
+      };
     };
-    const todo = clips.slice(0, o.top).map((c, i) => ({ i, ...want(c) })).filter((t) => !t.has);
+    const todo = clips
+      .slice(0, o.top)
+      .map((c, i) => ({ i, ...want(c) }))
+      .filter((t) => !t.has);
     if (!todo.length) return {};
     const source = await stepFile(ctx, sourceKey);
     const { width, height } = frameSize(o.aspect_ratio, 1080);
@@ -57,8 +77,17 @@ export default defineStage<PlanCropsOptions>({
     for (const [n, t] of todo.entries()) {
       ctx.progress((n / todo.length) * 100, `planning crops ${n + 1}/${todo.length}`);
       try {
-        const scenes = await cropPlan(source, t.pieces, { signal: ctx.signal, threshold: o.scene_threshold, aspect: width / height });
-        const plan: PlannedCrop = { frame: o.aspect_ratio, threshold: o.scene_threshold, pieces: piecesSignature(t.pieces), scenes };
+        const scenes = await cropPlan(source, t.pieces, {
+          signal: ctx.signal,
+          threshold: o.scene_threshold,
+          aspect: width / height,
+        });
+        const plan: PlannedCrop = {
+          frame: o.aspect_ratio,
+          threshold: o.scene_threshold,
+          pieces: piecesSignature(t.pieces),
+          scenes,
+        };
         out[t.i] = { ...out[t.i], crop_plan: plan };
       } catch (err) {
         if (ctx.signal.aborted) throw err;

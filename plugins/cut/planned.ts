@@ -19,15 +19,27 @@ export interface PlannedCrop {
   scenes: CropScene[];
 }
 
-export const piecesSignature = (pieces: Piece[]): string => pieces.map((p) => `${p.start.toFixed(3)}-${p.end.toFixed(3)}`).join(",");
+export const piecesSignature = (pieces: Piece[]): string =>
+  pieces.map((p) => `${p.start.toFixed(3)}-${p.end.toFixed(3)}`).join(",");
 
 const isScene = (s: any): s is CropScene =>
-  s && [s.start, s.end, s.x, s.y].every((v) => typeof v === "number" && Number.isFinite(v)) && s.end > s.start && s.x >= 0 && s.x <= 1 && s.y >= 0 && s.y <= 1;
+  s &&
+  [s.start, s.end, s.x, s.y].every((v) => typeof v === "number" && Number.isFinite(v)) &&
+  s.end > s.start &&
+  s.x >= 0 &&
+  s.x <= 1 &&
+  s.y >= 0 &&
+  s.y <= 1;
 
 /** The plan's scenes when it was made for exactly these pieces, threshold and frame; else undefined. */
-export function plannedScenes(plan: unknown, want: { frame: string; threshold: number; pieces: Piece[] }): CropScene[] | undefined {
+export function plannedScenes(
+  plan: unknown,
+  want: { frame: string; threshold: number; pieces: Piece[] },
+): CropScene[] | undefined {
   const p = plan as Partial<PlannedCrop> | undefined;
-  if (!p || typeof p !== "object" || !Array.isArray(p.scenes) || !p.scenes.length || p.scenes.length > 10_000) return undefined;
-  if (p.frame !== want.frame || p.threshold !== want.threshold || p.pieces !== piecesSignature(want.pieces)) return undefined;
+  if (!p || typeof p !== "object" || !Array.isArray(p.scenes) || !p.scenes.length || p.scenes.length > 10_000)
+    return undefined;
+  if (p.frame !== want.frame || p.threshold !== want.threshold || p.pieces !== piecesSignature(want.pieces))
+    return undefined;
   return p.scenes.every(isScene) ? p.scenes.map((s) => ({ start: s.start, end: s.end, x: s.x, y: s.y })) : undefined;
 }

@@ -39,6 +39,9 @@ function fromPath(pathname: string): string | undefined {
 function clean(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
   // Control characters and quotes make trouble in logs and headers; leading dots hide files.
-  const tidy = base.replace(/[\u0000-\u001f\u007f"<>|:*?]/g, "_").replace(/^\.+/, "").trim();
+  const tidy = base
+    .replace(/[\u0000-\u001f\u007f"<>|:*?]/g, "_")
+    .replace(/^\.+/, "")
+    .trim();
   return tidy.length > 200 ? tidy.slice(0, 100) + tidy.slice(-100) : tidy;
 }

@@ -12,18 +12,40 @@ import { EPISODE_MAX_BYTES } from "../../daemon/kit/limits.js";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Type } from "@sinclair/typebox";
-import { Defaulted, defineStage, resolveOptions, StageError, type StageContext, type StageOptions, type StageWith } from "../../daemon/engine/stage.js";
+import {
+  Defaulted,
+  defineStage,
+  resolveOptions,
+  StageError,
+  type StageContext,
+  type StageOptions,
+  type StageWith,
+} from "../../daemon/engine/stage.js";
 import { checkKey } from "../../daemon/kit/storage.js";
 import { diskFullOr, isDiskFull } from "../../daemon/kit/disk-full.js";
 import { describeUrl, guardedFetch, netguardOptionsFromConfig } from "../../daemon/net/guard.js";
-import { classifyContentType, extensionForContentType, extensionOf, kindOfExtension, mediaTypeOf, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
+import {
+  classifyContentType,
+  extensionForContentType,
+  extensionOf,
+  kindOfExtension,
+  mediaTypeOf,
+  sniffMedia,
+  SNIFF_BYTES,
+} from "../../daemon/kit/media-types.js";
 import { nameFromResponse } from "./_names.js";
 
 /** The `with:` options of fetch-source: the one place their limits, defaults and descriptions are written. */
 export const FetchSourceOptionsSchema = Type.Object(
   {
-    max_bytes: Defaulted(Type.Integer({ minimum: 1, description: "Largest file accepted, in bytes (4.5 GB)." }), EPISODE_MAX_BYTES),
-    timeout_seconds: Defaulted(Type.Number({ exclusiveMinimum: 0, description: "Longest a download may take, in seconds." }), 3600),
+    max_bytes: Defaulted(
+      Type.Integer({ minimum: 1, description: "Largest file accepted, in bytes (4.5 GB)." }),
+      EPISODE_MAX_BYTES,
+    ),
+    timeout_seconds: Defaulted(
+      Type.Number({ exclusiveMinimum: 0, description: "Longest a download may take, in seconds." }),
+      3600,
+    ),
   },
   { additionalProperties: false },
 );
@@ -56,7 +78,8 @@ export default defineStage<StageWith<typeof FetchSourceOptionsSchema>>({
 });
 
 async function checkUpload(upload: any, ctx: StageContext<any>, opts: FetchSourceOptions): Promise<SourceFile> {
-  if (typeof upload?.key !== "string" || !upload.key) throw new StageError("bad_input", "upload.key must be a storage key");
+  if (typeof upload?.key !== "string" || !upload.key)
+    throw new StageError("bad_input", "upload.key must be a storage key");
   const key: string = upload.key;
   const name = typeof upload.name === "string" && upload.name ? upload.name : key.split("/").pop()!;
   try {
@@ -65,11 +88,17 @@ async function checkUpload(upload: any, ctx: StageContext<any>, opts: FetchSourc
     throw new StageError("bad_input", `upload.key "${key}" is not a valid storage key`, { cause });
   }
   const bytes = (await ctx.storage.exists(key)) ? await ctx.storage.size(key) : -1;
-  if (bytes < 0) throw new StageError("not_found", `the uploaded file ${name} is missing from storage`, { details: { key } });
+  if (bytes < 0)
+    throw new StageError("not_found", `the uploaded file ${name} is missing from storage`, { details: { key } });
   if (bytes === 0) throw new StageError("unreadable", `the uploaded file ${name} is empty`, { details: { key } });
   if (bytes > opts.max_bytes) throw tooBig(name, bytes, opts.max_bytes);
   ctx.progress(100, "upload checked");
-  return { key, name, bytes, ...(typeof upload.content_type === "string" ? { content_type: upload.content_type } : {}) };
+  return {
+    key,
+    name,
+    bytes,
+    ...(typeof upload.content_type === "string" ? { content_type: upload.content_type } : {}),
+  };
 }
 
 async function download(sourceUrl: string, ctx: StageContext<any>, opts: FetchSourceOptions): Promise<SourceFile> {
@@ -151,8 +180,10 @@ async function download(sourceUrl: string, ctx: StageContext<any>, opts: FetchSo
   const judge = (first: Buffer): StageError | undefined => {
     const sniff = sniffMedia(first);
     if (sniff.kind === "html") return notMedia(where, "text/html");
-    if (sniff.kind === "text") return notMedia(where, declared === "media" ? `text, though labelled ${mediaTypeOf(contentType)}` : "text");
-    if (sniff.kind === "unknown" && declared !== "media") return notMedia(where, mediaTypeOf(contentType) || "no content type");
+    if (sniff.kind === "text")
+      return notMedia(where, declared === "media" ? `text, though labelled ${mediaTypeOf(contentType)}` : "text");
+    if (sniff.kind === "unknown" && declared !== "media")
+      return notMedia(where, mediaTypeOf(contentType) || "no content type");
     sniffedExt = sniff.kind === "media" ? sniff.ext : "";
     return undefined;
   };
@@ -168,11 +199,16 @@ async function download(sourceUrl: string, ctx: StageContext<any>, opts: FetchSo
     if (isDiskFull(err)) throw diskFullOr(err, "the source file");
     if (ctx.signal.aborted) throw ctx.signal.reason;
     if (timeout.aborted) throw timedOut(err);
-    throw new StageError("fetch_failed", `the download from ${where} broke off: ${(err as Error)?.message ?? err}`, { retryable: true, cause: err });
+    throw new StageError("fetch_failed", `the download from ${where} broke off: ${(err as Error)?.message ?? err}`, {
+      retryable: true,
+      cause: err,
+    });
   }
   if (total !== undefined && bytes < total) {
     await ctx.storage.remove(partKey).catch(() => undefined);
-    throw new StageError("fetch_failed", `the download from ${where} ended after ${bytes} of ${total} bytes`, { retryable: true });
+    throw new StageError("fetch_failed", `the download from ${where} ended after ${bytes} of ${total} bytes`, {
+      retryable: true,
+    });
   }
   if (bytes === 0) {
     await ctx.storage.remove(partKey).catch(() => undefined);
@@ -192,7 +228,9 @@ async function download(sourceUrl: string, ctx: StageContext<any>, opts: FetchSo
 }
 
 function notMedia(where: string, got: string): StageError {
-  return new StageError("unreadable", `${where} is not a direct link to a media file (got ${got})`, { details: { got } });
+  return new StageError("unreadable", `${where} is not a direct link to a media file (got ${got})`, {
+    details: { got },
+  });
 }
 
 /** `bytes` undefined: the server gave no length and the download was cut at the limit. */

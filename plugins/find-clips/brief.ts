@@ -62,10 +62,12 @@ export function bm25(windows: HasWords[], about: string): number[] {
   const lens = windows.map((w) => w.words.length);
   const avg = lens.reduce((a, c) => a + c, 0) / lens.length;
   const n = windows.length;
-  const idf = new Map(query.map((q) => {
-    const df = tfs.filter((tf) => tf.has(q)).length;
-    return [q, Math.log(1 + (n - df + 0.5) / (df + 0.5))] as const;
-  }));
+  const idf = new Map(
+    query.map((q) => {
+      const df = tfs.filter((tf) => tf.has(q)).length;
+      return [q, Math.log(1 + (n - df + 0.5) / (df + 0.5))] as const;
+    }),
+  );
   return tfs.map((tf, i) => {
     let s = 0;
     for (const q of query) {

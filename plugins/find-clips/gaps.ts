@@ -9,10 +9,30 @@ import { confirmGaps, FRAME, round, type Frames } from "./pieces.js";
 
 const RATE = 8000;
 
-export async function measureFrames(file: string, range: { start: number; end: number }, opts: { workdir: string; signal?: AbortSignal }): Promise<Frames> {
+export async function measureFrames(
+  file: string,
+  range: { start: number; end: number },
+  opts: { workdir: string; signal?: AbortSignal },
+): Promise<Frames> {
   const out = path.join(opts.workdir, `frames-${range.start.toFixed(2)}.f32`);
   await runFfmpeg(
-    [...SAFE_INPUT, "-ss", range.start.toFixed(3), "-t", (range.end - range.start).toFixed(3), "-vn", "-i", file, "-ac", "1", "-ar", String(RATE), "-f", "f32le", out],
+    [
+      ...SAFE_INPUT,
+      "-ss",
+      range.start.toFixed(3),
+      "-t",
+      (range.end - range.start).toFixed(3),
+      "-vn",
+      "-i",
+      file,
+      "-ac",
+      "1",
+      "-ar",
+      String(RATE),
+      "-f",
+      "f32le",
+      out,
+    ],
     { signal: opts.signal, cwd: opts.workdir },
   );
   const buf = await readFile(out);
@@ -29,11 +49,9 @@ export async function measureFrames(file: string, range: { start: number; end: n
 }
 
 /** The clips with their cuts confirmed against the audio; a clip the audio cannot be read for is kept as it was. */
-export async function confirmClipGaps<C extends { start: number; end: number; duration: number; pieces: Array<{ start: number; end: number }> }>(
-  clips: C[],
-  file: string,
-  opts: { workdir: string; signal?: AbortSignal; skip?: (c: C) => boolean },
-): Promise<C[]> {
+export async function confirmClipGaps<
+  C extends { start: number; end: number; duration: number; pieces: Array<{ start: number; end: number }> },
+>(clips: C[], file: string, opts: { workdir: string; signal?: AbortSignal; skip?: (c: C) => boolean }): Promise<C[]> {
   const out: C[] = [];
   for (const c of clips) {
     if (c.pieces.length < 2 || opts.skip?.(c)) {

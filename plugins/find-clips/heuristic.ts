@@ -40,9 +40,10 @@ export interface FindOptions {
   existing?: Clip[];
 }
 
-
 export function clipRef(seed: string, start: number, end: number, taken: Set<string> = new Set()): string {
-  const hash = createHash("sha1").update(`${seed}|${start.toFixed(2)}|${end.toFixed(2)}`).digest("hex");
+  const hash = createHash("sha1")
+    .update(`${seed}|${start.toFixed(2)}|${end.toFixed(2)}`)
+    .digest("hex");
   for (let len = 4; len <= hash.length; len++) {
     const ref = `c${hash.slice(0, len - 1)}`;
     if (!taken.has(ref)) return ref;
@@ -51,7 +52,13 @@ export function clipRef(seed: string, start: number, end: number, taken: Set<str
 }
 
 /** The window of whole sentences from word `from` to word `to`, with a little air at each edge. */
-export function toWindow(words: Word[], from: number, to: number, duration: number, sentences: Window["sentences"]): Window {
+export function toWindow(
+  words: Word[],
+  from: number,
+  to: number,
+  duration: number,
+  sentences: Window["sentences"],
+): Window {
   // from and to are word indexes (0 <= from <= to < words.length), as every caller passes them.
   const first = words[from]!;
   const last = words[to]!;
@@ -83,7 +90,9 @@ export interface Prepared {
 }
 
 export function prepare(transcript: Transcript, opts: Pick<FindOptions, "duration" | "max" | "loudness">): Prepared {
-  const words = (transcript.words ?? []).filter((w) => Number.isFinite(w.start) && Number.isFinite(w.end) && w.text?.trim());
+  const words = (transcript.words ?? []).filter(
+    (w) => Number.isFinite(w.start) && Number.isFinite(w.end) && w.text?.trim(),
+  );
   const duration = opts.duration || transcript.duration || (words.length ? words[words.length - 1]!.end : 0);
   const sentences = toSentences(words, transcript.segments ?? [], { maxUnit: Math.max(5, opts.max / 2) });
   const punctuated = sentences.some((s) => isTerminal(s.text));
@@ -95,10 +104,14 @@ function _wholeClip(p: Prepared, opts: FindOptions, existing: Clip[], taken: Set
   const { words, sentences, stats } = p;
   const duration = round(p.duration);
   // Search mode on a short recording: its one clip may already be in the list.
-  const had = existing.find((c) => Number.isFinite(c?.start) && Number.isFinite(c?.end) && overlap(c, { start: 0, end: duration }) > 0);
+  const had = existing.find(
+    (c) => Number.isFinite(c?.start) && Number.isFinite(c?.end) && overlap(c, { start: 0, end: duration }) > 0,
+  );
   if (had) return opts.about ? existing.map((c) => (c === had ? withAnswer(c, opts.about!, 0) : c)) : existing;
   const whole: Window = { sentences, words, start: 0, end: duration, pieces: [{ start: 0, end: duration }], duration };
-  const scored = sentences.length ? scoreWindow(whole, stats, opts.target, opts.max - opts.min) : { quality: 0.5, reasons: [], keyTerms: [], scores: undefined };
+  const scored = sentences.length
+    ? scoreWindow(whole, stats, opts.target, opts.max - opts.min)
+    : { quality: 0.5, reasons: [], keyTerms: [], scores: undefined };
   return [
     ...existing,
     {
@@ -110,7 +123,10 @@ function _wholeClip(p: Prepared, opts: FindOptions, existing: Clip[], taken: Set
       end: duration,
       duration,
       pieces: whole.pieces,
-      score: { value: Math.round(scored.quality * 100), reasons: ["whole recording (shorter than the shortest clip)", ...scored.reasons] },
+      score: {
+        value: Math.round(scored.quality * 100),
+        reasons: ["whole recording (shorter than the shortest clip)", ...scored.reasons],
+      },
       ...(scored.scores ? { scores: scored.scores } : {}),
       ...(opts.about ? { about: opts.about } : {}),
     },
@@ -158,14 +174,22 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
       const s = scoreWindow(w, stats, opts.target, opts.max - opts.min);
       if (!brief) return { w, s, value: s.quality, reasons: [...s.reasons], relevant: true };
       const b = brief(i, s.quality);
-      return { w, s, value: b.value, reasons: b.reason ? [b.reason, ...s.reasons] : [...s.reasons], relevant: b.relevant };
+      return {
+        w,
+        s,
+        value: b.value,
+        reasons: b.reason ? [b.reason, ...s.reasons] : [...s.reasons],
+        relevant: b.relevant,
+      };
     })
     .filter((x) => x.relevant)
     .sort((a, b) => b.value - a.value || a.w.start - b.w.start);
 
   // A brief's best answer may be a clip already on the list: it is marked, keeping its number and ref.
   // Below FLOOR a window is no moment (a sign-off, housekeeping, chat): not listed unless it is the only one.
-  const picked = pickAnswers(ranked, existing, opts.count).filter((p, i) => opts.about || i === 0 || p.pick.value >= FLOOR);
+  const picked = pickAnswers(ranked, existing, opts.count).filter(
+    (p, i) => opts.about || i === 0 || p.pick.value >= FLOOR,
+  );
   const answered = new Map(picked.flatMap((p, rank) => (p.existing ? [[p.existing, rank] as const] : [])));
   let next = existing.reduce((a, c) => Math.max(a, c.number ?? 0), 0) + 1;
   const fresh = picked.flatMap(({ pick: p, existing: had }, rank): Clip[] => {
@@ -187,6 +211,8 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
     };
     return [opts.about ? withAnswer(clip, opts.about, rank) : clip];
   });
-  const kept = opts.about ? existing.map((c) => (answered.has(c) ? withAnswer(c, opts.about!, answered.get(c)!) : c)) : existing;
+  const kept = opts.about
+    ? existing.map((c) => (answered.has(c) ? withAnswer(c, opts.about!, answered.get(c)!) : c))
+    : existing;
   return [...kept, ...fresh];
 }

@@ -1,6 +1,14 @@
 import { createHash } from "node:crypto";
 import { Type } from "@sinclair/typebox";
-import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageInput, type StageWith } from "../../daemon/engine/stage.js";
+import {
+  Defaulted,
+  defineStage,
+  resolveOptions,
+  StageError,
+  StringEnum,
+  type StageInput,
+  type StageWith,
+} from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
 import { findClips, isShortRecording, prepare, type Clip } from "./heuristic.js";
 import { confirmClipGaps } from "./gaps.js";
@@ -16,21 +24,57 @@ export const FindClipsOptionsSchema = Type.Object(
   {
     engine: Defaulted(
       StringEnum(["heuristic", "llm"], {
-        description: "`heuristic` (local, transcript-based) or `llm` (an OpenAI-compatible chat endpoint from config `llm.*`, checked against the transcript, heuristic fallback).",
+        description:
+          "`heuristic` (local, transcript-based) or `llm` (an OpenAI-compatible chat endpoint from config `llm.*`, checked against the transcript, heuristic fallback).",
       }),
       "heuristic",
     ),
-    target_seconds: Type.Optional(Type.Number({ minimum: 15, maximum: 180, description: "Wanted length. When given, clips are target ±20% unless min/max are set." })),
+    target_seconds: Type.Optional(
+      Type.Number({
+        minimum: 15,
+        maximum: 180,
+        description: "Wanted length. When given, clips are target ±20% unless min/max are set.",
+      }),
+    ),
     min_seconds: Type.Optional(
-      Type.Number({ minimum: 1, maximum: 600, "x-default": `${NO_TARGET.min}, or target −20%`, description: "Shortest clip (spoken length, after silences are cut out)." }),
+      Type.Number({
+        minimum: 1,
+        maximum: 600,
+        "x-default": `${NO_TARGET.min}, or target −20%`,
+        description: "Shortest clip (spoken length, after silences are cut out).",
+      }),
     ),
     max_seconds: Type.Optional(
-      Type.Number({ minimum: 5, maximum: 600, "x-default": `${NO_TARGET.max}, or target +20%`, description: "Longest clip (spoken length, after silences are cut out)." }),
+      Type.Number({
+        minimum: 5,
+        maximum: 600,
+        "x-default": `${NO_TARGET.max}, or target +20%`,
+        description: "Longest clip (spoken length, after silences are cut out).",
+      }),
     ),
-    count: Defaulted(Type.Integer({ minimum: 1, maximum: 100, description: "Most clips returned (in search mode: most clips added)." }), 10),
-    content_type: Defaulted(StringEnum(["podcast", "stream", "other"], { description: "What the recording is; told to the llm engine." }), "podcast"),
-    about: Type.Optional(Type.String({ maxLength: 500, description: "Search brief: rank windows by relevance to it and add clips to the existing list; see *Search mode* below." })),
-    loudness: Defaulted(Type.Boolean({ description: "Measure loudness per second with ffmpeg (astats) for the energy signal." }), true),
+    count: Defaulted(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        description: "Most clips returned (in search mode: most clips added).",
+      }),
+      10,
+    ),
+    content_type: Defaulted(
+      StringEnum(["podcast", "stream", "other"], { description: "What the recording is; told to the llm engine." }),
+      "podcast",
+    ),
+    about: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description:
+          "Search brief: rank windows by relevance to it and add clips to the existing list; see *Search mode* below.",
+      }),
+    ),
+    loudness: Defaulted(
+      Type.Boolean({ description: "Measure loudness per second with ffmpeg (astats) for the energy signal." }),
+      true,
+    ),
   },
   { additionalProperties: false },
 );
@@ -54,15 +98,29 @@ export function resolveLimits(given: FindClipsOptions): { target: number; min: n
  * find-clips --input transcript.json` gives it, or `input.transcript` holding words), else read
  * from storage at `input.transcript.key`.
  */
-async function _loadTranscript(input: StageInput, read: (key: string) => Promise<Buffer>): Promise<{ transcript: Transcript; key: string | null }> {
-  const inline = Array.isArray(input.words) ? input : Array.isArray(input.transcript?.words) ? input.transcript : undefined;
+async function _loadTranscript(
+  input: StageInput,
+  read: (key: string) => Promise<Buffer>,
+): Promise<{ transcript: Transcript; key: string | null }> {
+  const inline = Array.isArray(input.words)
+    ? input
+    : Array.isArray(input.transcript?.words)
+      ? input.transcript
+      : undefined;
   if (inline) {
-    const bad = (inline.words as unknown[]).findIndex((w: any) => !w || typeof w.text !== "string" || typeof w.start !== "number" || typeof w.end !== "number");
-    if (bad >= 0) throw new StageError("bad_input", `find-clips: transcript word ${bad} needs text, start and end (seconds)`);
+    const bad = (inline.words as unknown[]).findIndex(
+      (w: any) => !w || typeof w.text !== "string" || typeof w.start !== "number" || typeof w.end !== "number",
+    );
+    if (bad >= 0)
+      throw new StageError("bad_input", `find-clips: transcript word ${bad} needs text, start and end (seconds)`);
     return { transcript: inline as Transcript, key: null };
   }
   const key: string | undefined = input.transcript?.key;
-  if (!key) throw new StageError("bad_input", "find-clips needs a transcript: input.transcript.key, or the transcript itself (words, segments) as the input");
+  if (!key)
+    throw new StageError(
+      "bad_input",
+      "find-clips needs a transcript: input.transcript.key, or the transcript itself (words, segments) as the input",
+    );
   try {
     return { transcript: JSON.parse((await read(key)).toString("utf8")), key };
   } catch (err) {
@@ -72,7 +130,10 @@ async function _loadTranscript(input: StageInput, read: (key: string) => Promise
 
 /** A stable seed for refs of an inline transcript: the same words give the same refs. */
 const _inlineSeed = (t: Transcript) =>
-  `inline:${createHash("sha1").update(JSON.stringify(t.words.map((w) => [w.text, w.start, w.end]))).digest("hex").slice(0, 16)}`;
+  `inline:${createHash("sha1")
+    .update(JSON.stringify(t.words.map((w) => [w.text, w.start, w.end])))
+    .digest("hex")
+    .slice(0, 16)}`;
 
 export default defineStage<FindClipsOptions>({
   name: "find-clips",
@@ -106,7 +167,14 @@ export default defineStage<FindClipsOptions>({
 
     const about = o.about?.trim() || undefined;
     const existing: Clip[] = about && Array.isArray(input.clips) ? input.clips : [];
-    const findOpts = { ...limits, about, seed: sourceKey ?? tKey ?? _inlineSeed(transcript), duration, loudness, existing };
+    const findOpts = {
+      ...limits,
+      about,
+      seed: sourceKey ?? tKey ?? _inlineSeed(transcript),
+      duration,
+      loudness,
+      existing,
+    };
     const prepared = prepare(transcript, findOpts);
 
     let clips: Clip[] | undefined;
@@ -116,12 +184,17 @@ export default defineStage<FindClipsOptions>({
     if (o.engine === "llm") {
       const settings = llmSettings(ctx.config);
       if (!prepared.words.length) fallbackReason = "the transcript has no words";
-      else if (isShortRecording(prepared, limits.min)) fallbackReason = "the recording is shorter than the shortest clip, so it is one whole clip";
-      else if (!settings) fallbackReason = "the llm engine is not configured (config llm.base_url / llm.api_key, or openai.*)";
+      else if (isShortRecording(prepared, limits.min))
+        fallbackReason = "the recording is shorter than the shortest clip, so it is one whole clip";
+      else if (!settings)
+        fallbackReason = "the llm engine is not configured (config llm.base_url / llm.api_key, or openai.*)";
       else {
         ctx.progress(65, `asking ${settings.model}`);
         try {
-          const r = await findClipsWithLlm(prepared, { ...findOpts, contentType: o.content_type }, settings, { signal: ctx.signal, log: ctx.log });
+          const r = await findClipsWithLlm(prepared, { ...findOpts, contentType: o.content_type }, settings, {
+            signal: ctx.signal,
+            log: ctx.log,
+          });
           const added = r.clips.length - existing.length;
           llm = { model: r.model, proposed: r.proposed, accepted: added, rejected: r.rejected };
           // A brief answered only by clips already listed still counts as the model's answer.
@@ -129,7 +202,10 @@ export default defineStage<FindClipsOptions>({
             clips = r.clips;
             engineUsed = "llm";
           } else {
-            const why = r.rejected.slice(0, 3).map((x) => x.reason).join("; ");
+            const why = r.rejected
+              .slice(0, 3)
+              .map((x) => x.reason)
+              .join("; ");
             fallbackReason = `the model's answer held no valid clip (${r.proposed} proposed${why ? `: ${why}` : ""})`;
           }
           if (r.rejected.length) ctx.log.info({ rejected: r.rejected }, "find-clips: llm spans rejected");
@@ -139,17 +215,28 @@ export default defineStage<FindClipsOptions>({
           llm = { model: settings.model, error: (err as Error)?.message ?? String(err) };
         }
       }
-      if (fallbackReason) ctx.log.warn({ fallback_reason: fallbackReason }, "find-clips: llm engine not used, falling back to the heuristic");
+      if (fallbackReason)
+        ctx.log.warn(
+          { fallback_reason: fallbackReason },
+          "find-clips: llm engine not used, falling back to the heuristic",
+        );
     }
     clips ??= findClips(transcript, findOpts, prepared);
     // Silences cut inside a clip are held to what the audio confirms; clips already listed stay as they were.
     if (sourceKey && clips.some((c) => c.pieces.length > 1) && (await ctx.storage.exists(sourceKey))) {
       const listed = new Set(existing.map((c) => c.ref));
       try {
-        clips = await confirmClipGaps(clips, await stepFile(ctx, sourceKey), { workdir: ctx.workdir, signal: ctx.signal, skip: (c) => listed.has(c.ref) });
+        clips = await confirmClipGaps(clips, await stepFile(ctx, sourceKey), {
+          workdir: ctx.workdir,
+          signal: ctx.signal,
+          skip: (c) => listed.has(c.ref),
+        });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        ctx.log.warn({ err }, "find-clips: the audio could not be read to confirm silences, cutting them by word times");
+        ctx.log.warn(
+          { err },
+          "find-clips: the audio could not be read to confirm silences, cutting them by word times",
+        );
       }
     }
     if (!clips.length && !prepared.words.length) {
@@ -159,7 +246,16 @@ export default defineStage<FindClipsOptions>({
     await ctx.storage.write(
       clipsKey,
       JSON.stringify(
-        { engine: o.engine, engine_used: engineUsed, fallback_reason: fallbackReason, ...(llm ? { llm } : {}), transcript_key: tKey, limits, about: about ?? null, clips },
+        {
+          engine: o.engine,
+          engine_used: engineUsed,
+          fallback_reason: fallbackReason,
+          ...(llm ? { llm } : {}),
+          transcript_key: tKey,
+          limits,
+          about: about ?? null,
+          clips,
+        },
         null,
         2,
       ),

@@ -30,14 +30,20 @@ export const ANSWER_SCHEMA = {
         properties: {
           start: { type: "number", description: "Start time (s) of the clip's first sentence, copied from the list." },
           end: { type: "number", description: "End time (s) of the clip's last sentence, copied from the list." },
-          title: { type: "string", description: "A title a person would post: 3 to 8 words naming the claim or topic, not one word, nothing from a web address or a sponsor read." },
+          title: {
+            type: "string",
+            description:
+              "A title a person would post: 3 to 8 words naming the claim or topic, not one word, nothing from a web address or a sponsor read.",
+          },
           reason: { type: "string", description: "One sentence on why this moment works as a clip." },
           score: { type: "integer", description: "How strong the clip is overall, 0 to 100." },
           scores: {
             type: "object",
             properties: {
               hook: subScore("How strongly the opening makes a claim, a number, a promise or a tension"),
-              coherence: subScore("How well it stands alone: one speaker or one exchange, one topic, no missing context"),
+              coherence: subScore(
+                "How well it stands alone: one speaker or one exchange, one topic, no missing context",
+              ),
               payoff: subScore("What the viewer gets: a twist, a finding, advice or a punchline"),
               delivery: subScore("Pace, energy and few fillers"),
             },
@@ -56,7 +62,10 @@ export const ANSWER_SCHEMA = {
 
 const fmt = (t: number) => t.toFixed(2);
 
-export function buildMessages(p: Prepared, opts: FindOptions & { contentType?: string }): Array<{ role: "system" | "user"; content: string }> {
+export function buildMessages(
+  p: Prepared,
+  opts: FindOptions & { contentType?: string },
+): Array<{ role: "system" | "user"; content: string }> {
   const system =
     "You choose the moments of a recording worth posting as short vertical video clips. A good clip opens " +
     "with a hook that makes a claim, gives a number, makes a promise or sets up a tension (not just any " +
@@ -74,10 +83,16 @@ export function buildMessages(p: Prepared, opts: FindOptions & { contentType?: s
     "A clip is a run of whole sentences: `start` is the start time of its first sentence and `end` the end time of its last sentence, copied exactly from the list.",
   ];
   if (opts.about) {
-    lines.push(`Only pick moments about this brief: ${JSON.stringify(opts.about)}. A clip is as long as the passage that answers it, not as long as allowed.`);
+    lines.push(
+      `Only pick moments about this brief: ${JSON.stringify(opts.about)}. A clip is as long as the passage that answers it, not as long as allowed.`,
+    );
     // A brief may be answered by a clip already listed: the model may return its span unchanged.
-    if (taken.length) lines.push(`Already listed (you may return one of these spans exactly when it is the best answer; otherwise do not overlap them): ${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`);
-  } else if (taken.length) lines.push(`Already taken, do not overlap: ${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`);
+    if (taken.length)
+      lines.push(
+        `Already listed (you may return one of these spans exactly when it is the best answer; otherwise do not overlap them): ${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`,
+      );
+  } else if (taken.length)
+    lines.push(`Already taken, do not overlap: ${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`);
   lines.push("", "Transcript, one sentence per line: [number] start–end speaker: text");
   for (const s of p.sentences) {
     const speaker = s.words[0]?.speaker ?? "";
@@ -95,7 +110,8 @@ export function checkScores(raw: unknown): SubScores | undefined {
   const out: Partial<Record<(typeof SUB_SCORES)[number], SubScore>> = {};
   for (const k of SUB_SCORES) {
     const s = (raw as Record<string, any>)[k];
-    if (typeof s?.value !== "number" || !Number.isFinite(s.value) || typeof s.reason !== "string" || !s.reason.trim()) return undefined;
+    if (typeof s?.value !== "number" || !Number.isFinite(s.value) || typeof s.reason !== "string" || !s.reason.trim())
+      return undefined;
     out[k] = { value: Math.max(0, Math.min(100, Math.round(s.value))), reason: s.reason.trim().slice(0, 120) };
   }
   return out as SubScores;
@@ -109,7 +125,8 @@ const URLISH = /https?:|www\.|\.(com|org|net|io|co|fm|ly|app)\b|\//i;
  */
 export function titleProblem(title: string, sponsorWords: Set<string> = new Set()): string | undefined {
   const words = title.trim().split(/\s+/).filter(Boolean);
-  if (words.length < 3 || words.length > 8) return `title has ${words.length} word${words.length === 1 ? "" : "s"}, not 3–8`;
+  if (words.length < 3 || words.length > 8)
+    return `title has ${words.length} word${words.length === 1 ? "" : "s"}, not 3–8`;
   if (URLISH.test(title)) return "title holds a web address";
   const sponsor = words.find((w) => sponsorWords.has(w.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")));
   return sponsor ? `title holds "${sponsor}" from a sponsor read` : undefined;

@@ -8,7 +8,16 @@
 import OpenAI from "openai";
 import pRetry, { AbortError } from "p-retry";
 import type { Logger } from "pino";
-import { clipRef, overlap, round, titleFor, toWindow, type Clip, type FindOptions, type Prepared } from "./heuristic.js";
+import {
+  clipRef,
+  overlap,
+  round,
+  titleFor,
+  toWindow,
+  type Clip,
+  type FindOptions,
+  type Prepared,
+} from "./heuristic.js";
 import { withAnswer } from "./brief.js";
 import { ANSWER_SCHEMA, buildMessages, checkScores, titleProblem } from "./llm-prompt.js";
 import { scoreWindow } from "./score.js";
@@ -75,13 +84,19 @@ function _snap(times: number[], t: number): number {
 }
 
 /** Checks the model's proposals against the transcript; returns the clips that pass and why others didn't. */
-export function checkProposals(proposals: unknown, p: Prepared, opts: FindOptions & { model?: string }): { clips: Clip[]; rejected: Rejected[] } {
+export function checkProposals(
+  proposals: unknown,
+  p: Prepared,
+  opts: FindOptions & { model?: string },
+): { clips: Clip[]; rejected: Rejected[] } {
   const list = Array.isArray(proposals) ? proposals : [];
   const { words, sentences, stats, duration } = p;
   const starts = sentences.map((s) => s.start);
   const ends = sentences.map((s) => s.end);
   const existing = opts.existing ?? [];
-  const blocked = existing.filter((c) => Number.isFinite(c.start) && Number.isFinite(c.end)).map((c) => ({ start: c.start, end: c.end }));
+  const blocked = existing
+    .filter((c) => Number.isFinite(c.start) && Number.isFinite(c.end))
+    .map((c) => ({ start: c.start, end: c.end }));
   const taken = new Set(existing.map((c) => c.ref));
   const rejected: Rejected[] = [];
   const answered = new Map<Clip, number>();
@@ -91,7 +106,13 @@ export function checkProposals(proposals: unknown, p: Prepared, opts: FindOption
     const end = raw?.end;
     const reject = (reason: string) => void rejected.push({ start, end, reason });
     if (accepted.length >= opts.count) return reject("more clips than asked for");
-    if (typeof start !== "number" || typeof end !== "number" || !Number.isFinite(start) || !Number.isFinite(end) || end <= start) {
+    if (
+      typeof start !== "number" ||
+      typeof end !== "number" ||
+      !Number.isFinite(start) ||
+      !Number.isFinite(end) ||
+      end <= start
+    ) {
       return reject("start/end are not two increasing numbers");
     }
     const i = _snap(starts, start);
@@ -101,22 +122,39 @@ export function checkProposals(proposals: unknown, p: Prepared, opts: FindOption
     if (j < i) return reject("end comes before start once snapped to sentences");
     // _snap returned indexes into starts/ends, one per sentence.
     const last = sentences[j]!;
-    const w = toWindow(words, sentences[i]!.firstWord, last.firstWord + last.words.length - 1, duration, sentences.slice(i, j + 1));
+    const w = toWindow(
+      words,
+      sentences[i]!.firstWord,
+      last.firstWord + last.words.length - 1,
+      duration,
+      sentences.slice(i, j + 1),
+    );
     if (w.duration < opts.min || w.duration > opts.max) {
       return reject(`length ${w.duration.toFixed(1)} s is outside ${opts.min}–${opts.max} s`);
     }
     // With a brief, a span that is mostly a listed clip is answered by that clip (number and ref kept).
-    const same = opts.about ? existing.find((e) => Number.isFinite(e.start) && Number.isFinite(e.end) && overlap(e, w) >= 0.5 * Math.min(w.end - w.start, e.end - e.start)) : undefined;
+    const same = opts.about
+      ? existing.find(
+          (e) =>
+            Number.isFinite(e.start) &&
+            Number.isFinite(e.end) &&
+            overlap(e, w) >= 0.5 * Math.min(w.end - w.start, e.end - e.start),
+        )
+      : undefined;
     if (same) return void (answered.has(same) || answered.set(same, order));
     if (blocked.some((b) => overlap(b, w) > 0)) return reject("overlaps a clip already chosen");
     blocked.push({ start: w.start, end: w.end });
     const s = scoreWindow(w, stats, opts.target, opts.max - opts.min);
-    const modelScore = typeof raw.score === "number" && Number.isFinite(raw.score) ? Math.max(0, Math.min(100, Math.round(raw.score))) : undefined;
+    const modelScore =
+      typeof raw.score === "number" && Number.isFinite(raw.score)
+        ? Math.max(0, Math.min(100, Math.round(raw.score)))
+        : undefined;
     // The model's title and sub-scores are used only when they keep the rules; else the heuristic's.
     const given = typeof raw.title === "string" ? raw.title.trim().slice(0, 80) : "";
     const title = given && !titleProblem(given) ? given : titleFor(w, s.keyTerms);
     const scores = checkScores(raw.scores) ?? s.scores;
-    const why = typeof raw.reason === "string" && raw.reason.trim() ? raw.reason.trim().slice(0, 300) : "chosen by the model";
+    const why =
+      typeof raw.reason === "string" && raw.reason.trim() ? raw.reason.trim().slice(0, 300) : "chosen by the model";
     const ref = clipRef(opts.seed, w.start, w.end, taken);
     taken.add(ref);
     accepted.push({
@@ -129,7 +167,10 @@ export function checkProposals(proposals: unknown, p: Prepared, opts: FindOption
         end: round(w.end),
         duration: round(w.duration),
         pieces: w.pieces,
-        score: { value: modelScore ?? Math.round(s.quality * 100), reasons: [`${opts.model ?? "llm"}: ${why}`, ...s.reasons] },
+        score: {
+          value: modelScore ?? Math.round(s.quality * 100),
+          reasons: [`${opts.model ?? "llm"}: ${why}`, ...s.reasons],
+        },
         scores,
         ...(opts.about ? { about: opts.about } : {}),
       },
@@ -172,7 +213,12 @@ export async function findClipsWithLlm(
   settings: LlmSettings,
   run: { signal: AbortSignal; log: Logger },
 ): Promise<LlmResult> {
-  const client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseURL, maxRetries: 0, timeout: settings.timeoutMs });
+  const client = new OpenAI({
+    apiKey: settings.apiKey,
+    baseURL: settings.baseURL,
+    maxRetries: 0,
+    timeout: settings.timeoutMs,
+  });
   const messages = buildMessages(p, opts);
   const content = await pRetry(
     async () => {
@@ -181,7 +227,10 @@ export async function findClipsWithLlm(
           {
             model: settings.model,
             messages,
-            response_format: { type: "json_schema", json_schema: { name: "clips", strict: true, schema: ANSWER_SCHEMA as unknown as Record<string, unknown> } },
+            response_format: {
+              type: "json_schema",
+              json_schema: { name: "clips", strict: true, schema: ANSWER_SCHEMA as unknown as Record<string, unknown> },
+            },
           },
           { signal: run.signal },
         );

@@ -13,9 +13,15 @@ export async function measureLoudness(
   const out = path.join(opts.workdir, "loudness.txt");
   await runFfmpeg(
     [
-      ...SAFE_INPUT, "-vn", "-i", file,
-      "-af", "aresample=8000,aformat=channel_layouts=mono,asetnsamples=n=8000:p=0,astats=metadata=1:reset=1,ametadata=mode=print:key=lavfi.astats.Overall.RMS_level:file=loudness.txt",
-      "-f", "null", "-",
+      ...SAFE_INPUT,
+      "-vn",
+      "-i",
+      file,
+      "-af",
+      "aresample=8000,aformat=channel_layouts=mono,asetnsamples=n=8000:p=0,astats=metadata=1:reset=1,ametadata=mode=print:key=lavfi.astats.Overall.RMS_level:file=loudness.txt",
+      "-f",
+      "null",
+      "-",
     ],
     { signal: opts.signal, duration: opts.duration, onProgress: opts.onProgress, cwd: opts.workdir },
   );

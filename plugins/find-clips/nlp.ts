@@ -77,7 +77,13 @@ export function isQuestion(tokens: Token[], text: string): boolean {
   if (/\?["'”’)\]]*\s*$/.test(text)) return true;
   let i = 0;
   // Lead-ins, and a vocative name before a comma ("Hanna, where can…").
-  while (i < tokens.length && (LEAD_IN.has(tokens[i]!.pos) || LEAD_WORDS.has(tokens[i]!.normal) || (tokens[i]!.pos === "PROPN" && tokens[i + 1]?.value === ","))) i++;
+  while (
+    i < tokens.length &&
+    (LEAD_IN.has(tokens[i]!.pos) ||
+      LEAD_WORDS.has(tokens[i]!.normal) ||
+      (tokens[i]!.pos === "PROPN" && tokens[i + 1]?.value === ","))
+  )
+    i++;
   const t0 = tokens[i];
   if (!t0) return false;
   const at = (k: number) => tokens[i + k];
@@ -132,6 +138,10 @@ export const stemWord = (w: string) => porter2(w);
 
 /** Stemmed content words of a text: stop words, numbers and words under three letters dropped. */
 export function contentStems(text: string): string[] {
-  const toks = text.toLowerCase().replace(/[’‘]/g, "'").match(/[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu) ?? [];
+  const toks =
+    text
+      .toLowerCase()
+      .replace(/[’‘]/g, "'")
+      .match(/[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu) ?? [];
   return toks.filter((t) => t.length > 2 && !STOP.has(t) && !/^\d+$/.test(t) && !/'/.test(t)).map(porter2);
 }

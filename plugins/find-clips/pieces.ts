@@ -60,7 +60,12 @@ function silenceLevel(db: Float32Array): number {
 }
 
 /** The longest run of silent frames inside [from, to] (seconds), or undefined. */
-function longestSilence(f: Frames, level: number, from: number, to: number): { start: number; end: number } | undefined {
+function longestSilence(
+  f: Frames,
+  level: number,
+  from: number,
+  to: number,
+): { start: number; end: number } | undefined {
   let best: { start: number; end: number } | undefined;
   let runStart = -1;
   const first = Math.max(0, Math.floor((from - f.start) / FRAME));
@@ -83,7 +88,10 @@ function longestSilence(f: Frames, level: number, from: number, to: number): { s
  * silence is not cut at all. Word times from a recogniser can claim a gap that still holds the end
  * of a word; the audio has the last say.
  */
-export function confirmGaps(pieces: Array<{ start: number; end: number }>, frames: Frames): Array<{ start: number; end: number }> {
+export function confirmGaps(
+  pieces: Array<{ start: number; end: number }>,
+  frames: Frames,
+): Array<{ start: number; end: number }> {
   if (pieces.length < 2 || !frames.db.length) return pieces;
   const level = silenceLevel(frames.db);
   const out = [{ ...pieces[0]! }];

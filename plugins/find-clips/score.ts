@@ -62,7 +62,12 @@ export const contentStems = nlpStems;
 
 const speakerOf = (s: Sentence) => s.words[0]?.speaker ?? null;
 
-export function buildStats(sentences: Sentence[], duration: number, punctuated: boolean, loudness?: number[]): EpisodeStats {
+export function buildStats(
+  sentences: Sentence[],
+  duration: number,
+  punctuated: boolean,
+  loudness?: number[],
+): EpisodeStats {
   const df = new Map<string, number>();
   for (const s of sentences) for (const t of new Set(contentStems(s.text))) df.set(t, (df.get(t) ?? 0) + 1);
   const n = Math.max(1, sentences.length);
@@ -77,14 +82,22 @@ export function buildStats(sentences: Sentence[], duration: number, punctuated: 
   const loudnessMean = loud?.length ? loud.reduce((a, b) => a + b, 0) / loud.length : undefined;
   markSponsorReads(sentences);
   const turns = sentences.map((s, i) => i > 0 && speakerOf(s) !== speakerOf(sentences[i - 1]!));
-  const topics = segmentTopics(sentences.map((s) => s.text), turns);
-  const pauses = sentences.slice(1).map((s, i) => s.start - sentences[i]!.end).filter((g) => g >= 0.5).sort((a, b) => a - b);
+  const topics = segmentTopics(
+    sentences.map((s) => s.text),
+    turns,
+  );
+  const pauses = sentences
+    .slice(1)
+    .map((s, i) => s.start - sentences[i]!.end)
+    .filter((g) => g >= 0.5)
+    .sort((a, b) => a - b);
   const sentencePause = Math.max(0.5, pauses.length ? pauses[Math.floor(pauses.length / 2)]! : 0.5);
   return { idf, medianRate, loudness, loudnessMean, punctuated, sentencePause, duration, sentences, topics };
 }
 
 const clamp01 = (v: number) => Math.max(0, Math.min(1, v));
-const quote = (s: Sentence) => (s.text.length > 48 ? `“${s.text.slice(0, 45).replace(/\s+\S*$/, "")}…”` : `“${s.text}”`);
+const quote = (s: Sentence) =>
+  s.text.length > 48 ? `“${s.text.slice(0, 45).replace(/\s+\S*$/, "")}…”` : `“${s.text}”`;
 
 /** Hook: the opening makes a claim, gives a number, a promise or a tension. A bare question does not. */
 function hook(w: Window): SubScore {
@@ -130,7 +143,8 @@ function coherence(w: Window, stats: EpisodeStats): SubScore {
   if (d) (v -= 0.35), notes.push(`starts on a dangling “${d}”`);
   const { boundary, depth } = stats.topics;
   if (boundary[first.index]) notes.push("starts where a topic starts");
-  else if (first.index > 0 && speakerOf(first) !== speakerOf(stats.sentences[first.index - 1]!)) v -= 0.05 * (1 - (depth[first.index] ?? 0));
+  else if (first.index > 0 && speakerOf(first) !== speakerOf(stats.sentences[first.index - 1]!))
+    v -= 0.05 * (1 - (depth[first.index] ?? 0));
   else v -= 0.2 * (1 - (depth[first.index] ?? 0));
   const crossed = ss.findIndex((s, i) => i > 0 && boundary[s.index] && (depth[s.index] ?? 0) >= 0.5);
   if (crossed > 0) (v -= crossed >= ss.length - 2 ? 0.3 : 0.15), notes.push("runs into the next topic");
@@ -139,7 +153,8 @@ function coherence(w: Window, stats: EpisodeStats): SubScore {
   if (endsMidSentence(w, stats)) (v -= 0.3), notes.push("ends mid-sentence");
   else if (lf.question) (v -= 0.45), notes.push("ends on a question");
   else if (lf.setup) (v -= 0.45), notes.push("ends on a set-up");
-  else if (after && speakerOf(after) === speakerOf(last) && facts(after).dangling && !boundary[after.index]) (v -= 0.15), notes.push("the thought goes on after the end");
+  else if (after && speakerOf(after) === speakerOf(last) && facts(after).dangling && !boundary[after.index])
+    (v -= 0.15), notes.push("the thought goes on after the end");
   else notes.push("ends on a finished thought");
   // A monologue cut short: the same speaker goes on about the same topic after the end, so the
   // passage is only part of what was said (the start has its counterpart above).
@@ -166,7 +181,19 @@ function payoff(w: Window, stats: EpisodeStats): { sub: SubScore; keyTerms: stri
   const focus = _focus(w, stats);
   const value = clamp01(0.55 * clamp01(v) + 0.3 * dens + 0.15 * focus.value);
   const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
-  const info = `${n(sum((f) => f.numbers), "number", "numbers")}, ${n(sum((f) => f.names), "name", "names")}, ${n(sum((f) => f.contrast + f.causal), "contrast or causal word", "contrast or causal words")} in ${n(all.length, "sentence", "sentences")}`;
+  const info = `${n(
+    sum((f) => f.numbers),
+    "number",
+    "numbers",
+  )}, ${n(
+    sum((f) => f.names),
+    "name",
+    "names",
+  )}, ${n(
+    sum((f) => f.contrast + f.causal),
+    "contrast or causal word",
+    "contrast or causal words",
+  )} in ${n(all.length, "sentence", "sentences")}`;
   const reason = lands.length ? `ends on ${lands.join(", ")}; ${info}` : `no payoff in its last sentences; ${info}`;
   return { sub: { value, reason }, keyTerms: focus.terms };
 }
@@ -188,13 +215,18 @@ function _token(w: Word): string {
 function _focus(w: Window, stats: EpisodeStats): { value: number; terms: string[] } {
   const tf = new Map<string, number>();
   for (const s of w.sentences) for (const t of _stems(s)) tf.set(t, (tf.get(t) ?? 0) + 1);
-  const weighted = [...tf].map(([t, n]) => [t, n * (stats.idf.get(t) ?? 1)] as const).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const weighted = [...tf]
+    .map(([t, n]) => [t, n * (stats.idf.get(t) ?? 1)] as const)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const total = weighted.reduce((a, [, v]) => a + v, 0);
   if (!total) return { value: 0, terms: [] };
   const top = weighted.slice(0, 5);
   // A focused window repeats a few distinctive terms; a rambling one spreads over many.
   const repeated = top.filter(([t]) => (tf.get(t) ?? 0) >= 2).length;
-  return { value: clamp01((top.reduce((a, [, v]) => a + v, 0) / total) * 0.6 + (repeated / 5) * 0.8), terms: top.map(([t]) => t) };
+  return {
+    value: clamp01((top.reduce((a, [, v]) => a + v, 0) / total) * 0.6 + (repeated / 5) * 0.8),
+    terms: top.map(([t]) => t),
+  };
 }
 
 /** Delivery: pace against the episode's median, loudness against its mean, few fillers and silences. */
@@ -225,7 +257,10 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
   const d = delivery(w, stats);
   const length = clamp01(1 - Math.abs(w.duration - target) / Math.max(1, range));
   const all = w.sentences.map(facts);
-  const words = Math.max(1, all.reduce((a, f) => a + f.words, 0));
+  const words = Math.max(
+    1,
+    all.reduce((a, f) => a + f.words, 0),
+  );
   const reasons = [h.reason, c.reason, p.sub.reason];
   // Penalties: show business anywhere, and chat that carries little information.
   const show = [...new Set(all.flatMap((f) => (f.show ? [f.show] : [])))];
@@ -233,16 +268,28 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
   const showPenalty = show.length ? Math.min(0.45, 0.12 * all.filter((f) => f.show).length + 0.3 * showShare) : 0;
   if (show.length) reasons.push(`contains show business: ${show.join(", ")}`);
   const chatShare = all.reduce((a, f) => a + (isLowInformation(f) ? f.words : 0), 0) / words;
-  const chatPenalty = chatShare > 0.3 ? 0.35 * (chatShare - 0.3) / 0.7 + 0.05 : 0;
+  const chatPenalty = chatShare > 0.3 ? (0.35 * (chatShare - 0.3)) / 0.7 + 0.05 : 0;
   if (chatPenalty) reasons.push(`chatty, little information (${Math.round(chatShare * 100)}% of the words)`);
   // Rambling: hedged, list-like talk that circles a subject without making a point about it.
   const hedges = all.reduce((a, f) => a + f.hedges + (f.list ? 1 : 0), 0);
   const rambling = hedges / all.length > 0.15 ? Math.min(0.25, (hedges / all.length) * 0.4) : 0;
   if (rambling) reasons.push(`rambles: ${hedges} hedges or lists in ${all.length} sentences`);
   const quality =
-    WEIGHTS.hook * h.value + WEIGHTS.coherence * c.value + WEIGHTS.payoff * p.sub.value + WEIGHTS.delivery * d.value + WEIGHTS.length * length - showPenalty - chatPenalty - rambling;
+    WEIGHTS.hook * h.value +
+    WEIGHTS.coherence * c.value +
+    WEIGHTS.payoff * p.sub.value +
+    WEIGHTS.delivery * d.value +
+    WEIGHTS.length * length -
+    showPenalty -
+    chatPenalty -
+    rambling;
   const pct = (s: SubScore) => ({ value: Math.round(s.value * 100), reason: s.reason });
-  return { quality, reasons, keyTerms: p.keyTerms, scores: { hook: pct(h), coherence: pct(c), payoff: pct(p.sub), delivery: pct(d) } };
+  return {
+    quality,
+    reasons,
+    keyTerms: p.keyTerms,
+    scores: { hook: pct(h), coherence: pct(c), payoff: pct(p.sub), delivery: pct(d) },
+  };
 }
 
 /**

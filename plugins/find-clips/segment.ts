@@ -32,7 +32,8 @@ function cosine(a: Map<string, number>, b: Map<string, number>): number {
 
 function bag(stems: string[][], from: number, to: number): Map<string, number> {
   const m = new Map<string, number>();
-  for (let i = Math.max(0, from); i < Math.min(stems.length, to); i++) for (const t of stems[i]!) m.set(t, (m.get(t) ?? 0) + 1);
+  for (let i = Math.max(0, from); i < Math.min(stems.length, to); i++)
+    for (const t of stems[i]!) m.set(t, (m.get(t) ?? 0) + 1);
   return m;
 }
 
@@ -62,6 +63,8 @@ export function segmentTopics(texts: string[], turns: boolean[] = []): Topics {
   const max = Math.max(1e-9, ...inner);
   // Hearst's cut-off: deeper than the mean by half a standard deviation; and a local maximum, so a
   // wide valley gives one boundary rather than several neighbouring ones.
-  const boundary = raw.map((d, g) => g === 0 || (d > mean + sd / 2 && d >= (raw[g - 1] ?? 0) && d >= (raw[g + 1] ?? 0)));
+  const boundary = raw.map(
+    (d, g) => g === 0 || (d > mean + sd / 2 && d >= (raw[g - 1] ?? 0) && d >= (raw[g + 1] ?? 0)),
+  );
   return { depth: raw.map((d, g) => (g === 0 ? 1 : d / max)), boundary };
 }

@@ -65,9 +65,7 @@ export function toSentences(words: Word[], segments: Segment[] = [], opts: { max
     const next = words[i + 1];
     const gap = next ? next.start - w.end : Infinity;
     const turn = !!next && (next.speaker ?? null) !== (w.speaker ?? null);
-    const boundary =
-      turn ||
-      (usePunct ? ends!.has(i) || gap >= 2.5 : !next || segOf[i] !== segOf[i + 1] || gap >= 0.6);
+    const boundary = turn || (usePunct ? ends!.has(i) || gap >= 2.5 : !next || segOf[i] !== segOf[i + 1] || gap >= 0.6);
     if (boundary || !next) {
       groups.push(current);
       firstIdx.push(currentFirst);

@@ -4,14 +4,29 @@
 import { Type } from "@sinclair/typebox";
 import { defineStage, type StageWith } from "../../daemon/engine/stage.js";
 
-const SUMMARY_KEYS = ["source", "media", "transcript", "clips", "clips_key", "cut", "render", "error", "episode_id", "clip_id", "job_id"];
+const SUMMARY_KEYS = [
+  "source",
+  "media",
+  "transcript",
+  "clips",
+  "clips_key",
+  "cut",
+  "render",
+  "error",
+  "episode_id",
+  "clip_id",
+  "job_id",
+];
 
 /** The `with:` options of notify: the one place their limits and descriptions are written. */
 export const NotifyOptionsSchema = Type.Object(
   {
     event: Type.String({ pattern: "^[a-z]+(\\.[a-z_]+)+$", description: "Event type, e.g. episode.ready" }),
     include: Type.Optional(
-      Type.Array(Type.String(), { "x-default": "the usual result keys", description: "State keys copied into the event data." }),
+      Type.Array(Type.String(), {
+        "x-default": "the usual result keys",
+        description: "State keys copied into the event data.",
+      }),
     ),
   },
   { additionalProperties: false },

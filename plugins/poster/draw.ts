@@ -15,7 +15,8 @@ export function hookStart(words: Array<{ text: string; start: number; end: numbe
   const ws = words.filter((w) => Number.isFinite(w.start) && Number.isFinite(w.end) && norm(w.text));
   if (!ws.length) return 0;
   const want = (hook ?? "").split(/\s+/).map(norm).filter(Boolean);
-  const matches = (n: number) => ws.findIndex((_, i) => want.slice(0, n).every((t, k) => ws[i + k] && norm(ws[i + k]!.text) === t));
+  const matches = (n: number) =>
+    ws.findIndex((_, i) => want.slice(0, n).every((t, k) => ws[i + k] && norm(ws[i + k]!.text) === t));
   let i = want.length >= 3 ? matches(3) : -1;
   if (i < 0 && want.length) i = matches(1);
   const w = ws[Math.max(0, i)]!;
@@ -55,7 +56,14 @@ export function titleSvg(title: string, l: TitleLook): Buffer {
   const maxChars = Math.max(8, Math.floor((l.width * 0.8) / charW));
   const text = l.uppercase ? title.toUpperCase() : title;
   let lines = breakLines(text.split(/\s+/).filter(Boolean), maxChars, 3).map((ws) => ws.join(" "));
-  if (lines.length > 3) lines = [...lines.slice(0, 2), `${lines.slice(2).join(" ").slice(0, maxChars - 1)}…`];
+  if (lines.length > 3)
+    lines = [
+      ...lines.slice(0, 2),
+      `${lines
+        .slice(2)
+        .join(" ")
+        .slice(0, maxChars - 1)}…`,
+    ];
   const pad = Math.round(font * 0.55);
   const widest = Math.min(l.width * 0.9, Math.max(...lines.map((s) => s.length)) * charW + 2 * pad);
   const boxH = lines.length * lineH + 2 * pad + Math.round(font * 0.3);
@@ -65,7 +73,10 @@ export function titleSvg(title: string, l: TitleLook): Buffer {
   const ink = svgColour(l.text);
   const accent = svgColour(l.accent);
   const rows = lines
-    .map((s, i) => `<text x="50%" y="${top + pad + Math.round(font * 0.9) + i * lineH}" text-anchor="middle" font-family="${xml(l.font)}" font-weight="bold" font-size="${font}" fill="${ink.colour}" fill-opacity="${ink.opacity}">${xml(s)}</text>`)
+    .map(
+      (s, i) =>
+        `<text x="50%" y="${top + pad + Math.round(font * 0.9) + i * lineH}" text-anchor="middle" font-family="${xml(l.font)}" font-weight="bold" font-size="${font}" fill="${ink.colour}" fill-opacity="${ink.opacity}">${xml(s)}</text>`,
+    )
     .join("");
   const bar = `<rect x="${Math.round(l.width / 2 - widest * 0.2)}" y="${top + boxH - Math.round(font * 0.35)}" width="${Math.round(widest * 0.4)}" height="${Math.max(3, Math.round(font * 0.12))}" rx="2" fill="${accent.colour}" fill-opacity="${accent.opacity}"/>`;
   const svg =

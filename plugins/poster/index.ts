@@ -18,8 +18,14 @@ import { hookStart, titleSvg } from "./draw.js";
  */
 export const PosterOptionsSchema = Type.Object(
   {
-    poster_title: Defaulted(Type.Boolean({ description: "Draw the clip's title over the frame (`false`: the bare frame)." }), true),
-    poster_quality: Defaulted(Type.Integer({ minimum: 40, maximum: 95, description: "JPEG quality (WebP uses 5 less)." }), 85),
+    poster_title: Defaulted(
+      Type.Boolean({ description: "Draw the clip's title over the frame (`false`: the bare frame)." }),
+      true,
+    ),
+    poster_quality: Defaulted(
+      Type.Integer({ minimum: 40, maximum: 95, description: "JPEG quality (WebP uses 5 less)." }),
+      85,
+    ),
   },
   { additionalProperties: false },
 );
@@ -29,7 +35,8 @@ export default defineStage<PosterOptions>({
   name: "poster",
   needs: ["render"],
   provides: ["render"],
-  summary: "Takes the rendered clip's frame at the hook's first word and draws the title on it in the brand's style, as JPEG and WebP",
+  summary:
+    "Takes the rendered clip's frame at the hook's first word and draws the title on it in the brand's style, as JPEG and WebP",
   options: PosterOptionsSchema,
   async run(input, ctx) {
     const o = resolveOptions(PosterOptionsSchema, ctx.options);
@@ -39,45 +46,85 @@ export default defineStage<PosterOptions>({
     }
     // The words the render burned (a caption edit hands its own file in input.cut.words_key).
     const cut = input.cut ?? {};
-    let doc: { words?: Array<{ text: string; start: number; end: number }>; hook?: string | null; title?: string | null } = {};
-    if (cut.words_key && (await ctx.storage.exists(cut.words_key))) doc = JSON.parse((await ctx.storage.read(cut.words_key)).toString("utf8"));
+    let doc: {
+      words?: Array<{ text: string; start: number; end: number }>;
+      hook?: string | null;
+      title?: string | null;
+    } = {};
+    if (cut.words_key && (await ctx.storage.exists(cut.words_key)))
+      doc = JSON.parse((await ctx.storage.read(cut.words_key)).toString("utf8"));
     const duration = Number(render.duration ?? cut.duration ?? 0);
     // The words are on the clip's own timeline; a brand's intro card plays before it in the file.
     const intro = cardTimes(withRunBrand(cut.render_plan, input.brand ?? undefined)?.brand).before;
-    const at = Math.max(0, Math.min(intro + hookStart(doc.words ?? [], doc.hook ?? cut.hook), Math.max(0, duration - 0.1)));
+    const at = Math.max(
+      0,
+      Math.min(intro + hookStart(doc.words ?? [], doc.hook ?? cut.hook), Math.max(0, duration - 0.1)),
+    );
     const title = typeof render.hook_title === "string" ? render.hook_title : (cut.title ?? doc.title ?? undefined);
 
     ctx.progress(5, "poster");
     const file = await stepFile(ctx, render.key);
     const png = path.join(ctx.workdir, "poster.png");
     // -ss before -i seeks exactly on a decode: the frame shown at `at`, the same one a player shows.
-    await runFfmpeg(["-ss", at.toFixed(3), ...SAFE_INPUT, "-i", file, "-map", "0:v:0", "-frames:v", "1", "-update", "1", png], { signal: ctx.signal, cwd: ctx.workdir });
+    await runFfmpeg(
+      ["-ss", at.toFixed(3), ...SAFE_INPUT, "-i", file, "-map", "0:v:0", "-frames:v", "1", "-update", "1", png],
+      { signal: ctx.signal, cwd: ctx.workdir },
+    );
     const meta = await sharp(png).metadata();
     const width = meta.width ?? Number(render.width);
     const height = meta.height ?? Number(render.height);
 
     const brand: BrandSnapshot | undefined = input.brand && typeof input.brand === "object" ? input.brand : undefined;
     const catalogue = loadStyles(ctx.config?.render?.styles_file);
-    const style = catalogue.styles.find((s) => s.id === render.style) ?? catalogue.styles.find((s) => s.id === catalogue.default);
+    const style =
+      catalogue.styles.find((s) => s.id === render.style) ?? catalogue.styles.find((s) => s.id === catalogue.default);
     const look = brand
-      ? { box: brand.colours.background, text: brand.colours.primary, accent: brand.colours.accent, font: brand.font?.family ?? style?.font ?? "DejaVu Sans" }
-      : { box: style?.hook_background ?? "#000000D0", text: style?.hook_colour ?? "#FFFFFF", accent: style?.highlight ?? "#FFE600", font: style?.font ?? "DejaVu Sans" };
+      ? {
+          box: brand.colours.background,
+          text: brand.colours.primary,
+          accent: brand.colours.accent,
+          font: brand.font?.family ?? style?.font ?? "DejaVu Sans",
+        }
+      : {
+          box: style?.hook_background ?? "#000000D0",
+          text: style?.hook_colour ?? "#FFFFFF",
+          accent: style?.highlight ?? "#FFE600",
+          font: style?.font ?? "DejaVu Sans",
+        };
     let picture = sharp(png);
-    if (o.poster_title && title?.trim()) picture = picture.composite([{ input: titleSvg(title.trim(), { width, height, ...look, uppercase: !!style?.uppercase && !brand }), top: 0, left: 0 }]);
+    if (o.poster_title && title?.trim())
+      picture = picture.composite([
+        {
+          input: titleSvg(title.trim(), { width, height, ...look, uppercase: !!style?.uppercase && !brand }),
+          top: 0,
+          left: 0,
+        },
+      ]);
     const flat = await picture.png().toBuffer();
 
     const base = `runs/${ctx.runId}/clip-${render.ref ?? cut.ref ?? "clip"}-poster`;
     const jpegKey: string = render.thumbnail_key ?? `${base}.jpg`;
     const webpKey: string = render.poster_webp_key ?? `${base}.webp`;
     await ctx.storage.write(jpegKey, await sharp(flat).jpeg({ quality: o.poster_quality, mozjpeg: true }).toBuffer());
-    await ctx.storage.write(webpKey, await sharp(flat).webp({ quality: o.poster_quality - 5 }).toBuffer());
+    await ctx.storage.write(
+      webpKey,
+      await sharp(flat)
+        .webp({ quality: o.poster_quality - 5 })
+        .toBuffer(),
+    );
     ctx.progress(100, "poster");
     return {
       render: {
         ...render,
         thumbnail_key: jpegKey,
         poster_webp_key: webpKey,
-        poster: { at: +at.toFixed(3), width, height, title: o.poster_title && title?.trim() ? title.trim() : null, brand: brand?.id ?? null },
+        poster: {
+          at: +at.toFixed(3),
+          width,
+          height,
+          title: o.poster_title && title?.trim() ? title.trim() : null,
+          brand: brand?.id ?? null,
+        },
       },
     };
   },

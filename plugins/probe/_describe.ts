@@ -20,7 +20,14 @@ export interface MediaInfo {
   fps?: number;
   has_audio: boolean;
   audio?: { codec: string; sample_rate: number; channels: number; channel_layout?: string; bit_rate?: number };
-  video?: { codec: string; coded_width: number; coded_height: number; pix_fmt?: string; bit_rate?: number; sample_aspect_ratio?: string };
+  video?: {
+    codec: string;
+    coded_width: number;
+    coded_height: number;
+    pix_fmt?: string;
+    bit_rate?: number;
+    sample_aspect_ratio?: string;
+  };
   streams: Array<{ index: number; type: string; codec: string; cover_art?: boolean }>;
 }
 
@@ -35,8 +42,13 @@ export function isCoverArt(s: FfprobeStream): boolean {
 export function describeMedia(probe: FfprobeResult, bytes: number): MediaInfo {
   const video = pickDefault(probe.streams.filter((s) => s.codec_type === "video" && !isCoverArt(s)));
   const audio = pickDefault(probe.streams.filter((s) => s.codec_type === "audio"));
-  const durations = [probe.format.duration, ...probe.streams.map((s) => s.duration)].map(Number).filter((n) => Number.isFinite(n) && n > 0);
-  const duration = Number.isFinite(Number(probe.format.duration)) && Number(probe.format.duration) > 0 ? Number(probe.format.duration) : Math.max(0, ...durations);
+  const durations = [probe.format.duration, ...probe.streams.map((s) => s.duration)]
+    .map(Number)
+    .filter((n) => Number.isFinite(n) && n > 0);
+  const duration =
+    Number.isFinite(Number(probe.format.duration)) && Number(probe.format.duration) > 0
+      ? Number(probe.format.duration)
+      : Math.max(0, ...durations);
 
   const info: MediaInfo = {
     duration: round(duration, 3),
@@ -95,7 +107,7 @@ export function rotationOf(s: FfprobeStream): number {
   if (matrix && Number.isFinite(Number(matrix.rotation))) degrees = -Number(matrix.rotation);
   else if (s.tags?.rotate !== undefined && Number.isFinite(Number(s.tags.rotate))) degrees = Number(s.tags.rotate);
   if (degrees === undefined) return 0;
-  return ((Math.round(degrees / 90) * 90) % 360 + 360) % 360;
+  return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
 }
 
 function pickDefault(streams: FfprobeStream[]): FfprobeStream | undefined {

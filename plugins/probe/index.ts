@@ -10,15 +10,27 @@ import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, type StageWith } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
 import { ffprobeJson, lastMeaningfulLine, runFfmpeg, SAFE_INPUT_ARGS, ToolError } from "../../daemon/kit/ffmpeg.js";
-import { AUDIO_EXTENSIONS, extensionOf, kindOfExtension, MEDIA_FORMATS, VIDEO_EXTENSIONS } from "../../daemon/kit/media-types.js";
+import {
+  AUDIO_EXTENSIONS,
+  extensionOf,
+  kindOfExtension,
+  MEDIA_FORMATS,
+  VIDEO_EXTENSIONS,
+} from "../../daemon/kit/media-types.js";
 import { EPISODE_MAX_BYTES, EPISODE_MAX_SECONDS } from "../../daemon/kit/limits.js";
 import { describeMedia, type MediaInfo } from "./_describe.js";
 
 /** The `with:` options of probe: the one place their limits, defaults and descriptions are written. */
 export const ProbeOptionsSchema = Type.Object(
   {
-    max_seconds: Defaulted(Type.Number({ exclusiveMinimum: 0, description: "Longest accepted duration, in seconds (3 h)." }), EPISODE_MAX_SECONDS),
-    max_bytes: Defaulted(Type.Integer({ minimum: 1, description: "Largest accepted file, in bytes (4.5 GB)." }), EPISODE_MAX_BYTES),
+    max_seconds: Defaulted(
+      Type.Number({ exclusiveMinimum: 0, description: "Longest accepted duration, in seconds (3 h)." }),
+      EPISODE_MAX_SECONDS,
+    ),
+    max_bytes: Defaulted(
+      Type.Integer({ minimum: 1, description: "Largest accepted file, in bytes (4.5 GB)." }),
+      EPISODE_MAX_BYTES,
+    ),
   },
   { additionalProperties: false },
 );
@@ -37,7 +49,8 @@ export default defineStage<StageWith<typeof ProbeOptionsSchema>>({
   async run(input, ctx): Promise<{ media: MediaInfo }> {
     const opts = resolveOptions(ProbeOptionsSchema, ctx.options);
     const source = input.source;
-    if (typeof source?.key !== "string") throw new StageError("bad_input", "probe needs input.source.key (run fetch-source first)");
+    if (typeof source?.key !== "string")
+      throw new StageError("bad_input", "probe needs input.source.key (run fetch-source first)");
     const name: string = typeof source.name === "string" && source.name ? source.name : source.key;
 
     const ext = extensionOf(name);
@@ -72,7 +85,10 @@ export default defineStage<StageWith<typeof ProbeOptionsSchema>>({
     }
     const demuxers = (probed.format.format_name ?? "").split(",");
     if (!demuxers.some((d) => ACCEPTED_DEMUXERS.has(d))) {
-      throw unreadable(name, `not an audio or video container clipd accepts (ffprobe read it as ${probed.format.format_name || "nothing"})`);
+      throw unreadable(
+        name,
+        `not an audio or video container clipd accepts (ffprobe read it as ${probed.format.format_name || "nothing"})`,
+      );
     }
 
     const media = describeMedia(probed, bytes);
@@ -114,7 +130,10 @@ async function measureDuration(file: string, signal: AbortSignal): Promise<numbe
 function unreadable(name: string, reason: string, cause?: unknown): StageError {
   // ffprobe prefixes its reasons with the file's path, which is ours, not the user's.
   const clean = reason.replace(/^.*?:\s(?=[A-Z])/, "").trim();
-  return new StageError("unreadable", `${name} could not be read as audio or video: ${clean}`, { cause, details: { reason: clean } });
+  return new StageError("unreadable", `${name} could not be read as audio or video: ${clean}`, {
+    cause,
+    details: { reason: clean },
+  });
 }
 
 function formatDuration(seconds: number): string {
@@ -122,5 +141,9 @@ function formatDuration(seconds: number): string {
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   const rest = s % 60;
-  return h ? `${h}h${String(m).padStart(2, "0")}m${String(rest).padStart(2, "0")}s` : m ? `${m}m${String(rest).padStart(2, "0")}s` : `${rest}s`;
+  return h
+    ? `${h}h${String(m).padStart(2, "0")}m${String(rest).padStart(2, "0")}s`
+    : m
+      ? `${m}m${String(rest).padStart(2, "0")}s`
+      : `${rest}s`;
 }

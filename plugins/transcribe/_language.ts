@@ -55,7 +55,11 @@ function majority(reports: Array<string | undefined>): string | undefined {
  * The language of a finished transcript. `fixedModelLanguage` is set for engines whose model knows
  * one language only (PocketSphinx: "en").
  */
-export async function detectLanguage(input: { reports: Array<string | undefined>; text: string; fixedModelLanguage?: string }): Promise<DetectedLanguage> {
+export async function detectLanguage(input: {
+  reports: Array<string | undefined>;
+  text: string;
+  fixedModelLanguage?: string;
+}): Promise<DetectedLanguage> {
   if (input.fixedModelLanguage) return { language: input.fixedModelLanguage, source: "model" };
   const reported = majority(input.reports);
   if (reported) return { language: reported, source: "engine" };

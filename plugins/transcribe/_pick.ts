@@ -12,7 +12,10 @@ import { defineWhisperEngine } from "./engines/whisper.js";
 
 export type EngineChoice = "auto" | "pocketsphinx" | "whisper" | "openai";
 
-export async function resolveAuto(config: Readonly<Record<string, any>>, model?: string): Promise<{ engine: Exclude<EngineChoice, "auto">; model?: string }> {
+export async function resolveAuto(
+  config: Readonly<Record<string, any>>,
+  model?: string,
+): Promise<{ engine: Exclude<EngineChoice, "auto">; model?: string }> {
   const wanted = model ?? config.whisper?.model;
   const local = await pickInstalledModel(config.data_dir ?? "data", wanted);
   if (local) return { engine: "whisper", model: local.name };

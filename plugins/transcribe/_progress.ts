@@ -24,7 +24,12 @@ export interface ChunkProgress {
   realTimeFactor(): number | undefined;
 }
 
-export function chunkProgress(chunks: Span[], report: Report, range: { from: number; to: number }, now: () => number = Date.now): ChunkProgress {
+export function chunkProgress(
+  chunks: Span[],
+  report: Report,
+  range: { from: number; to: number },
+  now: () => number = Date.now,
+): ChunkProgress {
   const len = chunks.map((c) => Math.max(0, c.end - c.start));
   const total = len.reduce((a, b) => a + b, 0) || 1;
   const reachedS = len.map(() => 0);
@@ -43,7 +48,11 @@ export function chunkProgress(chunks: Span[], report: Report, range: { from: num
     const rate = elapsed > 0.5 && p > 0 ? p / elapsed : undefined;
     const eta = rate ? Math.max(0, (total - p) / rate) : undefined;
     const finished = doneIn.filter((d) => d !== undefined).length;
-    report(Math.round(pct * 10) / 10, `transcribing: ${Math.round(p)} of ${Math.round(total)} s, ${finished} of ${chunks.length} chunks done`, eta);
+    report(
+      Math.round(pct * 10) / 10,
+      `transcribing: ${Math.round(p)} of ${Math.round(total)} s, ${finished} of ${chunks.length} chunks done`,
+      eta,
+    );
   };
   const set = (i: number, s: number) => {
     const v = Math.min(len[i]!, Math.max(reachedS[i]!, s));

@@ -18,11 +18,21 @@ const CLEAR_DB = 6;
 const CLEAR_SHARE = 0.6;
 
 /** Level per 10 ms of each channel (dBFS), or undefined when the audio is not two channels. */
-export async function channelLevels(file: string, opts: { workdir: string; signal?: AbortSignal }): Promise<[Float32Array, Float32Array] | undefined> {
-  const { stdout } = await _runTool(ffprobePath(), ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=channels", "-of", "csv=p=0", file], { signal: opts.signal });
+export async function channelLevels(
+  file: string,
+  opts: { workdir: string; signal?: AbortSignal },
+): Promise<[Float32Array, Float32Array] | undefined> {
+  const { stdout } = await _runTool(
+    ffprobePath(),
+    ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=channels", "-of", "csv=p=0", file],
+    { signal: opts.signal },
+  );
   if (Number(stdout.trim()) !== 2) return undefined;
   const out = path.join(opts.workdir, "channels.s16");
-  await runFfmpeg([...SAFE_INPUT, "-vn", "-i", file, "-ac", "2", "-ar", String(RATE), "-f", "s16le", out], { signal: opts.signal, cwd: opts.workdir });
+  await runFfmpeg([...SAFE_INPUT, "-vn", "-i", file, "-ac", "2", "-ar", String(RATE), "-f", "s16le", out], {
+    signal: opts.signal,
+    cwd: opts.workdir,
+  });
   const buf = await readFile(out);
   await rm(out, { force: true });
   const per = Math.round(RATE * FRAME);
@@ -54,7 +64,10 @@ function levelOver(ch: Float32Array, start: number, end: number): number {
  * One speaker label per word (S1 left, S2 right), or undefined when the channels do not carry one
  * voice each. A word spoken with no clear side takes the speaker of the word before it.
  */
-export function speakersByChannel(words: Array<{ start: number; end: number }>, levels: [Float32Array, Float32Array]): string[] | undefined {
+export function speakersByChannel(
+  words: Array<{ start: number; end: number }>,
+  levels: [Float32Array, Float32Array],
+): string[] | undefined {
   if (!words.length) return undefined;
   const diffs = words.map((w) => levelOver(levels[0], w.start, w.end) - levelOver(levels[1], w.start, w.end));
   const clear = diffs.filter((d) => Math.abs(d) >= CLEAR_DB);

@@ -32,7 +32,13 @@ export function stitchWords(chunks: PlacedChunk[], duration: number): { words: T
       const rel = (w.start + w.end) / 2 - c.start;
       const seg = segs.findIndex((s) => rel >= s.start && rel <= s.end);
       // An engine that tells speakers apart (a diarizing model) labels its words; keep the label.
-      words.push({ text: w.text, start: r3(start), end: r3(end), confidence: r3(w.confidence), ...(w.speaker ? { speaker: w.speaker } : {}) });
+      words.push({
+        text: w.text,
+        start: r3(start),
+        end: r3(end),
+        confidence: r3(w.confidence),
+        ...(w.speaker ? { speaker: w.speaker } : {}),
+      });
       hint.push(seg < 0 ? -1 : segBase + seg);
       last = start;
     }
@@ -75,7 +81,13 @@ export function toSegments(
     const h1 = hint[i] ?? -1;
     const sentenceEnd = /[.!?]["')\]]?$/.test(prev.text) && prev.end - words[first]!.start >= 3;
     const turn = (w.speaker ?? "S1") !== (prev.speaker ?? "S1");
-    if (turn || w.start - prev.end >= pause || sentenceEnd || (h0 >= 0 && h1 >= 0 && h0 !== h1) || w.end - words[first]!.start > max) {
+    if (
+      turn ||
+      w.start - prev.end >= pause ||
+      sentenceEnd ||
+      (h0 >= 0 && h1 >= 0 && h0 !== h1) ||
+      w.end - words[first]!.start > max
+    ) {
       close(i);
     }
   }

@@ -9,7 +9,15 @@
 import os from "node:os";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
-import { Defaulted, defineStage, resolveOptions, StageError, StringEnum, type StageContext, type StageWith } from "../../daemon/engine/stage.js";
+import {
+  Defaulted,
+  defineStage,
+  resolveOptions,
+  StageError,
+  StringEnum,
+  type StageContext,
+  type StageWith,
+} from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/kit/storage.js";
 import { _mapLimit, hasAudioStream, probeDuration, speechSeconds, toMono16k } from "../../daemon/kit/audio.js";
 import { toSrt, toTxt, toVtt, type Transcript, type TranscriptWord } from "../../daemon/kit/captions.js";
@@ -26,12 +34,17 @@ export const TranscribeOptionsSchema = Type.Object(
   {
     engine: Defaulted(
       StringEnum(["auto", "pocketsphinx", "whisper", "openai"] satisfies EngineChoice[], {
-        description: "Which recogniser; `auto` takes config `transcribe.engine`, else whisper, then openai, then pocketsphinx.",
+        description:
+          "Which recogniser; `auto` takes config `transcribe.engine`, else whisper, then openai, then pocketsphinx.",
       }),
       "auto",
     ),
     model: Type.Optional(
-      Type.String({ minLength: 1, "x-default": "per engine", description: "whisper: a model name (`base.en`) or a path to a ggml file; openai: the API model." }),
+      Type.String({
+        minLength: 1,
+        "x-default": "per engine",
+        description: "whisper: a model name (`base.en`) or a path to a ggml file; openai: the API model.",
+      }),
     ),
     language: Defaulted(
       Type.String({
@@ -41,15 +54,36 @@ export const TranscribeOptionsSchema = Type.Object(
       }),
       "en",
     ),
-    chunk_seconds: Defaulted(Type.Number({ minimum: 20, maximum: 3600, description: "Longest chunk; cuts are placed in silences near even shares of the audio." }), 300),
+    chunk_seconds: Defaulted(
+      Type.Number({
+        minimum: 20,
+        maximum: 3600,
+        description: "Longest chunk; cuts are placed in silences near even shares of the audio.",
+      }),
+      300,
+    ),
     min_chunk_seconds: Defaulted(
-      Type.Number({ minimum: 5, maximum: 600, description: "Shortest chunk made to give every core work; a shorter recording stays one chunk." }),
+      Type.Number({
+        minimum: 5,
+        maximum: 600,
+        description: "Shortest chunk made to give every core work; a shorter recording stays one chunk.",
+      }),
       15,
     ),
     concurrency: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 64, "x-default": "CPU cores", description: "Chunks transcribed at once; the audio is split into at least this many chunks." }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 64,
+        "x-default": "CPU cores",
+        description: "Chunks transcribed at once; the audio is split into at least this many chunks.",
+      }),
     ),
-    vad: Defaulted(Type.Boolean({ description: "Skip chunks that silencedetect finds (almost) silent: under 0.3 s of non-silence." }), false),
+    vad: Defaulted(
+      Type.Boolean({
+        description: "Skip chunks that silencedetect finds (almost) silent: under 0.3 s of non-silence.",
+      }),
+      false,
+    ),
   },
   { additionalProperties: false },
 );
@@ -90,7 +124,11 @@ export default defineStage<TranscribeOptions>({
       });
       const duration = media?.duration ?? (await probeDuration(full, ctx.signal));
       const target = Math.min(opts.chunk_seconds, engine.maxChunkSeconds ?? Infinity);
-      let chunks = planTranscribeChunks(duration, silences, { target, concurrency, min_seconds: opts.min_chunk_seconds });
+      let chunks = planTranscribeChunks(duration, silences, {
+        target,
+        concurrency,
+        min_seconds: opts.min_chunk_seconds,
+      });
       if (opts.vad) chunks = chunks.filter((c) => speechSeconds(c, silences) >= 0.3);
       ctx.log.info({ duration, chunks: chunks.length, concurrency, silences: silences.length }, "audio chunked");
 
@@ -102,7 +140,12 @@ export default defineStage<TranscribeOptions>({
       try {
         placed = await _mapLimit(chunks, concurrency, async (c, i): Promise<PlacedChunk> => {
           const file = path.join(ctx.workdir, `chunk-${String(i).padStart(4, "0")}.${engine.format}`);
-          await toMono16k(full, file, { start: c.start, duration: c.end - c.start, format: engine.format, signal: ctx.signal });
+          await toMono16k(full, file, {
+            start: c.start,
+            duration: c.end - c.start,
+            format: engine.format,
+            signal: ctx.signal,
+          });
           track.started(i);
           const result = await engine.transcribe({
             file,
@@ -119,17 +162,26 @@ export default defineStage<TranscribeOptions>({
         clearInterval(ticker);
       }
       const rtf = track.realTimeFactor();
-      ctx.log.info({ chunks: chunks.length, concurrency, threads, realtime_factor: rtf && Math.round(rtf * 1000) / 1000 }, "chunks transcribed");
+      ctx.log.info(
+        { chunks: chunks.length, concurrency, threads, realtime_factor: rtf && Math.round(rtf * 1000) / 1000 },
+        "chunks transcribed",
+      );
 
       const { words, hint } = stitchWords(placed, duration);
       if (words.length === 0) {
-        throw new StageError("no_speech", `no speech was recognised in ${source.key} (${engine.name})`, { retryable: false });
+        throw new StageError("no_speech", `no speech was recognised in ${source.key} (${engine.name})`, {
+          retryable: false,
+        });
       }
       ctx.progress(96, "telling speakers apart");
       await labelSpeakers(sourcePath, words, ctx);
       const detected =
         language === "auto"
-          ? await detectLanguage({ reports: placed.map((p) => p.result.language), text: words.map((w) => w.text).join(" "), fixedModelLanguage: engine.fixedLanguage })
+          ? await detectLanguage({
+              reports: placed.map((p) => p.result.language),
+              text: words.map((w) => w.text).join(" "),
+              fixedModelLanguage: engine.fixedLanguage,
+            })
           : undefined;
       const transcript: Transcript = {
         engine: engine.name,

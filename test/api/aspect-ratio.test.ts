@@ -21,11 +21,19 @@ describe("aspect_ratio through the account API", () => {
 
   it("exports in a shape, restyles to another by cutting again, refuses others by name and saves it as a default", async () => {
     const a = await s.account({ plan: true });
-    const ep = await s.call(a.live, "POST", "/api/v1/episodes", { source_url: media.url("/jfk.wav"), name: "shapes", target_seconds: 15 });
+    const ep = await s.call(a.live, "POST", "/api/v1/episodes", {
+      source_url: media.url("/jfk.wav"),
+      name: "shapes",
+      target_seconds: 15,
+    });
     expect(ep.status, JSON.stringify(ep.body)).toBe(202);
     await settle(a.live, `/api/v1/episodes/${ep.body.episode_id}`, "ready");
 
-    const made = await s.call(a.live, "POST", `/api/v1/episodes/${ep.body.episode_id}/clips`, { clips: [1], aspect_ratio: "16:9", background: "#336699" });
+    const made = await s.call(a.live, "POST", `/api/v1/episodes/${ep.body.episode_id}/clips`, {
+      clips: [1],
+      aspect_ratio: "16:9",
+      background: "#336699",
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(202);
     const job = made.body.jobs[0];
     await settle(a.live, `/api/v1/jobs/${job.job_id}`, "completed");
@@ -37,12 +45,18 @@ describe("aspect_ratio through the account API", () => {
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body.error)).toContain("aspect_ratio");
 
-    const square = await s.call(a.live, "PATCH", `/api/v1/clips/${job.clip_id}`, { aspect_ratio: "1:1", save_as_default: true });
+    const square = await s.call(a.live, "PATCH", `/api/v1/clips/${job.clip_id}`, {
+      aspect_ratio: "1:1",
+      save_as_default: true,
+    });
     expect(square.status, JSON.stringify(square.body)).toBe(202);
     expect(square.body.changes).toEqual(["aspect_ratio: 16:9 → 1:1"]);
     expect(square.body.message).toMatch(/^cutting and rendering/);
     await settle(a.live, `/api/v1/jobs/${square.body.job_id}`, "completed");
     expect((await rendered(job.clip_id)).size).toEqual([1080, 1080]);
-    expect((await s.call(a.live, "GET", "/api/v1/me")).body.defaults).toMatchObject({ aspect_ratio: "1:1", background: "#336699" });
+    expect((await s.call(a.live, "GET", "/api/v1/me")).body.defaults).toMatchObject({
+      aspect_ratio: "1:1",
+      background: "#336699",
+    });
   }, 600_000);
 });

@@ -20,7 +20,10 @@ describe("censor, emphasis and emoji on clips", () => {
   const listFile = path.join(mkdtempSync(path.join(os.tmpdir(), "clipd-words-")), "words.txt");
   beforeAll(async () => {
     media = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
-    s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath }, render: { censor_words: listFile } });
+    s = await openApiServer("pglite", {
+      network: { allow_loopback: true, extra_ca: media.caPath },
+      render: { censor_words: listFile },
+    });
   }, 120_000);
   afterAll(async () => {
     await s?.close();
@@ -28,17 +31,24 @@ describe("censor, emphasis and emoji on clips", () => {
   });
 
   const settle = async (key: string, p: string, ok: string) => {
-    const body = await until(async () => {
-      const r = await s.call(key, "GET", p);
-      return [ok, "failed"].includes(r.body.status) ? r.body : undefined;
-    }, { timeoutMs: 240_000, intervalMs: 250, what: p });
+    const body = await until(
+      async () => {
+        const r = await s.call(key, "GET", p);
+        return [ok, "failed"].includes(r.body.status) ? r.body : undefined;
+      },
+      { timeoutMs: 240_000, intervalMs: 250, what: p },
+    );
     expect(body.status, JSON.stringify(body.error ?? body.failure)).toBe(ok);
     return body;
   };
 
   it("masks the listed word in the captions read at the same times and in the burned captions; restyles name the fields", async () => {
     const a = await s.account({ plan: true });
-    const ep = await s.call(a.live, "POST", "/api/v1/episodes", { source_url: media.url("/jfk.wav"), name: "clean", target_seconds: 15 });
+    const ep = await s.call(a.live, "POST", "/api/v1/episodes", {
+      source_url: media.url("/jfk.wav"),
+      name: "clean",
+      target_seconds: 15,
+    });
     expect(ep.status, JSON.stringify(ep.body)).toBe(202);
     const episodeId = ep.body.episode_id as string;
     const ready = await settle(a.live, `/api/v1/episodes/${episodeId}`, "ready");
@@ -46,30 +56,49 @@ describe("censor, emphasis and emoji on clips", () => {
 
     // The clip's captions before any look: the list gets the longest word the recogniser heard.
     const plain = (await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions`)).body.captions as Caption[];
-    const word = plain.flatMap((c) => c.text.split(" ")).map((w) => w.replace(/[^A-Za-z]/g, "")).sort((x, y) => y.length - x.length)[0]!;
+    const word = plain
+      .flatMap((c) => c.text.split(" "))
+      .map((w) => w.replace(/[^A-Za-z]/g, ""))
+      .sort((x, y) => y.length - x.length)[0]!;
     expect(word.length).toBeGreaterThanOrEqual(4);
     writeFileSync(listFile, `# the test's list\n${word.toLowerCase()}\n`);
     const masked = word[0] + "*".repeat(word.length - 1);
 
-    const made = await s.call(a.live, "POST", `/api/v1/episodes/${episodeId}/clips`, { clips: [1], style: "clean", censor: "mask", emphasis: false });
+    const made = await s.call(a.live, "POST", `/api/v1/episodes/${episodeId}/clips`, {
+      clips: [1],
+      style: "clean",
+      censor: "mask",
+      emphasis: false,
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(202);
     // The look is the clip's as soon as the job is made: the read masks while it renders.
     const read = (await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions`)).body.captions as Caption[];
-    expect(read.map((c) => [c.id, c.start_seconds, c.end_seconds])).toEqual(plain.map((c) => [c.id, c.start_seconds, c.end_seconds]));
+    expect(read.map((c) => [c.id, c.start_seconds, c.end_seconds])).toEqual(
+      plain.map((c) => [c.id, c.start_seconds, c.end_seconds]),
+    );
     const wordRe = new RegExp(`\\b${word}\\b`, "gi");
-    expect(read.map((c) => c.text)).toEqual(plain.map((c) => c.text.replace(wordRe, (w) => w[0] + "*".repeat(w.length - 1))));
+    expect(read.map((c) => c.text)).toEqual(
+      plain.map((c) => c.text.replace(wordRe, (w) => w[0] + "*".repeat(w.length - 1))),
+    );
     expect(read.some((c) => c.text.includes(masked))).toBe(true);
 
     await settle(a.live, `/api/v1/jobs/${made.body.jobs[0].job_id}`, "completed");
     const rec = (await s.app.db.query(`select render from clips where id = $1`, [clipId])).rows[0].render;
     expect(rec).toMatchObject({ censor: "mask", emphasis: false, emoji: false });
     const ass = (await s.app.storage.read(rec.ass_key)).toString("utf8");
-    const events = ass.split("\n").filter((l) => l.startsWith("Dialogue:")).join("\n");
+    const events = ass
+      .split("\n")
+      .filter((l) => l.startsWith("Dialogue:"))
+      .join("\n");
     expect(events).toContain(masked);
     expect(events).not.toMatch(wordRe);
 
     // A restyle to off names the change, and the captions read shows the word again.
-    const off = await s.call(a.live, "PATCH", `/api/v1/clips/${clipId}`, { censor: "off", emphasis: true, emoji: true });
+    const off = await s.call(a.live, "PATCH", `/api/v1/clips/${clipId}`, {
+      censor: "off",
+      emphasis: true,
+      emoji: true,
+    });
     expect(off.status, JSON.stringify(off.body)).toBe(202);
     expect(off.body.changes).toEqual(["censor: mask → off", "emphasis: false → true", "emoji: false → true"]);
     expect((await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions`)).body.captions).toEqual(plain);

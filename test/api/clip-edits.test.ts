@@ -17,7 +17,13 @@ const run = promisify(execFile);
 /** A grey frame of `file` at `at` s, cropped to rows [top, top + height) (fractions of the frame), 270 px wide. */
 async function band(file: string, at: number, top: number, height: number): Promise<Buffer> {
   const vf = `crop=iw:ih*${height}:0:ih*${top},scale=270:-2,format=gray`;
-  return (await run("ffmpeg", ["-v", "error", "-ss", String(at), "-i", file, "-frames:v", "1", "-vf", vf, "-f", "rawvideo", "-"], { encoding: "buffer" })).stdout;
+  return (
+    await run(
+      "ffmpeg",
+      ["-v", "error", "-ss", String(at), "-i", file, "-frames:v", "1", "-vf", vf, "-f", "rawvideo", "-"],
+      { encoding: "buffer" },
+    )
+  ).stdout;
 }
 const meanDiff = (x: Buffer, y: Buffer) => {
   let sum = 0;
@@ -31,7 +37,8 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
   useJfkApiServer((x) => ({ s, media } = x));
 
   const row = async (sql: string, params: unknown[]) => (await s.app.db.query(sql, params)).rows[0];
-  const clipRecord = (id: string) => row(`select cut, render, data from clips where id = $1`, [id]) as Promise<{ cut: any; render: any; data: any }>;
+  const clipRecord = (id: string) =>
+    row(`select cut, render, data from clips where id = $1`, [id]) as Promise<{ cut: any; render: any; data: any }>;
   const settle = (key: string, path: string, ok: string) => settleStatus(s, key, path, ok);
   const refused = async (key: string, method: string, path: string, body: unknown, field: string) => {
     const r = await s.call(key, method, path, body);
@@ -43,11 +50,19 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
   it("retypes a word at its old times, burns it, keeps it through a restyle, and posters the hook's first word", async () => {
     // Credit for the one edit past the episode's 5 included exports, charged as a restyle is.
     const a = await s.account({ plan: true, creditCents: 100 });
-    const ep = await s.call(a.live, "POST", "/api/v1/episodes", { source_url: media.url("/jfk.wav"), name: "edits", target_seconds: 15 });
+    const ep = await s.call(a.live, "POST", "/api/v1/episodes", {
+      source_url: media.url("/jfk.wav"),
+      name: "edits",
+      target_seconds: 15,
+    });
     expect(ep.status, JSON.stringify(ep.body)).toBe(202);
     const episodeId = ep.body.episode_id as string;
     await settle(a.live, `/api/v1/episodes/${episodeId}`, "ready");
-    const made = await s.call(a.live, "POST", `/api/v1/episodes/${episodeId}/clips`, { clips: [1], style: "clean", caption_size: "large" });
+    const made = await s.call(a.live, "POST", `/api/v1/episodes/${episodeId}/clips`, {
+      clips: [1],
+      style: "clean",
+      caption_size: "large",
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(202);
     const { job_id: firstJob, clip_id: clipId } = made.body.jobs[0];
     const firstView = await settle(a.live, `/api/v1/jobs/${firstJob}`, "completed");
@@ -60,33 +75,109 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
     expect(await sharp(jpeg).metadata()).toMatchObject({ format: "jpeg", width: 1080, height: 1920 });
     expect(await sharp(webp).metadata()).toMatchObject({ format: "webp", width: 1080, height: 1920 });
     const rec = await clipRecord(clipId);
-    const words = JSON.parse((await s.app.storage.read(rec.cut.words_key)).toString("utf8")).words as Array<{ text: string; start: number }>;
+    const words = JSON.parse((await s.app.storage.read(rec.cut.words_key)).toString("utf8")).words as Array<{
+      text: string;
+      start: number;
+    }>;
     expect(rec.render.poster.at).toBeCloseTo(words[0]!.start + 0.05, 1);
     // Below the title band the poster is the frame at that time (JPEG noise aside); a frame from
     // the end of the clip is not.
-    const lower = async (img: Buffer) => sharp(img).extract({ left: 0, top: 768, width: 1080, height: 1152 }).resize(270).grayscale().raw().toBuffer();
-    const frame = async (at: number) => lower(await sharp((await run("ffmpeg", ["-v", "error", "-ss", String(at), "-i", oldFile, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-"], { encoding: "buffer" })).stdout).toBuffer());
+    const lower = async (img: Buffer) =>
+      sharp(img).extract({ left: 0, top: 768, width: 1080, height: 1152 }).resize(270).grayscale().raw().toBuffer();
+    const frame = async (at: number) =>
+      lower(
+        await sharp(
+          (
+            await run(
+              "ffmpeg",
+              [
+                "-v",
+                "error",
+                "-ss",
+                String(at),
+                "-i",
+                oldFile,
+                "-frames:v",
+                "1",
+                "-f",
+                "image2pipe",
+                "-c:v",
+                "png",
+                "-",
+              ],
+              { encoding: "buffer" },
+            )
+          ).stdout,
+        ).toBuffer(),
+      );
     const posterLower = await lower(jpeg);
     expect(meanDiff(posterLower, await frame(rec.render.poster.at))).toBeLessThan(2);
     expect(meanDiff(posterLower, await frame(rec.render.duration - 0.5))).toBeGreaterThan(2);
     // The title is drawn in the top band: there the poster differs from the frame.
-    const top = async (img: Buffer) => sharp(img).extract({ left: 0, top: 0, width: 1080, height: 480 }).resize(270).grayscale().raw().toBuffer();
-    const rawFrame = (await run("ffmpeg", ["-v", "error", "-ss", String(rec.render.poster.at), "-i", oldFile, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-"], { encoding: "buffer" })).stdout;
+    const top = async (img: Buffer) =>
+      sharp(img).extract({ left: 0, top: 0, width: 1080, height: 480 }).resize(270).grayscale().raw().toBuffer();
+    const rawFrame = (
+      await run(
+        "ffmpeg",
+        [
+          "-v",
+          "error",
+          "-ss",
+          String(rec.render.poster.at),
+          "-i",
+          oldFile,
+          "-frames:v",
+          "1",
+          "-f",
+          "image2pipe",
+          "-c:v",
+          "png",
+          "-",
+        ],
+        { encoding: "buffer" },
+      )
+    ).stdout;
     expect(meanDiff(await top(jpeg), await top(rawFrame))).toBeGreaterThan(3);
 
     // Retype the first caption's first word.
-    const before = (await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions`)).body.captions as Array<{ id: string; start_seconds: number; end_seconds: number; text: string }>;
+    const before = (await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions`)).body.captions as Array<{
+      id: string;
+      start_seconds: number;
+      end_seconds: number;
+      text: string;
+    }>;
     const cue = before[0]!;
     const oldWords = cue.text.split(" ");
     const newText = ["Zebra", ...oldWords.slice(1)].join(" ");
-    const edit = await s.call(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { cues: [{ id: cue.id, text: newText }] }, { "idempotency-key": "edit-1" });
+    const edit = await s.call(
+      a.live,
+      "PATCH",
+      `/api/v1/clips/${clipId}/captions`,
+      { cues: [{ id: cue.id, text: newText }] },
+      { "idempotency-key": "edit-1" },
+    );
     expect(edit.status, JSON.stringify(edit.body)).toBe(202);
-    expect(edit.body).toMatchObject({ clip_id: clipId, changes: [`caption ${cue.id}: ${cue.text} → ${newText}`], charged_cents: 0 });
-    const again = await s.call(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { cues: [{ id: cue.id, text: newText }] }, { "idempotency-key": "edit-1" });
+    expect(edit.body).toMatchObject({
+      clip_id: clipId,
+      changes: [`caption ${cue.id}: ${cue.text} → ${newText}`],
+      charged_cents: 0,
+    });
+    const again = await s.call(
+      a.live,
+      "PATCH",
+      `/api/v1/clips/${clipId}/captions`,
+      { cues: [{ id: cue.id, text: newText }] },
+      { "idempotency-key": "edit-1" },
+    );
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.body.job_id).toBe(edit.body.job_id);
     const after = (await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions`)).body.captions;
-    expect(after[0]).toMatchObject({ id: cue.id, text: newText, start_seconds: cue.start_seconds, end_seconds: cue.end_seconds });
+    expect(after[0]).toMatchObject({
+      id: cue.id,
+      text: newText,
+      start_seconds: cue.start_seconds,
+      end_seconds: cue.end_seconds,
+    });
     expect(after.slice(1)).toEqual(before.slice(1));
     await settle(a.live, `/api/v1/jobs/${edit.body.job_id}`, "completed");
     const newFile = storedPath(s.app.storage, (await clipRecord(clipId)).render.key);
@@ -106,10 +197,34 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
 
     // Refusals name the field.
     await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, {}, "body");
-    await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { cues: [{ id: "99", text: "x" }] }, "cues.0.id");
-    await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { cues: [{ id: "1", text: "   " }] }, "cues.0.text");
-    await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { start_sentence_delta: 20 }, "start_sentence_delta");
-    await refused(a.live, "PATCH", `/api/v1/clips/${clipId}/captions`, { end_sentence_delta: 2.5 }, "end_sentence_delta");
+    await refused(
+      a.live,
+      "PATCH",
+      `/api/v1/clips/${clipId}/captions`,
+      { cues: [{ id: "99", text: "x" }] },
+      "cues.0.id",
+    );
+    await refused(
+      a.live,
+      "PATCH",
+      `/api/v1/clips/${clipId}/captions`,
+      { cues: [{ id: "1", text: "   " }] },
+      "cues.0.text",
+    );
+    await refused(
+      a.live,
+      "PATCH",
+      `/api/v1/clips/${clipId}/captions`,
+      { start_sentence_delta: 20 },
+      "start_sentence_delta",
+    );
+    await refused(
+      a.live,
+      "PATCH",
+      `/api/v1/clips/${clipId}/captions`,
+      { end_sentence_delta: 2.5 },
+      "end_sentence_delta",
+    );
 
     // A clip of one's own times snaps outward to whole sentences of the transcript.
     const state = (await row(`select state from episodes where id = $1`, [episodeId])).state;
@@ -117,7 +232,7 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
     const sentences = sentencesOf(transcript.words);
     // jfk.wav, as pocketsphinx hears it, is three pause-delimited sentences: 0.05-2.3, 3.29-4.3, 5.35-10.46 s.
     expect(sentences).toHaveLength(3);
-    const [s0, s1, s2] = sentences as [typeof sentences[0], typeof sentences[0], typeof sentences[0]];
+    const [s0, s1, s2] = sentences as [(typeof sentences)[0], (typeof sentences)[0], (typeof sentences)[0]];
     const clipsPath = `/api/v1/episodes/${episodeId}/clips`;
     await refused(a.live, "POST", clipsPath, { clips: [{ start: 4, end: 3 }] }, "clips.0.end");
     await refused(a.live, "POST", clipsPath, { clips: [{ start: s1.start + 0.1, end: s1.end - 0.1 }] }, "clips.0.end"); // 1 s: under 2 s
@@ -126,7 +241,12 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
     expect(own.status, JSON.stringify(own.body)).toBe(202);
     const ownId = own.body.jobs[0].clip_id as string;
     const ownClip = (await clipRecord(ownId)).data;
-    expect(ownClip).toMatchObject({ start: s1.start, end: s2.end, pieces: [{ start: s1.start, end: s2.end }], hook: s1.text });
+    expect(ownClip).toMatchObject({
+      start: s1.start,
+      end: s2.end,
+      pieces: [{ start: s1.start, end: s2.end }],
+      hook: s1.text,
+    });
     expect(ownClip.ref).toMatch(/^u[0-9a-f]{5}$/);
     await settle(a.live, `/api/v1/jobs/${own.body.jobs[0].job_id}`, "completed");
 
@@ -140,7 +260,9 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
     const shorter = await s.call(a.live, "PATCH", ownEdits, { start_sentence_delta: -2 });
     expect(shorter.status, JSON.stringify(shorter.body)).toBe(202);
     expect(shorter.body).toMatchObject({ start_seconds: s2.start, end_seconds: s2.end, charged_cents: 25 });
-    const left = (await s.call(a.live, "GET", `/api/v1/clips/${ownId}/captions`)).body.captions.map((c: { text: string }) => c.text).join(" ");
+    const left = (await s.call(a.live, "GET", `/api/v1/clips/${ownId}/captions`)).body.captions
+      .map((c: { text: string }) => c.text)
+      .join(" ");
     expect(left).toBe(s2.text);
     const moved = await settle(a.live, `/api/v1/jobs/${shorter.body.job_id}`, "completed");
     expect(moved.kind).toBe("cut");
@@ -152,11 +274,25 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
     const ep = await s.call(a.test, "GET", "/api/v1/episodes");
     const clip = ep.body.episodes[0].clips.find((c: any) => c.cut_status === "cut");
     const captions = (await s.call(a.test, "GET", `/api/v1/clips/${clip.clip_id}/captions`)).body.captions;
-    const r = await s.call(a.test, "PATCH", `/api/v1/clips/${clip.clip_id}/captions`, { cues: [{ id: captions[0].id, text: "Retyped words" }] });
+    const r = await s.call(a.test, "PATCH", `/api/v1/clips/${clip.clip_id}/captions`, {
+      cues: [{ id: captions[0].id, text: "Retyped words" }],
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
-    expect(r.body).toMatchObject({ changes: [`caption ${captions[0].id}: ${captions[0].text} → Retyped words`], charged_cents: 0, livemode: false });
-    await refused(a.test, "PATCH", `/api/v1/clips/${clip.clip_id}/captions`, { cues: [{ id: "0", text: "x" }] }, "cues.0.id");
-    const own = await s.call(a.test, "POST", `/api/v1/episodes/${ep.body.episodes[0].episode_id}/clips`, { clips: [1, { start: 1, end: 9 }] });
+    expect(r.body).toMatchObject({
+      changes: [`caption ${captions[0].id}: ${captions[0].text} → Retyped words`],
+      charged_cents: 0,
+      livemode: false,
+    });
+    await refused(
+      a.test,
+      "PATCH",
+      `/api/v1/clips/${clip.clip_id}/captions`,
+      { cues: [{ id: "0", text: "x" }] },
+      "cues.0.id",
+    );
+    const own = await s.call(a.test, "POST", `/api/v1/episodes/${ep.body.episodes[0].episode_id}/clips`, {
+      clips: [1, { start: 1, end: 9 }],
+    });
     expect(own.status, JSON.stringify(own.body)).toBe(202);
     expect(own.body.not_started).toMatchObject([{ clip: "1-9", reason: "test_mode" }]);
   });

@@ -21,36 +21,60 @@ describe("account API contract", () => {
   afterAll(() => s?.close());
 
   const waitReady = (id: string) =>
-    until(async () => {
-      const r = await s.call(acc.live, "GET", `/api/v1/episodes/${id}`);
-      expect(r.body.status, JSON.stringify(r.body.failure)).not.toBe("failed");
-      return r.body.status === "ready" ? r.body : undefined;
-    }, { what: `episode ${id} ready`, timeoutMs: 150_000 });
+    until(
+      async () => {
+        const r = await s.call(acc.live, "GET", `/api/v1/episodes/${id}`);
+        expect(r.body.status, JSON.stringify(r.body.failure)).not.toBe("failed");
+        return r.body.status === "ready" ? r.body : undefined;
+      },
+      { what: `episode ${id} ready`, timeoutMs: 150_000 },
+    );
 
   it("starts an episode with no body, takes an unnamed upload, types it by its bytes, and shows the described clip fields", async () => {
     for (const body of [undefined, {}, { name: "Only a name" }]) {
       const r = await s.call(acc.live, "POST", "/api/v1/episodes", body);
       expect(r.status, JSON.stringify(r.body)).toBe(202);
-      expect(r.body).toMatchObject({ episode_id: expect.any(String), status: "awaiting_upload", livemode: true, upload: { method: "PUT", url: expect.any(String), headers: expect.any(Object) } });
+      expect(r.body).toMatchObject({
+        episode_id: expect.any(String),
+        status: "awaiting_upload",
+        livemode: true,
+        upload: { method: "PUT", url: expect.any(String), headers: expect.any(Object) },
+      });
     }
     // Text sent to an unnamed upload is refused when the upload is reported, and nothing is lost.
     const txt = await s.call(acc.live, "POST", "/api/v1/episodes", { name: "Not media" });
-    const put = await fetch(txt.body.upload.url, { method: "PUT", headers: txt.body.upload.headers, body: "just some notes, not a recording\n".repeat(40) });
+    const put = await fetch(txt.body.upload.url, {
+      method: "PUT",
+      headers: txt.body.upload.headers,
+      body: "just some notes, not a recording\n".repeat(40),
+    });
     expect(put.status).toBe(200);
     const refused = await s.call(acc.live, "POST", `/api/v1/episodes/${txt.body.episode_id}/uploaded`);
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: "unsupported_type", detected: "text" });
-    expect((await s.call(acc.live, "GET", `/api/v1/episodes/${txt.body.episode_id}`)).body.status).toBe("awaiting_upload");
+    expect((await s.call(acc.live, "GET", `/api/v1/episodes/${txt.body.episode_id}`)).body.status).toBe(
+      "awaiting_upload",
+    );
 
     const created = await s.call(acc.live, "POST", "/api/v1/episodes", { target_seconds: 15 });
-    const up = await fetch(created.body.upload.url, { method: "PUT", headers: created.body.upload.headers, body: await readFile(TEST_MEDIA.jfkWav) });
+    const up = await fetch(created.body.upload.url, {
+      method: "PUT",
+      headers: created.body.upload.headers,
+      body: await readFile(TEST_MEDIA.jfkWav),
+    });
     expect(up.status).toBe(200);
     const done = await s.call(acc.live, "POST", `/api/v1/episodes/${created.body.episode_id}/uploaded`);
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     const ep = await waitReady(created.body.episode_id);
     expect(ep.clips.length).toBeGreaterThan(0);
     for (const c of ep.clips) {
-      expect(c).toMatchObject({ number: expect.any(Number), ref: expect.any(String), title: expect.any(String), hook: expect.any(String), pieces: expect.any(Number) });
+      expect(c).toMatchObject({
+        number: expect.any(Number),
+        ref: expect.any(String),
+        title: expect.any(String),
+        hook: expect.any(String),
+        pieces: expect.any(Number),
+      });
       expect(c.start).toMatch(MMSS);
       expect(c.end).toMatch(MMSS);
       expect(c.length).toMatch(/^\d+:\d{2}$/);
@@ -61,10 +85,14 @@ describe("account API contract", () => {
     const bad = await s.call(acc.live, "POST", `/api/v1/episodes/${ep.episode_id}/clips`, { clips: ["x9"] });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('unknown clip reference "x9"');
-    const size = await s.call(acc.live, "POST", `/api/v1/episodes/${ep.episode_id}/clips`, { clips: [1], caption_size: "huge" });
+    const size = await s.call(acc.live, "POST", `/api/v1/episodes/${ep.episode_id}/clips`, {
+      clips: [1],
+      caption_size: "huge",
+    });
     expect(size.status).toBe(400);
     expect(size.body.error).toMatchObject({ field: "caption_size" });
-    for (const v of ["small", "medium", "large", "extra_large", "smaller", "bigger"]) expect(size.body.error.message).toContain(`"${v}"`);
+    for (const v of ["small", "medium", "large", "extra_large", "smaller", "bigger"])
+      expect(size.body.error.message).toContain(`"${v}"`);
 
     // Search: {} searches again with the episode's options; always 202, searching or done.
     const again = await s.call(acc.live, "POST", `/api/v1/episodes/${ep.episode_id}/search`, {});
@@ -75,12 +103,17 @@ describe("account API contract", () => {
     expect(about.status).toBe(202);
     expect(about.body.status).toBe("searching");
     await waitReady(ep.episode_id);
-    const repeat = await s.call(acc.live, "POST", `/api/v1/episodes/${ep.episode_id}/search`, { about: "your country" });
+    const repeat = await s.call(acc.live, "POST", `/api/v1/episodes/${ep.episode_id}/search`, {
+      about: "your country",
+    });
     expect(repeat.status).toBe(202);
     expect(repeat.body.status).toBe("done");
 
     // Caption ids are strings.
-    const cut = await s.call(acc.live, "POST", `/api/v1/episodes/${ep.episode_id}/clips`, { clips: [1, 1], fit: "fill" });
+    const cut = await s.call(acc.live, "POST", `/api/v1/episodes/${ep.episode_id}/clips`, {
+      clips: [1, 1],
+      fit: "fill",
+    });
     expect(cut.status, JSON.stringify(cut.body)).toBe(202);
     expect(cut.body.jobs).toHaveLength(1);
     const caps = await s.call(acc.live, "GET", `/api/v1/clips/${cut.body.jobs[0].clip_id}/captions`);
@@ -97,7 +130,9 @@ describe("account API contract", () => {
       const half = await s.call(key, "POST", "/api/v1/episodes", { file_name: "a.mp3", target_seconds: 30.5 });
       expect(half.status).toBe(400);
       expect(half.body.error).toMatchObject({ field: "target_seconds" });
-      const nohost = await s.call(key, "POST", "/api/v1/episodes", { source_url: "https://no-such-host.invalid/episode.mp3" });
+      const nohost = await s.call(key, "POST", "/api/v1/episodes", {
+        source_url: "https://no-such-host.invalid/episode.mp3",
+      });
       expect(nohost.status).toBe(400);
       expect(nohost.body.error).toMatchObject({ code: "invalid_url", field: "source_url" });
       expect(nohost.body.error.message).toContain("no-such-host.invalid");
@@ -128,7 +163,10 @@ describe("account API contract", () => {
       expect(caps.body.captions.map((x: any) => x.text)).toEqual((c.captions ?? []).map((x) => x.text));
       for (const x of caps.body.captions) expect(typeof x.id).toBe("string");
     }
-    const exported = await s.call(acc.test, "POST", `/api/v1/episodes/${ep}/clips`, { clips: [1, 1, 2, "c" + f.clips[0]!.clip_id.slice(-6)], fit: "crop" });
+    const exported = await s.call(acc.test, "POST", `/api/v1/episodes/${ep}/clips`, {
+      clips: [1, 1, 2, "c" + f.clips[0]!.clip_id.slice(-6)],
+      fit: "crop",
+    });
     expect(exported.status).toBe(202);
     expect(exported.body.jobs).toHaveLength(2);
     for (const job of exported.body.jobs) {
@@ -148,7 +186,11 @@ describe("account API contract", () => {
     const created = await s.call(acc.test, "POST", "/api/v1/episodes", { file_name: "talk.wav" });
     expect(created.status).toBe(202);
     expect(created.body).toMatchObject({ livemode: false, upload: { method: "PUT" } });
-    const put = await fetch(created.body.upload.url, { method: "PUT", headers: created.body.upload.headers, body: await readFile(TEST_MEDIA.jfkWav) });
+    const put = await fetch(created.body.upload.url, {
+      method: "PUT",
+      headers: created.body.upload.headers,
+      body: await readFile(TEST_MEDIA.jfkWav),
+    });
     expect(put.status).toBe(200);
     expect(await put.json()).toMatchObject({ livemode: false });
     expect(await s.app.storage.exists(`uploads/${acc.accountId}/${ep}/talk.wav`)).toBe(false);

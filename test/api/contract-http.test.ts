@@ -15,7 +15,11 @@ const MISSING = "6f1c1f4e-1111-4222-8333-444455556666";
  * POSTs a body of `total` bytes in 64 KB pieces, each after the last was taken, and stops when the
  * answer comes. Says how many bytes had been written by then.
  */
-function postStreaming(url: string, total: number, headers: Record<string, string> = {}): Promise<{ status: number; body: any; written: number }> {
+function postStreaming(
+  url: string,
+  total: number,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; written: number }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: "POST", headers: { "content-type": "application/json", ...headers } });
     const piece = Buffer.alloc(64 * 1024, 0x20); // spaces: still the inside of a JSON text
@@ -84,13 +88,35 @@ describe.each(testBackends())("HTTP contract on %s", (backend) => {
     });
 
     it("refuses an empty key and one over 255 characters with 400 naming the header", async () => {
-      const empty = await s.call(acc.test, "POST", "/api/v1/episodes", { file_name: "talk.mp3" }, { "idempotency-key": "" });
+      const empty = await s.call(
+        acc.test,
+        "POST",
+        "/api/v1/episodes",
+        { file_name: "talk.mp3" },
+        { "idempotency-key": "" },
+      );
       expect(empty.status).toBe(400);
-      expect(empty.body.error).toMatchObject({ code: "invalid_request", field: "Idempotency-Key", message: expect.stringMatching(/Idempotency-Key header is empty/) });
-      const long = await s.call(acc.test, "POST", "/api/v1/episodes", { file_name: "talk.mp3" }, { "idempotency-key": "k".repeat(256) });
+      expect(empty.body.error).toMatchObject({
+        code: "invalid_request",
+        field: "Idempotency-Key",
+        message: expect.stringMatching(/Idempotency-Key header is empty/),
+      });
+      const long = await s.call(
+        acc.test,
+        "POST",
+        "/api/v1/episodes",
+        { file_name: "talk.mp3" },
+        { "idempotency-key": "k".repeat(256) },
+      );
       expect(long.status).toBe(400);
       expect(long.body.error).toMatchObject({ code: "invalid_request", field: "Idempotency-Key", max_length: 255 });
-      const longest = await s.call(acc.test, "POST", "/api/v1/episodes", { file_name: "talk.mp3" }, { "idempotency-key": `${backend}-${"k".repeat(240)}` });
+      const longest = await s.call(
+        acc.test,
+        "POST",
+        "/api/v1/episodes",
+        { file_name: "talk.mp3" },
+        { "idempotency-key": `${backend}-${"k".repeat(240)}` },
+      );
       expect(longest.status).toBe(202);
     });
   });
@@ -161,18 +187,34 @@ describe.each(testBackends())("HTTP contract on %s", (backend) => {
     });
 
     it("refuses bodies that are not JSON with 415, and takes JSON with a charset or an empty body without a type", async () => {
-      const plain = await s.call(acc.test, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "talk.mp3" }), { "content-type": "text/plain" });
+      const plain = await s.call(acc.test, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "talk.mp3" }), {
+        "content-type": "text/plain",
+      });
       expect(plain.status).toBe(415);
-      expect(plain.body.error).toMatchObject({ code: "unsupported_media_type", field: "Content-Type", content_type: "text/plain", supported: ["application/json"] });
+      expect(plain.body.error).toMatchObject({
+        code: "unsupported_media_type",
+        field: "Content-Type",
+        content_type: "text/plain",
+        supported: ["application/json"],
+      });
       expect(plain.headers.get("ratelimit-limit")).toBe("1000");
-      const form = await s.call(acc.test, "POST", "/api/v1/episodes", "file_name=talk.mp3", { "content-type": "application/x-www-form-urlencoded" });
+      const form = await s.call(acc.test, "POST", "/api/v1/episodes", "file_name=talk.mp3", {
+        "content-type": "application/x-www-form-urlencoded",
+      });
       expect(form.status).toBe(415);
       expect(form.body.error.code).toBe("unsupported_media_type");
-      const anon = await s.call(undefined, "POST", "/api/v1/transcribe", "url=https://example.com/a.mp3", { "content-type": "multipart/form-data; boundary=x" });
+      const anon = await s.call(undefined, "POST", "/api/v1/transcribe", "url=https://example.com/a.mp3", {
+        "content-type": "multipart/form-data; boundary=x",
+      });
       expect(anon.status).toBe(415);
-      const charset = await s.call(acc.test, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "talk.mp3" }), { "content-type": "application/json; charset=utf-8" });
+      const charset = await s.call(acc.test, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "talk.mp3" }), {
+        "content-type": "application/json; charset=utf-8",
+      });
       expect(charset.status).toBe(202);
-      const bare = await fetch(`${s.base}/api/v1/episodes/${sampleEpisode()}/uploaded`, { method: "POST", headers: { authorization: `Bearer ${acc.test}` } });
+      const bare = await fetch(`${s.base}/api/v1/episodes/${sampleEpisode()}/uploaded`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${acc.test}` },
+      });
       expect(bare.headers.get("content-type")).toMatch(/application\/json/);
       expect(bare.status).toBe(200);
     });
@@ -196,7 +238,11 @@ describe.each(testBackends())("HTTP contract on %s", (backend) => {
       const list = await s.call(acc.test, "DELETE", "/api/v1/episodes");
       expect(list.status).toBe(405);
       expect(list.headers.get("allow")).toBe("GET, HEAD, POST");
-      expect(list.body.error).toMatchObject({ code: "method_not_allowed", method: "DELETE", allow: ["GET", "HEAD", "POST"] });
+      expect(list.body.error).toMatchObject({
+        code: "method_not_allowed",
+        method: "DELETE",
+        allow: ["GET", "HEAD", "POST"],
+      });
       const one = await s.call(acc.test, "PUT", `/api/v1/episodes/${MISSING}`, {});
       expect(one.status).toBe(405);
       expect(one.headers.get("allow")).toBe("GET, HEAD");
@@ -221,7 +267,9 @@ describe("the JSON body limit comes from config (server.max_json_bytes)", () => 
   afterAll(() => s?.close());
 
   it("refuses a body over the configured limit, naming it, and the document states it", async () => {
-    const r = await s.call(undefined, "POST", "/api/v1/transcribe", { url: `https://example.com/${"a".repeat(5000)}.mp3` });
+    const r = await s.call(undefined, "POST", "/api/v1/transcribe", {
+      url: `https://example.com/${"a".repeat(5000)}.mp3`,
+    });
     expect(r.status).toBe(413);
     expect(r.body.error).toMatchObject({ code: "body_too_large", max_bytes: 4096 });
     const doc = (await (await fetch(`${s.base}/openapi.json`)).json()) as any;

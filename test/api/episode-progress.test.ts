@@ -13,7 +13,10 @@ describe("episode progress while importing", () => {
   let gate: GatedPocketsphinx;
   beforeAll(async () => {
     gate = await gatedPocketsphinx();
-    s = await openApiServer("pglite", { transcribe: { engine: "pocketsphinx" }, pocketsphinx: { command: gate.command } });
+    s = await openApiServer("pglite", {
+      transcribe: { engine: "pocketsphinx" },
+      pocketsphinx: { command: gate.command },
+    });
   }, 120_000);
   afterAll(async () => {
     await gate?.open();
@@ -26,17 +29,30 @@ describe("episode progress while importing", () => {
     const created = await s.call(a.live, "POST", "/api/v1/episodes", { name: "JFK", file_name: "jfk.wav" });
     expect(created.status).toBe(202);
     const id = created.body.episode_id;
-    const put = await fetch(created.body.upload.url, { method: "PUT", headers: created.body.upload.headers, body: await readFile(TEST_MEDIA.jfkWav) });
+    const put = await fetch(created.body.upload.url, {
+      method: "PUT",
+      headers: created.body.upload.headers,
+      body: await readFile(TEST_MEDIA.jfkWav),
+    });
     expect(put.status).toBeLessThan(300);
     expect((await s.call(a.live, "POST", `/api/v1/episodes/${id}/uploaded`, {})).status).toBe(200);
 
     await waitFor(
-      async () => (await s.app.db.query(`select 1 from runs where origin_ref = $1 and current_stage = 'transcribe'`, [`episode:${id}`])).rows.length > 0,
+      async () =>
+        (
+          await s.app.db.query(`select 1 from runs where origin_ref = $1 and current_stage = 'transcribe'`, [
+            `episode:${id}`,
+          ])
+        ).rows.length > 0,
       { what: "the import run to reach transcribe", timeoutMs: 120_000 },
     );
     const during = await s.call(a.live, "GET", `/api/v1/episodes/${id}`);
     expect(during.status).toBe(200);
-    expect(during.body).toMatchObject({ status: "transcribing", duration: "00:11", progress: { stage: "transcribing" } });
+    expect(during.body).toMatchObject({
+      status: "transcribing",
+      duration: "00:11",
+      progress: { stage: "transcribing" },
+    });
     expect(during.body.duration_seconds).toBeCloseTo(11, 0);
     expect(during.body.progress).toHaveProperty("eta_seconds");
 

@@ -24,7 +24,9 @@ describe.each(testBackends())("episode reads on %s", (backend) => {
     for (let i = 0; i < 3; i++) expect((await t.call(acc.live, "GET", path)).body.name).toBe("first name");
     await t.app.db.query(`update episodes set name = 'second name' where id = $1`, [made.body.episode_id]);
     expect((await t.call(acc.live, "GET", path)).body.name).toBe("second name");
-    await t.app.db.transaction((tx) => tx.query(`update episodes set name = 'third name' where id = $1`, [made.body.episode_id]));
+    await t.app.db.transaction((tx) =>
+      tx.query(`update episodes set name = 'third name' where id = $1`, [made.body.episode_id]),
+    );
     expect((await t.call(acc.live, "GET", path)).body.name).toBe("third name");
     // Another account reading the same id is not answered from the first account's read.
     const other = await t.account();
@@ -47,7 +49,9 @@ describe.runIf(testBackends().includes("postgres"))("episode reads on postgres, 
     const path = `/api/v1/episodes/${id}`;
     const url = t.app.db.raw.connectionString!;
     // The count exists once this process hears other writers' notices (opened on first use).
-    await waitFor(async () => (await t.call(acc.live, "GET", path), t.app.db.writes?.() !== undefined), { what: "the change notices' session" });
+    await waitFor(async () => (await t.call(acc.live, "GET", path), t.app.db.writes?.() !== undefined), {
+      what: "the change notices' session",
+    });
     expect((await t.call(acc.live, "GET", path)).body.name).toBe("kept");
 
     // A write that sends no notice (triggers off for its session) is not seen: the read is kept.
@@ -65,7 +69,9 @@ describe.runIf(testBackends().includes("postgres"))("episode reads on postgres, 
     const other = await openPostgres(url, { max: 1 });
     try {
       await other.transaction((tx) => tx.query("update episodes set name = 'changed elsewhere' where id = $1", [id]));
-      await waitFor(async () => (await t.call(acc.live, "GET", path)).body.name === "changed elsewhere", { what: "the other process's change in the read" });
+      await waitFor(async () => (await t.call(acc.live, "GET", path)).body.name === "changed elsewhere", {
+        what: "the other process's change in the read",
+      });
     } finally {
       await other.close();
     }

@@ -31,24 +31,34 @@ describe("account API: episodes, clips and jobs", () => {
   useJfkApiServer((x) => ({ s, media } = x));
 
   const ledger = async (accountId: string) =>
-    (await s.app.db.query(`select kind, cents from ledger where account_id = $1 order by created_at, id`, [accountId])).rows.map((r: any) => ({ kind: r.kind, cents: Number(r.cents) }));
-  const credit = async (accountId: string) => Number((await s.app.db.query(`select credit_cents from accounts where id = $1`, [accountId])).rows[0].credit_cents);
+    (
+      await s.app.db.query(`select kind, cents from ledger where account_id = $1 order by created_at, id`, [accountId])
+    ).rows.map((r: any) => ({ kind: r.kind, cents: Number(r.cents) }));
+  const credit = async (accountId: string) =>
+    Number((await s.app.db.query(`select credit_cents from accounts where id = $1`, [accountId])).rows[0].credit_cents);
   const count = async (sql: string, params: unknown[]) => Number((await s.app.db.query(sql, params)).rows[0].n);
   // Both stop at the first error answer or failure, so that it fails the test at once.
   const waitEpisode = async (key: string, id: string, statuses: string[], timeoutMs = 150_000) => {
-    const r = await waitFor(async () => {
-      const r = await s.call(key, "GET", `/api/v1/episodes/${id}`);
-      return r.status !== 200 || r.body.status === "failed" || statuses.includes(r.body.status) ? r : undefined;
-    }, { what: `episode ${id} to be ${statuses.join("/")}`, timeoutMs, intervalMs: 250 });
+    const r = await waitFor(
+      async () => {
+        const r = await s.call(key, "GET", `/api/v1/episodes/${id}`);
+        return r.status !== 200 || r.body.status === "failed" || statuses.includes(r.body.status) ? r : undefined;
+      },
+      { what: `episode ${id} to be ${statuses.join("/")}`, timeoutMs, intervalMs: 250 },
+    );
     expect(r.status).toBe(200);
-    if (r.body.status === "failed" && !statuses.includes("failed")) throw new Error(`episode failed: ${JSON.stringify(r.body.failure)}`);
+    if (r.body.status === "failed" && !statuses.includes("failed"))
+      throw new Error(`episode failed: ${JSON.stringify(r.body.failure)}`);
     return r.body;
   };
   const waitJob = async (key: string, id: string) => {
-    const r = await waitFor(async () => {
-      const r = await s.call(key, "GET", `/api/v1/jobs/${id}`);
-      return r.status !== 200 || ["failed", "completed"].includes(r.body.status) ? r : undefined;
-    }, { what: `job ${id}`, timeoutMs: 180_000, intervalMs: 250 });
+    const r = await waitFor(
+      async () => {
+        const r = await s.call(key, "GET", `/api/v1/jobs/${id}`);
+        return r.status !== 200 || ["failed", "completed"].includes(r.body.status) ? r : undefined;
+      },
+      { what: `job ${id}`, timeoutMs: 180_000, intervalMs: 250 },
+    );
     expect(r.status).toBe(200);
     if (r.body.status === "failed") throw new Error(`job failed: ${JSON.stringify(r.body.error)}`);
     return r.body;
@@ -56,9 +66,20 @@ describe("account API: episodes, clips and jobs", () => {
 
   it("runs the live flow on real media: upload, search, cut in two styles, download, restyle, captions", async () => {
     const a = await s.account({ plan: true });
-    const created = await s.call(a.live, "POST", "/api/v1/episodes", { name: "JFK inaugural", file_name: "jfk.wav", content_type: "podcast", target_seconds: 15 });
+    const created = await s.call(a.live, "POST", "/api/v1/episodes", {
+      name: "JFK inaugural",
+      file_name: "jfk.wav",
+      content_type: "podcast",
+      target_seconds: 15,
+    });
     expect(created.status).toBe(202);
-    expect(created.body).toMatchObject({ episode_id: expect.stringMatching(UUID), status: "awaiting_upload", charged_cents: 0, livemode: true, upload: { method: "PUT" } });
+    expect(created.body).toMatchObject({
+      episode_id: expect.stringMatching(UUID),
+      status: "awaiting_upload",
+      charged_cents: 0,
+      livemode: true,
+      upload: { method: "PUT" },
+    });
     expect(created.headers.get("ratelimit-limit")).toBeTruthy();
     conforms("createEpisode", created);
     const id = created.body.episode_id;
@@ -67,18 +88,32 @@ describe("account API: episodes, clips and jobs", () => {
     expect(early.status).toBe(409);
     expect(early.body.error.code).toBe("upload_missing");
 
-    const put = await fetch(created.body.upload.url, { method: "PUT", headers: created.body.upload.headers, body: await readFile(TEST_MEDIA.jfkWav) });
+    const put = await fetch(created.body.upload.url, {
+      method: "PUT",
+      headers: created.body.upload.headers,
+      body: await readFile(TEST_MEDIA.jfkWav),
+    });
     expect(put.status).toBeLessThan(300);
     const up = await s.call(a.live, "POST", `/api/v1/episodes/${id}/uploaded`, {});
     expect(up.status).toBe(200);
     conforms("episodeUploaded", up);
-    expect(up.body).toMatchObject({ episode_id: id, status: expect.stringMatching(/importing|transcribing/), livemode: true });
+    expect(up.body).toMatchObject({
+      episode_id: id,
+      status: expect.stringMatching(/importing|transcribing/),
+      livemode: true,
+    });
     const again = await s.call(a.live, "POST", `/api/v1/episodes/${id}/uploaded`, {});
     expect(again.status).toBe(200);
     expect(await count(`select count(*)::int as n from runs where origin_ref = $1`, [`episode:${id}`])).toBe(1);
 
     const ready = await waitEpisode(a.live, id, ["ready"]);
-    expect(ready).toMatchObject({ episode_id: id, name: "JFK inaugural", duration: "00:11", livemode: true, progress: { percent: 100 } });
+    expect(ready).toMatchObject({
+      episode_id: id,
+      name: "JFK inaugural",
+      duration: "00:11",
+      livemode: true,
+      progress: { percent: 100 },
+    });
     expect(ready.clips.length).toBeGreaterThanOrEqual(1);
     expect(ready.clips[0]).toMatchObject({ number: 1, cut_status: "not_cut", export_status: "none" });
     // Charged once, as its search started: from the plan's allowance.
@@ -92,51 +127,112 @@ describe("account API: episodes, clips and jobs", () => {
     conforms("listStyles", styles);
     expect(styles.body.styles.map((x: any) => x.id)).toEqual(expect.arrayContaining(["karaoke", "boxed"]));
 
-    const cut = await s.call(a.live, "POST", `/api/v1/episodes/${id}/clips`, { clips: [1], style: "karaoke", hook_title: true });
+    const cut = await s.call(a.live, "POST", `/api/v1/episodes/${id}/clips`, {
+      clips: [1],
+      style: "karaoke",
+      hook_title: true,
+    });
     expect(cut.status).toBe(202);
     conforms("exportClips", cut);
-    expect(cut.body).toMatchObject({ charged_cents: 0, not_started: [], jobs: [{ kind: "cut", status: "queued", number: 1 }], livemode: true });
+    expect(cut.body).toMatchObject({
+      charged_cents: 0,
+      not_started: [],
+      jobs: [{ kind: "cut", status: "queued", number: 1 }],
+      livemode: true,
+    });
     const during = await s.call(a.live, "GET", `/api/v1/episodes/${id}`);
     conforms("getEpisode", during);
-    expect(during.body.clips[0]).toMatchObject({ cut_status: expect.stringMatching(/cutting|cut/), export_status: expect.stringMatching(/rendering|exported/) });
+    expect(during.body.clips[0]).toMatchObject({
+      cut_status: expect.stringMatching(/cutting|cut/),
+      export_status: expect.stringMatching(/rendering|exported/),
+    });
     const job1 = await waitJob(a.live, cut.body.jobs[0].job_id);
-    expect(job1).toMatchObject({ kind: "cut", status: "completed", progress: 100, download_url: expect.stringMatching(/^http/) });
+    expect(job1).toMatchObject({
+      kind: "cut",
+      status: "completed",
+      progress: 100,
+      download_url: expect.stringMatching(/^http/),
+    });
 
     const mp4 = await fetch(job1.download_url);
     expect(mp4.status).toBe(200);
     const file = `${s.dataDir}/clip1.mp4`;
     await import("node:fs/promises").then((fs) => mp4.arrayBuffer().then((b) => fs.writeFile(file, Buffer.from(b))));
-    const probe = JSON.parse(execFileSync("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height,codec_name", "-of", "json", file]).toString());
+    const probe = JSON.parse(
+      execFileSync("ffprobe", [
+        "-v",
+        "error",
+        "-select_streams",
+        "v:0",
+        "-show_entries",
+        "stream=width,height,codec_name",
+        "-of",
+        "json",
+        file,
+      ]).toString(),
+    );
     expect(probe.streams[0]).toMatchObject({ width: 1080, height: 1920, codec_name: "h264" });
 
     // A second export in another style (by name) renders the cut clip again.
-    const boxed = await s.call(a.live, "POST", `/api/v1/episodes/${id}/clips`, { clips: [ready.clips[0].ref], style: "Boxed" });
+    const boxed = await s.call(a.live, "POST", `/api/v1/episodes/${id}/clips`, {
+      clips: [ready.clips[0].ref],
+      style: "Boxed",
+    });
     expect(boxed.status).toBe(202);
     expect(boxed.body.jobs[0]).toMatchObject({ kind: "render" });
     const job2 = await waitJob(a.live, boxed.body.jobs[0].job_id);
     expect(job2.download_url).not.toBe(job1.download_url);
 
     const clipId = ready.clips[0].clip_id;
-    const restyle = await s.call(a.live, "PATCH", `/api/v1/clips/${clipId}`, { style: "clean", caption_size: "bigger", caption_position: "top" });
+    const restyle = await s.call(a.live, "PATCH", `/api/v1/clips/${clipId}`, {
+      style: "clean",
+      caption_size: "bigger",
+      caption_position: "top",
+    });
     expect(restyle.status).toBe(202);
     conforms("restyleClip", restyle);
-    expect(restyle.body).toMatchObject({ clip_id: clipId, job_id: expect.stringMatching(UUID), status: "queued", charged_cents: 0, livemode: true });
+    expect(restyle.body).toMatchObject({
+      clip_id: clipId,
+      job_id: expect.stringMatching(UUID),
+      status: "queued",
+      charged_cents: 0,
+      livemode: true,
+    });
     // Resolved values, and only what changed (the boxed export had no hook title to keep).
-    expect(restyle.body.changes).toEqual(["style: boxed → clean", "caption_size: medium → large", "caption_position: bottom → top"]);
+    expect(restyle.body.changes).toEqual([
+      "style: boxed → clean",
+      "caption_size: medium → large",
+      "caption_position: bottom → top",
+    ]);
     const job3 = await waitJob(a.live, restyle.body.job_id);
     expect(job3.kind).toBe("render");
     const after = await s.call(a.live, "GET", `/api/v1/episodes/${id}`);
-    expect(after.body.clips[0]).toMatchObject({ cut_status: "cut", export_status: "exported", style: "clean", download_url: expect.any(String) });
+    expect(after.body.clips[0]).toMatchObject({
+      cut_status: "cut",
+      export_status: "exported",
+      style: "clean",
+      download_url: expect.any(String),
+    });
 
     const caps = await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions`);
     expect(caps.status).toBe(200);
     conforms("clipCaptions", caps);
     expect(caps.body.total).toBeGreaterThan(0);
-    expect(caps.body.captions[0]).toMatchObject({ id: "1", start_seconds: expect.any(Number), end_seconds: expect.any(Number), speaker: expect.any(String), text: expect.any(String) });
+    expect(caps.body.captions[0]).toMatchObject({
+      id: "1",
+      start_seconds: expect.any(Number),
+      end_seconds: expect.any(Number),
+      speaker: expect.any(String),
+      text: expect.any(String),
+    });
     const word = caps.body.captions[0].text.split(" ")[0];
     const q = await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions?q=${encodeURIComponent(word)}&limit=1`);
     expect(q.body.captions).toHaveLength(1);
-    const at = await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions?at=${caps.body.captions[0].start_seconds}`);
+    const at = await s.call(
+      a.live,
+      "GET",
+      `/api/v1/clips/${clipId}/captions?at=${caps.body.captions[0].start_seconds}`,
+    );
     expect(at.body.captions[0].id).toBe("1");
     const bad = await s.call(a.live, "GET", `/api/v1/clips/${clipId}/captions?limit=0`);
     expect(bad.status).toBe(400);
@@ -229,13 +325,19 @@ describe("account API: episodes, clips and jobs", () => {
     expect(r1.body.error).toMatchObject({ code: "plan_or_credit_required", needed_cents: 25, credit_cents: 0 });
     conforms("createEpisode", r1);
     expect(await count(`select count(*)::int as n from episodes where account_id = $1`, [poor.accountId])).toBe(0);
-    expect(await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [poor.accountId])).toBe(0);
+    expect(await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [poor.accountId])).toBe(
+      0,
+    );
     expect(await ledger(poor.accountId)).toEqual([]);
     // Test keys keep working.
     expect((await s.call(poor.test, "POST", "/api/v1/episodes", { file_name: "a.mp3" })).status).toBe(202);
 
     const planned = await s.account({ plan: true });
-    for (let i = 0; i < 5; i++) await s.app.db.query(`insert into ledger (id, account_id, cents, kind, ref) values (gen_random_uuid(), $1, 0, 'episode_plan', 'x')`, [planned.accountId]);
+    for (let i = 0; i < 5; i++)
+      await s.app.db.query(
+        `insert into ledger (id, account_id, cents, kind, ref) values (gen_random_uuid(), $1, 0, 'episode_plan', 'x')`,
+        [planned.accountId],
+      );
     const r2 = await s.call(planned.live, "POST", "/api/v1/episodes", { file_name: "a.mp3" });
     expect(r2.status).toBe(402);
     expect(r2.body.error).toMatchObject({ code: "credit_required", needed_cents: 25, credit_cents: 0 });
@@ -258,14 +360,21 @@ describe("account API: episodes, clips and jobs", () => {
     const ex = await s.account({ plan: true });
     const { episodeId, clipIds } = await readyEpisode(ex.accountId, 3);
     for (let i = 0; i < 5; i++) {
-      await s.app.db.query(`insert into jobs (id, account_id, episode_id, clip_id, kind, status) values (gen_random_uuid(), $1, $2, $3, 'cut', 'failed')`, [ex.accountId, episodeId, clipIds[0]]);
+      await s.app.db.query(
+        `insert into jobs (id, account_id, episode_id, clip_id, kind, status) values (gen_random_uuid(), $1, $2, $3, 'cut', 'failed')`,
+        [ex.accountId, episodeId, clipIds[0]],
+      );
     }
-    const runsBefore = await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [ex.accountId]);
+    const runsBefore = await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [
+      ex.accountId,
+    ]);
     const r4 = await s.call(ex.live, "POST", `/api/v1/episodes/${episodeId}/clips`, { clips: [1, 2] });
     expect(r4.status).toBe(402);
     expect(r4.body.error).toMatchObject({ code: "credit_required", needed_cents: 25, credit_cents: 0 });
     expect(await count(`select count(*)::int as n from jobs where episode_id = $1`, [episodeId])).toBe(5);
-    expect(await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [ex.accountId])).toBe(runsBefore);
+    expect(await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [ex.accountId])).toBe(
+      runsBefore,
+    );
     expect(await ledger(ex.accountId)).toEqual([]);
     const r5 = await s.call(ex.live, "PATCH", `/api/v1/clips/${clipIds[0]}`, { style: "clean" });
     expect(r5.status).toBe(402);
@@ -283,27 +392,54 @@ describe("account API: episodes, clips and jobs", () => {
     ]);
     // The charge is taken as the job starts; its render fails (the cut is not in storage), and a
     // failed export is refunded when its run ends: the ledger's last rows say both, in order.
-    const job = await waitFor(async () => {
-      const r = await s.call(ex.live, "GET", `/api/v1/jobs/${r6.body.jobs[0].job_id}`);
-      return r.body.status === "failed" ? r.body : undefined;
-    }, { what: "the paid export to fail", timeoutMs: 60_000, intervalMs: 100 });
+    const job = await waitFor(
+      async () => {
+        const r = await s.call(ex.live, "GET", `/api/v1/jobs/${r6.body.jobs[0].job_id}`);
+        return r.body.status === "failed" ? r.body : undefined;
+      },
+      { what: "the paid export to fail", timeoutMs: 60_000, intervalMs: 100 },
+    );
     expect(job.charged_cents).toBe(0);
-    expect((await ledger(ex.accountId)).slice(-2)).toEqual([{ kind: "export", cents: -25 }, { kind: "export_refund", cents: 25 }]);
+    expect((await ledger(ex.accountId)).slice(-2)).toEqual([
+      { kind: "export", cents: -25 },
+      { kind: "export_refund", cents: 25 },
+    ]);
     expect(await credit(ex.accountId)).toBe(30);
   });
 
   /** A ready episode with clips, written directly (for billing checks that need no media). */
   async function readyEpisode(accountId: string, clips: number) {
     const episodeId = crypto.randomUUID();
-    await s.app.db.query(`insert into episodes (id, account_id, name, status, state) values ($1, $2, 'made', 'ready', '{}')`, [episodeId, accountId]);
+    await s.app.db.query(
+      `insert into episodes (id, account_id, name, status, state) values ($1, $2, 'made', 'ready', '{}')`,
+      [episodeId, accountId],
+    );
     const clipIds: string[] = [];
     for (let n = 1; n <= clips; n++) {
       const id = crypto.randomUUID();
       clipIds.push(id);
-      const data = { number: n, ref: `c00${n}`, title: `Clip ${n}`, start: 0, end: 10, duration: 10, pieces: [{ start: 0, end: 10 }], score: { value: 0.5, reasons: [] } };
-      await s.app.db.query(`insert into clips (id, episode_id, account_id, number, ref, data, cut) values ($1, $2, $3, $4, $5, $6, $7)`, [
-        id, episodeId, accountId, n, data.ref, JSON.stringify(data), n === 1 ? JSON.stringify({ key: "runs/x/clip.mp4", fit: "audio" }) : null,
-      ]);
+      const data = {
+        number: n,
+        ref: `c00${n}`,
+        title: `Clip ${n}`,
+        start: 0,
+        end: 10,
+        duration: 10,
+        pieces: [{ start: 0, end: 10 }],
+        score: { value: 0.5, reasons: [] },
+      };
+      await s.app.db.query(
+        `insert into clips (id, episode_id, account_id, number, ref, data, cut) values ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          id,
+          episodeId,
+          accountId,
+          n,
+          data.ref,
+          JSON.stringify(data),
+          n === 1 ? JSON.stringify({ key: "runs/x/clip.mp4", fit: "audio" }) : null,
+        ],
+      );
     }
     return { episodeId, clipIds };
   }
@@ -312,19 +448,28 @@ describe("account API: episodes, clips and jobs", () => {
     const a = await s.account({ creditCents: 1000 });
     const body = { source_url: media.url("/jfk.wav"), name: "once" };
     const headers = { "idempotency-key": "ep-once-1" };
-    const results = await Promise.all([1, 2, 3, 4].map(() => s.call(a.live, "POST", "/api/v1/episodes", body, headers)));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => s.call(a.live, "POST", "/api/v1/episodes", body, headers)),
+    );
     const ok = results.filter((r) => r.status === 202);
     expect(ok.length).toBeGreaterThanOrEqual(1);
     for (const r of results) expect([202, 409]).toContain(r.status);
     expect(new Set(ok.map((r) => r.body.episode_id)).size).toBe(1);
-    const replay = await waitFor(async () => {
-      const r = await s.call(a.live, "POST", "/api/v1/episodes", body, headers);
-      return r.status === 202 ? r : undefined;
-    }, { what: "the first answer to be recorded", timeoutMs: 120_000, intervalMs: 250 });
+    const replay = await waitFor(
+      async () => {
+        const r = await s.call(a.live, "POST", "/api/v1/episodes", body, headers);
+        return r.status === 202 ? r : undefined;
+      },
+      { what: "the first answer to be recorded", timeoutMs: 120_000, intervalMs: 250 },
+    );
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.body).toEqual(ok[0]!.body);
     expect(await count(`select count(*)::int as n from episodes where account_id = $1`, [a.accountId])).toBe(1);
-    expect(await count(`select count(*)::int as n from runs where pipeline = 'api-episode' and input->>'account_id' = $1`, [a.accountId])).toBe(1);
+    expect(
+      await count(`select count(*)::int as n from runs where pipeline = 'api-episode' and input->>'account_id' = $1`, [
+        a.accountId,
+      ]),
+    ).toBe(1);
     const other = await s.call(a.live, "POST", "/api/v1/episodes", { ...body, name: "twice" }, headers);
     expect(other.status).toBe(422);
     // The link import goes through to ready, charged by its measured length from credit.
@@ -346,7 +491,10 @@ describe("account API: episodes, clips and jobs", () => {
     conforms("listEpisodes", await s.call(a.test, "GET", "/api/v1/episodes"));
     const again = await s.call(a.test, "GET", `/api/v1/episodes/${created.body.episode_id}`);
     expect(again.body).toEqual(ep.body);
-    const exp = await s.call(a.test, "POST", `/api/v1/episodes/${created.body.episode_id}/clips`, { clips: [1], style: "karaoke" });
+    const exp = await s.call(a.test, "POST", `/api/v1/episodes/${created.body.episode_id}/clips`, {
+      clips: [1],
+      style: "karaoke",
+    });
     expect(exp.status).toBe(202);
     const job = await s.call(a.test, "GET", `/api/v1/jobs/${exp.body.jobs[0].job_id}`);
     expect(job.body).toMatchObject({ livemode: false, status: "completed" });

@@ -25,7 +25,11 @@ describe("facade", () => {
   });
 
   it("starts a run through the ops route and shows its state, step and progress", async () => {
-    const res = await fetch(`${base}/api/v1/runs`, { method: "POST", headers: { "content-type": "application/json", ...ops }, body: JSON.stringify({ pipeline: "t-chain", input: { total: 0 } }) });
+    const res = await fetch(`${base}/api/v1/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...ops },
+      body: JSON.stringify({ pipeline: "t-chain", input: { total: 0 } }),
+    });
     expect(res.status).toBe(202);
     const { run_id } = await res.json();
     const done = await t.app.runner.waitForRun(run_id, { timeoutMs: 20_000 });
@@ -36,13 +40,27 @@ describe("facade", () => {
   });
 
   it("refuses bad input with the error envelope naming the field", async () => {
-    const bad = await fetch(`${base}/api/v1/runs`, { method: "POST", headers: { "content-type": "application/json", ...ops }, body: JSON.stringify({ pipeline: "t-chain", extra: 1 }) });
+    const bad = await fetch(`${base}/api/v1/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...ops },
+      body: JSON.stringify({ pipeline: "t-chain", extra: 1 }),
+    });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: { code: "invalid_request", message: expect.stringMatching(/"extra" is not allowed/), field: "extra" } });
-    const unknown = await fetch(`${base}/api/v1/runs`, { method: "POST", headers: { "content-type": "application/json", ...ops }, body: JSON.stringify({ pipeline: "nope" }) });
+    expect(await bad.json()).toEqual({
+      error: { code: "invalid_request", message: expect.stringMatching(/"extra" is not allowed/), field: "extra" },
+    });
+    const unknown = await fetch(`${base}/api/v1/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...ops },
+      body: JSON.stringify({ pipeline: "nope" }),
+    });
     expect(unknown.status).toBe(400);
     expect((await unknown.json()).error.code).toBe("unknown_pipeline");
-    const notJson = await fetch(`${base}/api/v1/runs`, { method: "POST", headers: { "content-type": "application/json", ...ops }, body: "{" });
+    const notJson = await fetch(`${base}/api/v1/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...ops },
+      body: "{",
+    });
     expect(notJson.status).toBe(400);
     expect((await notJson.json()).error.code).toBe("invalid_json");
     const missing = await fetch(`${base}/api/v1/runs/6f1c1f4e-1111-4222-8333-444455556666`, { headers: ops });

@@ -55,7 +55,8 @@ describe.each(testBackends())("files on %s", (backend) => {
 
   const folderOf = (key: string) => path.dirname(storedPath(t.app.storage, key));
   const filesIn = (dir: string) => readdir(dir).catch(() => [] as string[]);
-  const link = (fileName: string, maxBytes = 10 * MB) => uploadLink(links, { accountId, ref: randomUUID(), fileName, maxBytes, origin: t.base });
+  const link = (fileName: string, maxBytes = 10 * MB) =>
+    uploadLink(links, { accountId, ref: randomUUID(), fileName, maxBytes, origin: t.base });
 
   it("streams a PUT of jfk.wav to storage and answers its key and size", async () => {
     const up = link("My Talk (final).WAV");
@@ -92,7 +93,10 @@ describe.each(testBackends())("files on %s", (backend) => {
     expect(res.status).toBe(413);
     expect(res.body.error).toMatchObject({ code: "too_big", max_bytes: 100_000 });
     // The partial file is removed once the refused stream has closed, which may be just after the answer.
-    await waitFor(async () => (await filesIn(folderOf(up.key))).length === 0, { what: "the partial file to be deleted", timeoutMs: 30_000 });
+    await waitFor(async () => (await filesIn(folderOf(up.key))).length === 0, {
+      what: "the partial file to be deleted",
+      timeoutMs: 30_000,
+    });
     expect(await filesIn(folderOf(up.key))).toEqual([]);
   });
 
@@ -108,19 +112,33 @@ describe.each(testBackends())("files on %s", (backend) => {
     const asMp4 = link("talk.mp4");
     const res = await fetch(asMp4.url, { method: "PUT", body: jfk });
     expect(res.status).toBe(415);
-    expect((await res.json()).error).toMatchObject({ code: "unsupported_type", extension: ".mp4", detected: "wav (.wav)" });
+    expect((await res.json()).error).toMatchObject({
+      code: "unsupported_type",
+      extension: ".mp4",
+      detected: "wav (.wav)",
+    });
     expect(await filesIn(folderOf(asMp4.key))).toEqual([]);
 
     const page = link("talk.wav");
     const html = await fetch(page.url, { method: "PUT", body: "<!doctype html><html><body>not audio</body></html>" });
     expect(html.status).toBe(415);
-    expect((await html.json()).error).toMatchObject({ code: "unsupported_type", extension: ".wav", detected: "a web page" });
+    expect((await html.json()).error).toMatchObject({
+      code: "unsupported_type",
+      extension: ".wav",
+      detected: "a web page",
+    });
 
     const empty = await fetch(link("talk.wav").url, { method: "PUT", body: "" });
     expect(empty.status).toBe(400);
     expect((await empty.json()).error.code).toBe("empty_upload");
 
-    expect(() => link("notes.txt")).toThrowError(expect.objectContaining({ status: 400, code: "unsupported_type", context: expect.objectContaining({ field: "file_name", extension: ".txt" }) }));
+    expect(() => link("notes.txt")).toThrowError(
+      expect.objectContaining({
+        status: 400,
+        code: "unsupported_type",
+        context: expect.objectContaining({ field: "file_name", extension: ".txt" }),
+      }),
+    );
     expect(() => link("noext")).toThrowError(/no file extension/);
   });
 
@@ -164,7 +182,9 @@ describe.each(testBackends())("files on %s", (backend) => {
       expect(res.headers.get("content-type")).toBe("audio/wav");
       expect(res.headers.get("accept-ranges")).toBe("bytes");
       expect(res.headers.get("content-length")).toBe(String(jfk.length));
-      expect(res.headers.get("content-disposition")).toBe(`inline; filename="JFK _ inaugural.wav"; filename*=UTF-8''JFK%20%E2%80%93%20inaugural.wav`);
+      expect(res.headers.get("content-disposition")).toBe(
+        `inline; filename="JFK _ inaugural.wav"; filename*=UTF-8''JFK%20%E2%80%93%20inaugural.wav`,
+      );
       expect(sha(Buffer.from(await res.arrayBuffer()))).toBe(sha(jfk));
     });
 

@@ -22,7 +22,12 @@ describe.skipIf(!process.env.CLIPD_TEST_PG_URL)("free API limits across two faca
     media = await startHttpsServer({ "/silence3.wav": serveFile(await makeSilence(3), "audio/wav") });
     const d = await daemonEnv("postgres", {
       network: { allow_loopback: true, extra_ca: media.caPath },
-      free: { trust_proxy: false, cents_per_minute: CENTS_PER_MINUTE, monthly_budget_cents: BUDGET_CENTS, anon_share: 1 },
+      free: {
+        trust_proxy: false,
+        cents_per_minute: CENTS_PER_MINUTE,
+        monthly_budget_cents: BUDGET_CENTS,
+        anon_share: 1,
+      },
     });
     for (let i = 0; i < 2; i++) {
       const proc = spawnClipd(["serve"], d.env);
@@ -40,22 +45,38 @@ describe.skipIf(!process.env.CLIPD_TEST_PG_URL)("free API limits across two faca
 
   /** POSTs to facade `i % 2`: consecutive calls alternate between the two processes. */
   const post = async (i: number, path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${facades[i % 2]!.base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(`${facades[i % 2]!.base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   const submit = (i: number, key?: string, headers: Record<string, string> = {}) =>
-    post(i, "/api/v1/transcribe", { url: media.url("/silence3.wav") }, { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers });
-  const codes = (answers: Array<{ status: number; body: any }>) => answers.map((a) => (a.status === 202 ? "accepted" : a.body.error.code)).sort();
+    post(
+      i,
+      "/api/v1/transcribe",
+      { url: media.url("/silence3.wav") },
+      { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+    );
+  const codes = (answers: Array<{ status: number; body: any }>) =>
+    answers.map((a) => (a.status === 202 ? "accepted" : a.body.error.code)).sort();
 
   it("issues at most 3 keys a day per email, however the requests are spread", async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(i, "/api/v1/transcribe/keys", { email: "busy@example.com" })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => post(i, "/api/v1/transcribe/keys", { email: "busy@example.com" })),
+    );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
     expect(answers.filter((a) => a.status === 429).every((a) => a.body.error.code === "key_limit")).toBe(true);
-    expect((await db.query(`select count(*)::int as n from free_keys where email = 'busy@example.com'`)).rows[0].n).toBe(3);
+    expect(
+      (await db.query(`select count(*)::int as n from free_keys where email = 'busy@example.com'`)).rows[0].n,
+    ).toBe(3);
   });
 
   it("admits one file a day per client address without a key; X-Forwarded-For is not trusted by default", async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => submit(i, undefined, { "x-forwarded-for": `203.0.113.${i + 1}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => submit(i, undefined, { "x-forwarded-for": `203.0.113.${i + 1}` })),
+    );
     expect(codes(answers)).toEqual(["accepted", ...Array(5).fill("anon_daily_limit")]);
     const { rows } = await db.query(`select client_addr from free_jobs where key_id is null`);
     expect(rows).toHaveLength(1);
@@ -70,7 +91,11 @@ describe.skipIf(!process.env.CLIPD_TEST_PG_URL)("free API limits across two faca
 
   it("stops at the monthly budget: the ceiling holds across both processes", async () => {
     // 3 files (9 cents) are in; the budget has room for 3 more of the 6 sent by 3 keys.
-    const keys = await Promise.all([0, 1, 2].map(async (i) => (await post(i, "/api/v1/transcribe/keys", { email: `c${i}@example.com` })).body.key as string));
+    const keys = await Promise.all(
+      [0, 1, 2].map(
+        async (i) => (await post(i, "/api/v1/transcribe/keys", { email: `c${i}@example.com` })).body.key as string,
+      ),
+    );
     const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => submit(i, keys[i % 3])));
     expect(codes(answers)).toEqual([...Array(3).fill("accepted"), ...Array(3).fill("ceiling")]);
     const budget = (await db.query(`select spent_cents from free_budget`)).rows;

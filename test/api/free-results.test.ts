@@ -17,8 +17,14 @@ import { waitFor } from "../helpers/wait.js";
 
 const EPISODE_SECONDS = 3 * 3600;
 const MAX_BYTES = 20 * 1024 * 1024;
-const ENGLISH = "welcome back everyone today we are talking with an independent developer about building software products carefully and sustainably without burning out or losing the original excitement that started everything".split(" ");
-const FRENCH = "bonjour à tous aujourd'hui nous parlons avec une développeuse indépendante de la façon de construire des logiciels avec soin sans perdre l'enthousiasme du début".split(" ");
+const ENGLISH =
+  "welcome back everyone today we are talking with an independent developer about building software products carefully and sustainably without burning out or losing the original excitement that started everything".split(
+    " ",
+  );
+const FRENCH =
+  "bonjour à tous aujourd'hui nous parlons avec une développeuse indépendante de la façon de construire des logiciels avec soin sans perdre l'enthousiasme du début".split(
+    " ",
+  );
 
 describe("free transcription API results: links over 1 MB, detected language, late length checks", () => {
   let media: TestHttpsServer;
@@ -42,7 +48,8 @@ describe("free transcription API results: links over 1 MB, detected language, la
         res.setHeader("content-type", "audio/mpeg");
         let open = true;
         req.socket.on("close", () => (open = false));
-        while (open && !res.destroyed) if (!res.write(mp3)) await new Promise((r) => res.once("drain", r).once("close", r));
+        while (open && !res.destroyed)
+          if (!res.write(mp3)) await new Promise((r) => res.once("drain", r).once("close", r));
       },
     });
     fake = await startFakeOpenAI({ speech });
@@ -60,15 +67,24 @@ describe("free transcription API results: links over 1 MB, detected language, la
     await media?.close();
   });
 
-  const submit = (key: string | undefined, ip: string, url: string) => t.call(key, "POST", "/api/v1/transcribe", { url: media.url(url) }, { "x-forwarded-for": ip });
-  const newKey = async () => (await t.call(undefined, "POST", "/api/v1/transcribe/keys", { email: `r${Math.random().toString(16).slice(2, 8)}@example.com` })).body.key as string;
+  const submit = (key: string | undefined, ip: string, url: string) =>
+    t.call(key, "POST", "/api/v1/transcribe", { url: media.url(url) }, { "x-forwarded-for": ip });
+  const newKey = async () =>
+    (
+      await t.call(undefined, "POST", "/api/v1/transcribe/keys", {
+        email: `r${Math.random().toString(16).slice(2, 8)}@example.com`,
+      })
+    ).body.key as string;
   async function waitDone(pollUrl: string, timeoutMs = 60_000) {
     const u = new URL(pollUrl);
     // Stops at the first error answer too, so that it fails the test at once.
-    const res = await waitFor(async () => {
-      const res = await t.call(undefined, "GET", u.pathname + u.search);
-      return res.status !== 200 || res.body.status !== "processing" ? res : undefined;
-    }, { what: `${pollUrl} to finish processing`, timeoutMs, intervalMs: 500 });
+    const res = await waitFor(
+      async () => {
+        const res = await t.call(undefined, "GET", u.pathname + u.search);
+        return res.status !== 200 || res.body.status !== "processing" ? res : undefined;
+      },
+      { what: `${pollUrl} to finish processing`, timeoutMs, intervalMs: 500 },
+    );
     expect(res.status).toBe(200);
     return res.body;
   }
@@ -100,7 +116,8 @@ describe("free transcription API results: links over 1 MB, detected language, la
     expect(vtt).toMatch(/^WEBVTT/);
     // A signed link with its signature altered is refused.
     const dot = (done.text_url as string).lastIndexOf(".") + 1;
-    const forged = done.text_url.slice(0, dot) + (done.text_url[dot] === "A" ? "B" : "A") + done.text_url.slice(dot + 1);
+    const forged =
+      done.text_url.slice(0, dot) + (done.text_url[dot] === "A" ? "B" : "A") + done.text_url.slice(dot + 1);
     expect((await fetch(forged)).status).toBeGreaterThanOrEqual(400);
   }, 420_000);
 
@@ -139,6 +156,9 @@ describe("free transcription API results: links over 1 MB, detected language, la
   }, 90_000);
 
   it("cuts an endless download at the size limit: the job fails too_big, and costs nothing", async () => {
-    expect(await failedAtNoCost("198.51.100.23", "/endless.mp3")).toMatchObject({ code: "too_big", max_bytes: MAX_BYTES });
+    expect(await failedAtNoCost("198.51.100.23", "/endless.mp3")).toMatchObject({
+      code: "too_big",
+      max_bytes: MAX_BYTES,
+    });
   }, 90_000);
 });

@@ -20,7 +20,12 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
   let kept: { id: string; poll_url: string } | undefined;
 
   beforeAll(async () => {
-    const [long11, long91, silence3, silence20] = await Promise.all([makeToneMp3(660), makeToneMp3(5460), makeSilence(3), makeSilence(20)]);
+    const [long11, long91, silence3, silence20] = await Promise.all([
+      makeToneMp3(660),
+      makeToneMp3(5460),
+      makeSilence(3),
+      makeSilence(20),
+    ]);
     const jfkMp3 = await readFile(TEST_MEDIA.jfkMp3);
     const head = Buffer.concat(Array.from({ length: Math.ceil((300 * 1024) / jfkMp3.length) }, () => jfkMp3));
     media = await startHttpsServer({
@@ -40,7 +45,9 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
       },
       "/page.html": (_req, res) => {
         res.setHeader("content-type", "text/html; charset=utf-8");
-        res.end("<!doctype html><html><head><title>An episode</title></head><body><audio src=x.mp3></audio></body></html>");
+        res.end(
+          "<!doctype html><html><head><title>An episode</title></head><body><audio src=x.mp3></audio></body></html>",
+        );
       },
     });
     hooks = await startReceiver();
@@ -57,7 +64,8 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
   });
 
   const from = (ip: string) => ({ "x-forwarded-for": ip });
-  const submit = (key: string | undefined, ip: string, url: string, extra: Record<string, unknown> = {}) => t.call(key, "POST", "/api/v1/transcribe", { url: media.url(url), ...extra }, from(ip));
+  const submit = (key: string | undefined, ip: string, url: string, extra: Record<string, unknown> = {}) =>
+    t.call(key, "POST", "/api/v1/transcribe", { url: media.url(url), ...extra }, from(ip));
   const newKey = async (email = `u${Math.random().toString(16).slice(2, 8)}@example.com`) => {
     const res = await t.call(undefined, "POST", "/api/v1/transcribe/keys", { email });
     expect(res.status).toBe(201);
@@ -68,11 +76,18 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
     // Every "processing" answer says how long it has run and when to ask again; the wait stops at
     // the first answer that is an error, is done, or lacks those, so that it fails the test at once.
     const progress = { elapsed_seconds: expect.any(Number), poll_after_seconds: expect.any(Number) };
-    const res = await waitFor(async () => {
-      const res = await poll(pollUrl);
-      const processing = res.status === 200 && res.body.status === "processing";
-      return processing && typeof res.body.elapsed_seconds === "number" && typeof res.body.poll_after_seconds === "number" ? undefined : res;
-    }, { what: `${pollUrl} to finish processing`, timeoutMs: 150_000, intervalMs: 300 });
+    const res = await waitFor(
+      async () => {
+        const res = await poll(pollUrl);
+        const processing = res.status === 200 && res.body.status === "processing";
+        return processing &&
+          typeof res.body.elapsed_seconds === "number" &&
+          typeof res.body.poll_after_seconds === "number"
+          ? undefined
+          : res;
+      },
+      { what: `${pollUrl} to finish processing`, timeoutMs: 150_000, intervalMs: 300 },
+    );
     expect(res.status).toBe(200);
     if (res.body.status === "processing") expect(res.body).toMatchObject(progress);
     return res.body;
@@ -124,7 +139,11 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
 
     const big = await submit(key, "198.51.100.2", "/huge.mp3");
     expect(big.status).toBe(413);
-    expect(big.body.error).toMatchObject({ code: "too_big", max_bytes: 600 * 1024 * 1024, size_bytes: 700 * 1024 * 1024 });
+    expect(big.body.error).toMatchObject({
+      code: "too_big",
+      max_bytes: 600 * 1024 * 1024,
+      size_bytes: 700 * 1024 * 1024,
+    });
 
     const page = await submit(undefined, "198.51.100.2", "/page.html");
     expect(page.status).toBe(400);
@@ -145,7 +164,11 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
     const cbUrl = hooks.path("/cb/jfk", [500, 200]);
     const res = await submit(key, ip, "/jfk.wav", { callback_url: cbUrl });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ id: expect.any(String), poll_url: expect.stringContaining(`/api/v1/transcribe/${res.body.id}?token=`), callback_secret: expect.stringMatching(/^whsec_/) });
+    expect(res.body).toMatchObject({
+      id: expect.any(String),
+      poll_url: expect.stringContaining(`/api/v1/transcribe/${res.body.id}?token=`),
+      callback_secret: expect.stringMatching(/^whsec_/),
+    });
     hooks.secret("/cb/jfk", res.body.callback_secret);
     kept = res.body;
 
@@ -169,17 +192,37 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
     expect(done.vtt).toMatch(/^WEBVTT/);
     expect(done.text_url).toBeUndefined();
 
-    await waitFor(() => hooks.receipts.filter((r) => r.path === "/cb/jfk").length >= 2, { what: "the callback and its retry", timeoutMs: 30_000, intervalMs: 200 });
+    await waitFor(() => hooks.receipts.filter((r) => r.path === "/cb/jfk").length >= 2, {
+      what: "the callback and its retry",
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
     const receipts = hooks.receipts.filter((r) => r.path === "/cb/jfk");
     expect(receipts.map((r) => r.answered)).toEqual([500, 200]);
     expect(receipts.every((r) => r.verified)).toBe(true);
     expect(receipts[0]!.id).toBe(receipts[1]!.id);
     const payload = JSON.parse(receipts[1]!.body);
-    expect(payload).toMatchObject({ type: "transcription.completed", data: { id: res.body.id, status: "completed", language: "en" } });
+    expect(payload).toMatchObject({
+      type: "transcription.completed",
+      data: { id: res.body.id, status: "completed", language: "en" },
+    });
     expect(payload.data.text).toBe(done.text);
     // Both attempts are recorded by the one courier, in the attempts table webhooks use too.
-    await expect.poll(async () => (await t.app.db.query(`select d.status, a.attempt, a.status_code from deliveries d join delivery_attempts a on a.delivery_id = d.id where d.id = $1 order by a.attempt`, [receipts[0]!.id])).rows, { timeout: 10_000 })
-      .toEqual([{ status: "delivered", attempt: 1, status_code: 500 }, { status: "delivered", attempt: 2, status_code: 200 }]);
+    await expect
+      .poll(
+        async () =>
+          (
+            await t.app.db.query(
+              `select d.status, a.attempt, a.status_code from deliveries d join delivery_attempts a on a.delivery_id = d.id where d.id = $1 order by a.attempt`,
+              [receipts[0]!.id],
+            )
+          ).rows,
+        { timeout: 10_000 },
+      )
+      .toEqual([
+        { status: "delivered", attempt: 1, status_code: 500 },
+        { status: "delivered", attempt: 2, status_code: 200 },
+      ]);
 
     const silent = await waitDone(unmeasured.body.poll_url);
     expect(silent).toMatchObject({ status: "completed", code: "no_speech", word_count: 0, text: "" });
@@ -222,8 +265,12 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
 
   it("lists the free API in /openapi.json", async () => {
     const doc = await (await fetch(`${t.base}/openapi.json`)).json();
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/v1/transcribe", "/api/v1/transcribe/{id}", "/api/v1/transcribe/keys"]));
-    expect(Object.keys(doc.paths["/api/v1/transcribe"].post.responses)).toEqual(expect.arrayContaining(["202", "400", "401", "413", "429", "503"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(["/api/v1/transcribe", "/api/v1/transcribe/{id}", "/api/v1/transcribe/keys"]),
+    );
+    expect(Object.keys(doc.paths["/api/v1/transcribe"].post.responses)).toEqual(
+      expect.arrayContaining(["202", "400", "401", "413", "429", "503"]),
+    );
   });
 
   it("deletes audio after 7 days and text after 30 by the daily scheduled job (clock moved in config)", async () => {
@@ -235,20 +282,36 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
     expect(await t.app.storage.exists(job.audio_key)).toBe(true);
     const sweep = async () => {
       await t.app.queue.send(FREE_RETENTION_QUEUE, {});
-      await waitFor(async () => {
-        const q = await t.app.queue.boss.getQueue(FREE_RETENTION_QUEUE);
-        return !q?.queuedCount && !q?.activeCount;
-      }, { what: "the retention job to run", timeoutMs: 20_000, intervalMs: 200 });
+      await waitFor(
+        async () => {
+          const q = await t.app.queue.boss.getQueue(FREE_RETENTION_QUEUE);
+          return !q?.queuedCount && !q?.activeCount;
+        },
+        { what: "the retention job to run", timeoutMs: 20_000, intervalMs: 200 },
+      );
     };
     free().clock_offset_seconds = 8 * 86400;
     await sweep();
-    await expect.poll(async () => (await t.app.db.query(`select audio_deleted_at from free_jobs where id = $1`, [job.id])).rows[0].audio_deleted_at, { timeout: 20_000 }).not.toBeNull();
+    await expect
+      .poll(
+        async () =>
+          (await t.app.db.query(`select audio_deleted_at from free_jobs where id = $1`, [job.id])).rows[0]
+            .audio_deleted_at,
+        { timeout: 20_000 },
+      )
+      .not.toBeNull();
     expect(await t.app.storage.exists(job.audio_key)).toBe(false);
-    expect((await t.app.db.query(`select status from free_jobs where id = $1`, [job.id])).rows[0].status).toBe("completed");
+    expect((await t.app.db.query(`select status from free_jobs where id = $1`, [job.id])).rows[0].status).toBe(
+      "completed",
+    );
 
     free().clock_offset_seconds = 31 * 86400;
     await sweep();
-    await expect.poll(async () => (await t.app.db.query(`select status from free_jobs where id = $1`, [job.id])).rows[0].status, { timeout: 20_000 }).toBe("expired");
+    await expect
+      .poll(async () => (await t.app.db.query(`select status from free_jobs where id = $1`, [job.id])).rows[0].status, {
+        timeout: 20_000,
+      })
+      .toBe("expired");
     free().clock_offset_seconds = 0;
     const gone = await poll(kept!.poll_url);
     expect(gone.status).toBe(404);

@@ -12,7 +12,10 @@ describe("hardening", () => {
 
   beforeAll(async () => {
     media = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
-    t = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath }, free: { trust_proxy: true } });
+    t = await openApiServer("pglite", {
+      network: { allow_loopback: true, extra_ca: media.caPath },
+      free: { trust_proxy: true },
+    });
   }, 120_000);
   afterAll(async () => {
     await t?.close();
@@ -27,9 +30,18 @@ describe("hardening", () => {
     for (const url of urls) {
       for (const callback_url of [withCredentials, "https://hook.example/x", "http://127.0.0.1/x"]) {
         if (url !== urls[0] && callback_url.endsWith(".example/x")) continue; // both hosts wrong: either may be named
-        const res = await t.call(undefined, "POST", "/api/v1/transcribe", { url, callback_url }, { "x-forwarded-for": `10.9.0.${++n}` });
+        const res = await t.call(
+          undefined,
+          "POST",
+          "/api/v1/transcribe",
+          { url, callback_url },
+          { "x-forwarded-for": `10.9.0.${++n}` },
+        );
         expect(res.status, JSON.stringify(res.body)).toBe(400);
-        expect(res.body.error).toMatchObject({ field: "callback_url", message: expect.stringContaining("callback_url") });
+        expect(res.body.error).toMatchObject({
+          field: "callback_url",
+          message: expect.stringContaining("callback_url"),
+        });
       }
     }
   });
@@ -63,7 +75,11 @@ describe("hardening", () => {
     for (const [method, path, body, field] of cases) {
       const res = await t.call(live, method, path, body === undefined ? undefined : JSON.stringify(body));
       expect(res.status, `${method} ${path} ${JSON.stringify(res.body)}`).toBe(400);
-      expect(res.body.error, path).toMatchObject({ code: "invalid_request", field, message: expect.stringMatching(/NUL|surrogate/) });
+      expect(res.body.error, path).toMatchObject({
+        code: "invalid_request",
+        field,
+        message: expect.stringMatching(/NUL|surrogate/),
+      });
     }
     // A well-formed pair (an emoji) is fine.
     const emoji = await t.call(live, "POST", "/api/v1/episodes", { name: "clip \ud83c\udfa4" });
@@ -75,7 +91,12 @@ describe("hardening", () => {
     const clean = await t.call(undefined, "POST", "/api/v1/transcribe/keys", `{"email":${deep(20_000, '"x"')}}`);
     expect(clean.status).toBe(400);
     expect(clean.body.error).toMatchObject({ code: "invalid_request", field: "email" });
-    const withNul = await t.call(undefined, "POST", "/api/v1/transcribe/keys", `{"email":${deep(20_000, '"x\\u0000"')}}`);
+    const withNul = await t.call(
+      undefined,
+      "POST",
+      "/api/v1/transcribe/keys",
+      `{"email":${deep(20_000, '"x\\u0000"')}}`,
+    );
     expect(withNul.status).toBe(400);
     expect(withNul.body.error.field).toMatch(/^email\.0\.0\..{0,200}$/);
     const { live } = await t.account();
@@ -83,13 +104,21 @@ describe("hardening", () => {
     expect(nested.body.error).toMatchObject({ code: "invalid_request", field: "x.y.1.z" });
   });
 
-  it("a fault of the whole body (not JSON, not an object) names \"body\"", async () => {
+  it('a fault of the whole body (not JSON, not an object) names "body"', async () => {
     const { test } = await t.account();
-    const bodies = [["/api/v1/webhooks", "[]"], ["/api/v1/transcribe/keys", '"str"'], ["/api/v1/webhooks", "{"], ["/api/v1/transcribe/keys", "{'a':1}"]] as const;
+    const bodies = [
+      ["/api/v1/webhooks", "[]"],
+      ["/api/v1/transcribe/keys", '"str"'],
+      ["/api/v1/webhooks", "{"],
+      ["/api/v1/transcribe/keys", "{'a':1}"],
+    ] as const;
     for (const [path, body] of bodies) {
       const res = await t.call(test, "POST", path, body);
       expect(res.status, `${path} ${body}`).toBe(400);
-      expect(res.body.error, `${path} ${body}`).toMatchObject({ code: expect.stringMatching(/^(invalid_request|invalid_json)$/), field: "body" });
+      expect(res.body.error, `${path} ${body}`).toMatchObject({
+        code: expect.stringMatching(/^(invalid_request|invalid_json)$/),
+        field: "body",
+      });
     }
   });
 
@@ -100,14 +129,31 @@ describe("hardening", () => {
     const { OPERATIONS } = await import("../../facade/app.js");
     const { RateLimiter } = await import("../../facade/ratelimit.js");
     const { live } = await t.account();
-    const services = { config: { ...t.app.config, server: { ...t.app.config.server, ops_token: "x" } }, accounts: t.app.accounts, rates: new RateLimiter(t.app.db, { limit: 1000, windowSeconds: 60 }), log: t.app.log } as any;
-    const caller = (bearer: string, idempotencyKey?: string) => ({ surface: "chat" as const, bearer, presentedCredentials: true, clientAddr: "127.0.0.1", idempotencyKey });
+    const services = {
+      config: { ...t.app.config, server: { ...t.app.config.server, ops_token: "x" } },
+      accounts: t.app.accounts,
+      rates: new RateLimiter(t.app.db, { limit: 1000, windowSeconds: 60 }),
+      log: t.app.log,
+    } as any;
+    const caller = (bearer: string, idempotencyKey?: string) => ({
+      surface: "chat" as const,
+      bearer,
+      presentedCredentials: true,
+      clientAddr: "127.0.0.1",
+      idempotencyKey,
+    });
     const getRun = prepareOperation(OPERATIONS.find((o) => o.id === "getRun")!, services);
-    expect(await getRun({ params: { id: "a\u0000" }, query: {} }, caller("x"))).toMatchObject({ status: 400, body: { error: { code: "invalid_request", field: "id" } } });
+    expect(await getRun({ params: { id: "a\u0000" }, query: {} }, caller("x"))).toMatchObject({
+      status: 400,
+      body: { error: { code: "invalid_request", field: "id" } },
+    });
     const create = prepareOperation(OPERATIONS.find((o) => o.id === "createEpisode")!, services);
     for (const key of ["k\u0000", "k\ud800"]) {
       const answer = await create({ params: {}, query: {}, readBody: async () => ({}) }, caller(live, key));
-      expect(answer).toMatchObject({ status: 400, body: { error: { code: "invalid_request", field: "Idempotency-Key" } } });
+      expect(answer).toMatchObject({
+        status: 400,
+        body: { error: { code: "invalid_request", field: "Idempotency-Key" } },
+      });
     }
   });
 

@@ -16,8 +16,23 @@ import { mcpClient, ok, refusal } from "../helpers/mcp.js";
 
 /** The tools of the published service description (the account API's 17 endpoints). */
 const PUBLISHED = [
-  "get_me", "list_episodes", "create_episode", "get_episode", "episode_uploaded", "export_clips", "search_episode", "get_job", "restyle_clip",
-  "clip_captions", "list_styles", "create_transcript", "get_transcript", "list_webhooks", "create_webhook", "delete_webhook", "test_webhook",
+  "get_me",
+  "list_episodes",
+  "create_episode",
+  "get_episode",
+  "episode_uploaded",
+  "export_clips",
+  "search_episode",
+  "get_job",
+  "restyle_clip",
+  "clip_captions",
+  "list_styles",
+  "create_transcript",
+  "get_transcript",
+  "list_webhooks",
+  "create_webhook",
+  "delete_webhook",
+  "test_webhook",
 ];
 
 describe("MCP tool server: tools and keys", () => {
@@ -36,18 +51,32 @@ describe("MCP tool server: tools and keys", () => {
     expect(tools.map((t) => t.name).sort()).toEqual(accountOps.map(toolName).sort());
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(PUBLISHED));
     // Ops, free and signed-file operations are not tools.
-    for (const id of ["health", "getRun", "startRun", "adminCommand", "putUpload", "getFile", "createFreeTranscription", "createFreeKey"]) {
+    for (const id of [
+      "health",
+      "getRun",
+      "startRun",
+      "adminCommand",
+      "putUpload",
+      "getFile",
+      "createFreeTranscription",
+      "createFreeKey",
+    ]) {
       expect(tools.map((t) => t.name)).not.toContain(toolName(OPERATIONS.find((o) => o.id === id)!));
     }
     expect(Object.keys(NEXT_STEP).sort()).toEqual(tools.map((t) => t.name).sort());
-    const documented = [...readFileSync(`${repoRoot}/docs/mcp.md`, "utf8").matchAll(/^\| `(\w+)` \| (GET|POST|PUT|PATCH|DELETE) /gm)].map((m) => m[1]);
+    const documented = [
+      ...readFileSync(`${repoRoot}/docs/mcp.md`, "utf8").matchAll(/^\| `(\w+)` \| (GET|POST|PUT|PATCH|DELETE) /gm),
+    ].map((m) => m[1]);
     expect(documented.sort(), "docs/mcp.md's tool table").toEqual(tools.map((t) => t.name).sort());
     for (const op of accountOps) {
       const tool = tools.find((t) => t.name === toolName(op))!;
       expect(tool.description).toContain(op.scope ? `"${op.scope}" scope` : "Any key");
       expect(tool.description).toContain(`Next: ${NEXT_STEP[tool.name]}`);
       expect(tool.outputSchema?.type, tool.name).toBe("object");
-      expect(tool.annotations).toMatchObject({ readOnlyHint: op.method === "GET", destructiveHint: op.method === "DELETE" });
+      expect(tool.annotations).toMatchObject({
+        readOnlyHint: op.method === "GET",
+        destructiveHint: op.method === "DELETE",
+      });
       const props = Object.keys(tool.inputSchema.properties ?? {});
       expect(props).toEqual(expect.arrayContaining(Object.keys(op.params ?? {})));
       expect(props.includes("idempotency_key")).toBe(Boolean(op.idempotent));
@@ -61,10 +90,15 @@ describe("MCP tool server: tools and keys", () => {
       if (op.body) expect(doc.requestBody.content["application/json"].schema).toEqual(op.body);
     }
     const create = tools.find((t) => t.name === "create_episode")!;
-    expect(Object.keys(create.inputSchema.properties!)).toEqual(expect.arrayContaining(["source_url", "file_name", "name", "target_seconds", "idempotency_key"]));
+    expect(Object.keys(create.inputSchema.properties!)).toEqual(
+      expect.arrayContaining(["source_url", "file_name", "name", "target_seconds", "idempotency_key"]),
+    );
     expect(create.description).toMatch(/without source_url the answer carries upload .*PUT/);
     expect(tools.find((t) => t.name === "export_clips")!.description).toMatch(/poll get_job .* download_url/);
-    expect(tools.find((t) => t.name === "clip_captions")!.inputSchema).toMatchObject({ required: ["id"], properties: { id: { format: "uuid" }, limit: {} } });
+    expect(tools.find((t) => t.name === "clip_captions")!.inputSchema).toMatchObject({
+      required: ["id"],
+      properties: { id: { format: "uuid" }, limit: {} },
+    });
     await client.close();
   });
 
@@ -72,7 +106,11 @@ describe("MCP tool server: tools and keys", () => {
     for (const auth of [undefined, "Bearer svc_live_nope", "Bearer svc_free_0123456789abcdef"]) {
       const res = await fetch(`${s.base}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(auth ? { authorization: auth } : {}) },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(auth ? { authorization: auth } : {}),
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       });
       expect(res.status, auth).toBe(401);
@@ -81,7 +119,9 @@ describe("MCP tool server: tools and keys", () => {
       expect((await res.json()).error.code).toBe("unauthorized");
     }
     await expect(mcpClient(s.base, "svc_free_0123456789abcdef")).rejects.toThrow();
-    const get = await fetch(`${s.base}/mcp`, { headers: { accept: "text/event-stream", authorization: `Bearer ${acc.live}` } });
+    const get = await fetch(`${s.base}/mcp`, {
+      headers: { accept: "text/event-stream", authorization: `Bearer ${acc.live}` },
+    });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
   });
@@ -93,7 +133,10 @@ describe("MCP tool server: tools and keys", () => {
     const viaHttp = await s.call(ro.live, "POST", "/api/v1/episodes", { file_name: "a.mp3" });
     expect(viaHttp.status).toBe(403);
     expect(viaTool).toEqual(viaHttp.body.error);
-    expect(refusal(await client.callTool({ name: "create_transcript", arguments: { url: "https://example.com/a.mp3" } })).code).toBe("forbidden");
+    expect(
+      refusal(await client.callTool({ name: "create_transcript", arguments: { url: "https://example.com/a.mp3" } }))
+        .code,
+    ).toBe("forbidden");
     expect(ok(await client.callTool({ name: "list_styles", arguments: {} })).styles.length).toBeGreaterThan(0);
     await client.close();
   });
@@ -106,13 +149,16 @@ describe("MCP tool server: tools and keys", () => {
       return { left: Number(h.get("ratelimit-remaining")), reset: Number(h.get("ratelimit-reset")) };
     };
     // Fixed windows: measure again if a window ended between the two HTTP calls.
-    await waitFor(async () => {
-      const before = await remaining();
-      ok(await client.callTool({ name: "get_me", arguments: {} }));
-      ok(await client.callTool({ name: "list_styles", arguments: {} }));
-      const after = await remaining();
-      return after.reset <= before.reset && after.left === before.left - 3;
-    }, { what: "two tool calls between two HTTP calls in one window", timeoutMs: 30_000 });
+    await waitFor(
+      async () => {
+        const before = await remaining();
+        ok(await client.callTool({ name: "get_me", arguments: {} }));
+        ok(await client.callTool({ name: "list_styles", arguments: {} }));
+        const after = await remaining();
+        return after.reset <= before.reset && after.left === before.left - 3;
+      },
+      { what: "two tool calls between two HTTP calls in one window", timeoutMs: 30_000 },
+    );
     await client.close();
   });
 
@@ -120,12 +166,22 @@ describe("MCP tool server: tools and keys", () => {
     const a = await s.account({ plan: true, creditCents: 0 });
     const client = await mcpClient(s.base, a.live);
     const viaTool = await client.callTool({ name: "create_episode", arguments: { file_name: "talk.mp3" } });
-    expect(refusal(viaTool)).toMatchObject({ code: "credit_required", credit_cents: 0, needed_cents: expect.any(Number), message: expect.stringMatching(/chat/) });
+    expect(refusal(viaTool)).toMatchObject({
+      code: "credit_required",
+      credit_cents: 0,
+      needed_cents: expect.any(Number),
+      message: expect.stringMatching(/chat/),
+    });
     expect(viaTool._meta).toMatchObject({ "clipd/status": 402 });
     const viaHttp = await s.call(a.live, "POST", "/api/v1/episodes", { file_name: "talk.mp3" });
     expect(viaHttp.status).toBe(202);
     // Nothing was made for the refused call.
-    expect(Number((await s.app.db.query(`select count(*)::int as n from episodes where account_id = $1`, [a.accountId])).rows[0].n)).toBe(1);
+    expect(
+      Number(
+        (await s.app.db.query(`select count(*)::int as n from episodes where account_id = $1`, [a.accountId])).rows[0]
+          .n,
+      ),
+    ).toBe(1);
     await client.close();
   });
 
@@ -144,7 +200,10 @@ describe("MCP tool server: tools and keys", () => {
     for (const [name, args, field] of cases) {
       const e = refusal(await client.callTool({ name, arguments: args }));
       // A link its schema refuses is invalid_url, as over HTTP; every other fault is invalid_request.
-      expect(e, `${name} ${JSON.stringify(args)}`).toMatchObject({ code: field === "source_url" ? "invalid_url" : "invalid_request", field });
+      expect(e, `${name} ${JSON.stringify(args)}`).toMatchObject({
+        code: field === "source_url" ? "invalid_url" : "invalid_request",
+        field,
+      });
       expect(e.message).toContain(field);
     }
     await client.close();
@@ -163,7 +222,9 @@ describe("MCP tool server: tools and keys", () => {
     expect(vtt.contents[0]).toMatchObject({ mimeType: "text/vtt", text: expect.stringMatching(/^WEBVTT/) });
     const styles = await client.readResource({ uri: "clipd://styles" });
     expect(JSON.parse(String(styles.contents[0]!.text)).styles.length).toBeGreaterThan(0);
-    await expect(client.readResource({ uri: `clipd://transcripts/${crypto.randomUUID()}.vtt` })).rejects.toThrow(/not_found/);
+    await expect(client.readResource({ uri: `clipd://transcripts/${crypto.randomUUID()}.vtt` })).rejects.toThrow(
+      /not_found/,
+    );
     await client.close();
   });
 });

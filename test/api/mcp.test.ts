@@ -24,8 +24,13 @@ describe("MCP tool server: live work", () => {
     // One https server on loopback both serves the recording and receives the webhooks.
     rx = await startReceiver();
     rx.server.route("/jfk.wav", serveFile(TEST_MEDIA.jfkWav, "audio/wav"));
-    rx.server.route("/font.ttf", serveFile(path.join(repoRoot, "test", "fixtures", "fonts", "DejaVuSans-Bold.ttf"), "font/ttf"));
-    const art = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#22cc88" } }).png().toBuffer();
+    rx.server.route(
+      "/font.ttf",
+      serveFile(path.join(repoRoot, "test", "fixtures", "fonts", "DejaVuSans-Bold.ttf"), "font/ttf"),
+    );
+    const art = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#22cc88" } })
+      .png()
+      .toBuffer();
     rx.server.route("/art.png", (_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(art));
     s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: rx.server.caPath } });
   }, 120_000);
@@ -41,14 +46,18 @@ describe("MCP tool server: live work", () => {
   };
   /** Polls a get_ tool until `done` holds; a failed state ends the wait and fails the test at once. */
   const until = async (client: Client, name: string, id: string, done: (x: any) => boolean) => {
-    const x = await waitFor(async () => {
-      const x = await tool(client, name, { id });
-      return x.status === "failed" || done(x) ? x : undefined;
-    }, { what: `${name} ${id}`, timeoutMs: 240_000, intervalMs: 300 });
+    const x = await waitFor(
+      async () => {
+        const x = await tool(client, name, { id });
+        return x.status === "failed" || done(x) ? x : undefined;
+      },
+      { what: `${name} ${id}`, timeoutMs: 240_000, intervalMs: 300 },
+    );
     expect(x.status, `${name} ${id}: ${JSON.stringify(x)}`).not.toBe("failed");
     return x;
   };
-  const origins = async (ref: string) => (await s.app.db.query(`select origin from runs where origin_ref = $1`, [ref])).rows.map((r: any) => r.origin);
+  const origins = async (ref: string) =>
+    (await s.app.db.query(`select origin from runs where origin_ref = $1`, [ref])).rows.map((r: any) => r.origin);
 
   it("runs every tool with a live key, records the work as chat's, and signs its webhooks as usual", async () => {
     // A plan account: the chat's episode is still paid from credit (the plan's episodes are the API's).
@@ -57,43 +66,76 @@ describe("MCP tool server: live work", () => {
     expect((await tool(client, "get_me")).key.mode).toBe("live");
 
     // Webhooks first, so the episode's events reach the receiver.
-    const hook = await tool(client, "create_webhook", { url: rx.path("/mcp-hook"), events: ["episode.ready", "clip.ready"] });
+    const hook = await tool(client, "create_webhook", {
+      url: rx.path("/mcp-hook"),
+      events: ["episode.ready", "clip.ready"],
+    });
     expect(hook).toMatchObject({ id: expect.any(String), secret: expect.stringMatching(/^whsec_/) });
     rx.secret("/mcp-hook", hook.secret);
     expect((await tool(client, "test_webhook", { id: hook.id, event: "clip.ready" })).delivered).toBe(true);
-    expect((await tool(client, "update_webhook", { id: hook.id, events: ["episode.ready", "clip.ready", "transcript.completed"] })).events).toHaveLength(3);
+    expect(
+      (
+        await tool(client, "update_webhook", {
+          id: hook.id,
+          events: ["episode.ready", "clip.ready", "transcript.completed"],
+        })
+      ).events,
+    ).toHaveLength(3);
     const rotated = await tool(client, "rotate_webhook_secret", { id: hook.id });
     rx.secret("/mcp-hook", rotated.secret);
     expect((await tool(client, "list_webhooks")).webhooks.map((w: any) => w.id)).toEqual([hook.id]);
 
     // The same idempotency_key twice: one episode, the first answer replayed.
-    const args = { source_url: rx.server.url("/jfk.wav"), name: "JFK from a chat", target_seconds: 15, idempotency_key: "mcp-episode-1" };
+    const args = {
+      source_url: rx.server.url("/jfk.wav"),
+      name: "JFK from a chat",
+      target_seconds: 15,
+      idempotency_key: "mcp-episode-1",
+    };
     const first = await client.callTool({ name: "create_episode", arguments: args });
     called.add("create_episode");
     const again = await client.callTool({ name: "create_episode", arguments: args });
     expect(ok(again)).toEqual(ok(first));
     expect(again._meta).toMatchObject({ "clipd/idempotent_replayed": true });
     const id = ok(first).episode_id;
-    expect(Number((await s.app.db.query(`select count(*)::int as n from episodes where account_id = $1`, [acc.accountId])).rows[0].n)).toBe(1);
+    expect(
+      Number(
+        (await s.app.db.query(`select count(*)::int as n from episodes where account_id = $1`, [acc.accountId])).rows[0]
+          .n,
+      ),
+    ).toBe(1);
     expect(await origins(`episode:${id}`)).toEqual(["chat"]);
 
     const ready = await until(client, "get_episode", id, (e) => e.status === "ready");
     expect(ready).toMatchObject({ episode_id: id, name: "JFK from a chat", livemode: true });
     expect(ready.clips.length).toBeGreaterThanOrEqual(1);
     expect(await origins(`search:${id}`)).toEqual(["chat"]);
-    const charges = (await s.app.db.query(`select kind, cents from ledger where account_id = $1 and ref = $2`, [acc.accountId, id])).rows.map((r: any) => ({ kind: r.kind, cents: Number(r.cents) }));
+    const charges = (
+      await s.app.db.query(`select kind, cents from ledger where account_id = $1 and ref = $2`, [acc.accountId, id])
+    ).rows.map((r: any) => ({ kind: r.kind, cents: Number(r.cents) }));
     expect(charges).toEqual([{ kind: "episode", cents: expect.any(Number) }]);
     expect(charges[0]!.cents).toBeLessThan(0);
     expect((await tool(client, "list_episodes")).episodes.map((e: any) => e.episode_id)).toEqual([id]);
 
-    const delivered = await waitFor(() => rx.receipts.find((r) => r.path === "/mcp-hook" && JSON.parse(r.body).type === "episode.ready"), { what: "episode.ready for the chat's episode", timeoutMs: 60_000 });
+    const delivered = await waitFor(
+      () => rx.receipts.find((r) => r.path === "/mcp-hook" && JSON.parse(r.body).type === "episode.ready"),
+      { what: "episode.ready for the chat's episode", timeoutMs: 60_000 },
+    );
     expect(delivered.verified).toBe(true);
-    expect(JSON.parse(delivered.body)).toMatchObject({ type: "episode.ready", livemode: true, data: { episode_id: id, status: "ready" } });
+    expect(JSON.parse(delivered.body)).toMatchObject({
+      type: "episode.ready",
+      livemode: true,
+      data: { episode_id: id, status: "ready" },
+    });
 
     // Its clips and the styles as resources, listed and read.
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(["clipd://styles", `clipd://episodes/${id}/clips`]));
-    const clipsRes = JSON.parse(String((await client.readResource({ uri: `clipd://episodes/${id}/clips` })).contents[0]!.text));
+    expect(resources.map((r) => r.uri)).toEqual(
+      expect.arrayContaining(["clipd://styles", `clipd://episodes/${id}/clips`]),
+    );
+    const clipsRes = JSON.parse(
+      String((await client.readResource({ uri: `clipd://episodes/${id}/clips` })).contents[0]!.text),
+    );
     expect(clipsRes.clips).toEqual(ready.clips);
     const style = (await tool(client, "list_styles")).styles[0].id;
 
@@ -107,7 +149,10 @@ describe("MCP tool server: live work", () => {
     const restyled = await tool(client, "restyle_clip", { id: clipId, caption_position: "top" });
     await until(client, "get_job", restyled.job_id, (j) => j.status === "completed");
     // A caption retyped from a chat: a new render, and the captions read shows the words.
-    const edited = await tool(client, "edit_clip_captions", { id: clipId, cues: [{ id: caps.captions[0].id, text: "Ask now what" }] });
+    const edited = await tool(client, "edit_clip_captions", {
+      id: clipId,
+      cues: [{ id: caps.captions[0].id, text: "Ask now what" }],
+    });
     await until(client, "get_job", edited.job_id, (j) => j.status === "completed");
     expect((await tool(client, "clip_captions", { id: clipId, limit: 1 })).captions[0].text).toBe("Ask now what");
     const search = await tool(client, "search_episode", { id, about: "the country" });
@@ -115,22 +160,41 @@ describe("MCP tool server: live work", () => {
     await until(client, "get_episode", id, (e) => e.status === "ready");
 
     // A brand kit made and filled by links (a model sends no bytes), and the episode's own cover.
-    const kit = (await tool(client, "create_brand_kit", { name: "Chat kit", colours: { accent: "#22CC88" } })).brand_kit_id;
-    expect((await tool(client, "upload_brand_kit_font", { id: kit, url: rx.server.url("/font.ttf") })).font.family).toBe("DejaVu Sans");
-    expect((await tool(client, "upload_brand_kit_logo", { id: kit, url: rx.server.url("/art.png") })).logo.uploaded).toBe(true);
-    expect((await tool(client, "upload_brand_kit_cover", { id: kit, url: rx.server.url("/art.png") })).cover.uploaded).toBe(true);
-    expect((await tool(client, "update_brand_kit", { id: kit, show_name: "The Chat Show" })).show_name).toBe("The Chat Show");
+    const kit = (await tool(client, "create_brand_kit", { name: "Chat kit", colours: { accent: "#22CC88" } }))
+      .brand_kit_id;
+    expect(
+      (await tool(client, "upload_brand_kit_font", { id: kit, url: rx.server.url("/font.ttf") })).font.family,
+    ).toBe("DejaVu Sans");
+    expect(
+      (await tool(client, "upload_brand_kit_logo", { id: kit, url: rx.server.url("/art.png") })).logo.uploaded,
+    ).toBe(true);
+    expect(
+      (await tool(client, "upload_brand_kit_cover", { id: kit, url: rx.server.url("/art.png") })).cover.uploaded,
+    ).toBe(true);
+    expect((await tool(client, "update_brand_kit", { id: kit, show_name: "The Chat Show" })).show_name).toBe(
+      "The Chat Show",
+    );
     expect((await tool(client, "get_brand_kit", { id: kit })).colours.accent).toBe("#22CC88");
     expect((await tool(client, "list_brand_kits")).brand_kits.map((k: any) => k.brand_kit_id)).toEqual([kit]);
-    expect((await tool(client, "set_episode_cover", { id, url: rx.server.url("/art.png") })).cover).toMatchObject({ set: true, width: 64, source: "url" });
+    expect((await tool(client, "set_episode_cover", { id, url: rx.server.url("/art.png") })).cover).toMatchObject({
+      set: true,
+      width: 64,
+      source: "url",
+    });
     expect((await tool(client, "delete_episode_cover", { id })).cover.set).toBe(false);
     expect((await tool(client, "delete_brand_kit", { id: kit })).deleted).toBe(true);
 
     // An upload from a chat: the answer says where to PUT; the file arrives outside the chat.
     const up = await tool(client, "create_episode", { file_name: "jfk.wav" });
     expect(up.upload).toMatchObject({ method: "PUT", url: expect.stringMatching(/^http/) });
-    expect(refusal(await client.callTool({ name: "episode_uploaded", arguments: { id: up.episode_id } })).code).toBe("upload_missing");
-    const put = await fetch(up.upload.url, { method: "PUT", headers: up.upload.headers, body: await readFile(TEST_MEDIA.jfkWav) });
+    expect(refusal(await client.callTool({ name: "episode_uploaded", arguments: { id: up.episode_id } })).code).toBe(
+      "upload_missing",
+    );
+    const put = await fetch(up.upload.url, {
+      method: "PUT",
+      headers: up.upload.headers,
+      body: await readFile(TEST_MEDIA.jfkWav),
+    });
     expect(put.status).toBeLessThan(300);
     expect((await tool(client, "episode_uploaded", { id: up.episode_id })).status).toMatch(/importing|transcribing/);
 

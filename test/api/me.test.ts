@@ -20,9 +20,26 @@ describe.each(testBackends())("GET /me on %s", (backend) => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       account: { id: acc.accountId, plan: false, billing_review: false },
-      key: { prefix: acc.live.slice(0, 13), mode: "live", scopes: ["clips.read", "clips.write", "transcripts", "webhooks"], expires_at: null },
-      usage: { month: new Date().toISOString().slice(0, 7), plan_episodes_used: 0, transcripts: 0, free_transcripts_used: 0, spent_cents: 0 },
-      limits: { rate_limit: { requests: 600, window_seconds: 60 }, max_keys: 5, plan_episodes_per_month: 0, free_transcripts_per_month: 3, transcript_max_minutes: 90 },
+      key: {
+        prefix: acc.live.slice(0, 13),
+        mode: "live",
+        scopes: ["clips.read", "clips.write", "transcripts", "webhooks"],
+        expires_at: null,
+      },
+      usage: {
+        month: new Date().toISOString().slice(0, 7),
+        plan_episodes_used: 0,
+        transcripts: 0,
+        free_transcripts_used: 0,
+        spent_cents: 0,
+      },
+      limits: {
+        rate_limit: { requests: 600, window_seconds: 60 },
+        max_keys: 5,
+        plan_episodes_per_month: 0,
+        free_transcripts_per_month: 3,
+        transcript_max_minutes: 90,
+      },
       credit: { credit_cents: 250, plan: false, below_zero: false },
       livemode: true,
     });
@@ -34,8 +51,17 @@ describe.each(testBackends())("GET /me on %s", (backend) => {
   it("answers test keys and keys without any particular scope, with their expiry", async () => {
     const test = await t.call(acc.test, "GET", "/api/v1/me");
     expect(test.status).toBe(200);
-    expect(test.body).toMatchObject({ key: { mode: "test", prefix: acc.test.slice(0, 13) }, livemode: false, account: { id: acc.accountId } });
-    const narrow = await runAdmin(t.app.accounts, "key.create", { account: acc.accountId, mode: "live", scopes: "webhooks", expires_in_days: 30 });
+    expect(test.body).toMatchObject({
+      key: { mode: "test", prefix: acc.test.slice(0, 13) },
+      livemode: false,
+      account: { id: acc.accountId },
+    });
+    const narrow = await runAdmin(t.app.accounts, "key.create", {
+      account: acc.accountId,
+      mode: "live",
+      scopes: "webhooks",
+      expires_in_days: 30,
+    });
     const res = await t.call(String(narrow.key), "GET", "/api/v1/me");
     expect(res.status).toBe(200);
     expect(res.body.key.scopes).toEqual(["webhooks"]);
@@ -43,7 +69,11 @@ describe.each(testBackends())("GET /me on %s", (backend) => {
   });
 
   it("answers 401 for a missing, malformed, unknown, revoked or expired key and for svc_free_ keys", async () => {
-    const expectUnauthorized = async (key: string | undefined, headers: Record<string, string> = {}, reason?: string) => {
+    const expectUnauthorized = async (
+      key: string | undefined,
+      headers: Record<string, string> = {},
+      reason?: string,
+    ) => {
       const res = await t.call(key, "GET", "/api/v1/me", undefined, headers);
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe("unauthorized");

@@ -12,7 +12,8 @@ function series(text: string, name: string, labels: Record<string, string>): num
   for (const line of text.split("\n")) {
     if (!line.startsWith(`${name}{`)) continue;
     const inside = line.slice(name.length + 1, line.indexOf("}"));
-    if (Object.entries(labels).every(([k, v]) => inside.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(" ") + 1));
+    if (Object.entries(labels).every(([k, v]) => inside.includes(`${k}="${v}"`)))
+      return Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return undefined;
 }
@@ -20,7 +21,10 @@ function series(text: string, name: string, labels: Record<string, string>): num
 describe("metrics and readiness", () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await openTestApp("pglite", { roles: ["work", "serve"], overrides: { queue: { shutdown_grace_seconds: 600 } } });
+    t = await openTestApp("pglite", {
+      roles: ["work", "serve"],
+      overrides: { queue: { shutdown_grace_seconds: 600 } },
+    });
   });
   afterAll(() => t?.close());
 
@@ -38,8 +42,12 @@ describe("metrics and readiness", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
     const text = await res.text();
-    expect(series(text, "clipd_http_request_duration_seconds_count", { operation: "health", method: "GET", status: "200" })).toBeGreaterThanOrEqual(1);
-    expect(series(text, "clipd_step_duration_seconds_count", { stage: "record", outcome: "ok" })).toBeGreaterThanOrEqual(2);
+    expect(
+      series(text, "clipd_http_request_duration_seconds_count", { operation: "health", method: "GET", status: "200" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      series(text, "clipd_step_duration_seconds_count", { stage: "record", outcome: "ok" }),
+    ).toBeGreaterThanOrEqual(2);
     expect(series(text, "clipd_steps_total", { stage: "record", outcome: "ok" })).toBeGreaterThanOrEqual(2);
     // The step queue exists once a run has gone through it; its depth is read from pg-boss.
     expect(text).toMatch(/^clipd_queue_jobs\{queue="[^"]+",state="queued"\} \d+$/m);
@@ -51,7 +59,11 @@ describe("metrics and readiness", () => {
   it("is ready, then answers 503 draining on shutdown while a running step finishes", async () => {
     const ready = await fetch(`${t.roles.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ ready: true, draining: false, checks: { database: { ok: true }, store: { ok: true }, tools: { ok: true } } });
+    expect(await ready.json()).toMatchObject({
+      ready: true,
+      draining: false,
+      checks: { database: { ok: true }, store: { ok: true }, tools: { ok: true } },
+    });
 
     const run = await t.app.runner.startRun("t-block", {});
     const marker = path.join(process.env.CLIPD_TEST_MARKERS!, `${run.id}.blocked`);

@@ -23,40 +23,81 @@ describe("OpenAPI 3.1 document", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0.0");
     const paths = Object.keys(doc.paths);
-    for (const p of ["/api/v1/me", "/api/v1/episodes", "/api/v1/episodes/{id}", "/api/v1/episodes/{id}/uploaded", "/api/v1/episodes/{id}/clips", "/api/v1/episodes/{id}/search", "/api/v1/jobs/{id}", "/api/v1/clips/{id}", "/api/v1/clips/{id}/captions", "/api/v1/styles", "/api/v1/transcripts", "/api/v1/transcripts/{id}"]) {
+    for (const p of [
+      "/api/v1/me",
+      "/api/v1/episodes",
+      "/api/v1/episodes/{id}",
+      "/api/v1/episodes/{id}/uploaded",
+      "/api/v1/episodes/{id}/clips",
+      "/api/v1/episodes/{id}/search",
+      "/api/v1/jobs/{id}",
+      "/api/v1/clips/{id}",
+      "/api/v1/clips/{id}/captions",
+      "/api/v1/styles",
+      "/api/v1/transcripts",
+      "/api/v1/transcripts/{id}",
+    ]) {
       expect(paths).toContain(p);
     }
     const post = doc.paths["/api/v1/episodes"].post;
     expect(post.security).toEqual([{ bearer: ["clips.write"] }]);
-    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(["202", "400", "401", "402", "403", "409", "422", "429"]));
+    expect(Object.keys(post.responses)).toEqual(
+      expect.arrayContaining(["202", "400", "401", "402", "403", "409", "422", "429"]),
+    );
     expect(post.requestBody.content["application/json"].schema.additionalProperties).toBe(false);
   });
 
   it("describes the Idempotency-Key header on exactly the operations that take it", () => {
     const ops = Object.values(doc.paths).flatMap((item: any) => Object.values(item)) as any[];
-    const takes = (op: any) => (op.parameters ?? []).some((p: any) => p.$ref === "#/components/parameters/IdempotencyKey");
-    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 } });
+    const takes = (op: any) =>
+      (op.parameters ?? []).some((p: any) => p.$ref === "#/components/parameters/IdempotencyKey");
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      schema: { type: "string", minLength: 1, maxLength: 255 },
+    });
     const idempotent = ops.filter(takes).map((op) => op.operationId);
     // The seven of the published list, and the webhook and caption-edit operations clipd adds beyond it.
-    expect(idempotent.sort()).toEqual(["createEpisode", "createTranscript", "createWebhook", "editClipCaptions", "episodeUploaded", "exportClips", "restyleClip", "rotateWebhookSecret", "searchEpisode", "testWebhook", "updateWebhook"]);
-    for (const op of ops.filter(takes)) expect(Object.keys(op.responses), op.operationId).toEqual(expect.arrayContaining(["400", "409", "422"]));
+    expect(idempotent.sort()).toEqual([
+      "createEpisode",
+      "createTranscript",
+      "createWebhook",
+      "editClipCaptions",
+      "episodeUploaded",
+      "exportClips",
+      "restyleClip",
+      "rotateWebhookSecret",
+      "searchEpisode",
+      "testWebhook",
+      "updateWebhook",
+    ]);
+    for (const op of ops.filter(takes))
+      expect(Object.keys(op.responses), op.operationId).toEqual(expect.arrayContaining(["400", "409", "422"]));
     expect(takes(doc.paths["/api/v1/episodes"].get)).toBe(false);
     expect(takes(doc.paths["/api/v1/transcribe"].post)).toBe(false);
   });
 
   it("puts the RateLimit-* headers on every answer of rate-limited operations, and Retry-After on 429", () => {
-    for (const name of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"]) expect(doc.components.headers[name].schema.type).toBe("integer");
+    for (const name of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"])
+      expect(doc.components.headers[name].schema.type).toBe("integer");
     for (const [path, item] of Object.entries(doc.paths) as Array<[string, any]>) {
       for (const [method, op] of Object.entries(item) as Array<[string, any]>) {
         const limited = "429" in op.responses;
         for (const [status, r] of Object.entries(op.responses) as Array<[string, any]>) {
           const where = `${method} ${path} ${status}`;
-          if (limited) expect(Object.keys(r.headers ?? {}), where).toEqual(expect.arrayContaining(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]));
-          if (status === "429") expect(r.headers["Retry-After"], where).toEqual({ $ref: "#/components/headers/Retry-After" });
+          if (limited)
+            expect(Object.keys(r.headers ?? {}), where).toEqual(
+              expect.arrayContaining(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]),
+            );
+          if (status === "429")
+            expect(r.headers["Retry-After"], where).toEqual({ $ref: "#/components/headers/Retry-After" });
         }
       }
     }
-    expect(doc.paths["/api/v1/me"].get.responses["200"].headers["RateLimit-Limit"]).toEqual({ $ref: "#/components/headers/RateLimit-Limit" });
+    expect(doc.paths["/api/v1/me"].get.responses["200"].headers["RateLimit-Limit"]).toEqual({
+      $ref: "#/components/headers/RateLimit-Limit",
+    });
     expect(doc.paths["/api/v1/files/{token}"].get.responses["200"].headers).toBeUndefined(); // signed links are not rate limited
   });
 
@@ -86,7 +127,9 @@ describe("OpenAPI 3.1 document", () => {
       maxBuffer: 16 << 20,
     }).catch((err) => err);
     const report = JSON.parse(res.stdout);
-    const problems = report.problems.map((p: any) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
+    const problems = report.problems.map(
+      (p: any) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`,
+    );
     expect(problems).toEqual([]);
   }, 120_000);
 });

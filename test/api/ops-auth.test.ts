@@ -8,7 +8,11 @@ import { openTestApp, type TestApp } from "../helpers/app.js";
 import { opsAuth } from "../helpers/ops.js";
 
 const admin = (base: string, headers: Record<string, string> = {}) =>
-  fetch(`${base}/api/v1/admin`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ command: "account.create", args: { email: `o${Date.now()}@example.com` } }) });
+  fetch(`${base}/api/v1/admin`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ command: "account.create", args: { email: `o${Date.now()}@example.com` } }),
+  });
 
 describe("ops routes without server.ops_token", () => {
   let t: TestApp;
@@ -22,7 +26,11 @@ describe("ops routes without server.ops_token", () => {
       const res = await admin(t.roles.url!, headers);
       expect(res.status).toBe(401);
       const body = await res.json();
-      expect(body.error).toMatchObject({ code: "unauthorized", field: "Authorization", message: expect.stringMatching(/server\.ops_token.*ops\.token/) });
+      expect(body.error).toMatchObject({
+        code: "unauthorized",
+        field: "Authorization",
+        message: expect.stringMatching(/server\.ops_token.*ops\.token/),
+      });
     }
     const run = await fetch(`${t.roles.url}/api/v1/runs/6f1c1f4e-1111-4222-8333-444455556666`);
     expect(run.status).toBe(401);
@@ -40,7 +48,10 @@ describe("ops routes without server.ops_token", () => {
 describe("ops routes with server.ops_token", () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await openTestApp("pglite", { roles: ["serve"], overrides: { server: { ops_token: "configured-ops-token-123" } } });
+    t = await openTestApp("pglite", {
+      roles: ["serve"],
+      overrides: { server: { ops_token: "configured-ops-token-123" } },
+    });
   });
   afterAll(() => t?.close());
 

@@ -24,8 +24,18 @@ describe.each(testBackends())("payments with the manual provider (%s)", (backend
 
     const before = await web.call("GET", "/api/v1/billing");
     expect(before.status).toBe(200);
-    expect(before.body).toMatchObject({ balance: { credit_cents: 0, below_zero: false }, plan: { on: false, api_episodes_per_month: 5, api_episodes_used: 0 }, use: [], ledger: [] });
-    expect(before.body.provider).toMatchObject({ name: "manual", packs_cents: [1000, 2500, 5000, 10000], plan_cents_per_month: 1499, plan_checkout: false });
+    expect(before.body).toMatchObject({
+      balance: { credit_cents: 0, below_zero: false },
+      plan: { on: false, api_episodes_per_month: 5, api_episodes_used: 0 },
+      use: [],
+      ledger: [],
+    });
+    expect(before.body.provider).toMatchObject({
+      name: "manual",
+      packs_cents: [1000, 2500, 5000, 10000],
+      plan_cents_per_month: 1499,
+      plan_checkout: false,
+    });
     expect(before.body.provider.instruction).toContain(command);
     expect(before.body.month).toMatch(/^\d{4}-\d{2}$/);
 
@@ -38,12 +48,23 @@ describe.each(testBackends())("payments with the manual provider (%s)", (backend
     // Not signed in: the billing calls are the session's.
     expect((await new WebClient(s.base).call("GET", "/api/v1/billing")).status).toBe(401);
     // No Stripe here: its webhook route has nothing to take.
-    const hook = await fetch(`${s.base}/webhooks/stripe`, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: "{}" });
+    const hook = await fetch(`${s.base}/webhooks/stripe`, {
+      method: "POST",
+      headers: { "stripe-signature": "t=1,v1=00" },
+      body: "{}",
+    });
     expect(hook.status).toBe(404);
 
-    const cli = await runClipd(["credit", "add", "--account", accountId, "--cents", "700"], { ...s.env, PORT: new URL(s.base).port }, { timeoutMs: 60_000 });
+    const cli = await runClipd(
+      ["credit", "add", "--account", accountId, "--cents", "700"],
+      { ...s.env, PORT: new URL(s.base).port },
+      { timeoutMs: 60_000 },
+    );
     expect(cli.code, cli.output).toBe(0);
-    expect(JSON.parse(cli.output.trim().split("\n").pop()!)).toMatchObject({ account_id: accountId, credit_cents: 700 });
+    expect(JSON.parse(cli.output.trim().split("\n").pop()!)).toMatchObject({
+      account_id: accountId,
+      credit_cents: 700,
+    });
     const after = await web.call("GET", "/api/v1/billing");
     expect(after.body.balance).toEqual({ credit_cents: 700, below_zero: false });
     expect(after.body.ledger).toEqual([expect.objectContaining({ cents: 700, kind: "credit" })]);

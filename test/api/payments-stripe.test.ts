@@ -15,7 +15,13 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
   beforeAll(async () => {
     stripe = await startFakeStripe();
     s = await openApiServer(backend, {
-      payments: { provider: "stripe", stripe_secret_key: "sk_test_fake", stripe_webhook_secret: stripe.secret, stripe_plan_price: "price_fake_plan", stripe_api_base: stripe.base },
+      payments: {
+        provider: "stripe",
+        stripe_secret_key: "sk_test_fake",
+        stripe_webhook_secret: stripe.secret,
+        stripe_plan_price: "price_fake_plan",
+        stripe_api_base: stripe.base,
+      },
     });
     stripe.target = `${s.base}/webhooks/stripe`;
   }, 120_000);
@@ -46,17 +52,33 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
   it("opens a Checkout Session for a pack; its paid event adds the credit once, whatever is delivered again", async () => {
     const { web, accountId } = await buyer();
     const before = await billing(web);
-    expect(before).toMatchObject({ balance: { credit_cents: 0, below_zero: false }, plan: { on: false, api_episodes_per_month: 5, api_episodes_used: 0 }, ledger: [] });
-    expect(before.provider).toEqual({ name: "stripe", packs_cents: [1000, 2500, 5000, 10000], plan_cents_per_month: 1499, plan_checkout: true });
+    expect(before).toMatchObject({
+      balance: { credit_cents: 0, below_zero: false },
+      plan: { on: false, api_episodes_per_month: 5, api_episodes_used: 0 },
+      ledger: [],
+    });
+    expect(before.provider).toEqual({
+      name: "stripe",
+      packs_cents: [1000, 2500, 5000, 10000],
+      plan_cents_per_month: 1499,
+      plan_checkout: true,
+    });
 
     const sent = stripe.requests.length;
     const id = await checkout(web, { pack_cents: 2500 });
     const calls = stripe.requests.slice(sent);
     expect(calls.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/customers", "POST /v1/checkout/sessions"]);
-    expect(calls[0]).toMatchObject({ auth: "Bearer sk_test_fake", idempotencyKey: `clipd-customer-${accountId}`, form: { email: web.email, metadata: { clipd_account: accountId } } });
+    expect(calls[0]).toMatchObject({
+      auth: "Bearer sk_test_fake",
+      idempotencyKey: `clipd-customer-${accountId}`,
+      form: { email: web.email, metadata: { clipd_account: accountId } },
+    });
     expect(calls[1]!.form).toMatchObject({
-      mode: "payment", client_reference_id: accountId, metadata: { clipd_account: accountId, clipd_kind: "pack", clipd_pack_cents: "2500" },
-      line_items: { 0: { quantity: "1", price_data: { currency: "usd", unit_amount: "2500" } } }, success_url: `${s.base}/billing?checkout=success`,
+      mode: "payment",
+      client_reference_id: accountId,
+      metadata: { clipd_account: accountId, clipd_kind: "pack", clipd_pack_cents: "2500" },
+      line_items: { 0: { quantity: "1", price_data: { currency: "usd", unit_amount: "2500" } } },
+      success_url: `${s.base}/billing?checkout=success`,
     });
 
     const paid = await stripe.complete(id);
@@ -89,11 +111,21 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
     expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(1000);
     const racing = await checkout(web, { pack_cents: 2500 });
     stripe.pay(racing);
-    const both = await Promise.all([stripe.complete(racing), stripe.complete(racing, { type: "checkout.session.async_payment_succeeded" }), stripe.refund(racing, 500)]);
+    const both = await Promise.all([
+      stripe.complete(racing),
+      stripe.complete(racing, { type: "checkout.session.async_payment_succeeded" }),
+      stripe.refund(racing, 500),
+    ]);
     expect(both.map((a) => a.status)).toEqual([200, 200, 200]);
     expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(1000 + 2500 - 500);
-    const { rows } = await s.app.db.query(`select kind, sum(cents)::int as cents, count(*)::int as n from ledger where account_id = $1 group by kind order by kind`, [accountId]);
-    expect(rows).toEqual([{ kind: "pack", cents: 3500, n: 2 }, { kind: "pack_refund", cents: -500, n: 1 }]);
+    const { rows } = await s.app.db.query(
+      `select kind, sum(cents)::int as cents, count(*)::int as n from ledger where account_id = $1 group by kind order by kind`,
+      [accountId],
+    );
+    expect(rows).toEqual([
+      { kind: "pack", cents: 3500, n: 2 },
+      { kind: "pack_refund", cents: -500, n: 1 },
+    ]);
   });
 
   it("credits a paid checkout that clipd stopped before remembering, from the session's metadata", async () => {
@@ -114,7 +146,11 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
     const { web } = await buyer();
     const odd = await web.call("POST", "/api/v1/billing/checkout", { pack_cents: 1234 });
     expect(odd.status).toBe(400);
-    expect(odd.body.error).toMatchObject({ code: "invalid_request", field: "pack_cents", packs_cents: [1000, 2500, 5000, 10000] });
+    expect(odd.body.error).toMatchObject({
+      code: "invalid_request",
+      field: "pack_cents",
+      packs_cents: [1000, 2500, 5000, 10000],
+    });
     expect(odd.body.error.message).toContain("1000, 2500, 5000, 10000");
     const both = await web.call("POST", "/api/v1/billing/checkout", { pack_cents: 1000, plan: true });
     expect(both.body.error).toMatchObject({ code: "invalid_request" });
@@ -135,15 +171,25 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
     expect(refund).toMatchObject({ status: 200, body: { handled: true, duplicate: false } });
     const view = await billing(web);
     expect(view.balance).toEqual({ credit_cents: -spent.cents, below_zero: true });
-    expect(view.ledger.map((r: any) => [r.kind, r.cents])).toEqual([["pack_refund", -1000], ["episode", -spent.cents], ["pack", 1000]]);
+    expect(view.ledger.map((r: any) => [r.kind, r.cents])).toEqual([
+      ["pack_refund", -1000],
+      ["episode", -spent.cents],
+      ["pack", 1000],
+    ]);
     expect(view.use).toEqual([{ operation: "episodes", count: 1, cents: spent.cents }]);
     expect(await stripe.send(refund.event)).toMatchObject({ body: { duplicate: true } });
 
     // Live calls stop, through the API with a live key and through the site alike.
     const api = await s.call(key, "POST", "/api/v1/episodes", { file_name: "a.mp3" });
     expect(api.status).toBe(402);
-    expect(api.body.error).toMatchObject({ code: "balance_below_zero", credit_cents: -spent.cents, needed_cents: spent.cents });
-    expect((await web.call("POST", "/api/v1/episodes", { file_name: "a.mp3" })).body.error).toMatchObject({ code: "balance_below_zero" });
+    expect(api.body.error).toMatchObject({
+      code: "balance_below_zero",
+      credit_cents: -spent.cents,
+      needed_cents: spent.cents,
+    });
+    expect((await web.call("POST", "/api/v1/episodes", { file_name: "a.mp3" })).body.error).toMatchObject({
+      code: "balance_below_zero",
+    });
     expect((await s.call(key, "GET", "/api/v1/episodes")).status).toBe(200);
 
     await s.app.accounts.addCredit(accountId, spent.cents + 100, "operator top-up");
@@ -155,7 +201,11 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
     const id = await checkout(web, { pack_cents: 5000 });
     stripe.pay(id);
     expect((await stripe.refund(id, 2000)).status).toBe(200); // partial: 2000 of 5000
-    expect(stripe.requests.at(-1)).toMatchObject({ method: "GET", path: "/v1/checkout/sessions", form: { payment_intent: stripe.sessions.get(id).payment_intent } });
+    expect(stripe.requests.at(-1)).toMatchObject({
+      method: "GET",
+      path: "/v1/checkout/sessions",
+      form: { payment_intent: stripe.sessions.get(id).payment_intent },
+    });
     expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(3000);
     expect((await stripe.complete(id)).body).toMatchObject({ handled: true, duplicate: false });
     expect((await stripe.refund(id, 5000)).status).toBe(200); // the rest, as a cumulative amount
@@ -167,7 +217,11 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
   it("turns the plan on with its subscription and follows the subscription's changes", async () => {
     const { web, accountId } = await buyer();
     const id = await checkout(web, { plan: true });
-    expect(stripe.requests.at(-1)!.form).toMatchObject({ mode: "subscription", line_items: { 0: { price: "price_fake_plan", quantity: "1" } }, subscription_data: { metadata: { clipd_account: accountId } } });
+    expect(stripe.requests.at(-1)!.form).toMatchObject({
+      mode: "subscription",
+      line_items: { 0: { price: "price_fake_plan", quantity: "1" } },
+      subscription_data: { metadata: { clipd_account: accountId } },
+    });
     await stripe.complete(id);
     expect((await billing(web)).plan).toMatchObject({ on: true, cents_per_month: 1499 });
     const plan = async () => (await s.app.accounts.getAccount(accountId))!.plan;
@@ -189,15 +243,28 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
   it("refuses a bad signature with 400 bad_signature, ignores unknown event types, and bounds the body", async () => {
     const { web, accountId } = await buyer();
     const id = await checkout(web, { pack_cents: 1000 });
-    const event = { id: `evt_${randomUUID()}`, object: "event", type: "checkout.session.completed", created: Math.floor(Date.now() / 1000), data: { object: { ...stripe.pay(id) } } };
+    const event = {
+      id: `evt_${randomUUID()}`,
+      object: "event",
+      type: "checkout.session.completed",
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { ...stripe.pay(id) } },
+    };
     for (const opts of [{ sign: "t=1,v1=00" }, { secret: "whsec_someone_else" }, { sign: null }]) {
       const a = await stripe.send(event, opts);
       expect(a.status).toBe(400);
       expect(a.body.error).toMatchObject({ code: "bad_signature", field: "Stripe-Signature" });
     }
     expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(0);
-    expect(await stripe.send({ ...event, id: `evt_${randomUUID()}`, type: "invoice.paid" })).toMatchObject({ status: 200, body: { handled: false } });
-    const huge = await fetch(stripe.target, { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: "x".repeat(300 * 1024) });
+    expect(await stripe.send({ ...event, id: `evt_${randomUUID()}`, type: "invoice.paid" })).toMatchObject({
+      status: 200,
+      body: { handled: false },
+    });
+    const huge = await fetch(stripe.target, {
+      method: "POST",
+      headers: { "stripe-signature": "t=1,v1=00" },
+      body: "x".repeat(300 * 1024),
+    });
     expect(huge.status).toBe(413);
     expect((await stripe.send(event)).body).toMatchObject({ handled: true, duplicate: false });
     expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(1000);
@@ -209,6 +276,9 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
     const a = await web.call("POST", "/api/v1/billing/checkout", { pack_cents: 1000 });
     expect(a.status).toBe(503);
     expect(a.body.error.code).toBe("payment_provider_unavailable");
-    expect((await s.app.db.query(`select count(*)::int as n from payment_checkouts where account_id = $1`, [accountId])).rows[0].n).toBe(0);
+    expect(
+      (await s.app.db.query(`select count(*)::int as n from payment_checkouts where account_id = $1`, [accountId]))
+        .rows[0].n,
+    ).toBe(0);
   });
 });

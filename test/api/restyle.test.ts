@@ -21,7 +21,27 @@ const run = promisify(execFile);
  */
 async function hookBandDiff(a: string, atA: number, b: string, atB: number): Promise<number> {
   const band = async (file: string, at: number) =>
-    (await run("ffmpeg", ["-v", "error", "-ss", String(at), "-i", file, "-frames:v", "1", "-vf", "crop=iw:ih*0.12:0:ih*0.05,scale=270:-2,format=gray", "-f", "rawvideo", "-"], { encoding: "buffer" })).stdout;
+    (
+      await run(
+        "ffmpeg",
+        [
+          "-v",
+          "error",
+          "-ss",
+          String(at),
+          "-i",
+          file,
+          "-frames:v",
+          "1",
+          "-vf",
+          "crop=iw:ih*0.12:0:ih*0.05,scale=270:-2,format=gray",
+          "-f",
+          "rawvideo",
+          "-",
+        ],
+        { encoding: "buffer" },
+      )
+    ).stdout;
   const [x, y] = await Promise.all([band(a, atA), band(b, atB)]);
   let sum = 0;
   for (let i = 0; i < x.length; i++) sum += Math.abs(x[i]! - y[i]!);
@@ -36,18 +56,29 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
   const row = async (sql: string, params: unknown[]) => (await s.app.db.query(sql, params)).rows[0];
   /** The options caption-burn ran with for a job (its run's plan). */
   const burnOptions = async (jobId: string) =>
-    (await row(`select r.plan from jobs j join runs r on r.id = j.run_id where j.id = $1`, [jobId])).plan.steps.find((st: any) => st.stage === "caption-burn").with;
-  const clipRecord = async (clipId: string) => row(`select cut, render from clips where id = $1`, [clipId]) as Promise<{ cut: any; render: any }>;
-  const assOf = async (clipId: string) => (await s.app.storage.read((await clipRecord(clipId)).render.ass_key)).toString("utf8");
-  const captionEvents = (ass: string) => ass.split("\n").filter((l) => /^Dialogue: \d+,[^,]+,[^,]+,(Caption|Karaoke),/.test(l)).join("\n");
+    (await row(`select r.plan from jobs j join runs r on r.id = j.run_id where j.id = $1`, [jobId])).plan.steps.find(
+      (st: any) => st.stage === "caption-burn",
+    ).with;
+  const clipRecord = async (clipId: string) =>
+    row(`select cut, render from clips where id = $1`, [clipId]) as Promise<{ cut: any; render: any }>;
+  const assOf = async (clipId: string) =>
+    (await s.app.storage.read((await clipRecord(clipId)).render.ass_key)).toString("utf8");
+  const captionEvents = (ass: string) =>
+    ass
+      .split("\n")
+      .filter((l) => /^Dialogue: \d+,[^,]+,[^,]+,(Caption|Karaoke),/.test(l))
+      .join("\n");
   const highlighted = (ass: string) => /\\1c&H|\\kf\d/.test(captionEvents(ass));
 
   /** Polls GET `path` until its status is `ok` or "failed"; a failure fails the test with its reason. */
   const settle = async (key: string, path: string, ok: string) => {
-    const body = await until(async () => {
-      const r = await s.call(key, "GET", path);
-      return [ok, "failed"].includes(r.body.status) ? r.body : undefined;
-    }, { timeoutMs: 240_000, intervalMs: 250, what: path });
+    const body = await until(
+      async () => {
+        const r = await s.call(key, "GET", path);
+        return [ok, "failed"].includes(r.body.status) ? r.body : undefined;
+      },
+      { timeoutMs: 240_000, intervalMs: 250, what: path },
+    );
     expect(body.status, JSON.stringify(body.error ?? body.failure)).toBe(ok);
     return body;
   };
@@ -70,7 +101,11 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     // gets the defaults the first one saves.
     const [ep1, ep2] = await Promise.all(
       ["first", "second"].map(async (name) => {
-        const r = await s.call(a.live, "POST", "/api/v1/episodes", { source_url: media.url("/jfk.wav"), name, target_seconds: 15 });
+        const r = await s.call(a.live, "POST", "/api/v1/episodes", {
+          source_url: media.url("/jfk.wav"),
+          name,
+          target_seconds: 15,
+        });
         expect(r.status, JSON.stringify(r.body)).toBe(202);
         return r.body.episode_id as string;
       }),
@@ -89,7 +124,13 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     const boxed = await patch(a.live, clipId, { style: "boxed" });
     expect(boxed).toMatchObject({ changes: ["style: karaoke → boxed"], charged_cents: 0 });
     await waitJob(a.live, boxed.job_id);
-    expect(await burnOptions(boxed.job_id)).toMatchObject({ style: "boxed", caption_size: "medium", caption_position: "bottom", hook_title: true, highlight: false });
+    expect(await burnOptions(boxed.job_id)).toMatchObject({
+      style: "boxed",
+      caption_size: "medium",
+      caption_position: "bottom",
+      hook_title: true,
+      highlight: false,
+    });
     const rec = await clipRecord(clipId);
     expect(rec.render).toMatchObject({ style: "boxed", hook_title: true, highlight: false });
     const ass = await assOf(clipId);
@@ -103,14 +144,33 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     const withHook = await hookBandDiff(rendered, 0.6, rendered, 6);
     expect(withHook).toBeGreaterThan(8);
     expect(await hookBandDiff(rendered, 5, rendered, 6)).toBeLessThan(withHook / 4);
-    expect((await s.call(a.live, "GET", `/api/v1/jobs/${boxed.job_id}`)).body.changes).toEqual(["style: karaoke → boxed"]);
+    expect((await s.call(a.live, "GET", `/api/v1/jobs/${boxed.job_id}`)).body.changes).toEqual([
+      "style: karaoke → boxed",
+    ]);
 
     // Steps resolve against the current look; save_as_default keeps the resulting look.
-    const saved = await patch(a.live, clipId, { style: "Clean", caption_size: "bigger", caption_position: "up", save_as_default: true });
-    expect(saved.changes).toEqual(["style: boxed → clean", "caption_size: medium → large", "caption_position: bottom → lower"]);
+    const saved = await patch(a.live, clipId, {
+      style: "Clean",
+      caption_size: "bigger",
+      caption_position: "up",
+      save_as_default: true,
+    });
+    expect(saved.changes).toEqual([
+      "style: boxed → clean",
+      "caption_size: medium → large",
+      "caption_position: bottom → lower",
+    ]);
     // The clip was made with emphasis off, and save_as_default keeps its whole look.
     const issue19Fields = { aspect_ratio: "9:16", brand_kit: null, censor: "off", emphasis: false, emoji: false };
-    const defaults = { style: "clean", caption_size: "large", caption_position: "lower", hook_title: true, fit: "fill", background: "dark", ...issue19Fields };
+    const defaults = {
+      style: "clean",
+      caption_size: "large",
+      caption_position: "lower",
+      hook_title: true,
+      fit: "fill",
+      background: "dark",
+      ...issue19Fields,
+    };
     const me = await s.call(a.live, "GET", "/api/v1/me");
     expect(me.body.defaults).toEqual(defaults);
 
@@ -126,25 +186,54 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
       expect(r.body.error).toMatchObject({ code: "invalid_request", field: "body" });
     }
     await waitJob(a.live, saved.job_id);
-    expect(await burnOptions(saved.job_id)).toMatchObject({ style: "clean", caption_size: "large", caption_position: "lower", hook_title: true, highlight: false });
+    expect(await burnOptions(saved.job_id)).toMatchObject({
+      style: "clean",
+      caption_size: "large",
+      caption_position: "lower",
+      hook_title: true,
+      highlight: false,
+    });
 
     // A later clip, exported naming only its position, gets the saved defaults for the rest.
     const later = await exportOne(a.live, ep2, { caption_position: "top" });
     await waitJob(a.live, later.job_id);
-    expect(await burnOptions(later.job_id)).toMatchObject({ style: "clean", caption_size: "large", caption_position: "top", hook_title: true, highlight: false });
-    expect((await clipRecord(later.clip_id)).render).toMatchObject({ style: "clean", caption_size: "large", caption_position: "top", hook_title: true });
+    expect(await burnOptions(later.job_id)).toMatchObject({
+      style: "clean",
+      caption_size: "large",
+      caption_position: "top",
+      hook_title: true,
+      highlight: false,
+    });
+    expect((await clipRecord(later.clip_id)).render).toMatchObject({
+      style: "clean",
+      caption_size: "large",
+      caption_position: "top",
+      hook_title: true,
+    });
     expect(highlighted(await assOf(later.clip_id))).toBe(false);
 
     // clean → bold-punch: highlighting comes on with the style.
     const punch = await patch(a.live, later.clip_id, { style: "bold-punch" });
     expect(punch.changes).toEqual(["style: clean → bold-punch"]);
     await waitJob(a.live, punch.job_id);
-    expect(await burnOptions(punch.job_id)).toMatchObject({ style: "bold-punch", caption_size: "large", caption_position: "top", hook_title: true, highlight: true });
+    expect(await burnOptions(punch.job_id)).toMatchObject({
+      style: "bold-punch",
+      caption_size: "large",
+      caption_position: "top",
+      hook_title: true,
+      highlight: true,
+    });
     expect(highlighted(await assOf(later.clip_id))).toBe(true);
 
     // Every export so far is within the episode's free ones.
-    const charges = await s.app.db.query(`select kind, cents from ledger where account_id = $1 order by created_at, id`, [a.accountId]);
-    expect(charges.rows.map((r: any) => [r.kind, Number(r.cents)])).toEqual([["episode_plan", 0], ["episode_plan", 0]]);
+    const charges = await s.app.db.query(
+      `select kind, cents from ledger where account_id = $1 order by created_at, id`,
+      [a.accountId],
+    );
+    expect(charges.rows.map((r: any) => [r.kind, Number(r.cents)])).toEqual([
+      ["episode_plan", 0],
+      ["episode_plan", 0],
+    ]);
   }, 900_000);
 
   it("answers test keys' restyles with resolved changes and GET /me with the service's defaults", async () => {
@@ -155,8 +244,17 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     expect(r).toMatchObject({ changes: ["caption_size: medium → large"], charged_cents: 0, livemode: false });
     const me = await s.call(a.test, "GET", "/api/v1/me");
     expect(me.body.defaults).toEqual({
-      style: "bold-punch", caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark",
-      aspect_ratio: "9:16", brand_kit: null, censor: "off", emphasis: true, emoji: false,
+      style: "bold-punch",
+      caption_size: "medium",
+      caption_position: "bottom",
+      hook_title: false,
+      fit: "fill",
+      background: "dark",
+      aspect_ratio: "9:16",
+      brand_kit: null,
+      censor: "off",
+      emphasis: true,
+      emoji: false,
     });
   });
 });

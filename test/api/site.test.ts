@@ -11,7 +11,10 @@ import { repoRoot } from "../helpers/cli.js";
 
 let s: ApiServer;
 beforeAll(async () => {
-  execFileSync(process.execPath, [path.join(repoRoot, "scripts", "ensure-build.mjs")], { cwd: repoRoot, stdio: "inherit" });
+  execFileSync(process.execPath, [path.join(repoRoot, "scripts", "ensure-build.mjs")], {
+    cwd: repoRoot,
+    stdio: "inherit",
+  });
   s = await openApiServer("pglite");
 }, 300_000);
 afterAll(() => s?.close());

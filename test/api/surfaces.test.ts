@@ -16,13 +16,18 @@ describe("the surface a request came through", () => {
   useJfkApiServer((x) => ({ s, media } = x));
 
   const origins = async (ref: string) =>
-    (await s.app.db.query(`select pipeline, origin from runs where origin_ref = $1 order by created_at`, [ref])).rows.map((r: any) => `${r.pipeline}:${r.origin}`);
+    (
+      await s.app.db.query(`select pipeline, origin from runs where origin_ref = $1 order by created_at`, [ref])
+    ).rows.map((r: any) => `${r.pipeline}:${r.origin}`);
   const episodeStatus = (accountId: string, id: string, want: string) =>
-    waitFor(async () => {
-      const ep = await s.app.episodes.get(accountId, id);
-      if (ep?.status === "failed") throw new Error(`episode failed: ${JSON.stringify(ep)}`);
-      return ep?.status === want ? ep : undefined;
-    }, { what: `episode ${id} to be ${want}`, timeoutMs: 180_000, intervalMs: 200 });
+    waitFor(
+      async () => {
+        const ep = await s.app.episodes.get(accountId, id);
+        if (ep?.status === "failed") throw new Error(`episode failed: ${JSON.stringify(ep)}`);
+        return ep?.status === want ? ep : undefined;
+      },
+      { what: `episode ${id} to be ${want}`, timeoutMs: 180_000, intervalMs: 200 },
+    );
 
   it("records api for HTTP calls", async () => {
     const acc = await s.account({ creditCents: 1000 });
@@ -33,7 +38,13 @@ describe("the surface a request came through", () => {
 
   it("settles work from the website and the tool server like work from the API", async () => {
     const acc = await s.account({ creditCents: 1000 });
-    const ep = await s.app.episodes.create({ accountId: acc.accountId, name: "from the site", sourceUrl: media.url("/jfk.wav"), options: {}, origin: "web" });
+    const ep = await s.app.episodes.create({
+      accountId: acc.accountId,
+      name: "from the site",
+      sourceUrl: media.url("/jfk.wav"),
+      options: {},
+      origin: "web",
+    });
     await episodeStatus(acc.accountId, ep.id, "ready");
     // The import's end started the search on the same surface.
     expect(await origins(`episode:${ep.id}`)).toEqual(["api-episode:web"]);

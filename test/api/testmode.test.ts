@@ -9,13 +9,24 @@ import { testBackends } from "../helpers/backends.js";
 describe("test-mode fixtures", () => {
   it("reads the sample ids from config/testmode.yaml", () => {
     const f = loadTestFixtures();
-    expect(sampleIds()).toEqual({ episode: f.episode.episode_id, transcript: f.transcript.id, clips: f.clips.map((c) => c.clip_id), jobs: f.jobs.map((j) => j.job_id) });
+    expect(sampleIds()).toEqual({
+      episode: f.episode.episode_id,
+      transcript: f.transcript.id,
+      clips: f.clips.map((c) => c.clip_id),
+      jobs: f.jobs.map((j) => j.job_id),
+    });
   });
 
   it("gives the same sample transcript every time", async () => {
     const a = await sampleTranscript();
     expect(a).toEqual(await sampleTranscript());
-    expect(a).toMatchObject({ status: "completed", livemode: false, charged_cents: 0, downloads: null, duration: "00:11" });
+    expect(a).toMatchObject({
+      status: "completed",
+      livemode: false,
+      charged_cents: 0,
+      downloads: null,
+      duration: "00:11",
+    });
     expect(a.text).toContain("ask not what your country can do for you");
     const files = sampleTranscriptFiles();
     expect(files.srt).toMatch(/^1\n00:00:00,300 --> 00:00:03,100\nAnd so, my fellow Americans,\n/);

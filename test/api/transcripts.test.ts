@@ -23,8 +23,14 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
   let acc: { accountId: string; live: string; test: string };
 
   beforeAll(async () => {
-    media = await startHttpsServer({ "/talks/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav"), "/talks/again.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
-    t = await openApiServer(backend, { network: { allow_loopback: true, extra_ca: media.caPath }, transcribe: { engine: "pocketsphinx" } });
+    media = await startHttpsServer({
+      "/talks/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav"),
+      "/talks/again.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav"),
+    });
+    t = await openApiServer(backend, {
+      network: { allow_loopback: true, extra_ca: media.caPath },
+      transcribe: { engine: "pocketsphinx" },
+    });
     acc = await t.account();
   });
   afterAll(async () => {
@@ -34,10 +40,13 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
 
   async function waitDone(key: string, id: string) {
     // Stops at the first error answer too, so that it fails the test at once.
-    const res = await waitFor(async () => {
-      const res = await t.call(key, "GET", `/api/v1/transcripts/${id}`);
-      return res.status !== 200 || res.body.status === "completed" || res.body.status === "failed" ? res : undefined;
-    }, { what: `transcript ${id} to complete or fail`, timeoutMs: 110_000, intervalMs: 250 });
+    const res = await waitFor(
+      async () => {
+        const res = await t.call(key, "GET", `/api/v1/transcripts/${id}`);
+        return res.status !== 200 || res.body.status === "completed" || res.body.status === "failed" ? res : undefined;
+      },
+      { what: `transcript ${id} to complete or fail`, timeoutMs: 110_000, intervalMs: 250 },
+    );
     expect(res.status).toBe(200);
     return res.body;
   }
@@ -46,7 +55,14 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
     const url = media.url("/talks/jfk.wav");
     const first = await t.call(acc.live, "POST", "/api/v1/transcripts", { url });
     expect(first.status).toBe(202);
-    expect(first.body).toMatchObject({ status: "queued", name: "jfk", url, livemode: true, free: true, charged_cents: 0 });
+    expect(first.body).toMatchObject({
+      status: "queued",
+      name: "jfk",
+      url,
+      livemode: true,
+      free: true,
+      charged_cents: 0,
+    });
     expect(first.body.text).toBeUndefined();
     expectSchema(first.body);
     expect(Object.keys(first.body.downloads).sort()).toEqual(["page", "srt", "txt", "vtt"]);
@@ -59,7 +75,14 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
     expect(during.body.id).toBe(id);
 
     const done = await waitDone(acc.live, id);
-    expect(done).toMatchObject({ id, status: "completed", language: "en", progress: 100, charged_cents: 0, livemode: true });
+    expect(done).toMatchObject({
+      id,
+      status: "completed",
+      language: "en",
+      progress: 100,
+      charged_cents: 0,
+      livemode: true,
+    });
     expect(done.text.split(/\s+/).length).toBeGreaterThan(10);
     expect(done.text.toLowerCase()).toContain("country");
     expect(done.duration).toBe("00:11");
@@ -95,7 +118,9 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
     const racing = await Promise.all([1, 2, 3].map(() => t.call(other.live, "POST", "/api/v1/transcripts", body)));
     expect(racing.map((r) => r.status)).toEqual([202, 202, 202]);
     expect(new Set(racing.map((r) => r.body.id)).size).toBe(1);
-    const runs = await t.app.db.query(`select count(*)::int as n from transcripts where account_id = $1`, [other.accountId]);
+    const runs = await t.app.db.query(`select count(*)::int as n from transcripts where account_id = $1`, [
+      other.accountId,
+    ]);
     expect(runs.rows[0].n).toBe(1);
     const key = { "idempotency-key": randomUUID() };
     const a = await t.call(other.live, "POST", "/api/v1/transcripts", body, key);
@@ -107,7 +132,10 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
     expect(b.headers.get("idempotent-replayed")).toBe("true");
     expect((await t.call(acc.live, "GET", `/api/v1/transcripts/${a.body.id}`)).status).toBe(404);
     expect((await t.call(other.test, "GET", `/api/v1/transcripts/${a.body.id}`)).status).toBe(404);
-    expect((await t.call(other.live, "GET", `/api/v1/transcripts/${randomUUID()}`)).body.error).toMatchObject({ code: "not_found", field: "id" });
+    expect((await t.call(other.live, "GET", `/api/v1/transcripts/${randomUUID()}`)).body.error).toMatchObject({
+      code: "not_found",
+      field: "id",
+    });
     expect((await t.call(other.live, "GET", `/api/v1/transcripts/not-a-uuid`)).status).toBe(404);
     await waitDone(other.live, a.body.id);
   });
@@ -115,13 +143,19 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
   it("charges by length after the free transcripts of the month, and refuses without credit", async () => {
     const payer = await t.account();
     for (let i = 0; i < 3; i++) {
-      await t.app.db.query(`insert into transcripts (id, account_id, url, name, free, status) values ($1, $2, $3, 'old', true, 'completed')`, [randomUUID(), payer.accountId, `https://example.com/${i}.mp3`]);
+      await t.app.db.query(
+        `insert into transcripts (id, account_id, url, name, free, status) values ($1, $2, $3, 'old', true, 'completed')`,
+        [randomUUID(), payer.accountId, `https://example.com/${i}.mp3`],
+      );
     }
     const url = media.url("/talks/jfk.wav");
     const refused = await t.call(payer.live, "POST", "/api/v1/transcripts", { url });
     expect(refused.status).toBe(402);
     expect(refused.body.error).toMatchObject({ code: "credit_required", needed_cents: 2, credit_cents: 0 });
-    const none = await t.app.db.query(`select count(*)::int as n from transcripts where account_id = $1 and url = $2`, [payer.accountId, url]);
+    const none = await t.app.db.query(`select count(*)::int as n from transcripts where account_id = $1 and url = $2`, [
+      payer.accountId,
+      url,
+    ]);
     expect(none.rows[0].n).toBe(0);
 
     await runAdmin(t.app.accounts, "credit.add", { account: payer.accountId, cents: 100 });
@@ -132,8 +166,13 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
     // 11 s is one started minute at 100 cents an hour: 1.67, rounded up to 2 cents.
     expect(done).toMatchObject({ status: "completed", charged_cents: 2, free: false });
     expect((await t.app.accounts.getAccount(payer.accountId))!.credit_cents).toBe(98);
-    const ledger = await t.app.db.query(`select cents, kind, ref from ledger where account_id = $1 and kind = 'transcript'`, [payer.accountId]);
-    expect(ledger.rows.map((r: any) => ({ ...r, cents: Number(r.cents) }))).toEqual([{ cents: -2, kind: "transcript", ref: paid.body.id }]);
+    const ledger = await t.app.db.query(
+      `select cents, kind, ref from ledger where account_id = $1 and kind = 'transcript'`,
+      [payer.accountId],
+    );
+    expect(ledger.rows.map((r: any) => ({ ...r, cents: Number(r.cents) }))).toEqual([
+      { cents: -2, kind: "transcript", ref: paid.body.id },
+    ]);
     const me = await t.call(payer.live, "GET", "/api/v1/me");
     expect(me.body.usage).toMatchObject({ transcripts: 4, free_transcripts_used: 3, spent_cents: 2 });
     expect(me.body.credit).toEqual({ credit_cents: 98, plan: false, below_zero: false });
@@ -141,7 +180,13 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
 
   it("refuses links to private addresses and bad links with 400 naming the field, starting nothing", async () => {
     const before = await t.app.db.query(`select count(*)::int as n from runs`);
-    for (const url of ["https://10.1.2.3/a.mp3", "https://192.168.0.10/a.mp3", "https://169.254.169.254/latest", "https://[fd00::1]/a.mp3", "https://[::ffff:10.0.0.1]/a.mp3"]) {
+    for (const url of [
+      "https://10.1.2.3/a.mp3",
+      "https://192.168.0.10/a.mp3",
+      "https://169.254.169.254/latest",
+      "https://[fd00::1]/a.mp3",
+      "https://[::ffff:10.0.0.1]/a.mp3",
+    ]) {
       const res = await t.call(acc.live, "POST", "/api/v1/transcripts", { url });
       expect(res.status, url).toBe(400);
       expect(res.body.error, url).toMatchObject({ code: "forbidden_address", field: "url" });
@@ -153,7 +198,10 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
     expect(nohost.body.error).toMatchObject({ code: "invalid_url", field: "url" });
     const extra = await t.call(acc.live, "POST", "/api/v1/transcripts", { url: media.url("/x.wav"), speed: 2 });
     expect(extra.body.error).toMatchObject({ code: "invalid_request", field: "speed" });
-    const longName = await t.call(acc.live, "POST", "/api/v1/transcripts", { url: media.url("/x.wav"), name: "n".repeat(201) });
+    const longName = await t.call(acc.live, "POST", "/api/v1/transcripts", {
+      url: media.url("/x.wav"),
+      name: "n".repeat(201),
+    });
     expect(longName.body.error).toMatchObject({ code: "invalid_request", field: "name" });
     const after = await t.app.db.query(`select count(*)::int as n from runs`);
     expect(after.rows[0].n).toBe(before.rows[0].n);
@@ -175,7 +223,11 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
 
   it("needs the transcripts scope", async () => {
     const a = await runAdmin(t.app.accounts, "account.create", { email: "scope@example.com" });
-    const k = await runAdmin(t.app.accounts, "key.create", { account: a.account_id, mode: "live", scopes: "clips.read" });
+    const k = await runAdmin(t.app.accounts, "key.create", {
+      account: a.account_id,
+      mode: "live",
+      scopes: "clips.read",
+    });
     const res = await t.call(String(k.key), "POST", "/api/v1/transcripts", { url: media.url("/talks/jfk.wav") });
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: "forbidden", scope: "transcripts" });

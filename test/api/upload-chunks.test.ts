@@ -24,26 +24,46 @@ const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
 /** PUTs bytes [first, first + data.length) of a `total`-byte file as one chunk. */
 async function putChunk(url: string, data: Buffer, first: number, total: number, type = "audio/wav") {
-  const res = await fetch(url, { method: "PUT", headers: { "content-type": type, "content-range": `bytes ${first}-${first + data.length - 1}/${total}` }, body: data });
+  const res = await fetch(url, {
+    method: "PUT",
+    headers: { "content-type": type, "content-range": `bytes ${first}-${first + data.length - 1}/${total}` },
+    body: data,
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
 
 async function head(url: string) {
   const res = await fetch(url, { method: "HEAD" });
-  return { status: res.status, offset: res.headers.get("upload-offset"), length: res.headers.get("upload-length"), code: res.headers.get("x-error-code") };
+  return {
+    status: res.status,
+    offset: res.headers.get("upload-offset"),
+    length: res.headers.get("upload-length"),
+    code: res.headers.get("x-error-code"),
+  };
 }
 
 /** A chunk PUT whose body the test writes by hand: `send` part of it, then `end` or `drop`. */
 function openChunk(url: string, first: number, size: number, total: number) {
-  const req = http.request(url, { method: "PUT", headers: { "content-type": "audio/wav", "content-range": `bytes ${first}-${first + size - 1}/${total}`, "content-length": String(size) } });
+  const req = http.request(url, {
+    method: "PUT",
+    headers: {
+      "content-type": "audio/wav",
+      "content-range": `bytes ${first}-${first + size - 1}/${total}`,
+      "content-length": String(size),
+    },
+  });
   const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
-    req.on("response", (res) => void text(res).then((t) => resolve({ status: res.statusCode!, body: JSON.parse(t) }), reject));
+    req.on(
+      "response",
+      (res) => void text(res).then((t) => resolve({ status: res.statusCode!, body: JSON.parse(t) }), reject),
+    );
     req.on("error", reject);
   });
   return {
     answer,
-    send: (data: Buffer) => new Promise<void>((resolve, reject) => req.write(data, (err) => (err ? reject(err) : resolve()))),
+    send: (data: Buffer) =>
+      new Promise<void>((resolve, reject) => req.write(data, (err) => (err ? reject(err) : resolve()))),
     end: (data: Buffer) => req.end(data),
     drop: () => req.destroy(),
   };
@@ -64,9 +84,17 @@ describe("chunked uploads", () => {
   afterAll(() => t?.close());
 
   const link = (opts: { maxBytes?: number; test?: boolean; fileName?: string } = {}) =>
-    uploadLink(links, { accountId, ref: randomUUID(), fileName: opts.fileName ?? "talk.wav", maxBytes: opts.maxBytes ?? 10 * 1024 * 1024, origin: t.base, test: opts.test });
+    uploadLink(links, {
+      accountId,
+      ref: randomUUID(),
+      fileName: opts.fileName ?? "talk.wav",
+      maxBytes: opts.maxBytes ?? 10 * 1024 * 1024,
+      origin: t.base,
+      test: opts.test,
+    });
   const partsDir = (key: string) => `${storedPath(t.app.storage, key)}.part`;
-  const tempsIn = async (key: string) => (await readdir(partsDir(key)).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{12}\.tmp$/.test(n)); // chunks being written
+  const tempsIn = async (key: string) =>
+    (await readdir(partsDir(key)).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{12}\.tmp$/.test(n)); // chunks being written
 
   it("takes a recording in chunks, keeps what arrived of a dropped chunk, and resumes from HEAD to a byte-identical file", async () => {
     const up = link();
@@ -81,11 +109,16 @@ describe("chunked uploads", () => {
     const open = openChunk(up.url, size, size, jfk.length);
     open.answer.catch(() => undefined);
     await open.send(jfk.subarray(size, size + size / 2));
-    await waitFor(async () => {
-      const temps = await tempsIn(up.key);
-      const sizes = await Promise.all(temps.map(async (n) => (await readFile(path.join(partsDir(up.key), n))).length));
-      return sizes.some((n) => n > 0);
-    }, { what: "the server to store some of the chunk" });
+    await waitFor(
+      async () => {
+        const temps = await tempsIn(up.key);
+        const sizes = await Promise.all(
+          temps.map(async (n) => (await readFile(path.join(partsDir(up.key), n))).length),
+        );
+        return sizes.some((n) => n > 0);
+      },
+      { what: "the server to store some of the chunk" },
+    );
     open.drop();
     await waitFor(async () => (await tempsIn(up.key)).length === 0, { what: "the server to settle the dropped chunk" });
     const after = await head(up.url);
@@ -102,7 +135,13 @@ describe("chunked uploads", () => {
       expect(last.status).toBe(200);
       at += piece.length;
     }
-    expect(last!.body).toEqual({ key: up.key, bytes: jfk.length, received: jfk.length, total: jfk.length, complete: true });
+    expect(last!.body).toEqual({
+      key: up.key,
+      bytes: jfk.length,
+      received: jfk.length,
+      total: jfk.length,
+      complete: true,
+    });
     expect(sha(await t.app.storage.read(up.key))).toBe(sha(jfk));
     expect(await head(up.url)).toMatchObject({ offset: String(jfk.length), length: String(jfk.length) });
     // The parts are gone once joined; only the file stays in its folder.
@@ -124,7 +163,11 @@ describe("chunked uploads", () => {
     const over = await putChunk(link({ maxBytes: 200_000 }).url, jfk.subarray(0, 1000), 0, jfk.length);
     expect(over.status).toBe(413);
     expect(over.body.error).toMatchObject({ code: "too_big", max_bytes: 200_000, bytes: jfk.length });
-    const huge = await fetch(link({ maxBytes: 1e9 }).url, { method: "PUT", headers: { "content-range": `bytes 0-${MAX_CHUNK_BYTES}/${2 * MAX_CHUNK_BYTES}` }, body: "x" });
+    const huge = await fetch(link({ maxBytes: 1e9 }).url, {
+      method: "PUT",
+      headers: { "content-range": `bytes 0-${MAX_CHUNK_BYTES}/${2 * MAX_CHUNK_BYTES}` },
+      body: "x",
+    });
     expect(huge.status).toBe(413);
     expect((await huge.json()).error).toMatchObject({ code: "chunk_too_big", max_chunk_bytes: MAX_CHUNK_BYTES });
     for (const bad of ["bytes 5-1/10", "bytes 0-10/10", "items 0-1/2", "bytes */10"]) {
@@ -152,7 +195,10 @@ describe("chunked uploads", () => {
     b.end(jfk.subarray(size + 1000, 2 * size));
     const answers = await Promise.all([a.answer, b.answer]);
     expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
-    expect(answers.find((r) => r.status === 409)!.body.error).toMatchObject({ code: "upload_offset_mismatch", offset: 2 * size });
+    expect(answers.find((r) => r.status === 409)!.body.error).toMatchObject({
+      code: "upload_offset_mismatch",
+      offset: 2 * size,
+    });
     const rest = await putChunk(up.url, jfk.subarray(2 * size), 2 * size, jfk.length);
     expect(rest.body).toMatchObject({ complete: true, bytes: jfk.length });
     expect(sha(await t.app.storage.read(up.key))).toBe(sha(jfk));
@@ -161,7 +207,10 @@ describe("chunked uploads", () => {
   it("ignores a chunk a killed server left half-written, and HEAD finishes a file whose chunks were all stored but not joined", async () => {
     const up = link();
     await t.app.storage.parts.claimNote(up.key, JSON.stringify({ total: jfk.length, expires_at: up.expires_at }));
-    for (const [from, to] of [[0, 200_000], [200_000, jfk.length]] as const) {
+    for (const [from, to] of [
+      [0, 200_000],
+      [200_000, jfk.length],
+    ] as const) {
       const w = await t.app.storage.parts.writer(up.key, from);
       await new Promise<void>((resolve) => w.stream.end(jfk.subarray(from, to), resolve));
       expect(await w.commit()).toBe(true);
@@ -193,7 +242,9 @@ describe("chunked uploads", () => {
     await new Promise<void>((resolve) => w.stream.end(jfk.subarray(0, 10), resolve));
     await w.commit();
     expect(await sweepPartialUploads(root, { now: Date.now() + 60 * 60_000 })).not.toContain(partsDir(bare.key));
-    expect(await sweepPartialUploads(root, { now: Date.now() + 2 * 60 * 60_000 + 60_000 })).toContain(partsDir(bare.key));
+    expect(await sweepPartialUploads(root, { now: Date.now() + 2 * 60 * 60_000 + 60_000 })).toContain(
+      partsDir(bare.key),
+    );
   });
 
   it("still takes a whole PUT, and a test-mode address takes chunks but keeps nothing", async () => {
@@ -208,7 +259,14 @@ describe("chunked uploads", () => {
     const one = await putChunk(test.url, jfk.subarray(0, 200_000), 0, jfk.length);
     expect(one.body).toEqual({ received: 200_000, total: jfk.length, complete: false, livemode: false });
     const two = await putChunk(test.url, jfk.subarray(200_000), 200_000, jfk.length);
-    expect(two.body).toEqual({ received: jfk.length, total: jfk.length, complete: true, key: test.key, bytes: jfk.length, livemode: false });
+    expect(two.body).toEqual({
+      received: jfk.length,
+      total: jfk.length,
+      complete: true,
+      key: test.key,
+      bytes: jfk.length,
+      livemode: false,
+    });
     expect(await t.app.storage.exists(test.key)).toBe(false);
     expect(await head(test.url)).toMatchObject({ status: 200, offset: "0" });
     expect(await head(`${t.base}/api/v1/uploads/not-a-token`)).toMatchObject({ status: 403, code: "bad_signature" });
@@ -229,7 +287,9 @@ describe("chunked uploads", () => {
     const done = await c.call("POST", `/api/v1/episodes/${made.body.episode_id}/uploaded`, {});
     expect(done.status).toBe(200);
     expect(done.body.status).toMatch(/importing|transcribing/);
-    const { rows } = await t.app.db.query(`select origin, input from runs where origin_ref = $1`, [`episode:${made.body.episode_id}`]);
+    const { rows } = await t.app.db.query(`select origin, input from runs where origin_ref = $1`, [
+      `episode:${made.body.episode_id}`,
+    ]);
     expect(rows.map((r) => r.origin)).toEqual(["web"]);
     expect(sha(await t.app.storage.read(rows[0].input.upload.key))).toBe(sha(jfk));
   });

@@ -19,7 +19,13 @@ describe.each(testBackends())("web keys on %s", (backend) => {
     await c.signUp();
     const made = await c.createKey({ name: "laptop", mode: "live", scopes: ["clips.read"], expires_in_days: 30 });
     expect(made.status).toBe(201);
-    expect(made.body).toMatchObject({ name: "laptop", mode: "live", scopes: ["clips.read"], status: "active", last_used_at: null });
+    expect(made.body).toMatchObject({
+      name: "laptop",
+      mode: "live",
+      scopes: ["clips.read"],
+      status: "active",
+      last_used_at: null,
+    });
     expect(made.body.key).toMatch(/^svc_live_/);
     expect(made.body.prefix).toBe(made.body.key.slice(0, 13));
     expect(Date.parse(made.body.expires_at) - Date.now()).toBeGreaterThan(29 * 86400_000);
@@ -30,7 +36,12 @@ describe.each(testBackends())("web keys on %s", (backend) => {
     const list = await c.call("GET", "/api/v1/keys");
     expect(list.body.max_keys).toBe(5);
     expect(list.body.keys).toHaveLength(1);
-    expect(list.body.keys[0]).toMatchObject({ id: made.body.id, name: "laptop", prefix: made.body.prefix, status: "active" });
+    expect(list.body.keys[0]).toMatchObject({
+      id: made.body.id,
+      name: "laptop",
+      prefix: made.body.prefix,
+      status: "active",
+    });
     expect(list.body.keys[0].last_used_at).not.toBeNull(); // the /me call above
     expect(JSON.stringify(list.body)).not.toContain(made.body.key); // never shown again
 
@@ -46,7 +57,11 @@ describe.each(testBackends())("web keys on %s", (backend) => {
     const c = new WebClient(t.base);
     await c.signUp();
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await c.createKey({ name: `k${i}`, mode: i % 2 ? "test" : "live", scopes: ["clips.read", "webhooks"] })).body.id);
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (await c.createKey({ name: `k${i}`, mode: i % 2 ? "test" : "live", scopes: ["clips.read", "webhooks"] })).body
+          .id,
+      );
     const sixth = await c.createKey({ name: "one too many" });
     expect(sixth.status).toBe(409);
     expect(sixth.body.error).toMatchObject({ code: "too_many_keys", limit: 5 });
@@ -68,7 +83,12 @@ describe.each(testBackends())("web keys on %s", (backend) => {
     const bad = await c.call("POST", "/api/v1/keys", { name: "x", mode: "live", scopes: ["everything"] });
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe("scopes.0");
-    const days = await c.call("POST", "/api/v1/keys", { name: "x", mode: "live", scopes: ["clips.read"], expires_in_days: 7 });
+    const days = await c.call("POST", "/api/v1/keys", {
+      name: "x",
+      mode: "live",
+      scopes: ["clips.read"],
+      expires_in_days: 7,
+    });
     expect(days.body.error.field).toBe("expires_in_days");
   });
 
@@ -104,7 +124,9 @@ describe("work started through /web", () => {
     await s.app.accounts.addCredit(up.body.account.id, 500);
     const made = await c.call("POST", "/api/v1/episodes", { source_url: media.url("/jfk.wav") });
     expect(made.status).toBe(202);
-    const { rows } = await s.app.db.query(`select origin from runs where input->>'account_id' = $1`, [up.body.account.id]);
+    const { rows } = await s.app.db.query(`select origin from runs where input->>'account_id' = $1`, [
+      up.body.account.id,
+    ]);
     expect(rows.map((r) => r.origin)).toEqual(["web"]);
   });
 });

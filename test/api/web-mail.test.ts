@@ -60,7 +60,10 @@ describe.each(testBackends())("web mail on %s", (backend) => {
     expect(reset.status).toBe(200);
     expect((await c.call("GET", "/api/v1/account")).status).toBe(401);
     expect((await other.call("GET", "/api/v1/account")).status).toBe(401);
-    expect((await anon.call("POST", "/api/v1/password/reset", { token, password: "yet another passphrase" })).body.error.code).toBe("invalid_token");
+    expect(
+      (await anon.call("POST", "/api/v1/password/reset", { token, password: "yet another passphrase" })).body.error
+        .code,
+    ).toBe("invalid_token");
     expect((await new WebClient(t.base).signIn(c.email, c.password)).status).toBe(401);
     const back = new WebClient(t.base);
     expect((await back.signIn(c.email, "a brand new passphrase")).status).toBe(200);

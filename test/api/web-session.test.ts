@@ -11,7 +11,8 @@ describe.each(testBackends())("web sessions on %s", (backend) => {
     t = await openApiServer(backend);
   }, 60_000);
   afterAll(() => t?.close());
-  const sessionRow = async (accountId: string) => (await t.app.db.query(`select * from web_sessions where account_id = $1`, [accountId])).rows;
+  const sessionRow = async (accountId: string) =>
+    (await t.app.db.query(`select * from web_sessions where account_id = $1`, [accountId])).rows;
 
   it("signs up into a session whose cookie is httpOnly and SameSite=Lax, then signs out and in again", async () => {
     const c = new WebClient(t.base);
@@ -22,7 +23,10 @@ describe.each(testBackends())("web sessions on %s", (backend) => {
     expect(first.headers.get("cache-control")).toBe("no-store");
 
     const up = await c.signUp();
-    expect(up.body).toMatchObject({ signed_in: true, account: { email: c.email, email_verified: false, plan: false, billing_review: false } });
+    expect(up.body).toMatchObject({
+      signed_in: true,
+      account: { email: c.email, email_verified: false, plan: false, billing_review: false },
+    });
     const line = up.setCookies.find((l) => l.startsWith("clipd_session="))!;
     expect(line).toMatch(/; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
     expect(line).not.toContain("Secure"); // plain http on loopback, no public_url
@@ -31,10 +35,20 @@ describe.each(testBackends())("web sessions on %s", (backend) => {
     expect(rows[0].token_hash).not.toBe(c.cookies.get("clipd_session")); // only a hash is stored
 
     const me = await c.call("GET", "/api/v1/session");
-    expect(me.body).toMatchObject({ signed_in: true, account: { id: up.body.account.id }, csrf_token: up.body.csrf_token });
-    const who = await c.call("GET", "/api/v1/me", undefined, { headers: { authorization: "Bearer svc_live_nonsense" } });
+    expect(me.body).toMatchObject({
+      signed_in: true,
+      account: { id: up.body.account.id },
+      csrf_token: up.body.csrf_token,
+    });
+    const who = await c.call("GET", "/api/v1/me", undefined, {
+      headers: { authorization: "Bearer svc_live_nonsense" },
+    });
     expect(who.status).toBe(200); // the session is the caller; Authorization is ignored under /web
-    expect(who.body).toMatchObject({ account: { id: up.body.account.id }, key: { mode: "live", web_session: true }, livemode: true });
+    expect(who.body).toMatchObject({
+      account: { id: up.body.account.id },
+      key: { mode: "live", web_session: true },
+      livemode: true,
+    });
 
     const out = await c.signOut();
     expect(out.status).toBe(200);
@@ -68,17 +82,24 @@ describe.each(testBackends())("web sessions on %s", (backend) => {
     const c = new WebClient(t.base);
     const up = await c.signUp();
     const id = up.body.account.id;
-    await t.app.db.query(`update web_sessions set last_seen_at = now() - interval '73 hours' where account_id = $1`, [id]);
+    await t.app.db.query(`update web_sessions set last_seen_at = now() - interval '73 hours' where account_id = $1`, [
+      id,
+    ]);
     expect((await c.call("GET", "/api/v1/account")).status).toBe(401);
     expect(await sessionRow(id)).toHaveLength(0);
 
     expect((await c.signIn()).status).toBe(200);
     // Used a moment ago, but signed in 31 days ago: the absolute end (30 days) holds.
-    await t.app.db.query(`update web_sessions set created_at = now() - interval '31 days', expires_at = now() - interval '1 day' where account_id = $1`, [id]);
+    await t.app.db.query(
+      `update web_sessions set created_at = now() - interval '31 days', expires_at = now() - interval '1 day' where account_id = $1`,
+      [id],
+    );
     expect((await c.call("GET", "/api/v1/account")).status).toBe(401);
     expect((await c.signIn()).status).toBe(200);
     // last_seen_at moves, at most once a minute.
-    await t.app.db.query(`update web_sessions set last_seen_at = now() - interval '2 hours' where account_id = $1`, [id]);
+    await t.app.db.query(`update web_sessions set last_seen_at = now() - interval '2 hours' where account_id = $1`, [
+      id,
+    ]);
     expect((await c.call("GET", "/api/v1/account")).status).toBe(200);
     const [row] = await sessionRow(id);
     expect(Date.now() - new Date(row.last_seen_at).getTime()).toBeLessThan(60_000);
@@ -119,10 +140,20 @@ describe.each(testBackends())("web sessions on %s", (backend) => {
 
     // Signed out, the token is the clipd_csrf cookie's (double submit).
     const fresh = new WebClient(t.base);
-    const cookieless = await fresh.call("POST", "/api/v1/signin", { email: c.email, password: TEST_PASSWORD }, { csrf: "whatever" });
+    const cookieless = await fresh.call(
+      "POST",
+      "/api/v1/signin",
+      { email: c.email, password: TEST_PASSWORD },
+      { csrf: "whatever" },
+    );
     expect(cookieless.body.error.message).toMatch(/clipd_csrf cookie is missing/);
     await fresh.session();
-    const mismatch = await fresh.call("POST", "/api/v1/signin", { email: c.email, password: TEST_PASSWORD }, { csrf: "whatever" });
+    const mismatch = await fresh.call(
+      "POST",
+      "/api/v1/signin",
+      { email: c.email, password: TEST_PASSWORD },
+      { csrf: "whatever" },
+    );
     expect(mismatch.body.error.message).toMatch(/does not match the clipd_csrf cookie/);
     expect((await fresh.signIn(c.email, TEST_PASSWORD)).status).toBe(200);
   });
@@ -135,7 +166,11 @@ describe.each(testBackends())("web sessions on %s", (backend) => {
     expect(anon.status).toBe(401);
     expect(anon.body.error.code).toBe("unauthorized");
     const doc = await (await fetch(`${t.base}/openapi.json`)).json();
-    expect(Object.keys(doc.paths).filter((p) => /^\/api\/v1\/(session|signin|signup|signout|keys|account|password|email)/.test(p))).toEqual([]);
+    expect(
+      Object.keys(doc.paths).filter((p) =>
+        /^\/api\/v1\/(session|signin|signup|signout|keys|account|password|email)/.test(p),
+      ),
+    ).toEqual([]);
   });
 
   it("refuses a second sign-up with the same address in any case, and short passwords", async () => {
@@ -166,23 +201,37 @@ describe("web sessions behind https (server.public_url)", () => {
     const local = await c.call("POST", "/api/v1/signup", { email: randomEmail(), password: TEST_PASSWORD });
     expect(local.status).toBe(403);
     expect(local.body.error.message).toContain("(https://clipd.example)");
-    const up = await c.call("POST", "/api/v1/signup", { email: randomEmail(), password: TEST_PASSWORD }, { origin: "https://clipd.example" });
+    const up = await c.call(
+      "POST",
+      "/api/v1/signup",
+      { email: randomEmail(), password: TEST_PASSWORD },
+      { origin: "https://clipd.example" },
+    );
     expect(up.status).toBe(201);
-    expect(up.setCookies.find((l) => l.startsWith("clipd_session="))).toMatch(/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
+    expect(up.setCookies.find((l) => l.startsWith("clipd_session="))).toMatch(
+      /; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/,
+    );
   });
 });
 
 describe("a clipd configured otherwise: sign-up closed, other free limits", () => {
   let t: ApiServer;
   beforeAll(async () => {
-    t = await openApiServer("pglite", { web: { signup_open: false }, free: { max_seconds_anon: 300, files_per_day_key: 4 } });
+    t = await openApiServer("pglite", {
+      web: { signup_open: false },
+      free: { max_seconds_anon: 300, files_per_day_key: 4 },
+    });
   }, 60_000);
   afterAll(() => t?.close());
 
   it("refuses sign-up with 403 signup_closed and says so in the session; sign-in still works", async () => {
     const c = new WebClient(t.base);
     // The session also states the free tier's limits as configured, for the free page.
-    expect((await c.session()).body).toMatchObject({ signed_in: false, signup_open: false, free_limits: { anon_minutes: 5, key_minutes: 90, key_per_day: 4, audio_days: 7, text_days: 30 } });
+    expect((await c.session()).body).toMatchObject({
+      signed_in: false,
+      signup_open: false,
+      free_limits: { anon_minutes: 5, key_minutes: 90, key_per_day: 4, audio_days: 7, text_days: 30 },
+    });
     const up = await c.call("POST", "/api/v1/signup", { email: randomEmail(), password: TEST_PASSWORD });
     expect(up.status).toBe(403);
     expect(up.body.error).toMatchObject({ code: "signup_closed", field: "web.signup_open" });

@@ -11,9 +11,16 @@ import { repoRoot } from "../helpers/cli.js";
 import { randomEmail, TEST_PASSWORD, WebClient } from "../helpers/web.js";
 
 /** Runs the built CLI with `stdin` piped in; resolves with its exit code and output. */
-function clipd(args: string[], env: NodeJS.ProcessEnv, stdin = ""): Promise<{ code: number | null; out: string; err: string }> {
+function clipd(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdin = "",
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, "dist", "daemon", "main.js"), ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.join(repoRoot, "dist", "daemon", "main.js"), ...args], {
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
@@ -28,7 +35,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 describe.each(testBackends())("web sign-in on %s", (backend) => {
   let t: ApiServer;
   beforeAll(async () => {
-    t = await openApiServer(backend, { web: { signin_attempts_per_account: 3, signin_attempts_per_address: 5, signin_window_minutes: 10 } });
+    t = await openApiServer(backend, {
+      web: { signin_attempts_per_account: 3, signin_attempts_per_address: 5, signin_window_minutes: 10 },
+    });
   }, 60_000);
   afterAll(() => t?.close());
   const clearAddress = () => t.app.db.query(`delete from signin_failures where subject like 'addr:%'`);
@@ -40,12 +49,18 @@ describe.each(testBackends())("web sign-in on %s", (backend) => {
     await anon.session();
     const times = { unknown: [] as number[], wrong: [] as number[] };
     for (let i = 0; i < 2; i++) {
-      for (const [kind, email] of [["unknown", randomEmail("nobody")], ["wrong", c.email!]] as const) {
+      for (const [kind, email] of [
+        ["unknown", randomEmail("nobody")],
+        ["wrong", c.email!],
+      ] as const) {
         const start = performance.now();
         const res = await anon.call("POST", "/api/v1/signin", { email, password: "not the password" });
         times[kind].push(performance.now() - start);
         expect(res.status).toBe(401);
-        expect(res.body.error).toEqual({ code: "invalid_credentials", message: "the e-mail address or the password is wrong" });
+        expect(res.body.error).toEqual({
+          code: "invalid_credentials",
+          message: "the e-mail address or the password is wrong",
+        });
       }
     }
     // Both spend one argon2id verification: an unknown address is not answered at once.
@@ -58,7 +73,10 @@ describe.each(testBackends())("web sign-in on %s", (backend) => {
     await a.signUp();
     const anon = new WebClient(t.base);
     await anon.session();
-    for (let i = 0; i < 3; i++) expect((await anon.call("POST", "/api/v1/signin", { email: a.email, password: "wrong password" })).status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await anon.call("POST", "/api/v1/signin", { email: a.email, password: "wrong password" })).status).toBe(
+        401,
+      );
     const limited = await anon.call("POST", "/api/v1/signin", { email: a.email, password: TEST_PASSWORD });
     expect(limited.status).toBe(429); // even the right password waits
     expect(limited.body.error).toMatchObject({ code: "rate_limited", per: "account", limit: 3 });
@@ -68,7 +86,10 @@ describe.each(testBackends())("web sign-in on %s", (backend) => {
     // Two more failures for another address make five from this client address.
     const b = new WebClient(t.base);
     await b.signUp();
-    for (let i = 0; i < 2; i++) expect((await anon.call("POST", "/api/v1/signin", { email: b.email, password: "wrong password" })).status).toBe(401);
+    for (let i = 0; i < 2; i++)
+      expect((await anon.call("POST", "/api/v1/signin", { email: b.email, password: "wrong password" })).status).toBe(
+        401,
+      );
     const byAddress = await anon.call("POST", "/api/v1/signin", { email: b.email, password: TEST_PASSWORD });
     expect(byAddress.status).toBe(429);
     expect(byAddress.body.error).toMatchObject({ code: "rate_limited", per: "address", limit: 5 });
@@ -93,20 +114,35 @@ describe.each(testBackends())("web sign-in on %s", (backend) => {
     const short = await clipd(["account", "reset-password", "--email", email, "--password", "short"], env);
     expect(short.code).toBe(2);
     expect(short.err).toMatch(/10 to 256 characters/);
-    const piped = await clipd(["account", "reset-password", "--email", email.toUpperCase()], env, "a piped passphrase\n");
+    const piped = await clipd(
+      ["account", "reset-password", "--email", email.toUpperCase()],
+      env,
+      "a piped passphrase\n",
+    );
     expect(piped.err).toBe("");
     expect(piped.code).toBe(0);
-    expect(JSON.parse(piped.out)).toEqual({ account_id: made.account_id, email, password_set: true, sessions_ended: true });
+    expect(JSON.parse(piped.out)).toEqual({
+      account_id: made.account_id,
+      email,
+      password_set: true,
+      sessions_ended: true,
+    });
     expect(piped.out + piped.err).not.toContain("a piped passphrase");
     expect((await c.signIn(email, "a piped passphrase")).status).toBe(200);
 
     const other = new WebClient(t.base);
     expect((await other.signIn(email, "a piped passphrase")).status).toBe(200);
-    const flag = await clipd(["account", "reset-password", "--email", email, "--password", "a flagged passphrase"], env);
+    const flag = await clipd(
+      ["account", "reset-password", "--email", email, "--password", "a flagged passphrase"],
+      env,
+    );
     expect(flag.code).toBe(0);
     expect((await c.call("GET", "/api/v1/account")).status).toBe(401); // its sessions ended
     expect((await other.call("GET", "/api/v1/account")).status).toBe(401);
-    const missing = await clipd(["account", "reset-password", "--email", randomEmail("ghost"), "--password", "a flagged passphrase"], env);
+    const missing = await clipd(
+      ["account", "reset-password", "--email", randomEmail("ghost"), "--password", "a flagged passphrase"],
+      env,
+    );
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/no live account has the e-mail address/);
   }, 60_000);

@@ -16,10 +16,13 @@ import { startReceiver } from "../helpers/webhook-receiver.js";
 
 /** Polls GET /transcripts/{id} until it has ended. */
 async function transcribed(s: ApiServer, key: string, id: string) {
-  return waitFor(async () => {
-    const r = await s.call(key, "GET", `/api/v1/transcripts/${id}`);
-    return ["completed", "failed"].includes(r.body.status) ? r.body : undefined;
-  }, { what: "transcript completed", timeoutMs: 120_000, intervalMs: 250 });
+  return waitFor(
+    async () => {
+      const r = await s.call(key, "GET", `/api/v1/transcripts/${id}`);
+      return ["completed", "failed"].includes(r.body.status) ? r.body : undefined;
+    },
+    { what: "transcript completed", timeoutMs: 120_000, intervalMs: 250 },
+  );
 }
 
 describe("results links", () => {
@@ -31,9 +34,15 @@ describe("results links", () => {
     const acc = await s.account();
     const rx = await startReceiver();
     try {
-      const hook = await s.call(acc.live, "POST", "/api/v1/webhooks", { url: rx.path("/hook"), events: ["transcript.completed"] });
+      const hook = await s.call(acc.live, "POST", "/api/v1/webhooks", {
+        url: rx.path("/hook"),
+        events: ["transcript.completed"],
+      });
       expect(hook.status).toBe(201);
-      const ordered = await s.call(acc.live, "POST", "/api/v1/transcripts", { url: media.url("/jfk.wav"), name: "JFK speech" });
+      const ordered = await s.call(acc.live, "POST", "/api/v1/transcripts", {
+        url: media.url("/jfk.wav"),
+        name: "JFK speech",
+      });
       expect(ordered.status).toBe(202);
       const page = new URL(ordered.body.downloads.page);
       expect(page.origin).toBe(new URL(s.base).origin);
@@ -45,9 +54,23 @@ describe("results links", () => {
       // Nobody signed in: the token is the authority.
       const r = await new WebClient(s.base).call("GET", `/api/v1/results/${token}`);
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ kind: "account", id: done.id, name: "JFK speech", status: "completed", text: done.text, language: "en", duration: "00:11", word_count: done.word_count });
+      expect(r.body).toMatchObject({
+        kind: "account",
+        id: done.id,
+        name: "JFK speech",
+        status: "completed",
+        text: done.text,
+        language: "en",
+        duration: "00:11",
+        word_count: done.word_count,
+      });
       expect(r.body.segments.total).toBeGreaterThan(0);
-      expect(r.body.segments.segments.map((x: any) => x.text).join(" ").split(/\s+/).length).toBe(done.text.trim().split(/\s+/).length);
+      expect(
+        r.body.segments.segments
+          .map((x: any) => x.text)
+          .join(" ")
+          .split(/\s+/).length,
+      ).toBe(done.text.trim().split(/\s+/).length);
       expect(Date.parse(r.body.expires_at) - Date.now()).toBeGreaterThan(6 * 86400_000);
       expect((await (await fetch(r.body.downloads.txt)).text()).trim()).toBe(done.text.trim());
       expect(await (await fetch(r.body.downloads.vtt)).text()).toMatch(/^WEBVTT/);
@@ -57,7 +80,10 @@ describe("results links", () => {
       expect((await fetch(done.downloads.page)).headers.get("content-type")).toMatch(/^text\/html/);
 
       // The webhook's page link is a results link too.
-      const receipt = await waitFor(() => rx.receipts.find((x) => x.path === "/hook"), { what: "transcript.completed delivered", timeoutMs: 60_000 });
+      const receipt = await waitFor(() => rx.receipts.find((x) => x.path === "/hook"), {
+        what: "transcript.completed delivered",
+        timeoutMs: 60_000,
+      });
       const event = JSON.parse(receipt.body);
       expect(event.type).toBe("transcript.completed");
       const hooked = new URL(event.data.downloads.page).pathname;
@@ -66,8 +92,14 @@ describe("results links", () => {
 
       // A changed token, a download token and an expired one.
       const [body, mac] = token.split(".");
-      const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, "base64url").toString()), key: `account:${randomUUID()}` })).toString("base64url");
-      for (const bad of [`${forged}.${mac}`, `${body}.${mac!.slice(0, -2)}`, new URL(done.downloads.txt).pathname.split("/").pop()!]) {
+      const forged = Buffer.from(
+        JSON.stringify({ ...JSON.parse(Buffer.from(body!, "base64url").toString()), key: `account:${randomUUID()}` }),
+      ).toString("base64url");
+      for (const bad of [
+        `${forged}.${mac}`,
+        `${body}.${mac!.slice(0, -2)}`,
+        new URL(done.downloads.txt).pathname.split("/").pop()!,
+      ]) {
         const refused = await new WebClient(s.base).call("GET", `/api/v1/results/${bad}`);
         expect(refused.status).toBe(404);
         expect(refused.body.error).toMatchObject({ code: "invalid_link", field: "token" });
@@ -86,17 +118,28 @@ describe("results links", () => {
     const sent = await s.call(undefined, "POST", "/api/v1/transcribe", { url: media.url("/jfk.wav") });
     expect(sent.status).toBe(202);
     const poll = new URL(sent.body.poll_url);
-    const done = await waitFor(async () => {
-      const r = await s.call(undefined, "GET", poll.pathname + poll.search);
-      return r.body.status !== "processing" ? r.body : undefined;
-    }, { what: "free transcript", timeoutMs: 120_000, intervalMs: 250 });
+    const done = await waitFor(
+      async () => {
+        const r = await s.call(undefined, "GET", poll.pathname + poll.search);
+        return r.body.status !== "processing" ? r.body : undefined;
+      },
+      { what: "free transcript", timeoutMs: 120_000, intervalMs: 250 },
+    );
     expect(done.status).toBe("completed");
     const signer = await LinkSigner.create(s.app.db, s.app.config.server.signing_secret || undefined);
     const token = signer.sign({ k: "results", key: `free:${sent.body.id}` }, 3600).token;
     const open = () => new WebClient(s.base).call("GET", `/api/v1/results/${token}`);
     const r = await open();
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ kind: "free", id: sent.body.id, name: null, status: "completed", text: done.text, word_count: done.word_count, language: "en" });
+    expect(r.body).toMatchObject({
+      kind: "free",
+      id: sent.body.id,
+      name: null,
+      status: "completed",
+      text: done.text,
+      word_count: done.word_count,
+      language: "en",
+    });
     expect(r.body.segments.total).toBeGreaterThan(0);
     expect((await (await fetch(r.body.downloads.srt)).text()).trim()).toBe(done.srt.trim());
     expect((await fetch(r.body.media.url, { headers: { range: "bytes=0-3" } })).status).toBe(206);
@@ -110,7 +153,10 @@ describe("results links", () => {
     const gone = await open();
     expect(gone.status).toBe(410);
     expect(gone.body.error).toMatchObject({ code: "expired", field: "token" });
-    const unknown = await new WebClient(s.base).call("GET", `/api/v1/results/${signer.sign({ k: "results", key: `free:${randomUUID()}` }, 60).token}`);
+    const unknown = await new WebClient(s.base).call(
+      "GET",
+      `/api/v1/results/${signer.sign({ k: "results", key: `free:${randomUUID()}` }, 60).token}`,
+    );
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe("not_found");
   });
@@ -119,7 +165,10 @@ describe("results links", () => {
 describe("a clipd serving no website", () => {
   it("links a transcript's page to the plain HTML page of its text", async () => {
     const files = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
-    const off = await openApiServer("pglite", { web: { enabled: false }, network: { allow_loopback: true, extra_ca: files.caPath } });
+    const off = await openApiServer("pglite", {
+      web: { enabled: false },
+      network: { allow_loopback: true, extra_ca: files.caPath },
+    });
     try {
       const acc = await off.account();
       const ordered = await off.call(acc.live, "POST", "/api/v1/transcripts", { url: files.url("/jfk.wav") });

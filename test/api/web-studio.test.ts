@@ -27,7 +27,8 @@ describe("the studio's web-only calls", () => {
   useJfkApiServer((x) => ({ s, media } = x));
 
   const studio = () => s.app.container.resolve(StudioService);
-  const drawsOf = (suffix: string) => [...studio().images.draws].filter(([k]) => k.endsWith(suffix)).reduce((n, [, c]) => n + c, 0);
+  const drawsOf = (suffix: string) =>
+    [...studio().images.draws].filter(([k]) => k.endsWith(suffix)).reduce((n, [, c]) => n + c, 0);
 
   async function funded(): Promise<WebClient> {
     const c = new WebClient(s.base);
@@ -37,10 +38,13 @@ describe("the studio's web-only calls", () => {
     return c;
   }
   async function ready(c: WebClient, id: string) {
-    const ep = await waitFor(async () => {
-      const r = await c.call("GET", `/api/v1/episodes/${id}`);
-      return ["ready", "failed"].includes(r.body.status) ? r.body : undefined;
-    }, { what: `episode ${id} ready`, timeoutMs: 240_000, intervalMs: 250 });
+    const ep = await waitFor(
+      async () => {
+        const r = await c.call("GET", `/api/v1/episodes/${id}`);
+        return ["ready", "failed"].includes(r.body.status) ? r.body : undefined;
+      },
+      { what: `episode ${id} ready`, timeoutMs: 240_000, intervalMs: 250 },
+    );
     expect(ep.status, JSON.stringify(ep.failure)).toBe("ready");
     expect(ep.clips.length).toBeGreaterThan(0);
     return ep;
@@ -48,16 +52,42 @@ describe("the studio's web-only calls", () => {
   /** An episode of an uploaded video: a test pattern with jfk.wav as its sound. */
   async function videoEpisode(c: WebClient): Promise<string> {
     const file = path.join(s.dataDir, "talk.mp4");
-    await run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-i", TEST_MEDIA.jfkWav, "-shortest", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", file]);
+    await run("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=size=640x360:rate=25",
+      "-i",
+      TEST_MEDIA.jfkWav,
+      "-shortest",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      file,
+    ]);
     const made = await c.call("POST", "/api/v1/episodes", { file_name: "talk.mp4", target_seconds: 15 });
     expect(made.status, JSON.stringify(made.body)).toBe(202);
-    const put = await fetch(made.body.upload.url, { method: "PUT", headers: made.body.upload.headers, body: await readFile(file) });
+    const put = await fetch(made.body.upload.url, {
+      method: "PUT",
+      headers: made.body.upload.headers,
+      body: await readFile(file),
+    });
     expect(put.status).toBe(200);
     expect((await c.call("POST", `/api/v1/episodes/${made.body.episode_id}/uploaded`, {})).status).toBe(200);
     return made.body.episode_id;
   }
   async function image(c: WebClient, url: string, headers: Record<string, string> = {}) {
-    const res = await fetch(`${s.base}/web${url}`, { headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; "), ...headers } });
+    const res = await fetch(`${s.base}/web${url}`, {
+      headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; "), ...headers },
+    });
     const bytes = Buffer.from(await res.arrayBuffer());
     return { res, bytes, meta: res.status === 200 ? await sharp(bytes).metadata() : undefined };
   }
@@ -65,7 +95,11 @@ describe("the studio's web-only calls", () => {
 
   it("serves an audio episode's source, lines, waveform, card poster and style previews, drawn once each", async () => {
     const a = await funded();
-    const made = await a.call("POST", "/api/v1/episodes", { source_url: media.url("/jfk.wav"), name: "JFK", target_seconds: 15 });
+    const made = await a.call("POST", "/api/v1/episodes", {
+      source_url: media.url("/jfk.wav"),
+      name: "JFK",
+      target_seconds: 15,
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(202);
     const id = made.body.episode_id as string;
     const ep = await ready(a, id);
@@ -87,14 +121,21 @@ describe("the studio's web-only calls", () => {
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({ limit: 2000, truncated: false });
     expect(all.body.total).toBe(all.body.segments.length);
-    expect(all.body.segments[0]).toEqual({ start: expect.any(Number), end: expect.any(Number), text: expect.any(String) });
+    expect(all.body.segments[0]).toEqual({
+      start: expect.any(Number),
+      end: expect.any(Number),
+      text: expect.any(String),
+    });
     const hit = all.body.segments.find((x: any) => /country/i.test(x.text));
     expect(hit).toBeDefined();
     const found = await a.call("GET", `/api/v1/episodes/${id}/transcript?q=${encodeURIComponent(" COUNTRY ")}`);
     expect(found.body.total).toBeGreaterThan(0);
     expect(found.body.total).toBeLessThanOrEqual(all.body.total);
     expect(found.body.segments.every((x: any) => /country/i.test(x.text))).toBe(true);
-    expect((await a.call("GET", `/api/v1/episodes/${id}/transcript?q=zebra`)).body).toMatchObject({ segments: [], total: 0 });
+    expect((await a.call("GET", `/api/v1/episodes/${id}/transcript?q=zebra`)).body).toMatchObject({
+      segments: [],
+      total: 0,
+    });
 
     // The waveform: drawn on the first call, read back on the second, 304 when the browser has it.
     const w1 = await image(a, `/api/v1/episodes/${id}/waveform.png`);
@@ -105,7 +146,9 @@ describe("the studio's web-only calls", () => {
     const w2 = await image(a, `/api/v1/episodes/${id}/waveform.png`);
     expect(w2.bytes.equals(w1.bytes)).toBe(true);
     expect(drawsOf("/waveform.png")).toBe(1);
-    const same = await image(a, `/api/v1/episodes/${id}/waveform.png`, { "if-none-match": w1.res.headers.get("etag")! });
+    const same = await image(a, `/api/v1/episodes/${id}/waveform.png`, {
+      "if-none-match": w1.res.headers.get("etag")!,
+    });
     expect(same.res.status).toBe(304);
     await look("waveform.png", w1.bytes);
 
@@ -139,7 +182,13 @@ describe("the studio's web-only calls", () => {
     // Another account, and nobody signed in.
     const b = new WebClient(s.base);
     await b.signUp();
-    for (const url of [`/api/v1/episodes/${id}/media`, `/api/v1/episodes/${id}/transcript`, `/api/v1/episodes/${id}/waveform.png`, `/api/v1/clips/${clipId}/poster.jpg`, `/api/v1/episodes/${id}/styles/boxed/preview.png`]) {
+    for (const url of [
+      `/api/v1/episodes/${id}/media`,
+      `/api/v1/episodes/${id}/transcript`,
+      `/api/v1/episodes/${id}/waveform.png`,
+      `/api/v1/clips/${clipId}/poster.jpg`,
+      `/api/v1/episodes/${id}/styles/boxed/preview.png`,
+    ]) {
       const theirs = await b.call("GET", url);
       expect(theirs.status, url).toBe(404);
       expect(theirs.body.error.code, url).toBe("not_found");

@@ -18,7 +18,11 @@ async function putInChunks(url: string, data: Buffer, size: number, type = "audi
   let last: any;
   for (let at = 0; at < data.length; at += size) {
     const piece = data.subarray(at, at + size);
-    const res = await fetch(url, { method: "PUT", headers: { "content-type": type, "content-range": `bytes ${at}-${at + piece.length - 1}/${data.length}` }, body: piece });
+    const res = await fetch(url, {
+      method: "PUT",
+      headers: { "content-type": type, "content-range": `bytes ${at}-${at + piece.length - 1}/${data.length}` },
+      body: piece,
+    });
     expect(res.status).toBe(200);
     last = await res.json();
   }
@@ -43,12 +47,18 @@ describe.each(testBackends())("website uploads on %s", (backend) => {
     const accountId = me.body.account.id;
     const made = await c.call("POST", "/api/v1/transcripts/uploads", { file_name: "JFK speech.wav" });
     expect(made.status).toBe(202);
-    expect(made.body).toMatchObject({ transcript_id: expect.any(String), upload: { method: "PUT", headers: { "Content-Type": "audio/wav" } } });
+    expect(made.body).toMatchObject({
+      transcript_id: expect.any(String),
+      upload: { method: "PUT", headers: { "Content-Type": "audio/wav" } },
+    });
     const id = made.body.transcript_id;
     const early = await c.call("POST", `/api/v1/transcripts/${id}/uploaded`, {});
     expect(early.status).toBe(409);
     expect(early.body.error.code).toBe("upload_missing");
-    expect((await c.call("POST", "/api/v1/transcripts/uploads", { file_name: "notes.txt" })).body.error).toMatchObject({ code: "unsupported_type", field: "file_name" });
+    expect((await c.call("POST", "/api/v1/transcripts/uploads", { file_name: "notes.txt" })).body.error).toMatchObject({
+      code: "unsupported_type",
+      field: "file_name",
+    });
 
     await putInChunks(made.body.upload.url, jfk, 128 * 1024);
     const started = await c.call("POST", `/api/v1/transcripts/${id}/uploaded`, {});
@@ -64,10 +74,13 @@ describe.each(testBackends())("website uploads on %s", (backend) => {
     await other.signUp();
     expect((await other.call("POST", `/api/v1/transcripts/${id}/uploaded`, {})).status).toBe(404);
 
-    const done = await waitFor(async () => {
-      const r = await c.call("GET", `/api/v1/transcripts/${id}`);
-      return r.status !== 200 || ["completed", "failed"].includes(r.body.status) ? r : undefined;
-    }, { what: "the uploaded transcript to finish", timeoutMs: 150_000, intervalMs: 300 });
+    const done = await waitFor(
+      async () => {
+        const r = await c.call("GET", `/api/v1/transcripts/${id}`);
+        return r.status !== 200 || ["completed", "failed"].includes(r.body.status) ? r : undefined;
+      },
+      { what: "the uploaded transcript to finish", timeoutMs: 150_000, intervalMs: 300 },
+    );
     expect(done.body).toMatchObject({ status: "completed", free: true, charged_cents: 0 });
     expect(done.body.word_count).toBeGreaterThan(5);
     expect(done.body.text.length).toBeGreaterThan(20);
@@ -79,7 +92,9 @@ describe.each(testBackends())("website uploads on %s", (backend) => {
       if (kind === "srt") expect(body).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> /);
       if (kind === "vtt") expect(body.startsWith("WEBVTT")).toBe(true);
     }
-    const events = await t.app.db.query(`select type from events where account_id = $1 and type like 'transcript.%'`, [accountId]);
+    const events = await t.app.db.query(`select type from events where account_id = $1 and type like 'transcript.%'`, [
+      accountId,
+    ]);
     expect(events.rows.map((r) => r.type)).toEqual(["transcript.completed"]);
 
     // The month's free transcripts are the API's too: with them used and no credit, the next is 402.
@@ -101,7 +116,11 @@ describe.each(testBackends())("website uploads on %s", (backend) => {
     await c.session();
     const made = await c.call("POST", "/api/v1/free/uploads", { file_name: "jfk.wav" }, from("203.0.113.7"));
     expect(made.status).toBe(202);
-    expect(made.body).toMatchObject({ id: expect.any(String), upload: { method: "PUT" }, poll_url: expect.stringContaining(`/api/v1/transcribe/${made.body.id}?token=`) });
+    expect(made.body).toMatchObject({
+      id: expect.any(String),
+      upload: { method: "PUT" },
+      poll_url: expect.stringContaining(`/api/v1/transcribe/${made.body.id}?token=`),
+    });
     await putInChunks(made.body.upload.url, jfk, 100_000);
     const started = await c.call("POST", `/api/v1/free/uploads/${made.body.id}/uploaded`, {}, from("203.0.113.7"));
     expect(started.status).toBe(202);
@@ -109,11 +128,14 @@ describe.each(testBackends())("website uploads on %s", (backend) => {
     expect(started.body.duration_seconds).toBeCloseTo(11, 0);
     anonJob = { id: made.body.id, poll_url: made.body.poll_url };
 
-    const result = await waitFor(async () => {
-      const r = await fetch(made.body.poll_url);
-      const body = await r.json();
-      return r.status !== 200 || body.status !== "processing" ? { status: r.status, body } : undefined;
-    }, { what: "the free upload's result", timeoutMs: 150_000, intervalMs: 300 });
+    const result = await waitFor(
+      async () => {
+        const r = await fetch(made.body.poll_url);
+        const body = await r.json();
+        return r.status !== 200 || body.status !== "processing" ? { status: r.status, body } : undefined;
+      },
+      { what: "the free upload's result", timeoutMs: 150_000, intervalMs: 300 },
+    );
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ status: "completed", language: expect.any(String) });
     expect(result.body.word_count).toBeGreaterThan(5);
@@ -140,23 +162,40 @@ describe.each(testBackends())("website uploads on %s", (backend) => {
     expect(refused.body.error).toMatchObject({ code: "too_long_anon", max_duration_seconds: 600 });
     expect(refused.body.error.duration_seconds).toBeCloseTo(660, 0);
     expect(await t.app.storage.exists(rows[0].storage_key)).toBe(false);
-    expect((await c.call("POST", `/api/v1/free/uploads/${made.body.id}/uploaded`, {}, from("203.0.113.8"))).status).toBe(404);
+    expect(
+      (await c.call("POST", `/api/v1/free/uploads/${made.body.id}/uploaded`, {}, from("203.0.113.8"))).status,
+    ).toBe(404);
     // Nothing was counted: the same address still has its file of the day.
-    expect((await c.call("POST", "/api/v1/free/uploads", { file_name: "jfk.wav" }, from("203.0.113.8"))).status).toBe(202);
+    expect((await c.call("POST", "/api/v1/free/uploads", { file_name: "jfk.wav" }, from("203.0.113.8"))).status).toBe(
+      202,
+    );
   });
 
   it("takes a free key as Bearer (and refuses an unknown one), and the retention deletes uploaded audio after 7 days", async () => {
     const c = new WebClient(t.base);
     await c.session();
-    const bad = await c.call("POST", "/api/v1/free/uploads", { file_name: "a.wav" }, { headers: { authorization: "Bearer svc_free_nope" } });
+    const bad = await c.call(
+      "POST",
+      "/api/v1/free/uploads",
+      { file_name: "a.wav" },
+      { headers: { authorization: "Bearer svc_free_nope" } },
+    );
     expect(bad.status).toBe(401);
     expect(bad.body.error.code).toBe("bad_key");
-    const key = (await t.call(undefined, "POST", "/api/v1/transcribe/keys", { email: "uploader@example.com" })).body.key;
-    const keyed = await c.call("POST", "/api/v1/free/uploads", { file_name: "a.wav" }, { headers: { authorization: `Bearer ${key}` } });
+    const key = (await t.call(undefined, "POST", "/api/v1/transcribe/keys", { email: "uploader@example.com" })).body
+      .key;
+    const keyed = await c.call(
+      "POST",
+      "/api/v1/free/uploads",
+      { file_name: "a.wav" },
+      { headers: { authorization: `Bearer ${key}` } },
+    );
     expect(keyed.status).toBe(202);
     // Uploaded but never started: removed with its file once its link is a day past its expiry.
     await putInChunks(keyed.body.upload.url, jfk, jfk.length);
-    const pending = (await t.app.db.query(`select storage_key, free_key_id from web_uploads where id = $1`, [keyed.body.id])).rows[0];
+    const pending = (
+      await t.app.db.query(`select storage_key, free_key_id from web_uploads where id = $1`, [keyed.body.id])
+    ).rows[0];
     expect(pending.free_key_id).not.toBeNull();
 
     const job = (await t.app.db.query(`select audio_key, status from free_jobs where id = $1`, [anonJob!.id])).rows[0];
@@ -174,11 +213,14 @@ describe.each(testBackends())("website uploads on %s", (backend) => {
       free().clock_offset_seconds = 0;
     }
     expect(await t.app.storage.exists(job.audio_key)).toBe(false);
-    const after = (await t.app.db.query(`select status, audio_deleted_at from free_jobs where id = $1`, [anonJob!.id])).rows[0];
+    const after = (await t.app.db.query(`select status, audio_deleted_at from free_jobs where id = $1`, [anonJob!.id]))
+      .rows[0];
     expect(after.status).toBe("completed");
     expect(after.audio_deleted_at).not.toBeNull();
     expect((await (await fetch(anonJob!.poll_url)).json()).status).toBe("completed"); // the text stays 30 days
     expect(await t.app.storage.exists(pending.storage_key)).toBe(false);
-    expect((await t.app.db.query(`select count(*)::int as n from web_uploads where id = $1`, [keyed.body.id])).rows[0].n).toBe(0);
+    expect(
+      (await t.app.db.query(`select count(*)::int as n from web_uploads where id = $1`, [keyed.body.id])).rows[0].n,
+    ).toBe(0);
   });
 });

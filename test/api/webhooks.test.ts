@@ -59,14 +59,31 @@ describe.each(testBackends())("webhook registry on %s (default config)", (backen
     const badEvent = await t.call(acc.live, "POST", "/api/v1/webhooks", { url: PUBLIC, events: ["clip.exploded"] });
     expect(badEvent.status).toBe(400);
 
-    const first = await t.call(acc.live, "POST", "/api/v1/webhooks", { url: PUBLIC, events: ["clip.ready", "clip.failed"] });
+    const first = await t.call(acc.live, "POST", "/api/v1/webhooks", {
+      url: PUBLIC,
+      events: ["clip.ready", "clip.failed"],
+    });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ url: PUBLIC, events: ["clip.ready", "clip.failed"], enabled: true, recent_deliveries: [], livemode: true });
+    expect(first.body).toMatchObject({
+      url: PUBLIC,
+      events: ["clip.ready", "clip.failed"],
+      enabled: true,
+      recent_deliveries: [],
+      livemode: true,
+    });
     expect(first.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(first.body.secret.slice(6), "base64")).toHaveLength(32);
     const all = await t.call(acc.live, "POST", "/api/v1/webhooks", { url: `${PUBLIC}/2` });
-    expect(all.body.events).toEqual(["episode.ready", "episode.failed", "clip.ready", "clip.failed", "transcript.completed", "transcript.failed"]);
-    for (let i = 3; i <= 5; i++) expect((await t.call(acc.test, "POST", "/api/v1/webhooks", { url: `${PUBLIC}/${i}` })).status).toBe(201);
+    expect(all.body.events).toEqual([
+      "episode.ready",
+      "episode.failed",
+      "clip.ready",
+      "clip.failed",
+      "transcript.completed",
+      "transcript.failed",
+    ]);
+    for (let i = 3; i <= 5; i++)
+      expect((await t.call(acc.test, "POST", "/api/v1/webhooks", { url: `${PUBLIC}/${i}` })).status).toBe(201);
     const sixth = await t.call(acc.live, "POST", "/api/v1/webhooks", { url: `${PUBLIC}/6` });
     expect(sixth.status).toBe(409);
     expect(sixth.body.error).toMatchObject({ code: "too_many_webhooks", limit: 5 });
@@ -120,10 +137,13 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
   const receiptsOf = (path: string) => rx.receipts.filter((r) => r.path === path);
   /** Waits until every queue job carrying `data` has reached a final state: after that, nothing more is sent for it. */
   const settled = (queue: string, data: object, what: string) =>
-    waitFor(async () => {
-      const jobs = await t.app.queue.boss.findJobs(queue, { data });
-      return jobs.length > 0 && jobs.every((j) => ["completed", "failed", "cancelled"].includes(j.state));
-    }, { what, timeoutMs: 60_000, intervalMs: 100 });
+    waitFor(
+      async () => {
+        const jobs = await t.app.queue.boss.findJobs(queue, { data });
+        return jobs.length > 0 && jobs.every((j) => ["completed", "failed", "cancelled"].includes(j.state));
+      },
+      { what, timeoutMs: 60_000, intervalMs: 100 },
+    );
 
   it("sends a signed test event that standardwebhooks verifies, and refuses a tampered body or timestamp", async () => {
     const hook = await register("/test-hook");
@@ -143,12 +163,16 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
     const wh = new Webhook(hook.secret);
     expect(() => wh.verify(r!.body, r!.headers)).not.toThrow();
     expect(() => wh.verify(r!.body.replace('"livemode":true', '"livemode":false'), r!.headers)).toThrow();
-    expect(() => wh.verify(r!.body, { ...r!.headers, "webhook-timestamp": String(Number(r!.timestamp) + 1) })).toThrow();
+    expect(() =>
+      wh.verify(r!.body, { ...r!.headers, "webhook-timestamp": String(Number(r!.timestamp) + 1) }),
+    ).toThrow();
     expect(() => wh.verify(r!.body, { ...r!.headers, "webhook-id": "msg_other" })).toThrow();
     // A replay of an old, correctly signed message is refused for its age (> 5 minutes).
     const old = Math.floor(Date.now() / 1000) - 600;
     const forged = new Webhook(hook.secret).sign(r!.id, new Date(old * 1000), r!.body);
-    expect(() => wh.verify(r!.body, { ...r!.headers, "webhook-timestamp": String(old), "webhook-signature": forged })).toThrow(/too old/i);
+    expect(() =>
+      wh.verify(r!.body, { ...r!.headers, "webhook-timestamp": String(old), "webhook-signature": forged }),
+    ).toThrow(/too old/i);
 
     const test = await t.call(acc.test, "POST", `/api/v1/webhooks/${hook.id}/test`, {});
     expect(test.body).toMatchObject({ event: "episode.ready", delivered: true, livemode: false });
@@ -195,20 +219,32 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
     expect(new Set(got.map((r) => r.id)).size).toBe(1);
     expect(new Set(got.map((r) => r.body)).size).toBe(1);
     const ev = JSON.parse(got[0]!.body);
-    expect(ev).toMatchObject({ type: "transcript.failed", livemode: true, data: { id: order.body.id, status: "failed", error: { code: expect.any(String) } } });
+    expect(ev).toMatchObject({
+      type: "transcript.failed",
+      livemode: true,
+      data: { id: order.body.id, status: "failed", error: { code: expect.any(String) } },
+    });
     // The gaps follow the schedule: the third wait (30 scaled minutes, 3.6 s) is the longest.
     const times = got.map((r) => Number(r.timestamp));
     expect(times[3]! - times[2]!).toBeGreaterThanOrEqual(3);
 
-    const view = await until(async () => {
-      const list = (await t.call(acc.live, "GET", "/api/v1/webhooks")).body.webhooks;
-      const d = list.find((w: any) => w.id === hook.id)?.recent_deliveries[0];
-      return d?.status === "delivered" ? d : undefined;
-    }, { what: "the delivery to be recorded" });
+    const view = await until(
+      async () => {
+        const list = (await t.call(acc.live, "GET", "/api/v1/webhooks")).body.webhooks;
+        const d = list.find((w: any) => w.id === hook.id)?.recent_deliveries[0];
+        return d?.status === "delivered" ? d : undefined;
+      },
+      { what: "the delivery to be recorded" },
+    );
     expect(view.id).toBe(got[0]!.id);
     expect(view.attempts.map((a: any) => a.status_code)).toEqual([500, 500, 500, 200]);
     expect(view.attempts.map((a: any) => a.response)).toEqual(["ok", "ok", "ok", "ok"]);
-    expect(view).toMatchObject({ attempt_count: 4, response_code: 200, response_body: "ok", request_body: got[0]!.body });
+    expect(view).toMatchObject({
+      attempt_count: 4,
+      response_code: 200,
+      response_body: "ok",
+      request_body: got[0]!.body,
+    });
     await settled(DELIVERY_QUEUE, { deliveryId: view.id }, "every attempt job of the delivery to finish");
     expect(receiptsOf("/flaky")).toHaveLength(4); // nothing after success
   });
@@ -219,7 +255,17 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
     await t.app.storage.write("runs/x/clip.mp4", "not really a video");
     const send = (type: string) =>
       t.app.db.transaction((tx) =>
-        recordEvent(tx, { type, accountId: acc.accountId, livemode: true, data: { job_id: "j1", status: "completed" }, links: { download_url: { key: "runs/x/clip.mp4", name: "clip-01.mp4", type: "video/mp4" } } }, t.app.queue),
+        recordEvent(
+          tx,
+          {
+            type,
+            accountId: acc.accountId,
+            livemode: true,
+            data: { job_id: "j1", status: "completed" },
+            links: { download_url: { key: "runs/x/clip.mp4", name: "clip-01.mp4", type: "video/mp4" } },
+          },
+          t.app.queue,
+        ),
       );
     const unsubscribed = await send("episode.ready"); // not subscribed
     await send("clip.ready");
@@ -238,12 +284,22 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
   it("switches an address off after failing for disable_after_hours (scaled), and on again by PATCH", async () => {
     const path = "/down";
     const hook = await register(path, [500], ["episode.failed"]);
-    const send = () => t.app.db.transaction((tx) => recordEvent(tx, { type: "episode.failed", accountId: acc.accountId, livemode: true, data: { episode_id: "e1" } }, t.app.queue));
+    const send = () =>
+      t.app.db.transaction((tx) =>
+        recordEvent(
+          tx,
+          { type: "episode.failed", accountId: acc.accountId, livemode: true, data: { episode_id: "e1" } },
+          t.app.queue,
+        ),
+      );
     await send();
-    const off = await until(async () => {
-      const w = (await t.call(acc.live, "GET", "/api/v1/webhooks")).body.webhooks.find((x: any) => x.id === hook.id);
-      return w?.enabled === false ? w : undefined;
-    }, { what: "the address to be switched off", timeoutMs: 60_000, intervalMs: 250 });
+    const off = await until(
+      async () => {
+        const w = (await t.call(acc.live, "GET", "/api/v1/webhooks")).body.webhooks.find((x: any) => x.id === hook.id);
+        return w?.enabled === false ? w : undefined;
+      },
+      { what: "the address to be switched off", timeoutMs: 60_000, intervalMs: 250 },
+    );
     expect(off.disabled_reason).toMatch(/failing/);
     expect(off.recent_deliveries[0].status).toBe("failed");
     const seen = receiptsOf(path).length;

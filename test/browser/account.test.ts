@@ -21,7 +21,11 @@ describe("the website in a browser", () => {
   const heading = (name: string | RegExp) => page.getByRole("heading", { level: 1, name });
   /** A call to the site's own API with this browser's cookies, as another page of the same browser would make it. */
   const web = async (method: string, p: string, headers: Record<string, string> = {}, body?: unknown) =>
-    fetch(url(`/web/api/v1${p}`), { method, headers: { cookie: await cookieHeader(context, clipd().url), "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(url(`/web/api/v1${p}`), {
+      method,
+      headers: { cookie: await cookieHeader(context, clipd().url), "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -60,7 +64,8 @@ describe("the website in a browser", () => {
     await page.getByLabel("Name", { exact: true }).fill("reader");
     await page.getByRole("group", { name: "Mode" }).getByRole("radio", { name: "Live" }).check();
     const scopes = page.getByRole("group", { name: "Scopes" });
-    for (const scope of ["clips.write", "transcripts", "webhooks"]) await scopes.getByRole("checkbox", { name: scope }).uncheck();
+    for (const scope of ["clips.write", "transcripts", "webhooks"])
+      await scopes.getByRole("checkbox", { name: scope }).uncheck();
     await scopes.getByRole("checkbox", { name: "clips.read" }).check();
     await page.getByRole("button", { name: "Create key" }).click();
     const shown = page.getByRole("region", { name: "Your new key “reader”" }).locator("code.secret-value");
@@ -73,7 +78,11 @@ describe("the website in a browser", () => {
     await page.getByRole("button", { name: "I have saved it" }).click();
     page.once("dialog", (d) => void d.accept());
     await page.getByRole("button", { name: "Revoke reader" }).click();
-    await page.getByRole("region", { name: "Keys table" }).getByRole("row", { name: /reader/ }).getByRole("cell", { name: "Revoked" }).waitFor();
+    await page
+      .getByRole("region", { name: "Keys table" })
+      .getByRole("row", { name: /reader/ })
+      .getByRole("cell", { name: "Revoked" })
+      .waitFor();
     const after = await fetch(url("/api/v1/me"), { headers: { authorization: `Bearer ${key}` } });
     expect(after.status).toBe(401);
   });
@@ -84,7 +93,10 @@ describe("the website in a browser", () => {
     await heading("Webhooks").waitFor();
     await page.getByLabel("Address (URL)", { exact: true }).fill(target);
     await page.getByRole("button", { name: "Add address" }).click();
-    const secret = (await page.getByRole("region", { name: `Signing secret for ${target}` }).locator("code.secret-value").textContent())!.trim();
+    const secret = (await page
+      .getByRole("region", { name: `Signing secret for ${target}` })
+      .locator("code.secret-value")
+      .textContent())!.trim();
     expect(secret).toMatch(/^whsec_/);
     receiver.secret("/hook", secret); // before the test event, so the receiver checks its signature
     await page.getByRole("button", { name: "I have saved it" }).click();
@@ -113,7 +125,8 @@ describe("the website in a browser", () => {
 
   it("shows the balance the operator's `clipd credit add` tops up", async () => {
     const { account } = (await (await web("GET", "/session")).json()) as { account: { id: string } };
-    const before = ((await (await web("GET", "/billing")).json()) as { balance: { credit_cents: number } }).balance.credit_cents;
+    const before = ((await (await web("GET", "/billing")).json()) as { balance: { credit_cents: number } }).balance
+      .credit_cents;
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Billing" }).click();
     const balance = page.getByRole("region", { name: "Balance" });
     await balance.getByText(dollars(before)).waitFor();
@@ -123,15 +136,25 @@ describe("the website in a browser", () => {
   });
 
   it("photographs every page at phone and desktop width", async () => {
-    for (const [name, path, title] of [["keys", "/keys", "API keys"], ["billing", "/billing", "Billing"], ["webhooks", "/webhooks", "Webhooks"], ["account", "/account", "Account"]] as const) {
+    for (const [name, path, title] of [
+      ["keys", "/keys", "API keys"],
+      ["billing", "/billing", "Billing"],
+      ["webhooks", "/webhooks", "Webhooks"],
+      ["account", "/account", "Account"],
+    ] as const) {
       await screenshot(page, name, url(path), () => heading(title).waitFor());
     }
     const signedOut = await browser().newContext();
     const out = await signedOut.newPage();
-    await screenshot(out, "sign-in", url("/signin"), () => out.getByRole("heading", { level: 1, name: "Sign in" }).waitFor());
-    await screenshot(out, "sign-up", url("/signup"), () => out.getByRole("heading", { level: 1, name: /Create your account/ }).waitFor());
+    await screenshot(out, "sign-in", url("/signin"), () =>
+      out.getByRole("heading", { level: 1, name: "Sign in" }).waitFor(),
+    );
+    await screenshot(out, "sign-up", url("/signup"), () =>
+      out.getByRole("heading", { level: 1, name: /Create your account/ }).waitFor(),
+    );
     await signedOut.close();
   });
 });
 
-const dollars = (cents: number) => new Intl.NumberFormat("en", { style: "currency", currency: "USD" }).format(cents / 100);
+const dollars = (cents: number) =>
+  new Intl.NumberFormat("en", { style: "currency", currency: "USD" }).format(cents / 100);

@@ -20,11 +20,21 @@ describe("the Brand kits page in a browser", () => {
   let page: Page;
   let logo: string;
   const url = (p: string) => clipd().url + p;
-  const kits = async () => (await (await fetch(url("/web/api/v1/brand-kits"), { headers: { cookie: await cookieHeader(context, clipd().url) } })).json()).brand_kits;
+  const kits = async () =>
+    (
+      await (
+        await fetch(url("/web/api/v1/brand-kits"), { headers: { cookie: await cookieHeader(context, clipd().url) } })
+      ).json()
+    ).brand_kits;
 
   beforeAll(async () => {
     logo = path.join(await mkdtemp(path.join(os.tmpdir(), "clipd-logo-")), "logo.png");
-    await writeFile(logo, await sharp({ create: { width: 60, height: 30, channels: 4, background: "#e11d48" } }).png().toBuffer());
+    await writeFile(
+      logo,
+      await sharp({ create: { width: 60, height: 30, channels: 4, background: "#e11d48" } })
+        .png()
+        .toBuffer(),
+    );
     context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(60_000); // a ceiling on the waits below, not a delay
     page = await context.newPage();
@@ -49,17 +59,28 @@ describe("the Brand kits page in a browser", () => {
     await card.getByLabel(/^Intro card text/).fill("The Morning Show");
     await card.getByRole("button", { name: "Save kit" }).click();
     await card.getByText(/^Saved\./).waitFor();
-    expect((await kits())[0]).toMatchObject({ name: "Morning show", colours: { accent: "#22CC88" }, intro: { text: "The Morning Show", seconds: 1.5 }, font: { family: "DejaVu Sans", bundled: true } });
+    expect((await kits())[0]).toMatchObject({
+      name: "Morning show",
+      colours: { accent: "#22CC88" },
+      intro: { text: "The Morning Show", seconds: 1.5 },
+      font: { family: "DejaVu Sans", bundled: true },
+    });
 
     await card.getByLabel("Upload font (TTF or OTF)").setInputFiles(FONT);
     await card.getByText("Font: DejaVu Sans (DejaVuSans-Bold.ttf)").waitFor();
     await card.getByLabel("Upload logo (PNG or SVG)").setInputFiles(logo);
     await card.getByRole("group", { name: "Logo (uploaded)" }).waitFor();
-    expect((await kits())[0]).toMatchObject({ font: { family: "DejaVu Sans", file_name: "DejaVuSans-Bold.ttf", bundled: false }, logo: { uploaded: true } });
+    expect((await kits())[0]).toMatchObject({
+      font: { family: "DejaVu Sans", file_name: "DejaVuSans-Bold.ttf", bundled: false },
+      logo: { uploaded: true },
+    });
 
     // A file that is not a font is refused with the server's message, naming the field.
     await card.getByLabel("Upload font (TTF or OTF)").setInputFiles(logo);
-    await card.getByRole("alert").getByText(/font: the file is not a TrueType/).waitFor();
+    await card
+      .getByRole("alert")
+      .getByText(/font: the file is not a TrueType/)
+      .waitFor();
 
     page.once("dialog", (d) => void d.accept());
     await card.getByRole("button", { name: "Delete Morning show" }).click();

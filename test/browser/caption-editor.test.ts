@@ -27,7 +27,8 @@ describe("the caption editor in a browser", () => {
     expect(res.status, `${method} ${p}`).toBeLessThan(300);
     return (await res.json()) as any;
   };
-  const until = <T,>(what: string, fn: () => Promise<T | undefined>) => waitFor(fn, { timeoutMs: 300_000, intervalMs: 300, what });
+  const until = <T>(what: string, fn: () => Promise<T | undefined>) =>
+    waitFor(fn, { timeoutMs: 300_000, intervalMs: 300, what });
 
   beforeAll(async () => {
     who = await operatorAccount(clipd(), "editor@example.com", "a long enough password");
@@ -42,10 +43,16 @@ describe("the caption editor in a browser", () => {
 
   it("retypes a caption, shows the render's progress, then the new words", async () => {
     const made = await api("POST", "/episodes", { name: "Editing", file_name: "jfk.wav" });
-    const put = await fetch(made.upload.url, { method: "PUT", headers: made.upload.headers, body: await readFile(TEST_MEDIA.jfkWav) });
+    const put = await fetch(made.upload.url, {
+      method: "PUT",
+      headers: made.upload.headers,
+      body: await readFile(TEST_MEDIA.jfkWav),
+    });
     expect(put.status).toBe(200);
     await api("POST", `/episodes/${made.episode_id}/uploaded`, {});
-    await until("episode ready", async () => ((await api("GET", `/episodes/${made.episode_id}`)).status === "ready" ? true : undefined));
+    await until("episode ready", async () =>
+      (await api("GET", `/episodes/${made.episode_id}`)).status === "ready" ? true : undefined,
+    );
     const exported = await api("POST", `/episodes/${made.episode_id}/clips`, { clips: [1], style: "clean" });
     const { job_id: jobId, clip_id: clipId } = exported.jobs[0];
     const job = await until("first render", async () => {
@@ -56,12 +63,19 @@ describe("the caption editor in a browser", () => {
     const clip = (await api("GET", `/episodes/${made.episode_id}`)).clips.find((c: any) => c.clip_id === clipId);
 
     await page.goto(`${clipd().url}/episodes/${made.episode_id}`);
-    const article = page.getByRole("region", { name: "Made clips" }).getByRole("article", { name: clip.title, exact: true });
+    const article = page
+      .getByRole("region", { name: "Made clips" })
+      .getByRole("article", { name: clip.title, exact: true });
     // The player's poster is the rendered one (a signed file link), not the studio's source frame.
     expect(await article.locator("video").getAttribute("poster")).toMatch(/\/api\/v1\/files\//);
     // The studio's own poster of a rendered clip (its cards) is the render's poster, scaled down.
     const small = async (bytes: Buffer) => sharp(bytes).resize(27, 48, { fit: "fill" }).grayscale().raw().toBuffer();
-    const studioPoster = Buffer.from(await page.evaluate(async (u) => Array.from(new Uint8Array(await (await fetch(u)).arrayBuffer())), `/web/api/v1/clips/${clipId}/poster.jpg`));
+    const studioPoster = Buffer.from(
+      await page.evaluate(
+        async (u) => Array.from(new Uint8Array(await (await fetch(u)).arrayBuffer())),
+        `/web/api/v1/clips/${clipId}/poster.jpg`,
+      ),
+    );
     const rendered = Buffer.from(await (await fetch(job.poster_url)).arrayBuffer());
     const [x, y] = await Promise.all([small(studioPoster), small(rendered)]);
     expect(x.reduce((a, v, i) => a + Math.abs(v - y[i]!), 0) / x.length).toBeLessThan(4);

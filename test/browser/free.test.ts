@@ -24,7 +24,11 @@ describe("the free transcription page in a browser", () => {
   async function shoot(name: string) {
     for (const [kind, size] of Object.entries(VIEWPORTS)) {
       await page.setViewportSize(size);
-      await page.screenshot({ path: path.join(repoRoot, "docs", "screenshots", `${name}-${kind}.png`), animations: "disabled", caret: "hide" });
+      await page.screenshot({
+        path: path.join(repoRoot, "docs", "screenshots", `${name}-${kind}.png`),
+        animations: "disabled",
+        caret: "hide",
+      });
     }
     await page.setViewportSize(VIEWPORTS.desktop);
   }
@@ -40,7 +44,10 @@ describe("the free transcription page in a browser", () => {
   }
 
   beforeAll(async () => {
-    media = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav"), "/long.mp3": serveFile(await makeToneMp3(660), "audio/mpeg") });
+    media = await startHttpsServer({
+      "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav"),
+      "/long.mp3": serveFile(await makeToneMp3(660), "audio/mpeg"),
+    });
     context = await browser().newContext({ viewport: VIEWPORTS.desktop, acceptDownloads: true });
     context.setDefaultTimeout(120_000); // a ceiling on the waits below, not a delay
     page = await context.newPage();
@@ -73,9 +80,15 @@ describe("the free transcription page in a browser", () => {
 
   it("says in plain words, with the numbers, why a link is refused", async () => {
     await transcribeLink(media.url("/long.mp3"));
-    await expect.poll(() => alert().textContent()).toBe("This file is 11 minutes long; the limit without a key is 10 minutes. A free key allows longer files.");
+    await expect
+      .poll(() => alert().textContent())
+      .toBe("This file is 11 minutes long; the limit without a key is 10 minutes. A free key allows longer files.");
     await transcribeLink(media.url("/jfk.wav"));
-    await expect.poll(() => alert().textContent()).toMatch(/^Without a key, 1 file a day can be sent from one address, and this address has used it\. Try again in \d+ (hours?|minutes?)( \d+ minutes?)?, or create a free key for more\.$/);
+    await expect
+      .poll(() => alert().textContent())
+      .toMatch(
+        /^Without a key, 1 file a day can be sent from one address, and this address has used it\. Try again in \d+ (hours?|minutes?)( \d+ minutes?)?, or create a free key for more\.$/,
+      );
   });
 
   it("makes a free key shown once, keeps it in the browser, and a link goes through with it", async () => {

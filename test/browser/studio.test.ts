@@ -15,7 +15,17 @@ import { makeEpisode } from "../fixtures/episodes.js";
 import { useBrowser, useWebClipd, VIEWPORTS } from "../helpers/browser.js";
 import { startDropProxy, type DropProxy } from "../helpers/drop-proxy.js";
 import { TEST_MEDIA } from "../helpers/media.js";
-import { fetchBytes, operatorAccount, probeVideo, rises, sha256, shoot, signInThroughPage, watchUploadBar, type OperatorAccount } from "../helpers/studio.js";
+import {
+  fetchBytes,
+  operatorAccount,
+  probeVideo,
+  rises,
+  sha256,
+  shoot,
+  signInThroughPage,
+  watchUploadBar,
+  type OperatorAccount,
+} from "../helpers/studio.js";
 import { waitFor } from "../helpers/wait.js";
 import { startReceiver, type Receiver } from "../helpers/webhook-receiver.js";
 
@@ -45,7 +55,8 @@ describe("the studio in a browser", () => {
   /** A web-only call made by the page itself, with its session. */
   const inPage = (p: string) => page.evaluate(async (u) => (await fetch(u)).json(), `/web/api/v1${p}`);
   const clipCards = () => page.getByRole("list", { name: "Found clips, best first" }).getByRole("article");
-  const made = (title: string) => page.getByRole("region", { name: "Made clips" }).getByRole("article", { name: title, exact: true });
+  const made = (title: string) =>
+    page.getByRole("region", { name: "Made clips" }).getByRole("article", { name: title, exact: true });
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -101,7 +112,9 @@ describe("the studio in a browser", () => {
     await page.getByLabel("Video or audio file").setInputFiles(video);
     await page.getByRole("button", { name: "Create episode" }).click();
     const cut = await stalled;
-    await shoot(page, "new-episode-upload", { before: () => page.getByRole("progressbar", { name: "Upload progress" }).scrollIntoViewIfNeeded() });
+    await shoot(page, "new-episode-upload", {
+      before: () => page.getByRole("progressbar", { name: "Upload progress" }).scrollIntoViewIfNeeded(),
+    });
     cut.drop();
     await page.waitForURL(episodeUrl);
     ids.video = episodeUrl.exec(page.url())![1]!;
@@ -113,7 +126,10 @@ describe("the studio in a browser", () => {
     expect(log[0], said).toBe(`PUT 0-${8 * MiB - 1}/${total}`);
     // After the drop the page went on from inside the broken chunk (HEAD's Upload-Offset, or the
     // offset of a 409 when Chromium resent the request itself), not from its start.
-    expect(firsts.some((f) => f > cut.first && f <= cut.first + cut.forwarded), said).toBe(true);
+    expect(
+      firsts.some((f) => f > cut.first && f <= cut.first + cut.forwarded),
+      said,
+    ).toBe(true);
     expect(log.at(-1), said).toMatch(new RegExp(`-${total - 1}/${total}$`));
     const values = await bar();
     expect(rises(values), `bar values ${values.join(", ")}`).toBeGreaterThanOrEqual(3);
@@ -138,16 +154,22 @@ describe("the studio in a browser", () => {
     await page.goto(url(`/episodes/${ids.video}`));
     const first = clipCards().first();
     const title = (await first.getByRole("heading", { level: 3 }).textContent())!;
-    const media = (await inPage(`/episodes/${ids.video}/media`)) as { clips: Array<{ clip_id: string; pieces: Array<{ start: number; end: number }> }> };
+    const media = (await inPage(`/episodes/${ids.video}/media`)) as {
+      clips: Array<{ clip_id: string; pieces: Array<{ start: number; end: number }> }>;
+    };
     const clipId = (await first.getAttribute("aria-labelledby"))!.replace(/^clip-|-t$/g, "");
     const piece = media.clips.find((c) => c.clip_id === clipId)!.pieces[0]!;
     await first.getByRole("button", { name: "Preview" }).click();
     await page.getByText(`Previewing ${title}`).waitFor();
     const player = page.getByLabel("Source of Two voices");
-    await player.evaluate((v: HTMLVideoElement, start: number) => new Promise<void>((resolve) => {
-      const check = () => (!v.paused && v.currentTime > start + 0.5 ? resolve() : requestAnimationFrame(check));
-      check();
-    }), piece.start);
+    await player.evaluate(
+      (v: HTMLVideoElement, start: number) =>
+        new Promise<void>((resolve) => {
+          const check = () => (!v.paused && v.currentTime > start + 0.5 ? resolve() : requestAnimationFrame(check));
+          check();
+        }),
+      piece.start,
+    );
     await shoot(page, "episode", { before: () => page.evaluate(() => window.scrollTo(0, 0)) });
     await first.getByRole("button", { name: "Stop preview" }).click();
     await page.getByText("Preview stopped.").waitFor();
@@ -155,32 +177,48 @@ describe("the studio in a browser", () => {
 
   it("cuts two clips in two styles, and the page's Download gives a 1080x1920 H.264 clip", async () => {
     const cutPanel = page.getByRole("region", { name: "Cut and style" });
-    for (const [i, style] of [[0, "Bold punch"], [1, "Boxed"]] as const) {
+    for (const [i, style] of [
+      [0, "Bold punch"],
+      [1, "Boxed"],
+    ] as const) {
       const card = clipCards().nth(i);
       const title = (await card.getByRole("heading", { level: 3 }).textContent())!;
       await card.getByRole("checkbox", { name: /^Choose clip \d+$/ }).check();
       await cutPanel.getByRole("group", { name: "Caption style" }).getByRole("radio", { name: style }).check();
       // The second clip asks for clean captions: the panel sends them as the API's look fields.
       if (i === 1) await cutPanel.getByLabel("Profanity").selectOption("mask");
-      const answer = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith(`/episodes/${ids.video}/clips`));
+      const answer = page.waitForResponse(
+        (r) => r.request().method() === "POST" && r.url().endsWith(`/episodes/${ids.video}/clips`),
+      );
       await cutPanel.getByRole("button", { name: "Cut 1 clip" }).click();
       const response = await answer;
-      expect(response.request().postDataJSON()).toMatchObject({ censor: i === 1 ? "mask" : "off", emphasis: true, emoji: false });
+      expect(response.request().postDataJSON()).toMatchObject({
+        censor: i === 1 ? "mask" : "off",
+        emphasis: true,
+        emoji: false,
+      });
       const { jobs } = (await response.json()) as { jobs: Array<{ job_id: string; clip_id: string }> };
       expect(jobs).toHaveLength(1);
       cuts.push({ clipId: jobs[0]!.clip_id, title, style, jobId: jobs[0]!.job_id });
     }
     for (const c of cuts) await made(c.title).getByLabel(`Made clip ${c.title}`).waitFor();
-    const clips = (await api(`/episodes/${ids.video}`)).clips as Array<{ clip_id: string; style: string; export_status: string }>;
+    const clips = (await api(`/episodes/${ids.video}`)).clips as Array<{
+      clip_id: string;
+      style: string;
+      export_status: string;
+    }>;
     expect(cuts.map((c) => clips.find((x) => x.clip_id === c.clipId)?.style)).toEqual(["bold-punch", "boxed"]);
 
-    const [download] = await Promise.all([page.waitForEvent("download"), made(cuts[0]!.title).getByRole("link", { name: "Download" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      made(cuts[0]!.title).getByRole("link", { name: "Download" }).click(),
+    ]);
     const facts = await probeVideo((await download.path())!);
     expect(facts).toMatchObject({ codec: "h264", width: 1080, height: 1920 });
     // A frame of the made clip with its burned captions rather than the poster (a seek hides it).
-    await made(cuts[0]!.title).getByLabel(`Made clip ${cuts[0]!.title}`).evaluate(
-      (v: HTMLVideoElement) => new Promise((resolve) => ((v.onseeked = resolve), (v.currentTime = 3))),
-    );
+    await made(cuts[0]!.title)
+      .getByLabel(`Made clip ${cuts[0]!.title}`)
+      .evaluate((v: HTMLVideoElement) => new Promise((resolve) => ((v.onseeked = resolve), (v.currentTime = 3))));
     await shoot(page, "episode-made", { before: () => toTop(made(cuts[0]!.title)) });
   });
 
@@ -192,7 +230,9 @@ describe("the studio in a browser", () => {
     const oldBytes = await fetchBytes(new URL(before, proxy.url).href);
     await card.getByText("Change the look").click();
     await card.getByRole("group", { name: "Caption style" }).getByRole("radio", { name: "Clean" }).check();
-    const answer = page.waitForResponse((r) => r.request().method() === "PATCH" && r.url().endsWith(`/clips/${c.clipId}`));
+    const answer = page.waitForResponse(
+      (r) => r.request().method() === "PATCH" && r.url().endsWith(`/clips/${c.clipId}`),
+    );
     await card.getByRole("button", { name: "Restyle" }).click();
     const restyled = (await (await answer).json()) as { job_id: string; changes: string[] };
     expect(restyled.job_id).not.toBe(c.jobId);
@@ -202,20 +242,26 @@ describe("the studio in a browser", () => {
     await waitForSrcChange(player, before);
     const after = (await player.getAttribute("src"))!;
     expect(sha256(await fetchBytes(new URL(after, proxy.url).href))).not.toBe(sha256(oldBytes));
-    const clip = ((await api(`/episodes/${ids.video}`)).clips as Array<{ clip_id: string; style: string }>).find((x) => x.clip_id === c.clipId);
+    const clip = ((await api(`/episodes/${ids.video}`)).clips as Array<{ clip_id: string; style: string }>).find(
+      (x) => x.clip_id === c.clipId,
+    );
     expect(clip?.style).toBe("clean");
     cuts.push({ ...c, style: "Clean", jobId: restyled.job_id });
   });
 
   it("sends episode.ready and clip.ready for the website's work, and leaves the plan's API allowance unused", async () => {
-    const events = () => receiver.receipts.map((r) => ({ ...r, json: JSON.parse(r.body) as { type: string; data: Record<string, any> } }));
+    const events = () =>
+      receiver.receipts.map((r) => ({ ...r, json: JSON.parse(r.body) as { type: string; data: Record<string, any> } }));
     const jobIds = cuts.map((c) => c.jobId);
-    await waitFor(() => {
-      const got = events();
-      const ready = new Set(got.filter((e) => e.json.type === "episode.ready").map((e) => e.json.data.episode_id));
-      const clipReady = new Set(got.filter((e) => e.json.type === "clip.ready").map((e) => e.json.data.job_id));
-      return ready.has(ids.jfk) && ready.has(ids.video) && jobIds.every((j) => clipReady.has(j));
-    }, { what: "episode.ready for both episodes and clip.ready for the three renders", timeoutMs: 120_000 });
+    await waitFor(
+      () => {
+        const got = events();
+        const ready = new Set(got.filter((e) => e.json.type === "episode.ready").map((e) => e.json.data.episode_id));
+        const clipReady = new Set(got.filter((e) => e.json.type === "clip.ready").map((e) => e.json.data.job_id));
+        return ready.has(ids.jfk) && ready.has(ids.video) && jobIds.every((j) => clipReady.has(j));
+      },
+      { what: "episode.ready for both episodes and clip.ready for the three renders", timeoutMs: 120_000 },
+    );
     for (const e of events()) expect(e, e.error).toMatchObject({ verified: true, answered: 200 });
     const clipReady = events().filter((e) => e.json.type === "clip.ready");
     for (const e of clipReady) expect(e.json.data).toMatchObject({ episode_id: ids.video, status: "completed" });
@@ -230,9 +276,13 @@ describe("the studio in a browser", () => {
   it("photographs the episode page's clips and its cut panel", async () => {
     await page.goto(url(`/episodes/${ids.video}`));
     await clipCards().first().waitFor();
-    await shoot(page, "episode-clips", { before: () => toTop(page.getByRole("heading", { level: 2, name: "Clips", exact: true })) });
+    await shoot(page, "episode-clips", {
+      before: () => toTop(page.getByRole("heading", { level: 2, name: "Clips", exact: true })),
+    });
     const cut = page.getByRole("region", { name: "Cut and style" });
-    await shoot(page, "episode-cut", { before: () => toTop(cut.getByRole("heading", { level: 2, name: "Cut and style" })) });
+    await shoot(page, "episode-cut", {
+      before: () => toTop(cut.getByRole("heading", { level: 2, name: "Cut and style" })),
+    });
   });
 });
 
@@ -242,5 +292,13 @@ const toTop = (el: Locator) => el.evaluate((e) => e.scrollIntoView({ block: "sta
 /** Waits until the made clip's player (a new element when its source changes) plays another file than `before`. */
 async function waitForSrcChange(el: Locator, before: string): Promise<void> {
   const label = (await el.getAttribute("aria-label"))!;
-  await el.page().waitForFunction(([l, old]) => [...document.querySelectorAll("video")].some((v) => v.getAttribute("aria-label") === l && v.getAttribute("src") !== old), [label, before] as const);
+  await el
+    .page()
+    .waitForFunction(
+      ([l, old]) =>
+        [...document.querySelectorAll("video")].some(
+          (v) => v.getAttribute("aria-label") === l && v.getAttribute("src") !== old,
+        ),
+      [label, before] as const,
+    );
 }

@@ -22,12 +22,16 @@ import { repoRoot } from "../helpers/cli.js";
 import { waitFor } from "../helpers/wait.js";
 
 const MiB = 1024 * 1024;
-const sha = async (file: string) => createHash("sha256").update(await readFile(file)).digest("hex");
+const sha = async (file: string) =>
+  createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex");
 
 /** Every file under `dir` named `name`. */
 async function findFiles(dir: string, name: string): Promise<string[]> {
   const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile() && e.name === name) out.push(path.join(e.parentPath, e.name));
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile() && e.name === name) out.push(path.join(e.parentPath, e.name));
   return out;
 }
 
@@ -47,7 +51,11 @@ describe("transcripts in a browser", () => {
   async function shoot(p: Page, name: string) {
     for (const [kind, size] of Object.entries(VIEWPORTS)) {
       await p.setViewportSize(size);
-      await p.screenshot({ path: path.join(repoRoot, "docs", "screenshots", `${name}-${kind}.png`), animations: "disabled", caret: "hide" });
+      await p.screenshot({
+        path: path.join(repoRoot, "docs", "screenshots", `${name}-${kind}.png`),
+        animations: "disabled",
+        caret: "hide",
+      });
     }
     await p.setViewportSize(VIEWPORTS.desktop);
   }
@@ -58,7 +66,20 @@ describe("transcripts in a browser", () => {
     scratch = await mkdtemp(path.join(tmpdir(), "clipd-upload-"));
     // 130 s of 48 kHz stereo silence: 25 MB, three chunks and a bit, quick for the recogniser.
     big = path.join(scratch, "long-take.wav");
-    await promisify(execFile)("ffmpeg", ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo", "-t", "130", "-c:a", "pcm_s16le", big]);
+    await promisify(execFile)("ffmpeg", [
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-f",
+      "lavfi",
+      "-i",
+      "anullsrc=r=48000:cl=stereo",
+      "-t",
+      "130",
+      "-c:a",
+      "pcm_s16le",
+      big,
+    ]);
     context = await browser().newContext({ viewport: VIEWPORTS.desktop, acceptDownloads: true });
     context.setDefaultTimeout(120_000); // a ceiling on the waits below, not a delay
     page = await context.newPage();
@@ -84,7 +105,9 @@ describe("transcripts in a browser", () => {
     await page.getByRole("heading", { name: "Downloads" }).waitFor();
     const lines = page.getByRole("list", { name: "Transcript lines" }).getByRole("button");
     expect(await lines.count()).toBeGreaterThan(1);
-    expect((await page.getByRole("list", { name: "Transcript lines" }).textContent())!.toLowerCase()).toContain("country");
+    expect((await page.getByRole("list", { name: "Transcript lines" }).textContent())!.toLowerCase()).toContain(
+      "country",
+    );
 
     const last = lines.last();
     const start = await last.locator(".cue-time").textContent();
@@ -100,7 +123,12 @@ describe("transcripts in a browser", () => {
     };
     const vtt = new WebVTTParser().parse(await download("Download VTT"), "metadata");
     expect(vtt.errors).toEqual([]);
-    expect(vtt.cues.map((c: { text: string }) => c.text).join(" ").toLowerCase()).toContain("country");
+    expect(
+      vtt.cues
+        .map((c: { text: string }) => c.text)
+        .join(" ")
+        .toLowerCase(),
+    ).toContain("country");
     expect(await download("Download SRT")).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\r?\n\S/);
     expect((await download("Download TXT")).toLowerCase()).toContain("country");
     resultsUrl = (await page.getByRole("link", { name: "Results page" }).getAttribute("href"))!;
@@ -115,7 +143,8 @@ describe("transcripts in a browser", () => {
       await p.goto(resultsUrl);
       await p.getByRole("heading", { level: 1, name: "jfk" }).waitFor();
       await p.getByRole("list", { name: "Transcript lines" }).waitFor();
-      for (const name of ["Download TXT", "Download SRT", "Download VTT"]) await p.getByRole("link", { name }).waitFor();
+      for (const name of ["Download TXT", "Download SRT", "Download VTT"])
+        await p.getByRole("link", { name }).waitFor();
       await shoot(p, "results");
     } finally {
       await other.close();
@@ -155,7 +184,13 @@ describe("transcripts in a browser", () => {
         if (bar && seen[seen.length - 1] !== bar.value) seen.push(bar.value);
         const note = document.querySelector(".upload-note")?.textContent ?? "";
         if (note && notes[notes.length - 1] !== note) notes.push(note);
-      }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ["value"] });
+      }).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+        attributeFilter: ["value"],
+      });
     });
     await page.getByRole("button", { name: "Transcribe" }).click();
     // An upload that ends without the proxy breaking it fails here at once rather than waiting.
@@ -171,7 +206,10 @@ describe("transcripts in a browser", () => {
     await page.getByText("Upload cancelled.", { exact: false }).waitFor();
     await page.getByRole("button", { name: "Resume upload" }).click();
     const dropped = await Promise.race([cut, finished]);
-    await waitFor(() => page.evaluate(() => (window as any).__notes.some((n: string) => n.startsWith("The connection dropped"))), { what: "the page to notice the dropped connection" });
+    await waitFor(
+      () => page.evaluate(() => (window as any).__notes.some((n: string) => n.startsWith("The connection dropped"))),
+      { what: "the page to notice the dropped connection" },
+    );
     proxy.disarm();
     await page.waitForURL(/\/transcripts\/[0-9a-f-]{36}$/);
 
@@ -185,10 +223,18 @@ describe("transcripts in a browser", () => {
     const said = `requests: ${log.join(", ")}; held after ${MiB}, cut at ${cutStart}+${dropped.forwarded}; notes: ${notes.join(" | ")}`;
     expect(log.slice(0, 2), said).toEqual([`PUT 0-${8 * MiB - 1}/${total}`, "HEAD"]);
     expect(firsts[1]! > 0 && firsts[1]! <= MiB, said).toBe(true);
-    expect(firsts.some((f) => f > cutStart && f % (8 * MiB) !== 0 && f < total), said).toBe(true);
+    expect(
+      firsts.some((f) => f > cutStart && f % (8 * MiB) !== 0 && f < total),
+      said,
+    ).toBe(true);
     expect(log.filter((l) => l === "HEAD").length, said).toBeGreaterThanOrEqual(2);
     // The page's own retry ran: it said so, then asked HEAD and went on.
-    expect(notes.some((n) => /^The connection dropped at \d+% \([\d.]+ MB sent\)\. Trying again in 1 s \(try 1 of 5\)/.test(n)), said).toBe(true);
+    expect(
+      notes.some((n) =>
+        /^The connection dropped at \d+% \([\d.]+ MB sent\)\. Trying again in 1 s \(try 1 of 5\)/.test(n),
+      ),
+      said,
+    ).toBe(true);
     expect(log.at(-1), said).toMatch(new RegExp(`-${total - 1}/${total}$`));
 
     const seen: number[] = await page.evaluate(() => (window as any).__seen ?? []);

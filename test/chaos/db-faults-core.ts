@@ -31,10 +31,21 @@ export interface DbFaultOptions {
   healthBoundMs: number;
 }
 
-export interface HealthSample { phase: string; status: number | "hang"; ms: number; database?: string; detail?: string }
+export interface HealthSample {
+  phase: string;
+  status: number | "hang";
+  ms: number;
+  database?: string;
+  detail?: string;
+}
 
 /** An API call made beside each /healthz probe: what a client sees meanwhile. */
-export interface ApiSample { phase: string; status: number | "hang"; code?: string; ms: number }
+export interface ApiSample {
+  phase: string;
+  status: number | "hang";
+  code?: string;
+  ms: number;
+}
 
 export interface DbFaultReport {
   api: ApiSample[];
@@ -53,7 +64,10 @@ async function terminateSessions(databaseUrl: string): Promise<void> {
   const admin = new pg.Client({ connectionString: process.env.CLIPD_TEST_PG_URL });
   await admin.connect();
   try {
-    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [new URL(databaseUrl).pathname.slice(1)]);
+    await admin.query(
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`,
+      [new URL(databaseUrl).pathname.slice(1)],
+    );
   } finally {
     await admin.end();
   }
@@ -72,16 +86,19 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
   process.env.CLIPD_TEST_MARKERS = path.join(dataDir, "markers");
   const cfg = loadConfig({
     env: { ...env, DATABASE_URL: proxy.url },
-    overrides: mergeDeep({
-      plugins: [path.join(root, "test", "fixtures", "stages", "test-stages.mjs")],
-      pipelines: { ops_dir: path.join(root, "test", "fixtures", "pipelines") },
-      watch: { enabled: false },
-      server: { port: 0, host: "127.0.0.1", public_url: "" },
-      log: { level: "silent" },
-      queue: { heartbeat_seconds: 10 },
-      network: { allow_loopback: true, extra_ca: rx.server.caPath },
-      webhooks: { time_scale: 0.002, timeout_ms: 2000 },
-    }, {}),
+    overrides: mergeDeep(
+      {
+        plugins: [path.join(root, "test", "fixtures", "stages", "test-stages.mjs")],
+        pipelines: { ops_dir: path.join(root, "test", "fixtures", "pipelines") },
+        watch: { enabled: false },
+        server: { port: 0, host: "127.0.0.1", public_url: "" },
+        log: { level: "silent" },
+        queue: { heartbeat_seconds: 10 },
+        network: { allow_loopback: true, extra_ca: rx.server.caPath },
+        webhooks: { time_scale: 0.002, timeout_ms: 2000 },
+      },
+      {},
+    ),
   });
   const app = await openApp(cfg, pino({ level: process.env.CLIPD_TEST_LOG ?? "silent" }));
   const roles = await startRoles(app, ["work", "serve"]);
@@ -90,10 +107,24 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
   const api: ApiSample[] = [];
   const runs: Array<{ id: string; expect: "succeeded" | "failed"; kind: string }> = [];
   try {
-    const a = await runAdmin(app.accounts, "account.create", { email: `dbf${Date.now()}@example.com`, credit_cents: 100_000, plan: true });
-    const { key } = await runAdmin(app.accounts, "key.create", { account: a.account_id, mode: "live", scopes: "transcripts,webhooks" });
+    const a = await runAdmin(app.accounts, "account.create", {
+      email: `dbf${Date.now()}@example.com`,
+      credit_cents: 100_000,
+      plan: true,
+    });
+    const { key } = await runAdmin(app.accounts, "key.create", {
+      account: a.account_id,
+      mode: "live",
+      scopes: "transcripts,webhooks",
+    });
     const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const hook = await (await fetch(`${base}/api/v1/webhooks`, { method: "POST", headers: auth, body: JSON.stringify({ url: rx.path("/hook"), events: ["transcript.failed"] }) })).json() as any;
+    const hook = (await (
+      await fetch(`${base}/api/v1/webhooks`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ url: rx.path("/hook"), events: ["transcript.failed"] }),
+      })
+    ).json()) as any;
     if (!hook.id) throw new Error(`webhook not made: ${JSON.stringify(hook)}`);
     // 404: the transcript fails at once, with an event. One link each: a link already ordered may share its run.
     let n = 0;
@@ -102,7 +133,11 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
     const batch = async () => {
       for (let i = 0; i < o.perBatch; i++) {
         runs.push({ id: (await app.runner.startRun("t-sleep-event", {})).id, expect: "succeeded", kind: "pipeline" });
-        const res = await fetch(`${base}/api/v1/transcripts`, { method: "POST", headers: auth, body: JSON.stringify({ url: missing() }) });
+        const res = await fetch(`${base}/api/v1/transcripts`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ url: missing() }),
+        });
         const body = (await res.json()) as any;
         if (res.status !== 202) throw new Error(`transcript refused: ${res.status} ${JSON.stringify(body)}`);
         // Its run is made a moment later; the transcript's id stands in until then.
@@ -114,7 +149,13 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
       try {
         const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(o.healthBoundMs * 3) });
         const body = (await res.json()) as any;
-        health.push({ phase, status: res.status, ms: Date.now() - started, database: body.database?.error ?? (body.database?.ok ? "ok" : undefined), detail: body.database?.detail });
+        health.push({
+          phase,
+          status: res.status,
+          ms: Date.now() - started,
+          database: body.database?.error ?? (body.database?.ok ? "ok" : undefined),
+          detail: body.database?.detail,
+        });
       } catch {
         health.push({ phase, status: "hang", ms: Date.now() - started });
       }
@@ -122,7 +163,10 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
     const probeApi = async (phase: string) => {
       const started = Date.now();
       try {
-        const res = await fetch(`${base}/api/v1/me`, { headers: auth, signal: AbortSignal.timeout(o.healthBoundMs * 5) });
+        const res = await fetch(`${base}/api/v1/me`, {
+          headers: auth,
+          signal: AbortSignal.timeout(o.healthBoundMs * 5),
+        });
         const body = (await res.json()) as any;
         api.push({ phase, status: res.status, code: body.error?.code, ms: Date.now() - started });
       } catch {
@@ -140,8 +184,12 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
       await Promise.all([loop(probeHealth), loop(probeApi)]);
       const mine = health.filter((h) => h.phase === phase);
       const calls = api.filter((h) => h.phase === phase);
-      say(`${phase}: GET /me ${JSON.stringify([...new Set(calls.map((h) => `${h.status} ${h.code ?? ""}`))])}, slowest ${Math.max(...calls.map((h) => h.ms))} ms`);
-      say(`${phase}: ${mine.length} probes, statuses ${[...new Set(mine.map((h) => h.status))]}, slowest ${Math.max(...mine.map((h) => h.ms))} ms, ${mine[0]?.database} (${mine[0]?.detail})`);
+      say(
+        `${phase}: GET /me ${JSON.stringify([...new Set(calls.map((h) => `${h.status} ${h.code ?? ""}`))])}, slowest ${Math.max(...calls.map((h) => h.ms))} ms`,
+      );
+      say(
+        `${phase}: ${mine.length} probes, statuses ${[...new Set(mine.map((h) => h.status))]}, slowest ${Math.max(...mine.map((h) => h.ms))} ms, ${mine[0]?.database} (${mine[0]?.detail})`,
+      );
     };
 
     await batch();
@@ -163,38 +211,64 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
     proxy.hold();
     await probeFor("hung", o.hangMs);
     await proxy.pass();
-    await waitFor(async () => {
-      await probe("after");
-      return health.at(-1)!.status === 200;
-    }, { what: "/healthz back to 200", timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(
+      async () => {
+        await probe("after");
+        return health.at(-1)!.status === 200;
+      },
+      { what: "/healthz back to 200", timeoutMs: 60_000, intervalMs: 250 },
+    );
 
     say(`healthy again: ${JSON.stringify(health.at(-1))}`);
     const lost: string[] = [];
-    await waitFor(async () => {
-      const { rows } = await app.db.query(`select id, run_id from transcripts where id = any($1::uuid[])`, [runs.filter((r) => r.kind === "transcript").map((r) => r.id)]);
-      if (rows.some((r: any) => !r.run_id)) return false;
-      for (const r of runs) r.id = rows.find((x: any) => x.id === r.id)?.run_id ?? r.id;
-      return true;
-    }, { what: "every transcript given its run", timeoutMs: 30_000 }).catch((err) => lost.push(String(err.message)));
+    await waitFor(
+      async () => {
+        const { rows } = await app.db.query(`select id, run_id from transcripts where id = any($1::uuid[])`, [
+          runs.filter((r) => r.kind === "transcript").map((r) => r.id),
+        ]);
+        if (rows.some((r: any) => !r.run_id)) return false;
+        for (const r of runs) r.id = rows.find((x: any) => x.id === r.id)?.run_id ?? r.id;
+        return true;
+      },
+      { what: "every transcript given its run", timeoutMs: 30_000 },
+    ).catch((err) => lost.push(String(err.message)));
     const finals = new Set(["succeeded", "failed", "cancelled"]);
-    await waitFor(async () => {
-      const { rows } = await app.db.query(`select id, state from runs where id = any($1::uuid[])`, [runs.map((r) => r.id)]);
-      return rows.length === runs.length && rows.every((r: any) => finals.has(r.state));
-    }, { what: "every run at an end", timeoutMs: 60_000, intervalMs: 250 }).catch((err) => lost.push(String(err.message)));
-    const { rows: states } = await app.db.query(`select id, state from runs where id = any($1::uuid[])`, [runs.map((r) => r.id)]);
+    await waitFor(
+      async () => {
+        const { rows } = await app.db.query(`select id, state from runs where id = any($1::uuid[])`, [
+          runs.map((r) => r.id),
+        ]);
+        return rows.length === runs.length && rows.every((r: any) => finals.has(r.state));
+      },
+      { what: "every run at an end", timeoutMs: 60_000, intervalMs: 250 },
+    ).catch((err) => lost.push(String(err.message)));
+    const { rows: states } = await app.db.query(`select id, state from runs where id = any($1::uuid[])`, [
+      runs.map((r) => r.id),
+    ]);
     const stateOf = new Map(states.map((r: any) => [r.id, r.state]));
     say(`runs: ${JSON.stringify(states.map((r: any) => r.state))}`);
-    const { rows: evs } = await app.db.query(`select run_id, count(*)::int as n from events where run_id = any($1::uuid[]) group by run_id`, [runs.map((r) => r.id)]);
+    const { rows: evs } = await app.db.query(
+      `select run_id, count(*)::int as n from events where run_id = any($1::uuid[]) group by run_id`,
+      [runs.map((r) => r.id)],
+    );
     const eventsOf = new Map(evs.map((r: any) => [r.run_id, r.n]));
     // Each failed transcript's event is delivered: wait for the receiver to hear every one.
     const transcripts = runs.filter((r) => r.kind === "transcript");
     const deliveries = async () =>
-      (await app.db.query(`select d.id, d.status, e.run_id from deliveries d join events e on e.id = d.event_id where e.run_id = any($1::uuid[])`, [transcripts.map((r) => r.id)])).rows as any[];
-    await waitFor(async () => {
-      const ds = await deliveries();
-      const heard = new Set(rx.receipts.map((r) => r.id));
-      return ds.length >= transcripts.length && ds.every((d) => heard.has(d.id));
-    }, { what: "every delivery heard", timeoutMs: 30_000, intervalMs: 250 }).catch((err) => lost.push(String(err.message)));
+      (
+        await app.db.query(
+          `select d.id, d.status, e.run_id from deliveries d join events e on e.id = d.event_id where e.run_id = any($1::uuid[])`,
+          [transcripts.map((r) => r.id)],
+        )
+      ).rows as any[];
+    await waitFor(
+      async () => {
+        const ds = await deliveries();
+        const heard = new Set(rx.receipts.map((r) => r.id));
+        return ds.length >= transcripts.length && ds.every((d) => heard.has(d.id));
+      },
+      { what: "every delivery heard", timeoutMs: 30_000, intervalMs: 250 },
+    ).catch((err) => lost.push(String(err.message)));
     const ds = await deliveries();
     let held = 0;
     for (const r of runs) {
@@ -218,6 +292,10 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
     await proxy.close();
     await rx.close();
     const c = new pg.Client({ connectionString: process.env.CLIPD_TEST_PG_URL });
-    await c.connect().then(() => c.query(`drop database if exists "${new URL(direct).pathname.slice(1)}" with (force)`)).catch(() => {}).finally(() => c.end().catch(() => {}));
+    await c
+      .connect()
+      .then(() => c.query(`drop database if exists "${new URL(direct).pathname.slice(1)}" with (force)`))
+      .catch(() => {})
+      .finally(() => c.end().catch(() => {}));
   }
 }

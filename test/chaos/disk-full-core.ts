@@ -90,12 +90,22 @@ export async function openDiskWorld(mib: number, overrides: Record<string, any> 
   };
 }
 
-export interface UploadOutcome { status: number; body: any; leftover: string[] }
+export interface UploadOutcome {
+  status: number;
+  body: any;
+  leftover: string[];
+}
 
 /** A new upload episode's signed link, PUT with `bytes` of MP3 (its head is real, then zeros). */
 export async function putUpload(w: DiskWorld, key: string, bytes: number, mp3: Buffer): Promise<UploadOutcome> {
   const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-  const ep = (await (await fetch(`${w.server.base}/api/v1/episodes`, { method: "POST", headers: auth, body: JSON.stringify({ name: "big", file_name: "big.mp3" }) })).json()) as any;
+  const ep = (await (
+    await fetch(`${w.server.base}/api/v1/episodes`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: "big", file_name: "big.mp3" }),
+    })
+  ).json()) as any;
   const link = ep.upload?.url ?? ep.upload_url;
   if (!link) throw new Error(`no upload link: ${JSON.stringify(ep)}`);
   const body = Buffer.alloc(bytes);
@@ -109,33 +119,73 @@ export async function putUpload(w: DiskWorld, key: string, bytes: number, mp3: B
   return { status: res.status, body: parsed, leftover: await filesUnder(path.join(w.storageDir, "uploads")) };
 }
 
-export interface ExportOutcome { job: any; ledger: Array<[string, number]>; leftover: string[]; work: string[] }
+export interface ExportOutcome {
+  job: any;
+  ledger: Array<[string, number]>;
+  leftover: string[];
+  work: string[];
+}
 
 /** A ready episode with one real cut clip in storage and its 5 free exports used, then a paid export of it. */
-export async function paidExport(w: DiskWorld, acc: { accountId: string; live: string }, beforeStart?: () => Promise<void>): Promise<ExportOutcome> {
+export async function paidExport(
+  w: DiskWorld,
+  acc: { accountId: string; live: string },
+  beforeStart?: () => Promise<void>,
+): Promise<ExportOutcome> {
   const { db } = w.server.app;
   const episodeId = crypto.randomUUID();
   const clipId = crypto.randomUUID();
   const cutKey = `runs/${crypto.randomUUID()}/clip-c001.mp4`;
   await mkdir(path.dirname(path.join(w.storageDir, cutKey)), { recursive: true });
   await copyFile(await makeVideo({ seconds: 4, width: 540, height: 960 }), path.join(w.storageDir, cutKey));
-  await db.query(`insert into episodes (id, account_id, name, status, state) values ($1, $2, 'made', 'ready', '{}')`, [episodeId, acc.accountId]);
-  const data = { number: 1, ref: "c001", title: "Clip 1", start: 0, end: 4, duration: 4, pieces: [{ start: 0, end: 4 }], score: { value: 0.5, reasons: [] } };
-  await db.query(`insert into clips (id, episode_id, account_id, number, ref, data, cut) values ($1, $2, $3, 1, 'c001', $4, $5)`, [
-    clipId, episodeId, acc.accountId, JSON.stringify(data), JSON.stringify({ key: cutKey, ref: "c001", duration: 4, width: 540, height: 960 }),
+  await db.query(`insert into episodes (id, account_id, name, status, state) values ($1, $2, 'made', 'ready', '{}')`, [
+    episodeId,
+    acc.accountId,
   ]);
+  const data = {
+    number: 1,
+    ref: "c001",
+    title: "Clip 1",
+    start: 0,
+    end: 4,
+    duration: 4,
+    pieces: [{ start: 0, end: 4 }],
+    score: { value: 0.5, reasons: [] },
+  };
+  await db.query(
+    `insert into clips (id, episode_id, account_id, number, ref, data, cut) values ($1, $2, $3, 1, 'c001', $4, $5)`,
+    [
+      clipId,
+      episodeId,
+      acc.accountId,
+      JSON.stringify(data),
+      JSON.stringify({ key: cutKey, ref: "c001", duration: 4, width: 540, height: 960 }),
+    ],
+  );
   for (let i = 0; i < 5; i++) {
-    await db.query(`insert into jobs (id, account_id, episode_id, clip_id, kind, status) values (gen_random_uuid(), $1, $2, $3, 'cut', 'failed')`, [acc.accountId, episodeId, clipId]);
+    await db.query(
+      `insert into jobs (id, account_id, episode_id, clip_id, kind, status) values (gen_random_uuid(), $1, $2, $3, 'cut', 'failed')`,
+      [acc.accountId, episodeId, clipId],
+    );
   }
   await beforeStart?.(); // e.g. fill storage/ now that the cut is in it
   const auth = { authorization: `Bearer ${acc.live}`, "content-type": "application/json" };
-  const started = (await (await fetch(`${w.server.base}/api/v1/episodes/${episodeId}/clips`, { method: "POST", headers: auth, body: JSON.stringify({ clips: [1] }) })).json()) as any;
+  const started = (await (
+    await fetch(`${w.server.base}/api/v1/episodes/${episodeId}/clips`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ clips: [1] }),
+    })
+  ).json()) as any;
   const jobId = started.jobs?.[0]?.job_id;
   if (!jobId) throw new Error(`export not started: ${JSON.stringify(started)}`);
-  const job = await waitFor(async () => {
-    const r = (await (await fetch(`${w.server.base}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as any;
-    return ["failed", "completed"].includes(r.status) ? r : undefined;
-  }, { what: `job ${jobId} to end`, timeoutMs: 120_000, intervalMs: 200 });
+  const job = await waitFor(
+    async () => {
+      const r = (await (await fetch(`${w.server.base}/api/v1/jobs/${jobId}`, { headers: auth })).json()) as any;
+      return ["failed", "completed"].includes(r.status) ? r : undefined;
+    },
+    { what: `job ${jobId} to end`, timeoutMs: 120_000, intervalMs: 200 },
+  );
   const { rows } = await db.query(`select kind, cents from ledger where ref = $1 order by created_at, id`, [jobId]);
   const { rows: run } = await db.query(`select run_id from jobs where id = $1`, [jobId]);
   // The export's run writes under runs/<its id>/ (the cut it reads is elsewhere) and works in work/<its id>/.

@@ -66,18 +66,29 @@ export interface FuzzReport {
 }
 
 /** A seed of its own for each operation, so adding one operation does not change the draws of the others. */
-export const opSeed = (seed: number, op: Operation) => [...op.id].reduce((h, ch) => (Math.imul(h, 31) + ch.charCodeAt(0)) | 0, seed | 0);
+export const opSeed = (seed: number, op: Operation) =>
+  [...op.id].reduce((h, ch) => (Math.imul(h, 31) + ch.charCodeAt(0)) | 0, seed | 0);
 
 const describe = (r: FuzzRequest) => {
   const body = r.body === undefined ? "" : typeof r.body === "string" ? r.body : `<${r.body.byteLength} bytes>`;
   const shown = body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body;
-  const headers = Object.entries(r.headers).map(([k, v]) => `${k}: ${v.length > 80 ? `${v.slice(0, 80)}…` : v}`).join("; ");
+  const headers = Object.entries(r.headers)
+    .map(([k, v]) => `${k}: ${v.length > 80 ? `${v.slice(0, 80)}…` : v}`)
+    .join("; ");
   return `${r.method} ${r.url.length > 200 ? `${r.url.slice(0, 200)}…` : r.url} [${headers}]${r.chunked ? " (chunked)" : ""} ${shown}`;
 };
 
 /** Sends one request; the answer's status and text, or what went wrong on the way. */
-export async function send(base: string, r: FuzzRequest, timeoutMs: number): Promise<{ status: number; text: string } | { failure: "hang" | "transport"; detail: string }> {
-  const init: RequestInit & { duplex?: "half" } = { method: r.method, headers: r.headers, signal: AbortSignal.timeout(timeoutMs) };
+export async function send(
+  base: string,
+  r: FuzzRequest,
+  timeoutMs: number,
+): Promise<{ status: number; text: string } | { failure: "hang" | "transport"; detail: string }> {
+  const init: RequestInit & { duplex?: "half" } = {
+    method: r.method,
+    headers: r.headers,
+    signal: AbortSignal.timeout(timeoutMs),
+  };
   if (r.body !== undefined) {
     const bytes = typeof r.body === "string" ? new TextEncoder().encode(r.body) : r.body;
     init.body = r.chunked ? new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) }) : bytes;
@@ -87,8 +98,12 @@ export async function send(base: string, r: FuzzRequest, timeoutMs: number): Pro
     const res = await fetch(`${base}${r.url}`, init);
     return { status: res.status, text: await res.text() };
   } catch (err: any) {
-    if (err?.name === "TimeoutError" || err?.name === "AbortError") return { failure: "hang", detail: `no answer in ${timeoutMs} ms` };
-    return { failure: "transport", detail: `${err?.message ?? err}${err?.cause ? ` (${err.cause.code ?? err.cause.message ?? err.cause})` : ""}` };
+    if (err?.name === "TimeoutError" || err?.name === "AbortError")
+      return { failure: "hang", detail: `no answer in ${timeoutMs} ms` };
+    return {
+      failure: "transport",
+      detail: `${err?.message ?? err}${err?.cause ? ` (${err.cause.code ?? err.cause.message ?? err.cause})` : ""}`,
+    };
   }
 }
 
@@ -109,10 +124,26 @@ export function judge(status: number, text: string): Exclude<FindingKind, "hang"
   return undefined;
 }
 
-async function fuzzOperation(server: ChaosServer, fx: FuzzFixtures, op: Operation, opts: FuzzOptions): Promise<{ stats: OpStats; findings: Finding[] }> {
+async function fuzzOperation(
+  server: ChaosServer,
+  fx: FuzzFixtures,
+  op: Operation,
+  opts: FuzzOptions,
+): Promise<{ stats: OpStats; findings: Finding[] }> {
   const arb = requestArb(op, authKind(op), fx.pools, fx.keys, fx.maxJson);
   const cases = fc.sample(arb, { numRuns: opts.runs, seed: opSeed(opts.seed, op) });
-  const stats: OpStats = { op: op.id, route: `${op.method} ${op.path}`, cases: 0, s2xx: 0, s4xx: 0, s5xx: 0, hangs: 0, transport: 0, noField: 0, badEnvelope: 0 };
+  const stats: OpStats = {
+    op: op.id,
+    route: `${op.method} ${op.path}`,
+    cases: 0,
+    s2xx: 0,
+    s4xx: 0,
+    s5xx: 0,
+    hangs: 0,
+    transport: 0,
+    noField: 0,
+    badEnvelope: 0,
+  };
   const findings: Finding[] = [];
   const timeoutMs = opts.timeoutMs ?? 60_000;
   let next = 0;
@@ -122,7 +153,14 @@ async function fuzzOperation(server: ChaosServer, fx: FuzzFixtures, op: Operatio
       const got = await send(server.base, r, timeoutMs);
       stats.cases++;
       const note = (kind: FindingKind, status: number | undefined, answer: string) =>
-        findings.push({ op: op.id, kind, label: r.label, request: describe(r), ...(status !== undefined ? { status } : {}), answer: answer.slice(0, 400) });
+        findings.push({
+          op: op.id,
+          kind,
+          label: r.label,
+          request: describe(r),
+          ...(status !== undefined ? { status } : {}),
+          answer: answer.slice(0, 400),
+        });
       if ("failure" in got) {
         if (got.failure === "hang") stats.hangs++;
         else stats.transport++;
@@ -159,8 +197,12 @@ export async function runFuzz(server: ChaosServer, opts: FuzzOptions): Promise<F
 
 /** The per-operation table, as Markdown. */
 export function fuzzTable(report: FuzzReport): string {
-  const head = "| operation | route | cases | 2xx | 4xx | 5xx | hangs | transport errors | 400s without field | bad envelope |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|";
-  const rows = report.stats.map((s) => `| ${s.op} | \`${s.route}\` | ${s.cases} | ${s.s2xx} | ${s.s4xx} | ${s.s5xx} | ${s.hangs} | ${s.transport} | ${s.noField} | ${s.badEnvelope} |`);
+  const head =
+    "| operation | route | cases | 2xx | 4xx | 5xx | hangs | transport errors | 400s without field | bad envelope |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|";
+  const rows = report.stats.map(
+    (s) =>
+      `| ${s.op} | \`${s.route}\` | ${s.cases} | ${s.s2xx} | ${s.s4xx} | ${s.s5xx} | ${s.hangs} | ${s.transport} | ${s.noField} | ${s.badEnvelope} |`,
+  );
   const sum = (k: keyof OpStats) => report.stats.reduce((n, s) => n + (s[k] as number), 0);
   const total = `| **all** | | ${sum("cases")} | ${sum("s2xx")} | ${sum("s4xx")} | ${sum("s5xx")} | ${sum("hangs")} | ${sum("transport")} | ${sum("noField")} | ${sum("badEnvelope")} |`;
   return [head, ...rows, total].join("\n");

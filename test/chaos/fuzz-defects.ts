@@ -19,7 +19,10 @@ export interface KnownDefect {
 async function call(server: ChaosServer, method: string, path: string, body?: string, bearer?: string) {
   const res = await fetch(`${server.base}${path}`, {
     method,
-    headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+    headers: {
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+    },
     body,
   });
   return { request: `${method} ${path} ${body?.slice(0, 60) ?? ""}`, status: res.status, text: await res.text() };
@@ -36,34 +39,49 @@ export const FIXED_DEFECTS: KnownDefect[] = [
     repro: async (s, keys) => {
       const ids = sampleIds();
       const paths = [...ids.jobs.map((id) => `/api/v1/jobs/${id}`), `/api/v1/transcripts/${ids.transcript}`];
-      return Promise.all(paths.flatMap((p) => Array.from({ length: 6 }, () => call(s, "GET", p, undefined, keys.test))));
+      return Promise.all(
+        paths.flatMap((p) => Array.from({ length: 6 }, () => call(s, "GET", p, undefined, keys.test))),
+      );
     },
   },
   {
     id: "bad-path-escape-no-field",
-    title: "a path parameter with a malformed percent-escape (%ZZ, %C0%AF, %ED%A0%80) answers h3's own 400 {code:bad_request, message:\"Bad Request\"} naming nothing, from getRouterParams' decoding in facade/app.ts; a bad id elsewhere is 404 naming the param",
+    title:
+      "a path parameter with a malformed percent-escape (%ZZ, %C0%AF, %ED%A0%80) answers h3's own 400 {code:bad_request, message:\"Bad Request\"} naming nothing, from getRouterParams' decoding in facade/app.ts; a bad id elsewhere is 404 naming the param",
     matches: (f) => f.kind === "no-field" && f.answer.includes('"bad_request"'),
-    repro: async (s, keys) => [await call(s, "GET", "/api/v1/episodes/%ZZ", undefined, keys.test), await call(s, "GET", "/api/v1/files/%C0%AF")],
+    repro: async (s, keys) => [
+      await call(s, "GET", "/api/v1/episodes/%ZZ", undefined, keys.test),
+      await call(s, "GET", "/api/v1/files/%C0%AF"),
+    ],
   },
   {
     id: "run-error-no-field",
     title:
-      "POST /api/v1/runs (ops) answers 400 naming no field for a pipeline that does not exist (unknown_pipeline, daemon/engine/plan.ts) and for `set` options no step takes (invalid_option): the engine throws RunErrors without context and facade/errors.ts maps a RunError to code and message only; they should name \"pipeline\" and \"set.<option>\"",
+      'POST /api/v1/runs (ops) answers 400 naming no field for a pipeline that does not exist (unknown_pipeline, daemon/engine/plan.ts) and for `set` options no step takes (invalid_option): the engine throws RunErrors without context and facade/errors.ts maps a RunError to code and message only; they should name "pipeline" and "set.<option>"',
     matches: (f) => f.kind === "no-field" && /"(unknown_pipeline|invalid_option)"/.test(f.answer),
     repro: async (s) => {
       const ops = await s.opsToken();
-      return [await call(s, "POST", "/api/v1/runs", JSON.stringify({ pipeline: "no-such-pipeline" }), ops), await call(s, "POST", "/api/v1/runs", JSON.stringify({ pipeline: "t-quick", set: { nope: 1 } }), ops)];
+      return [
+        await call(s, "POST", "/api/v1/runs", JSON.stringify({ pipeline: "no-such-pipeline" }), ops),
+        await call(s, "POST", "/api/v1/runs", JSON.stringify({ pipeline: "t-quick", set: { nope: 1 } }), ops),
+      ];
     },
   },
   {
     id: "empty-upload-no-field",
     title:
-      "PUT /api/v1/uploads/{token} with an empty body (a live upload link) answers 400 empty_upload naming no field (facade/operations/files.ts, the two `empty_upload` throws); whole-body refusals elsewhere name \"body\"",
+      'PUT /api/v1/uploads/{token} with an empty body (a live upload link) answers 400 empty_upload naming no field (facade/operations/files.ts, the two `empty_upload` throws); whole-body refusals elsewhere name "body"',
     matches: (f) => f.kind === "no-field" && f.answer.includes('"empty_upload"'),
     repro: async (s) => {
       const { live } = await s.account({ creditCents: 100_000 });
-      const made = JSON.parse((await call(s, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "a.mp3" }), live)).text);
-      const res = await fetch(made.upload.url, { method: "PUT", headers: { "content-type": "audio/mpeg" }, body: new Uint8Array(0) });
+      const made = JSON.parse(
+        (await call(s, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "a.mp3" }), live)).text,
+      );
+      const res = await fetch(made.upload.url, {
+        method: "PUT",
+        headers: { "content-type": "audio/mpeg" },
+        body: new Uint8Array(0),
+      });
       return [{ request: "PUT <live upload link> (0 bytes)", status: res.status, text: await res.text() }];
     },
   },

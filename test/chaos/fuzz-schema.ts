@@ -28,7 +28,18 @@ export interface FuzzPools {
 const MAX_LEN = 40;
 const URL_FIELDS = new Set(["url", "source_url", "callback_url"]);
 
-const fileNames = fc.constantFrom("a.mp3", "talk.wav", "clip.mp4", "notes.txt", "x", ".mp3", "a.MP3", "a.mp3.exe", "../../etc/passwd.mp3", "con.wav");
+const fileNames = fc.constantFrom(
+  "a.mp3",
+  "talk.wav",
+  "clip.mp4",
+  "notes.txt",
+  "x",
+  ".mp3",
+  "a.MP3",
+  "a.mp3.exe",
+  "../../etc/passwd.mp3",
+  "con.wav",
+);
 const emails = fc.oneof(fc.emailAddress(), fc.constantFrom("a@b", "not-an-email", "x@example.com"));
 
 /** A string by its schema; `name` is the field it fills, for the pools. */
@@ -37,13 +48,22 @@ function stringArb(s: Schema, name: string, pools: FuzzPools): fc.Arbitrary<stri
   if (URL_FIELDS.has(name) || s.format === "uri" || s.pattern === "^https://") return fc.constantFrom(...pools.urls);
   if (name === "email") return emails;
   if (name === "file_name") return fileNames;
-  if (name === "style" && pools.styles.length) return fc.oneof(fc.constantFrom(...pools.styles), fc.string({ minLength: 1, maxLength: 60 }));
+  if (name === "style" && pools.styles.length)
+    return fc.oneof(fc.constantFrom(...pools.styles), fc.string({ minLength: 1, maxLength: 60 }));
   if (s.format === "uuid") return fc.uuid();
-  if (s.format === "date-time") return fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4e12) }).map((d) => d.toISOString());
-  if (typeof s.pattern === "string" && s.pattern.startsWith("^\\d+")) return fc.oneof(fc.nat({ max: 600 }).map(String), fc.double({ min: 0, max: 600, noNaN: true }).map((n) => n.toFixed(2)));
+  if (s.format === "date-time")
+    return fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4e12) }).map((d) => d.toISOString());
+  if (typeof s.pattern === "string" && s.pattern.startsWith("^\\d+"))
+    return fc.oneof(
+      fc.nat({ max: 600 }).map(String),
+      fc.double({ min: 0, max: 600, noNaN: true }).map((n) => n.toFixed(2)),
+    );
   const minLength = s.minLength ?? 0;
   const maxLength = Math.max(minLength, Math.min(s.maxLength ?? MAX_LEN, MAX_LEN));
-  return fc.oneof({ arbitrary: fc.string({ minLength, maxLength }), weight: 3 }, { arbitrary: fc.string({ minLength, maxLength, unit: "grapheme" }), weight: 1 });
+  return fc.oneof(
+    { arbitrary: fc.string({ minLength, maxLength }), weight: 3 },
+    { arbitrary: fc.string({ minLength, maxLength, unit: "grapheme" }), weight: 1 },
+  );
 }
 
 function numberArb(s: Schema, integer: boolean): fc.Arbitrary<number> {
@@ -74,7 +94,8 @@ const adminArgs = (pools: FuzzPools) =>
 export function valueArb(s: Schema | undefined, name: string, pools: FuzzPools, depth = 0): fc.Arbitrary<unknown> {
   if (!s || depth > 4) return fc.jsonValue({ maxDepth: 2 });
   if (name === "args") return adminArgs(pools);
-  if (name === "pipeline") return fc.oneof(fc.constantFrom(...pools.pipelines), fc.string({ minLength: 1, maxLength: 20 }));
+  if (name === "pipeline")
+    return fc.oneof(fc.constantFrom(...pools.pipelines), fc.string({ minLength: 1, maxLength: 20 }));
   if ("const" in s) return fc.constant(s.const);
   if (Array.isArray(s.enum)) return fc.constantFrom(...(s.enum as unknown[]));
   if (Array.isArray(s.anyOf)) return fc.oneof(...s.anyOf.map((x: Schema) => valueArb(x, name, pools, depth + 1)));
@@ -93,8 +114,13 @@ export function valueArb(s: Schema | undefined, name: string, pools: FuzzPools, 
       return fc.constant(null);
     case "array": {
       const items = valueArb(s.items, name, pools, depth + 1);
-      const constraints = { minLength: s.minItems ?? 0, maxLength: Math.max(s.minItems ?? 0, Math.min(s.maxItems ?? 5, 5)) };
-      return s.uniqueItems ? fc.uniqueArray(items, { ...constraints, selector: (v) => JSON.stringify(v) }) : fc.array(items, constraints);
+      const constraints = {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.max(s.minItems ?? 0, Math.min(s.maxItems ?? 5, 5)),
+      };
+      return s.uniqueItems
+        ? fc.uniqueArray(items, { ...constraints, selector: (v) => JSON.stringify(v) })
+        : fc.array(items, constraints);
     }
     case "object":
       return objectArb(s, pools, depth);
@@ -107,7 +133,9 @@ function objectArb(s: Schema, pools: FuzzPools, depth: number): fc.Arbitrary<Rec
   const props: Record<string, Schema> = s.properties ?? {};
   if (Object.keys(props).length === 0) {
     // An open object (`input`, `set`, `args`): anything JSON.
-    return s.additionalProperties === false ? fc.constant({}) : fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
+    return s.additionalProperties === false
+      ? fc.constant({})
+      : fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
   }
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [key, inner] of Object.entries(props)) model[key] = valueArb(inner, key, pools, depth + 1);

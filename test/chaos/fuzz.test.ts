@@ -52,7 +52,9 @@ describe.each(testBackends())("API fuzzing on %s", (backend) => {
 
     it("finds no 5xx, hang, bad envelope or 400 without a field beyond the known defects", () => {
       const fresh = report.findings.filter((f) => !knownDefectOf(f));
-      const shown = fresh.slice(0, 20).map((f) => `${f.op} ${f.kind} [${f.label}] ${f.request} → ${f.status ?? ""} ${f.answer}`);
+      const shown = fresh
+        .slice(0, 20)
+        .map((f) => `${f.op} ${f.kind} [${f.label}] ${f.request} → ${f.status ?? ""} ${f.answer}`);
       expect(shown, `seed ${SEED}\n${fuzzTable(report)}`).toEqual([]);
     });
 
@@ -65,7 +67,13 @@ describe.each(testBackends())("API fuzzing on %s", (backend) => {
       const cannot = new Set(["createFreeTranscription", "getFreeTranscription", "putUpload", "stripeWebhook"]);
       const able = report.stats.filter((s) => !cannot.has(s.op));
       const reached = able.filter((s) => s.s2xx > 0);
-      expect(reached.length, `no 2xx: ${able.filter((s) => s.s2xx === 0).map((s) => s.op).join(", ")}`).toBeGreaterThanOrEqual(Math.ceil(able.length * 0.8));
+      expect(
+        reached.length,
+        `no 2xx: ${able
+          .filter((s) => s.s2xx === 0)
+          .map((s) => s.op)
+          .join(", ")}`,
+      ).toBeGreaterThanOrEqual(Math.ceil(able.length * 0.8));
     });
   });
 });

@@ -21,7 +21,10 @@ export async function checkWorld(w: World, subjects: Subject[]): Promise<Problem
   const db = await openDb({ databaseUrl: w.d.databaseUrl, dataDir: w.dataDir });
   let watchIds = new Set<string>();
   try {
-    watchIds = w.path === "watch" ? new Set((await db.query(`select id from watch_files`)).rows.map((r: any) => String(r.id))) : watchIds;
+    watchIds =
+      w.path === "watch"
+        ? new Set((await db.query(`select id from watch_files`)).rows.map((r: any) => String(r.id)))
+        : watchIds;
     for (const s of subjects) {
       const found = w.path === "api" ? await checkEpisode(db, w, s) : await checkWatchFile(db, s);
       problems.push(...found.map((p) => ({ ...p, subject: s.name })));
@@ -48,7 +51,11 @@ async function checkRuns(q: Queryable, out: Found[], label: string, where: strin
   for (const r of rows) {
     const steps = json<Array<{ stage: string; state: string }>>(r.steps);
     if (r.state !== "succeeded") out.push({ kind: "lost", what: `${label} run ${r.id} ended ${r.state}` });
-    else if (steps.some((st) => st.state !== "succeeded")) out.push({ kind: "lost", what: `${label} run ${r.id} has steps ${steps.map((st) => `${st.stage}:${st.state}`).join(",")}` });
+    else if (steps.some((st) => st.state !== "succeeded"))
+      out.push({
+        kind: "lost",
+        what: `${label} run ${r.id} has steps ${steps.map((st) => `${st.stage}:${st.state}`).join(",")}`,
+      });
   }
   return rows as Array<{ id: string }>;
 }
@@ -71,7 +78,12 @@ async function checkEpisode(q: Queryable, w: World, s: Subject): Promise<Found[]
   exactly(out, "export jobs", jobs.length, s.jobId ? 1 : 0);
   for (const j of jobs) await checkRuns(q, out, "export", `origin_ref = $1`, [`job:${j.id}`], 1);
   const events = await countEvents(q, `data->>'episode_id' = $1`, [ep.id]);
-  const wanted: Record<string, number> = { "episode.ready": 1, "episode.failed": 0, "clip.ready": jobs.length, "clip.failed": 0 };
+  const wanted: Record<string, number> = {
+    "episode.ready": 1,
+    "episode.failed": 0,
+    "clip.ready": jobs.length,
+    "clip.failed": 0,
+  };
   for (const [type, n] of Object.entries(wanted)) exactly(out, `${type} events`, events.get(type) ?? 0, n);
   // One delivery per event, delivered; and at the receiver one webhook-id per event, acknowledged.
   const { rows: dels } = await q.query(
@@ -88,30 +100,47 @@ async function checkEpisode(q: Queryable, w: World, s: Subject): Promise<Found[]
     `select d.event_type, count(*)::int as n from deliveries d join delivery_attempts a on a.delivery_id = d.id join events e on e.id = d.event_id where e.data->>'episode_id' = $1 and a.status_code between 200 and 299 group by d.id, d.event_type`,
     [ep.id],
   );
-  for (const o of oks) if (o.n > 1) out.push({ kind: "duplicated", what: `${o.event_type} delivered and recorded ${o.n} times` });
-  const receipts = w.rx.receipts.map((r) => ({ r, body: JSON.parse(r.body) as { type: string; data: { episode_id?: string } } })).filter((x) => x.body.data.episode_id === ep.id);
+  for (const o of oks)
+    if (o.n > 1) out.push({ kind: "duplicated", what: `${o.event_type} delivered and recorded ${o.n} times` });
+  const receipts = w.rx.receipts
+    .map((r) => ({ r, body: JSON.parse(r.body) as { type: string; data: { episode_id?: string } } }))
+    .filter((x) => x.body.data.episode_id === ep.id);
   for (const type of Object.keys(wanted).filter((t) => wanted[t])) {
     const mine = receipts.filter((x) => x.body.type === type);
     exactly(out, `distinct webhook-ids received for ${type}`, new Set(mine.map((x) => x.r.id)).size, 1);
-    if (mine.length && !mine.some((x) => x.r.answered === 200 && x.r.verified)) out.push({ kind: "lost", what: `${type} never acknowledged with a verified signature` });
+    if (mine.length && !mine.some((x) => x.r.answered === 200 && x.r.verified))
+      out.push({ kind: "lost", what: `${type} never acknowledged with a verified signature` });
   }
-  const { rows: charges } = await q.query(`select count(*)::int as n from ledger where ref = $1 and kind in ('episode', 'episode_plan')`, [ep.id]);
+  const { rows: charges } = await q.query(
+    `select count(*)::int as n from ledger where ref = $1 and kind in ('episode', 'episode_plan')`,
+    [ep.id],
+  );
   exactly(out, "charges", charges[0].n, 1);
   return out;
 }
 
 async function checkWatchFile(q: Queryable, s: Subject): Promise<Found[]> {
   const out: Found[] = [];
-  const { rows } = await q.query(`select id, state, outbox, run_id, children from watch_files where name = $1`, [s.name]);
+  const { rows } = await q.query(`select id, state, outbox, run_id, children from watch_files where name = $1`, [
+    s.name,
+  ]);
   exactly(out, "watch_files rows", rows.length, 1);
   const row = rows[0];
   if (!row) return out;
   const stem = s.name.replace(/\.[^.]+$/, "");
   if (row.state !== "done") out.push({ kind: "lost", what: `watch file is ${row.state}` });
-  if (row.outbox !== stem) out.push({ kind: row.outbox ? "duplicated" : "lost", what: `outbox recorded as ${row.outbox}, expected ${stem}` });
+  if (row.outbox !== stem)
+    out.push({ kind: row.outbox ? "duplicated" : "lost", what: `outbox recorded as ${row.outbox}, expected ${stem}` });
   await checkRuns(q, out, "episode", `origin = 'watch' and origin_ref = $1 and pipeline = 'episode'`, [s.name], 1);
   const children = json<string[] | null>(row.children) ?? [];
-  const clips = await checkRuns(q, out, "clip render", `origin = 'watch' and origin_ref = $1 and pipeline = 'clip'`, [s.name], children.length);
+  const clips = await checkRuns(
+    q,
+    out,
+    "clip render",
+    `origin = 'watch' and origin_ref = $1 and pipeline = 'clip'`,
+    [s.name],
+    children.length,
+  );
   exactly(out, "clip renders recorded", children.length, 1);
   const runIds = [row.run_id, ...clips.map((c) => c.id)];
   const events = await countEvents(q, `run_id = any($1::uuid[])`, [runIds]);
@@ -140,7 +169,8 @@ async function strayFiles(w: World, subjects: Subject[], watchIds: Set<string>):
   }
   if (w.path !== "watch") return out;
   for (const dir of ["inbox", "processing", "failed"]) {
-    for (const f of await readdir(path.join(w.dataDir, dir)).catch(() => [] as string[])) out.push({ kind: "stray", subject: "", what: `${dir}/${f} left` });
+    for (const f of await readdir(path.join(w.dataDir, dir)).catch(() => [] as string[]))
+      out.push({ kind: "stray", subject: "", what: `${dir}/${f} left` });
   }
   const outbox = await readdir(path.join(w.dataDir, "outbox")).catch(() => [] as string[]);
   const stems = new Set(subjects.map((s) => s.name.replace(/\.[^.]+$/, "")));
@@ -148,11 +178,13 @@ async function strayFiles(w: World, subjects: Subject[], watchIds: Set<string>):
     if (f.startsWith(".")) out.push({ kind: "stray", subject: "", what: `temporary outbox folder ${f}` });
     else if (!stems.has(f)) out.push({ kind: "duplicated", subject: "", what: `extra outbox folder ${f}` });
   }
-  for (const s of stems) if (!outbox.includes(s)) out.push({ kind: "lost", subject: `${s}.wav`, what: `no outbox folder ${s}` });
+  for (const s of stems)
+    if (!outbox.includes(s)) out.push({ kind: "lost", subject: `${s}.wav`, what: `no outbox folder ${s}` });
   // A file's stored copy is made before its row (begin() in daemon/watch/folder.ts): a crash
   // between them makes a second copy at the restart and leaves the first one, under no row.
   for (const id of await readdir(path.join(w.dataDir, "storage", "uploads", "watch")).catch(() => [] as string[])) {
-    if (!watchIds.has(id)) out.push({ kind: "stray", subject: "", what: `storage/uploads/watch/${id} belongs to no watch_files row` });
+    if (!watchIds.has(id))
+      out.push({ kind: "stray", subject: "", what: `storage/uploads/watch/${id} belongs to no watch_files row` });
   }
   return out;
 }

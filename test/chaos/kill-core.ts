@@ -9,7 +9,11 @@ import { checkWorld, type Problem } from "./kill-checks.js";
 import { World, type Subject, type WorkPath } from "./kill-world.js";
 import type { Backend } from "../helpers/backends.js";
 
-export type Plan = { kind: "none" } | { kind: "random"; delayMs: number } | { kind: "fault"; point: string } | { kind: "lock"; table: "episodes" | "watch_files"; when: string };
+export type Plan =
+  | { kind: "none" }
+  | { kind: "random"; delayMs: number }
+  | { kind: "fault"; point: string }
+  | { kind: "lock"; table: "episodes" | "watch_files"; when: string };
 
 export interface KillOptions {
   backend: Backend;
@@ -59,49 +63,83 @@ export function rng(seed: number): () => number {
 /** A world's own seed, so one backend or path run alone repeats its part of a full run. */
 export function worldSeed(seed: number, backend: Backend, path: WorkPath): number {
   let h = seed >>> 0;
-  for (const c of `${backend}/${path}`) h = (Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0);
+  for (const c of `${backend}/${path}`) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
   return h;
 }
 
 /** The crash points each path goes through, in the order work reaches them. */
 export function faultPoints(path: WorkPath, exportClip: boolean): string[] {
-  if (path === "watch") return ["run-end:episode", "watch:renders-started", "run-end:clip", "watch:outbox-partial", "watch:outbox-written"];
-  return ["after-handler:createEpisode", "run-end:api-episode", "run-end:api-search", ...(exportClip ? ["after-handler:exportClips", "run-end:clip"] : [])];
+  if (path === "watch")
+    return ["run-end:episode", "watch:renders-started", "run-end:clip", "watch:outbox-partial", "watch:outbox-written"];
+  return [
+    "after-handler:createEpisode",
+    "run-end:api-episode",
+    "run-end:api-search",
+    ...(exportClip ? ["after-handler:exportClips", "run-end:clip"] : []),
+  ];
 }
 
 export function drawPlan(r: () => number, o: KillOptions, spanMs: number): Plan {
   if (r() >= (o.windowShare ?? 0.5)) return { kind: "random", delayMs: Math.round(r() * spanMs) };
   if (o.backend === "postgres" && r() < 0.5) {
     const whens = o.path === "api" ? ["importing", "searching"] : ["running", "rendering"];
-    return { kind: "lock", table: o.path === "api" ? "episodes" : "watch_files", when: whens[Math.floor(r() * whens.length)]! };
+    return {
+      kind: "lock",
+      table: o.path === "api" ? "episodes" : "watch_files",
+      when: whens[Math.floor(r() * whens.length)]!,
+    };
   }
   const points = faultPoints(o.path, !!o.exportEvery);
   return { kind: "fault", point: points[Math.floor(r() * points.length)]! };
 }
 
 export const describePlan = (p: Plan) =>
-  p.kind === "random" ? `random ${p.delayMs} ms` : p.kind === "fault" ? `fault ${p.point}` : p.kind === "lock" ? `lock ${p.table} while ${p.when}` : "none";
+  p.kind === "random"
+    ? `random ${p.delayMs} ms`
+    : p.kind === "fault"
+      ? `fault ${p.point}`
+      : p.kind === "lock"
+        ? `lock ${p.table} while ${p.when}`
+        : "none";
 
 /**
  * Holds the row of `table` for one of the batch's subjects once it reaches state `when`, until
  * the daemon waits on it (pg_stat_activity); resolves with a release function, or undefined when
  * the daemon never came to wait (the work went past that state first).
  */
-async function holdRowLock(w: World, subjects: Subject[], table: "episodes" | "watch_files", when: string, log: (l: string) => void): Promise<(() => Promise<void>) | undefined> {
+async function holdRowLock(
+  w: World,
+  subjects: Subject[],
+  table: "episodes" | "watch_files",
+  when: string,
+  log: (l: string) => void,
+): Promise<(() => Promise<void>) | undefined> {
   const c = new pg.Client({ connectionString: w.d.databaseUrl });
   await c.connect();
   const col = table === "episodes" ? "status" : "state";
   const names = subjects.map((s) => s.name);
   try {
-    const id = await waitFor(async () => (await c.query(`select id from ${table} where name = any($1) and ${col} = $2 limit 1`, [names, when])).rows[0]?.id as string | undefined, {
-      what: `a ${table} row to be ${when}`, timeoutMs: 600_000, intervalMs: 50,
-    }).catch(() => undefined);
+    const id = await waitFor(
+      async () =>
+        (await c.query(`select id from ${table} where name = any($1) and ${col} = $2 limit 1`, [names, when])).rows[0]
+          ?.id as string | undefined,
+      {
+        what: `a ${table} row to be ${when}`,
+        timeoutMs: 600_000,
+        intervalMs: 50,
+      },
+    ).catch(() => undefined);
     if (!id) throw new Error("no row reached the state");
     await c.query("begin");
     const held = await c.query(`select id from ${table} where id = $1 and ${col} = $2 for update`, [id, when]);
     if (!held.rows.length) throw new Error("the row moved on before it was locked");
     const waiting = await waitFor(
-      async () => (await c.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`)).rows[0].n > 0,
+      async () =>
+        (
+          await c.query(
+            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+          )
+        ).rows[0].n > 0,
       { what: "the daemon to wait on the lock", timeoutMs: 600_000, intervalMs: 50 },
     ).catch(() => false);
     if (!waiting) throw new Error("the daemon never waited");
@@ -133,9 +171,13 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
     if (o.path === "api") await w.setUpAccount();
     for (let first = 0; first < o.n; first += o.batch) {
       const batch: Subject[] = [];
-      for (let i = first; i < Math.min(o.n, first + o.batch); i++) batch.push({ n: i, name: o.path === "api" ? `kill-${i}` : `kill-${i}.wav` });
+      for (let i = first; i < Math.min(o.n, first + o.batch); i++)
+        batch.push({ n: i, name: o.path === "api" ? `kill-${i}` : `kill-${i}.wav` });
       subjects.push(...batch);
-      const plan: Plan = first === 0 ? { kind: "none" } : (o.plan ?? ((_i, rr, span) => drawPlan(rr, o, span)))(first / o.batch, r, spanMs);
+      const plan: Plan =
+        first === 0
+          ? { kind: "none" }
+          : (o.plan ?? ((_i, rr, span) => drawPlan(rr, o, span)))(first / o.batch, r, spanMs);
       plans.push(describePlan(plan));
       const faults = plan.kind === "fault" ? plan.point : "";
       if (w.faults !== faults) await w.stop();
@@ -144,14 +186,26 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
       await Promise.all(batch.map((s) => w.submit(s)));
       let release: (() => Promise<void>) | undefined;
       if (plan.kind === "random") {
-        await waitFor(() => !w.alive() || Date.now() - t >= plan.delayMs, { timeoutMs: plan.delayMs + 60_000, intervalMs: 10 });
+        await waitFor(() => !w.alive() || Date.now() - t >= plan.delayMs, {
+          timeoutMs: plan.delayMs + 60_000,
+          intervalMs: 10,
+        });
       } else if (plan.kind === "lock") {
         release = await holdRowLock(w, batch, plan.table, plan.when, log);
       } else if (plan.kind === "fault") {
         // The daemon kills itself at the point; a batch that finishes first never reached it.
         let over = false;
-        const done = waitFor(async () => over || (await Promise.all(batch.map((s) => w.finished(s)))).every(Boolean), { timeoutMs: 240_000, intervalMs: 250 });
-        const died = await Promise.race([w.daemon!.exited.then(() => true), done.then(() => false, () => false)]);
+        const done = waitFor(async () => over || (await Promise.all(batch.map((s) => w.finished(s)))).every(Boolean), {
+          timeoutMs: 240_000,
+          intervalMs: 250,
+        });
+        const died = await Promise.race([
+          w.daemon!.exited.then(() => true),
+          done.then(
+            () => false,
+            () => false,
+          ),
+        ]);
         over = true; // stops the polling above, which would otherwise go on calling the API
         if (died) kills.window++;
         else kills.missed++;
@@ -159,7 +213,12 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
       if (plan.kind === "random" || plan.kind === "lock") {
         // A random moment past the batch's work still kills (a restart with nothing in flight must
         // hold too), but is counted apart: it tried no window.
-        if (plan.kind === "random" && w.alive() && (await Promise.all(batch.map((s) => w.finished(s).catch(() => false)))).every(Boolean)) kills.idle++;
+        if (
+          plan.kind === "random" &&
+          w.alive() &&
+          (await Promise.all(batch.map((s) => w.finished(s).catch(() => false)))).every(Boolean)
+        )
+          kills.idle++;
         if (w.alive()) {
           await w.kill();
           if (plan.kind === "lock" && release) kills.window++;
@@ -167,12 +226,18 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
         } else kills.missed++;
       }
       await release?.();
-      log(`${o.backend}/${o.path} batch ${first / o.batch + 1}: ${describePlan(plan)}${first === 0 ? "" : `, daemon ${w.alive() ? "alive" : "killed"}`}`);
+      log(
+        `${o.backend}/${o.path} batch ${first / o.batch + 1}: ${describePlan(plan)}${first === 0 ? "" : `, daemon ${w.alive() ? "alive" : "killed"}`}`,
+      );
       for (const s of batch) {
         try {
           await w.waitFinished(s);
         } catch (err) {
-          stuck.push({ kind: "lost", subject: s.name, what: `did not finish after the kill (${describePlan(plan)}): ${(err as Error).message}` });
+          stuck.push({
+            kind: "lost",
+            subject: s.name,
+            what: `did not finish after the kill (${describePlan(plan)}): ${(err as Error).message}`,
+          });
         }
       }
       if (first === 0) spanMs = Date.now() - t;
@@ -180,15 +245,28 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
     await w.stop();
     const problems = [...stuck, ...(await checkWorld(w, subjects))];
     held = problems.length === 0;
-    const bad = (kind: Problem["kind"]) => new Set(problems.filter((p) => p.kind === kind && p.subject).map((p) => p.subject));
+    const bad = (kind: Problem["kind"]) =>
+      new Set(problems.filter((p) => p.kind === kind && p.subject).map((p) => p.subject));
     const lost = bad("lost");
     const dup = bad("duplicated");
     return {
-      backend: o.backend, path: o.path, tried: subjects.length, held: subjects.filter((s) => !lost.has(s.name) && !dup.has(s.name)).length,
-      lost: lost.size, duplicated: dup.size, stray: problems.filter((p) => !p.subject).length, kills, problems, plans, ms: Date.now() - t0,
+      backend: o.backend,
+      path: o.path,
+      tried: subjects.length,
+      held: subjects.filter((s) => !lost.has(s.name) && !dup.has(s.name)).length,
+      lost: lost.size,
+      duplicated: dup.size,
+      stray: problems.filter((p) => !p.subject).length,
+      kills,
+      problems,
+      plans,
+      ms: Date.now() - t0,
     };
   } catch (err) {
-    throw new Error(`${o.backend}/${o.path}: ${(err as Error).message}\n--- daemon output (end) ---\n${w.output().slice(-3000)}`, { cause: err });
+    throw new Error(
+      `${o.backend}/${o.path}: ${(err as Error).message}\n--- daemon output (end) ---\n${w.output().slice(-3000)}`,
+      { cause: err },
+    );
   } finally {
     // A world that held leaves nothing in /tmp; one that did not keeps its data folder to look at.
     await w.close(held);
@@ -197,7 +275,11 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
 
 /** One line per world: tried / held / lost, and how the kills landed. */
 export function killTable(reports: KillReport[]): string {
-  const head = "| backend | path | tried | held | lost | duplicated | stray files | kills: random (after the work) | in a transaction window | missed | time |";
-  const rows = reports.map((r) => `| ${r.backend} | ${r.path} | ${r.tried} | ${r.held} | ${r.lost} | ${r.duplicated} | ${r.stray} | ${r.kills.random} (${r.kills.idle}) | ${r.kills.window} | ${r.kills.missed} | ${(r.ms / 1000).toFixed(0)} s |`);
+  const head =
+    "| backend | path | tried | held | lost | duplicated | stray files | kills: random (after the work) | in a transaction window | missed | time |";
+  const rows = reports.map(
+    (r) =>
+      `| ${r.backend} | ${r.path} | ${r.tried} | ${r.held} | ${r.lost} | ${r.duplicated} | ${r.stray} | ${r.kills.random} (${r.kills.idle}) | ${r.kills.window} | ${r.kills.missed} | ${(r.ms / 1000).toFixed(0)} s |`,
+  );
   return [head, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
 }

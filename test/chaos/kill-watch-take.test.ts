@@ -26,15 +26,25 @@ describe.skipIf(!onPg)("kill -9 while the watch folder takes a file", () => {
       await c.query("lock table watch_files in share row exclusive mode");
       await w.submit({ n: 0, name: "take.wav" });
       await waitFor(
-        async () => (await c.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`)).rows[0].n > 0,
+        async () =>
+          (
+            await c.query(
+              `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+            )
+          ).rows[0].n > 0,
         { what: "the daemon's take to wait on the lock", timeoutMs: 60_000, intervalMs: 50 },
       );
       await w.kill();
       await c.query("rollback");
       await w.start();
-      const row = await waitFor(async () => (await c.query(`select id from watch_files where name = 'take.wav'`)).rows[0] as { id: string } | undefined, {
-        what: "the restarted daemon to take the file again", timeoutMs: 60_000,
-      });
+      const row = await waitFor(
+        async () =>
+          (await c.query(`select id from watch_files where name = 'take.wav'`)).rows[0] as { id: string } | undefined,
+        {
+          what: "the restarted daemon to take the file again",
+          timeoutMs: 60_000,
+        },
+      );
       const copies = await readdir(path.join(w.dataDir, "storage", "uploads", "watch"));
       expect(copies).toEqual([row.id]);
     } finally {

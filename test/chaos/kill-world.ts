@@ -60,7 +60,10 @@ export class World {
       webhooks: { time_scale: 0.02, timeout_ms: 3000 },
       // One cheap clip render per watch file (the bench measures the queue, not ffmpeg).
       render: { render_top: 1 },
-      watch: workPath === "watch" ? { enabled: true, stable_ms: 300, folders: [{ path: "inbox", pipeline: "episode" }] } : { enabled: false },
+      watch:
+        workPath === "watch"
+          ? { enabled: true, stable_ms: 300, folders: [{ path: "inbox", pipeline: "episode" }] }
+          : { enabled: false },
       api: { rate_limit: { requests: 1_000_000, window_seconds: 60 } },
       ...(opts.pipelinesDir ? { pipelines: { ops_dir: opts.pipelinesDir } } : {}),
     });
@@ -109,7 +112,13 @@ export class World {
     await this.daemon!.exited;
   }
 
-  async call(key: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  async call(
+    key: string,
+    method: string,
+    p: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: any }> {
     const res = await fetch(`${this.base}${p}`, {
       method,
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
@@ -120,11 +129,21 @@ export class World {
 
   /** API path: an account with credit (every episode is charged from it), a live key and a webhook. */
   async setUpAccount(): Promise<void> {
-    const acc = await this.call(OPS_TOKEN, "POST", "/api/v1/admin", { command: "account.create", args: { email: `kill-${this.backend}@example.com`, credit_cents: 10_000_000 } });
-    const key = await this.call(OPS_TOKEN, "POST", "/api/v1/admin", { command: "key.create", args: { account: acc.body.account_id, mode: "live", scopes: "clips.read,clips.write,webhooks" } });
+    const acc = await this.call(OPS_TOKEN, "POST", "/api/v1/admin", {
+      command: "account.create",
+      args: { email: `kill-${this.backend}@example.com`, credit_cents: 10_000_000 },
+    });
+    const key = await this.call(OPS_TOKEN, "POST", "/api/v1/admin", {
+      command: "key.create",
+      args: { account: acc.body.account_id, mode: "live", scopes: "clips.read,clips.write,webhooks" },
+    });
     this.live = String(key.body.key);
-    const hook = await this.call(this.live, "POST", "/api/v1/webhooks", { url: this.rx.path("/hook"), events: ["episode.ready", "episode.failed", "clip.ready", "clip.failed"] });
-    if (hook.status !== 201) throw new Error(`could not register the webhook: ${hook.status} ${JSON.stringify(hook.body)}`);
+    const hook = await this.call(this.live, "POST", "/api/v1/webhooks", {
+      url: this.rx.path("/hook"),
+      events: ["episode.ready", "episode.failed", "clip.ready", "clip.failed"],
+    });
+    if (hook.status !== 201)
+      throw new Error(`could not register the webhook: ${hook.status} ${JSON.stringify(hook.body)}`);
     this.rx.secret("/hook", hook.body.secret);
   }
 
@@ -143,7 +162,13 @@ export class World {
       return true;
     }
     try {
-      const r = await this.call(this.live, "POST", "/api/v1/episodes", { name: s.name, source_url: this.rx.server.url("/media/jfk.wav") }, { "idempotency-key": `kill-${s.name}` });
+      const r = await this.call(
+        this.live,
+        "POST",
+        "/api/v1/episodes",
+        { name: s.name, source_url: this.rx.server.url("/media/jfk.wav") },
+        { "idempotency-key": `kill-${s.name}` },
+      );
       if (r.status !== 202) throw new Error(`POST /episodes answered ${r.status}: ${JSON.stringify(r.body)}`);
       s.episodeId = r.body.episode_id;
       return true;
@@ -164,7 +189,13 @@ export class World {
     if (ep.body?.status === "failed") return true;
     if (ep.body?.status !== "ready") return false;
     if (this.opts.exportEvery && s.n % this.opts.exportEvery === 0 && !s.jobId) {
-      const r = await this.call(this.live, "POST", `/api/v1/episodes/${s.episodeId}/clips`, { clips: [1] }, { "idempotency-key": `kill-export-${s.name}` });
+      const r = await this.call(
+        this.live,
+        "POST",
+        `/api/v1/episodes/${s.episodeId}/clips`,
+        { clips: [1] },
+        { "idempotency-key": `kill-export-${s.name}` },
+      );
       if (r.status !== 202) throw new Error(`export of ${s.name} answered ${r.status}: ${JSON.stringify(r.body)}`);
       s.jobId = r.body.jobs[0]?.job_id;
     }
@@ -174,14 +205,20 @@ export class World {
     }
     // Every event about this episode acknowledged at least once.
     const want = ["episode.ready", ...(s.jobId ? ["clip.ready"] : [])];
-    const acked = this.rx.receipts.filter((r) => r.answered === 200).map((r) => JSON.parse(r.body) as { type: string; data: { episode_id?: string } });
+    const acked = this.rx.receipts
+      .filter((r) => r.answered === 200)
+      .map((r) => JSON.parse(r.body) as { type: string; data: { episode_id?: string } });
     return want.every((t) => acked.some((e) => e.type === t && e.data.episode_id === s.episodeId));
   }
 
   /** Waits for the subject, restarting the daemon if it is not running. */
   async waitFinished(s: Subject, timeoutMs = 240_000): Promise<void> {
     if (!this.alive()) await this.start();
-    await waitFor(() => this.finished(s), { what: `${this.path} ${s.name} to finish on ${this.backend}`, timeoutMs, intervalMs: 250 });
+    await waitFor(() => this.finished(s), {
+      what: `${this.path} ${s.name} to finish on ${this.backend}`,
+      timeoutMs,
+      intervalMs: 250,
+    });
   }
 
   /** Stops everything; `clean` also removes the data folder. */

@@ -19,18 +19,33 @@ const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floo
 const pipelinesDir = path.join(repoRoot, "test", "chaos", "kill-pipelines");
 
 describe.concurrent("kill -9 at random moments", () => {
-  it.each(testBackends())("loses and repeats no work on %s", async (backend) => {
-    console.log(`kill -9 on ${backend}: seed ${seed} (CHAOS_SEED=${seed} node scripts/test.mjs test/chaos/kill.test.ts repeats it)`);
-    const window: Plan = backend === "postgres" ? { kind: "lock", table: "episodes", when: "importing" } : { kind: "fault", point: "run-end:api-episode" };
-    const report = await runKills({
-      backend, path: "api", n: 4, batch: 1, seed, pipelinesDir, windowShare: 0,
-      // Batch 0 measures how long an episode takes; the random kills land within that span.
-      plan: (i, r, span) => (i === 3 ? window : { kind: "random", delayMs: Math.round(r() * span) }),
-    });
-    console.log(`${killTable([report])}\nkills: ${report.plans.join("; ")}`);
-    expect(report.problems).toEqual([]);
-    expect(report.kills.random + report.kills.window).toBeGreaterThanOrEqual(2);
-    expect(report.kills.window).toBe(1);
-    expect(report.held).toBe(4);
-  }, 240_000);
+  it.each(testBackends())(
+    "loses and repeats no work on %s",
+    async (backend) => {
+      console.log(
+        `kill -9 on ${backend}: seed ${seed} (CHAOS_SEED=${seed} node scripts/test.mjs test/chaos/kill.test.ts repeats it)`,
+      );
+      const window: Plan =
+        backend === "postgres"
+          ? { kind: "lock", table: "episodes", when: "importing" }
+          : { kind: "fault", point: "run-end:api-episode" };
+      const report = await runKills({
+        backend,
+        path: "api",
+        n: 4,
+        batch: 1,
+        seed,
+        pipelinesDir,
+        windowShare: 0,
+        // Batch 0 measures how long an episode takes; the random kills land within that span.
+        plan: (i, r, span) => (i === 3 ? window : { kind: "random", delayMs: Math.round(r() * span) }),
+      });
+      console.log(`${killTable([report])}\nkills: ${report.plans.join("; ")}`);
+      expect(report.problems).toEqual([]);
+      expect(report.kills.random + report.kills.window).toBeGreaterThanOrEqual(2);
+      expect(report.kills.window).toBe(1);
+      expect(report.held).toBe(4);
+    },
+    240_000,
+  );
 });

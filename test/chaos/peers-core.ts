@@ -79,7 +79,8 @@ async function startPeers(limits: PeerLimits, mp3Head: Buffer): Promise<{ server
     const pump = () => {
       while (!res.destroyed && sent < limits.hugeBytes) {
         sent += chunk.length;
-        if (!res.write(sent <= limits.hugeBytes ? chunk : chunk.subarray(0, limits.hugeBytes - sent + chunk.length))) return;
+        if (!res.write(sent <= limits.hugeBytes ? chunk : chunk.subarray(0, limits.hugeBytes - sent + chunk.length)))
+          return;
       }
       if (sent >= limits.hugeBytes) res.end();
     };
@@ -96,9 +97,28 @@ async function startPeers(limits: PeerLimits, mp3Head: Buffer): Promise<{ server
 }
 
 /** `ms`: how long the fetch-source step ran, from its record (-1 when not recorded). */
-export interface SourceOutcome { peer: string; status: string; code?: string; message?: string; ms: number; partLeft: boolean }
-export interface AttemptOutcome { hook: string; event: string; attempt: number; status_code: number | null; error: string | null; latency_ms: number; response_bytes: number }
-export interface PeersReport { sources: SourceOutcome[]; attempts: AttemptOutcome[]; rssMiB: number }
+export interface SourceOutcome {
+  peer: string;
+  status: string;
+  code?: string;
+  message?: string;
+  ms: number;
+  partLeft: boolean;
+}
+export interface AttemptOutcome {
+  hook: string;
+  event: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  response_bytes: number;
+}
+export interface PeersReport {
+  sources: SourceOutcome[];
+  attempts: AttemptOutcome[];
+  rssMiB: number;
+}
 
 export async function runPeers(limits: PeerLimits, opts: { rounds?: number } = {}): Promise<PeersReport> {
   const mp3Head = (await readFile(TEST_MEDIA.jfkMp3)).subarray(0, 4096);
@@ -108,7 +128,10 @@ export async function runPeers(limits: PeerLimits, opts: { rounds?: number } = {
   const shipped = await readFile(path.join(projectRoot(), "pipelines", "transcript.yaml"), "utf8");
   await writeFile(
     path.join(opsDir, "transcript.yaml"),
-    shipped.replace(/- stage: fetch-source\n\s+retry: \{[^}]*\}/, `- stage: fetch-source\n    with: { max_bytes: ${limits.maxBytes}, timeout_seconds: ${limits.timeoutSeconds} }\n    retry: { limit: 0 }`),
+    shipped.replace(
+      /- stage: fetch-source\n\s+retry: \{[^}]*\}/,
+      `- stage: fetch-source\n    with: { max_bytes: ${limits.maxBytes}, timeout_seconds: ${limits.timeoutSeconds} }\n    retry: { limit: 0 }`,
+    ),
   );
   let server: ChaosServer | undefined;
   try {
@@ -121,12 +144,19 @@ export async function runPeers(limits: PeerLimits, opts: { rounds?: number } = {
     const acc = await server.account({ creditCents: 100_000 });
     const auth = { authorization: `Bearer ${acc.live}`, "content-type": "application/json" };
     const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${server!.base}${p}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${server!.base}${p}`, {
+        method,
+        headers: auth,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     const hooks = new Map<string, string>();
     for (const name of ["hook-slow", "hook-stall", "hook-302", "hook-huge"]) {
-      const r = await call("POST", "/api/v1/webhooks", { url: peers.server.url(`/${name}`), events: ["transcript.failed"] });
+      const r = await call("POST", "/api/v1/webhooks", {
+        url: peers.server.url(`/${name}`),
+        events: ["transcript.failed"],
+      });
       if (r.status !== 201) throw new Error(`webhook ${name}: ${r.status} ${JSON.stringify(r.body)}`);
       hooks.set(r.body.id, name);
     }
@@ -141,12 +171,17 @@ export async function runPeers(limits: PeerLimits, opts: { rounds?: number } = {
     }
     const sources: SourceOutcome[] = [];
     for (const o of orders) {
-      const t = await waitFor(async () => {
-        const r = await call("GET", `/api/v1/transcripts/${o.id}`);
-        return ["failed", "completed"].includes(r.body.status) ? r.body : undefined;
-      }, { what: `transcript from ${o.peer} to end`, timeoutMs: limits.timeoutSeconds * 1000 + 60_000, intervalMs: 100 });
+      const t = await waitFor(
+        async () => {
+          const r = await call("GET", `/api/v1/transcripts/${o.id}`);
+          return ["failed", "completed"].includes(r.body.status) ? r.body : undefined;
+        },
+        { what: `transcript from ${o.peer} to end`, timeoutMs: limits.timeoutSeconds * 1000 + 60_000, intervalMs: 100 },
+      );
       const { rows } = await server.app.db.query(`select run_id from transcripts where id = $1`, [o.id]);
-      const partLeft = (await filesUnder(path.join(server.dataDir, "storage", "runs", rows[0].run_id))).some((f) => f.endsWith(".part"));
+      const partLeft = (await filesUnder(path.join(server.dataDir, "storage", "runs", rows[0].run_id))).some((f) =>
+        f.endsWith(".part"),
+      );
       // The fetch step's own time: an order may wait in the queue behind others first.
       const step = (await server.app.runner.getRun(rows[0].run_id))?.steps.find((x) => x.stage === "fetch-source");
       const ms = step?.started_at && step.finished_at ? Date.parse(step.finished_at) - Date.parse(step.started_at) : -1;
@@ -154,18 +189,33 @@ export async function runPeers(limits: PeerLimits, opts: { rounds?: number } = {
     }
     // Every failed transcript's event has its first attempt at every receiver recorded.
     const attemptsNow = async () =>
-      (await server!.app.db.query(
-        `select d.webhook_id, d.event_type, a.attempt, a.status_code, a.error, a.latency_ms, a.response
+      (
+        await server!.app.db.query(
+          `select d.webhook_id, d.event_type, a.attempt, a.status_code, a.error, a.latency_ms, a.response
            from deliveries d join delivery_attempts a on a.delivery_id = d.id where d.webhook_id = any($1::uuid[]) and a.attempt = 1`,
-        [[...hooks.keys()]],
-      )).rows as any[];
+          [[...hooks.keys()]],
+        )
+      ).rows as any[];
     const want = orders.length * hooks.size;
-    const rows = await waitFor(async () => {
-      const got = await attemptsNow();
-      return got.length >= want ? got : undefined;
-    }, { what: `${want} first delivery attempts recorded`, timeoutMs: limits.webhookTimeoutMs * 2 + 60_000, intervalMs: 200 });
+    const rows = await waitFor(
+      async () => {
+        const got = await attemptsNow();
+        return got.length >= want ? got : undefined;
+      },
+      {
+        what: `${want} first delivery attempts recorded`,
+        timeoutMs: limits.webhookTimeoutMs * 2 + 60_000,
+        intervalMs: 200,
+      },
+    );
     const attempts = rows.map((r) => ({
-      hook: hooks.get(r.webhook_id)!, event: r.event_type, attempt: r.attempt, status_code: r.status_code, error: r.error, latency_ms: r.latency_ms, response_bytes: Buffer.byteLength(r.response ?? ""),
+      hook: hooks.get(r.webhook_id)!,
+      event: r.event_type,
+      attempt: r.attempt,
+      status_code: r.status_code,
+      error: r.error,
+      latency_ms: r.latency_ms,
+      response_bytes: Buffer.byteLength(r.response ?? ""),
     }));
     return { sources, attempts, rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20) };
   } finally {

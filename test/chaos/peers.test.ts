@@ -9,7 +9,13 @@ import { runPeers } from "./peers-core.js";
 
 describe("slow and hostile peers", () => {
   it("cuts each off at its limit and records it", async () => {
-    const r = await runPeers({ maxBytes: 4 * 1024 * 1024, timeoutSeconds: 3, webhookTimeoutMs: 1500, slowHookMs: 30_000, hugeBytes: 100 * 1024 * 1024 });
+    const r = await runPeers({
+      maxBytes: 4 * 1024 * 1024,
+      timeoutSeconds: 3,
+      webhookTimeoutMs: 1500,
+      slowHookMs: 30_000,
+      hugeBytes: 100 * 1024 * 1024,
+    });
     const trickle = r.sources.find((s) => s.peer === "trickle.mp3")!;
     expect(trickle).toMatchObject({ status: "failed", code: "source_timeout", partLeft: false });
     expect(trickle.message).toMatch(/longer than 3 s/);
@@ -31,7 +37,8 @@ describe("slow and hostile peers", () => {
       expect(a, JSON.stringify(a)).toMatchObject({ status_code: 200, error: null });
       expect(a.latency_ms).toBeLessThan(3000);
     }
-    for (const a of at("hook-302")) expect(a).toMatchObject({ status_code: 302, error: expect.stringMatching(/redirects are not followed/) });
+    for (const a of at("hook-302"))
+      expect(a).toMatchObject({ status_code: 302, error: expect.stringMatching(/redirects are not followed/) });
     for (const a of at("hook-huge")) {
       expect(a).toMatchObject({ status_code: 200, error: null });
       expect(a.response_bytes).toBeLessThanOrEqual(1024);

@@ -17,13 +17,19 @@ export interface ChaosServer {
   app: ClipdApp;
   dataDir: string;
   /** An account with a live and a test key (all scopes unless given). */
-  account(opts?: { creditCents?: number; scopes?: string[] }): Promise<{ accountId: string; live: string; test: string }>;
+  account(opts?: {
+    creditCents?: number;
+    scopes?: string[];
+  }): Promise<{ accountId: string; live: string; test: string }>;
   /** The token the ops routes take: the configured one, else the one the server wrote to <data_dir>/ops.token. */
   opsToken(): Promise<string>;
   close(): Promise<void>;
 }
 
-export async function openChaosServer(backend: Backend = "pglite", overrides: Record<string, any> = {}): Promise<ChaosServer> {
+export async function openChaosServer(
+  backend: Backend = "pglite",
+  overrides: Record<string, any> = {},
+): Promise<ChaosServer> {
   const root = projectRoot();
   const { env, dataDir } = await backendEnv(backend);
   process.env.CLIPD_TEST_MARKERS = path.join(dataDir, "markers");

@@ -36,7 +36,13 @@ export const GOOD_CODES = new Set(["forbidden_address", "invalid_url"]);
 /** A public IP literal: lets the free API's url pass while its callback_url is tried. */
 export const PUBLIC_URL = "https://93.184.215.14/a.mp3";
 
-export async function postJson(base: string, path: string, body: unknown, bearer?: string, timeoutMs = 60_000): Promise<{ status: number; body: any }> {
+export async function postJson(
+  base: string,
+  path: string,
+  body: unknown,
+  bearer?: string,
+  timeoutMs = 60_000,
+): Promise<{ status: number; body: any }> {
   try {
     const res = await fetch(`${base}${path}`, {
       method: "POST",
@@ -64,7 +70,11 @@ export async function postJson(base: string, path: string, body: unknown, bearer
 export function ssrfFields(server: ChaosServer, live: string, test?: string): SsrfField[] {
   const b = server.base;
   const account = (key: string, suffix: string): SsrfField[] => [
-    { name: `episodes.source_url${suffix}`, field: "source_url", send: (url) => postJson(b, "/api/v1/episodes", { source_url: url }, key) },
+    {
+      name: `episodes.source_url${suffix}`,
+      field: "source_url",
+      send: (url) => postJson(b, "/api/v1/episodes", { source_url: url }, key),
+    },
     { name: `transcripts.url${suffix}`, field: "url", send: (url) => postJson(b, "/api/v1/transcripts", { url }, key) },
     { name: `webhooks.url${suffix}`, field: "url", send: (url) => postJson(b, "/api/v1/webhooks", { url }, key) },
   ];
@@ -72,14 +82,23 @@ export function ssrfFields(server: ChaosServer, live: string, test?: string): Ss
     ...account(live, ""),
     ...(test ? account(test, " (test key)") : []),
     { name: "transcribe.url", field: "url", send: (url) => postJson(b, "/api/v1/transcribe", { url }) },
-    { name: "transcribe.callback_url", field: "callback_url", send: (url) => postJson(b, "/api/v1/transcribe", { url: PUBLIC_URL, callback_url: url }) },
+    {
+      name: "transcribe.callback_url",
+      field: "callback_url",
+      send: (url) => postJson(b, "/api/v1/transcribe", { url: PUBLIC_URL, callback_url: url }),
+    },
   ];
 }
 
-const fieldOf = (error: any): string | undefined => (typeof error?.field === "string" ? error.field : /field "([^"]+)"/.exec(error?.message ?? "")?.[1]);
+const fieldOf = (error: any): string | undefined =>
+  typeof error?.field === "string" ? error.field : /field "([^"]+)"/.exec(error?.message ?? "")?.[1];
 
 /** Every vector against every field, one at a time, so each target hit belongs to one vector. */
-export async function runSsrfTable(fields: SsrfField[], vectors: SsrfVector[], targets: Targets): Promise<SsrfResult[]> {
+export async function runSsrfTable(
+  fields: SsrfField[],
+  vectors: SsrfVector[],
+  targets: Targets,
+): Promise<SsrfResult[]> {
   const results: SsrfResult[] = [];
   for (const f of fields) {
     for (const vector of vectors) {
@@ -88,7 +107,16 @@ export async function runSsrfTable(fields: SsrfField[], vectors: SsrfVector[], t
       const error = got.body?.error;
       const namedField = fieldOf(error);
       const held = got.status >= 400 && got.status < 500 && typeof error?.code === "string" && namedField === f.field;
-      results.push({ field: f.name, vector, status: got.status, code: error?.code, namedField, held, codeOk: GOOD_CODES.has(error?.code), hits: targets.hits() - before });
+      results.push({
+        field: f.name,
+        vector,
+        status: got.status,
+        code: error?.code,
+        namedField,
+        held,
+        codeOk: GOOD_CODES.has(error?.code),
+        hits: targets.hits() - before,
+      });
     }
   }
   return results;
@@ -120,5 +148,8 @@ export function summarize(results: SsrfResult[]): FieldSummary[] {
 
 export function ssrfTable(rows: FieldSummary[]): string {
   const head = "| field | tried | held | lost | held with another code | target hits |\n|---|---:|---:|---:|---:|---:|";
-  return [head, ...rows.map((r) => `| ${r.field} | ${r.tried} | ${r.held} | ${r.lost} | ${r.otherCode} | ${r.hits} |`)].join("\n");
+  return [
+    head,
+    ...rows.map((r) => `| ${r.field} | ${r.tried} | ${r.held} | ${r.lost} | ${r.otherCode} | ${r.hits} |`),
+  ].join("\n");
 }

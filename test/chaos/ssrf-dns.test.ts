@@ -16,7 +16,8 @@ const asked = new Map<string, number>();
 
 function fakeLookup(host: string, opts?: any): Promise<any> {
   if (!host.endsWith(ZONE)) return (original as any).call(dns.promises, host, opts);
-  const fail = (code: string) => Promise.reject(Object.assign(new Error(`getaddrinfo ${code} ${host}`), { code, hostname: host }));
+  const fail = (code: string) =>
+    Promise.reject(Object.assign(new Error(`getaddrinfo ${code} ${host}`), { code, hostname: host }));
   if (host.startsWith("slow.")) return fail("EAI_AGAIN");
   if (host.startsWith("servfail.")) return fail("EAI_FAIL");
   // rebind-<n>: public the first time it is asked, loopback ever after.
@@ -53,13 +54,25 @@ afterAll(async () => {
 async function settle(f: SsrfField, body: any, wait = true): Promise<string> {
   const b = server.base;
   if (!wait && (f.name === "episodes.source_url" || f.name === "transcripts.url")) return "started";
-  const get = (path: string) => fetch(`${b}${path}`, { headers: { authorization: `Bearer ${live}` } }).then((r) => r.json() as any);
-  const final = (path: string) => waitFor(async () => ((v) => (["failed", "completed", "ready"].includes(v.status) ? v : undefined))(await get(path)), { what: `${f.name} run`, timeoutMs: 120_000, intervalMs: 200 });
-  if (f.name === "episodes.source_url") return ((v) => `${v.status} ${v.failure?.code ?? v.error?.code ?? ""}`)(await final(`/api/v1/episodes/${body.episode_id}`));
-  if (f.name === "transcripts.url") return ((v) => `${v.status} ${v.error?.code ?? ""}`)(await final(`/api/v1/transcripts/${body.id}`));
+  const get = (path: string) =>
+    fetch(`${b}${path}`, { headers: { authorization: `Bearer ${live}` } }).then((r) => r.json() as any);
+  const final = (path: string) =>
+    waitFor(
+      async () => ((v) => (["failed", "completed", "ready"].includes(v.status) ? v : undefined))(await get(path)),
+      { what: `${f.name} run`, timeoutMs: 120_000, intervalMs: 200 },
+    );
+  if (f.name === "episodes.source_url")
+    return ((v) => `${v.status} ${v.failure?.code ?? v.error?.code ?? ""}`)(
+      await final(`/api/v1/episodes/${body.episode_id}`),
+    );
+  if (f.name === "transcripts.url")
+    return ((v) => `${v.status} ${v.error?.code ?? ""}`)(await final(`/api/v1/transcripts/${body.id}`));
   if (f.name === "webhooks.url") {
     const sent = await postJson(b, `/api/v1/webhooks/${body.id}/test`, {}, live);
-    await fetch(`${b}/api/v1/webhooks/${body.id}`, { method: "DELETE", headers: { authorization: `Bearer ${live}` } }).then((r) => r.arrayBuffer());
+    await fetch(`${b}/api/v1/webhooks/${body.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${live}` },
+    }).then((r) => r.arrayBuffer());
     return `delivered=${sent.body?.delivered}`;
   }
   return "admitted";
@@ -72,7 +85,8 @@ describe("a resolver that does not answer", () => {
       const answers: string[] = [];
       for (const f of fields) {
         const got = await f.send(`https://${host}:${targets.ports.https}/a.mp3`);
-        if (!(got.status >= 400 && got.status < 500 && got.body?.error?.field === f.field)) answers.push(`${f.name} → ${got.status} ${got.body?.error?.code ?? ""}`);
+        if (!(got.status >= 400 && got.status < 500 && got.body?.error?.field === f.field))
+          answers.push(`${f.name} → ${got.status} ${got.body?.error?.code ?? ""}`);
       }
       expect(answers).toEqual([]);
     });
@@ -97,7 +111,11 @@ describe("DNS rebinding: public when checked, loopback when fetched", () => {
     const outcomes: string[] = [];
     for (const [i, f] of fields.filter((f) => f.name !== "transcribe.callback_url").entries()) {
       const got = await f.send(`https://rebind-${i}${ZONE}:${targets.ports.https}/a.mp3`);
-      outcomes.push(got.status < 300 ? `${f.name} admitted → ${await settle(f, got.body)}` : `${f.name} → ${got.status} ${got.body?.error?.code ?? ""}`);
+      outcomes.push(
+        got.status < 300
+          ? `${f.name} admitted → ${await settle(f, got.body)}`
+          : `${f.name} → ${got.status} ${got.body?.error?.code ?? ""}`,
+      );
     }
     expect(outcomes).toEqual([
       "episodes.source_url admitted → failed forbidden_address",

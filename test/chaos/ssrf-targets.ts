@@ -32,29 +32,50 @@ export async function startTargets(redirects: (ports: { https: number; http: num
   const answer = (_req: http.IncomingMessage, res: http.ServerResponse) => res.end("ID3 secret from a private address");
   const servers: Server[] = [];
   const make = (kind: "https" | "http", count: () => void, handler: http.RequestListener) => {
-    const s = kind === "https" ? https.createServer({ key: tls.key, cert: tls.cert }, handler) : http.createServer(handler);
+    const s =
+      kind === "https" ? https.createServer({ key: tls.key, cert: tls.cert }, handler) : http.createServer(handler);
     s.on("connection", count);
     servers.push(s);
     return s;
   };
-  const httpsPort = await listen(make("https", () => hits++, answer), 0, "127.0.0.1");
+  const httpsPort = await listen(
+    make("https", () => hits++, answer),
+    0,
+    "127.0.0.1",
+  );
   // [::1]:port vectors must hit something too; another process may hold the port on ::1.
-  await listen(make("https", () => hits++, answer), httpsPort, "::1").catch(() => undefined);
-  const httpPort = await listen(make("http", () => hits++, answer), 0, "127.0.0.1");
+  await listen(
+    make("https", () => hits++, answer),
+    httpsPort,
+    "::1",
+  ).catch(() => undefined);
+  const httpPort = await listen(
+    make("http", () => hits++, answer),
+    0,
+    "127.0.0.1",
+  );
   const ports = { https: httpsPort, http: httpPort };
   const list = redirects(ports);
-  const redirector = make("https", () => redirectorHits++, (req, res) => {
-    const [, hop, index] = /^\/([rc])\/(\d+)/.exec(req.url ?? "") ?? [];
-    const n = Number(index ?? -1);
-    if (!(n in list)) return void res.writeHead(404).end();
-    res.writeHead(302, { location: hop === "c" ? `/r/${n}/a.mp3` : list[n]! }).end();
-  });
+  const redirector = make(
+    "https",
+    () => redirectorHits++,
+    (req, res) => {
+      const [, hop, index] = /^\/([rc])\/(\d+)/.exec(req.url ?? "") ?? [];
+      const n = Number(index ?? -1);
+      if (!(n in list)) return void res.writeHead(404).end();
+      res.writeHead(302, { location: hop === "c" ? `/r/${n}/a.mp3` : list[n]! }).end();
+    },
+  );
   const redirectorPort = await listen(redirector, 0, "127.0.0.1");
   const origin = `https://127.0.0.1:${redirectorPort}`;
   return {
     ports,
     hits: () => hits,
-    redirector: { origin, hits: () => redirectorHits, url: (n, hops = 1) => `${origin}/${hops === 2 ? "c" : "r"}/${n}/a.mp3` },
+    redirector: {
+      origin,
+      hits: () => redirectorHits,
+      url: (n, hops = 1) => `${origin}/${hops === 2 ? "c" : "r"}/${n}/a.mp3`,
+    },
     caPath: tls.caPath,
     close: async () => {
       for (const s of servers) {

@@ -109,7 +109,11 @@ export function ssrfVectors({ https: P, http: H }: TargetPorts): SsrfVector[] {
       ` https://127.0.0.1:${P}/a.mp3`,
     ]),
     ...group("odd ports", ["https://127.0.0.1:0/a.mp3", "https://127.0.0.1:65536/a.mp3", `https://[::1]:25/`]),
-    ...group("names that do not resolve", ["https://no-such-host.invalid/a.mp3", "https://media.example/a.mp3", "https://nonexistent-zz9.clipd-ssrf-test/a.mp3"]),
+    ...group("names that do not resolve", [
+      "https://no-such-host.invalid/a.mp3",
+      "https://media.example/a.mp3",
+      "https://nonexistent-zz9.clipd-ssrf-test/a.mp3",
+    ]),
   ];
 }
 

@@ -12,7 +12,8 @@ import { openChaosServer } from "./server.js";
 
 // The free API's daily allowances would answer 429 before the link is judged after the first try.
 const FREE = { free: { files_per_day_anon: 1_000_000, files_per_day_key: 1_000_000, unmeasured_per_day: 1_000_000 } };
-const show = (r: SsrfResult) => `${r.field} ${r.vector.url} → ${r.status} ${r.code ?? ""} field=${r.namedField ?? "-"} hits=${r.hits}`;
+const show = (r: SsrfResult) =>
+  `${r.field} ${r.vector.url} → ${r.status} ${r.code ?? ""} field=${r.namedField ?? "-"} hits=${r.hits}`;
 
 let targets: Targets;
 beforeAll(async () => {
@@ -47,7 +48,9 @@ describe("SSRF vectors at request time (network.allow_loopback off)", () => {
   it("answers forbidden_address or invalid_url wherever the link's address or form is judged in the handler", () => {
     // webhooks.url has no pattern in its schema, so every refusal there comes from the URL check.
     const webhook = (r: SsrfResult) => r.field.startsWith("webhooks.url");
-    expect(results.filter((r) => !webhook(r) && r.held && !r.codeOk && r.code !== "invalid_request").map(show)).toEqual([]);
+    expect(results.filter((r) => !webhook(r) && r.held && !r.codeOk && r.code !== "invalid_request").map(show)).toEqual(
+      [],
+    );
     expect(results.filter((r) => webhook(r) && !r.codeOk).map(show)).toEqual([]);
   });
 
@@ -61,7 +64,10 @@ describe("redirect chains from loopback to private targets (network.allow_loopba
   let results: RedirectResult[];
   let hits: number;
   beforeAll(async () => {
-    const server = await openChaosServer("pglite", { ...FREE, network: { allow_loopback: true, extra_ca: targets.caPath } });
+    const server = await openChaosServer("pglite", {
+      ...FREE,
+      network: { allow_loopback: true, extra_ca: targets.caPath },
+    });
     try {
       const { live } = await server.account({ creditCents: 100_000 });
       const before = targets.hits();
@@ -82,6 +88,10 @@ describe("redirect chains from loopback to private targets (network.allow_loopba
   it("ends the runs failed with the guard's refusal (forbidden_address, or bad_url for scheme and credentials)", () => {
     const runs = results.filter((r) => r.field === "transcripts.url" || r.field === "episodes.source_url");
     expect(runs.length).toBe(2 * (redirectTargets(targets.ports).length + 3));
-    expect(runs.filter((r) => !/^failed (forbidden_address|bad_url)$/.test(r.outcome)).map((r) => `${r.field} → ${r.target}: ${r.outcome}`)).toEqual([]);
+    expect(
+      runs
+        .filter((r) => !/^failed (forbidden_address|bad_url)$/.test(r.outcome))
+        .map((r) => `${r.field} → ${r.target}: ${r.outcome}`),
+    ).toEqual([]);
   });
 });

@@ -30,11 +30,18 @@ export async function e2eEnv(config: Record<string, unknown> = {}): Promise<E2eE
 }
 
 /** `clipd <args>`; fails with the CLI's output when it exits non-zero. Returns output and wall time. */
-export async function clipd(args: string[], e: E2eEnv, timeoutMs: number): Promise<{ output: string; seconds: number }> {
+export async function clipd(
+  args: string[],
+  e: E2eEnv,
+  timeoutMs: number,
+): Promise<{ output: string; seconds: number }> {
   const t0 = performance.now();
   const r = await runClipd(args, e.env, { timeoutMs });
   const seconds = (performance.now() - t0) / 1000;
-  if (r.code !== 0) throw new Error(`clipd ${args.join(" ")} exited ${r.code} after ${seconds.toFixed(1)} s:\n${r.output.slice(-4000)}`);
+  if (r.code !== 0)
+    throw new Error(
+      `clipd ${args.join(" ")} exited ${r.code} after ${seconds.toFixed(1)} s:\n${r.output.slice(-4000)}`,
+    );
   return { output: r.output, seconds };
 }
 
@@ -74,14 +81,32 @@ export async function ffprobe(file: string): Promise<Probed> {
 }
 
 /** One frame at `seconds` as 8-bit grey pixels, row by row. */
-export async function grayFrame(file: string, seconds: number): Promise<{ width: number; height: number; pixels: Buffer }> {
+export async function grayFrame(
+  file: string,
+  seconds: number,
+): Promise<{ width: number; height: number; pixels: Buffer }> {
   const p = await ffprobe(file);
   const { stdout } = await exec(
     "ffmpeg",
-    ["-v", "error", "-ss", seconds.toFixed(3), "-i", file, "-frames:v", "1", "-vf", "format=gray", "-f", "rawvideo", "-"],
+    [
+      "-v",
+      "error",
+      "-ss",
+      seconds.toFixed(3),
+      "-i",
+      file,
+      "-frames:v",
+      "1",
+      "-vf",
+      "format=gray",
+      "-f",
+      "rawvideo",
+      "-",
+    ],
     { encoding: "buffer", maxBuffer: 64 << 20 },
   );
-  if (stdout.length !== p.width * p.height) throw new Error(`frame at ${seconds} s of ${file}: ${stdout.length} bytes, wanted ${p.width * p.height}`);
+  if (stdout.length !== p.width * p.height)
+    throw new Error(`frame at ${seconds} s of ${file}: ${stdout.length} bytes, wanted ${p.width * p.height}`);
   return { width: p.width, height: p.height, pixels: stdout };
 }
 
@@ -89,7 +114,11 @@ export async function grayFrame(file: string, seconds: number): Promise<{ width:
  * Mean absolute difference (0–255) of two same-size frames in each of `bands` horizontal bands,
  * top to bottom.
  */
-export function bandDiffs(a: { width: number; height: number; pixels: Buffer }, b: { pixels: Buffer }, bands = 16): number[] {
+export function bandDiffs(
+  a: { width: number; height: number; pixels: Buffer },
+  b: { pixels: Buffer },
+  bands = 16,
+): number[] {
   const rowsPer = Math.floor(a.height / bands);
   const out: number[] = [];
   for (let band = 0; band < bands; band++) {

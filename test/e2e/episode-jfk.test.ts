@@ -13,7 +13,8 @@ import { DEFAULT_PRESET, profileOfPreset } from "../../daemon/kit/render.js";
 
 const { WebVTTParser } = webvtt;
 const JFK = fixtureMedia("jfk.wav");
-const JFK_TEXT = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.";
+const JFK_TEXT =
+  "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.";
 /**
  * pocketsphinx (Debian's en-us model, the offline default here) scores 12 errors in 22 words on
  * this recording (WER 0.545, measured 2026-11-22). The bound leaves a little room for tuning but
@@ -39,10 +40,21 @@ describe("e2e: clipd run episode jfk.wav", () => {
 
   it("writes the transcript as TXT, SRT and VTT, and reports its word error rate", async () => {
     const files = await readdir(out);
-    expect(files).toEqual(expect.arrayContaining(["transcript.txt", "transcript.srt", "transcript.vtt", "transcript.json", "clips.json", "run.json"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "transcript.txt",
+        "transcript.srt",
+        "transcript.vtt",
+        "transcript.json",
+        "clips.json",
+        "run.json",
+      ]),
+    );
     const txt = await readFile(path.join(out, "transcript.txt"), "utf8");
     const { wer, errors, words } = wordErrorRate(JFK_TEXT, txt);
-    console.log(`e2e jfk: WER ${wer.toFixed(3)} (${errors} errors in ${words} words); transcript: ${txt.replace(/\s+/g, " ").trim()}`);
+    console.log(
+      `e2e jfk: WER ${wer.toFixed(3)} (${errors} errors in ${words} words); transcript: ${txt.replace(/\s+/g, " ").trim()}`,
+    );
     expect(wer).toBeLessThanOrEqual(MAX_WER);
 
     const t = await readJson(path.join(out, "transcript.json"));
@@ -90,7 +102,15 @@ describe("e2e: clipd run episode jfk.wav", () => {
   it("renders a 1080×1920 H.264 / AAC MP4 of the clip's length", async () => {
     const { clips } = await readJson(path.join(out, "clips.json"));
     const p = await ffprobe(path.join(out, `clip-01-${clips[0].ref}.mp4`));
-    expect(p).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", videoProfile: profileOfPreset(DEFAULT_PRESET), pixFmt: "yuv420p", audioCodec: "aac", faststart: true });
+    expect(p).toMatchObject({
+      width: 1080,
+      height: 1920,
+      videoCodec: "h264",
+      videoProfile: profileOfPreset(DEFAULT_PRESET),
+      pixFmt: "yuv420p",
+      audioCodec: "aac",
+      faststart: true,
+    });
     expect(Math.abs(p.duration - clips[0].duration)).toBeLessThanOrEqual(0.15);
   });
 
@@ -104,7 +124,15 @@ describe("e2e: clipd run episode jfk.wav", () => {
     await copyFile(JFK, path.join(storage, "e2e", "jfk.wav"));
     await copyFile(path.join(out, "transcript.json"), path.join(storage, "e2e", "transcript.json"));
     const input = path.join(e.dir, "cut-input.json");
-    await writeFile(input, JSON.stringify({ source: { key: "e2e/jfk.wav" }, media: run.output.media, transcript: { key: "e2e/transcript.json" }, clip }));
+    await writeFile(
+      input,
+      JSON.stringify({
+        source: { key: "e2e/jfk.wav" },
+        media: run.output.media,
+        transcript: { key: "e2e/transcript.json" },
+        clip,
+      }),
+    );
     const { output } = await clipd(["stage", "cut", "--input", input], e, 120_000);
     const cutKey: string = JSON.parse(output.slice(output.indexOf("{"))).cut.key;
     const plain = path.join(storage, cutKey);
@@ -115,7 +143,9 @@ describe("e2e: clipd run episode jfk.wav", () => {
     const seg = [...t.segments].sort((a: any, b: any) => b.end - b.start - (a.end - a.start))[0];
     const at = (seg.start + seg.end) / 2;
     const diffs = bandDiffs(await grayFrame(captioned, at), await grayFrame(plain, at), 16);
-    console.log(`e2e jfk: caption-area difference per band at ${at.toFixed(2)} s: ${diffs.map((d) => d.toFixed(1)).join(" ")}`);
+    console.log(
+      `e2e jfk: caption-area difference per band at ${at.toFixed(2)} s: ${diffs.map((d) => d.toFixed(1)).join(" ")}`,
+    );
     const peak = diffs.indexOf(Math.max(...diffs));
     // Captions (default position: bottom) change the lower half of the picture clearly…
     expect(diffs[peak]).toBeGreaterThan(8);

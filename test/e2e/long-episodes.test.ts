@@ -20,7 +20,8 @@ const RENDER_TOP = 1;
  * `target_seconds` is given, else 30–150 s.
  */
 const DEFAULT_LIMITS = { min: 30, max: 150 };
-const limitsFor = (target?: number) => (target ? { min: Math.round(target * 0.8), max: Math.round(target * 1.2) } : DEFAULT_LIMITS);
+const limitsFor = (target?: number) =>
+  target ? { min: Math.round(target * 0.8), max: Math.round(target * 1.2) } : DEFAULT_LIMITS;
 /**
  * Pocketsphinx word times on espeak voices are good to about a tenth of a second, but a script
  * sentence's end also holds espeak's trailing silence, and a clip ends 0.3 s after its last
@@ -86,7 +87,9 @@ async function checkEpisode(ep: Episode, out: string, target?: number) {
     if (first > 0) expect(words[first - 1]!.end).toBeLessThanOrEqual(c.start + 1e-3);
     if (last < words.length - 1) expect(words[last + 1]!.start).toBeGreaterThanOrEqual(c.end - 1e-3);
     expect(starts.has(first), `clip ${c.number} starts mid-sentence at ${c.start} s`).toBe(true);
-    expect(last === words.length - 1 || starts.has(last + 1), `clip ${c.number} ends mid-sentence at ${c.end} s`).toBe(true);
+    expect(last === words.length - 1 || starts.has(last + 1), `clip ${c.number} ends mid-sentence at ${c.end} s`).toBe(
+      true,
+    );
     // And against the script that was spoken: the cut points fall between sentences.
     expect(atScriptBoundary(ep, c.start), `clip ${c.number} start ${c.start} s inside a script sentence`).toBe(true);
     expect(atScriptBoundary(ep, c.end), `clip ${c.number} end ${c.end} s inside a script sentence`).toBe(true);
@@ -102,10 +105,22 @@ async function checkEpisode(ep: Episode, out: string, target?: number) {
   expect(mp4s).toEqual(clips.slice(0, RENDER_TOP).map((c) => `clip-${String(c.number).padStart(2, "0")}-${c.ref}.mp4`));
   for (const [i, f] of mp4s.entries()) {
     const p = await ffprobe(path.join(out, f));
-    expect(p).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", videoProfile: profileOfPreset(DEFAULT_PRESET), audioCodec: "aac", faststart: true });
+    expect(p).toMatchObject({
+      width: 1080,
+      height: 1920,
+      videoCodec: "h264",
+      videoProfile: profileOfPreset(DEFAULT_PRESET),
+      audioCodec: "aac",
+      faststart: true,
+    });
     expect(Math.abs(p.duration - clips[i].duration)).toBeLessThanOrEqual(0.15);
   }
-  return { clips: clips.length, steps: run.steps.map((s: any) => `${s.stage} ${((Date.parse(s.finished_at) - Date.parse(s.started_at)) / 1000).toFixed(1)} s`) };
+  return {
+    clips: clips.length,
+    steps: run.steps.map(
+      (s: any) => `${s.stage} ${((Date.parse(s.finished_at) - Date.parse(s.started_at)) / 1000).toFixed(1)} s`,
+    ),
+  };
 }
 
 describe.skipIf(!RUN)("e2e: long episodes through clipd run episode", () => {
@@ -115,8 +130,16 @@ describe.skipIf(!RUN)("e2e: long episodes through clipd run episode", () => {
   });
 
   const cases = [
-    { name: "10-minute two-voice video episode (MP4)", make: () => makeEpisode({ seconds: 600, video: true }), target: 60 },
-    { name: "10-minute two-voice audio episode (MP3)", make: () => makeEpisode({ seconds: 600, ext: ".mp3" }), target: undefined },
+    {
+      name: "10-minute two-voice video episode (MP4)",
+      make: () => makeEpisode({ seconds: 600, video: true }),
+      target: 60,
+    },
+    {
+      name: "10-minute two-voice audio episode (MP3)",
+      make: () => makeEpisode({ seconds: 600, ext: ".mp3" }),
+      target: undefined,
+    },
   ];
   for (const c of cases) {
     it(`${c.name}: ranked, sentence-aligned clips within the length rules; the best one renders`, async () => {
@@ -126,10 +149,19 @@ describe.skipIf(!RUN)("e2e: long episodes through clipd run episode", () => {
       const e = await e2eEnv({ render: { render_top: RENDER_TOP } });
       envs.push(e);
       const out = path.join(e.dir, "out");
-      const args = ["run", "episode", ep.file, "--out", out, ...(c.target ? ["--set", `target_seconds=${c.target}`] : [])];
+      const args = [
+        "run",
+        "episode",
+        ep.file,
+        "--out",
+        out,
+        ...(c.target ? ["--set", `target_seconds=${c.target}`] : []),
+      ];
       const { seconds } = await clipd(args, e, 580_000);
       const r = await checkEpisode(ep, out, c.target);
-      console.log(`e2e ${c.name}: fixture ${made.toFixed(1)} s, clipd run ${seconds.toFixed(1)} s, ${r.clips} clips; ${r.steps.join(", ")}`);
+      console.log(
+        `e2e ${c.name}: fixture ${made.toFixed(1)} s, clipd run ${seconds.toFixed(1)} s, ${r.clips} clips; ${r.steps.join(", ")}`,
+      );
     }, 600_000);
   }
 });

@@ -11,9 +11,19 @@ import { waitFor } from "./wait.js";
 export interface ApiServer extends TestApp {
   base: string;
   /** Makes an account with a live and a test key (all scopes unless given). */
-  account(opts?: { creditCents?: number; plan?: boolean; scopes?: string[] }): Promise<{ accountId: string; live: string; test: string }>;
+  account(opts?: {
+    creditCents?: number;
+    plan?: boolean;
+    scopes?: string[];
+  }): Promise<{ accountId: string; live: string; test: string }>;
   /** fetch against the server with a key; the answer must match the OpenAPI document (see contract.ts). */
-  call(key: string | undefined, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    key: string | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 export async function openApiServer(backend: Backend, overrides: Record<string, any> = {}): Promise<ApiServer> {
@@ -23,7 +33,11 @@ export async function openApiServer(backend: Backend, overrides: Record<string, 
     ...t,
     base,
     async account(opts = {}) {
-      const a = await runAdmin(t.app.accounts, "account.create", { email: `t${Date.now()}${Math.random().toString(16).slice(2, 6)}@example.com`, credit_cents: opts.creditCents, plan: opts.plan });
+      const a = await runAdmin(t.app.accounts, "account.create", {
+        email: `t${Date.now()}${Math.random().toString(16).slice(2, 6)}@example.com`,
+        credit_cents: opts.creditCents,
+        plan: opts.plan,
+      });
       const scopes = (opts.scopes ?? ["clips.read", "clips.write", "transcripts", "webhooks"]).join(",");
       const live = await runAdmin(t.app.accounts, "key.create", { account: a.account_id, mode: "live", scopes });
       const test = await runAdmin(t.app.accounts, "key.create", { account: a.account_id, mode: "test", scopes });
@@ -32,7 +46,11 @@ export async function openApiServer(backend: Backend, overrides: Record<string, 
     async call(key, method, path, body, headers = {}) {
       const res = await fetch(`${base}${path}`, {
         method,
-        headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+        headers: {
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+          ...headers,
+        },
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
       });
       const text = await res.text();
@@ -55,10 +73,12 @@ export async function openApiServer(backend: Backend, overrides: Record<string, 
  */
 export async function openJfkApiServer(): Promise<{ s: ApiServer; media: TestHttpsServer; close(): Promise<void> }> {
   const media = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
-  const s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath } }).catch(async (err) => {
-    await media.close();
-    throw err;
-  });
+  const s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath } }).catch(
+    async (err) => {
+      await media.close();
+      throw err;
+    },
+  );
   return { s, media, close: async () => void (await s.close(), await media.close()) };
 }
 
@@ -81,10 +101,14 @@ export function useJfkApiServer(take: (x: { s: ApiServer; media: TestHttpsServer
  * with its reason (a job's `error`, an episode's `failure`).
  */
 export async function settleStatus(s: ApiServer, key: string, path: string, ok: string): Promise<any> {
-  const body = await waitFor(async () => {
-    const r = await s.call(key, "GET", path);
-    return [ok, "failed"].includes(r.body.status) ? r.body : undefined;
-  }, { timeoutMs: 240_000, intervalMs: 250, what: path });
-  if (body.status !== ok) throw new Error(`${path} ended ${body.status}: ${JSON.stringify(body.error ?? body.failure)}`);
+  const body = await waitFor(
+    async () => {
+      const r = await s.call(key, "GET", path);
+      return [ok, "failed"].includes(r.body.status) ? r.body : undefined;
+    },
+    { timeoutMs: 240_000, intervalMs: 250, what: path },
+  );
+  if (body.status !== ok)
+    throw new Error(`${path} ended ${body.status}: ${JSON.stringify(body.error ?? body.failure)}`);
   return body;
 }

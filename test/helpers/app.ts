@@ -18,17 +18,33 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function openTestApp(backend: Backend, opts: { roles?: Role[]; overrides?: Record<string, any> } = {}): Promise<TestApp> {
+export async function openTestApp(
+  backend: Backend,
+  opts: { roles?: Role[]; overrides?: Record<string, any> } = {},
+): Promise<TestApp> {
   const { env, dataDir } = await backendEnv(backend);
   process.env.CLIPD_TEST_MARKERS = path.join(dataDir, "markers");
   const cfg = loadConfig({
     env,
     overrides: mergeDeep(
-      { plugins: [TEST_PLUGIN], pipelines: { ops_dir: TEST_PIPELINES }, watch: { enabled: false }, server: { port: 0, host: "127.0.0.1" }, log: { level: "silent" }, queue: { heartbeat_seconds: 10 } },
+      {
+        plugins: [TEST_PLUGIN],
+        pipelines: { ops_dir: TEST_PIPELINES },
+        watch: { enabled: false },
+        server: { port: 0, host: "127.0.0.1" },
+        log: { level: "silent" },
+        queue: { heartbeat_seconds: 10 },
+      },
       opts.overrides ?? {},
     ),
   });
   const app = await openApp(cfg, pino({ level: process.env.CLIPD_TEST_LOG ?? "silent" }));
   const roles = await startRoles(app, opts.roles ?? ["work"]);
-  return { app, roles, dataDir, env: { ...env, CLIPD_TEST_MARKERS: process.env.CLIPD_TEST_MARKERS }, close: () => roles.stop("test done") };
+  return {
+    app,
+    roles,
+    dataDir,
+    env: { ...env, CLIPD_TEST_MARKERS: process.env.CLIPD_TEST_MARKERS },
+    close: () => roles.stop("test done"),
+  };
 }

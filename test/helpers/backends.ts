@@ -11,7 +11,8 @@ export type Backend = "pglite" | "postgres";
 
 export function testBackends(): Backend[] {
   const url = process.env.CLIPD_TEST_PG_URL;
-  if (!url && process.env.CI) throw new Error("CI must provide CLIPD_TEST_PG_URL: the integration tier runs on real PostgreSQL too");
+  if (!url && process.env.CI)
+    throw new Error("CI must provide CLIPD_TEST_PG_URL: the integration tier runs on real PostgreSQL too");
   return url ? ["pglite", "postgres"] : ["pglite"];
 }
 
@@ -29,10 +30,19 @@ export async function freshPgDatabase(): Promise<string> {
 }
 
 /** Env for a clipd process on the given backend, with its own data folder. */
-export async function backendEnv(backend: Backend, extra: Record<string, string> = {}): Promise<{ env: NodeJS.ProcessEnv; dataDir: string; databaseUrl?: string }> {
+export async function backendEnv(
+  backend: Backend,
+  extra: Record<string, string> = {},
+): Promise<{ env: NodeJS.ProcessEnv; dataDir: string; databaseUrl?: string }> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "clipd-data-"));
   const databaseUrl = backend === "postgres" ? await freshPgDatabase() : undefined;
-  const env: NodeJS.ProcessEnv = { ...process.env, CLIPD_DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? "", CLIPD_LOG_LEVEL: process.env.CLIPD_TEST_LOG ?? "info", ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CLIPD_DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl ?? "",
+    CLIPD_LOG_LEVEL: process.env.CLIPD_TEST_LOG ?? "info",
+    ...extra,
+  };
   delete env.CLIPD_CONFIG;
   Object.assign(env, extra);
   return { env, dataDir, databaseUrl };

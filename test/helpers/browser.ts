@@ -13,16 +13,24 @@ import { repoRoot, runClipd, spawnClipd, type Spawned } from "./cli.js";
 import { daemonEnv } from "./daemon-config.js";
 import { testTls } from "./https-server.js";
 
-
 // Flags for a quiet headless run in a container: no sandbox (root in CI), no GPU, and none of the
 // background fetches a fresh profile would start (nothing outside loopback can be reached).
-export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"];
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-dev-shm-usage",
+];
 
 /** Launches Chromium, or fails saying how to install it: a missing browser must not skip the tests. */
 export async function launchChromium(): Promise<Browser> {
   const exe = chromiumCommand();
   if (!existsSync(exe)) {
-    throw new Error(`Chromium is not installed (${exe} is missing); the browser tests need it. Install it with: apt-get update && apt-get install -y chromium (npm test does this itself when run as root on Debian), or point CLIPD_CHROMIUM at a Chromium binary.`);
+    throw new Error(
+      `Chromium is not installed (${exe} is missing); the browser tests need it. Install it with: apt-get update && apt-get install -y chromium (npm test does this itself when run as root on Debian), or point CLIPD_CHROMIUM at a Chromium binary.`,
+    );
   }
   return chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS, timeout: 120_000 });
 }
@@ -74,7 +82,14 @@ export interface WebClipd {
 export async function startWebClipd(opts: { backend?: Backend; config?: Record<string, any> } = {}): Promise<WebClipd> {
   const backend = opts.backend ?? (process.env.CLIPD_TEST_PG_URL ? "postgres" : "pglite");
   const port = await freePort();
-  const config = mergeDeep({ server: { port, host: "127.0.0.1" }, network: { allow_loopback: true, extra_ca: (await testTls()).caPath }, web: { secure_cookies: "never" } }, opts.config ?? {});
+  const config = mergeDeep(
+    {
+      server: { port, host: "127.0.0.1" },
+      network: { allow_loopback: true, extra_ca: (await testTls()).caPath },
+      web: { secure_cookies: "never" },
+    },
+    opts.config ?? {},
+  );
   const d = await daemonEnv(backend, config);
   const daemon = spawnClipd(["start"], d.env);
   // Never outlive the test process, whatever happens to stop().
@@ -138,6 +153,10 @@ export async function screenshot(page: Page, name: string, url: string, ready: (
     await page.setViewportSize(size);
     await page.goto(url);
     await ready();
-    await page.screenshot({ path: path.join(repoRoot, "docs", "screenshots", `${name}-${kind}.png`), animations: "disabled", caret: "hide" });
+    await page.screenshot({
+      path: path.join(repoRoot, "docs", "screenshots", `${name}-${kind}.png`),
+      animations: "disabled",
+      caret: "hide",
+    });
   }
 }

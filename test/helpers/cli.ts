@@ -18,7 +18,11 @@ export interface Spawned {
 }
 
 export function spawnClipd(args: string[], env: NodeJS.ProcessEnv, opts: { cwd?: string } = {}): Spawned {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...env, FORCE_COLOR: "0" }, cwd: opts.cwd ?? repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { ...env, FORCE_COLOR: "0" },
+    cwd: opts.cwd ?? repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -63,7 +67,11 @@ export function spawnClipd(args: string[], env: NodeJS.ProcessEnv, opts: { cwd?:
 }
 
 /** Runs the CLI to completion. */
-export async function runClipd(args: string[], env: NodeJS.ProcessEnv, opts: { cwd?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; output: string }> {
+export async function runClipd(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; output: string }> {
   const s = spawnClipd(args, env, opts);
   const timer = setTimeout(() => s.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
   const code = await s.exited;

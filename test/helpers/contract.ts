@@ -64,19 +64,27 @@ export function contractProblem(method: string, path: string, status: number, bo
   let schema: unknown;
   let key: string;
   if (!op) {
-    if (status < 400) return `${where}: no operation in the OpenAPI document takes this request, yet it answered ${status}`;
+    if (status < 400)
+      return `${where}: no operation in the OpenAPI document takes this request, yet it answered ${status}`;
     schema = { $ref: "#/components/schemas/Error" };
     key = "Error";
   } else {
     const documented = op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
-    if (!documented) return `${where}: ${op.id} does not document status ${status} (it documents ${Object.keys(op.responses).join(", ")}); body ${show(body)}`;
+    if (!documented)
+      return `${where}: ${op.id} does not document status ${status} (it documents ${Object.keys(op.responses).join(", ")}); body ${show(body)}`;
     schema = documented.content?.["application/json"]?.schema;
     key = `${op.id} ${status}`;
     if (schema === undefined) return undefined; // not JSON (a file download) or no body promised
   }
-  if (typeof body === "string") return `${where}: ${op?.id ?? "unknown route"} promises JSON, the answer is not JSON: ${show(body)}`;
+  if (typeof body === "string")
+    return `${where}: ${op?.id ?? "unknown route"} promises JSON, the answer is not JSON: ${show(body)}`;
   const validate = validatorFor(key, schema);
   if (validate(body)) return undefined;
-  const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || "(body)"} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""}`);
+  const errors = (validate.errors ?? [])
+    .slice(0, 8)
+    .map(
+      (e) =>
+        `${e.instancePath || "(body)"} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""}`,
+    );
   return `${where}: the answer does not match ${op ? `${op.id}'s ${status} schema` : "the Error schema"} in the OpenAPI document:\n  ${errors.join("\n  ")}\nbody: ${show(body)}`;
 }

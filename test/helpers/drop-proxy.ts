@@ -38,7 +38,11 @@ const UPLOAD = /^(PUT|HEAD) \/api\/v1\/uploads\//;
 function takeHead(data: Buffer): { text: string; raw: Buffer; rest: Buffer } | null {
   const blank = data.indexOf("\r\n\r\n");
   if (blank < 0) return null;
-  return { text: data.subarray(0, blank).toString("latin1"), raw: data.subarray(0, blank + 4), rest: data.subarray(blank + 4) };
+  return {
+    text: data.subarray(0, blank).toString("latin1"),
+    raw: data.subarray(0, blank + 4),
+    rest: data.subarray(blank + 4),
+  };
 }
 
 export async function startDropProxy(target: { host: string; port: number }): Promise<DropProxy> {

@@ -93,7 +93,15 @@ async function uploadSeconds(file: Buffer, name = "upload.mp3"): Promise<number>
   try {
     const p = path.join(dir, path.basename(name));
     await writeFile(p, file);
-    const { stdout } = await promisify(execFile)("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", p]);
+    const { stdout } = await promisify(execFile)("ffprobe", [
+      "-v",
+      "error",
+      "-show_entries",
+      "format=duration",
+      "-of",
+      "csv=p=0",
+      p,
+    ]);
     return Number(stdout.trim());
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -111,12 +119,29 @@ function spoken(speech: FakeSpeechOptions, seconds: number) {
   const segments = [];
   for (let i = 0; i < words.length; i += 10) {
     const part = words.slice(i, i + 10);
-    segments.push({ id: segments.length, start: part[0]!.start, end: part.at(-1)!.end, text: " " + part.map((w) => w.word).join(" "), avg_logprob: -0.2, no_speech_prob: 0.01, compression_ratio: 1 });
+    segments.push({
+      id: segments.length,
+      start: part[0]!.start,
+      end: part.at(-1)!.end,
+      text: " " + part.map((w) => w.word).join(" "),
+      avg_logprob: -0.2,
+      no_speech_prob: 0.01,
+      compression_ratio: 1,
+    });
   }
-  return { task: "transcribe", language: speech.language ?? "english", duration: seconds, text: segments.map((s) => s.text).join(""), words, segments };
+  return {
+    task: "transcribe",
+    language: speech.language ?? "english",
+    duration: seconds,
+    text: segments.map((s) => s.text).join(""),
+    words,
+    segments,
+  };
 }
 
-export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: number; chat?: FakeChatOptions; speech?: FakeSpeechOptions } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(
+  opts: { failFirst?: number; failStatus?: number; chat?: FakeChatOptions; speech?: FakeSpeechOptions } = {},
+): Promise<FakeOpenAI> {
   const requests: FakeRequest[] = [];
   const chatRequests: FakeChatRequest[] = [];
   let failures = opts.failFirst ?? 0;
@@ -128,14 +153,18 @@ export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: n
       try {
         parsed = JSON.parse(body.toString("utf8"));
       } catch {
-        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "body is not JSON" } }));
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: "body is not JSON" } }));
         return;
       }
       chatRequests.push({ auth: req.headers.authorization, body: parsed });
       if (chatFailures !== 0) {
         if (chatFailures > 0) chatFailures--;
         const status = opts.chat?.failStatus ?? 500;
-        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `fake failure ${status}` } }));
+        res
+          .writeHead(status, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: `fake failure ${status}` } }));
         return;
       }
       const a = opts.chat?.answer;
@@ -147,14 +176,18 @@ export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: n
           object: "chat.completion",
           created: Math.floor(Date.now() / 1000),
           model: parsed.model,
-          choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null }],
+          choices: [
+            { index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null },
+          ],
           usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
         }),
       );
       return;
     }
     if (req.method !== "POST" || !req.url?.endsWith("/audio/transcriptions")) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "not found" } }));
       return;
     }
     const { file, ...parsed } = parseMultipart(body, req.headers["content-type"] ?? "");
@@ -162,7 +195,9 @@ export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: n
     if (failures > 0) {
       failures--;
       const status = opts.failStatus ?? 500;
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `fake failure ${status}` } }));
+      res
+        .writeHead(status, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: `fake failure ${status}` } }));
       return;
     }
     if (opts.speech && file) {
@@ -178,8 +213,22 @@ export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: n
           duration: 4,
           text: "So what happened? The roof fell in.",
           segments: [
-            { type: "transcript.text.segment", id: "seg_0", start: 0.3, end: 1.6, text: "So what happened?", speaker: "A" },
-            { type: "transcript.text.segment", id: "seg_1", start: 1.9, end: 3.7, text: "The roof fell in.", speaker: "B" },
+            {
+              type: "transcript.text.segment",
+              id: "seg_0",
+              start: 0.3,
+              end: 1.6,
+              text: "So what happened?",
+              speaker: "A",
+            },
+            {
+              type: "transcript.text.segment",
+              id: "seg_1",
+              start: 1.9,
+              end: 3.7,
+              text: "The roof fell in.",
+              speaker: "B",
+            },
           ],
         }),
       );
@@ -195,7 +244,17 @@ export async function startFakeOpenAI(opts: { failFirst?: number; failStatus?: n
           { word: "Hello", start: 0.5, end: 0.9 },
           { word: "world.", start: 1.0, end: 1.4 },
         ],
-        segments: [{ id: 0, start: 0.4, end: 1.5, text: " Hello world.", avg_logprob: -0.1, no_speech_prob: 0.01, compression_ratio: 1 }],
+        segments: [
+          {
+            id: 0,
+            start: 0.4,
+            end: 1.5,
+            text: " Hello world.",
+            avg_logprob: -0.1,
+            no_speech_prob: 0.01,
+            compression_ratio: 1,
+          },
+        ],
       }),
     );
   });

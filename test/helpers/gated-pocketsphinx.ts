@@ -19,7 +19,10 @@ export async function gatedPocketsphinx(): Promise<GatedPocketsphinx> {
   const gate = path.join(dir, "open");
   const command = path.join(dir, "pocketsphinx-gated");
   // The wrapper polls for the gate file; it is the wrapper that waits, not the test.
-  await writeFile(command, `#!/bin/sh\nwhile [ ! -e '${gate}' ]; do sleep 0.1; done\nexec ${POCKETSPHINX_COMMAND} "$@"\n`);
+  await writeFile(
+    command,
+    `#!/bin/sh\nwhile [ ! -e '${gate}' ]; do sleep 0.1; done\nexec ${POCKETSPHINX_COMMAND} "$@"\n`,
+  );
   await chmod(command, 0o755);
   return {
     command,

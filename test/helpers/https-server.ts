@@ -57,7 +57,9 @@ export interface TestHttpsServer {
 export async function testTls(): Promise<TestTls> {
   const caPath = path.join(TLS_DIR, "ca.pem");
   if (!existsSync(path.join(TLS_DIR, "server.pem"))) await makeTls();
-  const [ca, key, cert] = await Promise.all(["ca.pem", "server-key.pem", "server.pem"].map((f) => readFile(path.join(TLS_DIR, f), "utf8")));
+  const [ca, key, cert] = await Promise.all(
+    ["ca.pem", "server-key.pem", "server.pem"].map((f) => readFile(path.join(TLS_DIR, f), "utf8")),
+  );
   return { ca: ca!, caPath, key: key!, cert: cert! };
 }
 
@@ -67,18 +69,64 @@ async function makeTls(): Promise<void> {
   const at = (f: string) => path.join(tmp, f);
   const openssl = (...args: string[]) => exec("openssl", args, { cwd: tmp });
   try {
-    await openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "3650", "-subj", "/CN=clipd test CA",
-      "-keyout", at("ca-key.pem"), "-out", at("ca.pem"),
-      "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
-    await openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", at("server-key.pem"), "-out", at("server.csr"));
-    await writeFile(at("ext.cnf"), [
-      "basicConstraints=CA:FALSE",
-      "keyUsage=digitalSignature,keyEncipherment",
-      "extendedKeyUsage=serverAuth",
-      `subjectAltName=DNS:localhost,DNS:${TEST_HOSTNAME},IP:127.0.0.1,IP:::1`,
-    ].join("\n"));
-    await openssl("x509", "-req", "-in", at("server.csr"), "-CA", at("ca.pem"), "-CAkey", at("ca-key.pem"), "-CAcreateserial",
-      "-days", "3650", "-sha256", "-extfile", at("ext.cnf"), "-out", at("server.pem"));
+    await openssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "3650",
+      "-subj",
+      "/CN=clipd test CA",
+      "-keyout",
+      at("ca-key.pem"),
+      "-out",
+      at("ca.pem"),
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
+    );
+    await openssl(
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-subj",
+      "/CN=localhost",
+      "-keyout",
+      at("server-key.pem"),
+      "-out",
+      at("server.csr"),
+    );
+    await writeFile(
+      at("ext.cnf"),
+      [
+        "basicConstraints=CA:FALSE",
+        "keyUsage=digitalSignature,keyEncipherment",
+        "extendedKeyUsage=serverAuth",
+        `subjectAltName=DNS:localhost,DNS:${TEST_HOSTNAME},IP:127.0.0.1,IP:::1`,
+      ].join("\n"),
+    );
+    await openssl(
+      "x509",
+      "-req",
+      "-in",
+      at("server.csr"),
+      "-CA",
+      at("ca.pem"),
+      "-CAkey",
+      at("ca-key.pem"),
+      "-CAcreateserial",
+      "-days",
+      "3650",
+      "-sha256",
+      "-extfile",
+      at("ext.cnf"),
+      "-out",
+      at("server.pem"),
+    );
     // Another test worker may have won the race; theirs is as good as ours.
     await rename(tmp, TLS_DIR).catch(() => undefined);
   } finally {

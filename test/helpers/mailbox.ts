@@ -26,7 +26,9 @@ function decode(raw: string): ReceivedMail {
   const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "im").exec(headers)?.[1]?.trim() ?? "";
   let body = rest.join("\n\n");
   if (/quoted-printable/i.test(header("Content-Transfer-Encoding"))) {
-    body = body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+    body = body
+      .replace(/=\r?\n/g, "")
+      .replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
   }
   return { to: [], subject: header("Subject"), text: body };
 }
@@ -74,7 +76,9 @@ export async function openMailbox(): Promise<Mailbox> {
 
 /** The token of the first link to `page` (/verify-email, /reset-password) in a mail. */
 export function linkToken(mail: ReceivedMail, base: string, page: string): string {
-  const m = new RegExp(`${base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${page}\\?token=([A-Za-z0-9_-]+)`).exec(mail.text);
+  const m = new RegExp(`${base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${page}\\?token=([A-Za-z0-9_-]+)`).exec(
+    mail.text,
+  );
   if (!m) throw new Error(`no ${page} link in the mail:\n${mail.text}`);
   return m[1]!;
 }

@@ -5,7 +5,11 @@ import { expect } from "vitest";
 
 export async function mcpClient(base: string, key: string): Promise<Client> {
   const client = new Client({ name: "clipd-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   return client;
 }
 /** A tool's answer: its structuredContent, or the test fails with the error's text. */

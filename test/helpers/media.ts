@@ -44,8 +44,16 @@ const BITEXACT = ["-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "
  * Returns the cached file for `params`, creating it with `make(tmpPath)` when missing. Writes go
  * to a temporary name and are renamed into place, so parallel test workers never see half a file.
  */
-async function cached(kind: string, params: unknown, ext: string, make: (out: string, tmp: string) => Promise<void>): Promise<string> {
-  const hash = createHash("sha256").update(JSON.stringify([GENERATOR_VERSION, kind, params])).digest("hex").slice(0, 16);
+async function cached(
+  kind: string,
+  params: unknown,
+  ext: string,
+  make: (out: string, tmp: string) => Promise<void>,
+): Promise<string> {
+  const hash = createHash("sha256")
+    .update(JSON.stringify([GENERATOR_VERSION, kind, params]))
+    .digest("hex")
+    .slice(0, 16);
   const file = path.join(FIXTURE_DIR, `${kind}-${hash}${ext}`);
   if (existsSync(file)) return file;
   await mkdir(FIXTURE_DIR, { recursive: true });
@@ -61,7 +69,8 @@ async function cached(kind: string, params: unknown, ext: string, make: (out: st
   return file;
 }
 
-const ffmpeg = (args: string[]) => exec("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", ...args], { maxBuffer: 16 << 20 });
+const ffmpeg = (args: string[]) =>
+  exec("ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", ...args], { maxBuffer: 16 << 20 });
 
 export interface SpeechOptions {
   /** espeak-ng voice, e.g. "en-us", "en+f3", "en-gb+m3". Default "en-us". */
@@ -93,7 +102,22 @@ export function makeSilence(seconds: number): Promise<string> {
 /** A quiet 300 Hz tone as an 8 kb/s mono MP3 of `seconds`: long files that are quick to make and read. */
 export function makeToneMp3(seconds: number): Promise<string> {
   return cached("tone8k", { seconds }, ".mp3", async (out) => {
-    await ffmpeg(["-f", "lavfi", "-i", `sine=frequency=300:sample_rate=8000:duration=${seconds}`, "-af", "volume=0.05", "-ac", "1", "-c:a", "libmp3lame", "-b:a", "8k", ...BITEXACT, out]);
+    await ffmpeg([
+      "-f",
+      "lavfi",
+      "-i",
+      `sine=frequency=300:sample_rate=8000:duration=${seconds}`,
+      "-af",
+      "volume=0.05",
+      "-ac",
+      "1",
+      "-c:a",
+      "libmp3lame",
+      "-b:a",
+      "8k",
+      ...BITEXACT,
+      out,
+    ]);
   });
 }
 
@@ -120,13 +144,19 @@ export function makeVideo(opts: VideoOptions): Promise<string> {
   return cached("video", p, p.ext, async (out) => {
     const inputs = ["-f", "lavfi", "-i", `testsrc2=size=${p.width}x${p.height}:rate=${p.fps}:duration=${p.seconds}`];
     if (p.withAudio && p.speech) inputs.push("-i", await makeSpeechWav(p.speech, p.seconds));
-    else if (p.withAudio) inputs.push("-f", "lavfi", "-i", `sine=frequency=440:sample_rate=44100:duration=${p.seconds}`);
+    else if (p.withAudio)
+      inputs.push("-f", "lavfi", "-i", `sine=frequency=440:sample_rate=44100:duration=${p.seconds}`);
     const webm = p.ext === ".webm";
     const video = webm
       ? ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "200k"]
       : ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-threads", "1"];
-    const audio = !p.withAudio ? ["-an"] : webm ? ["-c:a", "libopus", "-b:a", "48k", "-ac", "1"] : ["-c:a", "aac", "-b:a", "64k", "-ac", "1"];
-    if (!p.rotate) return void (await ffmpeg([...inputs, ...video, ...audio, "-t", String(p.seconds), ...BITEXACT, out]));
+    const audio = !p.withAudio
+      ? ["-an"]
+      : webm
+        ? ["-c:a", "libopus", "-b:a", "48k", "-ac", "1"]
+        : ["-c:a", "aac", "-b:a", "64k", "-ac", "1"];
+    if (!p.rotate)
+      return void (await ffmpeg([...inputs, ...video, ...audio, "-t", String(p.seconds), ...BITEXACT, out]));
     const plain = path.join(path.dirname(out), `plain${p.ext}`);
     await ffmpeg([...inputs, ...video, ...audio, "-t", String(p.seconds), ...BITEXACT, plain]);
     await setRotation(plain, out, p.rotate);
@@ -141,12 +171,21 @@ export function makeVideo(opts: VideoOptions): Promise<string> {
 async function setRotation(from: string, to: string, degrees: number): Promise<void> {
   for (const tag of [degrees, (360 - degrees) % 360]) {
     await ffmpeg(["-i", from, "-map", "0", "-c", "copy", "-metadata:s:v:0", `rotate=${tag}`, to]);
-    const { stdout } = await exec("ffprobe", ["-v", "error", "-select_streams", "v:0", "-print_format", "json", "-show_streams", to]);
+    const { stdout } = await exec("ffprobe", [
+      "-v",
+      "error",
+      "-select_streams",
+      "v:0",
+      "-print_format",
+      "json",
+      "-show_streams",
+      to,
+    ]);
     const stream = JSON.parse(stdout).streams?.[0] ?? {};
     const matrix = (stream.side_data_list ?? []).find((d: any) => typeof d.rotation === "number");
     // ffprobe's display-matrix angle is counter-clockwise; the legacy tag is clockwise.
     const cw = matrix ? -matrix.rotation : Number(stream.tags?.rotate ?? 0);
-    if ((((cw % 360) + 360) % 360) === degrees) return;
+    if (((cw % 360) + 360) % 360 === degrees) return;
   }
   throw new Error(`this ffmpeg cannot write a ${degrees}° display rotation`);
 }
@@ -158,8 +197,26 @@ export async function makeAudioWithCover(audioFile: string): Promise<string> {
     const cover = path.join(tmp, "cover.png");
     await ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x64:duration=1", "-frames:v", "1", cover]);
     await ffmpeg([
-      "-i", audioFile, "-i", cover, "-map", "0:a", "-map", "1:v", "-c:a", "libmp3lame", "-b:a", "64k",
-      "-c:v", "png", "-disposition:v:0", "attached_pic", "-id3v2_version", "3", ...BITEXACT, out,
+      "-i",
+      audioFile,
+      "-i",
+      cover,
+      "-map",
+      "0:a",
+      "-map",
+      "1:v",
+      "-c:a",
+      "libmp3lame",
+      "-b:a",
+      "64k",
+      "-c:v",
+      "png",
+      "-disposition:v:0",
+      "attached_pic",
+      "-id3v2_version",
+      "3",
+      ...BITEXACT,
+      out,
     ]);
   });
 }
@@ -173,7 +230,10 @@ export async function transcode(file: string, ext: string): Promise<string> {
 }
 
 async function contentHash(file: string): Promise<string> {
-  return createHash("sha256").update(await readFile(file)).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 /**
@@ -183,8 +243,32 @@ async function contentHash(file: string): Promise<string> {
  */
 export function muxTalk(audio: string, out: string, picture: string, extra: string[] = []): string {
   if (existsSync(out)) return out;
-  execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", picture, "-i", audio, "-shortest",
-    "-c:v", "libx264", "-preset", "ultrafast", ...extra, "-c:a", "aac", "-pix_fmt", "yuv420p", out + ".part.mp4"], { stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync(
+    "ffmpeg",
+    [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      picture,
+      "-i",
+      audio,
+      "-shortest",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      ...extra,
+      "-c:a",
+      "aac",
+      "-pix_fmt",
+      "yuv420p",
+      out + ".part.mp4",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   renameSync(out + ".part.mp4", out);
   return out;
 }

@@ -7,6 +7,9 @@ import type { TestApp } from "./app.js";
 /** The Authorization header for the ops routes of `t`. */
 export async function opsAuth(t: Pick<TestApp, "app">): Promise<{ authorization: string }> {
   const token = await readOpsToken(t.app.config);
-  if (!token) throw new Error(`no ops token: server.ops_token is unset and ${t.app.config.data_dir}/ops.token is missing (is the serve role running?)`);
+  if (!token)
+    throw new Error(
+      `no ops token: server.ops_token is unset and ${t.app.config.data_dir}/ops.token is missing (is the serve role running?)`,
+    );
   return { authorization: `Bearer ${token}` };
 }

@@ -33,15 +33,37 @@ export interface OperatorAccount {
  * allowance exists) and credit (the website's episodes are paid from it), a password set with
  * `clipd account reset-password`, and a live key from `clipd key create`.
  */
-export async function operatorAccount(clipd: WebClipd, email: string, password: string, creditCents = 5000): Promise<OperatorAccount> {
-  const made = lastJson(await clipd.cli(["account", "create", "--email", email, "--plan", "--credit-cents", String(creditCents)]));
+export async function operatorAccount(
+  clipd: WebClipd,
+  email: string,
+  password: string,
+  creditCents = 5000,
+): Promise<OperatorAccount> {
+  const made = lastJson(
+    await clipd.cli(["account", "create", "--email", email, "--plan", "--credit-cents", String(creditCents)]),
+  );
   await clipd.cli(["account", "reset-password", "--email", email, "--password", password]);
-  const key = lastJson(await clipd.cli(["key", "create", "--account", made.account_id, "--mode", "live", "--scopes", "clips.read,clips.write,transcripts,webhooks"]));
+  const key = lastJson(
+    await clipd.cli([
+      "key",
+      "create",
+      "--account",
+      made.account_id,
+      "--mode",
+      "live",
+      "--scopes",
+      "clips.read,clips.write,transcripts,webhooks",
+    ]),
+  );
   return { accountId: String(made.account_id), email, password, live: String(key.key) };
 }
 
 /** Signs in through the sign-in page at `base` and waits for the page it lands on. */
-export async function signInThroughPage(page: Page, base: string, who: { email: string; password: string }): Promise<void> {
+export async function signInThroughPage(
+  page: Page,
+  base: string,
+  who: { email: string; password: string },
+): Promise<void> {
   await page.goto(`${base}/signin?next=%2Fepisodes`);
   await page.getByLabel("Email", { exact: true }).fill(who.email);
   await page.getByLabel("Password", { exact: true }).fill(who.password);
@@ -61,7 +83,12 @@ export async function watchUploadBar(page: Page): Promise<() => Promise<number[]
       const bar = document.querySelector<HTMLProgressElement>('progress[aria-label="Upload progress"]');
       if (bar && seen[seen.length - 1] !== bar.value) seen.push(bar.value);
     };
-    new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["value"] });
+    new MutationObserver(look).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ["value"],
+    });
   });
   return () => page.evaluate(() => (window as unknown as { __uploadBar?: number[] }).__uploadBar ?? []);
 }
@@ -74,14 +101,22 @@ export const rises = (values: number[]) => values.filter((v, i) => i > 0 && v > 
  * docs/screenshots/<name>-<phone|desktop>.png; `ready` waits for the state to show after the
  * resize (and `before` may scroll something into view). Ends at desktop width.
  */
-export async function shoot(page: Page, name: string, opts: { ready?: () => Promise<unknown>; before?: () => Promise<unknown> } = {}): Promise<void> {
+export async function shoot(
+  page: Page,
+  name: string,
+  opts: { ready?: () => Promise<unknown>; before?: () => Promise<unknown> } = {},
+): Promise<void> {
   for (const [kind, size] of Object.entries(VIEWPORTS)) {
     await page.setViewportSize(size);
     await opts.ready?.();
     await opts.before?.();
     // The page's images (posters, waveform, style stills) are in before the picture is taken.
     await page.waitForFunction(() => [...document.images].every((i) => i.complete || i.loading === "lazy"));
-    await page.screenshot({ path: path.join(repoRoot, "docs", "screenshots", `${name}-${kind}.png`), animations: "disabled", caret: "hide" });
+    await page.screenshot({
+      path: path.join(repoRoot, "docs", "screenshots", `${name}-${kind}.png`),
+      animations: "disabled",
+      caret: "hide",
+    });
   }
 }
 
@@ -95,12 +130,26 @@ export interface VideoFacts {
 
 /** ffprobe's view of a video file's first video and audio streams. */
 export async function probeVideo(file: string): Promise<VideoFacts> {
-  const { stdout } = await exec("ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file]);
+  const { stdout } = await exec("ffprobe", [
+    "-v",
+    "error",
+    "-print_format",
+    "json",
+    "-show_streams",
+    "-show_format",
+    file,
+  ]);
   const j = JSON.parse(stdout) as { streams: Array<Record<string, any>>; format: { duration: string } };
   const v = j.streams.find((s) => s.codec_type === "video");
   if (!v) throw new Error(`${file} has no video stream`);
   const a = j.streams.find((s) => s.codec_type === "audio");
-  return { codec: v.codec_name, width: v.width, height: v.height, seconds: Number(j.format.duration), audio: a?.codec_name ?? null };
+  return {
+    codec: v.codec_name,
+    width: v.width,
+    height: v.height,
+    seconds: Number(j.format.duration),
+    audio: a?.codec_name ?? null,
+  };
 }
 
 export const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");

@@ -24,7 +24,10 @@ export async function waitFor<T>(fn: () => Promise<T> | T, opts: WaitOptions = {
       last = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${opts.what ?? "condition"}${last ? `: ${(last as Error).message}` : ""}`, last ? { cause: last } : undefined);
+      throw new Error(
+        `timed out waiting for ${opts.what ?? "condition"}${last ? `: ${(last as Error).message}` : ""}`,
+        last ? { cause: last } : undefined,
+      );
     }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }

@@ -35,15 +35,23 @@ export class WebClient {
   /** Calls `/web` + path (a path already under /web is taken as is). */
   async call(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<WebAnswer> {
     const url = `${this.base}${path.startsWith("/web/") ? path : `/web${path}`}`;
-    const headers: Record<string, string> = { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...opts.headers };
-    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+    const headers: Record<string, string> = {
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...opts.headers,
+    };
+    if (this.cookies.size)
+      headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
     if (STATE_CHANGING.has(method)) {
       const origin = opts.origin === undefined ? new URL(this.base).origin : opts.origin;
       if (origin !== null) headers.origin = origin;
       const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
       if (csrf) headers["x-csrf-token"] = csrf;
     }
-    const res = await fetch(url, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+    const res = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
     const text = await res.text();
     let parsed: any = text;
     try {
@@ -98,7 +106,14 @@ export class WebClient {
   }
 
   /** Makes an API key through the keys page's call; returns the answer (201 with `key`). */
-  createKey(input: { name?: string; mode?: "live" | "test"; scopes?: string[]; expires_in_days?: 30 | 90 | null } = {}): Promise<WebAnswer> {
-    return this.call("POST", "/api/v1/keys", { name: input.name ?? "test key", mode: input.mode ?? "live", scopes: input.scopes ?? ["clips.read"], expires_in_days: input.expires_in_days ?? null });
+  createKey(
+    input: { name?: string; mode?: "live" | "test"; scopes?: string[]; expires_in_days?: 30 | 90 | null } = {},
+  ): Promise<WebAnswer> {
+    return this.call("POST", "/api/v1/keys", {
+      name: input.name ?? "test key",
+      mode: input.mode ?? "live",
+      scopes: input.scopes ?? ["clips.read"],
+      expires_in_days: input.expires_in_days ?? null,
+    });
   }
 }

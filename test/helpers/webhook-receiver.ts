@@ -46,7 +46,16 @@ export async function startReceiver(): Promise<Receiver> {
       server.route(pathname, async (req, res) => {
         const body = await readBody(req);
         const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-        const r: Receipt = { path: pathname, id: headers["webhook-id"] ?? "", timestamp: headers["webhook-timestamp"] ?? "", signature: headers["webhook-signature"] ?? "", body, headers, verified: false, answered: plan[Math.min(n++, plan.length - 1)]! };
+        const r: Receipt = {
+          path: pathname,
+          id: headers["webhook-id"] ?? "",
+          timestamp: headers["webhook-timestamp"] ?? "",
+          signature: headers["webhook-signature"] ?? "",
+          body,
+          headers,
+          verified: false,
+          answered: plan[Math.min(n++, plan.length - 1)]!,
+        };
         const secret = secrets.get(pathname);
         if (secret) {
           try {

@@ -11,11 +11,22 @@ import { audioLayout } from "../../daemon/kit/audio-template.js";
 import type { BrandSnapshot } from "../../daemon/kit/brand.js";
 import { TEST_MEDIA } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
-import { boxSource, frameAt, region, renderClip, screenshot, share, solidPng, type Rendered } from "../helpers/brand-render.js";
+import {
+  boxSource,
+  frameAt,
+  region,
+  renderClip,
+  screenshot,
+  share,
+  solidPng,
+  type Rendered,
+} from "../helpers/brand-render.js";
 
 const VIDEO = { duration: 5, kind: "video", width: 640, height: 360, has_audio: true };
 const KIT_A: BrandSnapshot = {
-  id: "k1", name: "Kit A", colours: { primary: "#ffffff", accent: "#ffd400", background: "#0f172a" },
+  id: "k1",
+  name: "Kit A",
+  colours: { primary: "#ffffff", accent: "#ffd400", background: "#0f172a" },
   logo: { key: "brand/logo-red.png", corner: "top-right", size: 0.15, opacity: 1 },
 };
 const bright = (r: number, g: number, b: number) => r > 200 && g > 180 && b > 150; // white or yellow caption text
@@ -48,7 +59,12 @@ describe("shapes", () => {
   for (const c of cases) {
     it(`renders ${c.aspect} at ${c.size.join("×")} with captions in their band and the logo in its corner`, async () => {
       const r = await renderClip({
-        source: boxSource(), media: VIDEO, cut: { aspect_ratio: c.aspect, ...c.cut }, burn: { hook_title: c.hook, hook_seconds: 2 }, brand: KIT_A, files: { "brand/logo-red.png": logoFile },
+        source: boxSource(),
+        media: VIDEO,
+        cut: { aspect_ratio: c.aspect, ...c.cut },
+        burn: { hook_title: c.hook, hook_seconds: 2 },
+        brand: KIT_A,
+        files: { "brand/logo-red.png": logoFile },
       });
       done.push(r);
       const got = await probeMedia(r.file);
@@ -68,13 +84,22 @@ describe("shapes", () => {
       const m = (Math.min(W, H) * 0.04) / W;
       const lw = 0.15;
       const lh = (0.075 * W) / H;
-      const logo = share(await region(during, { left: 1 - m - lw + 0.01, top: (Math.min(W, H) * 0.04) / H + 0.005, width: lw - 0.02, height: lh - 0.01 }), red);
+      const logo = share(
+        await region(during, {
+          left: 1 - m - lw + 0.01,
+          top: (Math.min(W, H) * 0.04) / H + 0.005,
+          width: lw - 0.02,
+          height: lh - 0.01,
+        }),
+        red,
+      );
       expect(logo).toBeGreaterThan(0.9);
       if (c.hook) {
         // The hook box (0.08 of the height from the top, in the kit's background colour) on the grey
         // above the picture, gone after its 2 s.
         const hookBand = { left: 0.2, top: 0.07, width: 0.6, height: 0.12 };
-        const notGrey = (rr: number, g: number, b: number) => Math.max(Math.abs(rr - 128), Math.abs(g - 128), Math.abs(b - 128)) > 40;
+        const notGrey = (rr: number, g: number, b: number) =>
+          Math.max(Math.abs(rr - 128), Math.abs(g - 128), Math.abs(b - 128)) > 40;
         expect(share(await region(during, hookBand), notGrey)).toBeGreaterThan(0.2);
         expect(share(await region(frameAt(r.file, 3.2), hookBand), notGrey)).toBeLessThan(0.01);
       }
@@ -85,16 +110,27 @@ describe("shapes", () => {
 describe("brand cards", () => {
   it("joins the intro and outro cards around the clip, with the captions after the intro", async () => {
     const kit: BrandSnapshot = {
-      id: "k2", name: "Kit B", colours: { primary: "#fff3e0", accent: "#ff5fa2", background: "#22aa55" },
+      id: "k2",
+      name: "Kit B",
+      colours: { primary: "#fff3e0", accent: "#ff5fa2", background: "#22aa55" },
       logo: { key: "brand/logo-red.png", corner: "bottom-left", size: 0.2, opacity: 0.8 },
-      intro: { text: "The Garden Hour", seconds: 1 }, outro: { text: "Follow for more", seconds: 1.5 },
+      intro: { text: "The Garden Hour", seconds: 1 },
+      outro: { text: "Follow for more", seconds: 1.5 },
     };
-    const r = await renderClip({ source: boxSource(), media: VIDEO, cut: { aspect_ratio: "1:1", fit: "whole", background: "blur", width: 540 }, burn: { caption_position: "lower" }, brand: kit, files: { "brand/logo-red.png": logoFile } });
+    const r = await renderClip({
+      source: boxSource(),
+      media: VIDEO,
+      cut: { aspect_ratio: "1:1", fit: "whole", background: "blur", width: 540 },
+      burn: { caption_position: "lower" },
+      brand: kit,
+      files: { "brand/logo-red.png": logoFile },
+    });
     done.push(r);
     const got = await probeMedia(r.file);
     expect([got.width, got.height]).toEqual([540, 540]);
     expect(got.duration).toBeCloseTo(6.5, 0);
-    const green = (rr: number, g: number, b: number) => Math.abs(rr - 0x22) < 20 && Math.abs(g - 0xaa) < 20 && Math.abs(b - 0x55) < 20;
+    const green = (rr: number, g: number, b: number) =>
+      Math.abs(rr - 0x22) < 20 && Math.abs(g - 0xaa) < 20 && Math.abs(b - 0x55) < 20;
     const whole = { left: 0, top: 0, width: 1, height: 1 };
     const intro = frameAt(r.file, 0.4);
     expect(share(await region(intro, whole), green)).toBeGreaterThan(0.8);
@@ -113,21 +149,52 @@ describe("brand cards", () => {
 describe("audio template", () => {
   it("draws the title, show name and a waveform that moves through speech", async () => {
     const kit: BrandSnapshot = {
-      id: "k3", name: "Kit A", colours: { primary: "#ffffff", accent: "#ffd400", background: "#3b1f5c" }, show_name: "Founding Speeches",
+      id: "k3",
+      name: "Kit A",
+      colours: { primary: "#ffffff", accent: "#ffd400", background: "#3b1f5c" },
+      show_name: "Founding Speeches",
       logo: { key: "brand/logo-red.png", corner: "bottom-right", size: 0.12, opacity: 1 },
     };
-    const words = [{ text: "And", start: 0.3, end: 0.6 }, { text: "so", start: 0.7, end: 1.0 }, { text: "my", start: 1.1, end: 1.4 }].map((w) => ({ ...w, confidence: 0.9 }));
-    const clip = { ref: "a1", number: 1, title: "Ask not what your country can do for you", start: 0, end: 4, pieces: [{ start: 0, end: 4 }] };
+    const words = [
+      { text: "And", start: 0.3, end: 0.6 },
+      { text: "so", start: 0.7, end: 1.0 },
+      { text: "my", start: 1.1, end: 1.4 },
+    ].map((w) => ({ ...w, confidence: 0.9 }));
+    const clip = {
+      ref: "a1",
+      number: 1,
+      title: "Ask not what your country can do for you",
+      start: 0,
+      end: 4,
+      pieces: [{ start: 0, end: 4 }],
+    };
     const media = { duration: 11, kind: "audio", has_audio: true };
     // 9:16 without cover art (the initial's tile), 16:9 with the kit's.
-    for (const [aspect, cover] of [["9:16", false], ["16:9", true]] as const) {
+    for (const [aspect, cover] of [
+      ["9:16", false],
+      ["16:9", true],
+    ] as const) {
       const logo = { "brand/logo-red.png": logoFile };
-      const withCover = cover ? { brand: { ...kit, cover_key: "brand/cover.png" }, files: { ...logo, "brand/cover.png": coverFile } } : { brand: kit, files: logo };
-      const r = await renderClip({ source: TEST_MEDIA.jfkWav, media, cut: { aspect_ratio: aspect, width: 540 }, words, clip, ...withCover });
+      const withCover = cover
+        ? { brand: { ...kit, cover_key: "brand/cover.png" }, files: { ...logo, "brand/cover.png": coverFile } }
+        : { brand: kit, files: logo };
+      const r = await renderClip({
+        source: TEST_MEDIA.jfkWav,
+        media,
+        cut: { aspect_ratio: aspect, width: 540 },
+        words,
+        clip,
+        ...withCover,
+      });
       done.push(r);
       const got = await probeMedia(r.file);
       const wave = audioLayout(got.width, got.height).wave;
-      const box = { left: wave.x / got.width, top: wave.y / got.height, width: wave.w / got.width, height: wave.h / got.height };
+      const box = {
+        left: wave.x / got.width,
+        top: wave.y / got.height,
+        width: wave.w / got.width,
+        height: wave.h / got.height,
+      };
       const a = await region(frameAt(r.file, 1.2), box);
       const b = await region(frameAt(r.file, 2.2), box);
       const yellow = (rr: number, g: number, bb: number) => rr > 200 && g > 170 && bb < 90;
@@ -137,9 +204,14 @@ describe("audio template", () => {
       for (let i = 0; i < a.data.length; i += 3) if (Math.abs(a.data[i]! - b.data[i]!) > 60) moved++;
       expect(moved / a.pixels).toBeGreaterThan(0.02);
       // The logo drawn over the template too: red in its bottom-right box.
-      const m = (Math.min(got.width, got.height) * 0.04);
+      const m = Math.min(got.width, got.height) * 0.04;
       const lw = 0.12 * got.width;
-      const logoBox = { left: (got.width - m - lw * 0.9) / got.width, top: (got.height - m - lw * 0.45) / got.height, width: (lw * 0.8) / got.width, height: (lw * 0.4) / got.height };
+      const logoBox = {
+        left: (got.width - m - lw * 0.9) / got.width,
+        top: (got.height - m - lw * 0.45) / got.height,
+        width: (lw * 0.8) / got.width,
+        height: (lw * 0.4) / got.height,
+      };
       expect(share(await region(frameAt(r.file, 1.2), logoBox), red)).toBeGreaterThan(0.9);
       await screenshot(frameAt(r.file, 1.2), `audio-${aspect.replace(":", "-")}`, aspect === "16:9" ? 720 : 405);
     }

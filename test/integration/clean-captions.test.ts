@@ -23,11 +23,19 @@ const W = 540;
 const H = 960;
 type Word = { text: string; start: number; end: number; confidence: number };
 
-const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
-const seconds = (file: string) => Number(sh("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file]).toString());
+const sh = (cmd: string, args: string[]) =>
+  execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
+const seconds = (file: string) =>
+  Number(sh("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file]).toString());
 
 function fixture(): { video: string; words: Word[]; duration: number } {
-  const dir = path.join(CACHE, `clean-${createHash("sha1").update(SPOKEN.join(" ") + "v1").digest("hex").slice(0, 10)}`);
+  const dir = path.join(
+    CACHE,
+    `clean-${createHash("sha1")
+      .update(SPOKEN.join(" ") + "v1")
+      .digest("hex")
+      .slice(0, 10)}`,
+  );
   mkdirSync(dir, { recursive: true });
   const gap = path.join(dir, "gap.wav");
   if (!existsSync(gap)) sh("sox", ["-D", "-n", "-r", "22050", "-c", "1", "-b", "16", gap, "trim", "0", "0.15"]);
@@ -51,15 +59,34 @@ function fixture(): { video: string; words: Word[]; duration: number } {
 
 /** The frame at `at` as raw RGB of the caption band (the lower part where `bottom` captions sit). */
 async function band(file: string, at: number): Promise<Buffer> {
-  const png = sh("ffmpeg", ["-v", "error", "-ss", at.toFixed(3), "-i", file, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-"]);
-  return sharp(png).extract({ left: 0, top: Math.round(H * 0.55), width: W, height: Math.round(H * 0.35) }).removeAlpha().raw().toBuffer();
+  const png = sh("ffmpeg", [
+    "-v",
+    "error",
+    "-ss",
+    at.toFixed(3),
+    "-i",
+    file,
+    "-frames:v",
+    "1",
+    "-f",
+    "image2pipe",
+    "-c:v",
+    "png",
+    "-",
+  ]);
+  return sharp(png)
+    .extract({ left: 0, top: Math.round(H * 0.55), width: W, height: Math.round(H * 0.35) })
+    .removeAlpha()
+    .raw()
+    .toBuffer();
 }
 const meanDiff = (a: Buffer, b: Buffer) => a.reduce((s, v, i) => s + Math.abs(v - b[i]!), 0) / a.length;
 /** Pixels within `tol` (each channel) of a colour. */
 function near(px: Buffer, hex: string, tol = 48): number {
   const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
   let n = 0;
-  for (let i = 0; i < px.length; i += 3) if (Math.abs(px[i]! - r!) <= tol && Math.abs(px[i + 1]! - g!) <= tol && Math.abs(px[i + 2]! - b!) <= tol) n++;
+  for (let i = 0; i < px.length; i += 3)
+    if (Math.abs(px[i]! - r!) <= tol && Math.abs(px[i + 1]! - g!) <= tol && Math.abs(px[i + 2]! - b!) <= tol) n++;
   return n;
 }
 
@@ -68,7 +95,9 @@ function toneShare(pcm: Float32Array, rate: number, from: number, to: number, fr
   const period = rate / freq;
   const n = Math.floor(((to - from) * rate) / period) * period;
   const i0 = Math.round(from * rate);
-  let re = 0, im = 0, total = 0;
+  let re = 0,
+    im = 0,
+    total = 0;
   for (let k = 0; k < n; k++) {
     const x = pcm[i0 + k]!;
     re += x * Math.cos((2 * Math.PI * freq * k) / rate);
@@ -90,9 +119,16 @@ describe("clean captions and brand colours", () => {
   const mid = (i: number) => (f.words[i]!.start + f.words[i]!.end) / 2;
 
   /** caption-burn on the one cut plan with these options (memoised by name), its file. */
-  async function render(name: string, options: Record<string, unknown>, input: Record<string, unknown> = {}): Promise<string> {
+  async function render(
+    name: string,
+    options: Record<string, unknown>,
+    input: Record<string, unknown> = {},
+  ): Promise<string> {
     if (!renders.has(name)) {
-      const out = await captionBurn.run({ cut: clip, ...input }, { ...ctx, runId: `00000000-0000-4000-8000-${String(renders.size).padStart(12, "0")}`, options });
+      const out = await captionBurn.run(
+        { cut: clip, ...input },
+        { ...ctx, runId: `00000000-0000-4000-8000-${String(renders.size).padStart(12, "0")}`, options },
+      );
       renders.set(name, ctx.fileOf(out.render.key));
     }
     return renders.get(name)!;
@@ -102,7 +138,10 @@ describe("clean captions and brand colours", () => {
     f = fixture();
     ctx = await makeStageCtx();
     await ctx.storage.putFile("runs/r/source.mp4", f.video);
-    await ctx.storage.write("runs/r/transcript.json", JSON.stringify({ engine: "test", language: "en", duration: f.duration, words: f.words, segments: [] }));
+    await ctx.storage.write(
+      "runs/r/transcript.json",
+      JSON.stringify({ engine: "test", language: "en", duration: f.duration, words: f.words, segments: [] }),
+    );
     const end = Math.floor(f.duration * 100) / 100;
     const out = await cut.run(
       {

@@ -16,7 +16,10 @@ describe("clipd CLI", () => {
     expect(ok.code).toBe(0);
     expect(ok.output).toMatch(/^ok: \d+ pipeline/m);
     const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-lint-"));
-    await writeFile(path.join(dir, "c.yaml"), `pipelines: { ops_dir: ${path.join(repoRoot, "test/fixtures/broken-pipelines")} }\n`);
+    await writeFile(
+      path.join(dir, "c.yaml"),
+      `pipelines: { ops_dir: ${path.join(repoRoot, "test/fixtures/broken-pipelines")} }\n`,
+    );
     const bad = await runClipd(["pipelines", "lint"], { ...baseEnv(), CLIPD_CONFIG: path.join(dir, "c.yaml") });
     expect(bad.code).toBe(1);
     expect(bad.output).toMatch(/bad-stage\.yaml:5: .*unknown stage "transmogrify"/);
@@ -24,7 +27,10 @@ describe("clipd CLI", () => {
   });
 
   it("refuses to start on a broken pipeline, before taking any work", async () => {
-    const d = await daemonEnv("pglite", { pipelines: { ops_dir: path.join(repoRoot, "test/fixtures/broken-pipelines") }, plugins: [] });
+    const d = await daemonEnv("pglite", {
+      pipelines: { ops_dir: path.join(repoRoot, "test/fixtures/broken-pipelines") },
+      plugins: [],
+    });
     const r = await runClipd(["start"], d.env, { timeoutMs: 60_000 });
     expect(r.code).toBe(2);
     expect(r.output).toMatch(/bad-stage\.yaml:5: .*unknown stage/);
@@ -38,7 +44,9 @@ describe("clipd CLI", () => {
     expect(desc.output).toMatch(/max_seconds\s+number\s+default 10800/);
     const md = await runClipd(["pipelines", "describe", "cut", "--markdown"], baseEnv());
     expect(md.output).toMatch(/^\| option \| type \| default \| meaning \|\n/);
-    expect(md.output).toContain("| `width` | integer (360–2160, multiple of 2) | `1080` | The frame's short side (the width of 9:16, 1:1 and 4:5; the height of 16:9); the other side follows `aspect_ratio`. |");
+    expect(md.output).toContain(
+      "| `width` | integer (360–2160, multiple of 2) | `1080` | The frame's short side (the width of 9:16, 1:1 and 4:5; the height of 16:9); the other side follows `aspect_ratio`. |",
+    );
     const all = await runClipd(["pipelines", "describe", "--markdown"], baseEnv());
     expect(all.output).toMatch(/### caption-burn[\s\S]*### transcribe\n/);
     const none = await runClipd(["pipelines", "describe", "nope"], baseEnv());
@@ -74,12 +82,18 @@ describe("clipd CLI", () => {
     await mkdir(path.join(dir, "storage", "in"), { recursive: true });
     await cp(fixtureMedia("jfk.wav"), path.join(dir, "storage", "in", "jfk.wav"));
     await writeFile(path.join(dir, "input.json"), JSON.stringify({ source: { key: "in/jfk.wav", name: "jfk.wav" } }));
-    const r = await runClipd(["stage", "probe", "--input", path.join(dir, "input.json"), "--set", "max_seconds=60"], { ...baseEnv(), CLIPD_DATA_DIR: dir });
+    const r = await runClipd(["stage", "probe", "--input", path.join(dir, "input.json"), "--set", "max_seconds=60"], {
+      ...baseEnv(),
+      CLIPD_DATA_DIR: dir,
+    });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.output);
     expect(out.media.kind).toBe("audio");
     expect(out.media.duration).toBeCloseTo(11, 0);
-    const tooLong = await runClipd(["stage", "probe", "--input", path.join(dir, "input.json"), "--set", "max_seconds=5"], { ...baseEnv(), CLIPD_DATA_DIR: dir });
+    const tooLong = await runClipd(
+      ["stage", "probe", "--input", path.join(dir, "input.json"), "--set", "max_seconds=5"],
+      { ...baseEnv(), CLIPD_DATA_DIR: dir },
+    );
     expect(tooLong.code).toBe(1);
     expect(JSON.parse(tooLong.output).error.code).toBe("too_long");
   });
@@ -88,30 +102,54 @@ describe("clipd CLI", () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-run-"));
     const env = { ...baseEnv(), CLIPD_DATA_DIR: dir };
     const out = path.join(dir, "out");
-    const run = (...sets: string[]) => runClipd(["run", "episode", fixtureMedia("jfk.wav"), "--out", out, ...sets.flatMap((s) => ["--set", s])], env, { timeoutMs: 240_000 });
+    const run = (...sets: string[]) =>
+      runClipd(["run", "episode", fixtureMedia("jfk.wav"), "--out", out, ...sets.flatMap((s) => ["--set", s])], env, {
+        timeoutMs: 240_000,
+      });
     const unknown = await run("colour=red");
     expect(unknown.code).toBe(1);
-    expect(unknown.output).toMatch(/no step of pipeline episode or of its clip renders \(pipeline clip\) takes option\(s\) colour/);
+    expect(unknown.output).toMatch(
+      /no step of pipeline episode or of its clip renders \(pipeline clip\) takes option\(s\) colour/,
+    );
     const refused = await run("fit=stretch");
     expect(refused.code).toBe(1);
     expect(refused.output).toMatch(/option "fit" for stage cut/);
     expect(existsSync(out)).toBe(false); // refused before anything ran
 
     // width and preset keep the render cheap; they are render options too.
-    const r = await run("style=karaoke", "caption_size=large", "fit=whole", "render_top=1", "width=360", "preset=ultrafast");
+    const r = await run(
+      "style=karaoke",
+      "caption_size=large",
+      "fit=whole",
+      "render_top=1",
+      "width=360",
+      "preset=ultrafast",
+    );
     expect(r.code, r.output).toBe(0);
     const summary = JSON.parse(await readFile(path.join(out, "run.json"), "utf8"));
-    expect(summary.clips_rendered).toEqual([expect.objectContaining({ state: "succeeded", look: expect.objectContaining({ style: "karaoke", caption_size: "large", fit: "whole" }) })]);
+    expect(summary.clips_rendered).toEqual([
+      expect.objectContaining({
+        state: "succeeded",
+        look: expect.objectContaining({ style: "karaoke", caption_size: "large", fit: "whole" }),
+      }),
+    ]);
     expect((await readdir(out)).some((f) => /^clip-01-.*\.mp4$/.test(f))).toBe(true);
   }, 300_000);
 
   it("doctor checks the tools and prints a fix for anything missing", async () => {
-    const r = await runClipd(["doctor"], { ...baseEnv(), CLIPD_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), "clipd-doc-")) });
+    const r = await runClipd(["doctor"], {
+      ...baseEnv(),
+      CLIPD_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), "clipd-doc-")),
+    });
     expect(r.output).toMatch(/ok\s+ffmpeg libass/);
     expect(r.output).toMatch(/ok\s+pocketsphinx\s/);
     expect(r.output).toMatch(/ok\s+pocketsphinx en-us model/);
     expect(r.output).toMatch(/warn\s+speech: whisper models[^\n]*\n\s+fix: clipd models pull/);
-    const noPath = await runClipd(["doctor"], { ...baseEnv(), PATH: "/nonexistent", CLIPD_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), "clipd-doc-")) });
+    const noPath = await runClipd(["doctor"], {
+      ...baseEnv(),
+      PATH: "/nonexistent",
+      CLIPD_DATA_DIR: await mkdtemp(path.join(os.tmpdir(), "clipd-doc-")),
+    });
     expect(noPath.code).toBe(1);
     expect(noPath.output).toMatch(/FAIL\s+ffmpeg\s+not found\n\s+fix: apt-get update && apt-get install -y ffmpeg/);
   });

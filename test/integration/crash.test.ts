@@ -13,7 +13,13 @@ import { daemonEnv } from "../helpers/daemon-config.js";
 async function readRun(db: Db, id: string) {
   const { rows } = await db.query(`select state, current_step, steps, output from runs where id = $1`, [id]);
   const r = rows[0];
-  return r && { ...r, steps: typeof r.steps === "string" ? JSON.parse(r.steps) : r.steps, output: typeof r.output === "string" ? JSON.parse(r.output) : r.output };
+  return (
+    r && {
+      ...r,
+      steps: typeof r.steps === "string" ? JSON.parse(r.steps) : r.steps,
+      output: typeof r.output === "string" ? JSON.parse(r.output) : r.output,
+    }
+  );
 }
 
 describe.each(testBackends())("crash recovery on %s", (backend) => {
@@ -27,7 +33,10 @@ describe.each(testBackends())("crash recovery on %s", (backend) => {
     procs.push(first);
     await first.waitFor(/is up: /, 90_000);
     const runId = await startRunVia(d.env, first);
-    await until(() => existsSync(path.join(d.markers, `${runId}.blocked`)), { what: "the block stage to start", timeoutMs: 60_000 });
+    await until(() => existsSync(path.join(d.markers, `${runId}.blocked`)), {
+      what: "the block stage to start",
+      timeoutMs: 60_000,
+    });
     first.kill("SIGKILL");
     await first.exited;
 
@@ -36,14 +45,19 @@ describe.each(testBackends())("crash recovery on %s", (backend) => {
     const url = (await second.waitFor(/is up: (http:\/\/[\d.:]+)/, 90_000))[1];
     const run = await until(
       async () => {
-        const r = await (await fetch(`${url}/api/v1/runs/${runId}`, { headers: { authorization: `Bearer ${d.env.CLIPD_OPS_TOKEN}` } })).json();
+        const r = await (
+          await fetch(`${url}/api/v1/runs/${runId}`, { headers: { authorization: `Bearer ${d.env.CLIPD_OPS_TOKEN}` } })
+        ).json();
         return r.state === "succeeded" ? r : undefined;
       },
       { what: "the run to finish after restart", timeoutMs: 90_000, intervalMs: 500 },
     );
     expect(run.steps.map((s: any) => s.state)).toEqual(["succeeded", "succeeded", "succeeded"]);
     expect(run.steps[1].attempts).toBeGreaterThanOrEqual(2); // the killed step ran again
-    const log = (await readFile(path.join(d.markers, "executions.log"), "utf8")).trim().split("\n").filter((l) => l.startsWith(runId));
+    const log = (await readFile(path.join(d.markers, "executions.log"), "utf8"))
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith(runId));
     expect(log.map((l) => l.split(" ")[2])).toEqual(["before", "after"]); // "before" not repeated
     second.kill("SIGTERM");
     expect(await second.exited).toBe(0);

@@ -13,7 +13,10 @@ async function frameStats(file: string, dir: string) {
   execFileSync("ffmpeg", ["-v", "error", "-y", "-ss", "2", "-i", file, "-frames:v", "1", png]);
   // The upper band, away from the waveform in the middle.
   const { channels } = await sharp(png).extract({ left: 0, top: 100, width: 1080, height: 500 }).stats();
-  return channels.slice(0, 3).map((c) => c.stdev).reduce((a, b) => a + b, 0);
+  return channels
+    .slice(0, 3)
+    .map((c) => c.stdev)
+    .reduce((a, b) => a + b, 0);
 }
 
 describe("cut: audio cover art", () => {
@@ -27,7 +30,16 @@ describe("cut: audio cover art", () => {
     await ctx.storage.putFile(key, file);
     const source = { key, name: path.basename(file), bytes: 1 };
     const { media } = await probe.run({ source }, { ...ctx, options: {} });
-    const clip = { number: 1, ref: "c0de", title: "Ask not", hook: "Ask not", start: 0, end: 4, pieces: [{ start: 0, end: 4 }], score: { value: 50, reasons: [] } };
+    const clip = {
+      number: 1,
+      ref: "c0de",
+      title: "Ask not",
+      hook: "Ask not",
+      start: 0,
+      end: 4,
+      pieces: [{ start: 0, end: 4 }],
+      score: { value: 50, reasons: [] },
+    };
     const out = await cut.run({ source, media, clip }, ctx);
     return { file: ctx.fileOf(out.cut.key), media, dir: ctx.workdir };
   }

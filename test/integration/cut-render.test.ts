@@ -17,7 +17,8 @@ const CACHE = path.join(ROOT, ".cache/fixtures");
 const FPS = 30;
 const BITS = 10;
 
-const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
+const sh = (cmd: string, args: string[]) =>
+  execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
 
 function cached(name: string, make: (out: string) => void): string {
   mkdirSync(CACHE, { recursive: true });
@@ -32,30 +33,129 @@ function cached(name: string, make: (out: string) => void): string {
 /** 12 s at 30 fps whose frame number is written as 10 binary stripes (bit 0 on the left), one keyframe every 250 frames. */
 const counterVideo = () =>
   cached("counter-g250-v1.mp4", (out) =>
-    sh("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", `color=c=black:s=160x90:r=${FPS}:d=12`, "-f", "lavfi", "-i", "sine=f=440:d=12",
-      "-vf", `geq=lum='16+219*mod(floor(N/pow(2\\,floor(X*${BITS}/W)))\\,2)':cb=128:cr=128,scale=640:360:flags=neighbor`,
-      "-c:v", "libx264", "-preset", "ultrafast", "-g", "250", "-keyint_min", "250", "-sc_threshold", "0", "-pix_fmt", "yuv420p",
-      "-c:a", "aac", "-shortest", out]));
+    sh("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      `color=c=black:s=160x90:r=${FPS}:d=12`,
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=f=440:d=12",
+      "-vf",
+      `geq=lum='16+219*mod(floor(N/pow(2\\,floor(X*${BITS}/W)))\\,2)':cb=128:cr=128,scale=640:360:flags=neighbor`,
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-g",
+      "250",
+      "-keyint_min",
+      "250",
+      "-sc_threshold",
+      "0",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-shortest",
+      out,
+    ]),
+  );
 
 /** 4 s: a colourful moving box on the left over navy, then a hard cut to the box on the right over brown. */
 const sceneVideo = () =>
   cached("scenes-left-right-v1.mp4", (out) =>
-    sh("ffmpeg", ["-v", "error", "-y",
-      "-f", "lavfi", "-i", `color=c=0x202040:s=640x360:d=2:r=${FPS}`, "-f", "lavfi", "-i", `color=c=0x604020:s=640x360:d=2:r=${FPS}`,
-      "-f", "lavfi", "-i", `testsrc2=s=110x110:d=4:r=${FPS}`, "-f", "lavfi", "-i", "sine=f=300:d=4",
-      "-filter_complex", "[2]split[b1][b2];[0][b1]overlay=x=30:y='60+40*t':shortest=1[l];[1][b2]overlay=x=500:y='60+40*(t-2)':shortest=1[r];[l][r]concat=n=2:v=1:a=0[v]",
-      "-map", "[v]", "-map", "3:a", "-c:v", "libx264", "-preset", "ultrafast", "-g", "250", "-pix_fmt", "yuv420p", "-c:a", "aac", out]));
+    sh("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      `color=c=0x202040:s=640x360:d=2:r=${FPS}`,
+      "-f",
+      "lavfi",
+      "-i",
+      `color=c=0x604020:s=640x360:d=2:r=${FPS}`,
+      "-f",
+      "lavfi",
+      "-i",
+      `testsrc2=s=110x110:d=4:r=${FPS}`,
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=f=300:d=4",
+      "-filter_complex",
+      "[2]split[b1][b2];[0][b1]overlay=x=30:y='60+40*t':shortest=1[l];[1][b2]overlay=x=500:y='60+40*(t-2)':shortest=1[r];[l][r]concat=n=2:v=1:a=0[v]",
+      "-map",
+      "[v]",
+      "-map",
+      "3:a",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-g",
+      "250",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      out,
+    ]),
+  );
 
 /** 2 s of grey with a red bar on the far left and a blue bar on the far right. */
 const edgesVideo = () =>
   cached("edges-red-blue-v1.mp4", (out) =>
-    sh("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", `color=c=0x808080:s=640x360:d=2:r=${FPS}`, "-f", "lavfi", "-i", "sine=d=2",
-      "-vf", "drawbox=x=0:y=0:w=24:h=ih:c=red:t=fill,drawbox=x=iw-24:y=0:w=24:h=ih:c=blue:t=fill",
-      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", out]));
+    sh("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      `color=c=0x808080:s=640x360:d=2:r=${FPS}`,
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=d=2",
+      "-vf",
+      "drawbox=x=0:y=0:w=24:h=ih:c=red:t=fill,drawbox=x=iw-24:y=0:w=24:h=ih:c=blue:t=fill",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-shortest",
+      out,
+    ]),
+  );
 
 /** Output frame number `n` as raw RGB. */
 async function frameAt(file: string, n: number) {
-  const png = sh("ffmpeg", ["-v", "error", "-i", file, "-vf", `select=eq(n\\,${n})`, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-"]);
+  const png = sh("ffmpeg", [
+    "-v",
+    "error",
+    "-i",
+    file,
+    "-vf",
+    `select=eq(n\\,${n})`,
+    "-frames:v",
+    "1",
+    "-f",
+    "image2pipe",
+    "-c:v",
+    "png",
+    "-",
+  ]);
   return sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
 }
 
@@ -72,7 +172,22 @@ async function counterAt(file: string, n: number): Promise<number> {
 }
 
 const frameCount = (file: string) =>
-  Number(sh("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file]).toString().trim());
+  Number(
+    sh("ffprobe", [
+      "-v",
+      "error",
+      "-count_frames",
+      "-select_streams",
+      "v:0",
+      "-show_entries",
+      "stream=nb_read_frames",
+      "-of",
+      "csv=p=0",
+      file,
+    ])
+      .toString()
+      .trim(),
+  );
 
 /** Share of pixels in a region that are strongly coloured (max−min channel > 100). */
 function colourful(data: Buffer, width: number, box: { top: number; bottom: number }): number {
@@ -91,14 +206,17 @@ function colourful(data: Buffer, width: number, box: { top: number; bottom: numb
 
 function mean(data: Buffer, width: number, box: { top: number; bottom: number }): number[] {
   const sum = [0, 0, 0];
-  for (let y = box.top; y < box.bottom; y++) for (let x = 0; x < width; x++) for (let c = 0; c < 3; c++) sum[c] += data[(y * width + x) * 3 + c];
+  for (let y = box.top; y < box.bottom; y++)
+    for (let x = 0; x < width; x++) for (let c = 0; c < 3; c++) sum[c] += data[(y * width + x) * 3 + c];
   const n = (box.bottom - box.top) * width;
   return sum.map((s) => s / n);
 }
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => path.relative(dir, path.join(d.parentPath, d.name)));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.relative(dir, path.join(d.parentPath, d.name)));
 }
 
 async function videoInput(ctx: TestStageCtx, file: string, clip: Record<string, unknown>) {
@@ -122,11 +240,29 @@ describe("cut rendering", () => {
 
   it("cuts frame-accurately between keyframes of a long-GOP source, across a join", async () => {
     const src = counterVideo();
-    const keyframes = sh("ffprobe", ["-v", "error", "-select_streams", "v:0", "-skip_frame", "nokey", "-show_entries", "frame=pts_time", "-of", "csv=p=0", src])
-      .toString().trim().split("\n").map(Number);
+    const keyframes = sh("ffprobe", [
+      "-v",
+      "error",
+      "-select_streams",
+      "v:0",
+      "-skip_frame",
+      "nokey",
+      "-show_entries",
+      "frame=pts_time",
+      "-of",
+      "csv=p=0",
+      src,
+    ])
+      .toString()
+      .trim()
+      .split("\n")
+      .map(Number);
     expect(keyframes.filter((t) => t > 0 && t < 8)).toEqual([]); // nothing to snap to near the cuts
     ctx = await makeStageCtx({ fit: "whole", background: "black", width: 540 });
-    const pieces = [{ start: 4.5, end: 5.5 }, { start: 7.2, end: 8.0 }];
+    const pieces = [
+      { start: 4.5, end: 5.5 },
+      { start: 7.2, end: 8.0 },
+    ];
     const out = await cut.run(await videoInput(ctx, src, { ref: "fa01", start: 4.5, end: 8, pieces }), ctx);
     const file = ctx.fileOf(out.cut.key);
     expect(frameCount(file)).toBe(54);
@@ -139,7 +275,10 @@ describe("cut rendering", () => {
 
   it("fit=fill crops per scene: the crop follows the salient box across a hard cut", async () => {
     ctx = await makeStageCtx({ fit: "fill", width: 360 });
-    const out = await cut.run(await videoInput(ctx, sceneVideo(), { ref: "sc01", start: 0.5, end: 3.5, pieces: [{ start: 0.5, end: 3.5 }] }), ctx);
+    const out = await cut.run(
+      await videoInput(ctx, sceneVideo(), { ref: "sc01", start: 0.5, end: 3.5, pieces: [{ start: 0.5, end: 3.5 }] }),
+      ctx,
+    );
     const plan = out.cut.crop_plan as Array<{ start: number; end: number; x: number }>;
     expect(plan).toHaveLength(2);
     expect(plan[0].end).toBeCloseTo(1.5, 1);
@@ -155,7 +294,10 @@ describe("cut rendering", () => {
 
   it("fit=crop with crop_focus=center keeps one centred crop (and misses the box)", async () => {
     ctx = await makeStageCtx({ fit: "crop", crop_focus: "center", width: 360 });
-    const out = await cut.run(await videoInput(ctx, sceneVideo(), { ref: "sc02", start: 0.5, end: 3.5, pieces: [{ start: 0.5, end: 3.5 }] }), ctx);
+    const out = await cut.run(
+      await videoInput(ctx, sceneVideo(), { ref: "sc02", start: 0.5, end: 3.5, pieces: [{ start: 0.5, end: 3.5 }] }),
+      ctx,
+    );
     expect(out.cut.crop_plan).toBeUndefined();
     const { data, info } = await frameAt(ctx.fileOf(out.cut.key), 10);
     expect(colourful(data, info.width, { top: 0, bottom: info.height })).toBeLessThan(0.01);
@@ -167,7 +309,10 @@ describe("cut rendering", () => {
     ["navy", (c: number[]) => c[2] > 100 && c[0] < 12 && c[1] < 12],
   ] as const)("fit=whole shows the whole picture on background=%s", async (background, bandOk) => {
     ctx = await makeStageCtx({ fit: "whole", background, width: 360 });
-    const out = await cut.run(await videoInput(ctx, edgesVideo(), { ref: "wh01", start: 0, end: 1.5, pieces: [{ start: 0, end: 1.5 }] }), ctx);
+    const out = await cut.run(
+      await videoInput(ctx, edgesVideo(), { ref: "wh01", start: 0, end: 1.5, pieces: [{ start: 0, end: 1.5 }] }),
+      ctx,
+    );
     const { data, info } = await frameAt(ctx.fileOf(out.cut.key), 10);
     expect(info).toMatchObject({ width: 360, height: 640 });
     // 640x360 → 360x202 in the middle: both edge bars are there, so nothing was cropped away.
@@ -182,14 +327,23 @@ describe("cut rendering", () => {
 
   it("rejects an unknown background colour before rendering", async () => {
     ctx = await makeStageCtx({ fit: "whole", background: "plaid", width: 360 });
-    await expect(cut.run(await videoInput(ctx, edgesVideo(), { ref: "wh02", start: 0, end: 1, pieces: [{ start: 0, end: 1 }] }), ctx))
-      .rejects.toMatchObject({ code: "bad_options" });
+    await expect(
+      cut.run(
+        await videoInput(ctx, edgesVideo(), { ref: "wh02", start: 0, end: 1, pieces: [{ start: 0, end: 1 }] }),
+        ctx,
+      ),
+    ).rejects.toMatchObject({ code: "bad_options" });
   });
 
   it("an abort mid-render leaves no output in storage and no partial file", async () => {
     const ac = new AbortController();
     ctx = await makeStageCtx({ fit: "crop", crop_focus: "center" }, { signal: ac.signal });
-    const input = await videoInput(ctx, counterVideo(), { ref: "ab01", start: 0, end: 12, pieces: [{ start: 0, end: 12 }] });
+    const input = await videoInput(ctx, counterVideo(), {
+      ref: "ab01",
+      start: 0,
+      end: 12,
+      pieces: [{ start: 0, end: 12 }],
+    });
     ctx.progress = (p, note) => {
       if (note === "cutting" && p > 4) ac.abort(new Error("cancelled by test"));
     };
@@ -213,11 +367,16 @@ describe("cut rendering", () => {
 
   it("caption-burn aborted mid-render leaves no captioned clip, poster or ASS in storage", async () => {
     ctx = await makeStageCtx({ fit: "crop", crop_focus: "center" });
-    const made = await cut.run(await videoInput(ctx, counterVideo(), { ref: "ab02", start: 0, end: 12, pieces: [{ start: 0, end: 12 }] }), ctx);
+    const made = await cut.run(
+      await videoInput(ctx, counterVideo(), { ref: "ab02", start: 0, end: 12, pieces: [{ start: 0, end: 12 }] }),
+      ctx,
+    );
     const before = filesUnder(ctx.storage.root).sort();
     const ac = new AbortController();
     const burnCtx: TestStageCtx = {
-      ...ctx, signal: ac.signal, options: { style: "bold-punch" },
+      ...ctx,
+      signal: ac.signal,
+      options: { style: "bold-punch" },
       progress: (p, note) => {
         if (note === "burning captions" && p > 4) ac.abort(new Error("cancelled by test"));
       },

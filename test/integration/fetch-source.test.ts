@@ -17,7 +17,10 @@ beforeAll(async () => {
   server = await startHttpsServer({
     "/jfk.mp3": serveFile(TEST_MEDIA.jfkMp3, "audio/mpeg"),
     "/download": (_req, res) => {
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": `attachment; filename="Inaugural Address"` });
+      res.writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-disposition": `attachment; filename="Inaugural Address"`,
+      });
       createReadStream(TEST_MEDIA.jfkMp3).pipe(res);
     },
     "/chunked.mp3": serveFile(TEST_MEDIA.jfkMp3, "audio/mpeg", { contentLength: false }),
@@ -58,7 +61,10 @@ async function run(input: Record<string, unknown>, options: Record<string, unkno
 }
 
 async function runError(input: Record<string, unknown>, options: Record<string, unknown> = {}): Promise<StageError> {
-  const err = await run(input, options).then(() => undefined, (e) => e);
+  const err = await run(input, options).then(
+    () => undefined,
+    (e) => e,
+  );
   expect(err).toBeInstanceOf(StageError);
   return err;
 }
@@ -67,7 +73,13 @@ describe("fetch-source over https", () => {
   it("downloads a direct media link into runs/<runId>/source<ext>", async () => {
     const url = server.url("/jfk.mp3");
     const { source } = await run({ source_url: url });
-    expect(source).toEqual({ key: `runs/${ctx!.runId}/source.mp3`, name: "jfk.mp3", bytes: jfkBytes, content_type: "audio/mpeg", url });
+    expect(source).toEqual({
+      key: `runs/${ctx!.runId}/source.mp3`,
+      name: "jfk.mp3",
+      bytes: jfkBytes,
+      content_type: "audio/mpeg",
+      url,
+    });
     expect(await ctx!.storage.read(source.key)).toEqual(await readFile(TEST_MEDIA.jfkMp3));
     expect(await ctx!.storage.exists(`runs/${ctx!.runId}/source.part`)).toBe(false);
     expect(ctx!.progressCalls.at(-1)?.[0]).toBe(100);
@@ -76,11 +88,18 @@ describe("fetch-source over https", () => {
   it("follows redirects and takes names from Content-Disposition", async () => {
     expect((await run({ source_url: server.url("/to-jfk") })).source.bytes).toBe(jfkBytes);
     const { source } = await run({ source_url: server.url("/download") });
-    expect(source).toMatchObject({ key: `runs/${ctx!.runId}/source.mp3`, name: "Inaugural Address.mp3", bytes: jfkBytes });
+    expect(source).toMatchObject({
+      key: `runs/${ctx!.runId}/source.mp3`,
+      name: "Inaugural Address.mp3",
+      bytes: jfkBytes,
+    });
   });
 
   it("downloads video and chunked responses", async () => {
-    expect((await run({ source_url: server.url("/clip") })).source).toMatchObject({ key: `runs/${ctx!.runId}/source.mp4`, name: "clip.mp4" });
+    expect((await run({ source_url: server.url("/clip") })).source).toMatchObject({
+      key: `runs/${ctx!.runId}/source.mp4`,
+      name: "clip.mp4",
+    });
     expect((await run({ source_url: server.url("/chunked.mp3") })).source.bytes).toBe(jfkBytes);
   });
 
@@ -119,7 +138,10 @@ describe("fetch-source over https", () => {
 
   it("refuses loopback unless the test switch is on", async () => {
     ctx = await makeStageCtx({}, { config: { network: { extra_ca: server.caPath } } });
-    const err = await fetchSource.run({ source_url: server.url("/jfk.mp3", "localhost") }, ctx).then(() => undefined, (e) => e);
+    const err = await fetchSource.run({ source_url: server.url("/jfk.mp3", "localhost") }, ctx).then(
+      () => undefined,
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(StageError);
     expect(err.code).toBe("forbidden_address");
   });
@@ -146,7 +168,11 @@ describe("fetch-source with an upload", () => {
   it("refuses a missing or empty upload, and a run with no source", async () => {
     ctx = await makeStageCtx();
     await ctx.storage.write("uploads/u2/empty.mp3", "");
-    const fail = (input: Record<string, unknown>) => fetchSource.run(input, ctx!).then(() => undefined, (e) => e);
+    const fail = (input: Record<string, unknown>) =>
+      fetchSource.run(input, ctx!).then(
+        () => undefined,
+        (e) => e,
+      );
     expect((await fail({ upload: { key: "uploads/u2/empty.mp3", name: "empty.mp3" } })).code).toBe("unreadable");
     expect((await fail({ upload: { key: "uploads/u2/none.mp3", name: "none.mp3" } })).code).toBe("not_found");
     expect((await fail({ upload: { key: "../etc/passwd", name: "x.mp3" } })).code).toBe("bad_input");

@@ -17,7 +17,10 @@ describe("clipd stage find-clips", () => {
   const env = () => ({ ...process.env, CLIPD_DATA_DIR: dataDir, DATABASE_URL: "", CLIPD_CONFIG: "" });
 
   it("prints ranked clips for a transcript file, with target_seconds and about", async () => {
-    const r = await runClipd(["stage", "find-clips", "--input", TRANSCRIPT, "--set", "target_seconds=60", "--set", "about=doubled our price"], env());
+    const r = await runClipd(
+      ["stage", "find-clips", "--input", TRANSCRIPT, "--set", "target_seconds=60", "--set", "about=doubled our price"],
+      env(),
+    );
     expect(r.code, r.output).toBe(0);
     const out = JSON.parse(r.output);
     expect(out.engine_used).toBe("heuristic");
@@ -31,7 +34,12 @@ describe("clipd stage find-clips", () => {
 
     const plain = await runClipd(["stage", "find-clips", "--input", TRANSCRIPT], env());
     expect(plain.code, plain.output).toBe(0);
-    const clips = JSON.parse(plain.output).clips as Array<{ start: number; end: number; duration: number; number: number }>;
+    const clips = JSON.parse(plain.output).clips as Array<{
+      start: number;
+      end: number;
+      duration: number;
+      number: number;
+    }>;
     expect(clips.map((c) => c.number)).toEqual(clips.map((_, i) => i + 1));
     for (const c of clips) {
       expect(c.duration).toBeGreaterThanOrEqual(30);

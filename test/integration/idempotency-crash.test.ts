@@ -16,10 +16,23 @@ describe.each(testBackends())("idempotency across a crash on %s", (backend) => {
 
   it("replays work that committed just before the process died, and takes over a key whose request died first", async () => {
     const d = await daemonEnv(backend);
-    const acc = lastJson((await runClipd(["account", "create", "--email", "crash-idem@example.com", "--plan"], d.env)).output);
-    const live = lastJson((await runClipd(["key", "create", "--account", acc.account_id, "--mode", "live", "--scopes", "clips.read,clips.write"], d.env)).output).key;
+    const acc = lastJson(
+      (await runClipd(["account", "create", "--email", "crash-idem@example.com", "--plan"], d.env)).output,
+    );
+    const live = lastJson(
+      (
+        await runClipd(
+          ["key", "create", "--account", acc.account_id, "--mode", "live", "--scopes", "clips.read,clips.write"],
+          d.env,
+        )
+      ).output,
+    ).key;
     const post = (base: string, key: string) =>
-      fetch(`${base}/api/v1/episodes`, { method: "POST", headers: { authorization: `Bearer ${live}`, "content-type": "application/json", "idempotency-key": key }, body: JSON.stringify({ name: "Crash test" }) });
+      fetch(`${base}/api/v1/episodes`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${live}`, "content-type": "application/json", "idempotency-key": key },
+        body: JSON.stringify({ name: "Crash test" }),
+      });
 
     // 1. The process dies after the handler's work committed, before anything else runs.
     const first = spawnClipd(["start"], { ...d.env, CLIPD_FAULTS: "after-handler:createEpisode" });
@@ -31,10 +44,13 @@ describe.each(testBackends())("idempotency across a crash on %s", (backend) => {
     // A record left "running" by a request that died before its work committed.
     const db = await openDb({ databaseUrl: d.databaseUrl, dataDir: d.dataDir });
     try {
-      await db.query(`insert into idempotency (account_id, livemode, key, request_hash, state, created_at) values ($1, true, 'crash-key-2', $2, 'running', now() - interval '10 minutes')`, [
-        acc.account_id,
-        (await import("../../facade/idempotency.js")).requestHash("POST", "/api/v1/episodes", { name: "Crash test" }),
-      ]);
+      await db.query(
+        `insert into idempotency (account_id, livemode, key, request_hash, state, created_at) values ($1, true, 'crash-key-2', $2, 'running', now() - interval '10 minutes')`,
+        [
+          acc.account_id,
+          (await import("../../facade/idempotency.js")).requestHash("POST", "/api/v1/episodes", { name: "Crash test" }),
+        ],
+      );
     } finally {
       await db.close();
     }
@@ -52,7 +68,9 @@ describe.each(testBackends())("idempotency across a crash on %s", (backend) => {
     const fresh = (await taken.json()) as any;
     expect(fresh.episode_id).not.toBe(replayed.episode_id);
 
-    const list = (await (await fetch(`${base2}/api/v1/episodes`, { headers: { authorization: `Bearer ${live}` } })).json()) as any;
+    const list = (await (
+      await fetch(`${base2}/api/v1/episodes`, { headers: { authorization: `Bearer ${live}` } })
+    ).json()) as any;
     expect(list.episodes.map((e: any) => e.episode_id).sort()).toEqual([replayed.episode_id, fresh.episode_id].sort());
     second.kill("SIGTERM");
     expect(await second.exited).toBe(0);

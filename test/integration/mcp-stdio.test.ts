@@ -25,9 +25,16 @@ const freePort = () =>
     });
   });
 
-async function stdioClient(given: Record<string, string | undefined>): Promise<{ client: Client; stderr: () => string }> {
+async function stdioClient(
+  given: Record<string, string | undefined>,
+): Promise<{ client: Client; stderr: () => string }> {
   const env = Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, "mcp", "--stdio"], env, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MAIN, "mcp", "--stdio"],
+    env,
+    stderr: "pipe",
+  });
   let err = "";
   transport.stderr?.on("data", (d: Buffer) => (err += d.toString()));
   const client = new Client({ name: "clipd-stdio-test", version: "1.0.0" });
@@ -52,12 +59,16 @@ describe("clipd mcp --stdio", () => {
     const seen = ok(await client.callTool({ name: "get_episode", arguments: { id: made.episode_id } }));
     expect(seen.episode_id).toBe(made.episode_id);
     expect(refusal(await client.callTool({ name: "list_webhooks", arguments: {} })).code).toBe("forbidden");
-    expect(JSON.parse(String((await client.readResource({ uri: "clipd://styles" })).contents[0]!.text)).styles.length).toBeGreaterThan(0);
+    expect(
+      JSON.parse(String((await client.readResource({ uri: "clipd://styles" })).contents[0]!.text)).styles.length,
+    ).toBeGreaterThan(0);
     await client.close();
   }, 120_000);
 
   it("answers a bad key's requests with the server's refusal", async () => {
-    await expect(stdioClient({ ...process.env, CLIPD_URL: s.base, CLIPD_API_KEY: "svc_live_unknown" })).rejects.toThrow(/401|unauthorized|Unauthorized/);
+    await expect(stdioClient({ ...process.env, CLIPD_URL: s.base, CLIPD_API_KEY: "svc_live_unknown" })).rejects.toThrow(
+      /401|unauthorized|Unauthorized/,
+    );
   }, 60_000);
 
   it("serves on the embedded database when CLIPD_URL is not set, or relays to the daemon that holds it", async () => {
@@ -66,7 +77,11 @@ describe("clipd mcp --stdio", () => {
     const made = await runClipd(["account", "create", "--email", "stdio@example.com"], d.env, { timeoutMs: 60_000 });
     expect(made.code, made.output).toBe(0);
     const accountId = JSON.parse(made.output.trim().split("\n").pop()!).account_id;
-    const key = await runClipd(["key", "create", "--account", accountId, "--mode", "test", "--scopes", "clips.read,clips.write"], d.env, { timeoutMs: 60_000 });
+    const key = await runClipd(
+      ["key", "create", "--account", accountId, "--mode", "test", "--scopes", "clips.read,clips.write"],
+      d.env,
+      { timeoutMs: 60_000 },
+    );
     expect(key.code, key.output).toBe(0);
     const testKey = JSON.parse(key.output.trim().split("\n").pop()!).key;
     const { client, stderr } = await stdioClient({ ...d.env, CLIPD_URL: undefined, CLIPD_API_KEY: testKey });

@@ -17,9 +17,39 @@ function salientLeft(): string {
   const file = path.join(CACHE, "salient-left-4s.mp4");
   if (!existsSync(file)) {
     mkdirSync(CACHE, { recursive: true });
-    execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x606060:s=640x360:d=4:r=10", "-f", "lavfi", "-i", "testsrc2=s=110x110:d=4:r=10",
-      "-f", "lavfi", "-i", "sine=d=4", "-filter_complex", "[0][1]overlay=20:120[v]", "-map", "[v]", "-map", "2:a", "-c:v", "libx264", "-preset", "ultrafast",
-      "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", file + ".part.mp4"]);
+    execFileSync("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      "color=c=0x606060:s=640x360:d=4:r=10",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=s=110x110:d=4:r=10",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=d=4",
+      "-filter_complex",
+      "[0][1]overlay=20:120[v]",
+      "-map",
+      "[v]",
+      "-map",
+      "2:a",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-shortest",
+      file + ".part.mp4",
+    ]);
     renameSync(file + ".part.mp4", file);
   }
   return file;
@@ -57,14 +87,24 @@ describe("plan-crops and cut", () => {
   it("passes an audio episode through", async () => {
     ctx = await makeStageCtx({});
     const base = await input(ctx);
-    expect(await planCrops.run({ ...base, media: { duration: 4, kind: "audio", rotation: 0, has_audio: true }, clips: [clipA] }, ctx)).toEqual({});
+    expect(
+      await planCrops.run(
+        { ...base, media: { duration: 4, kind: "audio", rotation: 0, has_audio: true }, clips: [clipA] },
+        ctx,
+      ),
+    ).toEqual({});
   });
 
   it("cut renders with a plan that fits, and analyses again when it does not", async () => {
     ctx = await makeStageCtx({ encode: false, width: 360 });
     const base = await input(ctx);
     // A planted plan (crop on the right) shows which one cut used: the analysis would say left.
-    const planted = { frame: "9:16", threshold: 0.3, pieces: piecesSignature(clipA.pieces), scenes: [{ start: 0, end: 3, x: 0.9, y: 0.5 }] };
+    const planted = {
+      frame: "9:16",
+      threshold: 0.3,
+      pieces: piecesSignature(clipA.pieces),
+      scenes: [{ start: 0, end: 3, x: 0.9, y: 0.5 }],
+    };
     const used = await cut.run({ ...base, clip: { ...clipA, crop_plan: planted } }, ctx);
     expect(used.cut.render_plan.crop_plan).toEqual(planted.scenes);
     expect(ctx.progressCalls.map(([, n]) => n)).not.toContain("finding scenes");
@@ -78,12 +118,22 @@ describe("plan-crops and cut", () => {
 
   it("takes a plan only for its own pieces, threshold and shape, and only when well formed", () => {
     const pieces = [{ start: 0, end: 3 }];
-    const good = { frame: "9:16", threshold: 0.3, pieces: piecesSignature(pieces), scenes: [{ start: 0, end: 3, x: 0.2, y: 0.5 }] };
+    const good = {
+      frame: "9:16",
+      threshold: 0.3,
+      pieces: piecesSignature(pieces),
+      scenes: [{ start: 0, end: 3, x: 0.2, y: 0.5 }],
+    };
     expect(plannedScenes(good, { frame: "9:16", threshold: 0.3, pieces })).toEqual(good.scenes);
     expect(plannedScenes(good, { frame: "1:1", threshold: 0.3, pieces })).toBeUndefined();
     expect(plannedScenes(good, { frame: "9:16", threshold: 0.4, pieces })).toBeUndefined();
     expect(plannedScenes(good, { frame: "9:16", threshold: 0.3, pieces: [{ start: 0, end: 2 }] })).toBeUndefined();
-    expect(plannedScenes({ ...good, scenes: [{ start: 0, end: 3, x: 2, y: 0.5 }] }, { frame: "9:16", threshold: 0.3, pieces })).toBeUndefined();
+    expect(
+      plannedScenes(
+        { ...good, scenes: [{ start: 0, end: 3, x: 2, y: 0.5 }] },
+        { frame: "9:16", threshold: 0.3, pieces },
+      ),
+    ).toBeUndefined();
     expect(plannedScenes("nonsense", { frame: "9:16", threshold: 0.3, pieces })).toBeUndefined();
   });
 });

@@ -17,11 +17,31 @@ const COLOURS = ["red", "green", "blue"] as const;
 async function colourClip(dir: string): Promise<string> {
   const out = path.join(dir, "clip.mp4");
   const inputs = COLOURS.flatMap((c) => ["-f", "lavfi", "-i", `color=c=${c}:s=360x640:r=25:d=1`]);
-  await run("ffmpeg", ["-v", "error", "-y", ...inputs, "-filter_complex", "[0:v][1:v][2:v]concat=n=3:v=1[v]", "-map", "[v]", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", out]);
+  await run("ffmpeg", [
+    "-v",
+    "error",
+    "-y",
+    ...inputs,
+    "-filter_complex",
+    "[0:v][1:v][2:v]concat=n=3:v=1[v]",
+    "-map",
+    "[v]",
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+    out,
+  ]);
   return out;
 }
 
-const brand: BrandSnapshot = { id: "kit-1", name: "Test kit", colours: { primary: "#FFFFFF", accent: "#F59E0B", background: "#7C3AED" } };
+const brand: BrandSnapshot = {
+  id: "kit-1",
+  name: "Test kit",
+  colours: { primary: "#FFFFFF", accent: "#F59E0B", background: "#7C3AED" },
+};
 
 describe("poster stage", () => {
   let ctx: TestStageCtx;
@@ -31,31 +51,54 @@ describe("poster stage", () => {
     ctx = await makeStageCtx({});
     await ctx.storage.putFile("runs/r/clip-a-captioned.mp4", await colourClip(ctx.workdir));
     // The clip opens on a filler; the hook ("Here is the point") starts in the green second.
-    const words = [{ text: "Um,", start: 0.1, end: 0.4 }, ...["Here", "is", "the", "point."].map((text, i) => ({ text, start: 1.2 + i * 0.3, end: 1.45 + i * 0.3 }))];
-    await ctx.storage.write("runs/r/clip-a.words.json", JSON.stringify({ ref: "a", title: "The point", hook: "Here is the point.", words }));
+    const words = [
+      { text: "Um,", start: 0.1, end: 0.4 },
+      ...["Here", "is", "the", "point."].map((text, i) => ({ text, start: 1.2 + i * 0.3, end: 1.45 + i * 0.3 })),
+    ];
+    await ctx.storage.write(
+      "runs/r/clip-a.words.json",
+      JSON.stringify({ ref: "a", title: "The point", hook: "Here is the point.", words }),
+    );
     const out = await poster.run(
       {
-        render: { key: "runs/r/clip-a-captioned.mp4", ref: "a", style: "clean", duration: 3, width: 360, height: 640, hook_title: false, thumbnail_key: "runs/r/clip-a-captioned.jpg", poster_webp_key: "runs/r/clip-a-captioned.webp" },
+        render: {
+          key: "runs/r/clip-a-captioned.mp4",
+          ref: "a",
+          style: "clean",
+          duration: 3,
+          width: 360,
+          height: 640,
+          hook_title: false,
+          thumbnail_key: "runs/r/clip-a-captioned.jpg",
+          poster_webp_key: "runs/r/clip-a-captioned.webp",
+        },
         cut: { words_key: "runs/r/clip-a.words.json", title: "The point", hook: "Here is the point." },
         brand,
       },
       ctx,
     );
-    expect(out.render).toMatchObject({ key: "runs/r/clip-a-captioned.mp4", thumbnail_key: "runs/r/clip-a-captioned.jpg", poster_webp_key: "runs/r/clip-a-captioned.webp" });
+    expect(out.render).toMatchObject({
+      key: "runs/r/clip-a-captioned.mp4",
+      thumbnail_key: "runs/r/clip-a-captioned.jpg",
+      poster_webp_key: "runs/r/clip-a-captioned.webp",
+    });
     expect(out.render.poster).toMatchObject({ at: 1.25, width: 360, height: 640, title: "The point", brand: "kit-1" });
 
     const jpeg = await ctx.storage.read(out.render.thumbnail_key);
     const webp = await ctx.storage.read(out.render.poster_webp_key);
     expect(await sharp(jpeg).metadata()).toMatchObject({ format: "jpeg", width: 360, height: 640 });
     expect(await sharp(webp).metadata()).toMatchObject({ format: "webp", width: 360, height: 640 });
-    const at = async (img: Buffer, x: number, y: number) => [...(await sharp(img).extract({ left: x, top: y, width: 1, height: 1 }).raw().toBuffer())];
+    const at = async (img: Buffer, x: number, y: number) => [
+      ...(await sharp(img).extract({ left: x, top: y, width: 1, height: 1 }).raw().toBuffer()),
+    ];
     const near = (got: number[], want: number[], tol = 40) => got.every((v, i) => Math.abs(v - want[i]!) <= tol);
     // Below the band: the green second's picture (the hook's first word), not the red opening.
     expect(near(await at(jpeg, 180, 500), [0, 128, 0]), String(await at(jpeg, 180, 500))).toBe(true);
     // In the band, beside the text: the kit's background colour.
     const band = await sharp(jpeg).extract({ left: 0, top: 45, width: 360, height: 90 }).raw().toBuffer();
     let purple = 0;
-    for (let i = 0; i < band.length; i += 3) if (near([band[i]!, band[i + 1]!, band[i + 2]!], [0x7c, 0x3a, 0xed], 30)) purple++;
+    for (let i = 0; i < band.length; i += 3)
+      if (near([band[i]!, band[i + 1]!, band[i + 2]!], [0x7c, 0x3a, 0xed], 30)) purple++;
     expect(purple).toBeGreaterThan(500);
   });
 
@@ -63,18 +106,44 @@ describe("poster stage", () => {
     ctx = await makeStageCtx({ poster_title: false });
     await ctx.storage.putFile("runs/r/clip-b-captioned.mp4", await colourClip(ctx.workdir));
     // On the clip's own timeline the hook starts at once; the file opens with a 1 s intro card.
-    const words = ["Here", "is", "the", "point."].map((text, i) => ({ text, start: 0.2 + i * 0.3, end: 0.45 + i * 0.3 }));
-    await ctx.storage.write("runs/r/clip-b.words.json", JSON.stringify({ ref: "b", hook: "Here is the point.", words }));
+    const words = ["Here", "is", "the", "point."].map((text, i) => ({
+      text,
+      start: 0.2 + i * 0.3,
+      end: 0.45 + i * 0.3,
+    }));
+    await ctx.storage.write(
+      "runs/r/clip-b.words.json",
+      JSON.stringify({ ref: "b", hook: "Here is the point.", words }),
+    );
     const out = await poster.run(
       {
-        render: { key: "runs/r/clip-b-captioned.mp4", ref: "b", style: "clean", duration: 3, width: 360, height: 640, hook_title: false, thumbnail_key: "runs/r/clip-b.jpg", poster_webp_key: "runs/r/clip-b.webp" },
-        cut: { words_key: "runs/r/clip-b.words.json", hook: "Here is the point.", render_plan: { width: 360, height: 640 } },
+        render: {
+          key: "runs/r/clip-b-captioned.mp4",
+          ref: "b",
+          style: "clean",
+          duration: 3,
+          width: 360,
+          height: 640,
+          hook_title: false,
+          thumbnail_key: "runs/r/clip-b.jpg",
+          poster_webp_key: "runs/r/clip-b.webp",
+        },
+        cut: {
+          words_key: "runs/r/clip-b.words.json",
+          hook: "Here is the point.",
+          render_plan: { width: 360, height: 640 },
+        },
         brand: { ...brand, intro: { text: "Welcome", seconds: 1 } },
       },
       ctx,
     );
     expect(out.render.poster.at).toBeCloseTo(1.25, 3);
-    const px = [...(await sharp(await ctx.storage.read(out.render.thumbnail_key)).extract({ left: 180, top: 500, width: 1, height: 1 }).raw().toBuffer())];
+    const px = [
+      ...(await sharp(await ctx.storage.read(out.render.thumbnail_key))
+        .extract({ left: 180, top: 500, width: 1, height: 1 })
+        .raw()
+        .toBuffer()),
+    ];
     expect(px[1]! > 90 && px[0]! < 60, String(px)).toBe(true); // green: the second after the card, not the red card-time frame
   });
 });

@@ -20,8 +20,15 @@ async function probeFile(file: string | Buffer, name: string, options: Record<st
   return probe.run({ source: { key, name } }, ctx);
 }
 
-async function probeError(file: string | Buffer, name: string, options: Record<string, unknown> = {}): Promise<StageError> {
-  const err = await probeFile(file, name, options).then(() => undefined, (e) => e);
+async function probeError(
+  file: string | Buffer,
+  name: string,
+  options: Record<string, unknown> = {},
+): Promise<StageError> {
+  const err = await probeFile(file, name, options).then(
+    () => undefined,
+    (e) => e,
+  );
   expect(err).toBeInstanceOf(StageError);
   expect(err.retryable).toBe(false);
   return err;
@@ -42,7 +49,10 @@ describe("probe", () => {
   });
 
   it("reads jfk.mp3 and other audio containers", async () => {
-    expect((await probeFile(TEST_MEDIA.jfkMp3, "jfk.mp3")).media).toMatchObject({ kind: "audio", audio: { codec: "mp3" } });
+    expect((await probeFile(TEST_MEDIA.jfkMp3, "jfk.mp3")).media).toMatchObject({
+      kind: "audio",
+      audio: { codec: "mp3" },
+    });
     const opus = await probeFile(await transcode(TEST_MEDIA.jfkWav, ".opus"), "jfk.opus");
     expect(opus.media.audio.codec).toBe("opus");
     expect(opus.media.duration).toBeCloseTo(11.0, 0);
@@ -57,7 +67,10 @@ describe("probe", () => {
   });
 
   it("swaps width and height for a 90° rotated video", async () => {
-    const { media } = await probeFile(await makeVideo({ seconds: 1, width: 320, height: 240, rotate: 90 }), "phone.mp4");
+    const { media } = await probeFile(
+      await makeVideo({ seconds: 1, width: 320, height: 240, rotate: 90 }),
+      "phone.mp4",
+    );
     expect(media).toMatchObject({ kind: "video", rotation: 90, width: 240, height: 320 });
     expect(media.video).toMatchObject({ coded_width: 320, coded_height: 240 });
     const upside = await probeFile(await makeVideo({ seconds: 1, rotate: 180 }), "upside.mp4");
@@ -65,7 +78,10 @@ describe("probe", () => {
   });
 
   it("reads a webm with speech", async () => {
-    const { media } = await probeFile(await makeVideo({ seconds: 2, ext: ".webm", speech: "hello there" }), "talk.webm");
+    const { media } = await probeFile(
+      await makeVideo({ seconds: 2, ext: ".webm", speech: "hello there" }),
+      "talk.webm",
+    );
     expect(media).toMatchObject({ kind: "video", video: { codec: "vp9" }, audio: { codec: "opus" } });
   });
 

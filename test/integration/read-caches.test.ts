@@ -47,10 +47,12 @@ describe("PGlite's write count", () => {
     });
     expect(at()).toBeGreaterThan(n);
     n = at();
-    await expect(db.transaction(async (tx) => {
-      await tx.query(`insert into t values (3, 'three')`);
-      throw new Error("rolled back");
-    })).rejects.toThrow("rolled back");
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query(`insert into t values (3, 'three')`);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
     expect(at()).toBeGreaterThan(n);
     n = at();
     await expect(db.query(`insert into t values (1, 'again')`)).rejects.toThrow();
@@ -60,33 +62,36 @@ describe("PGlite's write count", () => {
     expect(at()).toBeGreaterThan(n);
   });
 
-  it.skipIf(!process.env.CLIPD_TEST_PG_URL)("on PostgreSQL is absent until other processes' notices can be heard, then moves on their commits and its own", async () => {
-    const url = await freshPgDatabase();
-    const db = await openDb({ databaseUrl: url, dataDir: "" });
-    const other = await openDb({ databaseUrl: url, dataDir: "" });
-    opened.push(db, other);
-    await migrate(db);
-    // Nothing is kept before the LISTEN session is up: the first call only opens it.
-    const cache = new ReadCache(db);
-    let loads = 0;
-    const load = async () => ++loads;
-    await cache.read("k", load);
-    await cache.read("k", load);
-    expect(loads).toBe(2);
-    const n = await waitFor(() => db.writes!(), { what: "the change notices' session" });
-    await cache.read("k", load);
-    await cache.read("k", load);
-    expect(loads).toBe(3);
-    // This process's own write moves it when it ends; a plain select does not.
-    await db.query(`select 1`);
-    expect(db.writes!()).toBe(n);
-    await db.query(`update episodes set name = name where false`);
-    expect(db.writes!()).toBeGreaterThan(n);
-    // Another process's commit moves it once its notice arrives.
-    const m = db.writes!();
-    await other.transaction((tx) => tx.query(`update runs set progress = progress where false`));
-    await waitFor(() => db.writes!() > m, { what: "the other process's notice" });
-  });
+  it.skipIf(!process.env.CLIPD_TEST_PG_URL)(
+    "on PostgreSQL is absent until other processes' notices can be heard, then moves on their commits and its own",
+    async () => {
+      const url = await freshPgDatabase();
+      const db = await openDb({ databaseUrl: url, dataDir: "" });
+      const other = await openDb({ databaseUrl: url, dataDir: "" });
+      opened.push(db, other);
+      await migrate(db);
+      // Nothing is kept before the LISTEN session is up: the first call only opens it.
+      const cache = new ReadCache(db);
+      let loads = 0;
+      const load = async () => ++loads;
+      await cache.read("k", load);
+      await cache.read("k", load);
+      expect(loads).toBe(2);
+      const n = await waitFor(() => db.writes!(), { what: "the change notices' session" });
+      await cache.read("k", load);
+      await cache.read("k", load);
+      expect(loads).toBe(3);
+      // This process's own write moves it when it ends; a plain select does not.
+      await db.query(`select 1`);
+      expect(db.writes!()).toBe(n);
+      await db.query(`update episodes set name = name where false`);
+      expect(db.writes!()).toBeGreaterThan(n);
+      // Another process's commit moves it once its notice arrives.
+      const m = db.writes!();
+      await other.transaction((tx) => tx.query(`update runs set progress = progress where false`));
+      await waitFor(() => db.writes!() > m, { what: "the other process's notice" });
+    },
+  );
 });
 
 describe("the facade's read cache on PGlite", () => {
@@ -95,7 +100,8 @@ describe("the facade's read cache on PGlite", () => {
     const cache = readCacheOf(db);
     expect(readCacheOf(db)).toBe(cache); // one per database handle
     let loads = 0;
-    const read = () => cache.read("t:1", async () => (loads++, (await db.query(`select v from t where id = 1`)).rows[0].v as string));
+    const read = () =>
+      cache.read("t:1", async () => (loads++, (await db.query(`select v from t where id = 1`)).rows[0].v as string));
     // Readers at one count share one query, even while it is under way.
     expect(await Promise.all([read(), read(), read()])).toEqual(["one", "one", "one"]);
     expect(loads).toBe(1);
@@ -113,7 +119,9 @@ describe("the facade's read cache on PGlite", () => {
   it("keeps no failed read", async () => {
     const db = await pglite();
     const cache = new ReadCache(db);
-    await expect(cache.read("x", async () => Promise.reject(new Error("database gone")))).rejects.toThrow("database gone");
+    await expect(cache.read("x", async () => Promise.reject(new Error("database gone")))).rejects.toThrow(
+      "database gone",
+    );
     expect(await cache.read("x", async () => "back")).toBe("back");
   });
 });
@@ -137,10 +145,13 @@ describe.each(testBackends())("the key cache on %s", (backend) => {
     expect("key" in (await b.authenticate(key))).toBe(true); // now cached in b
     await a.revokeKey(apiKey.id);
     expect(await a.authenticate(key)).toEqual({ reason: "revoked" }); // this process: at once
-    const seen = await waitFor(async () => {
-      const r = await b.authenticate(key);
-      return "reason" in r ? r : undefined;
-    }, { what: "the other handle to refuse the revoked key" });
+    const seen = await waitFor(
+      async () => {
+        const r = await b.authenticate(key);
+        return "reason" in r ? r : undefined;
+      },
+      { what: "the other handle to refuse the revoked key" },
+    );
     expect(seen).toEqual({ reason: "revoked" });
   });
 });

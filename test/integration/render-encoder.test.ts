@@ -9,7 +9,15 @@ import { promisify } from "node:util";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import {
-  activeEncoder, AUTO_ENCODERS, chooseEncoder, configureEncoder, EncoderUnusableError, HARDWARE_ENCODERS, listedEncoders, probeEncoder, type VideoEncoder,
+  activeEncoder,
+  AUTO_ENCODERS,
+  chooseEncoder,
+  configureEncoder,
+  EncoderUnusableError,
+  HARDWARE_ENCODERS,
+  listedEncoders,
+  probeEncoder,
+  type VideoEncoder,
 } from "../../daemon/kit/encoder.js";
 import { finalEncodeArgs, probeMedia, THREAD_ARGS } from "../../daemon/kit/render.js";
 import { runClipd } from "../helpers/cli.js";
@@ -43,7 +51,9 @@ describe("render encoder", () => {
       const err = await chooseEncoder(hw).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(EncoderUnusableError);
       expect((err as EncoderUnusableError).field).toBe("render.encoder");
-      expect((err as Error).message).toMatch(new RegExp(`^render\\.encoder: ${hw} cannot encode here \\(.+\\); set render\\.encoder to auto or libx264$`));
+      expect((err as Error).message).toMatch(
+        new RegExp(`^render\\.encoder: ${hw} cannot encode here \\(.+\\); set render\\.encoder to auto or libx264$`),
+      );
     }
   });
 
@@ -53,14 +63,41 @@ describe("render encoder", () => {
     const args = finalEncodeArgs({ preset: "veryfast" });
     expect(args.join(" ")).toContain(THREAD_ARGS.join(" "));
     expect(args).toContain(choice.encoder);
-    expect(finalEncodeArgs({ encoder: "h264_nvenc", preset: "veryfast" }).join(" ")).toMatch(/-c:v h264_nvenc -preset p3 -rc vbr -cq 20 -b:v 0/);
+    expect(finalEncodeArgs({ encoder: "h264_nvenc", preset: "veryfast" }).join(" ")).toMatch(
+      /-c:v h264_nvenc -preset p3 -rc vbr -cq 20 -b:v 0/,
+    );
     const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-encoder-"));
     const out = path.join(dir, "out.mp4");
     await exec("ffmpeg", [
-      "-hide_banner", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=360x640:r=30:d=1", "-f", "lavfi", "-i", "sine=d=1",
-      "-filter_complex", "[0:v]scale=360:640[v]", "-map", "[v]", "-map", "1:a", ...args, out,
+      "-hide_banner",
+      "-nostdin",
+      "-v",
+      "error",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=s=360x640:r=30:d=1",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=d=1",
+      "-filter_complex",
+      "[0:v]scale=360:640[v]",
+      "-map",
+      "[v]",
+      "-map",
+      "1:a",
+      ...args,
+      out,
     ]);
-    expect(await probeMedia(out)).toMatchObject({ width: 360, height: 640, videoCodec: "h264", videoProfile: "High", pixFmt: "yuv420p", audioCodec: "aac" });
+    expect(await probeMedia(out)).toMatchObject({
+      width: 360,
+      height: 640,
+      videoCodec: "h264",
+      videoProfile: "High",
+      pixFmt: "yuv420p",
+      audioCodec: "aac",
+    });
   });
 
   it("clipd doctor names the encoder in use and refuses an unusable explicit one", async () => {
@@ -75,7 +112,11 @@ describe("render encoder", () => {
     await writeFile(file, stringify({ render: { encoder: dead[0] } }));
     const bad = await runClipd(["doctor"], { ...env, CLIPD_CONFIG: file });
     expect(bad.code).toBe(1);
-    expect(bad.output).toMatch(new RegExp(`FAIL  render encoder +render\\.encoder: ${dead[0]} cannot encode here[^\\n]*\\n\\s+fix: set render\\.encoder to auto`));
+    expect(bad.output).toMatch(
+      new RegExp(
+        `FAIL  render encoder +render\\.encoder: ${dead[0]} cannot encode here[^\\n]*\\n\\s+fix: set render\\.encoder to auto`,
+      ),
+    );
   });
 
   it("a worker does not start on an explicit encoder that cannot encode", async () => {

@@ -15,18 +15,52 @@ import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CACHE = path.join(ROOT, ".cache/fixtures");
-const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
+const sh = (cmd: string, args: string[]) =>
+  execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
 
 /** 8 s, 640×360: a moving testsrc2 box on the left over navy, a hard cut at 4 s, then the box on the right over brown. */
 function sceneSource(): string {
   mkdirSync(CACHE, { recursive: true });
   const file = path.join(CACHE, "one-pass-scenes-v2.mp4");
   if (!existsSync(file)) {
-    sh("ffmpeg", ["-v", "error", "-y",
-      "-f", "lavfi", "-i", "color=c=0x202040:s=640x360:d=4:r=30", "-f", "lavfi", "-i", "color=c=0x604020:s=640x360:d=4:r=30",
-      "-f", "lavfi", "-i", "testsrc2=s=120x120:d=8:r=30", "-f", "lavfi", "-i", "sine=f=300:d=8",
-      "-filter_complex", "[2]split[b1][b2];[0][b1]overlay=x=40:y='50+30*t':shortest=1[l];[1][b2]overlay=x=480:y='50+30*t':shortest=1[r];[l][r]concat=n=2:v=1:a=0[v]",
-      "-map", "[v]", "-map", "3:a", "-c:v", "libx264", "-preset", "ultrafast", "-g", "90", "-pix_fmt", "yuv420p", "-c:a", "aac", file + ".part.mp4"]);
+    sh("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      "color=c=0x202040:s=640x360:d=4:r=30",
+      "-f",
+      "lavfi",
+      "-i",
+      "color=c=0x604020:s=640x360:d=4:r=30",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc2=s=120x120:d=8:r=30",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=f=300:d=8",
+      "-filter_complex",
+      "[2]split[b1][b2];[0][b1]overlay=x=40:y='50+30*t':shortest=1[l];[1][b2]overlay=x=480:y='50+30*t':shortest=1[r];[l][r]concat=n=2:v=1:a=0[v]",
+      "-map",
+      "[v]",
+      "-map",
+      "3:a",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-g",
+      "90",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      file + ".part.mp4",
+    ]);
     renameSync(file + ".part.mp4", file);
   }
   return file;
@@ -34,17 +68,25 @@ function sceneSource(): string {
 
 // Two pieces: [0.5, 2.5] and [3, 6] of the source, so the clip is 5 s, its pieces join at 2 s and the
 // hard cut (source 4 s) falls at 3 s of the clip.
-const PIECES = [{ start: 0.5, end: 2.5 }, { start: 3, end: 6 }];
+const PIECES = [
+  { start: 0.5, end: 2.5 },
+  { start: 3, end: 6 },
+];
 const WORDS = [
-  { text: "Alpha", start: 0.9, end: 1.5 }, { text: "bravo", start: 1.6, end: 2.1 },
-  { text: "charlie", start: 3.3, end: 3.9 }, { text: "delta.", start: 4.6, end: 5.3 }, // clip 0.4–1.1, 1.1–1.6, 2.3–2.9, 3.6–4.3
+  { text: "Alpha", start: 0.9, end: 1.5 },
+  { text: "bravo", start: 1.6, end: 2.1 },
+  { text: "charlie", start: 3.3, end: 3.9 },
+  { text: "delta.", start: 4.6, end: 5.3 }, // clip 0.4–1.1, 1.1–1.6, 2.3–2.9, 3.6–4.3
 ].map((w) => ({ ...w, confidence: 0.9 }));
 const clipToSource = (t: number) => (t < 2 ? 0.5 + t : 3 + (t - 2));
 
 async function render(encode: boolean, source: string) {
   const cutCtx = await makeStageCtx({ fit: "fill", encode, preset: "ultrafast" });
   await cutCtx.storage.putFile("runs/r/source.mp4", source);
-  await cutCtx.storage.write("runs/r/transcript.json", JSON.stringify({ engine: "test", language: "en", duration: 8, words: WORDS, segments: [] }));
+  await cutCtx.storage.write(
+    "runs/r/transcript.json",
+    JSON.stringify({ engine: "test", language: "en", duration: 8, words: WORDS, segments: [] }),
+  );
   const input = {
     source: { key: "runs/r/source.mp4" },
     media: { duration: 8, kind: "video", width: 640, height: 360, has_audio: true },
@@ -52,19 +94,42 @@ async function render(encode: boolean, source: string) {
     clip: { ref: "c1", number: 1, title: "Left then right", start: 0.5, end: 6, pieces: PIECES },
   };
   const cutOut = await cut.run(input, cutCtx);
-  const burnCtx = { ...cutCtx, options: { style: "bold-punch", hook_title: true, hook_seconds: 2 }, progressCalls: [] as TestStageCtx["progressCalls"] };
+  const burnCtx = {
+    ...cutCtx,
+    options: { style: "bold-punch", hook_title: true, hook_seconds: 2 },
+    progressCalls: [] as TestStageCtx["progressCalls"],
+  };
   const out = await captionBurn.run({ ...input, ...cutOut }, burnCtx);
   return { ctx: cutCtx, cut: cutOut.cut, render: out.render, file: cutCtx.fileOf(out.render.key) };
 }
 
 /** A frame at clip time `t` as a PNG. */
-const frame = (file: string, t: number) => sh("ffmpeg", ["-v", "error", "-ss", t.toFixed(3), "-i", file, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-"]);
+const frame = (file: string, t: number) =>
+  sh("ffmpeg", [
+    "-v",
+    "error",
+    "-ss",
+    t.toFixed(3),
+    "-i",
+    file,
+    "-frames:v",
+    "1",
+    "-f",
+    "image2pipe",
+    "-c:v",
+    "png",
+    "-",
+  ]);
 
 /** Grey pixels of a horizontal band (fractions of the height). */
 async function band(png: Buffer, top: number, height: number) {
   const img = sharp(png);
   const { width, height: h } = await img.metadata();
-  return img.extract({ left: 0, top: Math.round(h! * top), width: width!, height: Math.round(h! * height) }).greyscale().raw().toBuffer();
+  return img
+    .extract({ left: 0, top: Math.round(h! * top), width: width!, height: Math.round(h! * height) })
+    .greyscale()
+    .raw()
+    .toBuffer();
 }
 
 const mad = (a: Buffer, b: Buffer) => a.reduce((s, v, i) => s + Math.abs(v - b[i]!), 0) / a.length;
@@ -76,12 +141,22 @@ const mad = (a: Buffer, b: Buffer) => a.reduce((s, v, i) => s + Math.abs(v - b[i
 async function cropX(rendered: Buffer, sourceFile: string, sourceT: number): Promise<number> {
   const w = 202; // 360 × 1080/1920, the crop's width in the 640×360 source
   const rows = [130, 230]; // source rows shown in the clip's middle band
-  const mid = await sharp(rendered).resize(w, 360, { fit: "fill" }).extract({ left: 0, top: rows[0]!, width: w, height: rows[1]! - rows[0]! }).greyscale().raw().toBuffer();
-  const src = await sharp(frame(sourceFile, sourceT)).extract({ left: 0, top: rows[0]!, width: 640, height: rows[1]! - rows[0]! }).greyscale().raw().toBuffer();
+  const mid = await sharp(rendered)
+    .resize(w, 360, { fit: "fill" })
+    .extract({ left: 0, top: rows[0]!, width: w, height: rows[1]! - rows[0]! })
+    .greyscale()
+    .raw()
+    .toBuffer();
+  const src = await sharp(frame(sourceFile, sourceT))
+    .extract({ left: 0, top: rows[0]!, width: 640, height: rows[1]! - rows[0]! })
+    .greyscale()
+    .raw()
+    .toBuffer();
   let best = { x: -1, d: Infinity };
   for (let x = 0; x + w <= 640; x++) {
     let d = 0;
-    for (let y = 0; y < rows[1]! - rows[0]!; y += 2) for (let i = 0; i < w; i += 2) d += Math.abs(mid[y * w + i]! - src[y * 640 + x + i]!);
+    for (let y = 0; y < rows[1]! - rows[0]!; y += 2)
+      for (let i = 0; i < w; i += 2) d += Math.abs(mid[y * w + i]! - src[y * 640 + x + i]!);
     if (d < best.d) best = { x, d };
   }
   return best.x;
@@ -100,9 +175,28 @@ describe("one-pass render matches the two-pass render", () => {
 
   it("cut hands a plan instead of a file, and the render keeps every field", () => {
     expect(one.cut.key).toBeUndefined();
-    expect(one.cut.render_plan).toMatchObject({ source_key: "runs/r/source.mp4", pieces: PIECES, width: 1080, height: 1920, layout: "crop" });
+    expect(one.cut.render_plan).toMatchObject({
+      source_key: "runs/r/source.mp4",
+      pieces: PIECES,
+      width: 1080,
+      height: 1920,
+      layout: "crop",
+    });
     expect(one.cut.crop_plan).toEqual(two.cut.crop_plan);
-    for (const k of ["key", "thumbnail_key", "poster_webp_key", "ass_key", "style", "caption_size", "caption_position", "highlight", "hook_title", "duration", "width", "height"]) {
+    for (const k of [
+      "key",
+      "thumbnail_key",
+      "poster_webp_key",
+      "ass_key",
+      "style",
+      "caption_size",
+      "caption_position",
+      "highlight",
+      "hook_title",
+      "duration",
+      "width",
+      "height",
+    ]) {
       expect(one.render[k], k).toEqual(k.endsWith("key") ? expect.any(String) : two.render[k]);
     }
   });
@@ -123,10 +217,14 @@ describe("one-pass render matches the two-pass render", () => {
       { t: 1.0, top: 0.02, height: 0.25, what: "hook title" },
     ];
     for (const c of checks) {
-      const [a, b, p] = await Promise.all([one.file, two.file, plain].map(async (f) => band(frame(f, c.t), c.top, c.height)));
+      const [a, b, p] = await Promise.all(
+        [one.file, two.file, plain].map(async (f) => band(frame(f, c.t), c.top, c.height)),
+      );
       const same = mad(a, b);
       const captioned = mad(a, p);
-      console.log(`one pass vs two pass at ${c.t} s (${c.what}): ${same.toFixed(2)}; vs no captions: ${captioned.toFixed(2)}`);
+      console.log(
+        `one pass vs two pass at ${c.t} s (${c.what}): ${same.toFixed(2)}; vs no captions: ${captioned.toFixed(2)}`,
+      );
       expect(same, c.what).toBeLessThan(2.5);
       expect(captioned, c.what).toBeGreaterThan(4 * same + 2);
     }
@@ -137,14 +235,19 @@ describe("one-pass render matches the two-pass render", () => {
     for (const t of [2 + 1 / 60, 3 + 1 / 60, 4.9]) {
       const [a, b] = await Promise.all([one.file, two.file].map(async (f) => band(frame(f, t), 0.25, 0.4)));
       const next = await band(frame(one.file, t + 1 / 30), 0.25, 0.4);
-      console.log(`edge at ${t.toFixed(3)} s: one vs two pass ${mad(a, b).toFixed(2)}, vs the next frame ${mad(a, next).toFixed(2)}`);
+      console.log(
+        `edge at ${t.toFixed(3)} s: one vs two pass ${mad(a, b).toFixed(2)}, vs the next frame ${mad(a, next).toFixed(2)}`,
+      );
       expect(mad(a, b), `at ${t.toFixed(3)} s`).toBeLessThan(Math.min(2, mad(a, next) / 3));
     }
   });
 
   it("crops each scene at the same window", async () => {
     for (const t of [1.0, 4.0]) {
-      const [a, b] = await Promise.all([cropX(frame(one.file, t), source, clipToSource(t)), cropX(frame(two.file, t), source, clipToSource(t))]);
+      const [a, b] = await Promise.all([
+        cropX(frame(one.file, t), source, clipToSource(t)),
+        cropX(frame(two.file, t), source, clipToSource(t)),
+      ]);
       console.log(`crop window at ${t} s: one pass x=${a}, two pass x=${b}`);
       expect(Math.abs(a - b)).toBeLessThanOrEqual(3);
     }
@@ -159,7 +262,9 @@ describe("one-pass render matches the two-pass render", () => {
     expect(out.render).toMatchObject({ style: "boxed", hook_title: true, width: 1080, height: 1920 });
     const got = await probeMedia(one.ctx.fileOf(out.render.key));
     expect(Math.abs(got.duration - 5)).toBeLessThan(0.1);
-    const [a, b] = await Promise.all([out.render.key, one.render.key].map(async (k) => band(frame(one.ctx.fileOf(k), 0.9), 0.55, 0.4)));
+    const [a, b] = await Promise.all(
+      [out.render.key, one.render.key].map(async (k) => band(frame(one.ctx.fileOf(k), 0.9), 0.55, 0.4)),
+    );
     expect(mad(a, b)).toBeGreaterThan(2); // another style, drawn where the captions are
   }, 120_000);
 });
@@ -171,9 +276,14 @@ describe("one-pass render of an audio episode", () => {
       const wav = path.join(ctx.workdir, "talk.wav");
       sh("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=220:d=8", "-ar", "48000", wav]);
       await ctx.storage.putFile("runs/r/talk.wav", wav);
-      await ctx.storage.write("runs/r/transcript.json", JSON.stringify({ engine: "test", language: "en", duration: 8, words: WORDS, segments: [] }));
+      await ctx.storage.write(
+        "runs/r/transcript.json",
+        JSON.stringify({ engine: "test", language: "en", duration: 8, words: WORDS, segments: [] }),
+      );
       const input = {
-        source: { key: "runs/r/talk.wav" }, media: { duration: 8, kind: "audio", has_audio: true }, transcript: { key: "runs/r/transcript.json" },
+        source: { key: "runs/r/talk.wav" },
+        media: { duration: 8, kind: "audio", has_audio: true },
+        transcript: { key: "runs/r/transcript.json" },
         clip: { ref: "a1", number: 1, title: "Audio only", start: 0.5, end: 6, pieces: PIECES },
       };
       const cutOut = await cut.run(input, ctx);
@@ -183,7 +293,9 @@ describe("one-pass render of an audio episode", () => {
       expect(got).toMatchObject({ width: 1080, height: 1920, videoCodec: "h264", audioCodec: "aac" });
       expect(Math.abs(got.duration - 5)).toBeLessThan(0.15);
       // A caption is drawn while a word is spoken (0.9 s) and not before the first word (0.2 s).
-      const [spoken, before] = await Promise.all([0.9, 0.2].map(async (t) => band(frame(ctx.fileOf(out.render.key), t), 0.68, 0.2)));
+      const [spoken, before] = await Promise.all(
+        [0.9, 0.2].map(async (t) => band(frame(ctx.fileOf(out.render.key), t), 0.68, 0.2)),
+      );
       expect(mad(spoken, before)).toBeGreaterThan(3);
     } finally {
       await ctx.cleanup();

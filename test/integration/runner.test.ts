@@ -14,7 +14,11 @@ describe.each(testBackends())("runner on %s", (backend) => {
   afterAll(async () => {
     await t?.close();
   });
-  const executions = async () => (await readFile(path.join(t.dataDir, "markers", "executions.log"), "utf8").catch(() => "")).trim().split("\n").filter(Boolean);
+  const executions = async () =>
+    (await readFile(path.join(t.dataDir, "markers", "executions.log"), "utf8").catch(() => ""))
+      .trim()
+      .split("\n")
+      .filter(Boolean);
 
   it("runs every step in order, merges outputs and records the event with the run", async () => {
     const run = await t.app.runner.startRun("t-chain", { total: 1 });
@@ -24,7 +28,11 @@ describe.each(testBackends())("runner on %s", (backend) => {
     expect(done.progress).toBe(100);
     expect(done.output.total).toBe(12);
     expect(done.output.seen_a && done.output.seen_b).toBe(true);
-    expect(done.steps.map((s) => [s.stage, s.state])).toEqual([["record", "succeeded"], ["record", "succeeded"], ["notify", "succeeded"]]);
+    expect(done.steps.map((s) => [s.stage, s.state])).toEqual([
+      ["record", "succeeded"],
+      ["record", "succeeded"],
+      ["notify", "succeeded"],
+    ]);
     const lines = (await executions()).filter((l) => l.startsWith(run.id));
     expect(lines.map((l) => l.split(" ")[2])).toEqual(["a", "b"]);
     const { rows } = await t.app.db.query(`select type, data from events where run_id = $1`, [run.id]);
@@ -78,7 +86,12 @@ describe.each(testBackends())("runner on %s", (backend) => {
 
   it("cancels a run: the running step is aborted and no further step runs", async () => {
     const run = await t.app.runner.startRun("t-sleep", {});
-    await until(async () => (await t.app.runner.getRun(run.id))?.current_stage === "sleep" && existsSync(path.join(t.dataDir, "markers", `${run.id}.sleeping`)), { what: "sleep step to start" });
+    await until(
+      async () =>
+        (await t.app.runner.getRun(run.id))?.current_stage === "sleep" &&
+        existsSync(path.join(t.dataDir, "markers", `${run.id}.sleeping`)),
+      { what: "sleep step to start" },
+    );
     const cancelled = await t.app.runner.cancelRun(run.id);
     expect(cancelled?.state).toBe("cancelled");
     await until(() => t.app.queue.activeLocal() === 0, { what: "the worker to let go of the step", timeoutMs: 10_000 });

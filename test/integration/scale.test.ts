@@ -34,7 +34,15 @@ describe.skipIf(!process.env.CLIPD_TEST_PG_URL)("scale-out on PostgreSQL", () =>
     const queue = new QueueManager(db, cfg, log);
     await queue.start();
     const { registry, pipelines } = await loadPipelineSet(cfg);
-    const runner = new Runner({ db, queue, registry, pipelines, storage: defineLocalStorage(path.join(d.dataDir, "storage")), log, config: cfg });
+    const runner = new Runner({
+      db,
+      queue,
+      registry,
+      pipelines,
+      storage: defineLocalStorage(path.join(d.dataDir, "storage")),
+      log,
+      config: cfg,
+    });
     try {
       const ids: string[] = [];
       for (let i = 0; i < RUNS; i++) ids.push((await runner.startRun("t-quick", { total: i })).id);

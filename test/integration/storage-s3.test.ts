@@ -16,7 +16,9 @@ import { defineS3Storage, type S3Storage } from "../../daemon/kit/storage-s3.js"
 
 const env = process.env;
 if (!env.CLIPD_TEST_S3_ENDPOINT) {
-  throw new Error("no S3 server: run the tests through `npm test` / scripts/test.mjs, which start radosgw (apt-get install radosgw ceph-mon ceph-osd ceph-common)");
+  throw new Error(
+    "no S3 server: run the tests through `npm test` / scripts/test.mjs, which start radosgw (apt-get install radosgw ceph-mon ceph-osd ceph-common)",
+  );
 }
 
 describe("storage contract (S3, Ceph radosgw)", () => {
@@ -26,8 +28,13 @@ describe("storage contract (S3, Ceph radosgw)", () => {
     dir = await mkdtemp(path.join(tmpdir(), "clipd-s3-store-"));
     // A prefix of its own per run, so reruns against one server never see each other's objects.
     s = defineS3Storage({
-      bucket: env.CLIPD_TEST_S3_BUCKET!, prefix: `t-${randomBytes(4).toString("hex")}`, endpoint: env.CLIPD_TEST_S3_ENDPOINT, region: env.CLIPD_TEST_S3_REGION,
-      pathStyle: true, accessKeyId: env.CLIPD_TEST_S3_ACCESS_KEY, secretAccessKey: env.CLIPD_TEST_S3_SECRET_KEY,
+      bucket: env.CLIPD_TEST_S3_BUCKET!,
+      prefix: `t-${randomBytes(4).toString("hex")}`,
+      endpoint: env.CLIPD_TEST_S3_ENDPOINT,
+      region: env.CLIPD_TEST_S3_REGION,
+      pathStyle: true,
+      accessKeyId: env.CLIPD_TEST_S3_ACCESS_KEY,
+      secretAccessKey: env.CLIPD_TEST_S3_SECRET_KEY,
     });
   });
   afterAll(async () => {
@@ -121,7 +128,11 @@ describe("storage contract (S3, Ceph radosgw)", () => {
     expect(await part(key, 4, "45")).toBe(false); // the offset is taken
     expect(await part(key, 11, "zz")).toBe(false); // a gap
     expect(await part(key, 8, "89")).toBe(true);
-    expect(await s.parts.list(key)).toEqual([{ offset: 0, size: 4 }, { offset: 4, size: 4 }, { offset: 8, size: 2 }]);
+    expect(await s.parts.list(key)).toEqual([
+      { offset: 0, size: 4 },
+      { offset: 4, size: 4 },
+      { offset: 8, size: 2 },
+    ]);
     await s.parts.join(key, key);
     expect((await s.read(key)).toString()).toBe("0123456789");
     expect(await s.parts.claimNote(key, "first")).toBe("first");

@@ -38,8 +38,16 @@ async function withSource(file: string, options: Record<string, unknown>, config
 
 describe("engine output parsing", () => {
   it("reads pocketsphinx word lines and drops markers, fillers and variant suffixes", () => {
-    const out = ["and so my", "<s> 0.000 0.040 0.998900", "and(2) 0.050 0.160 0.5", "<sil> 0.2 0.3 0.9", "[NOISE] 0.3 0.4 0.2",
-      "so 0.41 0.6 1.0003", "my 0.61 0.9", "</s> 1.0 1.1 1.0"].join("\n");
+    const out = [
+      "and so my",
+      "<s> 0.000 0.040 0.998900",
+      "and(2) 0.050 0.160 0.5",
+      "<sil> 0.2 0.3 0.9",
+      "[NOISE] 0.3 0.4 0.2",
+      "so 0.41 0.6 1.0003",
+      "my 0.61 0.9",
+      "</s> 1.0 1.1 1.0",
+    ].join("\n");
     expect(parsePocketsphinx(out)).toEqual([
       { text: "and", start: 0.05, end: 0.16, confidence: 0.5 },
       { text: "so", start: 0.41, end: 0.6, confidence: 1 },
@@ -49,14 +57,19 @@ describe("engine output parsing", () => {
 
   it("joins whisper sub-word tokens into words and skips special tokens", () => {
     const words = tokensToWords([
-      { from: 0, to: 2000, text: " And so Americans", tokens: [
-        { text: "[_BEG_]", id: 50364, p: 1, from: 0, to: 0 },
-        { text: " And", id: 1, p: 0.9, from: 0, to: 300 },
-        { text: " so", id: 2, p: 0.8, from: 300, to: 600 },
-        { text: " Amer", id: 3, p: 0.6, from: 700, to: 1000 },
-        { text: "icans", id: 4, p: 1.0, from: 1000, to: 1400 },
-        { text: "[_TT_70]", id: 50434, p: 1, from: 1400, to: 1400 },
-      ] },
+      {
+        from: 0,
+        to: 2000,
+        text: " And so Americans",
+        tokens: [
+          { text: "[_BEG_]", id: 50364, p: 1, from: 0, to: 0 },
+          { text: " And", id: 1, p: 0.9, from: 0, to: 300 },
+          { text: " so", id: 2, p: 0.8, from: 300, to: 600 },
+          { text: " Amer", id: 3, p: 0.6, from: 700, to: 1000 },
+          { text: "icans", id: 4, p: 1.0, from: 1000, to: 1400 },
+          { text: "[_TT_70]", id: 50434, p: 1, from: 1400, to: 1400 },
+        ],
+      },
     ]);
     expect(words).toEqual([
       { text: "And", start: 0, end: 0.3, confidence: 0.9 },
@@ -74,7 +87,11 @@ describe("chunk planning", () => {
         "[silencedetect] silence_start: 130.5\n",
       150,
     );
-    expect(silences).toEqual([{ start: 55.2, end: 56 }, { start: 64, end: 64.4 }, { start: 130.5, end: 150 }]);
+    expect(silences).toEqual([
+      { start: 55.2, end: 56 },
+      { start: 64, end: 64.4 },
+      { start: 130.5, end: 150 },
+    ]);
     const chunks = planChunks(150, silences, 60);
     expect(chunks[0]).toEqual({ start: 0, end: 55.6 });
     expect(chunks.at(-1)!.end).toBe(150);
@@ -89,15 +106,27 @@ describe("models", () => {
     ctx = await makeStageCtx();
     const dataDir = path.join(ctx.workdir, "data");
     await mkdir(path.join(dataDir, "models"), { recursive: true });
-    await copyFile(fixtureModel("for-tests-ggml-tiny.en.bin"), path.join(dataDir, "models", "for-tests-ggml-tiny.en.bin"));
+    await copyFile(
+      fixtureModel("for-tests-ggml-tiny.en.bin"),
+      path.join(dataDir, "models", "for-tests-ggml-tiny.en.bin"),
+    );
     await copyFile(fixtureModel("for-tests-ggml-tiny.en.bin"), path.join(dataDir, "models", "ggml-tiny.en.bin"));
     const listed = await listModels(dataDir);
-    expect(listed.map((m) => [m.name, m.real])).toEqual([["for-tests-ggml-tiny.en", false], ["tiny.en", false]]);
+    expect(listed.map((m) => [m.name, m.real])).toEqual([
+      ["for-tests-ggml-tiny.en", false],
+      ["tiny.en", false],
+    ]);
     expect(await resolveAuto({ data_dir: dataDir })).toEqual({ engine: "pocketsphinx" });
-    expect(await resolveAuto({ data_dir: dataDir, openai: { api_key: "k", model: "whisper-1" } })).toEqual({ engine: "openai", model: "whisper-1" });
+    expect(await resolveAuto({ data_dir: dataDir, openai: { api_key: "k", model: "whisper-1" } })).toEqual({
+      engine: "openai",
+      model: "whisper-1",
+    });
     // A file big enough to be a real model makes auto choose whisper.
     await writeFile(path.join(dataDir, "models", "ggml-base.en.bin"), Buffer.alloc(11 * 1024 * 1024));
-    expect(await resolveAuto({ data_dir: dataDir, openai: { api_key: "k" } })).toEqual({ engine: "whisper", model: "base.en" });
+    expect(await resolveAuto({ data_dir: dataDir, openai: { api_key: "k" } })).toEqual({
+      engine: "whisper",
+      model: "base.en",
+    });
   });
 
   it("explains where to put the file when the download fails", async () => {
@@ -105,24 +134,39 @@ describe("models", () => {
     const offline = (async () => {
       throw new TypeError("fetch failed");
     }) as unknown as typeof fetch;
-    await expect(pullModel("tiny.en", ctx.workdir, { fetch: offline })).rejects.toThrow(/offline.*put it at .*ggml-tiny\.en\.bin \(sha256 921e4cf8/);
+    await expect(pullModel("tiny.en", ctx.workdir, { fetch: offline })).rejects.toThrow(
+      /offline.*put it at .*ggml-tiny\.en\.bin \(sha256 921e4cf8/,
+    );
     await expect(pullModel("nope", ctx.workdir)).rejects.toThrow(/unknown whisper model/);
   });
 });
 
 describe("whisper engine", () => {
   it("reports a missing model file clearly instead of crashing", async () => {
-    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "whisper", model: "tiny.en" }, { data_dir: "does-not-exist" });
-    await expect(stage.run({ source: { key } }, ctx)).rejects.toMatchObject({ code: "model_missing", retryable: false });
+    const { key, ctx } = await withSource(
+      fixtureMedia("jfk.wav"),
+      { engine: "whisper", model: "tiny.en" },
+      { data_dir: "does-not-exist" },
+    );
+    await expect(stage.run({ source: { key } }, ctx)).rejects.toMatchObject({
+      code: "model_missing",
+      retryable: false,
+    });
   });
 
   it.skipIf(whisperBinding)("names the install command when the binding is absent", async () => {
-    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "whisper", model: fixtureModel("for-tests-ggml-tiny.en.bin") });
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), {
+      engine: "whisper",
+      model: fixtureModel("for-tests-ggml-tiny.en.bin"),
+    });
     await expect(stage.run({ source: { key } }, ctx)).rejects.toThrow(/npm install smart-whisper/);
   });
 
   it.skipIf(!whisperBinding)("loads and decodes with the weightless model, which hears no speech", async () => {
-    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "whisper", model: fixtureModel("for-tests-ggml-tiny.en.bin") });
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), {
+      engine: "whisper",
+      model: fixtureModel("for-tests-ggml-tiny.en.bin"),
+    });
     const t0 = performance.now();
     const err = await stage.run({ source: { key } }, ctx).catch((e) => e);
     console.log(`whisper (weightless tiny.en) on jfk.wav: ${((performance.now() - t0) / 1000).toFixed(2)} s`);
@@ -134,9 +178,18 @@ describe("whisper engine", () => {
 describe("openai engine against a fake server", () => {
   it("sends verbose_json with word and segment granularity and maps the answer", async () => {
     fake = await startFakeOpenAI();
-    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "openai" }, { openai: { base_url: fake.baseURL, api_key: "sk-test" } });
+    const { key, ctx } = await withSource(
+      fixtureMedia("jfk.wav"),
+      { engine: "openai" },
+      { openai: { base_url: fake.baseURL, api_key: "sk-test" } },
+    );
     const out = await stage.run({ source: { key } }, ctx);
-    expect(out.transcript).toMatchObject({ engine: "openai", model: "whisper-1", word_count: 2, preview: "Hello world." });
+    expect(out.transcript).toMatchObject({
+      engine: "openai",
+      model: "whisper-1",
+      word_count: 2,
+      preview: "Hello world.",
+    });
     expect(fake.requests).toHaveLength(1);
     const req = fake.requests[0]!;
     expect(req.auth).toBe("Bearer sk-test");
@@ -150,29 +203,52 @@ describe("openai engine against a fake server", () => {
 
   it("asks a diarizing model for diarized_json and keeps its speakers as S1, S2", async () => {
     fake = await startFakeOpenAI();
-    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "openai" }, {
-      openai: { base_url: fake.baseURL, api_key: "k", model: "gpt-4o-transcribe-diarize" },
-    });
+    const { key, ctx } = await withSource(
+      fixtureMedia("jfk.wav"),
+      { engine: "openai" },
+      {
+        openai: { base_url: fake.baseURL, api_key: "k", model: "gpt-4o-transcribe-diarize" },
+      },
+    );
     const out = await stage.run({ source: { key } }, ctx);
     const req = fake.requests[0]!;
-    expect(req.fields).toMatchObject({ model: ["gpt-4o-transcribe-diarize"], response_format: ["diarized_json"], chunking_strategy: ["auto"] });
+    expect(req.fields).toMatchObject({
+      model: ["gpt-4o-transcribe-diarize"],
+      response_format: ["diarized_json"],
+      chunking_strategy: ["auto"],
+    });
     expect(req.fields["timestamp_granularities[]"]).toBeUndefined();
     const doc = JSON.parse((await ctx.storage.read(out.transcript.key)).toString()) as Transcript;
     // The segment's times are shared out over its words, in order, inside the segment.
     const first = doc.words.slice(0, 7);
-    expect(first.map((w) => `${w.speaker}:${w.text}`)).toEqual(["S1:So", "S1:what", "S1:happened?", "S2:The", "S2:roof", "S2:fell", "S2:in."]);
+    expect(first.map((w) => `${w.speaker}:${w.text}`)).toEqual([
+      "S1:So",
+      "S1:what",
+      "S1:happened?",
+      "S2:The",
+      "S2:roof",
+      "S2:fell",
+      "S2:in.",
+    ]);
     for (let i = 1; i < first.length; i++) expect(first[i]!.start).toBeGreaterThanOrEqual(first[i - 1]!.end);
     expect(first[0]!.start).toBeCloseTo(0.3, 2);
     expect(first[6]!.end).toBeLessThanOrEqual(3.7);
     // A change of speaker starts a segment.
-    expect(doc.segments.slice(0, 2).map((s) => [s.speaker, s.text])).toEqual([["S1", "So what happened?"], ["S2", "The roof fell in."]]);
+    expect(doc.segments.slice(0, 2).map((s) => [s.speaker, s.text])).toEqual([
+      ["S1", "So what happened?"],
+      ["S2", "The roof fell in."],
+    ]);
   });
 
   it("retries a server error with backoff, then succeeds", async () => {
     fake = await startFakeOpenAI({ failFirst: 2, failStatus: 503 });
-    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "openai" }, {
-      openai: { base_url: fake.baseURL, api_key: "k", retry_min_ms: 20 },
-    });
+    const { key, ctx } = await withSource(
+      fixtureMedia("jfk.wav"),
+      { engine: "openai" },
+      {
+        openai: { base_url: fake.baseURL, api_key: "k", retry_min_ms: 20 },
+      },
+    );
     const out = await stage.run({ source: { key } }, ctx);
     expect(out.transcript.word_count).toBe(2);
     expect(fake.requests).toHaveLength(3);
@@ -180,17 +256,28 @@ describe("openai engine against a fake server", () => {
 
   it("does not retry a refused key", async () => {
     fake = await startFakeOpenAI({ failFirst: 5, failStatus: 401 });
-    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "openai" }, {
-      openai: { base_url: fake.baseURL, api_key: "bad", retry_min_ms: 20 },
+    const { key, ctx } = await withSource(
+      fixtureMedia("jfk.wav"),
+      { engine: "openai" },
+      {
+        openai: { base_url: fake.baseURL, api_key: "bad", retry_min_ms: 20 },
+      },
+    );
+    await expect(stage.run({ source: { key } }, ctx)).rejects.toMatchObject({
+      code: "engine_rejected",
+      retryable: false,
     });
-    await expect(stage.run({ source: { key } }, ctx)).rejects.toMatchObject({ code: "engine_rejected", retryable: false });
     expect(fake.requests).toHaveLength(1);
   });
 
   it("uploads long audio in chunks and offsets each chunk's words", async () => {
     fake = await startFakeOpenAI();
     const { file } = await speechFixture({ seconds: 180 });
-    const { key, ctx } = await withSource(file, { engine: "openai", chunk_seconds: 60 }, { openai: { base_url: fake.baseURL, api_key: "k" } });
+    const { key, ctx } = await withSource(
+      file,
+      { engine: "openai", chunk_seconds: 60 },
+      { openai: { base_url: fake.baseURL, api_key: "k" } },
+    );
     const out = await stage.run({ source: { key } }, ctx);
     const doc = JSON.parse((await ctx.storage.read(out.transcript.key)).toString()) as Transcript;
     expect(fake.requests.length).toBeGreaterThanOrEqual(3);

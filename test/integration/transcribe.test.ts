@@ -13,7 +13,12 @@ const JFK = "and so my fellow americans ask not what your country can do for you
 /** Measured 2026-11: pocketsphinx 0.8 (Debian en-us model) scores WER 0.545 on jfk.wav (12 errors in 22 words). */
 const JFK_MAX_WER = 0.65;
 
-const norm = (s: string) => s.toLowerCase().replace(/[^a-z' ]+/g, " ").split(/\s+/).filter(Boolean);
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z' ]+/g, " ")
+    .split(/\s+/)
+    .filter(Boolean);
 
 /** Word error rate: word-level Levenshtein distance over the reference length. */
 export function wer(reference: string, hypothesis: string): number {
@@ -36,7 +41,11 @@ afterEach(async () => {
   ctx = undefined;
 });
 
-async function withSource(file: string, options: Record<string, unknown>, extra: Parameters<typeof makeStageCtx>[1] = {}) {
+async function withSource(
+  file: string,
+  options: Record<string, unknown>,
+  extra: Parameters<typeof makeStageCtx>[1] = {},
+) {
   ctx = await makeStageCtx(options, extra);
   const key = `runs/${ctx.runId}/source.${file.split(".").pop()}`;
   await ctx.storage.putFile(key, file);
@@ -55,7 +64,9 @@ describe("transcribe with pocketsphinx", () => {
     const doc = JSON.parse((await ctx.storage.read(t.key)).toString()) as Transcript;
     const hyp = doc.words.map((w) => w.text).join(" ");
     const score = wer(JFK, hyp);
-    console.log(`pocketsphinx jfk.wav: WER ${score.toFixed(3)} in ${seconds.toFixed(2)} s (${(seconds / t.duration).toFixed(3)} xRT): "${hyp}"`);
+    console.log(
+      `pocketsphinx jfk.wav: WER ${score.toFixed(3)} in ${seconds.toFixed(2)} s (${(seconds / t.duration).toFixed(3)} xRT): "${hyp}"`,
+    );
     expect(score).toBeLessThan(JFK_MAX_WER);
     expect(t.word_count).toBe(doc.words.length);
     expect(t.preview.length).toBeGreaterThan(0);
@@ -83,7 +94,9 @@ describe("transcribe with pocketsphinx", () => {
 
   it("refuses a source without audio", async () => {
     const { key, ctx } = await withSource(await silenceFixture(5), {});
-    await expect(stage.run({ source: { key }, media: { duration: 5, kind: "video", has_audio: false } }, ctx)).rejects.toMatchObject({
+    await expect(
+      stage.run({ source: { key }, media: { duration: 5, kind: "video", has_audio: false } }, ctx),
+    ).rejects.toMatchObject({
       code: "no_audio",
     });
   });
@@ -109,7 +122,8 @@ describe("transcribe with pocketsphinx", () => {
       expect(w.end).toBeLessThanOrEqual(doc.duration + 1e-6);
       last = w.start;
     }
-    for (let i = 1; i < doc.segments.length; i++) expect(doc.segments[i]!.start).toBeGreaterThanOrEqual(doc.segments[i - 1]!.start);
+    for (let i = 1; i < doc.segments.length; i++)
+      expect(doc.segments[i]!.start).toBeGreaterThanOrEqual(doc.segments[i - 1]!.start);
     const notes = ctx.progressCalls.map(([p]) => p);
     expect(notes).toEqual([...notes].sort((a, b) => a - b));
   });
@@ -126,7 +140,11 @@ describe("transcribe with pocketsphinx", () => {
 
   it("vad skips silent chunks", async () => {
     const silent = await silenceFixture(60);
-    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), { engine: "pocketsphinx", vad: true, chunk_seconds: 20 });
+    const { key, ctx } = await withSource(fixtureMedia("jfk.wav"), {
+      engine: "pocketsphinx",
+      vad: true,
+      chunk_seconds: 20,
+    });
     // jfk.wav then a minute of silence: the silent tail is not sent to the recogniser.
     const joined = ctx.fileOf(`runs/${ctx.runId}/joined.wav`);
     const { execFile } = await import("node:child_process");
@@ -137,7 +155,10 @@ describe("transcribe with pocketsphinx", () => {
     const out = await stage.run({ source: { key } }, ctx);
     expect(out.transcript.duration).toBeGreaterThan(70);
     expect(out.transcript.word_count).toBeGreaterThan(5);
-    const lastNote = ctx.progressCalls.map(([, n]) => n).filter((n) => n?.startsWith("transcribing")).at(-1);
+    const lastNote = ctx.progressCalls
+      .map(([, n]) => n)
+      .filter((n) => n?.startsWith("transcribing"))
+      .at(-1);
     const sent = Number(/of (\d+) s/.exec(lastNote ?? "")?.[1]);
     expect(sent).toBeLessThan(40);
   });

@@ -17,7 +17,10 @@ describe.each(testBackends())("watch folder across crashes on %s", (backend) => 
   afterEach(() => procs.forEach((p) => p.kill("SIGKILL")));
 
   it("renders each clip once and writes one outbox folder after kills at each crash point", async () => {
-    const d = await daemonEnv(backend, { watch: { enabled: true, stable_ms: 500, folders: [{ path: "inbox", pipeline: "episode" }] }, render: { render_top: 1 } });
+    const d = await daemonEnv(backend, {
+      watch: { enabled: true, stable_ms: 500, folders: [{ path: "inbox", pipeline: "episode" }] },
+      render: { render_top: 1 },
+    });
     const inbox = path.join(d.dataDir, "inbox");
     const outbox = path.join(d.dataDir, "outbox");
     await mkdir(inbox, { recursive: true });
@@ -53,7 +56,9 @@ describe.each(testBackends())("watch folder across crashes on %s", (backend) => 
 
     const db = await openDb({ databaseUrl: d.databaseUrl, dataDir: d.dataDir });
     try {
-      const { rows: clips } = await db.query(`select id, state, input->'clip'->>'number' as number from runs where pipeline = 'clip'`);
+      const { rows: clips } = await db.query(
+        `select id, state, input->'clip'->>'number' as number from runs where pipeline = 'clip'`,
+      );
       expect(clips).toEqual([expect.objectContaining({ id: summary.clips_rendered[0].run_id, state: "succeeded" })]);
       const { rows: ready } = await db.query(`select run_id from events where type = 'clip.ready'`);
       expect(ready.map((r: any) => r.run_id)).toEqual([clips[0].id]);

@@ -47,7 +47,12 @@ describe("watch folder status files", () => {
       },
       { what: "a status file saying transcribe", timeoutMs: 120_000, intervalMs: 100 },
     );
-    expect(status).toMatchObject({ file: "jfk.wav", phase: "processing", stage: "transcribe", run_id: expect.any(String) });
+    expect(status).toMatchObject({
+      file: "jfk.wav",
+      phase: "processing",
+      stage: "transcribe",
+      run_id: expect.any(String),
+    });
     expect(status.percent).toBeGreaterThan(0);
     expect(status.percent).toBeLessThan(100);
     expect(status).toHaveProperty("eta_seconds");
@@ -57,10 +62,17 @@ describe("watch folder status files", () => {
     expect(existsSync(path.join(processing, ".gone.wav.status.json.tmp"))).toBe(false);
 
     await gate.open();
-    await until(() => existsSync(path.join(outbox, "jfk", "run.json")), { what: "jfk results", timeoutMs: 150_000, intervalMs: 250 });
+    await until(() => existsSync(path.join(outbox, "jfk", "run.json")), {
+      what: "jfk results",
+      timeoutMs: 150_000,
+      intervalMs: 250,
+    });
     expect(JSON.parse(await readFile(path.join(outbox, "jfk", "run.json"), "utf8")).state).toBe("succeeded");
     // The sweep that moved the file removes its status file right after the move.
-    await until(async () => (await readdir(processing)).length === 0, { what: "processing/ to be empty", timeoutMs: 30_000 });
+    await until(async () => (await readdir(processing)).length === 0, {
+      what: "processing/ to be empty",
+      timeoutMs: 30_000,
+    });
     expect(existsSync(path.join(d.dataDir, "failed", "gone.wav.status.json.error.txt"))).toBe(false);
   });
 });

@@ -13,7 +13,10 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
   afterEach(() => procs.forEach((p) => p.kill("SIGKILL")));
 
   it("processes dropped files into outbox/ and failed/, picks up files dropped while down, honours sidecars (render options reach the clips)", async () => {
-    const d = await daemonEnv(backend, { watch: { enabled: true, stable_ms: 1000, folders: [{ path: "inbox", pipeline: "episode" }] }, render: { render_top: 1 } });
+    const d = await daemonEnv(backend, {
+      watch: { enabled: true, stable_ms: 1000, folders: [{ path: "inbox", pipeline: "episode" }] },
+      render: { render_top: 1 },
+    });
     const inbox = path.join(d.dataDir, "inbox");
     const outbox = path.join(d.dataDir, "outbox");
     const failed = path.join(d.dataDir, "failed");
@@ -21,7 +24,10 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
     await (await import("node:fs/promises")).mkdir(inbox, { recursive: true });
     await copyFile(fixtureMedia("jfk.wav"), path.join(inbox, "jfk.wav"));
     // Render options go to the clip renders; width and preset keep the render cheap.
-    await writeFile(path.join(inbox, "jfk.yaml"), "style: karaoke\ncaption_size: large\nfit: whole\naspect_ratio: 1:1\nwidth: 360\npreset: ultrafast\n");
+    await writeFile(
+      path.join(inbox, "jfk.yaml"),
+      "style: karaoke\ncaption_size: large\nfit: whole\naspect_ratio: 1:1\nwidth: 360\npreset: ultrafast\n",
+    );
     await writeFile(path.join(inbox, "notes.txt"), "not media\n");
     await copyFile(fixtureMedia("jfk.mp3"), path.join(inbox, "speech.mp3"));
     await writeFile(path.join(inbox, "speech.yaml"), "render_top: 0\n");
@@ -47,24 +53,52 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
     }
     await fh.close();
 
-    await until(() => existsSync(path.join(outbox, "jfk", "run.json")), { what: "jfk results", timeoutMs: 150_000, intervalMs: 250 });
+    await until(() => existsSync(path.join(outbox, "jfk", "run.json")), {
+      what: "jfk results",
+      timeoutMs: 150_000,
+      intervalMs: 250,
+    });
     const run = JSON.parse(await readFile(path.join(outbox, "jfk", "run.json"), "utf8"));
     expect(run.state).toBe("succeeded");
     expect(run.output.media.duration).toBeGreaterThan(10.9);
     expect(run.output.media.duration).toBeLessThan(11.1);
     const files = await readdir(path.join(outbox, "jfk"));
-    expect(files).toEqual(expect.arrayContaining(["transcript.txt", "transcript.srt", "transcript.vtt", "clips.json", "run.json", "jfk.wav"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "transcript.txt",
+        "transcript.srt",
+        "transcript.vtt",
+        "clips.json",
+        "run.json",
+        "jfk.wav",
+      ]),
+    );
     expect(files.some((f) => /^clip-01-.*\.mp4$/.test(f))).toBe(true);
     expect(run.events.map((e: { type: string }) => e.type)).toEqual(["episode.ready", "clip.ready"]);
-    expect(run.clips_rendered).toEqual([expect.objectContaining({ state: "succeeded", look: expect.objectContaining({ style: "karaoke", caption_size: "large", fit: "whole", aspect_ratio: "1:1" }) })]);
+    expect(run.clips_rendered).toEqual([
+      expect.objectContaining({
+        state: "succeeded",
+        look: expect.objectContaining({ style: "karaoke", caption_size: "large", fit: "whole", aspect_ratio: "1:1" }),
+      }),
+    ]);
 
-    await until(() => existsSync(path.join(failed, "notes.txt.error.txt")), { what: "notes.txt to fail", timeoutMs: 60_000 });
+    await until(() => existsSync(path.join(failed, "notes.txt.error.txt")), {
+      what: "notes.txt to fail",
+      timeoutMs: 60_000,
+    });
     expect(await readFile(path.join(failed, "notes.txt.error.txt"), "utf8")).toMatch(/code: unsupported_type/);
     expect(existsSync(path.join(failed, "notes.txt"))).toBe(true);
 
     // A refused sidecar fails its file at once; both stay in failed/ beside the reason.
-    for (const [name, reason] of [["badopts.mp3", /target_seconds/], ["badyaml.mp3", /Flow sequence|flow collection|YAML|Unexpected/i], ["badfit.mp3", /"fit"/]] as const) {
-      await until(() => existsSync(path.join(failed, `${name}.error.txt`)), { what: `${name} to fail`, timeoutMs: 60_000 });
+    for (const [name, reason] of [
+      ["badopts.mp3", /target_seconds/],
+      ["badyaml.mp3", /Flow sequence|flow collection|YAML|Unexpected/i],
+      ["badfit.mp3", /"fit"/],
+    ] as const) {
+      await until(() => existsSync(path.join(failed, `${name}.error.txt`)), {
+        what: `${name} to fail`,
+        timeoutMs: 60_000,
+      });
       const text = await readFile(path.join(failed, `${name}.error.txt`), "utf8");
       expect(text).toMatch(/code: invalid_options/);
       expect(text).toMatch(reason);
@@ -73,11 +107,19 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
       expect(existsSync(path.join(failed, `${name}.yaml`))).toBe(true);
     }
 
-    await until(() => existsSync(path.join(outbox, "speech", "run.json")), { what: "speech results", timeoutMs: 150_000, intervalMs: 250 });
+    await until(() => existsSync(path.join(outbox, "speech", "run.json")), {
+      what: "speech results",
+      timeoutMs: 150_000,
+      intervalMs: 250,
+    });
     const speech = await readdir(path.join(outbox, "speech"));
     expect(speech.some((f) => f.endsWith(".mp4") && f.startsWith("clip-"))).toBe(false); // render_top: 0 from the sidecar
 
-    await until(() => existsSync(path.join(outbox, "slow", "run.json")), { what: "slow results", timeoutMs: 150_000, intervalMs: 250 });
+    await until(() => existsSync(path.join(outbox, "slow", "run.json")), {
+      what: "slow results",
+      timeoutMs: 150_000,
+      intervalMs: 250,
+    });
     const slowRun = JSON.parse(await readFile(path.join(outbox, "slow", "run.json"), "utf8"));
     expect(slowRun.state).toBe("succeeded");
     expect(slowRun.output.media.duration).toBeGreaterThan(10.9);

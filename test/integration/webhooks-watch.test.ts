@@ -28,7 +28,10 @@ describe.each(testBackends())("watch-folder events to webhooks on %s", (backend)
     // The account exists before the daemon starts (the CLI opens the database itself).
     const acc = await runClipd(["account", "create", "--email", "studio@example.com"], d.env);
     const accountId = JSON.parse(acc.output.trim().split("\n").pop()!).account_id;
-    const key = await runClipd(["key", "create", "--account", accountId, "--mode", "live", "--scopes", "webhooks"], d.env);
+    const key = await runClipd(
+      ["key", "create", "--account", accountId, "--mode", "live", "--scopes", "webhooks"],
+      d.env,
+    );
     const live = JSON.parse(key.output.trim().split("\n").pop()!).key;
     const cfgFile = d.env.CLIPD_CONFIG!;
     const { parse } = await import("yaml");
@@ -39,18 +42,29 @@ describe.each(testBackends())("watch-folder events to webhooks on %s", (backend)
     const daemon = spawnClipd(["start"], d.env);
     procs.push(daemon);
     const base = (await daemon.waitFor(/is up: (http:\/\/[\d.:]+)/, 90_000))[1]!;
-    const res = await fetch(`${base}/api/v1/webhooks`, { method: "POST", headers: { authorization: `Bearer ${live}`, "content-type": "application/json" }, body: JSON.stringify({ url }) });
+    const res = await fetch(`${base}/api/v1/webhooks`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${live}`, "content-type": "application/json" },
+      body: JSON.stringify({ url }),
+    });
     expect(res.status).toBe(201);
     rx.secret("/hook", ((await res.json()) as any).secret);
 
     await mkdir(path.join(d.dataDir, "inbox"), { recursive: true });
     await copyFile(fixtureMedia("jfk.wav"), path.join(d.dataDir, "inbox", "jfk.wav"));
-    await until(() => rx!.receipts.length >= 2, { what: "episode.ready and clip.ready at the receiver", timeoutMs: 150_000, intervalMs: 250 });
+    await until(() => rx!.receipts.length >= 2, {
+      what: "episode.ready and clip.ready at the receiver",
+      timeoutMs: 150_000,
+      intervalMs: 250,
+    });
     const types = rx.receipts.map((r) => JSON.parse(r.body).type);
     expect(types).toEqual(["episode.ready", "clip.ready"]);
     expect(rx.receipts.every((r) => r.verified)).toBe(true);
     const ready = JSON.parse(rx.receipts[0]!.body);
-    expect(ready).toMatchObject({ livemode: true, data: { origin: "watch", origin_ref: "jfk.wav", pipeline: "episode" } });
+    expect(ready).toMatchObject({
+      livemode: true,
+      data: { origin: "watch", origin_ref: "jfk.wav", pipeline: "episode" },
+    });
     expect(ready.data.media.duration).toBeGreaterThan(10.9);
   }, 240_000);
 });

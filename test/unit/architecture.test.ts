@@ -5,15 +5,30 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/cli.js";
 
-const WANTED = ["webhook retry plan", "daily limits", "state transition", "SSRF rules", "caption line breaker", "ffmpeg runner", "new operation", "new stage"];
+const WANTED = [
+  "webhook retry plan",
+  "daily limits",
+  "state transition",
+  "SSRF rules",
+  "caption line breaker",
+  "ffmpeg runner",
+  "new operation",
+  "new stage",
+];
 
 describe("docs/architecture.md", () => {
   const doc = readFileSync(path.join(repoRoot, "docs", "architecture.md"), "utf8");
   const section = doc.split("## Where each thing lives")[1]?.split("\n## ")[0] ?? "";
-  const rows = section.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| thing") && !l.startsWith("|---"));
+  const rows = section
+    .split("\n")
+    .filter((l) => l.startsWith("| ") && !l.startsWith("| thing") && !l.startsWith("|---"));
 
   it("names a place for each thing the map must answer", () => {
-    for (const w of WANTED) expect(rows.some((r) => r.includes(w)), w).toBe(true);
+    for (const w of WANTED)
+      expect(
+        rows.some((r) => r.includes(w)),
+        w,
+      ).toBe(true);
   });
 
   it("points only at files and folders that exist", () => {

@@ -23,7 +23,10 @@ describe("shapes", () => {
   it("reaches cut through a run's options (--set, sidecars) and refuses an unknown shape by name", () => {
     // The clip pipeline's cut step as pipelines/clip.yaml writes it, with the real stage's schema.
     const step = { stage: "cut", with: { encode: false }, retry: { limit: 0, backoff: false, delay: 0 }, timeout: 60 };
-    const withCut = { pipelines: new Map([["clip", { name: "clip", file: "clip.yaml", steps: [step], on_failure: [] }]]), stages: new Map([[cut.name, cut]]) };
+    const withCut = {
+      pipelines: new Map([["clip", { name: "clip", file: "clip.yaml", steps: [step], on_failure: [] }]]),
+      stages: new Map([[cut.name, cut]]),
+    };
     const plan = planFor(withCut, "clip", { aspect_ratio: "1:1" });
     expect(plan.steps[0]!.with).toMatchObject({ aspect_ratio: "1:1", width: 1080 });
     expect(planFor(withCut, "clip").steps[0]!.with).toMatchObject({ aspect_ratio: "9:16" });

@@ -13,7 +13,13 @@ import {
 import { loadStyles } from "../../daemon/kit/styles.js";
 
 const words = (text: string, from = 0, step = 0.4) =>
-  text.split(" ").map((t, i) => ({ text: t, start: +(from + i * step).toFixed(2), end: +(from + i * step + step - 0.05).toFixed(2) }));
+  text
+    .split(" ")
+    .map((t, i) => ({
+      text: t,
+      start: +(from + i * step).toFixed(2),
+      end: +(from + i * step + step - 0.05).toFixed(2),
+    }));
 
 const dialogues = (ass: string) => ass.split("\n").filter((l) => l.startsWith("Dialogue:"));
 const textOf = (line: string) => line.split(",").slice(9).join(",");
@@ -61,7 +67,9 @@ describe("line breaking", () => {
       expect(c.end).toBeGreaterThan(c.start);
     }
     expect(cues.flatMap((c) => c.words.map((w) => w.text))).toEqual(ws.map((w) => w.text));
-    expect(cues.some((c) => c.words.some((w) => w.text === "test.") && c.words.some((w) => w.text === "After"))).toBe(false);
+    expect(cues.some((c) => c.words.some((w) => w.text === "test.") && c.words.some((w) => w.text === "After"))).toBe(
+      false,
+    );
     for (let i = 1; i < cues.length; i++) expect(cues[i].start).toBeGreaterThanOrEqual(cues[i - 1].end);
   });
 });
@@ -78,10 +86,17 @@ describe("buildAss", () => {
   });
 
   it("writes a static caption per cue with safe margins and explicit breaks", () => {
-    const ass = buildAss(words("Hello {world} this is a caption test with quite a few words"), { ...base, style: style("clean"), highlight: false });
+    const ass = buildAss(words("Hello {world} this is a caption test with quite a few words"), {
+      ...base,
+      style: style("clean"),
+      highlight: false,
+    });
     expect(ass).toContain("PlayResX: 1080");
     expect(ass).toContain("WrapStyle: 2");
-    const caption = ass.split("\n").find((l) => l.startsWith("Style: Caption,"))!.split(",");
+    const caption = ass
+      .split("\n")
+      .find((l) => l.startsWith("Style: Caption,"))!
+      .split(",");
     expect(Number(caption[19])).toBeGreaterThanOrEqual(80); // MarginL
     expect(Number(caption[21])).toBeGreaterThanOrEqual(300); // MarginV keeps clear of app buttons
     const lines = dialogues(ass);
@@ -98,7 +113,12 @@ describe("buildAss", () => {
   });
 
   it("uses \\kf timing for karaoke and adds the hook title box on top", () => {
-    const ass = buildAss(words("ask not what"), { ...base, style: style("karaoke"), highlight: true, hookTitle: "Ask {not}" });
+    const ass = buildAss(words("ask not what"), {
+      ...base,
+      style: style("karaoke"),
+      highlight: true,
+      hookTitle: "Ask {not}",
+    });
     const lines = dialogues(ass);
     expect(textOf(lines[0])).toMatch(/^\{\\kf35\}ask \{\\k5\}\{\\kf35\}not/);
     const hook = lines.find((l) => l.includes(",Hook,"))!;

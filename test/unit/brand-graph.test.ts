@@ -24,7 +24,16 @@ describe("brand graph", () => {
 
   it("overlays the logo only with its file, and joins the intro before the captioned clip", () => {
     const parts: string[] = [];
-    const out = brandTail(parts, { v: "vb", a: "aj", width: 1080, height: 1080, fps: 30, brand: kit, files: { logo: "logo.png", intro: ["intro-0.txt"] }, logoInput: 3 });
+    const out = brandTail(parts, {
+      v: "vb",
+      a: "aj",
+      width: 1080,
+      height: 1080,
+      fps: 30,
+      brand: kit,
+      files: { logo: "logo.png", intro: ["intro-0.txt"] },
+      logoInput: 3,
+    });
     const graph = parts.join(";");
     expect(out).toEqual({ v: "vbrand", a: "abrand" });
     expect(graph).toContain("[3:v]scale=216:-2,format=rgba,colorchannelmixer=aa=0.50[logo]");
@@ -34,13 +43,28 @@ describe("brand graph", () => {
     expect(graph).toMatch(/\[introv\]\[introa\]\[vmain\]\[amain\]concat=n=2:v=1:a=1\[vbrand\]\[abrand\]$/);
 
     const bare: string[] = [];
-    expect(brandTail(bare, { v: "vb", a: "aj", width: 1080, height: 1920, fps: 30, brand: { colours, logo: kit.logo }, files: {} })).toEqual({ v: "vb", a: "aj" });
+    expect(
+      brandTail(bare, {
+        v: "vb",
+        a: "aj",
+        width: 1080,
+        height: 1920,
+        fps: 30,
+        brand: { colours, logo: kit.logo },
+        files: {},
+      }),
+    ).toEqual({ v: "vb", a: "aj" });
     expect(bare).toEqual([]);
   });
 
   it("draws the run's kit over the plan's when the run has one", () => {
     const plan = { pieces: [], brand: kit };
-    const now: BrandSnapshot = { id: "k", name: "k", colours: { ...colours, background: "#445566" }, outro: { text: "Bye", seconds: 1 } };
+    const now: BrandSnapshot = {
+      id: "k",
+      name: "k",
+      colours: { ...colours, background: "#445566" },
+      outro: { text: "Bye", seconds: 1 },
+    };
     expect(withRunBrand(plan, now)!.brand).toEqual({ colours: now.colours, outro: now.outro });
     expect(withRunBrand(plan, undefined)).toBe(plan);
     expect(withRunBrand(undefined, now)).toBeUndefined();

@@ -11,14 +11,27 @@ import { repoRoot } from "../helpers/cli.js";
 
 const limits = { font_max_bytes: 4_000_000, image_max_bytes: 5_000_000, image_max_pixels: 40_000_000 };
 const kit: KitRow = {
-  id: "k1", account_id: "a1", name: "Show", colours: { primary: "#FFFFFF", accent: "#FFD400", background: "#111111" },
-  font: null, logo: { corner: "top-right", size: 0.15, opacity: 0.9 }, intro: null, outro: null, cover_key: null, show_name: null,
-  created_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-01T00:00:00.000Z",
+  id: "k1",
+  account_id: "a1",
+  name: "Show",
+  colours: { primary: "#FFFFFF", accent: "#FFD400", background: "#111111" },
+  font: null,
+  logo: { corner: "top-right", size: 0.15, opacity: 0.9 },
+  intro: null,
+  outro: null,
+  cover_key: null,
+  show_name: null,
+  created_at: "2026-01-01T00:00:00.000Z",
+  updated_at: "2026-01-01T00:00:00.000Z",
 };
 
 describe("brand kits", () => {
   it("takes colours in any case as #RRGGBB and refuses the rest by field", () => {
-    expect(applyInput(kit, { colours: { accent: "#00aaff" } }).colours).toEqual({ primary: "#FFFFFF", accent: "#00AAFF", background: "#111111" });
+    expect(applyInput(kit, { colours: { accent: "#00aaff" } }).colours).toEqual({
+      primary: "#FFFFFF",
+      accent: "#00AAFF",
+      background: "#111111",
+    });
     const field = (input: Parameters<typeof applyInput>[1]) => {
       try {
         applyInput(kit, input);
@@ -36,8 +49,19 @@ describe("brand kits", () => {
 
   it("snapshots only what is set", () => {
     expect(toSnapshot(kit)).toEqual({ id: "k1", name: "Show", colours: kit.colours });
-    const full = toSnapshot({ ...kit, font: { key: "brand/a1/k1/font-1.ttf", family: "DejaVu Sans", file_name: "x.ttf", bundled: true }, logo: { ...kit.logo, key: "brand/a1/k1/logo-1.png" }, cover_key: "c.png", show_name: "S" });
-    expect(full).toMatchObject({ font: { key: "brand/a1/k1/font-1.ttf", family: "DejaVu Sans", file_name: "x.ttf" }, logo: { key: "brand/a1/k1/logo-1.png", corner: "top-right" }, cover_key: "c.png", show_name: "S" });
+    const full = toSnapshot({
+      ...kit,
+      font: { key: "brand/a1/k1/font-1.ttf", family: "DejaVu Sans", file_name: "x.ttf", bundled: true },
+      logo: { ...kit.logo, key: "brand/a1/k1/logo-1.png" },
+      cover_key: "c.png",
+      show_name: "S",
+    });
+    expect(full).toMatchObject({
+      font: { key: "brand/a1/k1/font-1.ttf", family: "DejaVu Sans", file_name: "x.ttf" },
+      logo: { key: "brand/a1/k1/logo-1.png", corner: "top-right" },
+      cover_key: "c.png",
+      show_name: "S",
+    });
     expect(full.font).not.toHaveProperty("bundled");
   });
 

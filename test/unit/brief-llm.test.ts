@@ -11,7 +11,9 @@ import { checkScores, titleProblem } from "../../plugins/find-clips/llm-prompt.j
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
-const episode = JSON.parse(readFileSync(path.join(import.meta.dirname, "../fixtures/labelled/startup-pricing.json"), "utf8"));
+const episode = JSON.parse(
+  readFileSync(path.join(import.meta.dirname, "../fixtures/labelled/startup-pricing.json"), "utf8"),
+);
 const [story] = episode.labels as Array<{ start: number; end: number }>;
 const scores = {
   hook: { value: 88, reason: "opens on a number" },
@@ -30,8 +32,26 @@ describe("llm engine: sub-scores, titles and briefs", () => {
   });
 
   it("asks for the four sub-scores and the title rules, and keeps valid ones", async () => {
-    fake = await startFakeOpenAI({ chat: { answer: { clips: [{ start: story.start, end: story.end, title: "What doubling our price taught us", reason: "a story", score: 85, scores }] } } });
-    ctx = await makeStageCtx({ engine: "llm", count: 3 }, { config: { llm: { base_url: fake.baseURL, api_key: "k", model: "fake-chat", retries: 0 } } });
+    fake = await startFakeOpenAI({
+      chat: {
+        answer: {
+          clips: [
+            {
+              start: story.start,
+              end: story.end,
+              title: "What doubling our price taught us",
+              reason: "a story",
+              score: 85,
+              scores,
+            },
+          ],
+        },
+      },
+    });
+    ctx = await makeStageCtx(
+      { engine: "llm", count: 3 },
+      { config: { llm: { base_url: fake.baseURL, api_key: "k", model: "fake-chat", retries: 0 } } },
+    );
     const out = await findClipsStage.run(episode, ctx);
     expect(out.engine_used).toBe("llm");
     expect(out.clips[0].title).toBe("What doubling our price taught us");
@@ -53,7 +73,11 @@ describe("llm engine: sub-scores, titles and briefs", () => {
     expect(checkScores({ hook: scores.hook })).toBeUndefined();
     const limits = { ...resolveLimits({}), seed: "s", duration: episode.duration };
     const p = prepare(episode, limits);
-    const { clips } = checkProposals([{ start: story.start, end: story.end, title: "Price", reason: "x", score: 70, scores: { hook: scores.hook } }], p, limits);
+    const { clips } = checkProposals(
+      [{ start: story.start, end: story.end, title: "Price", reason: "x", score: 70, scores: { hook: scores.hook } }],
+      p,
+      limits,
+    );
     expect(clips[0]!.title.split(/\s+/).length).toBeGreaterThan(0);
     expect(clips[0]!.title).not.toBe("Price");
     expect(Object.keys(clips[0]!.scores ?? {})).toEqual(["hook", "coherence", "payoff", "delivery"]);
@@ -65,7 +89,11 @@ describe("llm engine: sub-scores, titles and briefs", () => {
     const listed = findClips(episode, limits, p);
     const target = listed.find((c) => c.start <= story.start + 1 && c.end >= story.end - 1) ?? listed[0]!;
     const about = "doubling the price";
-    const { clips } = checkProposals([{ start: target.start, end: target.end, title: "x", reason: "y", score: 80, scores }], p, { ...limits, about, existing: listed });
+    const { clips } = checkProposals(
+      [{ start: target.start, end: target.end, title: "x", reason: "y", score: 80, scores }],
+      p,
+      { ...limits, about, existing: listed },
+    );
     expect(clips).toHaveLength(listed.length);
     expect(answersTo(clips, about).map((c) => [c.number, c.ref])).toEqual([[target.number, target.ref]]);
   });

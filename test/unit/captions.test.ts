@@ -5,7 +5,10 @@ import { layoutLines, toCues, toSrt, toTxt, toVtt, type TranscriptWord } from ".
 const { WebVTTParser } = webvtt;
 
 /** Words of a known script, 0.35 s each with 0.05 s gaps, a longer pause after each sentence. */
-function speak(script: string, opts: { wordSeconds?: number; gap?: number; sentencePause?: number; at?: number } = {}): TranscriptWord[] {
+function speak(
+  script: string,
+  opts: { wordSeconds?: number; gap?: number; sentencePause?: number; at?: number } = {},
+): TranscriptWord[] {
   const words: TranscriptWord[] = [];
   let t = opts.at ?? 0.5;
   for (const text of script.split(/\s+/).filter(Boolean)) {
@@ -77,8 +80,14 @@ describe("toCues", () => {
     expect(layoutLines("a bb ccc dddd eeeee ffffff".split(" "), 16, 2)).toEqual(["a bb ccc dddd", "eeeee ffffff"]);
     expect(layoutLines(["x".repeat(30), "y".repeat(30)], 42, 1)).toBeNull();
     // A break after a comma wins over a slightly better balance (19/12 against 16/15 characters).
-    expect(layoutLines("It was late, so we all went home".split(" "), 24, 2)).toEqual(["It was late,", "so we all went home"]);
-    expect(layoutLines("It was late so we all went home".split(" "), 24, 2)).toEqual(["It was late so", "we all went home"]);
+    expect(layoutLines("It was late, so we all went home".split(" "), 24, 2)).toEqual([
+      "It was late,",
+      "so we all went home",
+    ]);
+    expect(layoutLines("It was late so we all went home".split(" "), 24, 2)).toEqual([
+      "It was late so",
+      "we all went home",
+    ]);
     for (const c of toCues(words, { maxChars: 20, maxLines: 1, maxSeconds: 3 })) {
       expect(c.lines).toHaveLength(1);
       expect(c.lines[0]!.length).toBeLessThanOrEqual(20);
@@ -135,7 +144,13 @@ describe("toVtt", () => {
 
 describe("toTxt", () => {
   it("writes one paragraph per segment and labels speakers only when there are several", () => {
-    const seg = (text: string, speaker = "S1") => ({ start: 0, end: 1, text, speaker, words: [0, 1] as [number, number] });
+    const seg = (text: string, speaker = "S1") => ({
+      start: 0,
+      end: 1,
+      text,
+      speaker,
+      words: [0, 1] as [number, number],
+    });
     expect(toTxt({ segments: [seg("Hello there."), seg("Bye.")] })).toBe("Hello there.\n\nBye.\n");
     expect(toTxt({ segments: [seg("Hi.", "S1"), seg("Yo.", "S2")] })).toBe("S1: Hi.\n\nS2: Yo.\n");
   });

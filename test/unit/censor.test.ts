@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { bleepFilter, bleepSpans, censorWords, isListed, loadWordList, maskText, parseWordList } from "../../daemon/kit/censor.js";
+import {
+  bleepFilter,
+  bleepSpans,
+  censorWords,
+  isListed,
+  loadWordList,
+  maskText,
+  parseWordList,
+} from "../../daemon/kit/censor.js";
 import { emphasize, keyTerms, loadEmojiMap } from "../../daemon/kit/emphasis.js";
 import { buildAss } from "../../daemon/kit/ass.js";
 import { assFontName, brandStyle, loadStyles } from "../../daemon/kit/styles.js";
@@ -27,7 +35,20 @@ describe("censor: the word list and masking", () => {
   });
 
   it("matches whole words only: Scunthorpe, class, assume, cocktail, Dickens and shiitake stay", () => {
-    for (const w of ["Scunthorpe", "class", "assume", "Assess", "cocktail", "Dickens", "shiitake", "hello", "classic", "Penistone", "pass", "title"]) {
+    for (const w of [
+      "Scunthorpe",
+      "class",
+      "assume",
+      "Assess",
+      "cocktail",
+      "Dickens",
+      "shiitake",
+      "hello",
+      "classic",
+      "Penistone",
+      "pass",
+      "title",
+    ]) {
       expect(mask(w), w).toBe(w);
       expect(isListed(w, list), w).toBe(false);
     }
@@ -79,9 +100,13 @@ describe("emphasis", () => {
   const words = (text: string) => text.split(" ").map((t, i) => ({ text: t, start: i * 0.4, end: i * 0.4 + 0.35 }));
 
   it("marks numbers and the passage's key terms (in the title or said twice), not chat words", () => {
-    const ws = words("Most bad sourdough isn't about the recipe. It's about temperature. Keep your sourdough at 24 degrees for twelve hours, really.");
+    const ws = words(
+      "Most bad sourdough isn't about the recipe. It's about temperature. Keep your sourdough at 24 degrees for twelve hours, really.",
+    );
     expect(keyTerms(ws, "Sourdough is about temperature")).toEqual(["sourdough", "temperature"]);
-    const marked = emphasize(ws, { title: "Sourdough is about temperature" }).filter((w) => w.emphasis).map((w) => w.text);
+    const marked = emphasize(ws, { title: "Sourdough is about temperature" })
+      .filter((w) => w.emphasis)
+      .map((w) => w.text);
     expect(marked).toEqual(["sourdough", "temperature.", "sourdough", "24", "twelve"]);
   });
 
@@ -93,13 +118,36 @@ describe("emphasis", () => {
   });
 
   it("draws emphasised words in the highlight colour, which a brand kit sets to its accent", () => {
-    const style = brandStyle(loadStyles().styles.find((s) => s.id === "clean")!, { colours: { primary: "#FAFAFA", accent: "#00C8FF", background: "#101820" } });
-    expect(style).toMatchObject({ colour: "#FAFAFA", highlight: "#00C8FF", hook_background: "#101820", font: "DejaVu Sans", outline: 3 });
-    const ass = buildAss([{ text: "only", start: 0, end: 0.4 }, { text: "42", start: 0.4, end: 0.8, emphasis: true }], {
-      width: 1080, height: 1920, style, size: "medium", position: "bottom", highlight: false, duration: 1,
+    const style = brandStyle(loadStyles().styles.find((s) => s.id === "clean")!, {
+      colours: { primary: "#FAFAFA", accent: "#00C8FF", background: "#101820" },
     });
+    expect(style).toMatchObject({
+      colour: "#FAFAFA",
+      highlight: "#00C8FF",
+      hook_background: "#101820",
+      font: "DejaVu Sans",
+      outline: 3,
+    });
+    const ass = buildAss(
+      [
+        { text: "only", start: 0, end: 0.4 },
+        { text: "42", start: 0.4, end: 0.8, emphasis: true },
+      ],
+      {
+        width: 1080,
+        height: 1920,
+        style,
+        size: "medium",
+        position: "bottom",
+        highlight: false,
+        duration: 1,
+      },
+    );
     expect(ass).toMatch(/,only \{\\1c&H00FFC800\}42\{\\1c&H00FAFAFA\}$/m);
-    const boxed = brandStyle(loadStyles().styles.find((s) => s.id === "boxed")!, { colours: { primary: "#FAFAFA", accent: "#00C8FF", background: "#101820" }, font: { key: "k", family: "Brand Sans", file_name: "b.ttf" } });
+    const boxed = brandStyle(loadStyles().styles.find((s) => s.id === "boxed")!, {
+      colours: { primary: "#FAFAFA", accent: "#00C8FF", background: "#101820" },
+      font: { key: "k", family: "Brand Sans", file_name: "b.ttf" },
+    });
     expect(boxed).toMatchObject({ outline_colour: "#101820", box: true, font: "Brand Sans" });
     expect(assFontName("@Evil, Inc\nSans")).toBe("Evil  Inc Sans");
   });

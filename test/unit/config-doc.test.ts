@@ -17,7 +17,11 @@ describe("docs/configuration.md", () => {
     expect(text).toContain("<!-- config -->\n");
     const filled = fillConfigTable(text);
     if (filled !== text && process.env.CLIPD_UPDATE_DOCS === "1") writeFileSync(doc, filled);
-    else expect(text, "docs/configuration.md drifted from config/schema.ts; run CLIPD_UPDATE_DOCS=1 npx vitest run test/unit/config-doc.test.ts").toBe(filled);
+    else
+      expect(
+        text,
+        "docs/configuration.md drifted from config/schema.ts; run CLIPD_UPDATE_DOCS=1 npx vitest run test/unit/config-doc.test.ts",
+      ).toBe(filled);
     // The built command prints the same table (dist/ is built before the tests).
     const cli = await runClipd(["config", "describe", "--markdown"], baseEnv());
     expect(cli.code).toBe(0);
@@ -28,7 +32,13 @@ describe("docs/configuration.md", () => {
 describe("clipd config describe", () => {
   it("lists every key with type, default, env variable and meaning", () => {
     const rows = new Map(configRows().map((r) => [r.key, r]));
-    expect(rows.get("server.port")).toEqual({ key: "server.port", type: "integer (0–65535)", default: "`8080`", env: "PORT", description: expect.stringMatching(/port/) });
+    expect(rows.get("server.port")).toEqual({
+      key: "server.port",
+      type: "integer (0–65535)",
+      default: "`8080`",
+      env: "PORT",
+      description: expect.stringMatching(/port/),
+    });
     expect(rows.get("watch.folders[].pipeline")?.default).toBe("required");
     expect(rows.get("llm.retries")?.default).toBe("openai.retries, else 2");
     expect(rows.has("server")).toBe(false); // blocks are walked into, not listed
@@ -36,8 +46,16 @@ describe("clipd config describe", () => {
   });
 
   it("never prints a configured secret, as text or markdown", async () => {
-    const secrets = { OPENAI_API_KEY: "sk-verysecret", DATABASE_URL: "postgres://u:hunter2@h/d", CLIPD_OPS_TOKEN: "ops-verysecret", LLM_API_KEY: "llm-verysecret" };
-    for (const args of [["config", "describe"], ["config", "describe", "--markdown"]]) {
+    const secrets = {
+      OPENAI_API_KEY: "sk-verysecret",
+      DATABASE_URL: "postgres://u:hunter2@h/d",
+      CLIPD_OPS_TOKEN: "ops-verysecret",
+      LLM_API_KEY: "llm-verysecret",
+    };
+    for (const args of [
+      ["config", "describe"],
+      ["config", "describe", "--markdown"],
+    ]) {
       const r = await runClipd(args, { ...baseEnv(), ...secrets });
       expect(r.code).toBe(0);
       expect(r.output).toMatch(/server\.ops_token/);

@@ -51,7 +51,11 @@ describe("config", () => {
   });
 
   it("reads the same env variables as before the schema, an empty one counting as unset except DATABASE_URL", async () => {
-    expect(envKeys().map(([keys, p]) => `${p["x-env"]}=${keys.join(".")}`).sort()).toEqual(
+    expect(
+      envKeys()
+        .map(([keys, p]) => `${p["x-env"]}=${keys.join(".")}`)
+        .sort(),
+    ).toEqual(
       [
         "PORT=server.port",
         "DATABASE_URL=database_url",
@@ -75,16 +79,34 @@ describe("config", () => {
         "STRIPE_WEBHOOK_SECRET=payments.stripe_webhook_secret",
       ].sort(),
     );
-    const env = { CLIPD_LOG_LEVEL: "debug", CLIPD_OPS_TOKEN: "t", CLIPD_PUBLIC_URL: "https://x", OPENAI_BASE_URL: "http://o", LLM_API_KEY: "k", LLM_BASE_URL: "http://l", LLM_MODEL: "m" };
+    const env = {
+      CLIPD_LOG_LEVEL: "debug",
+      CLIPD_OPS_TOKEN: "t",
+      CLIPD_PUBLIC_URL: "https://x",
+      OPENAI_BASE_URL: "http://o",
+      LLM_API_KEY: "k",
+      LLM_BASE_URL: "http://l",
+      LLM_MODEL: "m",
+    };
     const cfg = loadConfig({ env });
-    expect([cfg.log.level, cfg.server.ops_token, cfg.server.public_url, cfg.openai.base_url, cfg.llm.api_key, cfg.llm.base_url, cfg.llm.model]).toEqual(Object.values(env));
+    expect([
+      cfg.log.level,
+      cfg.server.ops_token,
+      cfg.server.public_url,
+      cfg.openai.base_url,
+      cfg.llm.api_key,
+      cfg.llm.base_url,
+      cfg.llm.model,
+    ]).toEqual(Object.values(env));
     const file = await tmpFile("database_url: postgres://a@b/c\nserver: { port: 9001 }\ndata_dir: /tmp/y\n");
     const empty = loadConfig({ env: { CLIPD_CONFIG: file, DATABASE_URL: "", PORT: "", CLIPD_DATA_DIR: "" } });
     expect([empty.database_url, empty.server.port, empty.data_dir]).toEqual(["", 9001, "/tmp/y"]);
   });
 
   it("masks secrets when printed", () => {
-    const cfg = loadConfig({ env: { DATABASE_URL: "postgres://clipd:hunter2@db:5432/clipd", OPENAI_API_KEY: "sk-secret" } });
+    const cfg = loadConfig({
+      env: { DATABASE_URL: "postgres://clipd:hunter2@db:5432/clipd", OPENAI_API_KEY: "sk-secret" },
+    });
     const shown = JSON.stringify(maskSecrets(cfg));
     expect(shown).not.toMatch(/hunter2|sk-secret/);
     expect(shown).toMatch(/postgres:\/\/clipd:\*\*\*\*@db:5432\/clipd/);
@@ -94,7 +116,9 @@ describe("config", () => {
 describe("config schema", () => {
   // Every leaf key with its dotted path, for the checks below.
   const leaves = (s: Record<string, any>, prefix = ""): Array<[string, Record<string, any>]> =>
-    Object.entries(s.properties ?? {}).flatMap(([k, p]: [string, any]) => (p.type === "object" && p.properties ? leaves(p, `${prefix}${k}.`) : [[prefix + k, p]]));
+    Object.entries(s.properties ?? {}).flatMap(([k, p]: [string, any]) =>
+      p.type === "object" && p.properties ? leaves(p, `${prefix}${k}.`) : [[prefix + k, p]],
+    );
 
   it("gives every key a description and a default (or a note of the default decided at run time)", () => {
     for (const [key, p] of leaves(ConfigSchema)) {
@@ -111,7 +135,9 @@ describe("config schema", () => {
   });
 
   it("masks every key that holds a secret", () => {
-    const secretish = leaves(ConfigSchema).filter(([k, p]) => p.type === "string" && /key|secret|token|password|database_url/.test(k.split(".").at(-1)!));
+    const secretish = leaves(ConfigSchema).filter(
+      ([k, p]) => p.type === "string" && /key|secret|token|password|database_url/.test(k.split(".").at(-1)!),
+    );
     expect(secretish.length).toBeGreaterThanOrEqual(5);
     const overrides: Record<string, any> = {};
     for (const [k] of secretish) {

@@ -17,16 +17,28 @@ describe("response check against the OpenAPI document", () => {
 
   it("passes answers that match and names the field and rule of those that do not", () => {
     expect(contractProblem("DELETE", `/api/v1/webhooks/${ID}`, 200, { id: ID, deleted: true })).toBeUndefined();
-    expect(contractProblem("DELETE", `/api/v1/webhooks/${ID}`, 200, { id: ID, deleted: "yes" })).toMatch(/deleteWebhook's 200 schema[\s\S]*\/deleted must be equal to constant/);
-    expect(contractProblem("GET", "/api/v1/styles", 200, { styles: [{ id: "x", name: "X" }] })).toMatch(/\/styles\/0 must have required property 'description'/);
+    expect(contractProblem("DELETE", `/api/v1/webhooks/${ID}`, 200, { id: ID, deleted: "yes" })).toMatch(
+      /deleteWebhook's 200 schema[\s\S]*\/deleted must be equal to constant/,
+    );
+    expect(contractProblem("GET", "/api/v1/styles", 200, { styles: [{ id: "x", name: "X" }] })).toMatch(
+      /\/styles\/0 must have required property 'description'/,
+    );
     expect(contractProblem("GET", "/api/v1/styles", 200, "<html>")).toMatch(/not JSON/);
   });
 
   it("checks errors against the Error schema, on unknown routes too, and refuses undocumented statuses", () => {
-    expect(contractProblem("GET", `/api/v1/episodes/${ID}`, 404, { error: { code: "not_found", message: "no" } })).toBeUndefined();
-    expect(contractProblem("GET", `/api/v1/episodes/${ID}`, 404, { message: "no" })).toMatch(/Error|required property 'error'/);
-    expect(contractProblem("PUT", "/api/v1/episodes", 405, { error: { code: "method_not_allowed", message: "no" } })).toBeUndefined();
+    expect(
+      contractProblem("GET", `/api/v1/episodes/${ID}`, 404, { error: { code: "not_found", message: "no" } }),
+    ).toBeUndefined();
+    expect(contractProblem("GET", `/api/v1/episodes/${ID}`, 404, { message: "no" })).toMatch(
+      /Error|required property 'error'/,
+    );
+    expect(
+      contractProblem("PUT", "/api/v1/episodes", 405, { error: { code: "method_not_allowed", message: "no" } }),
+    ).toBeUndefined();
     expect(contractProblem("GET", "/api/v1/nowhere", 200, {})).toMatch(/no operation in the OpenAPI document/);
-    expect(contractProblem("GET", "/api/v1/styles", 500, { error: { code: "internal", message: "x" } })).toMatch(/listStyles does not document status 500/);
+    expect(contractProblem("GET", "/api/v1/styles", 500, { error: { code: "internal", message: "x" } })).toMatch(
+      /listStyles does not document status 500/,
+    );
   });
 });

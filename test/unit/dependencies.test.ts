@@ -14,7 +14,11 @@ async function violations(files = SOURCES) {
   const cwd = process.cwd();
   process.chdir(repoRoot); // the rules are paths relative to the repository root
   try {
-    const { output } = await cruise(files, { ...rules.options, ruleSet: { forbidden: rules.forbidden }, validate: true });
+    const { output } = await cruise(files, {
+      ...rules.options,
+      ruleSet: { forbidden: rules.forbidden },
+      validate: true,
+    });
     return (output as any).summary.violations.map((v: any) => `${v.rule.name}: ${v.from} → ${v.to}`) as string[];
   } finally {
     process.chdir(cwd);
@@ -31,6 +35,8 @@ describe("dependency rules", () => {
 
   it("fail on a plugin that imports the facade", async () => {
     await writeFile(probe, `import { createFacade } from "../facade/app.js";\nexport const x = createFacade;\n`);
-    expect(await violations([...SOURCES])).toContain("plugins-use-the-contract: plugins/zz-dependency-probe.ts → facade/app.ts");
+    expect(await violations([...SOURCES])).toContain(
+      "plugins-use-the-contract: plugins/zz-dependency-probe.ts → facade/app.ts",
+    );
   });
 });

@@ -1,7 +1,12 @@
 // render.concurrency: encodes beyond the slots wait their turn in order; an abort while waiting
 // leaves the queue; raising the limit starts the waiting ones.
 import { describe, expect, it } from "vitest";
-import { defaultRenderConcurrency, encodeSlotsState, setRenderConcurrency, takeEncodeSlot } from "../../daemon/kit/encode-slots.js";
+import {
+  defaultRenderConcurrency,
+  encodeSlotsState,
+  setRenderConcurrency,
+  takeEncodeSlot,
+} from "../../daemon/kit/encode-slots.js";
 
 describe("encode slots", () => {
   it("one slot: the second and third encodes start in order as each one ends", async () => {

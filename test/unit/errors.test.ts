@@ -22,10 +22,16 @@ describe("toErrorBody", () => {
     ];
     for (const [err, status] of cases) {
       const e = err as Refused;
-      expect(toErrorBody(err), e.code).toEqual({ status, body: { error: { code: e.code, message: e.message, ...e.context } } });
+      expect(toErrorBody(err), e.code).toEqual({
+        status,
+        body: { error: { code: e.code, message: e.message, ...e.context } },
+      });
       expect("status" in err, e.code).toBe(false);
     }
-    expect(toErrorBody(new PaymentRequired("credit_required", "pay", 120, 20)).body.error).toMatchObject({ needed_cents: 120, credit_cents: 20 });
+    expect(toErrorBody(new PaymentRequired("credit_required", "pay", 120, 20)).body.error).toMatchObject({
+      needed_cents: 120,
+      credit_cents: 20,
+    });
   });
 
   it("keeps a cause and names the class", () => {
@@ -36,10 +42,19 @@ describe("toErrorBody", () => {
   });
 
   it("maps the facade's own refusals, the engine's RunError and h3's client errors, and hides the rest", () => {
-    expect(toErrorBody(new ApiError(415, "unsupported_type", "no", { extension: "txt" }))).toEqual({ status: 415, body: { error: { code: "unsupported_type", message: "no", extension: "txt" } } });
+    expect(toErrorBody(new ApiError(415, "unsupported_type", "no", { extension: "txt" }))).toEqual({
+      status: 415,
+      body: { error: { code: "unsupported_type", message: "no", extension: "txt" } },
+    });
     expect(toErrorBody(new RunError("not_found", "run r does not exist")).status).toBe(404);
     expect(toErrorBody(new RunError("invalid_option", "no step takes x")).status).toBe(400);
-    expect(toErrorBody(new HTTPError({ status: 405, message: "nope" }))).toEqual({ status: 405, body: { error: { code: "bad_request", message: "nope" } } });
-    expect(toErrorBody(new Error("secret detail"))).toEqual({ status: 500, body: { error: { code: "internal", message: "internal error; the details are in the server log" } } });
+    expect(toErrorBody(new HTTPError({ status: 405, message: "nope" }))).toEqual({
+      status: 405,
+      body: { error: { code: "bad_request", message: "nope" } },
+    });
+    expect(toErrorBody(new Error("secret detail"))).toEqual({
+      status: 500,
+      body: { error: { code: "internal", message: "internal error; the details are in the server log" } },
+    });
   });
 });

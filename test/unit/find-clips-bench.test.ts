@@ -4,9 +4,18 @@ import { loadLabelled, runOne, scoreClips, total } from "../../bench/find-clips.
 
 describe("find-clips labelled set", () => {
   it("scores hit rate and precision@5 by half-overlaps", () => {
-    const labels = [{ start: 10, end: 50 }, { start: 100, end: 140 }];
+    const labels = [
+      { start: 10, end: 50 },
+      { start: 100, end: 140 },
+    ];
     // Covers 30 of label 1's 40 s (a hit, and 75% of the clip is good); the other misses both.
-    const s = scoreClips([{ start: 20, end: 60 }, { start: 60, end: 110 }], labels);
+    const s = scoreClips(
+      [
+        { start: 20, end: 60 },
+        { start: 60, end: 110 },
+      ],
+      labels,
+    );
     expect(s).toMatchObject({ labels: 2, hits: 1, clips: 2, good: 1 });
   });
 

@@ -24,16 +24,35 @@ describe("find-clips llm engine", () => {
   });
 
   const llmCtx = (f: FakeOpenAI, extra: Record<string, unknown> = {}) =>
-    makeStageCtx({ engine: "llm", count: 5 }, { config: { llm: { base_url: f.baseURL, api_key: "test-key", model: "fake-chat", retries: 1, retry_min_ms: 10, ...extra } } });
+    makeStageCtx(
+      { engine: "llm", count: 5 },
+      {
+        config: {
+          llm: { base_url: f.baseURL, api_key: "test-key", model: "fake-chat", retries: 1, retry_min_ms: 10, ...extra },
+        },
+      },
+    );
 
   it("turns a valid answer into those clips, snapped to the sentence boundaries", async () => {
     fake = await startFakeOpenAI({
       chat: {
         answer: {
           clips: [
-            { start: claim.start, end: claim.end, title: "Price on value, not cost", reason: "a bold claim with numbers", score: 90 },
+            {
+              start: claim.start,
+              end: claim.end,
+              title: "Price on value, not cost",
+              reason: "a bold claim with numbers",
+              score: 90,
+            },
             // 0.3 s off both ends: within the snap tolerance.
-            { start: story.start + 0.3, end: story.end - 0.3, title: "We doubled our price", reason: "a story with a twist", score: 80 },
+            {
+              start: story.start + 0.3,
+              end: story.end - 0.3,
+              title: "We doubled our price",
+              reason: "a story with a twist",
+              score: 80,
+            },
           ],
         },
       },
@@ -59,13 +78,27 @@ describe("find-clips llm engine", () => {
     const req = fake.chatRequests[0];
     expect(req.auth).toBe("Bearer test-key");
     expect(req.body.model).toBe("fake-chat");
-    expect(req.body.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "clips", strict: true } });
-    expect(req.body.response_format.json_schema.schema.properties.clips.items.required).toEqual(["start", "end", "title", "reason", "score", "scores"]);
+    expect(req.body.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "clips", strict: true },
+    });
+    expect(req.body.response_format.json_schema.schema.properties.clips.items.required).toEqual([
+      "start",
+      "end",
+      "title",
+      "reason",
+      "score",
+      "scores",
+    ]);
     const user = req.body.messages.find((m: any) => m.role === "user").content as string;
     expect(user).toMatch(/between 30 and 150 seconds/);
     expect(user).toMatch(/^\[0\] 0\.60–\d+\.\d\d S1: Hey everyone, welcome back/m);
     const saved = JSON.parse((await ctx.storage.read(out.clips_key)).toString());
-    expect(saved).toMatchObject({ engine: "llm", engine_used: "llm", llm: { model: "fake-chat", proposed: 2, accepted: 2, rejected: [] } });
+    expect(saved).toMatchObject({
+      engine: "llm",
+      engine_used: "llm",
+      llm: { model: "fake-chat", proposed: 2, accepted: 2, rejected: [] },
+    });
   });
 
   it("rejects invented, too long and overlapping spans, keeping the valid one", async () => {
@@ -76,7 +109,13 @@ describe("find-clips llm engine", () => {
             { start: 37.777, end: 91.111, title: "Invented", reason: "times that are nowhere", score: 99 },
             { start: claim.start, end: claim.end, title: "The valid pricing claim", reason: "ok", score: 70 },
             { start: claim.start, end: claim.end, title: "Again", reason: "duplicate", score: 60 },
-            { start: episode.words[0].start, end: episode.words.at(-1).end, title: "Everything", reason: "too long", score: 50 },
+            {
+              start: episode.words[0].start,
+              end: episode.words.at(-1).end,
+              title: "Everything",
+              reason: "too long",
+              score: 50,
+            },
           ],
         },
       },
@@ -94,7 +133,9 @@ describe("find-clips llm engine", () => {
   });
 
   it("falls back to the heuristic when every span is invented", async () => {
-    fake = await startFakeOpenAI({ chat: { answer: { clips: [{ start: 12.345, end: 67.891, title: "Made up", reason: "x", score: 90 }] } } });
+    fake = await startFakeOpenAI({
+      chat: { answer: { clips: [{ start: 12.345, end: 67.891, title: "Made up", reason: "x", score: 90 }] } },
+    });
     ctx = await llmCtx(fake);
     const out = await findClipsStage.run(episode, ctx);
     expect(out.engine_used).toBe("heuristic");
@@ -122,7 +163,13 @@ describe("find-clips llm engine", () => {
   });
 
   it("recovers from one transient failure, and falls back on an answer that is not JSON", async () => {
-    fake = await startFakeOpenAI({ chat: { failFirst: 1, failStatus: 503, answer: { clips: [{ start: story.start, end: story.end, title: "T", reason: "r", score: 60 }] } } });
+    fake = await startFakeOpenAI({
+      chat: {
+        failFirst: 1,
+        failStatus: 503,
+        answer: { clips: [{ start: story.start, end: story.end, title: "T", reason: "r", score: 60 }] },
+      },
+    });
     ctx = await llmCtx(fake);
     expect(await findClipsStage.run(episode, ctx)).toMatchObject({ engine_used: "llm" });
     await fake.close();
@@ -133,11 +180,18 @@ describe("find-clips llm engine", () => {
   });
 
   it("uses openai.* settings when llm.* is absent, and falls back when nothing is configured", async () => {
-    fake = await startFakeOpenAI({ chat: { answer: { clips: [{ start: story.start, end: story.end, title: "T", reason: "r", score: 60 }] } } });
-    ctx = await makeStageCtx({ engine: "llm" }, { config: { openai: { base_url: fake.baseURL, api_key: "oa-key", model: "whisper-1" } } });
+    fake = await startFakeOpenAI({
+      chat: { answer: { clips: [{ start: story.start, end: story.end, title: "T", reason: "r", score: 60 }] } },
+    });
+    ctx = await makeStageCtx(
+      { engine: "llm" },
+      { config: { openai: { base_url: fake.baseURL, api_key: "oa-key", model: "whisper-1" } } },
+    );
     expect(await findClipsStage.run(episode, ctx)).toMatchObject({ engine_used: "llm" });
     expect(fake.chatRequests[0]).toMatchObject({ auth: "Bearer oa-key", body: { model: DEFAULT_CHAT_MODEL } });
-    expect(llmSettings({ llm: { model: "m" }, openai: { base_url: "http://x/v1", api_key: "", model: "gpt-x" } })).toMatchObject({ baseURL: "http://x/v1", apiKey: "none", model: "m" });
+    expect(
+      llmSettings({ llm: { model: "m" }, openai: { base_url: "http://x/v1", api_key: "", model: "gpt-x" } }),
+    ).toMatchObject({ baseURL: "http://x/v1", apiKey: "none", model: "m" });
     expect(llmSettings({ openai: { base_url: "", api_key: "" } })).toBeUndefined();
     ctx.config = {};
     const out = await findClipsStage.run(episode, ctx);
@@ -147,7 +201,19 @@ describe("find-clips llm engine", () => {
   it("checks proposals against existing clips in search mode", () => {
     const limits = resolveLimits({});
     const p = prepare(episode, { ...limits });
-    const existing = [{ number: 1, ref: "cabc", title: "x", hook: "x", start: claim.start - 0.1, end: claim.end + 0.2, duration: 40, pieces: [], score: { value: 50, reasons: [] } }];
+    const existing = [
+      {
+        number: 1,
+        ref: "cabc",
+        title: "x",
+        hook: "x",
+        start: claim.start - 0.1,
+        end: claim.end + 0.2,
+        duration: 40,
+        pieces: [],
+        score: { value: 50, reasons: [] },
+      },
+    ];
     const r = checkProposals(
       [
         { start: claim.start, end: claim.end, title: "dup", reason: "", score: 90 },

@@ -10,8 +10,15 @@ import { toSentences } from "../../plugins/find-clips/text.js";
 
 describe("find-clips scorer", () => {
   it("tells questions by syntax, not by their first word", () => {
-    for (const q of ["Is it true that you run twice a week", "So, how did you start baking.", "Okay Hanna, where can people find your bakery", "Do you knead it"]) expect(analyse(q).question, q).toBe(true);
-    for (const s of ["When the numbers are bad, we cut the price.", "Don't forget the salt.", "Is."]) expect(analyse(s).question, s).toBe(false);
+    for (const q of [
+      "Is it true that you run twice a week",
+      "So, how did you start baking.",
+      "Okay Hanna, where can people find your bakery",
+      "Do you knead it",
+    ])
+      expect(analyse(q).question, q).toBe(true);
+    for (const s of ["When the numbers are bad, we cut the price.", "Don't forget the salt.", "Is."])
+      expect(analyse(s).question, s).toBe(false);
   });
 
   it("reads named features from a sentence", () => {
@@ -23,20 +30,37 @@ describe("find-clips scorer", () => {
     expect(readFacts("And then it was fine.").dangling).toBe("and");
     expect(readFacts("They were fine after that.").dangling).toBe("they");
     // Existential "there" points back at nothing; "no" as a determiner is a universal claim; a comparison is a tension.
-    const existential = readFacts("There's no such thing as a maths person, and the belief does more damage than any bad teacher.");
+    const existential = readFacts(
+      "There's no such thing as a maths person, and the belief does more damage than any bad teacher.",
+    );
     expect(existential.dangling).toBeUndefined();
     expect(existential.sweeping && existential.comparison && existential.claim).toBe(true);
     expect(readFacts("We went to the shop on Tuesday.").comparison).toBe(false);
   });
 
   it("ends a sentence where the speaker changes, punctuated or not", () => {
-    const words = ["so", "what", "now", "we", "wait"].map((text, i) => ({ text, start: i, end: i + 0.5, speaker: i < 3 ? "S1" : "S2" }));
+    const words = ["so", "what", "now", "we", "wait"].map((text, i) => ({
+      text,
+      start: i,
+      end: i + 0.5,
+      speaker: i < 3 ? "S1" : "S2",
+    }));
     expect(toSentences(words).map((s) => s.text)).toEqual(["so what now", "we wait"]);
   });
 
   it("finds a topic boundary where the words change", () => {
-    const a = ["Bread needs flour and water.", "Flour gives bread its crumb.", "Water makes the bread dough soft.", "Bread flour is strong."];
-    const b = ["Rockets burn fuel in space.", "Space rockets need oxygen.", "Fuel and oxygen make rocket thrust.", "Rockets reach orbit fast."];
+    const a = [
+      "Bread needs flour and water.",
+      "Flour gives bread its crumb.",
+      "Water makes the bread dough soft.",
+      "Bread flour is strong.",
+    ];
+    const b = [
+      "Rockets burn fuel in space.",
+      "Space rockets need oxygen.",
+      "Fuel and oxygen make rocket thrust.",
+      "Rockets reach orbit fast.",
+    ];
     const t = segmentTopics([...a, ...b]);
     expect(t.boundary[4]).toBe(true);
     expect(t.boundary.filter(Boolean).length).toBeLessThanOrEqual(3);
@@ -50,8 +74,10 @@ describe("find-clips scorer", () => {
         expect(words.length, `${t.name}: ${c.title}`).toBeGreaterThanOrEqual(2);
         expect(words.length, `${t.name}: ${c.title}`).toBeLessThanOrEqual(9);
         expect(c.title).not.toMatch(/\.(com|io|org|net)\b|www|https?:|\bdot com\b/i);
-        for (const w of words) expect(sponsor.has(w.toLowerCase().replace(/[^\p{L}\p{N}.]/gu, "")), `${t.name}: ${c.title}`).toBe(false);
-        for (const k of ["hook", "coherence", "payoff", "delivery"] as const) expect(c.scores?.[k].reason.length).toBeGreaterThan(0);
+        for (const w of words)
+          expect(sponsor.has(w.toLowerCase().replace(/[^\p{L}\p{N}.]/gu, "")), `${t.name}: ${c.title}`).toBe(false);
+        for (const k of ["hook", "coherence", "payoff", "delivery"] as const)
+          expect(c.scores?.[k].reason.length).toBeGreaterThan(0);
       }
     }
   });

@@ -40,7 +40,10 @@ const SCRIPT = [
   "That is it for today thanks for listening.",
 ];
 
-function makeTranscript(script = SCRIPT, opts: { punctuate?: boolean; rate?: number; pause?: number } = {}): Transcript {
+function makeTranscript(
+  script = SCRIPT,
+  opts: { punctuate?: boolean; rate?: number; pause?: number } = {},
+): Transcript {
   const rate = opts.rate ?? 2.6;
   const pause = opts.pause ?? 0.5;
   const words: Word[] = [];
@@ -61,7 +64,8 @@ function makeTranscript(script = SCRIPT, opts: { punctuate?: boolean; rate?: num
 }
 
 const limits = { target: 20, min: 15, max: 30, count: 10, seed: "runs/x/source.wav" };
-const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end;
+const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+  a.start < b.end && b.start < a.end;
 
 describe("find-clips heuristic", () => {
   const transcript = makeTranscript();
@@ -134,7 +138,12 @@ describe("find-clips heuristic", () => {
     const clips = findClips(short, limits);
     expect(short.duration).toBeLessThan(limits.min);
     expect(clips).toHaveLength(1);
-    expect(clips[0]).toMatchObject({ number: 1, start: 0, end: short.duration, pieces: [{ start: 0, end: short.duration }] });
+    expect(clips[0]).toMatchObject({
+      number: 1,
+      start: 0,
+      end: short.duration,
+      pieces: [{ start: 0, end: short.duration }],
+    });
     // With the default limits (shortest clip 30 s), an 11-second recording is still one clip.
     const eleven = makeTranscript(SCRIPT.slice(4, 7));
     expect(eleven.duration).toBeLessThan(30);
@@ -143,7 +152,9 @@ describe("find-clips heuristic", () => {
     expect(whole[0]).toMatchObject({ start: 0, end: eleven.duration });
     // Search mode on it keeps the one clip instead of adding a duplicate.
     // In search mode that one clip is the answer: it comes back marked, with its number and ref.
-    expect(findClips(eleven, { ...resolveLimits({}), seed: "s", about: "pricing", existing: whole })).toEqual([{ ...whole[0], answers: [{ about: "pricing", rank: 0 }] }]);
+    expect(findClips(eleven, { ...resolveLimits({}), seed: "s", about: "pricing", existing: whole })).toEqual([
+      { ...whole[0], answers: [{ about: "pricing", rank: 0 }] },
+    ]);
   });
 
   it("keeps default clips within 30–150 s and sentence-aligned on a longer episode", () => {
@@ -175,7 +186,11 @@ describe("find-clips heuristic", () => {
     expect(about[0].hook).toMatch(/laptop/);
     expect(about[0].score.reasons[0]).toMatch(/matches the brief: .*laptop/);
     // Search mode keeps the clips found so far and appends new, non-overlapping ones.
-    const more = findClips(transcript, { ...limits, about: "hiking boots on a mountain trail", existing: about.slice(0, 1) });
+    const more = findClips(transcript, {
+      ...limits,
+      about: "hiking boots on a mountain trail",
+      existing: about.slice(0, 1),
+    });
     // The listed clip keeps its number and ref; it may be marked as a lesser answer to the new brief.
     expect({ ...more[0], answers: undefined }).toEqual({ ...about[0], answers: undefined });
     expect(more.length).toBeGreaterThan(1);
@@ -227,7 +242,10 @@ describe("find-clips stage", () => {
     const transcript = makeTranscript();
     await ctx.storage.write("runs/r/transcript.json", JSON.stringify(transcript));
     const out = await findClipsStage.run(
-      { transcript: { key: "runs/r/transcript.json", duration: transcript.duration }, media: { duration: transcript.duration, kind: "audio" } },
+      {
+        transcript: { key: "runs/r/transcript.json", duration: transcript.duration },
+        media: { duration: transcript.duration, kind: "audio" },
+      },
       ctx,
     );
     expect(out.clips).toHaveLength(3);

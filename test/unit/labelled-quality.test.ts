@@ -2,7 +2,18 @@
 // held to a loose bar well under the issue's goals: a floor that catches a scorer that has lost its
 // way, not a target. The numbers are read in bench/find-clips (docs/benchmarks.md, Clip finding).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { answerOf, average, briefAccuracy, finds, loadLabelled, measureTop, onBoundaries, stageRunner, type Labelled, type Measures } from "../../bench/find-clips.js";
+import {
+  answerOf,
+  average,
+  briefAccuracy,
+  finds,
+  loadLabelled,
+  measureTop,
+  onBoundaries,
+  stageRunner,
+  type Labelled,
+  type Measures,
+} from "../../bench/find-clips.js";
 
 const set = loadLabelled();
 let runner: Awaited<ReturnType<typeof stageRunner>>;
@@ -30,7 +41,9 @@ describe("the labelled set", () => {
       expect(t.sponsor?.length, t.name).toBeGreaterThan(0);
       expect(t.briefs?.length, t.name).toBe(3);
     }
-    expect(long.some((t) => t.words.every((w) => w.text === w.text.toLowerCase() && !/[.,?!]/.test(w.text)))).toBe(true);
+    expect(long.some((t) => t.words.every((w) => w.text === w.text.toLowerCase() && !/[.,?!]/.test(w.text)))).toBe(
+      true,
+    );
   });
 
   it("is scored by rules that tell a found moment from a near miss", () => {
@@ -45,7 +58,10 @@ describe("the labelled set", () => {
         { text: "Three", start: 1.2, end: 1.5 },
         { text: "four.", start: 1.6, end: 1.9 },
       ],
-      sentences: [{ start: 0, end: 0.7 }, { start: 1.2, end: 1.9 }],
+      sentences: [
+        { start: 0, end: 0.7 },
+        { start: 1.2, end: 1.9 },
+      ],
     };
     expect(onBoundaries({ start: 1.1, end: 2.0 }, t)).toBe(true);
     expect(onBoundaries({ start: 0.3, end: 2.0 }, t)).toBe(false); // opens on "two."
@@ -67,4 +83,3 @@ describe("the heuristic on the labelled set (a loose floor; the bench reads qual
     expect(average(rows).briefApi).toBeGreaterThanOrEqual(0.65);
   });
 });
-

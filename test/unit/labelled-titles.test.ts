@@ -19,9 +19,15 @@ beforeAll(async () => {
 afterAll(() => runner?.close());
 
 /** Spoken or written pieces of a web address: "example dot com slash pod", "www", ".io", "https". */
-const URL_LIKE = /\b(dot (com|net|org|io|co|app|ai|dev|tv|fm|uk)|slash|www|https?)\b|\w\.(com|net|org|io|co|app|ai|dev|tv|fm|uk)\b|:\/\//i;
+const URL_LIKE =
+  /\b(dot (com|net|org|io|co|app|ai|dev|tv|fm|uk)|slash|www|https?)\b|\w\.(com|net|org|io|co|app|ai|dev|tv|fm|uk)\b|:\/\//i;
 
-const words = (title: string) => title.toLowerCase().split(/\s+/).map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "")).filter(Boolean);
+const words = (title: string) =>
+  title
+    .toLowerCase()
+    .split(/\s+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ""))
+    .filter(Boolean);
 
 describe("clip titles over the labelled set", () => {
   it("were made for every clip", () => {
@@ -40,7 +46,9 @@ describe("clip titles over the labelled set", () => {
   });
 
   it("hold no token from the episode's sponsor read", () => {
-    const bad = titles.filter((t) => words(t.title).some((w) => t.sponsor.some((s) => s === w || s.split(".")[0] === w)));
+    const bad = titles.filter((t) =>
+      words(t.title).some((w) => t.sponsor.some((s) => s === w || s.split(".")[0] === w)),
+    );
     expect(bad).toEqual([]);
   });
 });

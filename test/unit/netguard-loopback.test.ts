@@ -9,10 +9,13 @@ describe("allowLoopback", () => {
     expect(isLoopbackAddress(ip)).toBe(true);
   });
 
-  it.each(["2002:7f00:1::", "2002:7f00:0001::1", "::127.0.0.1", "::7f00:1", "64:ff9b::127.0.0.1", "64:ff9b::7f00:1"])("still refuses %s", (ip) => {
-    expect(addressRefusal(ip, { allowLoopback: true })).toMatch(/loopback \((6to4|NAT64|IPv4-compatible) 127\./);
-    expect(isLoopbackAddress(ip)).toBe(false);
-  });
+  it.each(["2002:7f00:1::", "2002:7f00:0001::1", "::127.0.0.1", "::7f00:1", "64:ff9b::127.0.0.1", "64:ff9b::7f00:1"])(
+    "still refuses %s",
+    (ip) => {
+      expect(addressRefusal(ip, { allowLoopback: true })).toMatch(/loopback \((6to4|NAT64|IPv4-compatible) 127\./);
+      expect(isLoopbackAddress(ip)).toBe(false);
+    },
+  );
 
   it("leaves public 6to4 and NAT64 addresses allowed", () => {
     expect(addressRefusal("2002:808:808::1", { allowLoopback: true })).toBeUndefined();

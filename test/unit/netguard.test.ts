@@ -5,24 +5,83 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { promises as dnsPromises } from "node:dns";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { addressRefusal, guardedFetch, isLoopbackAddress, isPrivateAddress, netguardOptionsFromConfig } from "../../daemon/net/guard.js";
+import {
+  addressRefusal,
+  guardedFetch,
+  isLoopbackAddress,
+  isPrivateAddress,
+  netguardOptionsFromConfig,
+} from "../../daemon/net/guard.js";
 import { StageError } from "../../daemon/engine/stage.js";
 import { redirectTo, startHttpsServer, TEST_HOSTNAME, type TestHttpsServer } from "../helpers/https-server.js";
 
 const refused = [
-  "127.0.0.1", "127.255.255.254", "::1", "0.0.0.0", "0.1.2.3", "10.0.0.1", "10.255.255.255", "172.16.0.1",
-  "172.31.255.255", "192.168.1.1", "169.254.0.1", "169.254.169.254", "100.64.0.1", "100.127.255.255",
-  "192.0.0.8", "192.0.2.1", "198.51.100.7", "203.0.113.9", "198.18.0.1", "198.19.255.255", "224.0.0.1",
-  "239.255.255.250", "240.0.0.1", "255.255.255.255", "192.88.99.1",
-  "::", "fe80::1", "fe80::1%eth0", "febf::1", "fc00::1", "fd12:3456::1", "fd00:ec2::254", "ff02::1",
-  "2001:db8::1", "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:169.254.169.254",
-  "64:ff9b::a00:1", "64:ff9b::127.0.0.1", "64:ff9b:1::1", "2002:c0a8:0101::1", "2001::1", "::127.0.0.1",
-  "[::1]", "not-an-ip", "",
+  "127.0.0.1",
+  "127.255.255.254",
+  "::1",
+  "0.0.0.0",
+  "0.1.2.3",
+  "10.0.0.1",
+  "10.255.255.255",
+  "172.16.0.1",
+  "172.31.255.255",
+  "192.168.1.1",
+  "169.254.0.1",
+  "169.254.169.254",
+  "100.64.0.1",
+  "100.127.255.255",
+  "192.0.0.8",
+  "192.0.2.1",
+  "198.51.100.7",
+  "203.0.113.9",
+  "198.18.0.1",
+  "198.19.255.255",
+  "224.0.0.1",
+  "239.255.255.250",
+  "240.0.0.1",
+  "255.255.255.255",
+  "192.88.99.1",
+  "::",
+  "fe80::1",
+  "fe80::1%eth0",
+  "febf::1",
+  "fc00::1",
+  "fd12:3456::1",
+  "fd00:ec2::254",
+  "ff02::1",
+  "2001:db8::1",
+  "::ffff:127.0.0.1",
+  "::ffff:7f00:1",
+  "::ffff:10.0.0.1",
+  "::ffff:169.254.169.254",
+  "64:ff9b::a00:1",
+  "64:ff9b::127.0.0.1",
+  "64:ff9b:1::1",
+  "2002:c0a8:0101::1",
+  "2001::1",
+  "::127.0.0.1",
+  "[::1]",
+  "not-an-ip",
+  "",
 ];
 const allowed = [
-  "8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "172.15.255.255", "100.128.0.1", "100.63.255.255",
-  "192.169.0.1", "198.20.0.1", "223.255.255.255", "169.255.0.1", "11.0.0.1",
-  "2606:4700:4700::1111", "2a00:1450:4001:80b::200e", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1",
+  "8.8.8.8",
+  "1.1.1.1",
+  "93.184.216.34",
+  "172.32.0.1",
+  "172.15.255.255",
+  "100.128.0.1",
+  "100.63.255.255",
+  "192.169.0.1",
+  "198.20.0.1",
+  "223.255.255.255",
+  "169.255.0.1",
+  "11.0.0.1",
+  "2606:4700:4700::1111",
+  "2a00:1450:4001:80b::200e",
+  "::ffff:8.8.8.8",
+  "64:ff9b::808:808",
+  "2002:808:808::1",
 ];
 
 describe("isPrivateAddress", () => {
@@ -42,7 +101,16 @@ describe("isPrivateAddress", () => {
       expect(addressRefusal(ip, { allowLoopback: true })).toBeUndefined();
       expect(isLoopbackAddress(ip)).toBe(true);
     }
-    for (const ip of ["10.0.0.1", "169.254.169.254", "192.168.0.1", "fe80::1", "fc00::1", "0.0.0.0", "::", "100.64.0.1"]) {
+    for (const ip of [
+      "10.0.0.1",
+      "169.254.169.254",
+      "192.168.0.1",
+      "fe80::1",
+      "fc00::1",
+      "0.0.0.0",
+      "::",
+      "100.64.0.1",
+    ]) {
       expect(addressRefusal(ip, { allowLoopback: true })).toBeDefined();
       expect(isLoopbackAddress(ip)).toBe(false);
     }
@@ -50,7 +118,10 @@ describe("isPrivateAddress", () => {
 });
 
 async function failure(p: Promise<unknown>): Promise<StageError> {
-  const err = await p.then(() => undefined, (e) => e);
+  const err = await p.then(
+    () => undefined,
+    (e) => e,
+  );
   expect(err).toBeInstanceOf(StageError);
   return err as StageError;
 }
@@ -88,7 +159,12 @@ describe("guardedFetch", () => {
   });
 
   it("refuses IP literals in private ranges without connecting", async () => {
-    for (const url of ["https://10.0.0.1/", "https://[fe80::1]/", "https://[::ffff:192.168.1.1]/", "https://169.254.169.254/"]) {
+    for (const url of [
+      "https://10.0.0.1/",
+      "https://[fe80::1]/",
+      "https://[::ffff:192.168.1.1]/",
+      "https://169.254.169.254/",
+    ]) {
       expect((await failure(guardedFetch(url, { allowLoopback: true }))).code).toBe("forbidden_address");
     }
     expect((await failure(guardedFetch("https://[::1]/"))).code).toBe("forbidden_address");
@@ -121,7 +197,8 @@ describe("guardedFetch", () => {
     afterEach(() => vi.restoreAllMocks());
     const answer = (...addresses: string[]) =>
       vi.spyOn(dnsPromises, "lookup").mockImplementation((async (host: string) => {
-        if (host !== TEST_HOSTNAME) throw Object.assign(new Error(`unexpected lookup of ${host}`), { code: "ENOTFOUND" });
+        if (host !== TEST_HOSTNAME)
+          throw Object.assign(new Error(`unexpected lookup of ${host}`), { code: "ENOTFOUND" });
         return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
       }) as any);
 

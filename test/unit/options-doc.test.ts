@@ -12,7 +12,12 @@ import { BUILTIN_STAGES } from "../../daemon/stages.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const stages = new Map(BUILTIN_STAGES.map((s) => [s.name, s]));
-const docs = ["README.md", ...readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const docs = [
+  "README.md",
+  ...readdirSync(path.join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 describe("stage option tables in the docs", () => {
   it("match the stages' schemas", () => {
@@ -20,12 +25,18 @@ describe("stage option tables in the docs", () => {
       const text = readFileSync(path.join(root, file), "utf8");
       const filled = fillOptionTables(text, stages);
       if (filled !== text && process.env.CLIPD_UPDATE_DOCS === "1") writeFileSync(path.join(root, file), filled);
-      else expect(text, `${file}: an options table drifted from its schema; run CLIPD_UPDATE_DOCS=1 npx vitest run test/unit/options-doc.test.ts`).toBe(filled);
+      else
+        expect(
+          text,
+          `${file}: an options table drifted from its schema; run CLIPD_UPDATE_DOCS=1 npx vitest run test/unit/options-doc.test.ts`,
+        ).toBe(filled);
     }
   });
 
   it("show every built-in stage that takes options exactly once", () => {
-    const shown = docs.flatMap((f) => [...readFileSync(path.join(root, f), "utf8").matchAll(/<!-- options:([a-z-]+) -->/g)].map((m) => m[1]));
+    const shown = docs.flatMap((f) =>
+      [...readFileSync(path.join(root, f), "utf8").matchAll(/<!-- options:([a-z-]+) -->/g)].map((m) => m[1]),
+    );
     expect(shown.sort()).toEqual(BUILTIN_STAGES.map((s) => s.name).sort());
   });
 

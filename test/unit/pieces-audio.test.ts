@@ -12,12 +12,30 @@ import { confirmGaps, toPieces } from "../../plugins/find-clips/pieces.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "pieces-audio-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] }).toString();
+const sh = (cmd: string, args: string[]) =>
+  execFileSync(cmd, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] }).toString();
 
 /** A phrase spoken by espeak-ng, trimmed of its silence at both ends, at 16 kHz mono; its length. */
 function phrase(name: string, text: string): number {
   sh("espeak-ng", ["-w", `${name}-raw.wav`, text]);
-  sh("sox", [`${name}-raw.wav`, "-r", "16000", "-c", "1", `${name}.wav`, "silence", "1", "0.01", "1%", "reverse", "silence", "1", "0.01", "1%", "reverse"]);
+  sh("sox", [
+    `${name}-raw.wav`,
+    "-r",
+    "16000",
+    "-c",
+    "1",
+    `${name}.wav`,
+    "silence",
+    "1",
+    "0.01",
+    "1%",
+    "reverse",
+    "silence",
+    "1",
+    "0.01",
+    "1%",
+    "reverse",
+  ]);
   return Number(sh("soxi", ["-D", `${name}.wav`]).trim());
 }
 
@@ -54,7 +72,12 @@ describe("gaps confirmed against the audio", () => {
   it("joins the pieces again where the audio holds no silence", async () => {
     // The same word times over a recording with no pause: the claimed gap is speech.
     sh("sox", ["a.wav", "b.wav", "a.wav", "b.wav", "solid.wav"]);
-    const clip = { start: 0, end: nextStart + second, duration: 0, pieces: toPieces(words, { start: 0, end: nextStart + second }) };
+    const clip = {
+      start: 0,
+      end: nextStart + second,
+      duration: 0,
+      pieces: toPieces(words, { start: 0, end: nextStart + second }),
+    };
     const [out] = await confirmClipGaps([clip], path.join(dir, "solid.wav"), { workdir: dir });
     expect(out!.pieces).toEqual([{ start: 0, end: clip.pieces.at(-1)!.end }]);
   });

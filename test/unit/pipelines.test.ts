@@ -18,27 +18,44 @@ describe("pipelines", () => {
 
   it("reports every problem of a broken set at once, each with file and line", async () => {
     const { stages } = await loadStageRegistry();
-    const { issues } = loadPipelines({ dirs: [path.join(repoRoot, "test/fixtures/broken-pipelines")], stages, defaults, relativeTo: repoRoot });
+    const { issues } = loadPipelines({
+      dirs: [path.join(repoRoot, "test/fixtures/broken-pipelines")],
+      stages,
+      defaults,
+      relativeTo: repoRoot,
+    });
     const text = issues.map((i) => `${i.file}:${i.line}: ${i.message}`);
     expect(text).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-stage\.yaml:5: .*unknown stage "transmogrify"/),
         expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-stage\.yaml:8: .*option "max_seconds" must be/),
-        expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-stage\.yaml:9: .*unknown option "colour" for stage probe/),
+        expect.stringMatching(
+          /^test\/fixtures\/broken-pipelines\/bad-stage\.yaml:9: .*unknown option "colour" for stage probe/,
+        ),
         expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-stage\.yaml:10: .*timeout.*forever/),
         expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-stage\.yaml:11: .*retry: limit/),
         expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-yaml\.yaml:\d+: YAML: /),
         // A step that needs run state nothing provides, and an input key that does not exist.
-        expect.stringMatching(/^test\/fixtures\/broken-pipelines\/missing-state\.yaml:5: steps\[1\]: caption-burn needs cut in the run state/),
-        expect.stringMatching(/^test\/fixtures\/broken-pipelines\/missing-state\.yaml:2: "input": unknown run-state key\(s\) subtitles/),
+        expect.stringMatching(
+          /^test\/fixtures\/broken-pipelines\/missing-state\.yaml:5: steps\[1\]: caption-burn needs cut in the run state/,
+        ),
+        expect.stringMatching(
+          /^test\/fixtures\/broken-pipelines\/missing-state\.yaml:2: "input": unknown run-state key\(s\) subtitles/,
+        ),
         expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-stage\.yaml:6: steps\[2\]: probe needs source/),
       ]),
     );
   });
 
   it("lets an ops folder override a pipeline of the same name", async () => {
-    const { stages } = await loadStageRegistry({ plugins: [path.join(repoRoot, "test/fixtures/stages/test-stages.mjs")] });
-    const { pipelines, issues } = loadPipelines({ dirs: [path.join(repoRoot, "pipelines"), path.join(repoRoot, "test/fixtures/pipelines")], stages, defaults });
+    const { stages } = await loadStageRegistry({
+      plugins: [path.join(repoRoot, "test/fixtures/stages/test-stages.mjs")],
+    });
+    const { pipelines, issues } = loadPipelines({
+      dirs: [path.join(repoRoot, "pipelines"), path.join(repoRoot, "test/fixtures/pipelines")],
+      stages,
+      defaults,
+    });
     expect(issues).toEqual([]);
     expect(pipelines.get("t-chain")!.steps).toHaveLength(3);
     expect(pipelines.get("t-block")!.steps[1]!.retry).toEqual({ limit: 3, backoff: true, delay: 0 });
@@ -47,20 +64,24 @@ describe("pipelines", () => {
 
 describe("plugin modules", () => {
   it("load by path and may replace a built-in stage of the same name", async () => {
-    const { stages, origins } = await loadStageRegistry({ plugins: [path.join(repoRoot, "test/fixtures/stages/replace-notify.mjs")] });
+    const { stages, origins } = await loadStageRegistry({
+      plugins: [path.join(repoRoot, "test/fixtures/stages/replace-notify.mjs")],
+    });
     expect(origins.get("notify")).toMatch(/replace-notify\.mjs$/);
     expect(stages.get("notify")!.summary).toMatch(/replacement/);
     expect(origins.get("probe")).toBe("builtin");
   });
 
   it("refuses a module that exports no stage, naming it", async () => {
-    await expect(loadStageRegistry({ plugins: [path.join(repoRoot, "test/fixtures/pipelines/t-chain.yaml")] })).rejects.toThrow(/t-chain\.yaml/);
+    await expect(
+      loadStageRegistry({ plugins: [path.join(repoRoot, "test/fixtures/pipelines/t-chain.yaml")] }),
+    ).rejects.toThrow(/t-chain\.yaml/);
   });
 });
 
 describe("when: and durations", () => {
   it("evaluates conditions on the run state", () => {
-    expect(compileWhen("media.kind == \"video\"")({ media: { kind: "video" } })).toBe(true);
+    expect(compileWhen('media.kind == "video"')({ media: { kind: "video" } })).toBe(true);
     expect(compileWhen("!source_url")({})).toBe(true);
     expect(compileWhen("options.render_top > 0")({ options: { render_top: 0 } })).toBe(false);
     expect(() => compileWhen("a = b")).toThrow(/cannot read condition/);

@@ -6,11 +6,19 @@ import { RunError } from "../../daemon/engine/run.js";
 import { defineStage } from "../../daemon/engine/stage.js";
 
 const stage = (name: string, properties: Record<string, unknown>) =>
-  defineStage({ name, summary: name, options: { type: "object", additionalProperties: false, properties }, run: async () => ({}) });
+  defineStage({
+    name,
+    summary: name,
+    options: { type: "object", additionalProperties: false, properties },
+    run: async () => ({}),
+  });
 
 const stages = new Map([
   ["probe", stage("probe", { max_seconds: { type: "number", default: 60 } })],
-  ["cut", stage("cut", { max_seconds: { type: "number", default: 30 }, format: { enum: ["mp4", "webm"], default: "mp4" } })],
+  [
+    "cut",
+    stage("cut", { max_seconds: { type: "number", default: 30 }, format: { enum: ["mp4", "webm"], default: "mp4" } }),
+  ],
   ["notify", stage("notify", { event: { type: "string", default: "done" } })],
 ]);
 
@@ -76,7 +84,10 @@ describe("planFor", () => {
   });
 
   it("refuses a pipeline whose stage is not installed", () => {
-    const broken: PlanSource = { pipelines: new Map([["x", { ...pipeline, name: "x", steps: [step("transmogrify")] }]]), stages };
+    const broken: PlanSource = {
+      pipelines: new Map([["x", { ...pipeline, name: "x", steps: [step("transmogrify")] }]]),
+      stages,
+    };
     expect(refusal(() => planFor(broken, "x")).code).toBe("unknown_stage");
   });
 });

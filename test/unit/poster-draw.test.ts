@@ -4,7 +4,11 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { hookStart, svgColour, titleSvg } from "../../plugins/poster/draw.js";
 
-const words = ["Well,", "so.", "Ask", "not", "what", "your", "country"].map((text, i) => ({ text, start: i * 0.5, end: i * 0.5 + 0.4 }));
+const words = ["Well,", "so.", "Ask", "not", "what", "your", "country"].map((text, i) => ({
+  text,
+  start: i * 0.5,
+  end: i * 0.5 + 0.4,
+}));
 
 describe("hookStart", () => {
   it("finds the hook by its first words, 50 ms into its first word", () => {
@@ -26,18 +30,35 @@ describe("titleSvg", () => {
 
   it("draws the box in the brand's background colour in the top part, and leaves the rest of the frame", async () => {
     const size = { width: 360, height: 640 };
-    const frame = await sharp({ create: { ...size, channels: 3, background: "#808080" } }).png().toBuffer();
-    const svg = titleSvg("Why the bakery opens at five", { ...size, box: "#1D4ED8", text: "#FFFFFF", accent: "#F59E0B", font: "DejaVu Sans" });
-    const { data, info } = await sharp(frame).composite([{ input: svg, top: 0, left: 0 }]).raw().toBuffer({ resolveWithObject: true });
-    const px = (x: number, y: number) => [...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3)];
+    const frame = await sharp({ create: { ...size, channels: 3, background: "#808080" } })
+      .png()
+      .toBuffer();
+    const svg = titleSvg("Why the bakery opens at five", {
+      ...size,
+      box: "#1D4ED8",
+      text: "#FFFFFF",
+      accent: "#F59E0B",
+      font: "DejaVu Sans",
+    });
+    const { data, info } = await sharp(frame)
+      .composite([{ input: svg, top: 0, left: 0 }])
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const px = (x: number, y: number) => [
+      ...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3),
+    ];
     // Just inside the box's left edge, below its rounded corner: the brand's blue.
-    const boxLeft = data.findIndex((_, i) => i % 3 === 0 && Math.floor(i / 3 / info.width) === 60 && data[i] === 0x1d && data[i + 2] === 0xd8);
+    const boxLeft = data.findIndex(
+      (_, i) => i % 3 === 0 && Math.floor(i / 3 / info.width) === 60 && data[i] === 0x1d && data[i + 2] === 0xd8,
+    );
     expect(boxLeft).toBeGreaterThan(-1);
     expect(px(5, 600)).toEqual([128, 128, 128]);
     // Some of the title's text is white, and the accent bar is there in amber.
     const count = (rgb: number[]) => {
       let n = 0;
-      for (let i = 0; i < data.length; i += 3) if (Math.abs(data[i]! - rgb[0]!) + Math.abs(data[i + 1]! - rgb[1]!) + Math.abs(data[i + 2]! - rgb[2]!) < 12) n++;
+      for (let i = 0; i < data.length; i += 3)
+        if (Math.abs(data[i]! - rgb[0]!) + Math.abs(data[i + 1]! - rgb[1]!) + Math.abs(data[i + 2]! - rgb[2]!) < 12)
+          n++;
       return n;
     };
     expect(count([255, 255, 255])).toBeGreaterThan(200);

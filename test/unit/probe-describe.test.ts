@@ -4,15 +4,33 @@ import { classifyContentType, extensionOf, kindOfExtension, sniffMedia } from ".
 import type { FfprobeResult, FfprobeStream } from "../../daemon/kit/ffmpeg.js";
 
 const video = (extra: Partial<FfprobeStream> = {}): FfprobeStream => ({
-  index: 0, codec_type: "video", codec_name: "h264", width: 1920, height: 1080, avg_frame_rate: "30000/1001", ...extra,
+  index: 0,
+  codec_type: "video",
+  codec_name: "h264",
+  width: 1920,
+  height: 1080,
+  avg_frame_rate: "30000/1001",
+  ...extra,
 });
 const audio: FfprobeStream = { index: 1, codec_type: "audio", codec_name: "aac", sample_rate: "48000", channels: 2 };
-const probe = (streams: FfprobeStream[], duration = "12.5"): FfprobeResult => ({ streams, format: { format_name: "mov,mp4", duration } });
+const probe = (streams: FfprobeStream[], duration = "12.5"): FfprobeResult => ({
+  streams,
+  format: { format_name: "mov,mp4", duration },
+});
 
 describe("describeMedia", () => {
   it("describes a plain video", () => {
     const m = describeMedia(probe([video(), audio]), 1000);
-    expect(m).toMatchObject({ kind: "video", width: 1920, height: 1080, rotation: 0, fps: 29.97, duration: 12.5, bytes: 1000, has_audio: true });
+    expect(m).toMatchObject({
+      kind: "video",
+      width: 1920,
+      height: 1080,
+      rotation: 0,
+      fps: 29.97,
+      duration: 12.5,
+      bytes: 1000,
+      has_audio: true,
+    });
     expect(m.audio).toEqual({ codec: "aac", sample_rate: 48000, channels: 2 });
   });
 
@@ -41,7 +59,10 @@ describe("describeMedia", () => {
   });
 
   it("falls back to stream durations and reports missing audio", () => {
-    expect(describeMedia({ streams: [{ ...video(), duration: "4.2" }], format: {} }, 1)).toMatchObject({ duration: 4.2, has_audio: false });
+    expect(describeMedia({ streams: [{ ...video(), duration: "4.2" }], format: {} }, 1)).toMatchObject({
+      duration: 4.2,
+      has_audio: false,
+    });
     expect(describeMedia({ streams: [video()], format: {} }, 1).duration).toBe(0);
   });
 });

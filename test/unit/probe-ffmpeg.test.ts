@@ -26,7 +26,10 @@ describe("_ffmpeg helpers", () => {
   });
 
   it("rejects with the tool's own reason", async () => {
-    const err = await ffprobeJson("/nonexistent/file.mp4").then(() => undefined, (e) => e);
+    const err = await ffprobeJson("/nonexistent/file.mp4").then(
+      () => undefined,
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(ToolError);
     expect(err.message).toMatch(/No such file or directory/);
     expect((await ffprobeJson(TEST_MEDIA.jfkWav)).format.format_name).toBe("wav");

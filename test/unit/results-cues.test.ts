@@ -28,14 +28,30 @@ Tom &lt;Jr&gt;
 describe("WebVTT cues", () => {
   it("reads the times and text of each cue as a real parser does", () => {
     const ours = parseVtt(VTT);
-    const theirs = new WebVTTParser().parse(VTT, "metadata").cues.map((c: any) => ({ start: c.startTime, end: c.endTime, text: c.text.replace(/<[^>]*>/g, "").replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/\s+/g, " ").trim() }));
+    const theirs = new WebVTTParser().parse(VTT, "metadata").cues.map((c: any) => ({
+      start: c.startTime,
+      end: c.endTime,
+      text: c.text
+        .replace(/<[^>]*>/g, "")
+        .replace(/&amp;/g, "&")
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">")
+        .replace(/\s+/g, " ")
+        .trim(),
+    }));
     expect(ours).toEqual(theirs);
-    expect(ours.map((c) => c.text)).toEqual(["And so, my fellow Americans,", "ask not what your country can do for you & me", "Tom <Jr>"]);
+    expect(ours.map((c) => c.text)).toEqual([
+      "And so, my fellow Americans,",
+      "ask not what your country can do for you & me",
+      "Tom <Jr>",
+    ]);
     expect(ours[2]!.start).toBeCloseTo(3723.004, 6);
   });
 
   it("takes CRLF files and SRT-style commas, and skips blocks without a timing line", () => {
-    expect(parseVtt("WEBVTT\r\n\r\n00:00:01,000 --> 00:00:02,000\r\nhello\r\n\r\njunk\r\n")).toEqual([{ start: 1, end: 2, text: "hello" }]);
+    expect(parseVtt("WEBVTT\r\n\r\n00:00:01,000 --> 00:00:02,000\r\nhello\r\n\r\njunk\r\n")).toEqual([
+      { start: 1, end: 2, text: "hello" },
+    ]);
     expect(parseVtt("WEBVTT\n")).toEqual([]);
     expect(seconds("1:00:00.5")).toBe(3600.5);
   });

@@ -14,7 +14,11 @@ async function violations(): Promise<string[]> {
   const cwd = process.cwd();
   process.chdir(repoRoot); // the rules are paths relative to the repository root
   try {
-    const { output } = await cruise(["web"], { ...rules.options, ruleSet: { forbidden: rules.forbidden }, validate: true });
+    const { output } = await cruise(["web"], {
+      ...rules.options,
+      ruleSet: { forbidden: rules.forbidden },
+      validate: true,
+    });
     return (output as any).summary.violations.map((v: any) => `${v.rule.name}: ${v.from} → ${v.to}`);
   } finally {
     process.chdir(cwd);

@@ -9,7 +9,7 @@ import { H3 } from "h3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { siteOr } from "../../facade/site.js";
 
-const INDEX = "<!doctype html><html lang=\"en\"><body><div id=\"root\"></div></body></html>";
+const INDEX = '<!doctype html><html lang="en"><body><div id="root"></div></body></html>';
 const JS = "console.log('a hashed bundle');\n".repeat(100);
 const routes = [{ path: "/webhooks/stripe" }, { path: "/api/v1/webhooks/{id}" }];
 let dir = "";
@@ -17,7 +17,11 @@ let dir = "";
 /** An app with the site in front of a fallback that says it was reached. */
 function appFor(opts: { enabled?: boolean; dir?: string } = {}) {
   const app = new H3();
-  const fallback = () => new Response(JSON.stringify({ error: { code: "not_found", message: "fallback" } }), { status: 404, headers: { "content-type": "application/json" } });
+  const fallback = () =>
+    new Response(JSON.stringify({ error: { code: "not_found", message: "fallback" } }), {
+      status: 404,
+      headers: { "content-type": "application/json" },
+    });
   app.all("/**", siteOr({ enabled: opts.enabled ?? true, dir: opts.dir ?? dir }, routes, fallback));
   return (p: string, init: RequestInit = {}) => Promise.resolve(app.fetch(new Request(`http://site.test${p}`, init)));
 }
@@ -61,11 +65,21 @@ describe("site serving", () => {
     const gz = await get("/assets/index-Ab12.js", { headers: { "accept-encoding": "gzip, br;q=0" } });
     expect(gz.headers.get("content-encoding")).toBe("gzip");
     const css = await get("/assets/style-Cd34.css", { headers: { "accept-encoding": "br" } }); // none written: the plain file
-    expect([css.status, css.headers.get("content-encoding"), css.headers.get("content-type")]).toEqual([200, null, "text/css; charset=utf-8"]);
+    expect([css.status, css.headers.get("content-encoding"), css.headers.get("content-type")]).toEqual([
+      200,
+      null,
+      "text/css; charset=utf-8",
+    ]);
   });
 
   it("answers 404 for a missing asset, and for anything under /assets/ that is not a plain name", async () => {
-    for (const p of ["/assets/index-Zz99.js", "/assets/sub/x.js", "/assets/.hidden", "/assets/%2e%2e%2findex.html", "/assets/"]) {
+    for (const p of [
+      "/assets/index-Zz99.js",
+      "/assets/sub/x.js",
+      "/assets/.hidden",
+      "/assets/%2e%2e%2findex.html",
+      "/assets/",
+    ]) {
       const res = await get(p);
       expect(res.status, p).toBe(404);
       expect(res.headers.get("cache-control")).toBe("no-cache");
@@ -74,7 +88,12 @@ describe("site serving", () => {
 
   it("serves top-level files as they are, not cached long; a missing one is 404, not the app", async () => {
     const robots = await get("/robots.txt");
-    expect([robots.status, robots.headers.get("content-type"), robots.headers.get("cache-control"), await robots.text()]).toEqual([200, "text/plain; charset=utf-8", "no-cache", "User-agent: *\n"]);
+    expect([
+      robots.status,
+      robots.headers.get("content-type"),
+      robots.headers.get("cache-control"),
+      await robots.text(),
+    ]).toEqual([200, "text/plain; charset=utf-8", "no-cache", "User-agent: *\n"]);
     expect((await get("/favicon.ico")).status).toBe(404);
     expect(await (await get("/index.html")).text()).toBe(INDEX);
   });
@@ -87,13 +106,23 @@ describe("site serving", () => {
   });
 
   it("leaves API, MCP, operation paths and other methods to the fallback", async () => {
-    const paths = ["/api/v1/nope", "/api", "/web/api/v1/nope", "/mcp", "/openapi.json", "/healthz", "/webhooks/stripe", "/api/v1/webhooks/8a1c"];
+    const paths = [
+      "/api/v1/nope",
+      "/api",
+      "/web/api/v1/nope",
+      "/mcp",
+      "/openapi.json",
+      "/healthz",
+      "/webhooks/stripe",
+      "/api/v1/webhooks/8a1c",
+    ];
     for (const p of paths) {
       const res = await get(p);
       expect(res.status, p).toBe(404);
       expect(res.headers.get("content-type"), p).toBe("application/json");
     }
-    for (const method of ["POST", "PUT", "PATCH", "DELETE"]) expect((await get("/keys", { method })).headers.get("content-type"), method).toBe("application/json");
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"])
+      expect((await get("/keys", { method })).headers.get("content-type"), method).toBe("application/json");
   });
 
   it("says the site was not built when its folder is missing", async () => {

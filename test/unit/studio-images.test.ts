@@ -39,14 +39,21 @@ describe("studio images", () => {
       return Buffer.from(`image ${n}`);
     };
     // Three asks for "a" and one each for "b" and "c": three drawings, two at a time.
-    const asks = [cache.get("img/a.png", "image/png", draw(1)), cache.get("img/a.png", "image/png", draw(2)), cache.get("img/b.png", "image/png", draw(3)), cache.get("img/c.png", "image/png", draw(4)), cache.get("img/a.png", "image/png", draw(5))];
+    const asks = [
+      cache.get("img/a.png", "image/png", draw(1)),
+      cache.get("img/a.png", "image/png", draw(2)),
+      cache.get("img/b.png", "image/png", draw(3)),
+      cache.get("img/c.png", "image/png", draw(4)),
+      cache.get("img/a.png", "image/png", draw(5)),
+    ];
     // Each drawing waits for its release. First the cap must be reached (two drawing at once, the
     // third waiting); then they are released as they come. Which of the three asks for "a" draws
     // it is the cache's business; all three must get the same bytes.
-    const until = (ready: () => boolean) => new Promise<void>((resolve) => {
-      const tick = () => (ready() ? resolve() : setImmediate(tick));
-      tick();
-    });
+    const until = (ready: () => boolean) =>
+      new Promise<void>((resolve) => {
+        const tick = () => (ready() ? resolve() : setImmediate(tick));
+        tick();
+      });
     await until(() => running === 2);
     for (let i = 0; i < 3; i++) {
       await until(() => releases.length > 0);
@@ -71,7 +78,9 @@ describe("studio images", () => {
 
   it("a failed drawing keeps nothing, and the next ask draws again", async () => {
     const cache = new DrawOnce(storage);
-    await expect(cache.get("img/bad.png", "image/png", async () => Promise.reject(new Error("ffmpeg broke")))).rejects.toThrow("ffmpeg broke");
+    await expect(
+      cache.get("img/bad.png", "image/png", async () => Promise.reject(new Error("ffmpeg broke"))),
+    ).rejects.toThrow("ffmpeg broke");
     expect(await storage.exists("img/bad.png")).toBe(false);
     expect((await cache.get("img/bad.png", "image/png", async () => Buffer.from("ok"))).drawn).toBe(true);
   });
@@ -79,7 +88,22 @@ describe("studio images", () => {
   it("measures loudness per stretch and draws loud stretches taller than silence", async () => {
     const file = path.join(dir, "quiet-loud.wav");
     // 2 s of silence, then 2 s of a tone.
-    await run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono:d=2", "-f", "lavfi", "-i", "sine=f=300:r=16000:d=2", "-filter_complex", "[0][1]concat=n=2:v=0:a=1", file]);
+    await run("ffmpeg", [
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      "anullsrc=r=16000:cl=mono:d=2",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=f=300:r=16000:d=2",
+      "-filter_complex",
+      "[0][1]concat=n=2:v=0:a=1",
+      file,
+    ]);
     const levels = await loudnessLevels(file, 4, 40, { workdir: dir });
     expect(levels).toHaveLength(40);
     expect(Math.max(...levels.slice(0, 18))).toBeLessThan(-80);
@@ -90,7 +114,8 @@ describe("studio images", () => {
     expect(await img.metadata()).toMatchObject({ format: "png", width: 120, height: 60, hasAlpha: true });
     // Opaque pixels per column: the tone's columns (right half) are filled far taller.
     const { data } = await img.ensureAlpha().extractChannel(3).raw().toBuffer({ resolveWithObject: true });
-    const column = (x: number) => Array.from({ length: 60 }, (_, y) => data[y * 120 + x]!).filter((a) => a > 128).length;
+    const column = (x: number) =>
+      Array.from({ length: 60 }, (_, y) => data[y * 120 + x]!).filter((a) => a > 128).length;
     expect(column(90)).toBeGreaterThan(40);
     expect(column(9)).toBeLessThanOrEqual(3);
   });
@@ -101,15 +126,22 @@ describe("studio images", () => {
     expect(await sharp(base).metadata()).toMatchObject(FRAME);
     const png = await renderPreview({ base, style, words: ["We", "choose", "to", "go"], workdir: dir });
     expect(await sharp(png).metadata()).toMatchObject({ format: "png", width: 360, height: 640 });
-    if (process.env.CLIPD_TEST_LOOK_DIR) await sharp(png).toFile(path.join(process.env.CLIPD_TEST_LOOK_DIR, "unit-boxed.png"));
+    if (process.env.CLIPD_TEST_LOOK_DIR)
+      await sharp(png).toFile(path.join(process.env.CLIPD_TEST_LOOK_DIR, "unit-boxed.png"));
     // The boxed style draws a light box low on the dark frame; the top stays the plain background.
-    const band = async (top: number) => (await sharp(await sharp(png).extract({ left: 0, top, width: 360, height: 160 }).toBuffer()).stats()).channels[0]!.max;
+    const band = async (top: number) =>
+      (await sharp(await sharp(png).extract({ left: 0, top, width: 360, height: 160 }).toBuffer()).stats()).channels[0]!
+        .max;
     expect(await band(400)).toBeGreaterThan(200);
     expect(await band(0)).toBeLessThan(90);
   });
 
   it("wraps a card's title into at most four lines, the last one elided", async () => {
-    expect(wrapWords("ask not what your country can do for you", 16, 4)).toEqual(["ask not what", "your country can", "do for you"]);
+    expect(wrapWords("ask not what your country can do for you", 16, 4)).toEqual([
+      "ask not what",
+      "your country can",
+      "do for you",
+    ]);
     const long = wrapWords("one two three four five six seven eight nine ten eleven twelve thirteen fourteen", 9, 4);
     expect(long).toHaveLength(4);
     expect(long[3]).toMatch(/…$/);

@@ -27,7 +27,10 @@ describe("studio transcript lines", () => {
     expect(all).toMatchObject({ total: 3, limit: TRANSCRIPT_LIMIT, truncated: false });
     expect(all.segments[1]).toEqual({ start: 9, end: 13.8, text: "Ask what you can do." });
     const hit = transcriptLines(t, "  YOUR country ");
-    expect(hit.segments.map((s) => s.text)).toEqual(["Ask not what your Country can do for you.", "For your   country!"]);
+    expect(hit.segments.map((s) => s.text)).toEqual([
+      "Ask not what your Country can do for you.",
+      "For your   country!",
+    ]);
     expect(hit.total).toBe(2);
     expect(transcriptLines(t, "moon")).toEqual({ segments: [], total: 0, limit: TRANSCRIPT_LIMIT, truncated: false });
   });

@@ -17,12 +17,23 @@ describe("studio timeline", () => {
     const clip = { start_seconds: 10, end_seconds: 40 };
     expect(piecesOf(clip)).toEqual([{ start: 10, end: 40 }]);
     expect(piecesOf(clip, [])).toEqual([{ start: 10, end: 40 }]);
-    expect(piecesOf(clip, [{ start: 30, end: 40 }, { start: 10, end: 15 }, { start: 20, end: 20 }])).toEqual([
+    expect(
+      piecesOf(clip, [
+        { start: 30, end: 40 },
+        { start: 10, end: 15 },
+        { start: 20, end: 20 },
+      ]),
+    ).toEqual([
       { start: 10, end: 15 },
       { start: 30, end: 40 },
     ]);
     expect(piecesOf({ start_seconds: 5, end_seconds: 5 })).toEqual([]);
-    expect(lengthOf([{ start: 10, end: 15 }, { start: 30, end: 40 }])).toBe(15);
+    expect(
+      lengthOf([
+        { start: 10, end: 15 },
+        { start: 30, end: 40 },
+      ]),
+    ).toBe(15);
   });
 
   it("marks pieces on the strip in percent, visible when short and inside the strip", () => {

@@ -36,7 +36,10 @@ describe("chunk cuts", () => {
     expect(chunks.map((c) => Math.round(c.end * 100) / 100)).toEqual([61.75, 118.15, 180]);
     expect(chunks[0]!.start).toBe(0);
     for (let i = 1; i < chunks.length; i++) expect(chunks[i]!.start).toBe(chunks[i - 1]!.end);
-    expect(planTranscribeChunks(60, [], o(2))).toEqual([{ start: 0, end: 30 }, { start: 30, end: 60 }]);
+    expect(planTranscribeChunks(60, [], o(2))).toEqual([
+      { start: 0, end: 30 },
+      { start: 30, end: 60 },
+    ]);
   });
 });
 
@@ -44,7 +47,15 @@ describe("chunk progress", () => {
   it("moves with each chunk's own reports, weighted by length, never backwards, with a time left", () => {
     let now = 0;
     const seen: Array<{ pct: number; note: string; eta?: number }> = [];
-    const p = chunkProgress([{ start: 0, end: 30 }, { start: 30, end: 90 }], (pct, note, eta) => void seen.push({ pct, note, eta }), { from: 10, to: 90 }, () => now);
+    const p = chunkProgress(
+      [
+        { start: 0, end: 30 },
+        { start: 30, end: 90 },
+      ],
+      (pct, note, eta) => void seen.push({ pct, note, eta }),
+      { from: 10, to: 90 },
+      () => now,
+    );
     p.started(0);
     p.started(1);
     now = 5_000;
@@ -64,7 +75,15 @@ describe("chunk progress", () => {
   it("estimates a chunk whose engine reports nothing from the chunks already done, held under 90%", () => {
     let now = 0;
     const seen: number[] = [];
-    const p = chunkProgress([{ start: 0, end: 10 }, { start: 10, end: 20 }], (pct) => void seen.push(pct), { from: 0, to: 100 }, () => now);
+    const p = chunkProgress(
+      [
+        { start: 0, end: 10 },
+        { start: 10, end: 20 },
+      ],
+      (pct) => void seen.push(pct),
+      { from: 0, to: 100 },
+      () => now,
+    );
     p.started(0);
     now = 2_000;
     p.done(0); // 10 s of audio in 2 s

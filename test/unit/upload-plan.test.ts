@@ -2,7 +2,18 @@
 // Content-Range, where to go on from after a drop (HEAD's Upload-Offset, a 409's offset), which
 // answers are worth another try, the backoff, and the speed and time left beside the bar.
 import { describe, expect, it } from "vitest";
-import { backoffMs, CHUNK_BYTES, formatBytes, formatTimeLeft, isChunked, judgeStatus, nextRange, offsetFrom, RateMeter, secondsLeft } from "../../web/src/upload/plan.js";
+import {
+  backoffMs,
+  CHUNK_BYTES,
+  formatBytes,
+  formatTimeLeft,
+  isChunked,
+  judgeStatus,
+  nextRange,
+  offsetFrom,
+  RateMeter,
+  secondsLeft,
+} from "../../web/src/upload/plan.js";
 
 describe("upload pieces", () => {
   it("sends a file of one chunk or less whole, without Content-Range", () => {
@@ -43,7 +54,18 @@ describe("where to go on from", () => {
   });
 
   it("answers null for what it cannot read, so the caller keeps its own count", () => {
-    for (const bad of [null, undefined, "", "-1", "1e3", "abc", { error: {} }, { error: { offset: -4 } }, { error: { offset: 1.5 } }]) expect(offsetFrom(bad as never, 100)).toBeNull();
+    for (const bad of [
+      null,
+      undefined,
+      "",
+      "-1",
+      "1e3",
+      "abc",
+      { error: {} },
+      { error: { offset: -4 } },
+      { error: { offset: 1.5 } },
+    ])
+      expect(offsetFrom(bad as never, 100)).toBeNull();
   });
 });
 

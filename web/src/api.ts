@@ -38,14 +38,24 @@ const PASSWORD_CHECKS = new Set(["POST /signin", "POST /account/password", "DELE
  * `extra` headers ride along: the free page's upload call takes a free key as Authorization. A
  * Blob body (a file the user picked: a brand kit's font, logo, cover) goes up as its raw bytes.
  */
-export async function call<T>(method: Method, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
+export async function call<T>(
+  method: Method,
+  path: string,
+  body?: unknown,
+  extra: Record<string, string> = {},
+): Promise<T> {
   const headers: Record<string, string> = { ...extra, accept: "application/json" };
   if (method !== "GET") headers["x-csrf-token"] = csrfToken;
   const raw = body instanceof Blob;
   if (body !== undefined) headers["content-type"] = raw ? body.type || "application/octet-stream" : "application/json";
   let res: Response;
   try {
-    res = await fetch(BASE + path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : raw ? body : JSON.stringify(body) });
+    res = await fetch(BASE + path, {
+      method,
+      headers,
+      credentials: "same-origin",
+      body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
+    });
   } catch {
     throw new ApiError(0, "network_error", "clipd could not be reached. Check your connection and try again.");
   }
@@ -58,8 +68,14 @@ export async function call<T>(method: Method, path: string, body?: unknown, extr
   }
   if (!res.ok) {
     const err = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
-    const e = new ApiError(res.status, err?.code ?? "http_" + res.status, err?.message ?? `clipd answered ${res.status} ${res.statusText}`.trim(), (err ?? {}) as Record<string, unknown>);
-    if ((res.status === 401 && !PASSWORD_CHECKS.has(`${method} ${path}`)) || e.code === "csrf_failed") onSessionChanged();
+    const e = new ApiError(
+      res.status,
+      err?.code ?? "http_" + res.status,
+      err?.message ?? `clipd answered ${res.status} ${res.statusText}`.trim(),
+      (err ?? {}) as Record<string, unknown>,
+    );
+    if ((res.status === 401 && !PASSWORD_CHECKS.has(`${method} ${path}`)) || e.code === "csrf_failed")
+      onSessionChanged();
     throw e;
   }
   return parsed as T;

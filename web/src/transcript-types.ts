@@ -2,7 +2,6 @@
 // which re-exports them, so pages import every answer shape from one place).
 import type { Segment, UploadTarget } from "./shared-types";
 
-
 export type Downloads = { page?: string; txt?: string; srt?: string; vtt?: string };
 
 /** The API's transcript (GET /transcripts/{id}); progress is 0–100. */

@@ -79,7 +79,14 @@ export interface Webhook {
   secret?: string;
 }
 
-export const WEBHOOK_EVENTS = ["episode.ready", "episode.failed", "clip.ready", "clip.failed", "transcript.completed", "transcript.failed"];
+export const WEBHOOK_EVENTS = [
+  "episode.ready",
+  "episode.failed",
+  "clip.ready",
+  "clip.failed",
+  "transcript.completed",
+  "transcript.failed",
+];
 
 export interface TestResult {
   delivery_id: string;

@@ -13,7 +13,15 @@ import { isStageError } from "../stage.js";
 import { clientErrorMessage } from "../client-error.js";
 import { enqueueStep, type TransitionContext } from "./context.js";
 
-export async function failStep(ctx: TransitionContext, runId: string, phase: Phase, index: number, err: unknown, attempt: number, log: Logger): Promise<void> {
+export async function failStep(
+  ctx: TransitionContext,
+  runId: string,
+  phase: Phase,
+  index: number,
+  err: unknown,
+  attempt: number,
+  log: Logger,
+): Promise<void> {
   await withRunLocked(ctx.db, runId, async (tx, run) => {
     if (!isCurrent(run, phase, index)) return;
     const list = stepsOf(run.plan, phase);
@@ -34,9 +42,13 @@ export async function failStep(ctx: TransitionContext, runId: string, phase: Pha
     const shown = clientErrorMessage(info.message);
     if (phase === "main" && shown !== info.message) {
       const stderr = (err as { stderr?: unknown })?.stderr;
-      log.info({ detail: info.message, ...(typeof stderr === "string" && stderr ? { stderr: stderr.slice(-4000) } : {}) }, "step error cleaned for clients");
+      log.info(
+        { detail: info.message, ...(typeof stderr === "string" && stderr ? { stderr: stderr.slice(-4000) } : {}) },
+        "step error cleaned for clients",
+      );
     }
-    const error = phase === "main" ? { ...details, ...info, message: shown, stage: list[index]!.stage, step: index } : run.error;
+    const error =
+      phase === "main" ? { ...details, ...info, message: shown, stage: list[index]!.stage, step: index } : run.error;
     if (phase === "main" && run.plan.on_failure.length) {
       await tx.query(
         `update runs set phase = 'on_failure', current_step = 0, current_stage = $2, steps = $3, error = $4, updated_at = now() where id = $1`,

@@ -17,7 +17,13 @@ export interface StepResult {
   skipped?: boolean;
 }
 
-export async function finishStep(ctx: TransitionContext, runId: string, phase: Phase, index: number, result: StepResult): Promise<void> {
+export async function finishStep(
+  ctx: TransitionContext,
+  runId: string,
+  phase: Phase,
+  index: number,
+  result: StepResult,
+): Promise<void> {
   await withRunLocked(ctx.db, runId, async (tx, run) => {
     if (!isCurrent(run, phase, index)) return;
     const { _events, ...output } = (result.output ?? {}) as StageOutput;

@@ -23,7 +23,16 @@ export async function insertRun(queue: QueueManager, tx: Queryable, run: NewRun)
   await tx.query(
     `insert into runs (id, pipeline, input, output, plan, step_count, origin, origin_ref, current_stage)
      values ($1, $2, $3, $3, $4, $5, $6, $7, $8)`,
-    [run.id, run.pipeline, JSON.stringify(run.input), JSON.stringify(run.plan), run.plan.steps.length, run.origin, run.originRef, first.stage],
+    [
+      run.id,
+      run.pipeline,
+      JSON.stringify(run.input),
+      JSON.stringify(run.plan),
+      run.plan.steps.length,
+      run.origin,
+      run.originRef,
+      first.stage,
+    ],
   );
   await enqueueStep(queue, tx, { runId: run.id, phase: "main", index: 0 }, first);
 }

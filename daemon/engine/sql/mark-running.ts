@@ -6,9 +6,23 @@ import type { Db } from "../../store/db.js";
 import { upsertStep, type Phase } from "../run.js";
 import { withRunLocked } from "../run-store.js";
 
-export async function markRunning(db: Db, runId: string, phase: Phase, index: number, stage: string, attempt: number): Promise<void> {
+export async function markRunning(
+  db: Db,
+  runId: string,
+  phase: Phase,
+  index: number,
+  stage: string,
+  attempt: number,
+): Promise<void> {
   await withRunLocked(db, runId, async (tx, run) => {
-    const steps = upsertStep(run.steps, { phase, index, stage, state: "running", attempts: attempt, started_at: new Date().toISOString() });
+    const steps = upsertStep(run.steps, {
+      phase,
+      index,
+      stage,
+      state: "running",
+      attempts: attempt,
+      started_at: new Date().toISOString(),
+    });
     await tx.query(
       `update runs set state = case when state = 'queued' then 'running' else state end, current_stage = $2, steps = $3,
          started_at = coalesce(started_at, now()), updated_at = now() where id = $1`,

@@ -6,7 +6,14 @@ import type { Db } from "../../store/db.js";
 import { codeOf, type Phase } from "../run.js";
 import { withRunLocked } from "../run-store.js";
 
-export async function recordRetry(db: Db, runId: string, phase: Phase, index: number, err: unknown, attempt: number): Promise<void> {
+export async function recordRetry(
+  db: Db,
+  runId: string,
+  phase: Phase,
+  index: number,
+  err: unknown,
+  attempt: number,
+): Promise<void> {
   await withRunLocked(db, runId, async (tx, run) => {
     const rec = run.steps.find((s) => s.phase === phase && s.index === index);
     if (!rec) return;

@@ -5,7 +5,13 @@
 import type { Queryable } from "../../store/db.js";
 import type { RunState } from "../run.js";
 
-export async function setProgress(q: Queryable, runId: string, progress: number, note: string | null, etaSeconds: number | null = null): Promise<RunState | undefined> {
+export async function setProgress(
+  q: Queryable,
+  runId: string,
+  progress: number,
+  note: string | null,
+  etaSeconds: number | null = null,
+): Promise<RunState | undefined> {
   const r = await q.query<{ state: RunState }>(
     `update runs set progress = $2, progress_note = $3, eta_at = now() + make_interval(secs => $4::float8), updated_at = now() where id = $1 returning state`,
     [runId, progress, note, etaSeconds],

@@ -46,7 +46,8 @@ export const modelPath = (name: string, dataDir: string) => path.join(modelsDir(
 
 /** A name from the table or the models folder, or a path to a ggml file (contains a slash or ends in .bin). */
 export async function resolveModelPath(nameOrPath: string, dataDir = "data"): Promise<string> {
-  if (nameOrPath.includes("/") || nameOrPath.includes("\\") || nameOrPath.endsWith(".bin")) return path.resolve(nameOrPath);
+  if (nameOrPath.includes("/") || nameOrPath.includes("\\") || nameOrPath.endsWith(".bin"))
+    return path.resolve(nameOrPath);
   return modelPath(nameOrPath, dataDir);
 }
 
@@ -121,7 +122,8 @@ export async function pullModel(
   } catch (err) {
     throw new Error(`could not download whisper model ${name} (offline?): ${manual}`, { cause: err });
   }
-  if (!res.ok || !res.body) throw new Error(`downloading whisper model ${name} failed with HTTP ${res.status}: ${manual}`);
+  if (!res.ok || !res.body)
+    throw new Error(`downloading whisper model ${name} failed with HTTP ${res.status}: ${manual}`);
   const part = dest + ".part";
   const hash = createHash("sha256");
   const out = createWriteStream(part);

@@ -28,7 +28,13 @@ interface Verbose {
   segments?: VerboseSegment[];
 }
 
-const LANGUAGE_NAMES: Record<string, string> = { english: "en", german: "de", french: "fr", spanish: "es", italian: "it" };
+const LANGUAGE_NAMES: Record<string, string> = {
+  english: "en",
+  german: "de",
+  french: "fr",
+  spanish: "es",
+  italian: "it",
+};
 
 /** Maps a verbose_json body to words; a word's confidence is its segment's exp(avg_logprob), else 1. */
 export function fromVerboseJson(body: Verbose): ChunkResult {
@@ -98,7 +104,10 @@ function isTransient(err: unknown): boolean {
 export function defineOpenAIEngine(ctx: EngineContext, opts: { model?: string }): Engine {
   const cfg = ctx.config.openai ?? {};
   if (!cfg.api_key) {
-    throw new StageError("engine_unavailable", "the openai engine needs config openai.api_key (and openai.base_url for other servers)");
+    throw new StageError(
+      "engine_unavailable",
+      "the openai engine needs config openai.api_key (and openai.base_url for other servers)",
+    );
   }
   const model: string = opts.model ?? cfg.model ?? "whisper-1";
   const diarize = isDiarizingModel(model);
@@ -149,9 +158,13 @@ export function defineOpenAIEngine(ctx: EngineContext, opts: { model?: string })
       ).catch((err: unknown) => {
         const status = (err as { status?: number })?.status;
         if (status !== undefined && !isTransient(err)) {
-          throw new StageError("engine_rejected", `transcription server refused the request (HTTP ${status}): ${(err as Error).message}`, {
-            cause: err,
-          });
+          throw new StageError(
+            "engine_rejected",
+            `transcription server refused the request (HTTP ${status}): ${(err as Error).message}`,
+            {
+              cause: err,
+            },
+          );
         }
         throw err;
       });

@@ -38,7 +38,12 @@ export function parsePocketsphinx(stdout: string): TranscriptWord[] {
  * Runs the decoder while following its output: it prints each utterance's words (and silences) as
  * it finishes them, flushed, so their end times track how far into the chunk it has got.
  */
-async function runFollowing(command: string, args: string[], signal: AbortSignal, onProgress: (seconds: number) => void) {
+async function runFollowing(
+  command: string,
+  args: string[],
+  signal: AbortSignal,
+  onProgress: (seconds: number) => void,
+) {
   const r = await runTool(command, args, {
     signal,
     killGraceMs: 0,
@@ -60,12 +65,18 @@ export function definePocketsphinxEngine(ctx: EngineContext): Engine {
     fixedLanguage: "en",
     async transcribe(chunk: ChunkInput): Promise<ChunkResult> {
       if (chunk.language !== "auto" && !/^en\b/i.test(chunk.language)) {
-        throw new StageError("unsupported_language", `pocketsphinx only has a US English model, not "${chunk.language}"`);
+        throw new StageError(
+          "unsupported_language",
+          `pocketsphinx only has a US English model, not "${chunk.language}"`,
+        );
       }
       // Without its model the program only says it cannot open a file; name the package instead.
-      if (command === POCKETSPHINX_COMMAND && !existsSync(POCKETSPHINX_MODEL)) throw requirementMissing("pocketsphinx en-us model");
+      if (command === POCKETSPHINX_COMMAND && !existsSync(POCKETSPHINX_MODEL))
+        throw requirementMissing("pocketsphinx en-us model");
       const args = ["-infile", chunk.file, "-time", "yes", "-logfn", "/dev/null"];
-      const { stdout } = chunk.onProgress ? await runFollowing(command, args, chunk.signal, chunk.onProgress) : await _runTool(command, args, { signal: chunk.signal });
+      const { stdout } = chunk.onProgress
+        ? await runFollowing(command, args, chunk.signal, chunk.onProgress)
+        : await _runTool(command, args, { signal: chunk.signal });
       return { words: parsePocketsphinx(stdout), language: "en" };
     },
     async close() {},

@@ -25,11 +25,17 @@ interface WhisperSegment {
   tokens?: WhisperToken[];
 }
 interface WhisperBinding {
-  Whisper: new (file: string, config?: { gpu?: boolean; offload?: number }) => {
+  Whisper: new (
+    file: string,
+    config?: { gpu?: boolean; offload?: number },
+  ) => {
     transcribe(
       pcm: Float32Array,
       params: Record<string, unknown>,
-    ): Promise<{ result: Promise<WhisperSegment[]>; on?(event: "transcribed", fn: (seg: WhisperSegment) => void): unknown }>;
+    ): Promise<{
+      result: Promise<WhisperSegment[]>;
+      on?(event: "transcribed", fn: (seg: WhisperSegment) => void): unknown;
+    }>;
     free(): Promise<void>;
   };
 }
@@ -41,9 +47,13 @@ async function loadBinding(): Promise<WhisperBinding> {
   try {
     return (await import(name)) as WhisperBinding;
   } catch (err) {
-    throw new StageError("engine_unavailable", `the whisper engine needs the smart-whisper binding: ${WHISPER_INSTALL_HINT}`, {
-      cause: err,
-    });
+    throw new StageError(
+      "engine_unavailable",
+      `the whisper engine needs the smart-whisper binding: ${WHISPER_INSTALL_HINT}`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 
@@ -107,9 +117,13 @@ export async function defineWhisperEngine(ctx: EngineContext, opts: { model?: st
     const st = await stat(modelPath);
     if (!st.isFile() || st.size === 0) throw new Error("not a file");
   } catch (err) {
-    throw new StageError("model_missing", `whisper model file ${modelPath} is missing or empty; run \`clipd models pull <name>\``, {
-      cause: err,
-    });
+    throw new StageError(
+      "model_missing",
+      `whisper model file ${modelPath} is missing or empty; run \`clipd models pull <name>\``,
+      {
+        cause: err,
+      },
+    );
   }
   const binding = await loadBinding();
   const whisper = new binding.Whisper(modelPath, { gpu: false, offload: 3600 });

@@ -42,7 +42,8 @@ export default function AccountPage() {
         <>
           {account.billing_review && (
             <Notice kind="warn">
-              <strong>Billing review:</strong> this account is under billing review, so live API calls are paused. Contact the operator of this clipd to settle it.
+              <strong>Billing review:</strong> this account is under billing review, so live API calls are paused.
+              Contact the operator of this clipd to settle it.
             </Notice>
           )}
           <section className="card" aria-labelledby="email-h">
@@ -50,13 +51,20 @@ export default function AccountPage() {
             <p>
               <span className="strong">{account.email}</span>{" "}
               {/* Without e-mail an address can never be verified, so the badge would only alarm. */}
-              {(verified || session.email_enabled) && <span className={`badge ${verified ? "badge-ok" : "badge-off"}`}>{verified ? "Verified" : "Not verified"}</span>}
+              {(verified || session.email_enabled) && (
+                <span className={`badge ${verified ? "badge-ok" : "badge-off"}`}>
+                  {verified ? "Verified" : "Not verified"}
+                </span>
+              )}
             </p>
             {account.created_at && <p className="hint">Member since {when(account.created_at)}</p>}
           </section>
           <section className="card" aria-labelledby="defaults-h">
             <h2 id="defaults-h">Saved clip defaults</h2>
-            <p className="hint">The look a new export gets for what its request leaves out. Save new defaults from a clip with save_as_default.</p>
+            <p className="hint">
+              The look a new export gets for what its request leaves out. Save new defaults from a clip with
+              save_as_default.
+            </p>
             <dl className="defaults">
               {Object.entries(defaults).map(([k, v]) => (
                 <div key={k}>
@@ -76,7 +84,9 @@ export default function AccountPage() {
 }
 
 /** Lets a password manager tell which account a password form is for. */
-const Username = ({ email }: { email: string }) => <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />;
+const Username = ({ email }: { email: string }) => (
+  <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
+);
 
 function ChangePassword({ email }: { email: string }) {
   const { refresh } = useSession();
@@ -88,7 +98,10 @@ function ChangePassword({ email }: { email: string }) {
     const data = new FormData(form);
     setDone(false);
     const ok = await run(async () => {
-      await call("POST", "/account/password", { current_password: String(data.get("current") ?? ""), new_password: String(data.get("new") ?? "") });
+      await call("POST", "/account/password", {
+        current_password: String(data.get("current") ?? ""),
+        new_password: String(data.get("new") ?? ""),
+      });
       await refresh().catch(() => {});
       return true;
     });
@@ -103,9 +116,20 @@ function ChangePassword({ email }: { email: string }) {
       <form onSubmit={submit} className="stack">
         <Username email={email} />
         <Field label="Current password" name="current" type="password" autoComplete="current-password" required />
-        <Field label="New password" name="new" type="password" autoComplete="new-password" minLength={10} maxLength={256} required hint="10 to 256 characters. Your other sessions are signed out." />
+        <Field
+          label="New password"
+          name="new"
+          type="password"
+          autoComplete="new-password"
+          minLength={10}
+          maxLength={256}
+          required
+          hint="10 to 256 characters. Your other sessions are signed out."
+        />
         <ErrorText error={error} />
-        <div aria-live="polite">{done && <Notice kind="ok">Password changed. Other sessions were signed out.</Notice>}</div>
+        <div aria-live="polite">
+          {done && <Notice kind="ok">Password changed. Other sessions were signed out.</Notice>}
+        </div>
         <div>
           <button type="submit" disabled={busy}>
             Change password
@@ -142,7 +166,12 @@ function DeleteAccount({ email }: { email: string }) {
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const password = String(new FormData(e.currentTarget).get("password") ?? "");
-    if (!window.confirm("Delete this account? Its keys and webhooks stop at once and its data is removed later. This cannot be undone.")) return;
+    if (
+      !window.confirm(
+        "Delete this account? Its keys and webhooks stop at once and its data is removed later. This cannot be undone.",
+      )
+    )
+      return;
     if (!(await run(async () => (await call("DELETE", "/account", { password }), true)))) return;
     await refresh().catch(() => {});
     navigate("/signin", { replace: true });

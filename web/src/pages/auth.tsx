@@ -19,7 +19,10 @@ function useCredentialsForm(path: "/signin" | "/signup") {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
     const ok = await action.run(async () => {
-      await call("POST", path, { email: String(form.get("email") ?? "").trim(), password: String(form.get("password") ?? "") });
+      await call("POST", path, {
+        email: String(form.get("email") ?? "").trim(),
+        password: String(form.get("password") ?? ""),
+      });
       await refresh(); // a new session brings a new CSRF token
       return true;
     });
@@ -48,7 +51,8 @@ export function SignIn() {
           </p>
         ) : (
           <p className="hint">
-            Forgot your password? This clipd does not send e-mail, so its operator resets passwords with <code>clipd account reset-password</code>.
+            Forgot your password? This clipd does not send e-mail, so its operator resets passwords with{" "}
+            <code>clipd account reset-password</code>.
           </p>
         )}
       </form>
@@ -69,7 +73,16 @@ export function SignUp() {
       <h1>Create your account</h1>
       <form onSubmit={submit} className="card stack">
         <Field label="Email" name="email" type="email" autoComplete="email" required />
-        <Field label="Password" name="password" type="password" autoComplete="new-password" minLength={10} maxLength={256} required hint="10 to 256 characters." />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          minLength={10}
+          maxLength={256}
+          required
+          hint="10 to 256 characters."
+        />
         <ErrorText error={error} />
         <button type="submit" disabled={busy}>
           Sign up
@@ -95,7 +108,9 @@ export function ForgotPassword() {
     <div className="narrow">
       <h1>Forgot password</h1>
       {sent ? (
-        <Notice kind="ok">If an account uses that address, a link to choose a new password is on its way. It works once.</Notice>
+        <Notice kind="ok">
+          If an account uses that address, a link to choose a new password is on its way. It works once.
+        </Notice>
       ) : (
         <form onSubmit={submit} className="card stack">
           <Field label="Email" name="email" type="email" autoComplete="email" required />
@@ -136,11 +151,21 @@ export function ResetPassword() {
         <Notice kind="warn">This link has no token. Open the link from the e-mail again, or ask for a new one.</Notice>
       ) : done ? (
         <Notice kind="ok">
-          Your password is changed and every session was signed out. <Link href="/signin">Sign in</Link> with the new password.
+          Your password is changed and every session was signed out. <Link href="/signin">Sign in</Link> with the new
+          password.
         </Notice>
       ) : (
         <form onSubmit={submit} className="card stack">
-          <Field label="New password" name="password" type="password" autoComplete="new-password" minLength={10} maxLength={256} required hint="10 to 256 characters." />
+          <Field
+            label="New password"
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            minLength={10}
+            maxLength={256}
+            required
+            hint="10 to 256 characters."
+          />
           <ErrorText error={error} />
           <button type="submit" disabled={busy}>
             Set new password
@@ -179,7 +204,9 @@ export function VerifyEmail() {
       ) : null}
       <ErrorText error={error} />
       <p className="after-card">
-        <Link href={session.signed_in ? "/account" : "/signin"}>{session.signed_in ? "Go to your account" : "Sign in"}</Link>
+        <Link href={session.signed_in ? "/account" : "/signin"}>
+          {session.signed_in ? "Go to your account" : "Sign in"}
+        </Link>
       </p>
     </div>
   );

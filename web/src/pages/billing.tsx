@@ -14,7 +14,13 @@ interface Billing {
   month: string;
   use: Array<{ operation: string; count: number; cents: number }>;
   ledger: Array<{ id: string; at: string; kind: string; cents: number; note: string | null }>;
-  provider: { name: "manual" | "stripe"; packs_cents: number[]; plan_cents_per_month: number; plan_checkout: boolean; instruction?: string };
+  provider: {
+    name: "manual" | "stripe";
+    packs_cents: number[];
+    plan_cents_per_month: number;
+    plan_checkout: boolean;
+    instruction?: string;
+  };
 }
 
 const KIND_LABELS: Record<string, string> = {
@@ -58,7 +64,11 @@ export default function BillingPage() {
             <section className="card tile" aria-labelledby="bal-h">
               <h2 id="bal-h">Balance</h2>
               <p className={`big ${b.balance.below_zero ? "negative" : ""}`}>{money(b.balance.credit_cents)}</p>
-              {b.balance.below_zero && <Notice kind="warn">Your balance is below zero: live API calls that cost money are refused until you add credit.</Notice>}
+              {b.balance.below_zero && (
+                <Notice kind="warn">
+                  Your balance is below zero: live API calls that cost money are refused until you add credit.
+                </Notice>
+              )}
             </section>
             <section className="card tile" aria-labelledby="plan-h">
               <h2 id="plan-h">Plan</h2>
@@ -73,7 +83,10 @@ export default function BillingPage() {
               ) : (
                 <>
                   <p className="big">Pay as you go</p>
-                  <p>Every call is paid from credit. The plan ({money(b.plan.cents_per_month)} a month) includes {b.plan.api_episodes_per_month} API episodes a month.</p>
+                  <p>
+                    Every call is paid from credit. The plan ({money(b.plan.cents_per_month)} a month) includes{" "}
+                    {b.plan.api_episodes_per_month} API episodes a month.
+                  </p>
                 </>
               )}
             </section>
@@ -82,7 +95,11 @@ export default function BillingPage() {
           <section aria-labelledby="use-h">
             <h2 id="use-h">This month’s use ({b.month})</h2>
             {b.use.length ? (
-              <Table head={["Operation", "Count", "Cost"]} rows={b.use.map((u) => [u.operation, String(u.count), money(u.cents)])} label="Use by operation" />
+              <Table
+                head={["Operation", "Count", "Cost"]}
+                rows={b.use.map((u) => [u.operation, String(u.count), money(u.cents)])}
+                label="Use by operation"
+              />
             ) : (
               <p>Nothing used yet this month.</p>
             )}
@@ -90,7 +107,12 @@ export default function BillingPage() {
           <section aria-labelledby="ledger-h">
             <h2 id="ledger-h">Ledger</h2>
             {b.ledger.length ? (
-              <Table head={["When", "What", "Note", "Amount"]} rows={b.ledger.map((l) => [when(l.at), KIND_LABELS[l.kind] ?? l.kind, noteOf(l), money(l.cents)])} label="Ledger" numeric={3} />
+              <Table
+                head={["When", "What", "Note", "Amount"]}
+                rows={b.ledger.map((l) => [when(l.at), KIND_LABELS[l.kind] ?? l.kind, noteOf(l), money(l.cents)])}
+                label="Ledger"
+                numeric={3}
+              />
             ) : (
               <p>No entries yet.</p>
             )}
@@ -102,7 +124,14 @@ export default function BillingPage() {
 }
 
 function Meter({ used, of }: { used: number; of: number }) {
-  return <progress className="meter" max={Math.max(of, 1)} value={Math.min(used, of)} aria-label="API episodes used this month" />;
+  return (
+    <progress
+      className="meter"
+      max={Math.max(of, 1)}
+      value={Math.min(used, of)}
+      aria-label="API episodes used this month"
+    />
+  );
 }
 
 function BuyCredit({ billing }: { billing: Billing }) {
@@ -117,7 +146,12 @@ function BuyCredit({ billing }: { billing: Billing }) {
       <h2 id="buy-h">Buy credit</h2>
       {p.name === "manual" ? (
         <Notice>
-          <WithCode text={p.instruction ?? "This clipd takes no payments online. Ask its operator to add credit to your account with `clipd credit add`."} />
+          <WithCode
+            text={
+              p.instruction ??
+              "This clipd takes no payments online. Ask its operator to add credit to your account with `clipd credit add`."
+            }
+          />
         </Notice>
       ) : (
         <>

@@ -45,12 +45,21 @@ export default function BrandKitsPage() {
   return (
     <>
       <h1>Brand kits</h1>
-      <p className="lead">A kit holds your font, colours, logo, intro and outro cards and cover art. Name it when you cut clips: the captions take its font and colours, the logo sits in its corner.</p>
+      <p className="lead">
+        A kit holds your font, colours, logo, intro and outro cards and cover art. Name it when you cut clips: the
+        captions take its font and colours, the logo sits in its corner.
+      </p>
       <AddKit onAdded={load} full={kits !== null && kits.length >= limit} limit={limit} />
       <section aria-labelledby="kits-h">
         <h2 id="kits-h">Your kits</h2>
         <ErrorText error={list.error} />
-        {kits === null ? <p className="loading">Loading kits…</p> : kits.length === 0 ? <p>No kits yet.</p> : kits.map((k) => <KitCard key={k.brand_kit_id} kit={k} onChange={load} />)}
+        {kits === null ? (
+          <p className="loading">Loading kits…</p>
+        ) : kits.length === 0 ? (
+          <p>No kits yet.</p>
+        ) : (
+          kits.map((k) => <KitCard key={k.brand_kit_id} kit={k} onChange={load} />)
+        )}
       </section>
     </>
   );
@@ -71,9 +80,19 @@ function AddKit({ onAdded, full, limit }: { onAdded: () => void; full: boolean; 
     <section aria-labelledby="add-kit-h" className="card">
       <h2 id="add-kit-h">New kit</h2>
       <form onSubmit={submit} className="stack">
-        <Field label="Name" name="name" required maxLength={80} placeholder="My show" autoComplete="off" hint="It starts with DejaVu Sans (a free font) and white, yellow and near-black; change them below." />
+        <Field
+          label="Name"
+          name="name"
+          required
+          maxLength={80}
+          placeholder="My show"
+          autoComplete="off"
+          hint="It starts with DejaVu Sans (a free font) and white, yellow and near-black; change them below."
+        />
         <ErrorText error={error} />
-        {full && <Notice kind="warn">You have {limit} kits, the most an account keeps. Delete one to make another.</Notice>}
+        {full && (
+          <Notice kind="warn">You have {limit} kits, the most an account keeps. Delete one to make another.</Notice>
+        )}
         <div>
           <button type="submit" disabled={busy || full}>
             Make kit
@@ -101,7 +120,11 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
     const f = new FormData(e.currentTarget);
     const body = {
       name: String(f.get("name") ?? "").trim(),
-      colours: { primary: String(f.get("primary")), accent: String(f.get("accent")), background: String(f.get("background")) },
+      colours: {
+        primary: String(f.get("primary")),
+        accent: String(f.get("accent")),
+        background: String(f.get("background")),
+      },
       logo: { corner: String(f.get("corner")), size: Number(f.get("size")), opacity: Number(f.get("opacity")) },
       intro: cardOf(f.get("intro"), f.get("intro_seconds")),
       outro: cardOf(f.get("outro"), f.get("outro_seconds")),
@@ -134,7 +157,13 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
           <div className="choices">
             {COLOURS.map(([k, label]) => (
               <label className="choice" key={k}>
-                <input type="color" name={k} defaultValue={kit.colours[k].toLowerCase()} aria-label={`${label} colour`} /> {label}
+                <input
+                  type="color"
+                  name={k}
+                  defaultValue={kit.colours[k].toLowerCase()}
+                  aria-label={`${label} colour`}
+                />{" "}
+                {label}
               </label>
             ))}
           </div>
@@ -150,17 +179,71 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
                 ))}
               </select>
             </div>
-            <Field label="Size (share of the width, 0.05–0.4)" name="size" id={`${id}-size`} type="number" min={0.05} max={0.4} step={0.01} defaultValue={kit.logo.size} />
-            <Field label="Opacity (0–1)" name="opacity" id={`${id}-opacity`} type="number" min={0} max={1} step={0.05} defaultValue={kit.logo.opacity} />
+            <Field
+              label="Size (share of the width, 0.05–0.4)"
+              name="size"
+              id={`${id}-size`}
+              type="number"
+              min={0.05}
+              max={0.4}
+              step={0.01}
+              defaultValue={kit.logo.size}
+            />
+            <Field
+              label="Opacity (0–1)"
+              name="opacity"
+              id={`${id}-opacity`}
+              type="number"
+              min={0}
+              max={1}
+              step={0.05}
+              defaultValue={kit.logo.opacity}
+            />
           </div>
         </fieldset>
         <div className="row-fields">
-          <Field label="Intro card text (on the background colour; empty: none)" name="intro" id={`${id}-intro`} maxLength={80} defaultValue={kit.intro?.text ?? ""} />
-          <Field label="Intro seconds (1–2)" name="intro_seconds" id={`${id}-intro-s`} type="number" min={1} max={2} step={0.5} defaultValue={kit.intro?.seconds ?? 1.5} />
-          <Field label="Outro card text (empty: none)" name="outro" id={`${id}-outro`} maxLength={80} defaultValue={kit.outro?.text ?? ""} />
-          <Field label="Outro seconds (1–2)" name="outro_seconds" id={`${id}-outro-s`} type="number" min={1} max={2} step={0.5} defaultValue={kit.outro?.seconds ?? 1.5} />
+          <Field
+            label="Intro card text (on the background colour; empty: none)"
+            name="intro"
+            id={`${id}-intro`}
+            maxLength={80}
+            defaultValue={kit.intro?.text ?? ""}
+          />
+          <Field
+            label="Intro seconds (1–2)"
+            name="intro_seconds"
+            id={`${id}-intro-s`}
+            type="number"
+            min={1}
+            max={2}
+            step={0.5}
+            defaultValue={kit.intro?.seconds ?? 1.5}
+          />
+          <Field
+            label="Outro card text (empty: none)"
+            name="outro"
+            id={`${id}-outro`}
+            maxLength={80}
+            defaultValue={kit.outro?.text ?? ""}
+          />
+          <Field
+            label="Outro seconds (1–2)"
+            name="outro_seconds"
+            id={`${id}-outro-s`}
+            type="number"
+            min={1}
+            max={2}
+            step={0.5}
+            defaultValue={kit.outro?.seconds ?? 1.5}
+          />
         </div>
-        <Field label="Show name (drawn on audio clips)" name="show_name" id={`${id}-show`} maxLength={80} defaultValue={kit.show_name ?? ""} />
+        <Field
+          label="Show name (drawn on audio clips)"
+          name="show_name"
+          id={`${id}-show`}
+          maxLength={80}
+          defaultValue={kit.show_name ?? ""}
+        />
         <div className="actions">
           <button type="submit" disabled={busy}>
             Save kit
@@ -172,10 +255,31 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
       </form>
       <fieldset className="files">
         <legend>Files</legend>
-        <p className="hint">Font: {kit.font ? `${kit.font.family} (${kit.font.file_name})` : "the caption style's own"}. Cover art: {kit.cover.uploaded ? "uploaded" : "none"}.</p>
-        <FileInput label="Upload font (TTF or OTF)" accept=".ttf,.otf,font/ttf,font/otf" id={`${id}-font`} disabled={busy} onFile={(f) => upload("font", f)} />
-        <FileInput label="Upload logo (PNG or SVG)" accept=".png,.svg,image/png,image/svg+xml" id={`${id}-logo`} disabled={busy} onFile={(f) => upload("logo", f)} />
-        <FileInput label="Upload cover art (PNG, JPEG or WebP)" accept=".png,.jpg,.jpeg,.webp,image/png,image/jpeg,image/webp" id={`${id}-cover`} disabled={busy} onFile={(f) => upload("cover", f)} />
+        <p className="hint">
+          Font: {kit.font ? `${kit.font.family} (${kit.font.file_name})` : "the caption style's own"}. Cover art:{" "}
+          {kit.cover.uploaded ? "uploaded" : "none"}.
+        </p>
+        <FileInput
+          label="Upload font (TTF or OTF)"
+          accept=".ttf,.otf,font/ttf,font/otf"
+          id={`${id}-font`}
+          disabled={busy}
+          onFile={(f) => upload("font", f)}
+        />
+        <FileInput
+          label="Upload logo (PNG or SVG)"
+          accept=".png,.svg,image/png,image/svg+xml"
+          id={`${id}-logo`}
+          disabled={busy}
+          onFile={(f) => upload("logo", f)}
+        />
+        <FileInput
+          label="Upload cover art (PNG, JPEG or WebP)"
+          accept=".png,.jpg,.jpeg,.webp,image/png,image/jpeg,image/webp"
+          id={`${id}-cover`}
+          disabled={busy}
+          onFile={(f) => upload("cover", f)}
+        />
       </fieldset>
       <div aria-live="polite">{saved && <Notice kind="ok">{saved}</Notice>}</div>
       <ErrorText error={error} />
@@ -183,11 +287,29 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
   );
 }
 
-function FileInput({ label, accept, id, disabled, onFile }: { label: string; accept: string; id: string; disabled: boolean; onFile: (f: File | undefined) => void }) {
+function FileInput({
+  label,
+  accept,
+  id,
+  disabled,
+  onFile,
+}: {
+  label: string;
+  accept: string;
+  id: string;
+  disabled: boolean;
+  onFile: (f: File | undefined) => void;
+}) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} type="file" accept={accept} disabled={disabled} onChange={(e) => (onFile(e.currentTarget.files?.[0]), (e.currentTarget.value = ""))} />
+      <input
+        id={id}
+        type="file"
+        accept={accept}
+        disabled={disabled}
+        onChange={(e) => (onFile(e.currentTarget.files?.[0]), (e.currentTarget.value = ""))}
+      />
     </div>
   );
 }

@@ -44,7 +44,9 @@ export function Deliveries({ list }: { list: Delivery[] }) {
                   </div>
                   <div>
                     <h5>Response body</h5>
-                    <pre tabIndex={0}>{d.response_body ? readable(d.response_body) : (d.attempts.at(-1)?.error ?? "(none)")}</pre>
+                    <pre tabIndex={0}>
+                      {d.response_body ? readable(d.response_body) : (d.attempts.at(-1)?.error ?? "(none)")}
+                    </pre>
                   </div>
                 </div>
               </details>

@@ -64,8 +64,14 @@ export default function EpisodePage({ id }: { id: string }) {
     // The player's link is asked for with the episode, not after it, so the page appears whole.
     void load();
     loadMedia();
-    call<{ styles: CaptionStyle[] }>("GET", "/styles").then((s) => setStyles(s.styles), () => {});
-    call<{ defaults: ClipLook }>("GET", "/me").then((m) => setDefaults(m.defaults), () => {});
+    call<{ styles: CaptionStyle[] }>("GET", "/styles").then(
+      (s) => setStyles(s.styles),
+      () => {},
+    );
+    call<{ defaults: ClipLook }>("GET", "/me").then(
+      (m) => setDefaults(m.defaults),
+      () => {},
+    );
   }, [load, loadMedia]);
   const status = episode?.status;
   const hasSource = status === "transcribing" || status === "searching" || status === "ready";
@@ -109,7 +115,13 @@ export default function EpisodePage({ id }: { id: string }) {
       <EpisodeFacts episode={e} kind />
       <ErrorText error={error?.message ?? null} />
       <div className="status-line" aria-live="polite">
-        {isRunning(e.status) && <ProgressBar label="Episode progress" percent={e.progress.percent} text={[EPISODE_STATUS[e.status], e.progress.note].filter(Boolean).join(": ")} />}
+        {isRunning(e.status) && (
+          <ProgressBar
+            label="Episode progress"
+            percent={e.progress.percent}
+            text={[EPISODE_STATUS[e.status], e.progress.note].filter(Boolean).join(": ")}
+          />
+        )}
       </div>
       {e.status === "failed" && (
         <p role="alert" className="alert alert-error">
@@ -118,18 +130,43 @@ export default function EpisodePage({ id }: { id: string }) {
       )}
       {e.status === "awaiting_upload" && (
         <Notice kind="warn">
-          This episode is waiting for its file. An upload link lasts 2 hours; if it was lost, <Link href="/episodes/new">make a new episode</Link>.
+          This episode is waiting for its file. An upload link lasts 2 hours; if it was lost,{" "}
+          <Link href="/episodes/new">make a new episode</Link>.
         </Notice>
       )}
       <div className="studio">
         <section className="studio-source" aria-labelledby="source-h">
           <h2 id="source-h">Source</h2>
           {media ? (
-            <SourcePlayer ref={player} media={media} title={e.name} playhead={playhead} onPreviewing={setPreviewing} onExpired={loadMedia} />
+            <SourcePlayer
+              ref={player}
+              media={media}
+              title={e.name}
+              playhead={playhead}
+              onPreviewing={setPreviewing}
+              onExpired={loadMedia}
+            />
           ) : (
-            <div className="player-wait">{mediaError ? <p role="alert">{mediaError}</p> : <p className="hint">{hasSource ? "Loading the player…" : "The player appears once the source is imported."}</p>}</div>
+            <div className="player-wait">
+              {mediaError ? (
+                <p role="alert">{mediaError}</p>
+              ) : (
+                <p className="hint">
+                  {hasSource ? "Loading the player…" : "The player appears once the source is imported."}
+                </p>
+              )}
+            </div>
           )}
-          {hasSource && <Waveform episodeId={id} duration={duration} clips={e.clips} piecesOf={piecesFor} playhead={playhead} onPlay={playFrom} />}
+          {hasSource && (
+            <Waveform
+              episodeId={id}
+              duration={duration}
+              clips={e.clips}
+              piecesOf={piecesFor}
+              playhead={playhead}
+              onPlay={playFrom}
+            />
+          )}
         </section>
         <section className="studio-transcript" aria-labelledby="transcript-h">
           <h2 id="transcript-h">Transcript</h2>
@@ -142,7 +179,9 @@ export default function EpisodePage({ id }: { id: string }) {
         <ClipCards
           clips={e.clips}
           chosen={chosen}
-          onChoose={(cid, on) => setChosen((old) => (on ? new Set(old).add(cid) : new Set([...old].filter((x) => x !== cid))))}
+          onChoose={(cid, on) =>
+            setChosen((old) => (on ? new Set(old).add(cid) : new Set([...old].filter((x) => x !== cid))))
+          }
           previewing={previewing}
           canPreview={!!media}
           onPreview={(c) => player.current?.preview(c.clip_id, piecesFor(c), c.title)}
@@ -150,13 +189,29 @@ export default function EpisodePage({ id }: { id: string }) {
         />
       </section>
       <section className="card" aria-labelledby="cut-h">
-        <CutPanel episodeId={id} styles={styles} defaults={defaults} chosen={best.filter((c) => chosen.has(c.clip_id)).map((c) => c.number)} ready={ready} onStarted={(j) => (add(j), setChosen(new Set()), void load())} />
+        <CutPanel
+          episodeId={id}
+          styles={styles}
+          defaults={defaults}
+          chosen={best.filter((c) => chosen.has(c.clip_id)).map((c) => c.number)}
+          ready={ready}
+          onStarted={(j) => (add(j), setChosen(new Set()), void load())}
+        />
       </section>
       <section aria-labelledby="made-h">
         <h2 id="made-h">Made clips</h2>
-        {made.length === 0 && <p className="hint">Clips you cut appear here, with a player, a download and their captions.</p>}
+        {made.length === 0 && (
+          <p className="hint">Clips you cut appear here, with a player, a download and their captions.</p>
+        )}
         {made.map((c) => (
-          <MadeClip key={c.clip_id} episodeId={id} clip={c} job={jobs.get(c.clip_id)} styles={styles} onRestyled={(a) => add([{ job_id: a.job_id, clip_id: a.clip_id, kind: "render", status: a.status }])} />
+          <MadeClip
+            key={c.clip_id}
+            episodeId={id}
+            clip={c}
+            job={jobs.get(c.clip_id)}
+            styles={styles}
+            onRestyled={(a) => add([{ job_id: a.job_id, clip_id: a.clip_id, kind: "render", status: a.status }])}
+          />
         ))}
       </section>
     </>

@@ -68,11 +68,21 @@ export default function NewEpisodePage() {
     <>
       <h1>New episode</h1>
       <p className="lead">
-        clipd transcribes the episode and finds the moments worth posting. Then you choose clips, style their captions and cut them on the episode&rsquo;s page.
+        clipd transcribes the episode and finds the moments worth posting. Then you choose clips, style their captions
+        and cut them on the episode&rsquo;s page.
       </p>
       <form onSubmit={submit} className="card stack" aria-labelledby="source-h" noValidate>
         <h2 id="source-h">Source</h2>
-        <Field label="Link to the episode" name="source_url" type="url" inputMode="url" placeholder="https://example.com/episode.mp3" hint="A direct https link to an audio or video file." disabled={locked} autoComplete="off" />
+        <Field
+          label="Link to the episode"
+          name="source_url"
+          type="url"
+          inputMode="url"
+          placeholder="https://example.com/episode.mp3"
+          hint="A direct https link to an audio or video file."
+          disabled={locked}
+          autoComplete="off"
+        />
         <p className="or" aria-hidden="true">
           or
         </p>
@@ -100,7 +110,14 @@ export default function NewEpisodePage() {
             </select>
           </div>
         </div>
-        <Field label="Find clips about" name="about" maxLength={500} placeholder="Optional: a topic, e.g. the moon landing" disabled={locked} autoComplete="off" />
+        <Field
+          label="Find clips about"
+          name="about"
+          maxLength={500}
+          placeholder="Optional: a topic, e.g. the moon landing"
+          disabled={locked}
+          autoComplete="off"
+        />
         <Defaults />
         <ErrorText error={error} />
         {!created && (
@@ -118,7 +135,8 @@ export default function NewEpisodePage() {
           </h2>
           <UploadProgress upload={upload} />
           <p className="hint">
-            The upload link is valid for 2 hours (until {when(created.expires)}): if the connection drops, Resume upload goes on from where it stopped. Keep this page open until it is done.
+            The upload link is valid for 2 hours (until {when(created.expires)}): if the connection drops, Resume upload
+            goes on from where it stopped. Keep this page open until it is done.
           </p>
           {finish.busy && <p aria-live="polite">Starting the episode…</p>}
           <ErrorText error={finish.error} />
@@ -128,7 +146,11 @@ export default function NewEpisodePage() {
             </button>
           )}
           {(upload.state.phase === "failed" || upload.state.phase === "cancelled") && (
-            <button type="button" className="secondary" onClick={() => (upload.reset(), setCreated(null), (episode.current = null))}>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => (upload.reset(), setCreated(null), (episode.current = null))}
+            >
               Start over
             </button>
           )}
@@ -143,15 +165,22 @@ function Defaults() {
   const [look, setLook] = useState<ClipLook | null>(null);
   const [styles, setStyles] = useState<CaptionStyle[]>([]);
   useEffect(() => {
-    call<{ defaults: ClipLook }>("GET", "/me").then((m) => setLook(m.defaults), () => setLook(null));
-    call<{ styles: CaptionStyle[] }>("GET", "/styles").then((s) => setStyles(s.styles), () => {});
+    call<{ defaults: ClipLook }>("GET", "/me").then(
+      (m) => setLook(m.defaults),
+      () => setLook(null),
+    );
+    call<{ styles: CaptionStyle[] }>("GET", "/styles").then(
+      (s) => setStyles(s.styles),
+      () => {},
+    );
   }, []);
   const styleName = (id: string) => styles.find((s) => s.id === id)?.name ?? id;
   return (
     <section aria-labelledby="defaults-h" className="defaults-box">
       <h2 id="defaults-h">Your clip defaults</h2>
       <p className="hint">
-        Clips you cut from this episode start with these; change them for each cut on the episode&rsquo;s page, or save new ones from a clip. See also <Link href="/account">Account</Link>.
+        Clips you cut from this episode start with these; change them for each cut on the episode&rsquo;s page, or save
+        new ones from a clip. See also <Link href="/account">Account</Link>.
       </p>
       <dl className="defaults">
         {(look ? describeLook(look, styleName) : []).map(([k, v]) => (

@@ -17,7 +17,10 @@ export default function EpisodesPage() {
   useTitle("Episodes");
   const [episodes, setEpisodes] = useState<Episode[] | null>(null);
   const { error, run } = useAction();
-  const load = useCallback(() => run(async () => setEpisodes((await call<{ episodes: Episode[] }>("GET", "/episodes")).episodes)), [run]);
+  const load = useCallback(
+    () => run(async () => setEpisodes((await call<{ episodes: Episode[] }>("GET", "/episodes")).episodes)),
+    [run],
+  );
   useEffect(() => void load(), [load]);
   usePoll(load, !!episodes?.some((e) => isRunning(e.status)));
 
@@ -29,7 +32,10 @@ export default function EpisodesPage() {
           New episode
         </Link>
       </div>
-      <p className="lead">Your 10 most recent episodes. clipd transcribes each one and finds the moments worth posting; open one to preview, cut and style its clips.</p>
+      <p className="lead">
+        Your 10 most recent episodes. clipd transcribes each one and finds the moments worth posting; open one to
+        preview, cut and style its clips.
+      </p>
       <ErrorText error={error} />
       {episodes === null ? (
         !error && <p className="loading">Loading episodes…</p>
@@ -62,7 +68,9 @@ function EpisodeItem({ episode: e }: { episode: Episode }) {
           <Link href={href}>{e.name}</Link>
         </h2>
         <EpisodeFacts episode={e} badge />
-        {isRunning(e.status) && <ProgressBar label={`Progress of ${e.name}`} percent={e.progress.percent} text={EPISODE_STATUS[e.status]} />}
+        {isRunning(e.status) && (
+          <ProgressBar label={`Progress of ${e.name}`} percent={e.progress.percent} text={EPISODE_STATUS[e.status]} />
+        )}
         {e.status === "failed" && e.failure && <p className="fail-text">{e.failure.message}</p>}
         {top && <p className="episode-top">Best clip: {top.title}</p>}
       </div>

@@ -44,26 +44,40 @@ export function tokenOf(pollUrl: string): string | null {
 }
 
 /** The page of a free result, from the 202's id and poll_url. */
-export const resultPath = (a: FreeAccepted) => `/free/${encodeURIComponent(a.id)}?token=${encodeURIComponent(tokenOf(a.poll_url) ?? "")}`;
+export const resultPath = (a: FreeAccepted) =>
+  `/free/${encodeURIComponent(a.id)}?token=${encodeURIComponent(tokenOf(a.poll_url) ?? "")}`;
 
 export async function transcribeLink(url: string, key: string | null): Promise<FreeAccepted> {
   if (!key) return call<FreeAccepted>("POST", "/transcribe", { url });
   let res: Response;
   try {
-    res = await fetch("/api/v1/transcribe", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ url }), credentials: "omit" });
+    res = await fetch("/api/v1/transcribe", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ url }),
+      credentials: "omit",
+    });
   } catch {
     throw new ApiError(0, "network_error", "clipd could not be reached. Check your connection and try again.");
   }
   const body = (await res.json().catch(() => undefined)) as { error?: FreeRefusal } | FreeAccepted | undefined;
   if (res.ok) return body as FreeAccepted;
   const err = (body as { error?: FreeRefusal } | undefined)?.error;
-  throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? `clipd answered ${res.status}`, (err ?? {}) as Record<string, unknown>);
+  throw new ApiError(
+    res.status,
+    err?.code ?? `http_${res.status}`,
+    err?.message ?? `clipd answered ${res.status}`,
+    (err ?? {}) as Record<string, unknown>,
+  );
 }
 
 /** An upload address for the free page; the free upload call reads a free key from Authorization itself. */
-export const freeUpload = (fileName: string, key: string | null) => call<FreeAccepted>("POST", "/free/uploads", { file_name: fileName }, key ? { authorization: `Bearer ${key}` } : {});
-export const freeUploaded = (id: string) => call<unknown>("POST", `/free/uploads/${encodeURIComponent(id)}/uploaded`, {});
-export const pollFree = (id: string, token: string) => call<FreePoll>("GET", `/transcribe/${encodeURIComponent(id)}?token=${encodeURIComponent(token)}`);
+export const freeUpload = (fileName: string, key: string | null) =>
+  call<FreeAccepted>("POST", "/free/uploads", { file_name: fileName }, key ? { authorization: `Bearer ${key}` } : {});
+export const freeUploaded = (id: string) =>
+  call<unknown>("POST", `/free/uploads/${encodeURIComponent(id)}/uploaded`, {});
+export const pollFree = (id: string, token: string) =>
+  call<FreePoll>("GET", `/transcribe/${encodeURIComponent(id)}?token=${encodeURIComponent(token)}`);
 
 /** A thrown call as a refusal for freeRefusalText. */
 export function refusalOf(err: unknown): FreeRefusal {

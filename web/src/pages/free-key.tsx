@@ -29,7 +29,7 @@ export default function FreeKeyPage() {
     await run(async () => {
       try {
         const r = await call<{ key: string }>("POST", "/transcribe/keys", { email });
-        if (keep) (saveFreeKey(r.key), setSaved(r.key));
+        if (keep) saveFreeKey(r.key), setSaved(r.key);
         setKey(r.key);
       } catch (err) {
         setRefusal(freeRefusalText(refusalOf(err)));
@@ -41,7 +41,8 @@ export default function FreeKeyPage() {
     <>
       <h1>Free key</h1>
       <p className="lead">
-        A free key raises the free tool's limits: recordings up to {L.keyMinutes} minutes instead of {L.anonMinutes}, and {L.keyPerDay} files a day. It is not an account: it works only for{" "}
+        A free key raises the free tool's limits: recordings up to {L.keyMinutes} minutes instead of {L.anonMinutes},
+        and {L.keyPerDay} files a day. It is not an account: it works only for{" "}
         <Link href="/free">free transcription</Link> and the free API (<code>Authorization: Bearer svc_free_…</code>).
       </p>
       {key ? (
@@ -50,7 +51,15 @@ export default function FreeKeyPage() {
         <section aria-labelledby="fk-h" className="card">
           <h2 id="fk-h">New free key</h2>
           <form onSubmit={submit} className="stack">
-            <Field label="Email" name="email" type="email" required maxLength={320} autoComplete="email" hint={`At most ${L.keysPerEmailPerDay} keys a day are given to one address.`} />
+            <Field
+              label="Email"
+              name="email"
+              type="email"
+              required
+              maxLength={320}
+              autoComplete="email"
+              hint={`At most ${L.keysPerEmailPerDay} keys a day are given to one address.`}
+            />
             <label className="choice">
               <input type="checkbox" name="keep" defaultChecked /> Keep the key in this browser for the free page
             </label>

@@ -21,7 +21,9 @@ export type FreeLimits = Record<keyof typeof FREE_LIMITS, number>;
  */
 export function freeLimitsOf(session: { free_limits?: Record<string, number> }): FreeLimits {
   const given = session.free_limits ?? {};
-  const camel = Object.fromEntries(Object.entries(given).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
+  const camel = Object.fromEntries(
+    Object.entries(given).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]),
+  );
   return { ...FREE_LIMITS, ...camel };
 }
 
@@ -81,7 +83,10 @@ export function freeRefusalText(e: FreeRefusal, now = Date.now()): string {
     case "too_long_anon":
     case "too_long": {
       const tier = e.code === "too_long" ? "with a key" : "without a key";
-      const head = duration !== null ? `This file is ${lengthWords(duration)} long; the limit ${tier} is ` : `This file is longer than the limit ${tier}, `;
+      const head =
+        duration !== null
+          ? `This file is ${lengthWords(duration)} long; the limit ${tier} is `
+          : `This file is longer than the limit ${tier}, `;
       const tail = e.code === "too_long_anon" ? " A free key allows longer files." : "";
       return `${head}${max !== null ? lengthWords(max) : "shorter"}.${tail}`;
     }
@@ -89,7 +94,9 @@ export function freeRefusalText(e: FreeRefusal, now = Date.now()): string {
       const cap = num(e.max_bytes);
       const size = num(e.size_bytes) ?? num(e.bytes);
       if (cap === null) return "This file is larger than the free tool takes.";
-      return size !== null ? `This file is ${sizeWords(size)}; the largest file taken is ${sizeWords(cap)}.` : `This file is larger than ${sizeWords(cap)}, the largest file taken.`;
+      return size !== null
+        ? `This file is ${sizeWords(size)}; the largest file taken is ${sizeWords(cap)}.`
+        : `This file is larger than ${sizeWords(cap)}, the largest file taken.`;
     }
     case "daily_limit":
       return `Your free key has used its ${limit !== null ? plural(limit, "file") : "files"} for today. It can send more ${until} (days begin at midnight UTC).`;

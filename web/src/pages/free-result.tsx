@@ -19,17 +19,32 @@ import "./free.css";
 function resultsOf(p: FreePoll): ResultsData {
   // A big result comes as three links and no inline text: the page then shows the links only.
   const big = p.text === undefined && Boolean(p.text_url);
-  return { name: "transcript", text: big ? undefined : (p.text ?? ""), downloads: { txt: p.text_url, srt: p.srt_url, vtt: p.vtt_url }, inline: big ? undefined : { srt: p.srt, vtt: p.vtt }, media: null };
+  return {
+    name: "transcript",
+    text: big ? undefined : (p.text ?? ""),
+    downloads: { txt: p.text_url, srt: p.srt_url, vtt: p.vtt_url },
+    inline: big ? undefined : { srt: p.srt, vtt: p.vtt },
+    media: null,
+  };
 }
 
 export default function FreeResultPage({ id }: { id: string }) {
   const L = freeLimitsOf(useSession().session);
   useTitle("Free transcript");
   const token = useLocation().query.get("token") ?? "";
-  const { data: p, error } = usePoll(() => pollFree(id, token), (x) => (x.status === "processing" ? (x.poll_after_seconds ?? 2) * 1000 : null), [id, token]);
+  const { data: p, error } = usePoll(
+    () => pollFree(id, token),
+    (x) => (x.status === "processing" ? (x.poll_after_seconds ?? 2) * 1000 : null),
+    [id, token],
+  );
   const view = useMemo(() => (p?.status === "completed" ? resultsOf(p) : null), [p]);
   const gone = error instanceof ApiError && error.status === 404;
-  const refusal = p?.status === "failed" ? freeRefusalText(p.error ?? { code: "failed" }) : error && (gone || !p) ? freeRefusalText(refusalOf(error)) : null;
+  const refusal =
+    p?.status === "failed"
+      ? freeRefusalText(p.error ?? { code: "failed" })
+      : error && (gone || !p)
+        ? freeRefusalText(refusalOf(error))
+        : null;
   return (
     <>
       <h1>Free transcript</h1>
@@ -57,7 +72,8 @@ export default function FreeResultPage({ id }: { id: string }) {
         </>
       )}
       <p className="hint">
-        The recording is deleted after {L.audioDays} days and the text after {L.textDays} days: download what you want to keep.
+        The recording is deleted after {L.audioDays} days and the text after {L.textDays} days: download what you want
+        to keep.
       </p>
     </>
   );

@@ -9,7 +9,15 @@ import { Link, navigate } from "../router";
 import type { FreeAccepted } from "../types";
 import { useAction, useTitle } from "../ui";
 import { SourceForm, UploadProgress, useUpload, type Source } from "../upload";
-import { forgetFreeKey, freeUpload, freeUploaded, refusalOf, resultPath, savedFreeKey, transcribeLink } from "./free-calls";
+import {
+  forgetFreeKey,
+  freeUpload,
+  freeUploaded,
+  refusalOf,
+  resultPath,
+  savedFreeKey,
+  transcribeLink,
+} from "./free-calls";
 import { freeLimitsOf, freeRefusalText } from "./free-refusals";
 import { useSession } from "../session";
 import "./free.css";
@@ -57,7 +65,10 @@ export default function FreePage() {
   return (
     <>
       <h1>Free transcription</h1>
-      <p className="lead">Turn a recording into text, free and without an account: give a direct link to an audio or video file, or upload one.</p>
+      <p className="lead">
+        Turn a recording into text, free and without an account: give a direct link to an audio or video file, or upload
+        one.
+      </p>
       <section aria-labelledby="limits-h" className="free-limits">
         <h2 id="limits-h">What is free</h2>
         <ul>
@@ -65,7 +76,8 @@ export default function FreePage() {
             Without a key: recordings up to {L.anonMinutes} minutes, {L.anonPerDay} file a day from each address.
           </li>
           <li>
-            With a free key: recordings up to {L.keyMinutes} minutes, {L.keyPerDay} files a day. <Link href="/free/key">Create a free key</Link>
+            With a free key: recordings up to {L.keyMinutes} minutes, {L.keyPerDay} files a day.{" "}
+            <Link href="/free/key">Create a free key</Link>
           </li>
           <li>Files up to {L.maxMegabytes} MB. English is the supported language.</li>
           <li>
@@ -87,7 +99,11 @@ export default function FreePage() {
             "No key: the limits without a key apply."
           )}
         </p>
-        <SourceForm onSubmit={(s) => void submit(s)} busy={busy || upload.busy} fileHint={`An audio or video file up to ${L.maxMegabytes} MB; you can also drop it here.`}>
+        <SourceForm
+          onSubmit={(s) => void submit(s)}
+          busy={busy || upload.busy}
+          fileHint={`An audio or video file up to ${L.maxMegabytes} MB; you can also drop it here.`}
+        >
           <div role="alert" className={refusal ? "alert alert-error" : "alert-empty"}>
             {refusal}
           </div>

@@ -35,7 +35,8 @@ export default function KeysPage() {
     <>
       <h1>API keys</h1>
       <p className="lead">
-        A key lets a program call the clipd API as your account. Send it in the header <code>Authorization: Bearer &lt;key&gt;</code>. Test keys run against sample data and cost nothing.
+        A key lets a program call the clipd API as your account. Send it in the header{" "}
+        <code>Authorization: Bearer &lt;key&gt;</code>. Test keys run against sample data and cost nothing.
       </p>
       {created ? (
         <SecretBox title={`Your new key “${nameOf(created)}”`} value={created.key} onDone={() => setCreated(null)} />
@@ -63,7 +64,12 @@ function CreateKey({ full, max, onCreated }: { full: boolean; max: number; onCre
     const form = new FormData(e.currentTarget);
     const scopes = SCOPES.filter((s) => form.get(`scope-${s}`) === "on");
     const days = String(form.get("expiry") ?? "");
-    const body = { name: String(form.get("name") ?? "").trim(), mode: form.get("mode") === "test" ? "test" : "live", scopes, expires_in_days: days ? Number(days) : null };
+    const body = {
+      name: String(form.get("name") ?? "").trim(),
+      mode: form.get("mode") === "test" ? "test" : "live",
+      scopes,
+      expires_in_days: days ? Number(days) : null,
+    };
     const k = await run(() => call<CreatedKey>("POST", "/keys", body));
     if (k) onCreated(k);
   }
@@ -71,7 +77,14 @@ function CreateKey({ full, max, onCreated }: { full: boolean; max: number; onCre
     <section aria-labelledby="new-key-h" className="card">
       <h2 id="new-key-h">New key</h2>
       <form onSubmit={submit} className="stack">
-        <Field label="Name" name="name" required maxLength={80} placeholder="e.g. Production server" autoComplete="off" />
+        <Field
+          label="Name"
+          name="name"
+          required
+          maxLength={80}
+          placeholder="e.g. Production server"
+          autoComplete="off"
+        />
         <div className="row-fields">
           <fieldset>
             <legend>Mode</legend>
@@ -101,7 +114,11 @@ function CreateKey({ full, max, onCreated }: { full: boolean; max: number; onCre
             </select>
           </div>
         </div>
-        {full && <Notice kind="warn">You have {max} active keys, the most an account may have. Revoke one you no longer use to make another.</Notice>}
+        {full && (
+          <Notice kind="warn">
+            You have {max} active keys, the most an account may have. Revoke one you no longer use to make another.
+          </Notice>
+        )}
         <ErrorText error={error} />
         <div>
           <button type="submit" disabled={busy}>
@@ -116,7 +133,8 @@ function CreateKey({ full, max, onCreated }: { full: boolean; max: number; onCre
 function KeyTable({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) {
   const { busy, error, run } = useAction();
   async function revoke(k: ApiKey) {
-    if (!window.confirm(`Revoke the key “${nameOf(k)}” (${k.prefix}…)? Programs using it stop working at once.`)) return;
+    if (!window.confirm(`Revoke the key “${nameOf(k)}” (${k.prefix}…)? Programs using it stop working at once.`))
+      return;
     if (await run(async () => (await call("DELETE", `/keys/${encodeURIComponent(k.id)}`), true))) onChange();
   }
   if (!keys.length) return <p>No keys yet. Create one above.</p>;
@@ -158,7 +176,13 @@ function KeyTable({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) 
                   </td>
                   <td className="cell-action">
                     {k.status === "active" && (
-                      <button type="button" className="danger small" disabled={busy} onClick={() => revoke(k)} aria-label={`Revoke ${nameOf(k)}`}>
+                      <button
+                        type="button"
+                        className="danger small"
+                        disabled={busy}
+                        onClick={() => revoke(k)}
+                        aria-label={`Revoke ${nameOf(k)}`}
+                      >
                         Revoke
                       </button>
                     )}

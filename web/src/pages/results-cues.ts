@@ -12,7 +12,16 @@ export interface Cue {
 
 const TIME = String.raw`((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})`;
 const TIMING = new RegExp(String.raw`^\s*${TIME}\s+-->\s+${TIME}`);
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", nbsp: " ", quot: '"', apos: "'", lrm: "", rlm: "" };
+const ENTITIES: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  nbsp: " ",
+  quot: '"',
+  apos: "'",
+  lrm: "",
+  rlm: "",
+};
 
 /** Seconds from "hh:mm:ss.mmm" or "mm:ss.mmm" (a comma also taken, as SRT writes it). */
 export function seconds(stamp: string): number {

@@ -8,7 +8,11 @@ import { ApiError } from "../api";
 
 const MAX_FAILURES = 30;
 
-export function usePoll<T>(load: () => Promise<T>, again: (t: T) => number | null, deps: unknown[]): { data: T | null; error: unknown } {
+export function usePoll<T>(
+  load: () => Promise<T>,
+  again: (t: T) => number | null,
+  deps: unknown[],
+): { data: T | null; error: unknown } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {

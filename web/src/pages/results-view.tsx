@@ -45,14 +45,20 @@ export function ResultsView({ data }: { data: ResultsData }) {
           )}
         </div>
       </section>
-      {data.media ? <SyncedPlayer media={data.media} cues={cues} text={data.text ?? ""} /> : data.text !== undefined && <PlainText text={data.text} />}
+      {data.media ? (
+        <SyncedPlayer media={data.media} cues={cues} text={data.text ?? ""} />
+      ) : (
+        data.text !== undefined && <PlainText text={data.text} />
+      )}
     </div>
   );
 }
 
 /** The timed lines: as given, parsed from an inline VTT, or fetched once from the VTT's download link. */
 function useCues(data: ResultsData): Cue[] | null {
-  const [cues, setCues] = useState<Cue[] | null>(() => data.cues ?? (data.inline?.vtt !== undefined ? parseVtt(data.inline.vtt) : null));
+  const [cues, setCues] = useState<Cue[] | null>(
+    () => data.cues ?? (data.inline?.vtt !== undefined ? parseVtt(data.inline.vtt) : null),
+  );
   const url = !data.cues && data.inline?.vtt === undefined && data.media ? data.downloads.vtt : undefined;
   useEffect(() => {
     if (!url) return;
@@ -72,9 +78,12 @@ function useDownloadLinks(data: ResultsData): Partial<Record<"txt" | "srt" | "vt
   const inline = data.inline;
   const made = useMemo(() => {
     const blobs: Partial<Record<"txt" | "srt" | "vtt", string>> = {};
-    if (!txt && inline && data.text !== undefined) blobs.txt = URL.createObjectURL(new Blob([data.text], { type: "text/plain;charset=utf-8" }));
-    if (!srt && inline?.srt !== undefined) blobs.srt = URL.createObjectURL(new Blob([inline.srt], { type: "application/x-subrip;charset=utf-8" }));
-    if (!vtt && inline?.vtt !== undefined) blobs.vtt = URL.createObjectURL(new Blob([inline.vtt], { type: "text/vtt;charset=utf-8" }));
+    if (!txt && inline && data.text !== undefined)
+      blobs.txt = URL.createObjectURL(new Blob([data.text], { type: "text/plain;charset=utf-8" }));
+    if (!srt && inline?.srt !== undefined)
+      blobs.srt = URL.createObjectURL(new Blob([inline.srt], { type: "application/x-subrip;charset=utf-8" }));
+    if (!vtt && inline?.vtt !== undefined)
+      blobs.vtt = URL.createObjectURL(new Blob([inline.vtt], { type: "text/vtt;charset=utf-8" }));
     return blobs;
   }, [txt, srt, vtt, inline, data.text]);
   useEffect(() => () => Object.values(made).forEach((u) => URL.revokeObjectURL(u)), [made]);
@@ -92,7 +101,15 @@ function PlainText({ text }: { text: string }) {
   );
 }
 
-function SyncedPlayer({ media, cues, text }: { media: { url: string; type?: string }; cues: Cue[] | null; text: string }) {
+function SyncedPlayer({
+  media,
+  cues,
+  text,
+}: {
+  media: { url: string; type?: string };
+  cues: Cue[] | null;
+  text: string;
+}) {
   const player = useRef<HTMLMediaElement | null>(null);
   const list = useRef<HTMLOListElement>(null);
   const [current, setCurrent] = useState(-1);
@@ -108,7 +125,8 @@ function SyncedPlayer({ media, cues, text }: { media: { url: string; type?: stri
     const box = list.current;
     const el = box?.querySelector<HTMLElement>(`[data-cue="${current}"]`);
     if (!box || !el) return;
-    if (el.offsetTop < box.scrollTop || el.offsetTop + el.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = el.offsetTop - box.clientHeight / 3;
+    if (el.offsetTop < box.scrollTop || el.offsetTop + el.offsetHeight > box.scrollTop + box.clientHeight)
+      box.scrollTop = el.offsetTop - box.clientHeight / 3;
   }, [current]);
   function seek(c: Cue) {
     const p = player.current;
@@ -117,7 +135,15 @@ function SyncedPlayer({ media, cues, text }: { media: { url: string; type?: stri
     void p.play().catch(() => {});
   }
 
-  const props = { ref: (el: HTMLMediaElement | null) => void (player.current = el), src: media.url, controls: true, preload: "metadata", onTimeUpdate: onTime, onSeeked: onTime, className: "results-player" };
+  const props = {
+    ref: (el: HTMLMediaElement | null) => void (player.current = el),
+    src: media.url,
+    controls: true,
+    preload: "metadata",
+    onTimeUpdate: onTime,
+    onSeeked: onTime,
+    className: "results-player",
+  };
   return (
     <section aria-labelledby="play-h" className={video ? "results-sync is-video" : "results-sync"}>
       <h2 id="play-h">Listen and read</h2>
@@ -130,7 +156,12 @@ function SyncedPlayer({ media, cues, text }: { media: { url: string; type?: stri
         <ol className="cues" ref={list} aria-label="Transcript lines">
           {cues.map((c, i) => (
             <li key={i} data-cue={i}>
-              <button type="button" className={i === current ? "cue is-current" : "cue"} aria-current={i === current ? "true" : undefined} onClick={() => seek(c)}>
+              <button
+                type="button"
+                className={i === current ? "cue is-current" : "cue"}
+                aria-current={i === current ? "true" : undefined}
+                onClick={() => seek(c)}
+              >
                 <span className="cue-time">{clock(c.start)}</span>
                 <span className="cue-text">{c.text}</span>
               </button>

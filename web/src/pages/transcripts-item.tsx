@@ -16,7 +16,11 @@ import "./transcripts.css";
 const RUNNING = new Set(["queued", "running"]);
 
 export default function TranscriptPage({ id }: { id: string }) {
-  const { data: t, error } = usePoll(() => call<Transcript>("GET", `/transcripts/${encodeURIComponent(id)}`), (x) => (RUNNING.has(x.status) ? 2000 : null), [id]);
+  const { data: t, error } = usePoll(
+    () => call<Transcript>("GET", `/transcripts/${encodeURIComponent(id)}`),
+    (x) => (RUNNING.has(x.status) ? 2000 : null),
+    [id],
+  );
   useTitle(t?.name ?? "Transcript");
   return (
     <>
@@ -24,7 +28,11 @@ export default function TranscriptPage({ id }: { id: string }) {
       <p className="back">
         <Link href="/transcripts">All transcripts</Link>
       </p>
-      <ErrorText error={error ? messageOf(error) : t?.status === "failed" ? (t.error?.message ?? "The transcript failed.") : null} />
+      <ErrorText
+        error={
+          error ? messageOf(error) : t?.status === "failed" ? (t.error?.message ?? "The transcript failed.") : null
+        }
+      />
       {!t ? !error && <p className="loading">Loading the transcript…</p> : <Status t={t} />}
       {t?.status === "completed" && <Results t={t} />}
     </>
@@ -44,7 +52,9 @@ function Status({ t }: { t: Transcript }) {
   }
   return (
     <div className="status-line">
-      <span className={`badge ${t.status === "completed" ? "badge-ok" : "badge-failed"}`}>{t.status === "completed" ? "Completed" : "Failed"}</span>
+      <span className={`badge ${t.status === "completed" ? "badge-ok" : "badge-failed"}`}>
+        {t.status === "completed" ? "Completed" : "Failed"}
+      </span>
       <span className="hint">{t.status === "completed" ? facts(t) : ""}</span>
       {t.status === "completed" && t.downloads.page && (
         <a href={t.downloads.page} className="results-link">
@@ -57,8 +67,19 @@ function Status({ t }: { t: Transcript }) {
 
 function Results({ t }: { t: Transcript }) {
   const token = resultsToken(t.downloads.page);
-  const { data, error } = usePoll(() => (token ? loadResults(token) : Promise.resolve(null)), () => null, [token]);
+  const { data, error } = usePoll(
+    () => (token ? loadResults(token) : Promise.resolve(null)),
+    () => null,
+    [token],
+  );
   if (token && !data && !error) return <p className="loading">Loading the results…</p>;
-  const view = data ? resultsData(data) : { name: t.name, text: t.text ?? "", downloads: { txt: t.downloads.txt, srt: t.downloads.srt, vtt: t.downloads.vtt }, media: null };
+  const view = data
+    ? resultsData(data)
+    : {
+        name: t.name,
+        text: t.text ?? "",
+        downloads: { txt: t.downloads.txt, srt: t.downloads.srt, vtt: t.downloads.vtt },
+        media: null,
+      };
   return <ResultsView data={view} />;
 }

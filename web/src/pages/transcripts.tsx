@@ -48,17 +48,25 @@ export default function TranscriptsPage() {
   return (
     <>
       <h1>Transcripts</h1>
-      <p className="lead">Turn a recording into text with timings, from a direct link to an audio or video file or from a file on this device.</p>
+      <p className="lead">
+        Turn a recording into text with timings, from a direct link to an audio or video file or from a file on this
+        device.
+      </p>
       <p className="usage-line">
         {used !== undefined && included !== undefined
           ? `${used} of ${included} free transcripts used this month. After that, each transcript is paid from your credit.`
           : "\u00a0"}
       </p>
-      <NewTranscript onMade={(m) => (remember(account, m), navigate(`/transcripts/${m.id}`))} maxMinutes={me?.limits.transcript_max_minutes} />
+      <NewTranscript
+        onMade={(m) => (remember(account, m), navigate(`/transcripts/${m.id}`))}
+        maxMinutes={me?.limits.transcript_max_minutes}
+      />
       <section aria-labelledby="made-h">
         <h2 id="made-h">Made in this session</h2>
         {made.length === 0 ? (
-          <p className="hint">Transcripts you order in this browser tab are listed here. Each transcript's page keeps its own address.</p>
+          <p className="hint">
+            Transcripts you order in this browser tab are listed here. Each transcript's page keeps its own address.
+          </p>
         ) : (
           <ul className="made-list">
             {made.map((m) => (
@@ -83,7 +91,9 @@ function NewTranscript({ onMade, maxMinutes }: { onMade: (m: Made) => void; maxM
       pending.current = null;
       onMade({ id, name: file.name, at: new Date().toISOString() });
     });
-  const upload = useUpload({ onComplete: () => pending.current && void start(pending.current.file, pending.current.id) });
+  const upload = useUpload({
+    onComplete: () => pending.current && void start(pending.current.file, pending.current.id),
+  });
 
   async function submit(src: Source) {
     if (src.kind === "link") {
@@ -102,7 +112,11 @@ function NewTranscript({ onMade, maxMinutes }: { onMade: (m: Made) => void; maxM
   return (
     <section aria-labelledby="new-tr-h" className="card">
       <h2 id="new-tr-h">New transcript</h2>
-      <SourceForm onSubmit={(s) => void submit(s)} busy={busy || upload.busy} fileHint={`An audio or video file${maxMinutes ? ` up to ${maxMinutes} minutes long` : ""}; you can also drop it here.`}>
+      <SourceForm
+        onSubmit={(s) => void submit(s)}
+        busy={busy || upload.busy}
+        fileHint={`An audio or video file${maxMinutes ? ` up to ${maxMinutes} minutes long` : ""}; you can also drop it here.`}
+      >
         <ErrorText error={error} />
       </SourceForm>
       <UploadProgress upload={upload} />

@@ -14,12 +14,18 @@ export default function WebhooksPage() {
   const [hooks, setHooks] = useState<Webhook[] | null>(null);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const list = useAction();
-  const load = useCallback(() => list.run(async () => setHooks((await call<{ webhooks: Webhook[] }>("GET", "/webhooks")).webhooks)), [list.run]);
+  const load = useCallback(
+    () => list.run(async () => setHooks((await call<{ webhooks: Webhook[] }>("GET", "/webhooks")).webhooks)),
+    [list.run],
+  );
   useEffect(() => void load(), [load]);
   return (
     <>
       <h1>Webhooks</h1>
-      <p className="lead">clipd posts a signed event to your addresses when episodes, clips and transcripts finish or fail. An address that keeps failing for 3 days is switched off.</p>
+      <p className="lead">
+        clipd posts a signed event to your addresses when episodes, clips and transcripts finish or fail. An address
+        that keeps failing for 3 days is switched off.
+      </p>
       {secret ? (
         <SecretBox title={`Signing secret for ${secret.url}`} value={secret.secret} onDone={() => setSecret(null)} />
       ) : (
@@ -54,7 +60,15 @@ function AddWebhook({ onAdded }: { onAdded: (w: Webhook) => void }) {
     <section aria-labelledby="add-hook-h" className="card">
       <h2 id="add-hook-h">Add an address</h2>
       <form onSubmit={submit} className="stack">
-        <Field label="Address (URL)" name="url" type="url" required maxLength={2000} placeholder="https://example.com/clipd-events" autoComplete="off" />
+        <Field
+          label="Address (URL)"
+          name="url"
+          type="url"
+          required
+          maxLength={2000}
+          placeholder="https://example.com/clipd-events"
+          autoComplete="off"
+        />
         <fieldset>
           <legend>Events</legend>
           <p className="hint">Leave all unticked to receive every event.</p>
@@ -88,7 +102,11 @@ function WebhookCard({ hook, onChange }: { hook: Webhook; onChange: () => void }
     const r = await run(() => call<TestResult>("POST", `${path}/test`, { event: hook.events[0] ?? "episode.ready" }));
     if (!r) return;
     setTestOk(r.delivered);
-    setTested(r.delivered ? `Test event ${r.event} delivered: the address answered ${r.status}.` : `Test event ${r.event} not delivered: ${r.status !== null ? `the address answered ${r.status}` : (r.error ?? "no answer")}.`);
+    setTested(
+      r.delivered
+        ? `Test event ${r.event} delivered: the address answered ${r.status}.`
+        : `Test event ${r.event} not delivered: ${r.status !== null ? `the address answered ${r.status}` : (r.error ?? "no answer")}.`,
+    );
     onChange();
   }
   async function switchOn() {
@@ -102,10 +120,19 @@ function WebhookCard({ hook, onChange }: { hook: Webhook; onChange: () => void }
     <article className="card hook" aria-label={hook.url}>
       <div className="hook-head">
         <h3 className="hook-url">{hook.url}</h3>
-        {hook.enabled ? <span className="badge badge-ok">On</span> : <span className="badge badge-off">Switched off</span>}
+        {hook.enabled ? (
+          <span className="badge badge-ok">On</span>
+        ) : (
+          <span className="badge badge-off">Switched off</span>
+        )}
       </div>
       <p className="hint">Events: {hook.events.join(", ")}</p>
-      {!hook.enabled && <Notice kind="warn">This address is switched off{hook.disabled_reason ? `: ${hook.disabled_reason}` : ""}. No events are sent to it until it is switched on again.</Notice>}
+      {!hook.enabled && (
+        <Notice kind="warn">
+          This address is switched off{hook.disabled_reason ? `: ${hook.disabled_reason}` : ""}. No events are sent to
+          it until it is switched on again.
+        </Notice>
+      )}
       <div className="actions">
         <button type="button" disabled={busy} onClick={sendTest}>
           Send test event

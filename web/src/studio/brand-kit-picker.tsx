@@ -7,7 +7,15 @@ import { call } from "../api";
 import { Link } from "../router";
 import type { BrandKit } from "../pages/brand-kits";
 
-export function BrandKitPicker({ value, onChange, disabled }: { value: string | null; onChange: (id: string | null) => void; disabled?: boolean }) {
+export function BrandKitPicker({
+  value,
+  onChange,
+  disabled,
+}: {
+  value: string | null;
+  onChange: (id: string | null) => void;
+  disabled?: boolean;
+}) {
   const id = useId();
   const [kits, setKits] = useState<BrandKit[] | null>(null);
   useEffect(() => {
@@ -26,7 +34,12 @@ export function BrandKitPicker({ value, onChange, disabled }: { value: string | 
   return (
     <div className="field">
       <label htmlFor={id}>Brand kit</label>
-      <select id={id} value={value ?? ""} disabled={disabled || kits === null} onChange={(e) => onChange(e.currentTarget.value || null)}>
+      <select
+        id={id}
+        value={value ?? ""}
+        disabled={disabled || kits === null}
+        onChange={(e) => onChange(e.currentTarget.value || null)}
+      >
         <option value="">None</option>
         {(kits ?? []).map((k) => (
           <option key={k.brand_kit_id} value={k.brand_kit_id}>

@@ -42,7 +42,10 @@ export function CaptionEditor({ clip, busy, onEdited }: Props) {
   useEffect(() => {
     let live = true;
     void load.run(async () => {
-      const r = await call<{ captions: Caption[] }>("GET", `/clips/${encodeURIComponent(clip.clip_id)}/captions?limit=200`);
+      const r = await call<{ captions: Caption[] }>(
+        "GET",
+        `/clips/${encodeURIComponent(clip.clip_id)}/captions?limit=200`,
+      );
       if (!live) return;
       setCues(r.captions);
       setTexts(Object.fromEntries(r.captions.map((c) => [c.id, c.text])));
@@ -60,11 +63,17 @@ export function CaptionEditor({ clip, busy, onEdited }: Props) {
       ...(start ? { start_sentence_delta: start } : {}),
       ...(end ? { end_sentence_delta: end } : {}),
     };
-    const answer = await action.run(() => call<CaptionEditAnswer>("PATCH", `/clips/${encodeURIComponent(clip.clip_id)}/captions`, body));
+    const answer = await action.run(() =>
+      call<CaptionEditAnswer>("PATCH", `/clips/${encodeURIComponent(clip.clip_id)}/captions`, body),
+    );
     if (!answer) return;
     setStart(0);
     setEnd(0);
-    setNote(answer.changes.length ? `Rendering again: ${answer.changes.join("; ")}.` : "Nothing to change: the captions already read so.");
+    setNote(
+      answer.changes.length
+        ? `Rendering again: ${answer.changes.join("; ")}.`
+        : "Nothing to change: the captions already read so.",
+    );
     if (answer.changes.length) onEdited(answer);
   }
 
@@ -73,10 +82,25 @@ export function CaptionEditor({ clip, busy, onEdited }: Props) {
       <summary>Edit captions</summary>
       <form onSubmit={submit} className="stack" aria-describedby={`${id}-hint`}>
         <p className="hint" id={`${id}-hint`}>
-          Fix misheard words: each caption keeps its timing. Move the start or end by whole sentences. Saving renders the clip again.
+          Fix misheard words: each caption keeps its timing. Move the start or end by whole sentences. Saving renders
+          the clip again.
         </p>
-        <SentenceSteps legend={`Start (${said(start, "earlier")})`} grow="One sentence earlier" drop="Drop the first sentence" value={start} onChange={setStart} disabled={action.busy} />
-        <SentenceSteps legend={`End (${said(end, "later")})`} grow="One sentence later" drop="Drop the last sentence" value={end} onChange={setEnd} disabled={action.busy} />
+        <SentenceSteps
+          legend={`Start (${said(start, "earlier")})`}
+          grow="One sentence earlier"
+          drop="Drop the first sentence"
+          value={start}
+          onChange={setStart}
+          disabled={action.busy}
+        />
+        <SentenceSteps
+          legend={`End (${said(end, "later")})`}
+          grow="One sentence later"
+          drop="Drop the last sentence"
+          value={end}
+          onChange={setEnd}
+          disabled={action.busy}
+        />
         <ErrorText error={load.error} />
         {cues && cues.length === 0 && <p className="hint">This clip has no captions to edit.</p>}
         {cues && cues.length > 0 && (
@@ -116,7 +140,14 @@ export function CaptionEditor({ clip, busy, onEdited }: Props) {
 }
 
 /** Two buttons that step one end of the clip by a sentence: out (grow) or in (drop). */
-function SentenceSteps(p: { legend: string; grow: string; drop: string; value: number; onChange(v: number): void; disabled: boolean }) {
+function SentenceSteps(p: {
+  legend: string;
+  grow: string;
+  drop: string;
+  value: number;
+  onChange(v: number): void;
+  disabled: boolean;
+}) {
   return (
     <fieldset className="sentence-steps">
       <legend>{p.legend}</legend>

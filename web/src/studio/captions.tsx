@@ -11,12 +11,21 @@ export function Captions({ clipId, onSeek }: { clipId: string; onSeek(seconds: n
   const id = useId();
   const [q, setQ] = useState("");
   const want = q.trim();
-  const { data: list, error } = useSearch<{ captions: Caption[]; total: number }>(`/clips/${encodeURIComponent(clipId)}/captions?limit=200${want ? `&q=${encodeURIComponent(want)}` : ""}`);
+  const { data: list, error } = useSearch<{ captions: Caption[]; total: number }>(
+    `/clips/${encodeURIComponent(clipId)}/captions?limit=200${want ? `&q=${encodeURIComponent(want)}` : ""}`,
+  );
   return (
     <div className="captions">
       <div className="field">
         <label htmlFor={`${id}-q`}>Search captions</label>
-        <input id={`${id}-q`} type="search" value={q} onChange={(e) => setQ(e.currentTarget.value)} maxLength={200} autoComplete="off" />
+        <input
+          id={`${id}-q`}
+          type="search"
+          value={q}
+          onChange={(e) => setQ(e.currentTarget.value)}
+          maxLength={200}
+          autoComplete="off"
+        />
       </div>
       <p className="hint" aria-live="polite">
         {list ? `${list.total} caption${list.total === 1 ? "" : "s"}${q.trim() ? ` with “${q.trim()}”` : ""}` : ""}

@@ -17,7 +17,8 @@ const PARTS = [
   ["delivery", "Delivery"],
 ] as const;
 /** Reasons the parts do not already give (a brief's match, show business, small talk). */
-const others = (c: Clip) => (c.scores ? c.reasons.filter((r) => !Object.values(c.scores!).some((p) => p.reason === r)) : c.reasons);
+const others = (c: Clip) =>
+  c.scores ? c.reasons.filter((r) => !Object.values(c.scores!).some((p) => p.reason === r)) : c.reasons;
 
 interface Props {
   clips: Clip[];
@@ -35,12 +36,20 @@ export function ClipCards({ clips, chosen, onChoose, previewing, canPreview, onP
     <ol className="clip-list" aria-label="Found clips, best first">
       {ranked(clips).map((c, i) => (
         <li key={c.clip_id} id={`clip-${c.clip_id}`}>
-          <article className={`clip-card${chosen.has(c.clip_id) ? " chosen" : ""}`} aria-labelledby={`clip-${c.clip_id}-t`}>
+          <article
+            className={`clip-card${chosen.has(c.clip_id) ? " chosen" : ""}`}
+            aria-labelledby={`clip-${c.clip_id}-t`}
+          >
             <Poster clipId={c.clip_id} title={c.title} width={81} eager={i < 2} />
             <div className="clip-body">
               <div className="clip-top">
                 <label className="choice clip-pick">
-                  <input type="checkbox" checked={chosen.has(c.clip_id)} onChange={(e) => onChoose(c.clip_id, e.currentTarget.checked)} aria-label={`Choose clip ${c.number}`} />
+                  <input
+                    type="checkbox"
+                    checked={chosen.has(c.clip_id)}
+                    onChange={(e) => onChoose(c.clip_id, e.currentTarget.checked)}
+                    aria-label={`Choose clip ${c.number}`}
+                  />
                   <span aria-hidden="true">Choose</span>
                 </label>
                 <span className="clip-rank">#{i + 1}</span>
@@ -57,7 +66,11 @@ export function ClipCards({ clips, chosen, onChoose, previewing, canPreview, onP
                 </span>
                 {c.pieces > 1 && <span>{c.pieces} pieces</span>}
                 {CUT[c.cut_status] && <span className="badge badge-run">{CUT[c.cut_status]}</span>}
-                {MADE[c.export_status] && <span className={`badge ${c.export_status === "exported" ? "badge-ok" : "badge-run"}`}>{MADE[c.export_status]}</span>}
+                {MADE[c.export_status] && (
+                  <span className={`badge ${c.export_status === "exported" ? "badge-ok" : "badge-run"}`}>
+                    {MADE[c.export_status]}
+                  </span>
+                )}
               </p>
               {c.about && <p className="clip-about">Found for “{c.about}”</p>}
               {c.scores && (
@@ -84,7 +97,13 @@ export function ClipCards({ clips, chosen, onChoose, previewing, canPreview, onP
                   Stop preview
                 </button>
               ) : (
-                <button type="button" className="secondary small" onClick={() => onPreview(c)} disabled={!canPreview} aria-describedby={`clip-${c.clip_id}-t`}>
+                <button
+                  type="button"
+                  className="secondary small"
+                  onClick={() => onPreview(c)}
+                  disabled={!canPreview}
+                  aria-describedby={`clip-${c.clip_id}-t`}
+                >
                   Preview
                 </button>
               )}

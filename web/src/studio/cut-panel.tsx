@@ -33,7 +33,7 @@ export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted
   const { busy, error, setError, run } = useAction();
   // The defaults arrive after the first render; take them unless the form was already changed.
   useEffect(() => {
-    if (defaults && !touched) (setForm(formOf(defaults)), setKit(savedKit));
+    if (defaults && !touched) setForm(formOf(defaults)), setKit(savedKit);
   }, [defaults, touched, savedKit]);
 
   const n = chosen.length;
@@ -41,7 +41,13 @@ export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted
     e.preventDefault();
     const look = bodyOf(form);
     if (typeof look === "string") return setError(look);
-    const answer = await run(() => call<ExportAnswer>("POST", `/episodes/${encodeURIComponent(episodeId)}/clips`, { clips: chosen, ...look, brand_kit: kit }));
+    const answer = await run(() =>
+      call<ExportAnswer>("POST", `/episodes/${encodeURIComponent(episodeId)}/clips`, {
+        clips: chosen,
+        ...look,
+        brand_kit: kit,
+      }),
+    );
     if (!answer) return;
     setSkipped(answer.not_started);
     if (answer.jobs.length) onStarted(answer.jobs);
@@ -50,7 +56,8 @@ export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted
     <form onSubmit={submit} className="stack">
       <h2 id="cut-h">Cut and style</h2>
       <p className="hint">
-        Choose clips with their checkboxes above (up to {MAX_CUT} at a time), pick a look, and cut them: each becomes a video in the chosen shape with burned-in captions.
+        Choose clips with their checkboxes above (up to {MAX_CUT} at a time), pick a look, and cut them: each becomes a
+        video in the chosen shape with burned-in captions.
       </p>
       <LookFields
         episodeId={episodeId}

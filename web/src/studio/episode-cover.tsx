@@ -16,7 +16,13 @@ export function EpisodeCover({ episodeId }: { episodeId: string }) {
   const [said, setSaid] = useState<string | null>(null);
   const [link, setLink] = useState("");
   const path = `/episodes/${encodeURIComponent(episodeId)}/cover`;
-  const done = (a: CoverAnswer | undefined) => a && setSaid(a.cover.set ? `Cover art set (${a.cover.width}×${a.cover.height}); clips cut from now on use it.` : "Cover art removed.");
+  const done = (a: CoverAnswer | undefined) =>
+    a &&
+    setSaid(
+      a.cover.set
+        ? `Cover art set (${a.cover.width}×${a.cover.height}); clips cut from now on use it.`
+        : "Cover art removed.",
+    );
 
   return (
     <details className="episode-cover">
@@ -24,21 +30,45 @@ export function EpisodeCover({ episodeId }: { episodeId: string }) {
       <p className="hint">A PNG, JPEG or WebP picture behind this episode’s audio clips, over the brand kit’s.</p>
       <div className="field">
         <label htmlFor={`${id}-file`}>Cover art file</label>
-        <input id={`${id}-file`} type="file" accept=".png,.jpg,.jpeg,.webp,image/png,image/jpeg,image/webp" disabled={busy} onChange={async (e) => {
-          const file = e.currentTarget.files?.[0];
-          e.currentTarget.value = "";
-          if (file) done(await run(() => call<CoverAnswer>("PUT", path, file)));
-        }} />
+        <input
+          id={`${id}-file`}
+          type="file"
+          accept=".png,.jpg,.jpeg,.webp,image/png,image/jpeg,image/webp"
+          disabled={busy}
+          onChange={async (e) => {
+            const file = e.currentTarget.files?.[0];
+            e.currentTarget.value = "";
+            if (file) done(await run(() => call<CoverAnswer>("PUT", path, file)));
+          }}
+        />
       </div>
       <div className="field">
         <label htmlFor={`${id}-url`}>Or a link to it</label>
-        <input id={`${id}-url`} type="url" value={link} placeholder="https://example.com/cover.jpg" onChange={(e) => setLink(e.currentTarget.value)} />
+        <input
+          id={`${id}-url`}
+          type="url"
+          value={link}
+          placeholder="https://example.com/cover.jpg"
+          onChange={(e) => setLink(e.currentTarget.value)}
+        />
       </div>
       <div className="actions">
-        <button type="button" className="secondary" disabled={busy || !link.trim()} onClick={async () => done(await run(() => call<CoverAnswer>("PUT", `${path}?url=${encodeURIComponent(link.trim())}`)))}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={busy || !link.trim()}
+          onClick={async () =>
+            done(await run(() => call<CoverAnswer>("PUT", `${path}?url=${encodeURIComponent(link.trim())}`)))
+          }
+        >
           Use the link
         </button>
-        <button type="button" className="secondary" disabled={busy} onClick={async () => done(await run(() => call<CoverAnswer>("DELETE", path)))}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={busy}
+          onClick={async () => done(await run(() => call<CoverAnswer>("DELETE", path)))}
+        >
           Remove cover art
         </button>
       </div>

@@ -6,7 +6,15 @@
 import { useEffect, useRef, useState } from "react";
 import { formatBytes } from "../upload";
 
-export function FileDrop({ file, onFile, disabled }: { file: File | null; onFile: (f: File | null) => void; disabled?: boolean }) {
+export function FileDrop({
+  file,
+  onFile,
+  disabled,
+}: {
+  file: File | null;
+  onFile: (f: File | null) => void;
+  disabled?: boolean;
+}) {
   const [over, setOver] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
@@ -69,7 +77,8 @@ export function FileDrop({ file, onFile, disabled }: { file: File | null; onFile
         onChange={(e) => onFile(e.currentTarget.files?.[0] ?? null)}
       />
       <p className="hint" id="episode-file-hint">
-        Or drop a file anywhere on this page. Audio: MP3, M4A, AAC, WAV, OGG, Opus, FLAC. Video: MP4, MOV, M4V, WebM, MKV, AVI.
+        Or drop a file anywhere on this page. Audio: MP3, M4A, AAC, WAV, OGG, Opus, FLAC. Video: MP4, MOV, M4V, WebM,
+        MKV, AVI.
       </p>
       <p className="drop-chosen" aria-live="polite">
         {file ? `Chosen: ${file.name} (${formatBytes(file.size)})` : over ? "Drop the file to choose it." : ""}

@@ -26,7 +26,13 @@ export function FindMore({ episodeId, clips, ready, searching, onStarted }: Prop
     e.preventDefault();
     const text = String(new FormData(e.currentTarget).get("about") ?? "").trim();
     if (!text) return;
-    const answer = await run(() => call<{ status: "searching" | "done"; clips: Clip[] }>("POST", `/episodes/${encodeURIComponent(episodeId)}/search`, { about: text }));
+    const answer = await run(() =>
+      call<{ status: "searching" | "done"; clips: Clip[] }>(
+        "POST",
+        `/episodes/${encodeURIComponent(episodeId)}/search`,
+        { about: text },
+      ),
+    );
     if (!answer) return;
     await onStarted();
     setAbout(text);
@@ -35,7 +41,16 @@ export function FindMore({ episodeId, clips, ready, searching, onStarted }: Prop
   return (
     <form onSubmit={submit} className="find-more stack">
       <div className="inline-form">
-        <Field label="Find more about…" name="about" maxLength={500} required placeholder="a topic, a name, a question" aria-describedby="more-hint" disabled={busy || searching} autoComplete="off" />
+        <Field
+          label="Find more about…"
+          name="about"
+          maxLength={500}
+          required
+          placeholder="a topic, a name, a question"
+          aria-describedby="more-hint"
+          disabled={busy || searching}
+          autoComplete="off"
+        />
         <button type="submit" disabled={busy || searching || !ready}>
           Find more
         </button>

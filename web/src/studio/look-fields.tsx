@@ -26,18 +26,37 @@ export interface LookForm {
   emoji: string;
 }
 
-export const KEEP_ALL: LookForm = { style: "", caption_size: "", caption_position: "", hook: "", words: "", fit: "", background: "", aspect_ratio: "", censor: "", emphasis: "", emoji: "" };
+export const KEEP_ALL: LookForm = {
+  style: "",
+  caption_size: "",
+  caption_position: "",
+  hook: "",
+  words: "",
+  fit: "",
+  background: "",
+  aspect_ratio: "",
+  censor: "",
+  emphasis: "",
+  emoji: "",
+};
 
 export function formOf(look: ClipLook): LookForm {
   const h = look.hook_title;
   const clean = { censor: look.censor ?? "off", emphasis: onOff(look.emphasis, true), emoji: onOff(look.emoji, false) };
-  return { ...look, ...clean, aspect_ratio: look.aspect_ratio ?? "9:16", hook: h === true ? "title" : h === false ? "off" : "words", words: typeof h === "string" ? h : "" };
+  return {
+    ...look,
+    ...clean,
+    aspect_ratio: look.aspect_ratio ?? "9:16",
+    hook: h === true ? "title" : h === false ? "off" : "words",
+    words: typeof h === "string" ? h : "",
+  };
 }
 
 /** The body fields for a form: what is not "keep"; or a sentence saying what is missing. */
 export function bodyOf(f: LookForm): Partial<Record<keyof ClipLook, string | boolean>> | string {
   const out: Partial<Record<keyof ClipLook, string | boolean>> = {};
-  for (const k of ["style", "caption_size", "caption_position", "fit", "background", "aspect_ratio"] as const) if (f[k]) out[k] = f[k];
+  for (const k of ["style", "caption_size", "caption_position", "fit", "background", "aspect_ratio"] as const)
+    if (f[k]) out[k] = f[k];
   if (f.hook) {
     const v = hookValue(f.hook, f.words);
     if (v === null) return "Write the words of the hook title, or choose another hook title.";
@@ -49,7 +68,8 @@ export function bodyOf(f: LookForm): Partial<Record<keyof ClipLook, string | boo
   return out;
 }
 
-const previewUrl = (episodeId: string, style: string) => `/web/api/v1/episodes/${encodeURIComponent(episodeId)}/styles/${encodeURIComponent(style)}/preview.png`;
+const previewUrl = (episodeId: string, style: string) =>
+  `/web/api/v1/episodes/${encodeURIComponent(episodeId)}/styles/${encodeURIComponent(style)}/preview.png`;
 
 interface Props {
   episodeId: string;
@@ -64,7 +84,8 @@ interface Props {
 
 export function LookFields({ episodeId, styles, value, onChange, keep, disabled, previews }: Props) {
   const id = useId();
-  const set = (k: keyof LookForm) => (e: { currentTarget: { value: string } }) => onChange({ ...value, [k]: e.currentTarget.value });
+  const set = (k: keyof LookForm) => (e: { currentTarget: { value: string } }) =>
+    onChange({ ...value, [k]: e.currentTarget.value });
   const select = (k: keyof LookForm, label: string, options: ReadonlyArray<readonly [string, string]>) => (
     <div className="field">
       <label htmlFor={`${id}-${k}`}>{label}</label>
@@ -90,7 +111,14 @@ export function LookFields({ episodeId, styles, value, onChange, keep, disabled,
             </label>
           )}
           {styles.map((s) => (
-            <StylePick key={s.id} style={s} name={`${id}-style`} src={previews ? previewUrl(episodeId, s.id) : null} checked={value.style === s.id} onChange={set("style")} />
+            <StylePick
+              key={s.id}
+              style={s}
+              name={`${id}-style`}
+              src={previews ? previewUrl(episodeId, s.id) : null}
+              checked={value.style === s.id}
+              onChange={set("style")}
+            />
           ))}
         </div>
       </fieldset>
@@ -99,7 +127,13 @@ export function LookFields({ episodeId, styles, value, onChange, keep, disabled,
         {select("caption_position", "Caption position", POSITIONS)}
         {select("aspect_ratio", "Shape", ASPECTS)}
         {select("fit", "Fit", FITS)}
-        <BackgroundField id={`${id}-background`} value={value.background} keep={keep} disabled={disabled} onChange={(background) => onChange({ ...value, background })} />
+        <BackgroundField
+          id={`${id}-background`}
+          value={value.background}
+          keep={keep}
+          disabled={disabled}
+          onChange={(background) => onChange({ ...value, background })}
+        />
       </div>
       <div className="row-fields">
         {select("censor", "Profanity", CENSORS)}
@@ -111,14 +145,27 @@ export function LookFields({ episodeId, styles, value, onChange, keep, disabled,
         <p className="hint">A title box over the first seconds of the clip.</p>
         <div className="choices-row">
           {keep && <Radio name={`${id}-hook`} value="" label="Keep" current={value.hook} onChange={set("hook")} />}
-          <Radio name={`${id}-hook`} value="title" label="The clip's title" current={value.hook} onChange={set("hook")} />
+          <Radio
+            name={`${id}-hook`}
+            value="title"
+            label="The clip's title"
+            current={value.hook}
+            onChange={set("hook")}
+          />
           <Radio name={`${id}-hook`} value="off" label="Off" current={value.hook} onChange={set("hook")} />
           <Radio name={`${id}-hook`} value="words" label="My words" current={value.hook} onChange={set("hook")} />
         </div>
         {value.hook === "words" && (
           <div className="field">
             <label htmlFor={`${id}-words`}>Hook words</label>
-            <input id={`${id}-words`} type="text" value={value.words} onChange={set("words")} maxLength={120} autoComplete="off" />
+            <input
+              id={`${id}-words`}
+              type="text"
+              value={value.words}
+              onChange={set("words")}
+              maxLength={120}
+              autoComplete="off"
+            />
           </div>
         )}
       </fieldset>
@@ -126,7 +173,19 @@ export function LookFields({ episodeId, styles, value, onChange, keep, disabled,
   );
 }
 
-function Radio({ name, value, label, current, onChange }: { name: string; value: string; label: string; current: string; onChange(e: { currentTarget: { value: string } }): void }) {
+function Radio({
+  name,
+  value,
+  label,
+  current,
+  onChange,
+}: {
+  name: string;
+  value: string;
+  label: string;
+  current: string;
+  onChange(e: { currentTarget: { value: string } }): void;
+}) {
   return (
     <label className="choice">
       <input type="radio" name={name} value={value} checked={current === value} onChange={onChange} /> {label}
@@ -134,7 +193,19 @@ function Radio({ name, value, label, current, onChange }: { name: string; value:
   );
 }
 
-function StylePick({ style, name, src, checked, onChange }: { style: CaptionStyle; name: string; src: string | null; checked: boolean; onChange(e: { currentTarget: { value: string } }): void }) {
+function StylePick({
+  style,
+  name,
+  src,
+  checked,
+  onChange,
+}: {
+  style: CaptionStyle;
+  name: string;
+  src: string | null;
+  checked: boolean;
+  onChange(e: { currentTarget: { value: string } }): void;
+}) {
   const [failed, setFailed] = useState(false);
   return (
     <label className={`style-pick${checked ? " picked" : ""}`} title={style.description}>
@@ -142,7 +213,16 @@ function StylePick({ style, name, src, checked, onChange }: { style: CaptionStyl
       {failed || !src ? (
         <span className="style-img style-none" aria-hidden="true" />
       ) : (
-        <img className="style-img" src={src} width={108} height={192} loading="lazy" decoding="async" alt={`Captions in the ${style.name} style on a frame of this episode`} onError={() => setFailed(true)} />
+        <img
+          className="style-img"
+          src={src}
+          width={108}
+          height={192}
+          loading="lazy"
+          decoding="async"
+          alt={`Captions in the ${style.name} style on a frame of this episode`}
+          onError={() => setFailed(true)}
+        />
       )}
       <span className="style-name" aria-hidden="true">
         {style.name}
@@ -152,12 +232,23 @@ function StylePick({ style, name, src, checked, onChange }: { style: CaptionStyl
 }
 
 /** Background: a named fill, or a colour of one's own (any #RRGGBB, as the API takes). */
-function BackgroundField(p: { id: string; value: string; keep?: boolean; disabled?: boolean; onChange(v: string): void }) {
+function BackgroundField(p: {
+  id: string;
+  value: string;
+  keep?: boolean;
+  disabled?: boolean;
+  onChange(v: string): void;
+}) {
   const own = p.value.startsWith("#");
   return (
     <div className="field">
       <label htmlFor={p.id}>Background</label>
-      <select id={p.id} value={own ? "#" : p.value} onChange={(e) => p.onChange(e.currentTarget.value === "#" ? "#1f2937" : e.currentTarget.value)} disabled={p.disabled}>
+      <select
+        id={p.id}
+        value={own ? "#" : p.value}
+        onChange={(e) => p.onChange(e.currentTarget.value === "#" ? "#1f2937" : e.currentTarget.value)}
+        disabled={p.disabled}
+      >
         {p.keep && <option value="">Keep as it is</option>}
         {BACKGROUNDS.map(([v, l]) => (
           <option key={v} value={v}>
@@ -166,7 +257,15 @@ function BackgroundField(p: { id: string; value: string; keep?: boolean; disable
         ))}
         <option value="#">A colour of my own</option>
       </select>
-      {own && <input type="color" aria-label="Background colour" value={p.value} onChange={(e) => p.onChange(e.currentTarget.value)} disabled={p.disabled} />}
+      {own && (
+        <input
+          type="color"
+          aria-label="Background colour"
+          value={p.value}
+          onChange={(e) => p.onChange(e.currentTarget.value)}
+          disabled={p.disabled}
+        />
+      )}
     </div>
   );
 }

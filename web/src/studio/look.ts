@@ -54,7 +54,18 @@ export const EMOJIS: Options = [
 export const onOff = (v: boolean | undefined, fallback: boolean) => ((v ?? fallback) ? "on" : "off");
 
 /** The look clipd itself uses, for a page that could not read the account's defaults. */
-export const SERVICE_LOOK: ClipLook = { style: "bold-punch", caption_size: "medium", caption_position: "bottom", hook_title: false, fit: "fill", background: "dark", aspect_ratio: "9:16", censor: "off", emphasis: true, emoji: false };
+export const SERVICE_LOOK: ClipLook = {
+  style: "bold-punch",
+  caption_size: "medium",
+  caption_position: "bottom",
+  hook_title: false,
+  fit: "fill",
+  background: "dark",
+  aspect_ratio: "9:16",
+  censor: "off",
+  emphasis: true,
+  emoji: false,
+};
 
 export const labelOf = (options: Options, value: string) => options.find(([v]) => v === value)?.[1] ?? value;
 

@@ -29,7 +29,15 @@ export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
   const done = job?.status === "completed" ? job.download_url : undefined;
   const url = done ?? clip.download_url;
   const running = job && isActive(job);
-  const working = running ? (job.kind === "cut" ? "Cutting and rendering" : "Rendering") : clip.cut_status === "cutting" ? "Cutting" : clip.export_status === "rendering" ? "Rendering" : null;
+  const working = running
+    ? job.kind === "cut"
+      ? "Cutting and rendering"
+      : "Rendering"
+    : clip.cut_status === "cutting"
+      ? "Cutting"
+      : clip.export_status === "rendering"
+        ? "Rendering"
+        : null;
   return (
     <article className="made" aria-labelledby={`made-${clip.clip_id}-t`}>
       <h3 id={`made-${clip.clip_id}-t`}>{clip.title}</h3>
@@ -41,17 +49,36 @@ export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
         </span>
         {clip.style && <span>Style: {styles.find((s) => s.id === clip.style)?.name ?? clip.style}</span>}
       </p>
-      {working && <ProgressBar label={`Progress of ${clip.title}`} percent={job?.progress} text={`${working}${job ? ` (${JOB_STATUS[job.status]})` : ""}`} />}
+      {working && (
+        <ProgressBar
+          label={`Progress of ${clip.title}`}
+          percent={job?.progress}
+          text={`${working}${job ? ` (${JOB_STATUS[job.status]})` : ""}`}
+        />
+      )}
       {job?.status === "failed" && (
         <p role="alert" className="alert alert-error">
           {job.error?.message ?? "The job failed."}
         </p>
       )}
-      {job?.status === "completed" && job.changes && job.changes.length > 0 && <p className="hint">Restyled: {job.changes.join("; ")}</p>}
+      {job?.status === "completed" && job.changes && job.changes.length > 0 && (
+        <p className="hint">Restyled: {job.changes.join("; ")}</p>
+      )}
       {url && (
         <div className="made-grid">
           <div className="made-player">
-            <video key={url} ref={video} src={url} poster={(done ? job?.poster_url : undefined) ?? clip.poster_url ?? posterUrl(clip.clip_id)} controls playsInline preload="metadata" width={270} height={480} aria-label={`Made clip ${clip.title}`} />
+            <video
+              key={url}
+              ref={video}
+              src={url}
+              poster={(done ? job?.poster_url : undefined) ?? clip.poster_url ?? posterUrl(clip.clip_id)}
+              controls
+              playsInline
+              preload="metadata"
+              width={270}
+              height={480}
+              aria-label={`Made clip ${clip.title}`}
+            />
             <a className="button-link" href={url} download>
               Download
             </a>
@@ -75,7 +102,19 @@ export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
   );
 }
 
-function Restyle({ episodeId, clip, styles, busy, onRestyled }: { episodeId: string; clip: Clip; styles: CaptionStyle[]; busy: boolean; onRestyled: Props["onRestyled"] }) {
+function Restyle({
+  episodeId,
+  clip,
+  styles,
+  busy,
+  onRestyled,
+}: {
+  episodeId: string;
+  clip: Clip;
+  styles: CaptionStyle[];
+  busy: boolean;
+  onRestyled: Props["onRestyled"];
+}) {
   const [form, setForm] = useState<LookForm>(KEEP_ALL);
   const [save, setSave] = useState(false);
   const [said, setSaid] = useState("");
@@ -84,20 +123,41 @@ function Restyle({ episodeId, clip, styles, busy, onRestyled }: { episodeId: str
     e.preventDefault();
     const look = bodyOf(form);
     if (typeof look === "string") return action.setError(look);
-    const answer = await action.run(() => call<RestyleAnswer>("PATCH", `/clips/${encodeURIComponent(clip.clip_id)}`, { ...look, ...(save ? { save_as_default: true } : {}) }));
+    const answer = await action.run(() =>
+      call<RestyleAnswer>("PATCH", `/clips/${encodeURIComponent(clip.clip_id)}`, {
+        ...look,
+        ...(save ? { save_as_default: true } : {}),
+      }),
+    );
     if (!answer) return;
     const saved = save ? " Saved as your defaults." : "";
-    setSaid(answer.changes.length ? `Rendering again: ${answer.changes.join("; ")}.${saved}` : `Nothing to change: the clip already looks like this.${saved}`);
+    setSaid(
+      answer.changes.length
+        ? `Rendering again: ${answer.changes.join("; ")}.${saved}`
+        : `Nothing to change: the clip already looks like this.${saved}`,
+    );
     if (answer.changes.length) onRestyled(answer, clip.title);
   }
   return (
     <details className="restyle">
       <summary>Change the look</summary>
       <form onSubmit={submit} className="stack">
-        <p className="hint">Choose only what should change; the rest stays. The clip is rendered again (a change of fit or background cuts it again too).</p>
-        <LookFields episodeId={episodeId} styles={styles} value={form} onChange={setForm} keep disabled={action.busy} previews />
+        <p className="hint">
+          Choose only what should change; the rest stays. The clip is rendered again (a change of fit or background cuts
+          it again too).
+        </p>
+        <LookFields
+          episodeId={episodeId}
+          styles={styles}
+          value={form}
+          onChange={setForm}
+          keep
+          disabled={action.busy}
+          previews
+        />
         <label className="choice">
-          <input type="checkbox" checked={save} onChange={(e) => setSave(e.currentTarget.checked)} /> Save this look as my defaults
+          <input type="checkbox" checked={save} onChange={(e) => setSave(e.currentTarget.checked)} /> Save this look as
+          my defaults
         </label>
         <ErrorText error={action.error} />
         <p className="hint" aria-live="polite">

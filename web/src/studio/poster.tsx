@@ -8,7 +8,17 @@ import { useState } from "react";
 
 export const posterUrl = (clipId: string) => `/web/api/v1/clips/${encodeURIComponent(clipId)}/poster.jpg`;
 
-export function Poster({ clipId, title, width = 90, eager = false }: { clipId?: string; title?: string; width?: number; eager?: boolean }) {
+export function Poster({
+  clipId,
+  title,
+  width = 90,
+  eager = false,
+}: {
+  clipId?: string;
+  title?: string;
+  width?: number;
+  eager?: boolean;
+}) {
   const [failed, setFailed] = useState(false);
   const height = Math.round((width * 16) / 9);
   if (!clipId || failed)

@@ -63,7 +63,8 @@ export function SourcePlayer({ ref, media, title, playhead, onPreviewing, onExpi
     if (!m) return;
     m.currentTime = from;
     m.play().catch((err: unknown) => {
-      if ((err as Error)?.name !== "AbortError") setFailed("The browser did not start playing: press play on the player.");
+      if ((err as Error)?.name !== "AbortError")
+        setFailed("The browser did not start playing: press play on the player.");
     });
   }
 
@@ -107,7 +108,11 @@ export function SourcePlayer({ ref, media, title, playhead, onPreviewing, onExpi
   };
   return (
     <div className={video ? "player player-video" : "player player-audio"}>
-      {video ? <video {...common} playsInline width={640} height={360} aria-label={`Source of ${title}`} /> : <audio {...common} aria-label={`Source of ${title}`} />}
+      {video ? (
+        <video {...common} playsInline width={640} height={360} aria-label={`Source of ${title}`} />
+      ) : (
+        <audio {...common} aria-label={`Source of ${title}`} />
+      )}
       <p className="player-said" aria-live="polite">
         {said}
       </p>

@@ -11,7 +11,12 @@ export const EPISODE_STATUS: Record<EpisodeStatus, string> = {
   failed: "Failed",
 };
 
-export const JOB_STATUS: Record<Job["status"], string> = { queued: "Queued", running: "Running", completed: "Done", failed: "Failed" };
+export const JOB_STATUS: Record<Job["status"], string> = {
+  queued: "Queued",
+  running: "Running",
+  completed: "Done",
+  failed: "Failed",
+};
 
 /** An episode is being worked on (and so worth polling) in these states. */
 export const isRunning = (s: EpisodeStatus) => s === "importing" || s === "transcribing" || s === "searching";

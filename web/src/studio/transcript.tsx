@@ -21,16 +21,30 @@ export function Transcript({ episodeId, playhead, onPlay, ready }: Props) {
   const id = useId();
   const [q, setQ] = useState("");
   const want = q.trim();
-  const { data, error } = useSearch<{ segments: Segment[]; total: number; truncated?: boolean }>(ready ? `/episodes/${encodeURIComponent(episodeId)}/transcript${want ? `?q=${encodeURIComponent(want)}` : ""}` : null);
+  const { data, error } = useSearch<{ segments: Segment[]; total: number; truncated?: boolean }>(
+    ready
+      ? `/episodes/${encodeURIComponent(episodeId)}/transcript${want ? `?q=${encodeURIComponent(want)}` : ""}`
+      : null,
+  );
   const answer = data && { ...data, q: want };
 
-  const shown = answer?.truncated ? `the first ${answer.segments.length} of ${answer.total} lines` : `${answer?.total} line${answer?.total === 1 ? "" : "s"}`;
+  const shown = answer?.truncated
+    ? `the first ${answer.segments.length} of ${answer.total} lines`
+    : `${answer?.total} line${answer?.total === 1 ? "" : "s"}`;
   const count = answer ? `${shown}${answer.q ? ` with “${answer.q}”` : ""}` : "";
   return (
     <div className="transcript">
       <div className="field">
         <label htmlFor={`${id}-q`}>Search the transcript</label>
-        <input id={`${id}-q`} type="search" value={q} onChange={(e) => setQ(e.currentTarget.value)} maxLength={200} autoComplete="off" disabled={!ready} />
+        <input
+          id={`${id}-q`}
+          type="search"
+          value={q}
+          onChange={(e) => setQ(e.currentTarget.value)}
+          maxLength={200}
+          autoComplete="off"
+          disabled={!ready}
+        />
       </div>
       <p className="hint" aria-live="polite">
         {!ready ? "The transcript appears here once the episode is transcribed." : count}
@@ -46,7 +60,17 @@ export function Transcript({ episodeId, playhead, onPlay, ready }: Props) {
   );
 }
 
-function Lines({ segments, q, playhead, onPlay }: { segments: Segment[]; q: string; playhead: Playhead; onPlay(s: number): void }) {
+function Lines({
+  segments,
+  q,
+  playhead,
+  onPlay,
+}: {
+  segments: Segment[];
+  q: string;
+  playhead: Playhead;
+  onPlay(s: number): void;
+}) {
   const t = usePlayhead(playhead);
   return (
     <ol className="lines lines-fixed" aria-label="Transcript lines">
@@ -57,10 +81,25 @@ function Lines({ segments, q, playhead, onPlay }: { segments: Segment[]; q: stri
   );
 }
 
-const Line = memo(function Line({ segment: s, q, current, onPlay }: { segment: Segment; q: string; current: boolean; onPlay(s: number): void }) {
+const Line = memo(function Line({
+  segment: s,
+  q,
+  current,
+  onPlay,
+}: {
+  segment: Segment;
+  q: string;
+  current: boolean;
+  onPlay(s: number): void;
+}) {
   return (
     <li>
-      <button type="button" className="line" aria-current={current ? "true" : undefined} onClick={() => onPlay(s.start)}>
+      <button
+        type="button"
+        className="line"
+        aria-current={current ? "true" : undefined}
+        onClick={() => onPlay(s.start)}
+      >
         <span className="line-time">{clock(s.start)}</span> <span className="line-text">{highlight(s.text, q)}</span>
       </button>
     </li>

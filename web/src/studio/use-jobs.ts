@@ -25,7 +25,9 @@ export function useJobs(onSettled: () => void) {
 
   const tick = useCallback(async () => {
     const running = [...jobs.values()].filter(isActive);
-    const fresh = await Promise.all(running.map((j) => call<Job>("GET", `/jobs/${encodeURIComponent(j.job_id)}`).catch(() => null)));
+    const fresh = await Promise.all(
+      running.map((j) => call<Job>("GET", `/jobs/${encodeURIComponent(j.job_id)}`).catch(() => null)),
+    );
     setJobs((old) => {
       const next = new Map(old);
       for (const j of fresh) {

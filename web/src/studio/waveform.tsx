@@ -45,7 +45,12 @@ export function Waveform({ episodeId, duration, clips, piecesOf, playhead, onPla
       <div className="wave-marks" aria-hidden="true">
         {clips.flatMap((c) =>
           marksFor(piecesOf(c), duration).map((m, i) => (
-            <span key={`${c.clip_id}-${i}`} className="wave-mark" style={{ left: `${m.left}%`, width: `${m.width}%` }} title={`Clip ${c.number}: ${c.title} (${clock(m.start)}–${clock(m.end)})`} />
+            <span
+              key={`${c.clip_id}-${i}`}
+              className="wave-mark"
+              style={{ left: `${m.left}%`, width: `${m.width}%` }}
+              title={`Clip ${c.number}: ${c.title} (${clock(m.start)}–${clock(m.end)})`}
+            />
           )),
         )}
       </div>

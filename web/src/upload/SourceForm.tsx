@@ -50,21 +50,54 @@ export function SourceForm({ onSubmit, busy, submitLabel = "Transcribe", linkHin
   };
 
   return (
-    <form onSubmit={submit} className={over ? "source-form stack is-over" : "source-form stack"} onDragOver={dragging} onDragLeave={() => setOver(false)} onDrop={drop}>
+    <form
+      onSubmit={submit}
+      className={over ? "source-form stack is-over" : "source-form stack"}
+      onDragOver={dragging}
+      onDragLeave={() => setOver(false)}
+      onDrop={drop}
+    >
       <fieldset className="source-kind">
         <legend>Source</legend>
         <label className="choice">
-          <input type="radio" name="kind" value="link" checked={kind === "link"} onChange={() => setKind("link")} disabled={busy} /> A link
+          <input
+            type="radio"
+            name="kind"
+            value="link"
+            checked={kind === "link"}
+            onChange={() => setKind("link")}
+            disabled={busy}
+          />{" "}
+          A link
         </label>
         <label className="choice">
-          <input type="radio" name="kind" value="file" checked={kind === "file"} onChange={() => setKind("file")} disabled={busy} /> A file
+          <input
+            type="radio"
+            name="kind"
+            value="file"
+            checked={kind === "file"}
+            onChange={() => setKind("file")}
+            disabled={busy}
+          />{" "}
+          A file
         </label>
       </fieldset>
       <div className="field source-field">
         {kind === "link" ? (
           <>
             <label htmlFor={id + "url"}>Link to the recording</label>
-            <input id={id + "url"} name="url" type="url" inputMode="url" required pattern="https://.*" placeholder="https://example.com/episode.mp3" aria-describedby={id + "hint"} disabled={busy} autoComplete="off" />
+            <input
+              id={id + "url"}
+              name="url"
+              type="url"
+              inputMode="url"
+              required
+              pattern="https://.*"
+              placeholder="https://example.com/episode.mp3"
+              aria-describedby={id + "hint"}
+              disabled={busy}
+              autoComplete="off"
+            />
             <p className="hint" id={id + "hint"}>
               {linkHint ?? "A direct https link to an audio or video file."}
             </p>
@@ -72,7 +105,15 @@ export function SourceForm({ onSubmit, busy, submitLabel = "Transcribe", linkHin
         ) : (
           <>
             <label htmlFor={id + "file"}>Recording file</label>
-            <input id={id + "file"} name="file" type="file" accept={ACCEPT} aria-describedby={id + "hint"} disabled={busy} onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+            <input
+              id={id + "file"}
+              name="file"
+              type="file"
+              accept={ACCEPT}
+              aria-describedby={id + "hint"}
+              disabled={busy}
+              onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+            />
             <p className="hint" id={id + "hint"}>
               {file ? `Chosen: ${file.name}. ` : ""}
               {fileHint ?? "An audio or video file; you can also drop it here."}

@@ -3,7 +3,18 @@
  * progress, tries again by itself after a dropped connection (asking the address where to go on
  * from), stops for good on a refusal, and can be cancelled and resumed while the link lasts.
  */
-import { AUTO_RETRIES, backoffMs, CHUNK_BYTES, formatBytes, isChunked, judgeStatus, nextRange, offsetFrom, RateMeter, secondsLeft } from "./plan";
+import {
+  AUTO_RETRIES,
+  backoffMs,
+  CHUNK_BYTES,
+  formatBytes,
+  isChunked,
+  judgeStatus,
+  nextRange,
+  offsetFrom,
+  RateMeter,
+  secondsLeft,
+} from "./plan";
 import { pause, putPiece, storedOffset, UploadAborted, type PutAnswer } from "./transport";
 
 export type UploadPhase = "idle" | "uploading" | "retrying" | "paused" | "cancelled" | "done" | "failed";
@@ -34,7 +45,16 @@ export interface UploadTarget {
 /** Offset corrections (409 upload_offset_mismatch) in a row before the upload is given up. */
 const MAX_JUMPS = 10;
 
-export const IDLE: UploadState = { phase: "idle", fileName: "", sent: 0, total: 0, bytesPerSecond: null, secondsLeft: null, error: null, canResume: false };
+export const IDLE: UploadState = {
+  phase: "idle",
+  fileName: "",
+  sent: 0,
+  total: 0,
+  bytesPerSecond: null,
+  secondsLeft: null,
+  error: null,
+  canResume: false,
+};
 
 /** Plain words for a refusal of the address itself; other refusals carry the server's message. */
 function refusalText(a: PutAnswer): string {
@@ -71,7 +91,10 @@ export class UploadRun {
 
   /** Goes on after a cancel or a pause, from what the address says it holds. */
   resume(): Promise<UploadPhase> {
-    if (this.expired()) return Promise.resolve(this.end("failed", "The upload link has expired (links last 2 hours). Start again to get a new one."));
+    if (this.expired())
+      return Promise.resolve(
+        this.end("failed", "The upload link has expired (links last 2 hours). Start again to get a new one."),
+      );
     return this.drive(true);
   }
 
@@ -144,7 +167,14 @@ export class UploadRun {
       const range = nextRange(this.offset, total, this.chunkBytes);
       if (!range) return this.end("done");
       if (this.state.phase !== "uploading") this.set({ phase: "uploading", error: null });
-      const answer = await putPiece(this.target.url, this.target.headers ?? {}, this.file.slice(range.start, range.end), range.contentRange, (loaded) => this.progress(range.start + loaded), signal);
+      const answer = await putPiece(
+        this.target.url,
+        this.target.headers ?? {},
+        this.file.slice(range.start, range.end),
+        range.contentRange,
+        (loaded) => this.progress(range.start + loaded),
+        signal,
+      );
       const verdict = judgeStatus(answer.status, codeOf(answer.body));
       if (verdict === "ok") {
         this.offset = range.end;
@@ -170,10 +200,18 @@ export class UploadRun {
       const where = total ? Math.floor((this.state.sent / total) * 100) : 0;
       const what = answer.status === 0 ? "The connection dropped" : `The server answered HTTP ${answer.status}`;
       if (attempt > AUTO_RETRIES) {
-        return this.end("paused", `${what} at ${where}% and ${AUTO_RETRIES} tries failed. Check your connection, then press Resume upload.`);
+        return this.end(
+          "paused",
+          `${what} at ${where}% and ${AUTO_RETRIES} tries failed. Check your connection, then press Resume upload.`,
+        );
       }
       const wait = backoffMs(attempt);
-      this.set({ phase: "retrying", error: `${what} at ${where}% (${formatBytes(this.state.sent)} sent). Trying again in ${Math.round(wait / 1000)} s (try ${attempt} of ${AUTO_RETRIES})…`, bytesPerSecond: null, secondsLeft: null });
+      this.set({
+        phase: "retrying",
+        error: `${what} at ${where}% (${formatBytes(this.state.sent)} sent). Trying again in ${Math.round(wait / 1000)} s (try ${attempt} of ${AUTO_RETRIES})…`,
+        bytesPerSecond: null,
+        secondsLeft: null,
+      });
       await pause(wait, signal);
       this.meter.reset();
       ask = this.chunked;

@@ -43,9 +43,13 @@ export function backoffMs(attempt: number): number {
  * The stored-bytes count from a HEAD answer's Upload-Offset, or from a 409 upload_offset_mismatch
  * body's `error.offset`. Anything unreadable is null (the caller then starts that chunk again).
  */
-export function offsetFrom(source: string | null | undefined | { error?: { offset?: unknown } }, total: number): number | null {
+export function offsetFrom(
+  source: string | null | undefined | { error?: { offset?: unknown } },
+  total: number,
+): number | null {
   const raw = typeof source === "object" && source !== null ? source.error?.offset : source;
-  const n = typeof raw === "number" ? raw : typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  const n =
+    typeof raw === "number" ? raw : typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
   if (!Number.isSafeInteger(n) || n < 0) return null;
   return Math.min(n, total);
 }

@@ -55,7 +55,10 @@ export function putPiece(
  * server cannot say (no answer, or no header: go on from the last known point), or a status to
  * stop on (the link expired or is refused).
  */
-export async function storedOffset(url: string, signal: AbortSignal): Promise<{ offset: string | null } | { status: number; body: unknown }> {
+export async function storedOffset(
+  url: string,
+  signal: AbortSignal,
+): Promise<{ offset: string | null } | { status: number; body: unknown }> {
   let res: Response;
   try {
     res = await fetch(url, { method: "HEAD", cache: "no-store", credentials: "omit", signal });

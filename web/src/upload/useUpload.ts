@@ -48,7 +48,12 @@ export function useUpload(options: UploadOptions = {}): UploadHandle {
   const start = useCallback(
     (file: Blob, target: UploadTarget) => {
       run.current?.cancel();
-      const r = new UploadRun(file, target, (s) => live.current && run.current === r && setState(s), opts.current.chunkBytes);
+      const r = new UploadRun(
+        file,
+        target,
+        (s) => live.current && run.current === r && setState(s),
+        opts.current.chunkBytes,
+      );
       run.current = r;
       return settle(r, r.start());
     },
