@@ -1,10 +1,13 @@
 /**
  * Which way clipd's imports may point (docs/architecture.md, "Dependencies between modules").
  * `npm test` runs these rules (test/unit/dependencies.test.ts); a rule broken is a failed test.
- * The composition root is daemon/main.ts with daemon/app.ts and daemon/roles.ts: the only
+ * The composition root is daemon/boot/main.ts with daemon/boot/app.ts and daemon/boot/roles.ts: the only
  * daemon files that may assemble the facade.
  */
-const ROOT = "^daemon/(main|app|roles)\\.ts$";
+const ROOT = "^daemon/boot/";
+// The low rooms: what stages and services share (storage, rendering, ops plumbing, the domain's
+// errors and limits, the URL guard). They sit below everything else.
+const LOW = "(storage|render|ops|domain|net)";
 module.exports = {
   forbidden: [
     {
@@ -18,17 +21,17 @@ module.exports = {
       name: "plugins-use-the-contract",
       severity: "error",
       comment:
-        "A stage plugin may use the stage contract, daemon/kit and daemon/net, and its own files; nothing else of clipd.",
+        "A stage plugin may use the stage contract, the low rooms (storage, render, ops, domain, net) and its own files.",
       from: { path: "^plugins/" },
       to: {
         path: "^(daemon|facade|config|test|bench)/",
-        pathNot: ["^daemon/engine/stage\\.ts$", "^daemon/kit/", "^daemon/net/", "^config/loader\\.ts$"],
+        pathNot: ["^daemon/engine/stage\\.ts$", `^daemon/${LOW}/`, "^config/loader\\.ts$"],
       },
     },
     {
       name: "plugins-keep-to-themselves",
       severity: "error",
-      comment: "One plugin does not reach into another; what they share lives in daemon/kit.",
+      comment: "One plugin does not reach into another; what they share lives in the low rooms.",
       from: { path: "^plugins/([^/]+)/" },
       to: { path: "^plugins/", pathNot: ["^plugins/$1/"] },
     },
@@ -42,8 +45,10 @@ module.exports = {
     {
       name: "domain-does-not-import-stages",
       severity: "error",
-      comment: "The account, free, delivery, watch and engine rooms do not import stage plugins.",
-      from: { path: "^daemon/(account|free|delivery|watch|engine|net|kit|store)/" },
+      comment: "No daemon room but the composition root imports stage plugins.",
+      from: {
+        path: `^daemon/(account|free|delivery|watch|engine|store|brand|payments|studio|web|${LOW.slice(1, -1)})/`,
+      },
       to: { path: "^plugins/" },
     },
     {
@@ -55,12 +60,23 @@ module.exports = {
       to: { path: "^daemon/(account|free|watch|cli)/" },
     },
     {
-      name: "kit-and-net-stay-low",
+      name: "low-rooms-stay-low",
       severity: "error",
       comment:
-        "kit/ and net/ serve stages and services alike, so they import neither rooms above them nor the engine beyond the stage contract.",
-      from: { path: "^daemon/(kit|net)/" },
-      to: { path: "^daemon/(account|free|delivery|watch|cli|engine)/", pathNot: "^daemon/engine/stage\\.ts$" },
+        "The low rooms serve stages and services alike, so they import neither rooms above them nor the engine beyond the stage contract.",
+      from: { path: `^daemon/${LOW}/` },
+      to: {
+        path: "^daemon/(account|free|delivery|watch|cli|engine|store|brand|payments|studio|web|boot)/",
+        pathNot: "^daemon/engine/stage\\.ts$",
+      },
+    },
+    {
+      name: "domain-is-innermost",
+      severity: "error",
+      comment:
+        "daemon/domain/ (refusals, limits, media formats) is the vocabulary every room speaks: it imports no room.",
+      from: { path: "^daemon/domain/" },
+      to: { path: "^(daemon|facade|plugins|config)/", pathNot: "^daemon/domain/" },
     },
     {
       name: "web-stands-alone",

@@ -63,7 +63,7 @@ export async function startServe(opts: {
   else delete env.DATABASE_URL;
   const flags = opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${opts.profileDir}`] : [];
   const child = await startProcess(
-    [...flags, path.join(opts.root, "dist", "daemon", "main.js"), "serve"],
+    [...flags, path.join(opts.root, "dist", "daemon", "boot", "main.js"), "serve"],
     env,
     /is up:/,
   );

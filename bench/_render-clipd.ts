@@ -11,8 +11,8 @@ import pino from "pino";
 import { configDefaults } from "../config/loader.js";
 import { loadPipelines, type Pipeline } from "../daemon/engine/pipelines.js";
 import type { StageContext, StageDefinition } from "../daemon/engine/stage.js";
-import { BUILTIN_STAGES } from "../daemon/stages.js";
-import type { Storage } from "../daemon/kit/storage.js";
+import { BUILTIN_STAGES } from "../daemon/boot/stages.js";
+import type { Storage } from "../daemon/storage/storage.js";
 import type { Source } from "./_render-source.js";
 
 const STAGES = new Map<string, StageDefinition>(BUILTIN_STAGES.map((s) => [s.name, s]));

@@ -3,7 +3,7 @@
  *
  *   npm run build && node dist/bench/episode.js
  *
- * Two ways in, each with the real CLI (dist/daemon/main.js) in a child process and a fresh data
+ * Two ways in, each with the real CLI (dist/daemon/boot/main.js) in a child process and a fresh data
  * folder, rendering turned off (`render.render_top: 0`) so the time is the episode pipeline's:
  * - `watch`: `clipd start` on the embedded database; the file is copied into the inbox and the
  *   clock stops when outbox/<name>/clips.json appears. This includes the watch folder's
@@ -31,7 +31,7 @@ import { dropReport, dropToRendered, type DropResult } from "./_episode-drop.js"
 import { makeVideoEpisode } from "./_episode-video.js";
 
 const ROOT = projectRoot();
-const MAIN = path.join(ROOT, "dist", "daemon", "main.js");
+const MAIN = path.join(ROOT, "dist", "daemon", "boot", "main.js");
 const SECONDS = Number(process.env.BENCH_EPISODE_SECONDS ?? 1200);
 const MODES = (process.env.BENCH_MODES ?? "watch,run,video").split(",").map((s) => s.trim()) as Array<Mode | "video">;
 const FORMAT = (process.env.BENCH_FORMAT ?? ".mp3") as ".mp3" | ".wav";

@@ -24,7 +24,7 @@ import { isMainThread, parentPort, Worker, workerData } from "node:worker_thread
 import pino from "pino";
 import { loadConfig } from "../config/loader.js";
 import type { StageContext } from "../daemon/engine/stage.js";
-import { defineLocalStorage } from "../daemon/kit/storage.js";
+import { defineLocalStorage } from "../daemon/storage/storage.js";
 import { findClips, type Clip } from "../plugins/find-clips/heuristic.js";
 import findClipsStage, { resolveLimits, type FindClipsOptions } from "../plugins/find-clips/index.js";
 import { llmSettings } from "../plugins/find-clips/llm.js";

@@ -30,9 +30,9 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { loadConfig, projectRoot } from "../config/loader.js";
-import { openApp, type ClipdApp } from "../daemon/app.js";
+import { openApp, type ClipdApp } from "../daemon/boot/app.js";
 import { STEP_QUEUE } from "../daemon/engine/queue.js";
-import { startRoles, type RunningRoles } from "../daemon/roles.js";
+import { startRoles, type RunningRoles } from "../daemon/boot/roles.js";
 import type { Run } from "../daemon/engine/runner.js";
 import { startPgServer, withPgDatabase } from "./_pg.js";
 import {

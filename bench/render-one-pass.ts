@@ -20,9 +20,9 @@ import os from "node:os";
 import path from "node:path";
 import pino from "pino";
 import type { StageContext } from "../daemon/engine/stage.js";
-import { planArgs } from "../daemon/kit/clip-graph.js";
-import { runFfmpeg } from "../daemon/kit/render.js";
-import { defineLocalStorage } from "../daemon/kit/storage.js";
+import { planArgs } from "../daemon/render/clip-graph.js";
+import { runFfmpeg } from "../daemon/render/render.js";
+import { defineLocalStorage } from "../daemon/storage/storage.js";
 import captionBurn from "../plugins/caption-burn/index.js";
 import cut from "../plugins/cut/index.js";
 

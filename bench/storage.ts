@@ -19,8 +19,8 @@ import { Readable } from "node:stream";
 import pino from "pino";
 import { loadConfig, projectRoot } from "../config/loader.js";
 import { runAdmin } from "../daemon/account/admin.js";
-import { openApp } from "../daemon/app.js";
-import { startRoles } from "../daemon/roles.js";
+import { openApp } from "../daemon/boot/app.js";
+import { startRoles } from "../daemon/boot/roles.js";
 import { LinkSigner } from "../facade/signing.js";
 import { downloadLink } from "../facade/uploads.js";
 

@@ -25,7 +25,7 @@ import path from "node:path";
 import pino from "pino";
 import { projectRoot } from "../config/loader.js";
 import type { StageContext } from "../daemon/engine/stage.js";
-import { defineLocalStorage } from "../daemon/kit/storage.js";
+import { defineLocalStorage } from "../daemon/storage/storage.js";
 import transcribe, { type TranscribeOptions } from "../plugins/transcribe/index.js";
 import { makeEpisode, wordErrorRate } from "../test/fixtures/episodes.js";
 

@@ -35,7 +35,7 @@ export async function makeWebEpisode(call: WebCall, env: NodeJS.ProcessEnv): Pro
   await promisify(execFile)(
     process.execPath,
     [
-      path.join(projectRoot(), "dist", "daemon", "main.js"),
+      path.join(projectRoot(), "dist", "daemon", "boot", "main.js"),
       "credit",
       "add",
       "--account",

@@ -20,7 +20,7 @@ import path from "node:path";
 import lighthouse, { desktopConfig, type Flags, type Result } from "lighthouse";
 import { chromium } from "playwright-core";
 import { projectRoot } from "../config/loader.js";
-import { chromiumCommand } from "../daemon/kit/os-packages.js";
+import { chromiumCommand } from "../daemon/ops/os-packages.js";
 import { freePort } from "./_pg.js";
 import { startProcess } from "./_proc.js";
 import { makeWebEpisode, type WebCall } from "./web-episode.js";
@@ -200,7 +200,7 @@ async function main() {
       CLIPD_CONFIG: cfgFile,
       PORT: String(port),
     };
-    procs.push(await startProcess([path.join(root, "dist", "daemon", "main.js"), "start"], env, /is up:/));
+    procs.push(await startProcess([path.join(root, "dist", "daemon", "boot", "main.js"), "start"], env, /is up:/));
     const base = `http://127.0.0.1:${port}`;
     const index = await fetch(`${base}/`);
     if (!index.ok || !(index.headers.get("content-type") ?? "").includes("text/html"))

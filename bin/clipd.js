@@ -6,4 +6,4 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 execFileSync(process.execPath, [path.join(root, "scripts", "ensure-build.mjs")], { stdio: "inherit" });
-await import(path.join(root, "dist", "daemon", "main.js"));
+await import(path.join(root, "dist", "daemon", "boot", "main.js"));

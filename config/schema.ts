@@ -7,7 +7,7 @@
  */
 import { Type, type Static, type TObject, type TProperties, type TSchema } from "@sinclair/typebox";
 import { StringEnum } from "../daemon/engine/stage.js";
-import { ENCODER_SETTINGS } from "../daemon/kit/encoder-settings.js";
+import { ENCODER_SETTINGS } from "../daemon/render/encoder-settings.js";
 
 // A key with a default is required in `Config` (the defaults are always merged in); a key whose
 // default is decided at run time by the code that reads it is optional, with an `x-default` note.

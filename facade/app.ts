@@ -4,7 +4,7 @@
  * core/run-operation.ts (auth, rate limit, validation, idempotency, handler, error envelope) and
  * writes the answer out. Nothing about an operation's rules lives here.
  */
-import { metrics } from "../daemon/kit/metrics.js";
+import { metrics } from "../daemon/ops/metrics.js";
 import { getQuery, getRequestIP, getRouterParams, H3, type H3Event } from "h3";
 import { readJsonBody } from "./_body.js";
 import { answerResponse } from "./_answer.js";

@@ -1,7 +1,7 @@
 /**
  * API errors. Every refusal leaves the facade as `{ error: { code, message, ...context } }`; this is
  * the one place that maps errors to that envelope and an HTTP status, by their class: the domain's
- * refusals (daemon/kit/errors.ts, `NetRefusal` among them as a `Refused`), the engine's `RunError`,
+ * refusals (daemon/domain/errors.ts, `NetRefusal` among them as a `Refused`), the engine's `RunError`,
  * h3's own `HTTPError` below 500, and `ApiError`, the facade's own refusals, which carry their status.
  */
 import {
@@ -12,10 +12,10 @@ import {
   PaymentRequired,
   Unauthorized,
   type LimitKind,
-} from "../daemon/kit/errors.js";
+} from "../daemon/domain/errors.js";
 import { HTTPError } from "h3";
 import { RunError } from "../daemon/engine/run.js";
-import { InsufficientStorage } from "../daemon/kit/disk-full.js";
+import { InsufficientStorage } from "../daemon/storage/disk-full.js";
 
 export class ApiError extends Error {
   constructor(
@@ -51,7 +51,7 @@ const envelope = (status: number, code: string, message: string, context: Record
 export function toErrorBody(err: unknown): { status: number; body: { error: Record<string, unknown> } } {
   if (err instanceof ApiError) return envelope(err.status, err.code, err.message, err.context);
   if (err instanceof DomainError) return envelope(domainStatus(err), err.code, err.message, err.context);
-  if (err instanceof InsufficientStorage) return envelope(507, err.code, err.message, err.details); // a full disk (daemon/kit/disk-full.ts)
+  if (err instanceof InsufficientStorage) return envelope(507, err.code, err.message, err.details); // a full disk (daemon/storage/disk-full.ts)
   if (err instanceof RunError)
     return envelope(err.code === "not_found" ? 404 : 400, err.code, err.message, err.field ? { field: err.field } : {});
   // h3's own 400 comes from a path it cannot decode (a malformed %-escape): the path is the field.

@@ -2,7 +2,7 @@
  * Access to the ops routes (admin, runs): the request needs the ops token as its Bearer, compared
  * by sha256 digest in constant time. There is no token-free way in: trusting loopback clients let
  * a reverse proxy on the same host expose account, key and credit creation. A server without
- * `server.ops_token` makes a token of its own in `<data_dir>/ops.token` (daemon/kit/ops-token.ts)
+ * `server.ops_token` makes a token of its own in `<data_dir>/ops.token` (daemon/ops/ops-token.ts)
  * and hands it here as `opsToken`; an empty one here closes the routes.
  */
 import { createHash, timingSafeEqual } from "node:crypto";

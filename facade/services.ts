@@ -14,10 +14,10 @@ import type { FreeService } from "../daemon/free/service.js";
 import type { PaymentService } from "../daemon/payments/service.js";
 import type { RateLimiter } from "./ratelimit.js";
 import type { LinkSigner } from "./signing.js";
-import type { Storage } from "../daemon/kit/storage.js";
+import type { Storage } from "../daemon/storage/storage.js";
 import type { WebService } from "../daemon/web/service.js";
 import type { StudioService } from "../daemon/studio/service.js";
-import type { Drain } from "../daemon/kit/drain.js";
+import type { Drain } from "../daemon/ops/drain.js";
 
 export interface FacadeServices {
   config: Config;

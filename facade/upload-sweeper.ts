@@ -10,7 +10,7 @@
  * - it has not been written for PART_STALE_MS (1 hour): a writer in another process touches it
  *   with every chunk, so only an abandoned file gets that old.
  *
- * The chunks of a resumable upload collect in a `<key>.part` folder (daemon/kit/storage-parts.ts)
+ * The chunks of a resumable upload collect in a `<key>.part` folder (daemon/storage/storage-parts.ts)
  * that must outlive a pause of the page, so it goes only once its link has expired: the expiry
  * noted with the first chunk, or, without a note (a writer killed before it), the folder's last
  * change plus the 2 hours a link lives, after which no link that wrote there can still be valid.
@@ -18,7 +18,7 @@
 import { readdir, readFile, readlink, realpath, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "pino";
-import type { LocalStorage, Storage } from "../daemon/kit/storage.js";
+import type { LocalStorage, Storage } from "../daemon/storage/storage.js";
 import { UPLOAD_TTL_SECONDS } from "./signing.js";
 
 export const PART_STALE_MS = 60 * 60_000;

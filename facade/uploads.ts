@@ -9,7 +9,7 @@
  * of the request that asked for the link. With neither, the link is a root-relative path.
  */
 import type { H3Event } from "h3";
-import { extensionOf, kindOfExtension, MEDIA_EXTENSIONS, MEDIA_FORMATS } from "../daemon/kit/media-types.js";
+import { extensionOf, kindOfExtension, MEDIA_EXTENSIONS, MEDIA_FORMATS } from "../daemon/domain/media-types.js";
 import { ApiError } from "./errors.js";
 import type { FacadeServices } from "./services.js";
 import { DOWNLOAD_TTL_SECONDS, UPLOAD_TTL_SECONDS } from "./signing.js";

@@ -2,11 +2,11 @@
 // packages, and it always carries on) and `npm test` (imported: the tests' packages too, and it
 // stops when they cannot be had). As root on Debian or Ubuntu it installs what is missing with
 // apt-get, once, saying so; elsewhere it prints the one command that would. CLIPD_NO_APT=1 turns
-// the installing off. What is needed and how it is checked lives in daemon/kit/os-packages.ts, read
+// the installing off. What is needed and how it is checked lives in daemon/ops/os-packages.ts, read
 // here from its build (both npm scripts build first), so the checks exist once.
 import { execFileSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { aptCommand, missingRequirements, onPath, requirementsOf } from "../dist/daemon/kit/os-packages.js";
+import { aptCommand, missingRequirements, onPath, requirementsOf } from "../dist/daemon/ops/os-packages.js";
 
 /**
  * Returns true when nothing is missing (any more).

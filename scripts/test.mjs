@@ -7,7 +7,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { postgresBin } from "../dist/daemon/kit/os-packages.js";
+import { postgresBin } from "../dist/daemon/ops/os-packages.js";
 import { ensureOsPackages } from "./os-packages.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -69,7 +69,7 @@ async function soak(backend: string, databaseUrl: string | undefined): Promise<M
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     };
     if (!databaseUrl) delete env.DATABASE_URL;
-    server = await startProcess([path.join(projectRoot(), "dist", "daemon", "main.js"), "serve"], env, /is up:/);
+    server = await startProcess([path.join(projectRoot(), "dist", "daemon", "boot", "main.js"), "serve"], env, /is up:/);
     const base = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const created = await fetch(`${base}/api/v1/episodes`, {

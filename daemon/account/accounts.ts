@@ -8,7 +8,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Db, Queryable } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
-import { Conflict, NotFound, Refused } from "../kit/errors.js";
+import { Conflict, NotFound, Refused } from "../domain/errors.js";
 
 export const SCOPES = ["clips.read", "clips.write", "transcripts", "webhooks"] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -1,6 +1,6 @@
 /** Admin commands (until the website exists): accounts, keys and credit. Shared by the CLI and the ops route. */
 import type { AccountService } from "./accounts.js";
-import { Refused } from "../kit/errors.js";
+import { Refused } from "../domain/errors.js";
 
 export type AdminCommand = "account.create" | "key.create" | "key.revoke" | "credit.add";
 export const ADMIN_COMMANDS: AdminCommand[] = ["account.create", "key.create", "key.revoke", "credit.add"];

@@ -21,7 +21,7 @@ import { parse } from "yaml";
 import { projectRoot } from "../../config/loader.js";
 import type { AccountService } from "./accounts.js";
 import type { AccountSurface } from "./surfaces.js";
-import { NotFound, PaymentRequired } from "../kit/errors.js";
+import { NotFound, PaymentRequired } from "../domain/errors.js";
 import type { Queryable } from "../store/db.js";
 
 export interface PriceTable {

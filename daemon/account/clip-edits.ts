@@ -7,7 +7,7 @@
  * Guarantees: as for a restyle (clip-jobs.ts), the clip's episode is locked, and the edit, the
  * charge, the job and its run commit together or not at all.
  */
-import { Conflict, PaymentRequired, Refused } from "../kit/errors.js";
+import { Conflict, PaymentRequired, Refused } from "../domain/errors.js";
 import { transactionWith, type Within } from "../store/db.js";
 import { ClipJobs, type RestyleResult } from "./clip-jobs.js";
 import { clipEpisodeWords, captionEditsOf, piecesOf, readTranscript } from "./clip-spans.js";

@@ -6,10 +6,10 @@
  * settled in the transaction that ends its run (episode-run-ends.ts).
  */
 import { randomUUID } from "node:crypto";
-import { toCues, type TranscriptSegment, type TranscriptWord } from "../kit/captions.js";
-import { censorWords, loadWordList } from "../kit/censor.js";
-import { retimeWords } from "../kit/timeline.js";
-import { Conflict, PaymentRequired, Refused } from "../kit/errors.js";
+import { toCues, type TranscriptSegment, type TranscriptWord } from "../render/captions.js";
+import { censorWords, loadWordList } from "../render/censor.js";
+import { retimeWords } from "../render/timeline.js";
+import { Conflict, PaymentRequired, Refused } from "../domain/errors.js";
 import type { Run } from "../engine/runner.js";
 import { transactionWith, type Queryable, type Within } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";

@@ -9,11 +9,11 @@
  * from the clip's current look and the request, and records it (jobs.options) for the next one.
  * Word highlighting is not a setting of its own: the chosen style's animation decides it.
  */
-import { stepPosition, stepSize, type CaptionPosition, type CaptionSize } from "../kit/ass.js";
-import { DEFAULT_ASPECT, isAspect, type AspectRatio } from "../kit/aspect.js";
-import { loadStyles, type StyleCatalogue } from "../kit/styles.js";
+import { stepPosition, stepSize, type CaptionPosition, type CaptionSize } from "../render/ass.js";
+import { DEFAULT_ASPECT, isAspect, type AspectRatio } from "../render/aspect.js";
+import { loadStyles, type StyleCatalogue } from "../render/styles.js";
 import { readClipDefaults, saveClipDefaults } from "./accounts.js";
-import { CENSOR_MODES, type CensorMode } from "../kit/censor.js";
+import { CENSOR_MODES, type CensorMode } from "../render/censor.js";
 import type { ClipLook, ClipRow } from "./episode-rows.js";
 import type { Queryable } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";

@@ -4,10 +4,10 @@
  * clip made from the user's start and end. The arithmetic is in clip-words.ts.
  */
 import { createHash, randomUUID } from "node:crypto";
-import type { TranscriptSegment, TranscriptWord } from "../kit/captions.js";
-import { Conflict, Refused } from "../kit/errors.js";
-import type { Storage } from "../kit/storage.js";
-import { retimeWords, type Piece } from "../kit/timeline.js";
+import type { TranscriptSegment, TranscriptWord } from "../render/captions.js";
+import { Conflict, Refused } from "../domain/errors.js";
+import type { Storage } from "../storage/storage.js";
+import { retimeWords, type Piece } from "../render/timeline.js";
 import { jsonColumn } from "../store/_columns.js";
 import type { Queryable } from "../store/db.js";
 import {

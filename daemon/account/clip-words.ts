@@ -6,8 +6,8 @@
  * Everything here is on the episode's timeline (seconds from the recording's start); a clip's own
  * timeline comes from retimeWords over its pieces, as the cut stage and the captions read use.
  */
-import { toCues, type TranscriptWord } from "../kit/captions.js";
-import { retimeWords, type Piece } from "../kit/timeline.js";
+import { toCues, type TranscriptWord } from "../render/captions.js";
+import { retimeWords, type Piece } from "../render/timeline.js";
 
 /** A word of the episode; `i` is the transcript word it stands for (edited words take the one they replaced). */
 export interface EpisodeWord {

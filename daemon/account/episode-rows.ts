@@ -5,9 +5,9 @@
 import type { Logger } from "pino";
 import type { Config } from "../../config/loader.js";
 import type { Runner } from "../engine/runner.js";
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 import type { Db, Queryable } from "../store/db.js";
-import { NotFound } from "../kit/errors.js";
+import { NotFound } from "../domain/errors.js";
 import { isoColumn, jsonColumn } from "../store/_columns.js";
 import type { BillingService } from "./billing.js";
 

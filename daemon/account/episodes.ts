@@ -16,9 +16,9 @@
  * are never charged.
  */
 import { randomUUID } from "node:crypto";
-import { loadStyles } from "../kit/styles.js";
-import { extensionOf, sniffMedia, SNIFF_BYTES } from "../kit/media-types.js";
-import { Conflict, LimitReached, Refused } from "../kit/errors.js";
+import { loadStyles } from "../render/styles.js";
+import { extensionOf, sniffMedia, SNIFF_BYTES } from "../domain/media-types.js";
+import { Conflict, LimitReached, Refused } from "../domain/errors.js";
 import { transactionWith, type Queryable, type Within } from "../store/db.js";
 import { EpisodeRunEnds } from "./episode-run-ends.js";
 import { ClipJobs } from "./clip-jobs.js";

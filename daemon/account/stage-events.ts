@@ -1,7 +1,7 @@
 /**
  * The account rule for the events a stage returns (`_events`, e.g. from the notify stage). The
  * engine writes them as the run's own record; this decides whose they are and whether they reach
- * the account's webhooks. The composition root hands it to the runner (daemon/app.ts).
+ * the account's webhooks. The composition root hands it to the runner (daemon/boot/app.ts).
  *
  * For work from an account surface (API, website, tool server) the account's webhook events come from the domain services (episodes,
  * transcripts), in the API's shapes, so a stage's raw event is not written at all: one row per

@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
 import { projectRoot } from "../../config/loader.js";
-import { PaymentRequired } from "../kit/errors.js";
+import { PaymentRequired } from "../domain/errors.js";
 import type { Queryable } from "../store/db.js";
 
 export interface TranscriptPrices {

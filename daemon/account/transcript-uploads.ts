@@ -6,9 +6,9 @@
  * downloading), the same events. Only the duplicate check differs: every upload is its own
  * transcript (`url` is `upload:<id>`).
  */
-import { extensionOf } from "../kit/media-types.js";
-import { Conflict, NotFound } from "../kit/errors.js";
-import type { Storage } from "../kit/storage.js";
+import { extensionOf } from "../domain/media-types.js";
+import { Conflict, NotFound } from "../domain/errors.js";
+import type { Storage } from "../storage/storage.js";
 import type { Db, Within } from "../store/db.js";
 import { findWebUpload, markStarted, recordWebUpload } from "../web/uploads.js";
 import type { AccountSurface } from "./surfaces.js";

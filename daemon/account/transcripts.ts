@@ -17,7 +17,7 @@ import type { AccountService } from "./accounts.js";
 import { recordEvent } from "../engine/events.js";
 import { etaSeconds } from "../engine/progress.js";
 import { TERMINAL, type Run, type Runner } from "../engine/runner.js";
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 import { transactionWith, type Db, type Queryable, type Within } from "../store/db.js";
 import {
   chargeTranscript,

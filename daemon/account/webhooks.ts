@@ -22,7 +22,7 @@ import type { Logger } from "pino";
 import type { Config } from "../../config/loader.js";
 import { netguardOptionsFromConfig } from "../net/guard.js";
 import { checkPublicUrl } from "../net/public-url.js";
-import { Conflict, NotFound } from "../kit/errors.js";
+import { Conflict, NotFound } from "../domain/errors.js";
 import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "../engine/events.js";
 import type { QueueManager } from "../engine/queue.js";
 import { newSecret } from "../delivery/signed-post.js";
@@ -39,7 +39,7 @@ export const MAX_WEBHOOKS = 5;
 export const ROTATION_GRACE_SECONDS = 24 * 3600;
 const RESPONSE_BYTES = 1024;
 
-/** Turns a stored file into a signed link; given by the process that can sign (daemon/roles.ts). */
+/** Turns a stored file into a signed link; given by the process that can sign (daemon/boot/roles.ts). */
 export type Linker = (file: EventLink) => { url: string; expires_at: string };
 
 interface Secret {

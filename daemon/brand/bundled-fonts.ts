@@ -1,15 +1,15 @@
 /**
  * Free fonts a kit may name without uploading one. clipd ships no font files of its own: it uses
  * DejaVu Sans (free licence, in Debian's fonts-dejavu-core, which clipd already needs for its
- * captions: a service requirement in daemon/kit/os-packages.ts) from the system's font folders, found when a kit first asks for it. When a kit names one,
+ * captions: a service requirement in daemon/ops/os-packages.ts) from the system's font folders, found when a kit first asks for it. When a kit names one,
  * the file is copied into storage once (brand/bundled/), so the stages read it by key exactly as
  * they read an uploaded font and a render never depends on the worker's own font folders.
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { Refused } from "../kit/errors.js";
-import type { Storage } from "../kit/storage.js";
+import { Refused } from "../domain/errors.js";
+import type { Storage } from "../storage/storage.js";
 
 export interface BundledFont {
   /** The name a kit gives (`bundled_font`), which is also the family libass is told. */

@@ -4,7 +4,7 @@
  * file, as the still behind an audio episode's clips (the cut stage reads `input.cover.key`).
  */
 import { randomUUID } from "node:crypto";
-import { NotFound } from "../kit/errors.js";
+import { NotFound } from "../domain/errors.js";
 import type { Queryable } from "../store/db.js";
 import { fetchBrandFile } from "./fetch-file.js";
 import { checkCover } from "./files.js";

@@ -5,7 +5,7 @@
  * Refusals are the caller's (`Refused`, naming the `url` query field).
  */
 import { StageError } from "../engine/stage.js";
-import { LimitReached, Refused } from "../kit/errors.js";
+import { LimitReached, Refused } from "../domain/errors.js";
 import { guardedFetch, netguardOptionsFromConfig } from "../net/guard.js";
 import { checkPublicUrl, NetRefusal } from "../net/public-url.js";
 

@@ -6,7 +6,7 @@
  */
 import * as fontkit from "fontkit";
 import sharp, { type Metadata, type SharpOptions } from "sharp";
-import { LimitReached, Refused } from "../kit/errors.js";
+import { LimitReached, Refused } from "../domain/errors.js";
 
 export type BrandFileKind = "font" | "logo" | "cover";
 

@@ -1,11 +1,11 @@
 /**
  * A brand kit's row, what a caller may set on it, and the two shapes it leaves in: the view the
- * API answers, and the snapshot a clip run carries (daemon/kit/brand.ts). The checks here are the
+ * API answers, and the snapshot a clip run carries (daemon/render/brand.ts). The checks here are the
  * ones JSON Schema cannot say on its own (the operations' schemas say the rest), so the service
  * refuses the same things whichever surface calls it.
  */
-import { LOGO_CORNERS, type BrandCard, type BrandSnapshot, type LogoCorner } from "../kit/brand.js";
-import { Refused } from "../kit/errors.js";
+import { LOGO_CORNERS, type BrandCard, type BrandSnapshot, type LogoCorner } from "../render/brand.js";
+import { Refused } from "../domain/errors.js";
 import { jsonColumn } from "../store/_columns.js";
 
 export const HEX_COLOUR = /^#[0-9A-Fa-f]{6}$/;

@@ -5,12 +5,12 @@
  * at most `brand.kits_per_account` (counted under the account row's lock, so two creates at once
  * cannot both pass); every file is checked by daemon/brand/files.ts before it is stored, under a
  * new key each time, and a replaced or deleted kit's files are removed only when no queued or
- * running clip run names them (its snapshot, daemon/kit/brand.ts, still points at them).
+ * running clip run names them (its snapshot, daemon/render/brand.ts, still points at them).
  * Deleting a kit also clears the account's saved clip defaults where they name it.
  */
 import { randomUUID } from "node:crypto";
-import { Conflict, NotFound } from "../kit/errors.js";
-import type { Storage } from "../kit/storage.js";
+import { Conflict, NotFound } from "../domain/errors.js";
+import type { Storage } from "../storage/storage.js";
 import type { Db, Queryable } from "../store/db.js";
 import { storeBundledFont } from "./bundled-fonts.js";
 import { fetchBrandFile } from "./fetch-file.js";

@@ -1,10 +1,10 @@
 /**
  * What a clip job adds to its run's input from the account's brand: the kit's snapshot as
- * `brand` (daemon/kit/brand.ts) and the cover art as `cover` (the episode's own over the kit's),
+ * `brand` (daemon/render/brand.ts) and the cover art as `cover` (the episode's own over the kit's),
  * read inside the job's transaction so the run is made from one consistent view.
  */
-import type { BrandSnapshot } from "../kit/brand.js";
-import { Refused } from "../kit/errors.js";
+import type { BrandSnapshot } from "../render/brand.js";
+import { Refused } from "../domain/errors.js";
 import type { Queryable } from "../store/db.js";
 import { episodeCoverKey } from "./episode-cover.js";
 import { toKitRow, toSnapshot } from "./kit-rows.js";

@@ -1,7 +1,7 @@
 /**
  * `clipd doctor`: checks what clipd needs from the machine and says, for each thing missing, the
  * exact command that fixes it. The same checks run (quietly) at start, as warnings. What the OS
- * must provide comes from daemon/kit/os-packages.ts (the table /healthz and npm start read too); the
+ * must provide comes from daemon/ops/os-packages.ts (the table /healthz and npm start read too); the
  * doctor adds what only running a program can tell (ffmpeg's libass and libx264, and which H.264
  * encoder `render.encoder` resolves to on this machine).
  */
@@ -11,8 +11,8 @@ import { mkdir, readdir, statfs } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Config } from "../../config/loader.js";
-import { chooseEncoder } from "../kit/encoder.js";
-import { aptCommand, ffmpegCommand, fontsDirOf, requirementsOf } from "../kit/os-packages.js";
+import { chooseEncoder } from "../render/encoder.js";
+import { aptCommand, ffmpegCommand, fontsDirOf, requirementsOf } from "../ops/os-packages.js";
 import { openDb } from "../store/db.js";
 
 const run = promisify(execFile);

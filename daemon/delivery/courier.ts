@@ -16,7 +16,7 @@
  *   transaction, so a pending retry survives a crash or a restart and runs on any worker.
  * - Every attempt carries the delivery id as webhook-id, so receivers can drop duplicates.
  */
-import { metrics } from "../kit/metrics.js";
+import { metrics } from "../ops/metrics.js";
 import { randomUUID } from "node:crypto";
 import type { Config } from "../../config/loader.js";
 import type { QueueManager } from "../engine/queue.js";
@@ -212,16 +212,14 @@ export async function attemptsOf(q: Queryable, ids: string[]): Promise<Map<strin
     [ids],
   );
   for (const a of rows) {
-    out
-      .get(a.delivery_id)
-      ?.push({
-        attempt: a.attempt,
-        at: isoColumn(a.at)!,
-        status_code: a.status_code,
-        latency_ms: a.latency_ms,
-        response: a.response,
-        error: a.error,
-      });
+    out.get(a.delivery_id)?.push({
+      attempt: a.attempt,
+      at: isoColumn(a.at)!,
+      status_code: a.status_code,
+      latency_ms: a.latency_ms,
+      response: a.response,
+      error: a.error,
+    });
   }
   return out;
 }

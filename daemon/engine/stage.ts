@@ -15,7 +15,7 @@
 import type { StateKey, StateNeed } from "./run-state.js";
 import { Type, type Static, type TObject, type TOptional, type TProperties, type TSchema } from "@sinclair/typebox";
 import type { Logger } from "pino";
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 
 /** A JSON Schema object, as ajv accepts it. */
 export type JsonSchema = Record<string, unknown>;

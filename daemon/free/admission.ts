@@ -5,7 +5,7 @@
  * ones first without the lock (daemon/free/uploads.ts), so nobody uploads 600 MB only to hear
  * that today's file was used.
  */
-import { LimitReached } from "../kit/errors.js";
+import { LimitReached } from "../domain/errors.js";
 import type { Queryable } from "../store/db.js";
 import type { FreeConfig } from "./config.js";
 import { dayStart, nextDay } from "./keys.js";

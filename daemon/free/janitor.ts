@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import type { Config } from "../../config/loader.js";
 import { freeConfig } from "./config.js";
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 import type { Db } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
 import { sweepWebUploads } from "../web/uploads.js";

@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { fingerprint, keyKind } from "../account/accounts.js";
-import { LimitReached, Refused, Unauthorized } from "../kit/errors.js";
+import { LimitReached, Refused, Unauthorized } from "../domain/errors.js";
 import type { FreeConfig } from "./config.js";
 import { isoColumn } from "../store/_columns.js";
 import type { Db } from "../store/db.js";

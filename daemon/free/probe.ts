@@ -8,10 +8,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { ffprobeJson } from "../kit/ffmpeg.js";
-import { classifyContentType, sniffMedia } from "../kit/media-types.js";
+import { ffprobeJson } from "../render/ffmpeg.js";
+import { classifyContentType, sniffMedia } from "../domain/media-types.js";
 import { guardedFetch, type GuardedFetchOptions } from "../net/guard.js";
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 
 export interface Measure {
   /** False when the server told no size and the file did not fit in the probe. */

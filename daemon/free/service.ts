@@ -23,12 +23,12 @@ import { freeConfig, type FreeConfig } from "./config.js";
 import { measureRemote, ProbeRefusal, type Measure } from "./probe.js";
 import type { QueueManager } from "../engine/queue.js";
 import { TERMINAL, type Run, type Runner } from "../engine/runner.js";
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 import type { Db, Queryable } from "../store/db.js";
 import { FREE_CALLBACK_QUEUE, queueCallback, workCallbacks } from "./courier.js";
 import { FREE_RETENTION_QUEUE, sweepFree } from "./janitor.js";
 import { authenticateFreeKey, issueFreeKey, revokeFreeKey } from "./keys.js";
-import { Refused } from "../kit/errors.js";
+import { Refused } from "../domain/errors.js";
 import { checkAllowance, checkMeasure, maxSeconds, monthStart } from "./admission.js";
 import { newSecret } from "../delivery/signed-post.js";
 import { isoColumn } from "../store/_columns.js";
@@ -116,7 +116,7 @@ export class FreeService {
 
   // ---- jobs -----------------------------------------------------------------------------------
 
-  /** Measures the file, applies every limit and starts the job. Throws the refusals of daemon/kit/errors.ts (Refused, LimitReached). */
+  /** Measures the file, applies every limit and starts the job. Throws the refusals of daemon/domain/errors.ts (Refused, LimitReached). */
   async submit(input: {
     url: string;
     callbackUrl?: string;

@@ -13,8 +13,8 @@
  *   job deletes it, as it deletes downloaded audio.
  */
 import { createHash } from "node:crypto";
-import { DomainError, NotFound, Conflict, Refused } from "../kit/errors.js";
-import type { Storage } from "../kit/storage.js";
+import { DomainError, NotFound, Conflict, Refused } from "../domain/errors.js";
+import type { Storage } from "../storage/storage.js";
 import type { Db } from "../store/db.js";
 import { dropWebUpload, findWebUpload, markStarted, recordWebUpload } from "../web/uploads.js";
 import { checkMeasure } from "./admission.js";

@@ -2,7 +2,7 @@
  * What a free job looks like to its caller: the poll answer (also a callback's data) and the
  * tier's refusals. The text comes inline while small, else as signed links.
  */
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 import { isoColumn, jsonColumn } from "../store/_columns.js";
 import type { FreeConfig } from "./config.js";
 

@@ -9,7 +9,7 @@
  * credentialed link and for a host that does not exist; `forbidden_address` for a private one.
  * A passing DNS failure (no answer in time) is let through: the later checks retry it.
  */
-import { Refused } from "../kit/errors.js";
+import { Refused } from "../domain/errors.js";
 import { addressRefusal, netguardOptionsFromConfig, resolveHostAddresses } from "./guard.js";
 
 /** A user URL refused before anything was fetched; always the caller's input, so a `Refused` (a 400 on the API). */

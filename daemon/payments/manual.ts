@@ -3,7 +3,7 @@
  * operator adds credit with `clipd credit add` (daemon/account/admin.ts) and turns the plan on
  * when creating the account; the billing page shows the command, and a checkout is refused.
  */
-import { Conflict } from "../kit/errors.js";
+import { Conflict } from "../domain/errors.js";
 import { creditCommand, type PaymentProvider, type PaymentsConfig, type ProviderView } from "./provider.js";
 
 export class ManualProvider implements PaymentProvider {

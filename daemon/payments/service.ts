@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { AccountService } from "../account/accounts.js";
 import type { BillingService } from "../account/billing.js";
-import { Conflict, NotFound, Refused } from "../kit/errors.js";
+import { Conflict, NotFound, Refused } from "../domain/errors.js";
 import type { Db } from "../store/db.js";
 import { ManualProvider } from "./manual.js";
 import type { CheckoutRequest, PaymentProvider, PaymentsConfig, ProviderView } from "./provider.js";

@@ -19,7 +19,7 @@
  */
 import Stripe from "stripe";
 import type { BillingService } from "../account/billing.js";
-import { Refused } from "../kit/errors.js";
+import { Refused } from "../domain/errors.js";
 import type { Db, Queryable } from "../store/db.js";
 import type { StripeProvider } from "./stripe.js";
 

@@ -9,7 +9,7 @@
  * protocol come from `payments.stripe_api_base` when set (tests point it at a fake on loopback).
  */
 import Stripe from "stripe";
-import { LimitReached } from "../kit/errors.js";
+import { LimitReached } from "../domain/errors.js";
 import type {
   CheckoutContext,
   CheckoutRequest,

@@ -5,7 +5,7 @@
  * `internal`, so clients know to try again. Only connection failures are turned: a statement the
  * server refused (a constraint, a serialization failure) keeps its own error and code.
  */
-import { LimitReached } from "../kit/errors.js";
+import { LimitReached } from "../domain/errors.js";
 
 const SOCKET_CODES = new Set([
   "ECONNREFUSED",

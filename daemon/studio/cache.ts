@@ -8,7 +8,7 @@
  * at once in a process (ffmpeg and sharp are CPU-heavy), the others wait their turn.
  */
 import { createHash } from "node:crypto";
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 
 export interface StoredImage {
   bytes: Buffer;

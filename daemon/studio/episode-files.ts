@@ -5,9 +5,9 @@
  * the page can play the source while the episode is still transcribing.
  */
 import type { Runner } from "../engine/runner.js";
-import { Conflict, NotFound } from "../kit/errors.js";
-import type { Storage } from "../kit/storage.js";
-import type { TranscriptSegment, TranscriptWord } from "../kit/captions.js";
+import { Conflict, NotFound } from "../domain/errors.js";
+import type { Storage } from "../storage/storage.js";
+import type { TranscriptSegment, TranscriptWord } from "../render/captions.js";
 import type { Queryable } from "../store/db.js";
 import { toClip, toEpisode, type ClipRow, type EpisodeRow } from "../account/episode-rows.js";
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { runFfmpeg, SAFE_INPUT } from "../kit/render.js";
+import { runFfmpeg, SAFE_INPUT } from "../render/render.js";
 
 /** Runs `fn` in a fresh folder under `<data_dir>/work/`, removed afterwards whatever happens. */
 export async function inWorkdir<T>(dataDir: string, fn: (dir: string) => Promise<T>): Promise<T> {

@@ -4,8 +4,8 @@
  * and says how many matched in all, so a page asks with `q` to find the rest.
  */
 import { createHash } from "node:crypto";
-import type { CaptionStyle } from "../kit/ass.js";
-import type { TranscriptSegment } from "../kit/captions.js";
+import type { CaptionStyle } from "../render/ass.js";
+import type { TranscriptSegment } from "../render/captions.js";
 
 export const TRANSCRIPT_LIMIT = 2000;
 

@@ -1,6 +1,6 @@
 /**
  * A caption style's preview: the style's captions burned on a 9:16 frame of the episode, drawn as
- * real clips are (the same ASS from daemon/kit/ass.ts, rendered by libass through ffmpeg's `ass`
+ * real clips are (the same ASS from daemon/render/ass.ts, rendered by libass through ffmpeg's `ass`
  * filter at 1080×1920, then scaled down), with a line the episode itself speaks.
  *
  * The sample words get even, made-up times so that they form one caption, and the picture is
@@ -10,9 +10,9 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { buildAss, type CaptionStyle } from "../kit/ass.js";
-import type { TranscriptSegment, TranscriptWord } from "../kit/captions.js";
-import { escapeFilterValue, runFfmpeg, SAFE_INPUT } from "../kit/render.js";
+import { buildAss, type CaptionStyle } from "../render/ass.js";
+import type { TranscriptSegment, TranscriptWord } from "../render/captions.js";
+import { escapeFilterValue, runFfmpeg, SAFE_INPUT } from "../render/render.js";
 
 export const PREVIEW = { width: 360, height: 640 } as const;
 /** The frame captions are laid out on, as caption-burn's output of a 9:16 clip. */

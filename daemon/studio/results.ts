@@ -4,8 +4,8 @@
  * comes back is storage keys, not links: the facade signs those.
  */
 import type { Runner } from "../engine/runner.js";
-import { NotFound } from "../kit/errors.js";
-import type { Storage } from "../kit/storage.js";
+import { NotFound } from "../domain/errors.js";
+import type { Storage } from "../storage/storage.js";
 import type { Db } from "../store/db.js";
 import type { TranscriptService } from "../account/transcripts.js";
 import { readTranscript } from "./episode-files.js";

@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { runFfmpeg, SAFE_INPUT } from "../kit/render.js";
+import { runFfmpeg, SAFE_INPUT } from "../render/render.js";
 
 export const WAVEFORM = { width: 1200, height: 120, bar: 2, gap: 1 } as const;
 const RATE = 8000;

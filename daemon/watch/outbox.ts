@@ -12,8 +12,8 @@ import { existsSync } from "node:fs";
 import { rename } from "node:fs/promises";
 import path from "node:path";
 import type { Run } from "../engine/runner.js";
-import { faultPoint } from "../kit/faults.js";
-import type { Storage } from "../kit/storage.js";
+import { faultPoint } from "../ops/faults.js";
+import type { Storage } from "../storage/storage.js";
 import type { Queryable } from "../store/db.js";
 import { writeResults, type EventRow } from "./results.js";
 

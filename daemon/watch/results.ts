@@ -7,7 +7,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import path from "node:path";
 import type { Run } from "../engine/runner.js";
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 import type { Queryable } from "../store/db.js";
 
 export interface ResultFile {

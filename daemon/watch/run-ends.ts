@@ -8,7 +8,7 @@ import type { Runner } from "../engine/runner.js";
 
 export const WATCH_RUN_ENDED = "clipd_watch_run_ended";
 
-/** Registered once per process that works steps (daemon/app.ts). */
+/** Registered once per process that works steps (daemon/boot/app.ts). */
 export function notifyWatchRunEnds(runner: Runner): void {
   runner.onRunEnd(async (tx, run) => {
     if (run.origin === "watch") await tx.query(`select pg_notify($1, $2)`, [WATCH_RUN_ENDED, run.id]);

@@ -3,7 +3,7 @@
  * sha256 only, valid for one hour, and spent in the transaction that acts on them.
  */
 import type { Queryable } from "../store/db.js";
-import { Refused } from "../kit/errors.js";
+import { Refused } from "../domain/errors.js";
 import { newToken, tokenHash } from "./sessions.js";
 
 export type TokenPurpose = "verify" | "reset";

@@ -4,7 +4,7 @@
  * hash when there is no account, so a wrong e-mail costs the same time as a wrong password.
  */
 import { hash, verify, type Options } from "@node-rs/argon2";
-import { Refused } from "../kit/errors.js";
+import { Refused } from "../domain/errors.js";
 
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;

@@ -4,7 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { Db } from "../store/db.js";
-import { Conflict } from "../kit/errors.js";
+import { Conflict } from "../domain/errors.js";
 import type { AccountService } from "../account/accounts.js";
 import { checkPassword } from "./passwords.js";
 import { resetMail, type Mailer } from "./mailer.js";

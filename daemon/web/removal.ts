@@ -10,7 +10,7 @@
  */
 import type { Logger } from "pino";
 import type { QueueManager } from "../engine/queue.js";
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 import type { Db, Queryable } from "../store/db.js";
 
 export const REMOVAL_QUEUE = "clipd-account-removal";

@@ -4,7 +4,7 @@
  * applies the same limits. Only failures count; a successful sign-in clears its e-mail's failures.
  */
 import type { Db } from "../store/db.js";
-import { LimitReached } from "../kit/errors.js";
+import { LimitReached } from "../domain/errors.js";
 
 export interface SigninLimitConfig {
   perAddress: number;

@@ -10,7 +10,7 @@
  * tool's daily retention job.
  */
 import type { Logger } from "pino";
-import type { Storage } from "../kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 import type { Db, Queryable } from "../store/db.js";
 import { isoColumn } from "../store/_columns.js";
 

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Db, Queryable } from "../store/db.js";
-import { Conflict, NotFound, Refused, Unauthorized } from "../kit/errors.js";
+import { Conflict, NotFound, Refused, Unauthorized } from "../domain/errors.js";
 import type { Account, AccountService } from "../account/accounts.js";
 import { checkPassword, hashPassword, verifyOrDummy } from "./passwords.js";
 import { SessionStore, type WebSession } from "./sessions.js";

@@ -11,7 +11,7 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import type { Queryable } from "../../daemon/store/db.js";
-import { faultPoint } from "../../daemon/kit/faults.js";
+import { faultPoint } from "../../daemon/ops/faults.js";
 import { requireKey, type AuthContext } from "../auth.js";
 import { requireSession } from "../web/session-auth.js";
 import { ApiError, toErrorBody } from "../errors.js";

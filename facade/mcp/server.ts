@@ -2,7 +2,7 @@
  * The MCP tool server on the operation core: tools/list is the registry's account operations
  * (tools.ts), tools/call runs the operation through runOperation as a "chat" Caller, and the
  * resources read through it too (resources.ts). Transport-neutral: http.ts serves it as Streamable
- * HTTP on /mcp, daemon/main.ts over stdio. Built on the SDK's low-level Server because the tools'
+ * HTTP on /mcp, daemon/boot/main.ts over stdio. Built on the SDK's low-level Server because the tools'
  * schemas are the registry's JSON Schemas (McpServer wants zod).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";

@@ -2,7 +2,7 @@
  * `clipd mcp --stdio`: the tool server for desktop clients that start a command (Claude Desktop,
  * Cursor). It relays JSON-RPC between stdin/stdout and a clipd's /mcp with the API key, so the
  * tools, auth, rate limits and origin "chat" are exactly the HTTP tool server's: there is one tool
- * server, and this is a pipe to it. daemon/main.ts points it at CLIPD_URL, or at a clipd it starts
+ * server, and this is a pipe to it. daemon/boot/main.ts points it at CLIPD_URL, or at a clipd it starts
  * in-process on the embedded database. stdout carries only JSON-RPC; diagnostics go to stderr.
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

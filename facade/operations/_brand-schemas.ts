@@ -2,7 +2,7 @@
 // the OpenAPI document, the MCP tools' arguments and the answer checks in the API tests. Every
 // field here is an extension of the published API description ("x-extension").
 import type { JsonSchema } from "../../daemon/engine/stage.js";
-import { LOGO_CORNERS } from "../../daemon/kit/brand.js";
+import { LOGO_CORNERS } from "../../daemon/render/brand.js";
 import { BUNDLED_FONTS } from "../../daemon/brand/bundled-fonts.js";
 import { CARD_SECONDS, CARD_TEXT_MAX, LOGO_SIZE } from "../../daemon/brand/kit-rows.js";
 

@@ -4,7 +4,7 @@
  * storage stream by hand, counting bytes, with never more than one network chunk in memory.
  */
 import type { Writable } from "node:stream";
-import { MEDIA_FORMATS, sniffMedia, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
+import { MEDIA_FORMATS, sniffMedia, SNIFF_BYTES } from "../../daemon/domain/media-types.js";
 import { nextChunk } from "../_body.js";
 import { ApiError, toErrorBody } from "../errors.js";
 

@@ -13,13 +13,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { Readable, Writable } from "node:stream";
-import { extensionOf } from "../../daemon/kit/media-types.js";
+import { extensionOf } from "../../daemon/domain/media-types.js";
 import { ApiError, toErrorBody } from "../errors.js";
 import { defineOperation, type Operation } from "../registry.js";
 import { contentTypeFor } from "../uploads.js";
 import { getMe } from "./me.js";
-import { abandonStream } from "../../daemon/kit/storage.js";
-import { diskFullOr, InsufficientStorage } from "../../daemon/kit/disk-full.js";
+import { abandonStream } from "../../daemon/storage/storage.js";
+import { diskFullOr, InsufficientStorage } from "../../daemon/storage/disk-full.js";
 import { errorResponse, pumpBody, tooBig } from "./_upload-body.js";
 import { parseContentRange, putChunk } from "./upload-chunks.js";
 

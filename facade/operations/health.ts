@@ -1,4 +1,4 @@
-import { fontsDirOf, toolHealth } from "../../daemon/kit/os-packages.js";
+import { fontsDirOf, toolHealth } from "../../daemon/ops/os-packages.js";
 import { defineOperation } from "../registry.js";
 
 /**
@@ -66,7 +66,7 @@ export const healthz = defineOperation({
         seen_at: w.seen_at,
       })),
     };
-    // A file-system look (no process spawned), cached for a while: see daemon/kit/os-packages.ts.
+    // A file-system look (no process spawned), cached for a while: see daemon/ops/os-packages.ts.
     const tools = toolHealth({ fontsDir: fontsDirOf(services.config) });
     const ok = database.ok && queue.ok;
     ctx.status = ok ? 200 : 503;

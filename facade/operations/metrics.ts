@@ -1,8 +1,8 @@
-import { metrics } from "../../daemon/kit/metrics.js";
+import { metrics } from "../../daemon/ops/metrics.js";
 import { defineOperation } from "../registry.js";
 
 /**
- * Prometheus metrics of this process (daemon/kit/metrics.ts; names in docs/operations.md). Behind
+ * Prometheus metrics of this process (daemon/ops/metrics.ts; names in docs/operations.md). Behind
  * the ops token like the other ops routes: queue depths and request rates say how busy the service
  * is, which is nobody else's business. A Prometheus job sends it with `authorization.credentials`.
  */

@@ -10,7 +10,7 @@ import {
   type Ordered,
   type TranscriptRecord,
 } from "../../daemon/account/transcripts.js";
-import { extensionOf } from "../../daemon/kit/media-types.js";
+import { extensionOf } from "../../daemon/domain/media-types.js";
 import { checkPublicUrl } from "../../daemon/net/public-url.js";
 import type { AuthContext } from "../auth.js";
 import { ApiError } from "../errors.js";

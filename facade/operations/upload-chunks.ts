@@ -4,7 +4,7 @@
  * `Content-Range: bytes a-b/total` adds one chunk; `HEAD` on the address says how far it got.
  *
  * Guarantees:
- * - Chunks collect as parts in storage (daemon/kit/storage-parts.ts), each placed whole and at most
+ * - Chunks collect as parts in storage (daemon/storage/storage-parts.ts), each placed whole and at most
  *   once per offset: two PUTs racing for one offset cannot both land, in one process or in several
  *   sharing the storage folder, so the file is never interleaved. No lock is held or left behind.
  * - A chunk cut off mid-way keeps the bytes that arrived (they are the file's, in order); a
@@ -20,10 +20,10 @@ import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import type { H3 } from "h3";
 import { getRouterParams } from "h3";
-import { extensionOf, SNIFF_BYTES } from "../../daemon/kit/media-types.js";
-import { abandonStream } from "../../daemon/kit/storage.js";
-import { contiguousEnd } from "../../daemon/kit/storage-parts.js";
-import { diskFullOr, InsufficientStorage } from "../../daemon/kit/disk-full.js";
+import { extensionOf, SNIFF_BYTES } from "../../daemon/domain/media-types.js";
+import { abandonStream } from "../../daemon/storage/storage.js";
+import { contiguousEnd } from "../../daemon/storage/storage-parts.js";
+import { diskFullOr, InsufficientStorage } from "../../daemon/storage/disk-full.js";
 import { ApiError, toErrorBody } from "../errors.js";
 import type { FacadeServices } from "../services.js";
 import type { LinkClaims } from "../signing.js";

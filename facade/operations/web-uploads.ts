@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { startTranscriptUpload, recordTranscriptUpload } from "../../daemon/account/transcript-uploads.js";
 import { freeConfig } from "../../daemon/free/config.js";
 import { recordFreeUpload, startFreeUpload } from "../../daemon/free/uploads.js";
-import { EPISODE_MAX_BYTES } from "../../daemon/kit/limits.js";
+import { EPISODE_MAX_BYTES } from "../../daemon/domain/limits.js";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import type { Caller } from "../core/caller.js";
 import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";

@@ -3,8 +3,8 @@ import path from "node:path";
 import sharp from "sharp";
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, StageError, StringEnum, type StageWith } from "../../daemon/engine/stage.js";
-import { stepFile } from "../../daemon/kit/storage.js";
-import { buildAss, stepPosition, stepSize, type CaptionWord } from "../../daemon/kit/ass.js";
+import { stepFile } from "../../daemon/storage/storage.js";
+import { buildAss, stepPosition, stepSize, type CaptionWord } from "../../daemon/render/ass.js";
 import {
   DEFAULT_PRESET,
   SAFE_INPUT,
@@ -13,13 +13,13 @@ import {
   finalEncodeArgs,
   probeMedia,
   runFfmpeg,
-} from "../../daemon/kit/render.js";
-import { planArgs, planDuration, type RenderPlan } from "../../daemon/kit/clip-graph.js";
-import { planFiles, renderChecked } from "../../daemon/kit/clip-render.js";
-import { cardTimes, withRunBrand } from "../../daemon/kit/brand-graph.js";
-import { loadStyles } from "../../daemon/kit/styles.js";
-import { bleepFilter, CENSOR_MODES } from "../../daemon/kit/censor.js";
-import type { BrandSnapshot } from "../../daemon/kit/brand.js";
+} from "../../daemon/render/render.js";
+import { planArgs, planDuration, type RenderPlan } from "../../daemon/render/clip-graph.js";
+import { planFiles, renderChecked } from "../../daemon/render/clip-render.js";
+import { cardTimes, withRunBrand } from "../../daemon/render/brand-graph.js";
+import { loadStyles } from "../../daemon/render/styles.js";
+import { bleepFilter, CENSOR_MODES } from "../../daemon/render/censor.js";
+import type { BrandSnapshot } from "../../daemon/render/brand.js";
 import { prepareCaptions } from "./prepare.js";
 
 /**

@@ -5,12 +5,12 @@
  */
 import { copyFile, mkdir, readdir, rm, symlink } from "node:fs/promises";
 import path from "node:path";
-import type { CaptionStyle, CaptionWord } from "../../daemon/kit/ass.js";
-import type { BrandSnapshot } from "../../daemon/kit/brand.js";
-import { bleepSpans, censorWords, loadWordList, type CensorMode, type Span } from "../../daemon/kit/censor.js";
-import { emphasize, loadEmojiMap } from "../../daemon/kit/emphasis.js";
-import { stepFile, type Storage } from "../../daemon/kit/storage.js";
-import { brandStyle } from "../../daemon/kit/styles.js";
+import type { CaptionStyle, CaptionWord } from "../../daemon/render/ass.js";
+import type { BrandSnapshot } from "../../daemon/render/brand.js";
+import { bleepSpans, censorWords, loadWordList, type CensorMode, type Span } from "../../daemon/render/censor.js";
+import { emphasize, loadEmojiMap } from "../../daemon/render/emphasis.js";
+import { stepFile, type Storage } from "../../daemon/storage/storage.js";
+import { brandStyle } from "../../daemon/render/styles.js";
 
 export interface CaptionChoices {
   censor: CensorMode;

@@ -1,12 +1,12 @@
 /**
  * The still behind an audio episode's clip, made with sharp, laid out by the audio template
- * (daemon/kit/audio-template.ts) for the clip's shape: the cover art (sharp, in its square, over a
+ * (daemon/render/audio-template.ts) for the clip's shape: the cover art (sharp, in its square, over a
  * blurred and darkened fill of itself), the show's name and the clip's title; the render graph puts
  * the moving waveform in the space left below them. Without cover art the fill is a gradient of the
  * background colour and the square shows the show's (or title's) initial.
  */
 import sharp, { type OverlayOptions, type Sharp } from "sharp";
-import { audioLayout, wrapText } from "../../daemon/kit/audio-template.js";
+import { audioLayout, wrapText } from "../../daemon/render/audio-template.js";
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const isHex = (v: string | undefined): v is string => !!v && /^#[0-9a-fA-F]{6}$/.test(v);

@@ -4,10 +4,10 @@
  */
 import { createHash } from "node:crypto";
 import { StageError, type StageInput } from "../../daemon/engine/stage.js";
-import { type Piece, type TimedWord } from "../../daemon/kit/timeline.js";
+import { type Piece, type TimedWord } from "../../daemon/render/timeline.js";
 
-export type { Piece, TimedWord } from "../../daemon/kit/timeline.js";
-export { retimeWords } from "../../daemon/kit/timeline.js";
+export type { Piece, TimedWord } from "../../daemon/render/timeline.js";
+export { retimeWords } from "../../daemon/render/timeline.js";
 
 export interface ClipSpec {
   ref: string;

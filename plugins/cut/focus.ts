@@ -10,10 +10,10 @@
  */
 import { spawn } from "node:child_process";
 import sharp from "sharp";
-import { ffmpegCommand, spawnFailure } from "../../daemon/kit/os-packages.js";
-import { SAFE_INPUT } from "../../daemon/kit/render.js";
+import { ffmpegCommand, spawnFailure } from "../../daemon/ops/os-packages.js";
+import { SAFE_INPUT } from "../../daemon/render/render.js";
 import type { Piece } from "./clip.js";
-import type { CropScene } from "../../daemon/kit/clip-graph.js";
+import type { CropScene } from "../../daemon/render/clip-graph.js";
 
 export type { CropScene };
 

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../../daemon/kit/ffmpeg.js";
+import { ffmpegPath, runTool, SAFE_INPUT_ARGS } from "../../daemon/render/ffmpeg.js";
 import { Type } from "@sinclair/typebox";
 import {
   Defaulted,
@@ -12,13 +12,13 @@ import {
   type StageInput,
   type StageOptions,
 } from "../../daemon/engine/stage.js";
-import { stepFile } from "../../daemon/kit/storage.js";
-import { DEFAULT_PRESET, X264_PRESETS } from "../../daemon/kit/render.js";
-import { planArgs, type Fit, type RenderPlan } from "../../daemon/kit/clip-graph.js";
-import { renderChecked } from "../../daemon/kit/clip-render.js";
-import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/kit/aspect.js";
-import { planBrand } from "../../daemon/kit/brand-graph.js";
-import type { BrandSnapshot } from "../../daemon/kit/brand.js";
+import { stepFile } from "../../daemon/storage/storage.js";
+import { DEFAULT_PRESET, X264_PRESETS } from "../../daemon/render/render.js";
+import { planArgs, type Fit, type RenderPlan } from "../../daemon/render/clip-graph.js";
+import { renderChecked } from "../../daemon/render/clip-render.js";
+import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/render/aspect.js";
+import { planBrand } from "../../daemon/render/brand-graph.js";
+import type { BrandSnapshot } from "../../daemon/render/brand.js";
 import { makeBackground, toHexColour } from "./background.js";
 import { cropPlan } from "./focus.js";
 import { plannedScenes } from "./planned.js";

@@ -9,8 +9,8 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StringEnum, type StageOptions } from "../../daemon/engine/stage.js";
-import { stepFile } from "../../daemon/kit/storage.js";
-import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/kit/aspect.js";
+import { stepFile } from "../../daemon/storage/storage.js";
+import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/render/aspect.js";
 import { selectClip } from "./clip.js";
 import { cropPlan } from "./focus.js";
 import { CutOptionsSchema } from "./index.js";

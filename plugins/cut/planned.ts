@@ -7,7 +7,7 @@
  * A plan is only good for what it was made from: the same pieces, scene threshold and frame shape.
  * Anything else (a clip trimmed by an edit, another threshold or shape) is analysed again by `cut`.
  */
-import type { CropScene } from "../../daemon/kit/clip-graph.js";
+import type { CropScene } from "../../daemon/render/clip-graph.js";
 import type { Piece } from "./clip.js";
 
 export interface PlannedCrop {

@@ -8,7 +8,7 @@
  * half a file. A link to a web page fails at once: both the Content-Type and the first bytes must
  * look like media, and the size cap holds whether or not the server announces a length.
  */
-import { EPISODE_MAX_BYTES } from "../../daemon/kit/limits.js";
+import { EPISODE_MAX_BYTES } from "../../daemon/domain/limits.js";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Type } from "@sinclair/typebox";
@@ -21,8 +21,8 @@ import {
   type StageOptions,
   type StageWith,
 } from "../../daemon/engine/stage.js";
-import { checkKey } from "../../daemon/kit/storage.js";
-import { diskFullOr, isDiskFull } from "../../daemon/kit/disk-full.js";
+import { checkKey } from "../../daemon/storage/storage.js";
+import { diskFullOr, isDiskFull } from "../../daemon/storage/disk-full.js";
 import { describeUrl, guardedFetch, netguardOptionsFromConfig } from "../../daemon/net/guard.js";
 import {
   classifyContentType,
@@ -32,7 +32,7 @@ import {
   mediaTypeOf,
   sniffMedia,
   SNIFF_BYTES,
-} from "../../daemon/kit/media-types.js";
+} from "../../daemon/domain/media-types.js";
 import { nameFromResponse } from "./_names.js";
 
 /** The `with:` options of fetch-source: the one place their limits, defaults and descriptions are written. */

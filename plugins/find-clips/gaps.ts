@@ -4,7 +4,7 @@
  */
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { SAFE_INPUT, runFfmpeg } from "../../daemon/kit/render.js";
+import { SAFE_INPUT, runFfmpeg } from "../../daemon/render/render.js";
 import { confirmGaps, FRAME, round, type Frames } from "./pieces.js";
 
 const RATE = 8000;

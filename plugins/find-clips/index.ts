@@ -9,7 +9,7 @@ import {
   type StageInput,
   type StageWith,
 } from "../../daemon/engine/stage.js";
-import { stepFile } from "../../daemon/kit/storage.js";
+import { stepFile } from "../../daemon/storage/storage.js";
 import { findClips, isShortRecording, prepare, type Clip } from "./heuristic.js";
 import { confirmClipGaps } from "./gaps.js";
 import { findClipsWithLlm, llmSettings } from "./llm.js";

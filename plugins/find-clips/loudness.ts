@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { SAFE_INPUT, runFfmpeg } from "../../daemon/kit/render.js";
+import { SAFE_INPUT, runFfmpeg } from "../../daemon/render/render.js";
 
 export async function measureLoudness(
   file: string,

@@ -2,7 +2,7 @@
  * What the poster stage draws: where the hook's first word is spoken, and the title band (an SVG
  * that sharp lays over the frame). Kept apart from the stage so both can be read and tested alone.
  */
-import { breakLines } from "../../daemon/kit/captions.js";
+import { breakLines } from "../../daemon/render/captions.js";
 
 const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
 

@@ -2,11 +2,11 @@ import path from "node:path";
 import sharp from "sharp";
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, type StageOptions } from "../../daemon/engine/stage.js";
-import type { BrandSnapshot } from "../../daemon/kit/brand.js";
-import { cardTimes, withRunBrand } from "../../daemon/kit/brand-graph.js";
-import { stepFile } from "../../daemon/kit/storage.js";
-import { runFfmpeg, SAFE_INPUT } from "../../daemon/kit/render.js";
-import { loadStyles } from "../../daemon/kit/styles.js";
+import type { BrandSnapshot } from "../../daemon/render/brand.js";
+import { cardTimes, withRunBrand } from "../../daemon/render/brand-graph.js";
+import { stepFile } from "../../daemon/storage/storage.js";
+import { runFfmpeg, SAFE_INPUT } from "../../daemon/render/render.js";
+import { loadStyles } from "../../daemon/render/styles.js";
 import { hookStart, titleSvg } from "./draw.js";
 
 /**

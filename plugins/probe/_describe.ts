@@ -2,7 +2,7 @@
  * Turns ffprobe's JSON into the `media` object later stages read. Pure, so it is easy to test
  * against odd ffprobe answers without making odd files.
  */
-import type { FfprobeResult, FfprobeStream } from "../../daemon/kit/ffmpeg.js";
+import type { FfprobeResult, FfprobeStream } from "../../daemon/render/ffmpeg.js";
 
 export interface MediaInfo {
   /** Seconds. */

@@ -8,16 +8,16 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StageError, type StageWith } from "../../daemon/engine/stage.js";
-import { stepFile } from "../../daemon/kit/storage.js";
-import { ffprobeJson, lastMeaningfulLine, runFfmpeg, SAFE_INPUT_ARGS, ToolError } from "../../daemon/kit/ffmpeg.js";
+import { stepFile } from "../../daemon/storage/storage.js";
+import { ffprobeJson, lastMeaningfulLine, runFfmpeg, SAFE_INPUT_ARGS, ToolError } from "../../daemon/render/ffmpeg.js";
 import {
   AUDIO_EXTENSIONS,
   extensionOf,
   kindOfExtension,
   MEDIA_FORMATS,
   VIDEO_EXTENSIONS,
-} from "../../daemon/kit/media-types.js";
-import { EPISODE_MAX_BYTES, EPISODE_MAX_SECONDS } from "../../daemon/kit/limits.js";
+} from "../../daemon/domain/media-types.js";
+import { EPISODE_MAX_BYTES, EPISODE_MAX_SECONDS } from "../../daemon/domain/limits.js";
 import { describeMedia, type MediaInfo } from "./_describe.js";
 
 /** The `with:` options of probe: the one place their limits, defaults and descriptions are written. */

@@ -11,7 +11,7 @@
  * Boundaries sit at even shares of the duration and move to the best silence near each, so the
  * chunks stay about equal (they finish together) and no word is cut in half where a silence exists.
  */
-import type { Span } from "../../daemon/kit/audio.js";
+import type { Span } from "../../daemon/render/audio.js";
 
 export interface ChunkPlanOptions {
   /** Longest wanted chunk, seconds (`chunk_seconds`, or the engine's limit when smaller). */

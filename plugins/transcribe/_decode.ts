@@ -4,8 +4,8 @@
  * twice, and reported nothing while silencedetect ran, so a long recording sat on "finding
  * silences". ffmpeg's own `-progress pipe:1` reports (`out_time_us`) drive the fraction.
  */
-import { runFfmpeg, SAFE_INPUT_ARGS } from "../../daemon/kit/ffmpeg.js";
-import { parseSilences, type Span } from "../../daemon/kit/audio.js";
+import { runFfmpeg, SAFE_INPUT_ARGS } from "../../daemon/render/ffmpeg.js";
+import { parseSilences, type Span } from "../../daemon/render/audio.js";
 
 /** Same thresholds as the shared detectSilences, so chunk cuts land where they did. */
 const NOISE_DB = -35;

@@ -9,7 +9,7 @@
  * wall second, all chunks in flight together), so it includes the parallelism actually reached.
  * Reports never go backwards.
  */
-import type { Span } from "../../daemon/kit/audio.js";
+import type { Span } from "../../daemon/render/audio.js";
 
 export type Report = (pct: number, note: string, etaSeconds?: number) => void;
 

@@ -6,9 +6,9 @@
  */
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { _runTool } from "../../daemon/kit/audio.js";
-import { ffprobePath } from "../../daemon/kit/ffmpeg.js";
-import { SAFE_INPUT, runFfmpeg } from "../../daemon/kit/render.js";
+import { _runTool } from "../../daemon/render/audio.js";
+import { ffprobePath } from "../../daemon/render/ffmpeg.js";
+import { SAFE_INPUT, runFfmpeg } from "../../daemon/render/render.js";
 
 const RATE = 4000;
 const FRAME = 0.01;

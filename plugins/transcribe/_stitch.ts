@@ -2,7 +2,7 @@
  * Joining chunk results into one transcript: shift chunk-relative times by the chunk's start,
  * keep words inside their chunk and the media, keep them in order, then group them into segments.
  */
-import type { TranscriptSegment, TranscriptWord } from "../../daemon/kit/captions.js";
+import type { TranscriptSegment, TranscriptWord } from "../../daemon/render/captions.js";
 import type { ChunkResult } from "./engines/types.js";
 
 export interface PlacedChunk {

@@ -18,9 +18,9 @@ import {
   type StageContext,
   type StageWith,
 } from "../../daemon/engine/stage.js";
-import { stepFile } from "../../daemon/kit/storage.js";
-import { _mapLimit, hasAudioStream, probeDuration, speechSeconds, toMono16k } from "../../daemon/kit/audio.js";
-import { toSrt, toTxt, toVtt, type Transcript, type TranscriptWord } from "../../daemon/kit/captions.js";
+import { stepFile } from "../../daemon/storage/storage.js";
+import { _mapLimit, hasAudioStream, probeDuration, speechSeconds, toMono16k } from "../../daemon/render/audio.js";
+import { toSrt, toTxt, toVtt, type Transcript, type TranscriptWord } from "../../daemon/render/captions.js";
 import { channelLevels, speakersByChannel } from "./_speakers.js";
 import { stitchWords, toSegments, type PlacedChunk } from "./_stitch.js";
 import { detectLanguage } from "./_language.js";

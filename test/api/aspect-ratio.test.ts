@@ -2,7 +2,7 @@
 // names a shape and a colour of its own, a restyle to another shape cuts again and reports it, a
 // shape outside the list is refused by name, and save_as_default makes it the account's default.
 import { describe, expect, it } from "vitest";
-import { probeMedia } from "../../daemon/kit/render.js";
+import { probeMedia } from "../../daemon/render/render.js";
 import { settleStatus, useJfkApiServer, type ApiServer } from "../helpers/api.js";
 import { storedPath } from "../helpers/stage-ctx.js";
 import type { TestHttpsServer } from "../helpers/https-server.js";

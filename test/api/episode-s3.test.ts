@@ -8,7 +8,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { S3Storage } from "../../daemon/kit/storage-s3.js";
+import type { S3Storage } from "../../daemon/storage/storage-s3.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { TEST_MEDIA } from "../helpers/media.js";
 import { waitFor } from "../helpers/wait.js";

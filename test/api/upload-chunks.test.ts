@@ -13,7 +13,7 @@ import { LinkSigner } from "../../facade/signing.js";
 import { uploadLink, type LinkServices } from "../../facade/uploads.js";
 import { MAX_CHUNK_BYTES } from "../../facade/operations/upload-chunks.js";
 import { sweepPartialUploads } from "../../facade/upload-sweeper.js";
-import type { LocalStorage } from "../../daemon/kit/storage.js";
+import type { LocalStorage } from "../../daemon/storage/storage.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { TEST_MEDIA } from "../helpers/media.js";
 import { storedPath } from "../helpers/stage-ctx.js";

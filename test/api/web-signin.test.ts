@@ -17,7 +17,7 @@ function clipd(
   stdin = "",
 ): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, "dist", "daemon", "main.js"), ...args], {
+    const child = spawn(process.execPath, [path.join(repoRoot, "dist", "daemon", "boot", "main.js"), ...args], {
       env,
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -34,7 +34,7 @@ export const FIXED_DEFECTS: KnownDefect[] = [
   {
     id: "testmode-sample-race-500",
     title:
-      "concurrent first reads of a test-mode sample job (GET /jobs/{id}) or transcript (GET /transcripts/{id}) answer 500 ENOENT: sampleClipLink and sampleTranscript (facade/testmode.ts) check exists() then storage.write() the same key, and the parallel writes share one '<key>.part' temp file (daemon/kit/storage.ts), so one rename finds it gone",
+      "concurrent first reads of a test-mode sample job (GET /jobs/{id}) or transcript (GET /transcripts/{id}) answer 500 ENOENT: sampleClipLink and sampleTranscript (facade/testmode.ts) check exists() then storage.write() the same key, and the parallel writes share one '<key>.part' temp file (daemon/storage/storage.ts), so one rename finds it gone",
     matches: (f) => f.kind === "5xx" && !isDeep(f) && (f.op === "getJob" || f.op === "getTranscript"),
     repro: async (s, keys) => {
       const ids = sampleIds();

@@ -7,9 +7,9 @@ import path from "node:path";
 import pino from "pino";
 import { loadConfig, mergeDeep, projectRoot } from "../../config/loader.js";
 import { runAdmin } from "../../daemon/account/admin.js";
-import { openApp, type ClipdApp } from "../../daemon/app.js";
-import { readOpsTokenFile } from "../../daemon/kit/ops-token.js";
-import { startRoles } from "../../daemon/roles.js";
+import { openApp, type ClipdApp } from "../../daemon/boot/app.js";
+import { readOpsTokenFile } from "../../daemon/ops/ops-token.js";
+import { startRoles } from "../../daemon/boot/roles.js";
 import { backendEnv, type Backend } from "../helpers/backends.js";
 
 export interface ChaosServer {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wordErrorRate } from "../fixtures/episodes.js";
 import { fixtureMedia } from "../helpers/media.js";
 import { bandDiffs, clipd, e2eEnv, ffprobe, grayFrame, parseSrt, readJson, type E2eEnv } from "./_e2e.js";
-import { DEFAULT_PRESET, profileOfPreset } from "../../daemon/kit/render.js";
+import { DEFAULT_PRESET, profileOfPreset } from "../../daemon/render/render.js";
 
 const { WebVTTParser } = webvtt;
 const JFK = fixtureMedia("jfk.wav");

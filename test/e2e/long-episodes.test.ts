@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeEpisode, type Episode } from "../fixtures/episodes.js";
 import { clipd, e2eEnv, ffprobe, readJson, type E2eEnv } from "./_e2e.js";
-import { DEFAULT_PRESET, profileOfPreset } from "../../daemon/kit/render.js";
+import { DEFAULT_PRESET, profileOfPreset } from "../../daemon/render/render.js";
 
 const RUN = process.env.CLIPD_E2E_LONG !== "0";
 /** Clips rendered per episode (the CLI's render_top, set through the config file). */

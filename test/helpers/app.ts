@@ -2,8 +2,8 @@
 import path from "node:path";
 import pino from "pino";
 import { loadConfig, mergeDeep } from "../../config/loader.js";
-import { openApp, type ClipdApp } from "../../daemon/app.js";
-import { startRoles, type Role, type RunningRoles } from "../../daemon/roles.js";
+import { openApp, type ClipdApp } from "../../daemon/boot/app.js";
+import { startRoles, type Role, type RunningRoles } from "../../daemon/boot/roles.js";
 import { backendEnv, type Backend } from "./backends.js";
 import { repoRoot } from "./cli.js";
 

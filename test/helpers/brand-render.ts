@@ -6,7 +6,7 @@ import path from "node:path";
 import sharp from "sharp";
 import captionBurn from "../../plugins/caption-burn/index.js";
 import cut from "../../plugins/cut/index.js";
-import type { BrandSnapshot } from "../../daemon/kit/brand.js";
+import type { BrandSnapshot } from "../../daemon/render/brand.js";
 import { FIXTURE_DIR, REPO_ROOT } from "./media.js";
 import { makeStageCtx, type TestStageCtx } from "./stage-ctx.js";
 

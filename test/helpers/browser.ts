@@ -7,7 +7,7 @@ import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { mergeDeep } from "../../config/loader.js";
-import { chromiumCommand } from "../../daemon/kit/os-packages.js";
+import { chromiumCommand } from "../../daemon/ops/os-packages.js";
 import type { Backend } from "./backends.js";
 import { repoRoot, runClipd, spawnClipd, type Spawned } from "./cli.js";
 import { daemonEnv } from "./daemon-config.js";

@@ -6,7 +6,7 @@ import { projectRoot } from "../../config/loader.js";
 // projectRoot() finds package.json, so the compiled benches (under dist/) that use these helpers
 // find the same root as vitest does.
 export const repoRoot = projectRoot();
-const MAIN = path.join(repoRoot, "dist", "daemon", "main.js");
+const MAIN = path.join(repoRoot, "dist", "daemon", "boot", "main.js");
 
 export interface Spawned {
   child: ChildProcess;

@@ -4,7 +4,7 @@
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { POCKETSPHINX_COMMAND } from "../../daemon/kit/os-packages.js";
+import { POCKETSPHINX_COMMAND } from "../../daemon/ops/os-packages.js";
 
 export interface GatedPocketsphinx {
   /** The wrapper to set as `pocketsphinx.command`. */

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pino from "pino";
-import { checkKey, defineLocalStorage, type LocalStorage, type Storage } from "../../daemon/kit/storage.js";
+import { checkKey, defineLocalStorage, type LocalStorage, type Storage } from "../../daemon/storage/storage.js";
 import type { StageContext } from "../../daemon/engine/stage.js";
 
 export interface TestStageCtx extends StageContext<any> {

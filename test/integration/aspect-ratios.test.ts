@@ -6,9 +6,9 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeMedia } from "../../daemon/kit/render.js";
-import { audioLayout } from "../../daemon/kit/audio-template.js";
-import type { BrandSnapshot } from "../../daemon/kit/brand.js";
+import { probeMedia } from "../../daemon/render/render.js";
+import { audioLayout } from "../../daemon/render/audio-template.js";
+import type { BrandSnapshot } from "../../daemon/render/brand.js";
 import { TEST_MEDIA } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 import {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AccountService } from "../../daemon/account/accounts.js";
 import { BillingService, loadPricing, type PriceTable } from "../../daemon/account/billing.js";
-import { PaymentRequired } from "../../daemon/kit/errors.js";
+import { PaymentRequired } from "../../daemon/domain/errors.js";
 import { openDb, type Db } from "../../daemon/store/db.js";
 import { migrate } from "../../daemon/store/migrate.js";
 import { backendEnv, testBackends } from "../helpers/backends.js";

@@ -9,7 +9,7 @@ import sharp from "sharp";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import captionBurn from "../../plugins/caption-burn/index.js";
 import cut from "../../plugins/cut/index.js";
-import { DEFAULT_PRESET, probeMedia, profileOfPreset } from "../../daemon/kit/render.js";
+import { DEFAULT_PRESET, probeMedia, profileOfPreset } from "../../daemon/render/render.js";
 import { fixtureMedia, muxTalk } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import cut from "../../plugins/cut/index.js";
 import { attentionFocus } from "../../plugins/cut/focus.js";
-import { DEFAULT_PRESET, probeMedia, profileOfPreset } from "../../daemon/kit/render.js";
+import { DEFAULT_PRESET, probeMedia, profileOfPreset } from "../../daemon/render/render.js";
 import { fixtureMedia, muxTalk } from "../helpers/media.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 

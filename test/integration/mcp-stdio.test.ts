@@ -14,7 +14,7 @@ import { repoRoot, runClipd, spawnClipd } from "../helpers/cli.js";
 import { daemonEnv } from "../helpers/daemon-config.js";
 import { ok, refusal } from "../helpers/mcp.js";
 
-const MAIN = path.join(repoRoot, "dist", "daemon", "main.js");
+const MAIN = path.join(repoRoot, "dist", "daemon", "boot", "main.js");
 const TOOLS = OPERATIONS.filter(isToolOperation).map(toolName).sort();
 
 const freePort = () =>

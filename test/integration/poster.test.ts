@@ -6,7 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
-import type { BrandSnapshot } from "../../daemon/kit/brand.js";
+import type { BrandSnapshot } from "../../daemon/render/brand.js";
 import poster from "../../plugins/poster/index.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 

@@ -18,8 +18,8 @@ import {
   listedEncoders,
   probeEncoder,
   type VideoEncoder,
-} from "../../daemon/kit/encoder.js";
-import { finalEncodeArgs, probeMedia, THREAD_ARGS } from "../../daemon/kit/render.js";
+} from "../../daemon/render/encoder.js";
+import { finalEncodeArgs, probeMedia, THREAD_ARGS } from "../../daemon/render/render.js";
 import { runClipd } from "../helpers/cli.js";
 import { daemonEnv } from "../helpers/daemon-config.js";
 

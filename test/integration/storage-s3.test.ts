@@ -11,8 +11,8 @@ import { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import { pipeline } from "node:stream/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StorageNotFoundError } from "../../daemon/kit/storage.js";
-import { defineS3Storage, type S3Storage } from "../../daemon/kit/storage-s3.js";
+import { StorageNotFoundError } from "../../daemon/storage/storage.js";
+import { defineS3Storage, type S3Storage } from "../../daemon/storage/storage-s3.js";
 
 const env = process.env;
 if (!env.CLIPD_TEST_S3_ENDPOINT) {

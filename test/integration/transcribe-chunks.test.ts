@@ -5,7 +5,7 @@ import { readdir } from "node:fs/promises";
 import os from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import stage from "../../plugins/transcribe/index.js";
-import type { Transcript } from "../../daemon/kit/captions.js";
+import type { Transcript } from "../../daemon/render/captions.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 import { speechFixture } from "../fixtures/speech.js";
 

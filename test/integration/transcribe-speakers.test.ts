@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { Transcript } from "../../daemon/kit/captions.js";
+import type { Transcript } from "../../daemon/render/captions.js";
 import stage from "../../plugins/transcribe/index.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 

@@ -4,7 +4,7 @@ import { copyFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import stage from "../../plugins/transcribe/index.js";
 import { StageError } from "../../daemon/engine/stage.js";
-import type { Transcript } from "../../daemon/kit/captions.js";
+import type { Transcript } from "../../daemon/render/captions.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 import { silenceFixture, speechFixture } from "../fixtures/speech.js";
 import { fixtureMedia } from "../helpers/media.js";

@@ -1,6 +1,6 @@
 // docs/architecture.md says where each named thing lives; every path it gives there must exist,
 // so a file cannot move without the map moving with it.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/cli.js";
@@ -35,5 +35,12 @@ describe("docs/architecture.md", () => {
     const paths = rows.flatMap((r) => [...r.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
     expect(paths.length).toBeGreaterThanOrEqual(WANTED.length);
     for (const p of paths) expect(existsSync(path.join(repoRoot, p)), p).toBe(true);
+  });
+});
+
+describe("daemon/ layout", () => {
+  it("holds only rooms: every daemon file sits in a folder named for its concern", () => {
+    const loose = readdirSync(path.join(repoRoot, "daemon"), { withFileTypes: true }).filter((e) => e.isFile());
+    expect(loose.map((e) => e.name)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 // body schema, and the look that a restyle resolves and spells out to the run.
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
-import { frameSize } from "../../daemon/kit/aspect.js";
+import { frameSize } from "../../daemon/render/aspect.js";
 import { cutChanged, lookChanges, resolveLook, ClipLooks } from "../../daemon/account/clip-look.js";
 import { planFor } from "../../daemon/engine/plan.js";
 import { RunError } from "../../daemon/engine/run.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { breakLines } from "../../daemon/kit/captions.js";
+import { breakLines } from "../../daemon/render/captions.js";
 import {
   assColour,
   assTime,
@@ -9,17 +9,15 @@ import {
   stepSize,
   toAssCues,
   type CaptionStyle,
-} from "../../daemon/kit/ass.js";
-import { loadStyles } from "../../daemon/kit/styles.js";
+} from "../../daemon/render/ass.js";
+import { loadStyles } from "../../daemon/render/styles.js";
 
 const words = (text: string, from = 0, step = 0.4) =>
-  text
-    .split(" ")
-    .map((t, i) => ({
-      text: t,
-      start: +(from + i * step).toFixed(2),
-      end: +(from + i * step + step - 0.05).toFixed(2),
-    }));
+  text.split(" ").map((t, i) => ({
+    text: t,
+    start: +(from + i * step).toFixed(2),
+    end: +(from + i * step + step - 0.05).toFixed(2),
+  }));
 
 const dialogues = (ass: string) => ass.split("\n").filter((l) => l.startsWith("Dialogue:"));
 const textOf = (line: string) => line.split(",").slice(9).join(",");

@@ -2,9 +2,9 @@
 // and without the kit's files, and which kit a restyle draws (the run's over the plan's). The
 // pixels are checked by test/integration/aspect-ratios.test.ts.
 import { describe, expect, it } from "vitest";
-import { brandTail, cardTimes, withRunBrand, type PlanBrand } from "../../daemon/kit/brand-graph.js";
-import { planDuration } from "../../daemon/kit/clip-graph.js";
-import type { BrandSnapshot } from "../../daemon/kit/brand.js";
+import { brandTail, cardTimes, withRunBrand, type PlanBrand } from "../../daemon/render/brand-graph.js";
+import { planDuration } from "../../daemon/render/clip-graph.js";
+import type { BrandSnapshot } from "../../daemon/render/brand.js";
 
 const colours = { primary: "#ffffff", accent: "#ffcc00", background: "#112233" };
 const kit: PlanBrand = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import webvtt from "webvtt-parser";
-import { layoutLines, toCues, toSrt, toTxt, toVtt, type TranscriptWord } from "../../daemon/kit/captions.js";
+import { layoutLines, toCues, toSrt, toTxt, toVtt, type TranscriptWord } from "../../daemon/render/captions.js";
 
 const { WebVTTParser } = webvtt;
 

@@ -7,10 +7,10 @@ import {
   loadWordList,
   maskText,
   parseWordList,
-} from "../../daemon/kit/censor.js";
-import { emphasize, keyTerms, loadEmojiMap } from "../../daemon/kit/emphasis.js";
-import { buildAss } from "../../daemon/kit/ass.js";
-import { assFontName, brandStyle, loadStyles } from "../../daemon/kit/styles.js";
+} from "../../daemon/render/censor.js";
+import { emphasize, keyTerms, loadEmojiMap } from "../../daemon/render/emphasis.js";
+import { buildAss } from "../../daemon/render/ass.js";
+import { assFontName, brandStyle, loadStyles } from "../../daemon/render/styles.js";
 
 const list = loadWordList();
 const mask = (t: string) => maskText(t, list).text;

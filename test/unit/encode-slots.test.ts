@@ -6,7 +6,7 @@ import {
   encodeSlotsState,
   setRenderConcurrency,
   takeEncodeSlot,
-} from "../../daemon/kit/encode-slots.js";
+} from "../../daemon/render/encode-slots.js";
 
 describe("encode slots", () => {
   it("one slot: the second and third encodes start in order as each one ends", async () => {

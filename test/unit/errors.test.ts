@@ -2,7 +2,14 @@
 // by class, and its code, message and context go into the envelope unchanged.
 import { HTTPError } from "h3";
 import { describe, expect, it } from "vitest";
-import { Conflict, LimitReached, NotFound, PaymentRequired, Refused, Unauthorized } from "../../daemon/kit/errors.js";
+import {
+  Conflict,
+  LimitReached,
+  NotFound,
+  PaymentRequired,
+  Refused,
+  Unauthorized,
+} from "../../daemon/domain/errors.js";
 import { NetRefusal } from "../../daemon/net/public-url.js";
 import { RunError } from "../../daemon/engine/run.js";
 import { ApiError, toErrorBody } from "../../facade/errors.js";

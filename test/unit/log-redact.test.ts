@@ -4,7 +4,7 @@ import { mkdtempSync, openSync, readFileSync, closeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../../daemon/kit/log.js";
+import { createLogger } from "../../daemon/ops/log.js";
 
 describe("log redaction", () => {
   it("censors secrets by path", () => {

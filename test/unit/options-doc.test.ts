@@ -8,7 +8,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { fillOptionTables, optionsMarkdown } from "../../daemon/cli/options-doc.js";
 import { resolveOptions, type StageWith } from "../../daemon/engine/stage.js";
 import type { CutOptions, CutOptionsSchema } from "../../plugins/cut/index.js";
-import { BUILTIN_STAGES } from "../../daemon/stages.js";
+import { BUILTIN_STAGES } from "../../daemon/boot/stages.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const stages = new Map(BUILTIN_STAGES.map((s) => [s.name, s]));

@@ -3,7 +3,7 @@
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../config/loader.js";
-import { Conflict, Refused } from "../../daemon/kit/errors.js";
+import { Conflict, Refused } from "../../daemon/domain/errors.js";
 import { ManualProvider } from "../../daemon/payments/manual.js";
 import { PaymentService } from "../../daemon/payments/service.js";
 import { StripeEvents } from "../../daemon/payments/stripe-events.js";

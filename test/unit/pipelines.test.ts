@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadPipelines, pipelineDirs } from "../../daemon/engine/pipelines.js";
-import { loadStages as loadStageRegistry } from "../../daemon/stages.js";
+import { loadStages as loadStageRegistry } from "../../daemon/boot/stages.js";
 import { compileWhen } from "../../daemon/engine/when.js";
 import { toSeconds } from "../../daemon/engine/duration.js";
 import { repoRoot } from "../helpers/cli.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeMedia, isCoverArt, rotationOf } from "../../plugins/probe/_describe.js";
-import { classifyContentType, extensionOf, kindOfExtension, sniffMedia } from "../../daemon/kit/media-types.js";
-import type { FfprobeResult, FfprobeStream } from "../../daemon/kit/ffmpeg.js";
+import { classifyContentType, extensionOf, kindOfExtension, sniffMedia } from "../../daemon/domain/media-types.js";
+import type { FfprobeResult, FfprobeStream } from "../../daemon/render/ffmpeg.js";
 
 const video = (extra: Partial<FfprobeStream> = {}): FfprobeStream => ({
   index: 0,

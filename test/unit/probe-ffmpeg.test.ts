@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ffprobeJson, parseFfmpegTime, runFfmpeg, ToolError } from "../../daemon/kit/ffmpeg.js";
+import { ffprobeJson, parseFfmpegTime, runFfmpeg, ToolError } from "../../daemon/render/ffmpeg.js";
 import { TEST_MEDIA } from "../helpers/media.js";
 
 describe("_ffmpeg helpers", () => {

@@ -5,7 +5,7 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { abandonStream, defineLocalStorage, type Storage } from "../../daemon/kit/storage.js";
+import { abandonStream, defineLocalStorage, type Storage } from "../../daemon/storage/storage.js";
 
 describe("abandonStream", () => {
   let dir: string;

@@ -8,7 +8,7 @@ import { text } from "node:stream/consumers";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkKey, defineLocalStorage, StorageNotFoundError, type LocalStorage } from "../../daemon/kit/storage.js";
+import { checkKey, defineLocalStorage, StorageNotFoundError, type LocalStorage } from "../../daemon/storage/storage.js";
 
 describe("storage contract (local disk)", () => {
   let dir: string;

@@ -2,10 +2,10 @@
 // ignored, at most 2000 with the total of every match; and the sample line a style preview shows
 // (daemon/studio/preview.ts): one sentence's worth, at most six words, from where the first clip is.
 import { describe, expect, it } from "vitest";
-import type { TranscriptSegment, TranscriptWord } from "../../daemon/kit/captions.js";
+import type { TranscriptSegment, TranscriptWord } from "../../daemon/render/captions.js";
 import { styleVersion, TRANSCRIPT_LIMIT, transcriptLines } from "../../daemon/studio/lines.js";
 import { sampleWords } from "../../daemon/studio/preview.js";
-import { loadStyles } from "../../daemon/kit/styles.js";
+import { loadStyles } from "../../daemon/render/styles.js";
 
 /** A transcript of the given sentences, one segment each, a word a second. */
 function transcript(...sentences: string[]): { words: TranscriptWord[]; segments: TranscriptSegment[] } {

@@ -8,7 +8,7 @@ import { createWriteStream } from "node:fs";
 import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { abandonStream } from "../../../daemon/kit/storage.js";
+import { abandonStream } from "../../../daemon/storage/storage.js";
 
 const BASE = "https://huggingface.co/ggerganov/whisper.cpp/resolve/main";
 

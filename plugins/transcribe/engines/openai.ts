@@ -10,7 +10,7 @@ import { stat } from "node:fs/promises";
 import OpenAI from "openai";
 import pRetry, { AbortError } from "p-retry";
 import { StageError } from "../../../daemon/engine/stage.js";
-import type { TranscriptWord } from "../../../daemon/kit/captions.js";
+import type { TranscriptWord } from "../../../daemon/render/captions.js";
 import type { ChunkInput, ChunkResult, Engine, EngineContext } from "./types.js";
 
 const UPLOAD_LIMIT = 25 * 1024 * 1024;

@@ -3,11 +3,11 @@
  * Weak on accuracy but always available, so it is the fallback of `engine: auto`.
  */
 import { existsSync } from "node:fs";
-import { POCKETSPHINX_COMMAND, POCKETSPHINX_MODEL, requirementMissing } from "../../../daemon/kit/os-packages.js";
+import { POCKETSPHINX_COMMAND, POCKETSPHINX_MODEL, requirementMissing } from "../../../daemon/ops/os-packages.js";
 import { StageError } from "../../../daemon/engine/stage.js";
-import { _runTool } from "../../../daemon/kit/audio.js";
-import { lastMeaningfulLine, runTool } from "../../../daemon/kit/ffmpeg.js";
-import type { TranscriptWord } from "../../../daemon/kit/captions.js";
+import { _runTool } from "../../../daemon/render/audio.js";
+import { lastMeaningfulLine, runTool } from "../../../daemon/render/ffmpeg.js";
+import type { TranscriptWord } from "../../../daemon/render/captions.js";
 import type { ChunkInput, ChunkResult, Engine, EngineContext } from "./types.js";
 
 const FILLERS = new Set(["<s>", "</s>", "<sil>"]);

@@ -4,8 +4,8 @@
  * stage, so an engine stays small and any engine gets long-audio handling for free.
  */
 import type { Logger } from "pino";
-import type { AudioFormat } from "../../../daemon/kit/audio.js";
-import type { TranscriptWord } from "../../../daemon/kit/captions.js";
+import type { AudioFormat } from "../../../daemon/render/audio.js";
+import type { TranscriptWord } from "../../../daemon/render/captions.js";
 
 export interface ChunkResult {
   words: TranscriptWord[];

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { readFile, stat } from "node:fs/promises";
 import { StageError } from "../../../daemon/engine/stage.js";
-import type { TranscriptWord } from "../../../daemon/kit/captions.js";
+import type { TranscriptWord } from "../../../daemon/render/captions.js";
 import { resolveModelPath } from "./models.js";
 import type { ChunkInput, ChunkResult, Engine, EngineContext } from "./types.js";
 

@@ -35,7 +35,7 @@ export interface GraphOptions {
   focus?: { x: number; y: number };
   /** Per-scene crop centres on the joined timeline; wins over `focus` when given. */
   plan?: CropScene[];
-  /** x264 preset. Default: the shipped DEFAULT_PRESET (daemon/kit/render.ts). */
+  /** x264 preset. Default: the shipped DEFAULT_PRESET (daemon/render/render.ts). */
   preset?: string;
   /** A subtitle filter (`ass=filename=…`) drawn over the laid-out picture; none for a plain cut. */
   burn?: string;

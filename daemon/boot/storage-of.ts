@@ -1,7 +1,7 @@
 import path from "node:path";
-import type { Config } from "../config/loader.js";
-import { defineLocalStorage, type Storage } from "./kit/storage.js";
-import { defineS3Storage } from "./kit/storage-s3.js";
+import type { Config } from "../../config/loader.js";
+import { defineLocalStorage, type Storage } from "../storage/storage.js";
+import { defineS3Storage } from "../storage/storage-s3.js";
 
 /**
  * The media storage the config names: the data folder's storage/ (or `dir`), or an S3-compatible

@@ -6,7 +6,7 @@
  * without touching the classes.
  *
  * What must be opened asynchronously (the database, the queue, the stage registry) is opened by
- * daemon/app.ts and registered as a value; everything else is a cached factory.
+ * daemon/boot/app.ts and registered as a value; everything else is a cached factory.
  */
 import "reflect-metadata";
 import {
@@ -16,25 +16,25 @@ import {
   type InjectionToken,
 } from "tsyringe";
 import type { Logger } from "pino";
-import type { Config } from "../config/loader.js";
-import type { Pipeline } from "./engine/pipelines.js";
-import type { QueueManager } from "./engine/queue.js";
-import type { StageRegistry } from "./engine/registry.js";
-import { Runner } from "./engine/runner.js";
-import { WorkerBoard } from "./engine/workers.js";
-import type { Storage } from "./kit/storage.js";
-import type { Db } from "./store/db.js";
-import { AccountService } from "./account/accounts.js";
-import { accountStageEvent } from "./account/stage-events.js";
-import { BillingService } from "./account/billing.js";
-import { EpisodeService } from "./account/episodes.js";
-import { TranscriptService } from "./account/transcripts.js";
-import { WebhookService } from "./account/webhooks.js";
-import { FreeService } from "./free/service.js";
-import { WebService } from "./web/service.js";
-import { AccountRemoval } from "./web/removal.js";
-import { PaymentService } from "./payments/service.js";
-import { StudioService } from "./studio/service.js";
+import type { Config } from "../../config/loader.js";
+import type { Pipeline } from "../engine/pipelines.js";
+import type { QueueManager } from "../engine/queue.js";
+import type { StageRegistry } from "../engine/registry.js";
+import { Runner } from "../engine/runner.js";
+import { WorkerBoard } from "../engine/workers.js";
+import type { Storage } from "../storage/storage.js";
+import type { Db } from "../store/db.js";
+import { AccountService } from "../account/accounts.js";
+import { accountStageEvent } from "../account/stage-events.js";
+import { BillingService } from "../account/billing.js";
+import { EpisodeService } from "../account/episodes.js";
+import { TranscriptService } from "../account/transcripts.js";
+import { WebhookService } from "../account/webhooks.js";
+import { FreeService } from "../free/service.js";
+import { WebService } from "../web/service.js";
+import { AccountRemoval } from "../web/removal.js";
+import { PaymentService } from "../payments/service.js";
+import { StudioService } from "../studio/service.js";
 
 /** Tokens for what has no class of its own (or is opened before the container is filled). */
 export const TOKENS = {

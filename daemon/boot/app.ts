@@ -6,31 +6,31 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
-import { projectRoot, type Config } from "../config/loader.js";
-import { loadPipelines, pipelineDirs, PipelineError, type Pipeline } from "./engine/pipelines.js";
-import { QueueManager } from "./engine/queue.js";
-import type { StageRegistry } from "./engine/registry.js";
+import { projectRoot, type Config } from "../../config/loader.js";
+import { loadPipelines, pipelineDirs, PipelineError, type Pipeline } from "../engine/pipelines.js";
+import { QueueManager } from "../engine/queue.js";
+import type { StageRegistry } from "../engine/registry.js";
 import { loadStages } from "./stages.js";
-import { Runner } from "./engine/runner.js";
+import { Runner } from "../engine/runner.js";
 import { buildContainer } from "./container.js";
-import { notifyWatchRunEnds } from "./watch/run-ends.js";
+import { notifyWatchRunEnds } from "../watch/run-ends.js";
 import type { DependencyContainer } from "tsyringe";
-import type { Storage } from "./kit/storage.js";
+import type { Storage } from "../storage/storage.js";
 import { openStorage } from "./storage-of.js";
-import { openDb, type Db } from "./store/db.js";
-import { migrate } from "./store/migrate.js";
-import { WorkerBoard } from "./engine/workers.js";
-import { AccountService } from "./account/accounts.js";
-import { BillingService } from "./account/billing.js";
-import { EpisodeService } from "./account/episodes.js";
-import { TranscriptService } from "./account/transcripts.js";
-import { WebhookService } from "./account/webhooks.js";
-import { FreeService } from "./free/service.js";
-import { WebService } from "./web/service.js";
-import { AccountRemoval } from "./web/removal.js";
-import { PaymentService } from "./payments/service.js";
+import { openDb, type Db } from "../store/db.js";
+import { migrate } from "../store/migrate.js";
+import { WorkerBoard } from "../engine/workers.js";
+import { AccountService } from "../account/accounts.js";
+import { BillingService } from "../account/billing.js";
+import { EpisodeService } from "../account/episodes.js";
+import { TranscriptService } from "../account/transcripts.js";
+import { WebhookService } from "../account/webhooks.js";
+import { FreeService } from "../free/service.js";
+import { WebService } from "../web/service.js";
+import { AccountRemoval } from "../web/removal.js";
+import { PaymentService } from "../payments/service.js";
 
-/** The process's services, resolved from its container (daemon/container.ts). */
+/** The process's services, resolved from its container (daemon/boot/container.ts). */
 export interface ClipdApp {
   container: DependencyContainer;
   config: Config;

@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { isStageError } from "../engine/stage.js";
-import { toolDiskFull } from "./disk-full.js";
+import { toolDiskFull } from "../storage/disk-full.js";
 import { takeEncodeSlot } from "./encode-slots.js";
 import { activeEncoder, encoderGlobalArgs, videoCodecArgs, type VideoEncoder } from "./encoder.js";
 import { ffmpegPath, ffprobePath, runTool, SAFE_INPUT_ARGS } from "./ffmpeg.js";
@@ -151,7 +151,7 @@ export const THREAD_ARGS: readonly string[] = ["-threads", "0", "-filter_complex
 
 /**
  * The encoder flags every rendered clip uses: H.264 (profile High at most), yuv420p, CRF 20, AAC, faststart, on the
- * process's encoder (`render.encoder`, daemon/kit/encoder.ts) unless `encoder` names one. A graph
+ * process's encoder (`render.encoder`, daemon/render/encoder.ts) unless `encoder` names one. A graph
  * feeding VAAPI must end with `encoderFilterTail()`.
  */
 export function finalEncodeArgs(

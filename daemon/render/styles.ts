@@ -23,7 +23,7 @@ export function findConfigFile(rel: string): string {
     if (existsSync(candidate)) return candidate;
     dir = path.dirname(dir);
   }
-  throw new Error(`config/${rel} was not found above daemon/kit`);
+  throw new Error(`config/${rel} was not found above daemon/render`);
 }
 
 const cache = new Map<string, StyleCatalogue>();

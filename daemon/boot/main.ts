@@ -6,24 +6,24 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig, maskSecrets, type Config } from "../config/loader.js";
+import { ConfigError, loadConfig, maskSecrets, type Config } from "../../config/loader.js";
 import { loadPipelineSet, openApp } from "./app.js";
-import { progressPrinter } from "./cli/output.js";
-import { formatChecks, runDoctor } from "./cli/doctor.js";
-import { checkRenderTop, rendersFollow, splitOptions, startClipRenders } from "./watch/followups.js";
-import { createLogger } from "./kit/log.js";
-import { parseSets, UsageError } from "./cli/args.js";
-import { cmdAdmin, cmdModels, cmdPipelines, cmdStage } from "./cli/ops.js";
-import { cmdConfigDescribe } from "./cli/config-doc.js";
-import { cmdResetPassword } from "./cli/account.js";
-import { PipelineError } from "./engine/pipelines.js";
-import { eventsFor, writeResults } from "./watch/results.js";
+import { progressPrinter } from "../cli/output.js";
+import { formatChecks, runDoctor } from "../cli/doctor.js";
+import { checkRenderTop, rendersFollow, splitOptions, startClipRenders } from "../watch/followups.js";
+import { createLogger } from "../ops/log.js";
+import { parseSets, UsageError } from "../cli/args.js";
+import { cmdAdmin, cmdModels, cmdPipelines, cmdStage } from "../cli/ops.js";
+import { cmdConfigDescribe } from "../cli/config-doc.js";
+import { cmdResetPassword } from "../cli/account.js";
+import { PipelineError } from "../engine/pipelines.js";
+import { eventsFor, writeResults } from "../watch/results.js";
 import { startRoles, type Role, type RunningRoles } from "./roles.js";
-import { RunError, type Run } from "./engine/runner.js";
-import { PluginError } from "./engine/registry.js";
-import { DatabaseError, openDb } from "./store/db.js";
-import { migrate } from "./store/migrate.js";
-import { relayStdio } from "../facade/mcp/stdio.js";
+import { RunError, type Run } from "../engine/runner.js";
+import { PluginError } from "../engine/registry.js";
+import { DatabaseError, openDb } from "../store/db.js";
+import { migrate } from "../store/migrate.js";
+import { relayStdio } from "../../facade/mcp/stdio.js";
 
 const USAGE = `clipd — clips and transcripts from long recordings
 
@@ -58,7 +58,7 @@ Environment: PORT, DATABASE_URL, CLIPD_DATA_DIR, CLIPD_CONFIG, CLIPD_LOG_LEVEL`;
 
 async function cmdRoles(cfg: Config, roles: Role[]) {
   const log = createLogger(cfg);
-  const { runDoctor: doctor } = await import("./cli/doctor.js");
+  const { runDoctor: doctor } = await import("../cli/doctor.js");
   for (const c of await doctor(cfg, { database: false })) {
     if (c.level !== "ok")
       log.warn({ check: c.name, detail: c.detail, fix: c.fix }, `missing: ${c.name} — fix: ${c.fix}`);

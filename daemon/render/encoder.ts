@@ -22,7 +22,7 @@ export const HARDWARE_ENCODERS: readonly VideoEncoder[] = ["h264_nvenc", "h264_q
 
 /**
  * The ones `auto` tries, in this order. VAAPI is left out until the render graphs end with
- * `encoderFilterTail()` (daemon/kit/clip-graph.ts): its probe passes on a machine with a GPU, but
+ * `encoderFilterTail()` (daemon/render/clip-graph.ts): its probe passes on a machine with a GPU, but
  * a render's frames would not reach the GPU. Naming it still forces it.
  */
 export const AUTO_ENCODERS: readonly VideoEncoder[] = ["h264_nvenc", "h264_qsv"];

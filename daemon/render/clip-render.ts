@@ -7,7 +7,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { isStageError, StageError, type StageContext } from "../engine/stage.js";
 import { FfmpegError, probeMedia, runFfmpeg, type MediaSummary } from "./render.js";
-import { stepFile } from "./storage.js";
+import { stepFile } from "../storage/storage.js";
 import { cardLines, type BrandFiles } from "./brand-graph.js";
 import type { RenderPlan } from "./clip-graph.js";
 

@@ -4,24 +4,24 @@
  * taken, running steps get `queue.shutdown_grace_seconds` to finish, and whatever is still running
  * then is abandoned to the queue, which retries it on the next worker.
  */
-import { Drain } from "./kit/drain.js";
-import { metrics } from "./kit/metrics.js";
+import { Drain } from "../ops/drain.js";
+import { metrics } from "../ops/metrics.js";
 import { listen, type Listener } from "listhen";
 import { toNodeHandler } from "h3/node";
-import { createFacade } from "../facade/app.js";
+import { createFacade } from "../../facade/app.js";
 import type { ClipdApp } from "./app.js";
-import { WatchFolder } from "./watch/folder.js";
-import { RateLimiter } from "../facade/ratelimit.js";
-import { LinkSigner } from "../facade/signing.js";
-import { downloadLink } from "../facade/uploads.js";
-import { resultsLink } from "../facade/operations/web-studio-results.js";
-import { ensureOpsToken } from "./kit/ops-token.js";
+import { WatchFolder } from "../watch/folder.js";
+import { RateLimiter } from "../../facade/ratelimit.js";
+import { LinkSigner } from "../../facade/signing.js";
+import { downloadLink } from "../../facade/uploads.js";
+import { resultsLink } from "../../facade/operations/web-studio-results.js";
+import { ensureOpsToken } from "../ops/ops-token.js";
 import os from "node:os";
-import { configureEncoder } from "./kit/encoder.js";
-import { defaultRenderConcurrency, setRenderConcurrency } from "./kit/encode-slots.js";
-import { startUploadSweeper } from "../facade/upload-sweeper.js";
-import { AccountRemoval } from "./web/removal.js";
-import { StudioService } from "./studio/service.js";
+import { configureEncoder } from "../render/encoder.js";
+import { defaultRenderConcurrency, setRenderConcurrency } from "../render/encode-slots.js";
+import { startUploadSweeper } from "../../facade/upload-sweeper.js";
+import { AccountRemoval } from "../web/removal.js";
+import { StudioService } from "../studio/service.js";
 
 export type Role = "serve" | "work" | "watch";
 
@@ -39,7 +39,7 @@ export async function serveRole(
   rates.start();
   const signer = await LinkSigner.create(app.db, app.config.server.signing_secret || undefined);
   app.free.setLinker((file, at) => downloadLink({ config: app.config, signer }, { ...file, origin: at }));
-  // The ops routes always need a token; without a configured one, the data folder's (kit/ops-token.ts).
+  // The ops routes always need a token; without a configured one, the data folder's (ops/ops-token.ts).
   const ops = await ensureOpsToken(app.config);
   if (ops.file)
     app.log.info(

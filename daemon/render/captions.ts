@@ -42,7 +42,7 @@ export interface CaptionWord {
   text: string;
   start: number;
   end: number;
-  /** Drawn in the accent colour (a number or a key phrase; daemon/kit/emphasis.ts). */
+  /** Drawn in the accent colour (a number or a key phrase; daemon/render/emphasis.ts). */
   emphasis?: boolean;
 }
 

@@ -8,8 +8,8 @@
  * that is not installed rejects with StageError `tool_missing`, which names the apt fix.
  */
 import { spawn } from "node:child_process";
-import { toolDiskFull } from "./disk-full.js";
-import { ffmpegCommand, ffprobeCommand, spawnFailure } from "./os-packages.js";
+import { toolDiskFull } from "../storage/disk-full.js";
+import { ffmpegCommand, ffprobeCommand, spawnFailure } from "../ops/os-packages.js";
 
 /** Input options that stop a crafted file (an HLS playlist named .mp4, say) from opening URLs. */
 export const SAFE_INPUT_ARGS: readonly string[] = ["-protocol_whitelist", "file,pipe"];
