@@ -21,7 +21,8 @@ module.exports = {
       name: "plugins-use-the-contract",
       severity: "error",
       comment:
-        "A stage plugin may use the stage contract, the low rooms (storage, render, ops, domain, net) and its own files.",
+        "A stage plugin may use the stage contract, the low rooms (storage, render, " +
+        "ops, domain, net) and its own files.",
       from: { path: "^plugins/" },
       to: {
         path: "^(daemon|facade|config|test|bench)/",
@@ -63,7 +64,8 @@ module.exports = {
       name: "low-rooms-stay-low",
       severity: "error",
       comment:
-        "The low rooms serve stages and services alike, so they import neither rooms above them nor the engine beyond the stage contract.",
+        "The low rooms serve stages and services alike, so they import neither " +
+        "rooms above them nor the engine beyond the stage contract.",
       from: { path: `^daemon/${LOW}/` },
       to: {
         path: "^daemon/(account|free|delivery|watch|cli|engine|store|brand|payments|studio|web|boot)/",
@@ -82,7 +84,8 @@ module.exports = {
       name: "web-stands-alone",
       severity: "error",
       comment:
-        "The website (web/) runs in the browser and reaches clipd only over HTTP (web/src/api.ts): it imports no server code.",
+        "The website (web/) runs in the browser and reaches clipd only over HTTP " +
+        "(web/src/api.ts): it imports no server code.",
       from: { path: "^web/" },
       to: { path: "^(daemon|facade|plugins|config|test|bench|scripts)/" },
     },

@@ -50,7 +50,8 @@ export async function startServe(opts: {
   const cfgFile = path.join(opts.dataDir, "clipd.yaml");
   writeFileSync(
     cfgFile,
-    "api:\n  rate_limit: { requests: 100000000, window_seconds: 60 }\nwatch: { enabled: false }\nlog: { level: warn, pretty: false }\n",
+    "api:\n  rate_limit: { requests: 100000000, window_seconds: 60 }\nwatch: " +
+      "{ enabled: false }\nlog: { level: warn, pretty: false }\n",
   );
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {

@@ -116,14 +116,19 @@ export async function dropToRendered(main: string, root: string, file: string): 
 export function dropReport(r: DropResult, seconds: number, cores: number): string[] {
   const out = [
     "",
-    `Video episode (${Math.round(seconds / 60)} min, 1080p30, a scene change every 30 s), drop → top ${TOP} clips rendered, watch folder (clipd start, PGlite), ${cores} cores:`,
+    `Video episode (${Math.round(seconds / 60)} min, 1080p30, a scene change ` +
+      `every 30 s), drop → top ${TOP} clips rendered, watch folder (clipd start, ` +
+      `PGlite), ${cores} cores:`,
     "",
     "| span | from s | to s | seconds |",
     "|---|---:|---:|---:|",
     ...r.spans.map((s) => `| ${s.what} | ${s.from.toFixed(1)} | ${s.to.toFixed(1)} | ${(s.to - s.from).toFixed(1)} |`),
-    `| **drop → ${r.clips} clips in the outbox** | 0.0 | ${r.wallSeconds.toFixed(1)} | **${r.wallSeconds.toFixed(1)}** |`,
+    `| **drop → ${r.clips} clips in the outbox** | 0.0 | ${r.wallSeconds.toFixed(1)} ` +
+      `| **${r.wallSeconds.toFixed(1)}** |`,
     "",
-    `Target (issue 17): drop → top ${TOP} clips rendered <= 0.3x episode length (${((0.3 * seconds) / 60).toFixed(0)} min): ${r.wallSeconds <= 0.3 * seconds && r.clips >= TOP ? "met" : "NOT met"} (${(r.wallSeconds / seconds).toFixed(3)}x, ${r.clips} clips, run ${r.state}).`,
+    `Target (issue 17): drop → top ${TOP} clips rendered <= 0.3x episode length ` +
+      `(${((0.3 * seconds) / 60).toFixed(0)} min): ${r.wallSeconds <= 0.3 * seconds && r.clips >= TOP ? "met" : "NOT met"} ` +
+      `(${(r.wallSeconds / seconds).toFixed(3)}x, ${r.clips} clips, run ${r.state}).`,
   ];
   return out;
 }

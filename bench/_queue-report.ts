@@ -62,7 +62,8 @@ export function report(results: ScenarioResult[], pgOrigin: string | undefined, 
   if (pgOrigin) out.push(`PostgreSQL: ${pgOrigin}`);
   out.push("");
   out.push(
-    `Step dispatch latency, ms: a step's end to the next step's start (${o.chain}, runs one at a time, ${o.latencyRuns} runs × 5 transitions)`,
+    `Step dispatch latency, ms: a step's end to the next step's start (${o.chain}, ` +
+      `runs one at a time, ${o.latencyRuns} runs × 5 transitions)`,
   );
   out.push("");
   out.push(
@@ -72,20 +73,25 @@ export function report(results: ScenarioResult[], pgOrigin: string | undefined, 
   for (const r of results) {
     const l = r.latency;
     out.push(
-      `| ${cores} | ${r.backend} | ${r.concurrency} | ${l.stage.n}${l.partial ? " (partial)" : ""} | ${ms(l.stage.median)} | ${ms(l.stage.p90)} | ${ms(l.stage.p99)} | ${ms(l.stage.max)} | ${ms(l.recorded.median)} | ${ms(l.recorded.p90)} |`,
+      `| ${cores} | ${r.backend} | ${r.concurrency} | ${l.stage.n}${l.partial ? " (partial)" : ""} ` +
+        `| ${ms(l.stage.median)} | ${ms(l.stage.p90)} | ${ms(l.stage.p99)} | ${ms(l.stage.max)} ` +
+        `| ${ms(l.recorded.median)} | ${ms(l.recorded.p90)} |`,
     );
   }
   out.push("");
   out.push(`Throughput: ${o.throughputRuns} runs of ${o.three} (3 no-op steps) queued at once`);
   out.push("");
   out.push(
-    "| cores | backend | concurrency | runs done | seconds | runs/s | steps/s | enqueue s | gap median ms | gap p90 ms |",
+    "| cores | backend | concurrency | runs done | seconds | runs/s | steps/s " +
+      "| enqueue s | gap median ms | gap p90 ms |",
   );
   out.push("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of results) {
     const t = r.throughput;
     out.push(
-      `| ${cores} | ${r.backend} | ${r.concurrency} | ${t.finished}/${t.runs}${t.failed ? ` (${t.failed} failed)` : ""} | ${t.seconds.toFixed(2)} | ${t.runsPerSecond.toFixed(1)} | ${t.stepsPerSecond.toFixed(1)} | ${t.enqueueSeconds.toFixed(2)} | ${ms(t.stage.median)} | ${ms(t.stage.p90)} |`,
+      `| ${cores} | ${r.backend} | ${r.concurrency} | ${t.finished}/${t.runs}${t.failed ? ` (${t.failed} failed)` : ""} ` +
+        `| ${t.seconds.toFixed(2)} | ${t.runsPerSecond.toFixed(1)} | ${t.stepsPerSecond.toFixed(1)} ` +
+        `| ${t.enqueueSeconds.toFixed(2)} | ${ms(t.stage.median)} | ${ms(t.stage.p90)} |`,
     );
   }
   out.push("");
@@ -93,12 +99,14 @@ export function report(results: ScenarioResult[], pgOrigin: string | undefined, 
   if (pgRows.length) {
     const worst = Math.max(...pgRows.map((r) => r.latency.stage.median));
     out.push(
-      `Target: median step-to-step latency under 250 ms on PostgreSQL: ${worst < 250 ? "met" : "NOT met"} (worst median ${ms(worst)} ms).`,
+      `Target: median step-to-step latency under 250 ms on PostgreSQL: ${worst < 250 ? "met" : "NOT met"} ` +
+        `(worst median ${ms(worst)} ms).`,
     );
   }
   for (const r of results) {
     out.push(
-      `${r.backend}, concurrency ${r.concurrency}: queue notify=${r.notify}, scenario ${r.seconds.toFixed(1)} s${r.warnings.length ? `, warnings: ${r.warnings.join("; ")}` : ""}`,
+      `${r.backend}, concurrency ${r.concurrency}: queue notify=${r.notify}, ` +
+        `scenario ${r.seconds.toFixed(1)} s${r.warnings.length ? `, warnings: ${r.warnings.join("; ")}` : ""}`,
     );
   }
   return out.join("\n");

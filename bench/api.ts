@@ -101,7 +101,9 @@ function report(runs: Map<string, Row>[], backends: Backend[], pgOrigin: string 
     .map((l) => l.toFixed(2))
     .join(" ");
   const out = [
-    `API benchmark: ${CONNECTIONS} connections, ${SECONDS} s per measure, median of ${runs.length} run(s), ${os.availableParallelism()} cores, Node ${process.version}, load average ${load}`,
+    `API benchmark: ${CONNECTIONS} connections, ${SECONDS} s per measure, median ` +
+      `of ${runs.length} run(s), ${os.availableParallelism()} cores, Node ${process.version}, ` +
+      `load average ${load}`,
     pgOrigin ? `PostgreSQL: ${pgOrigin}` : "",
     "",
     "| backend | target | req/s | p50 ms | p99 ms | × bare (same run) | errors | non-2xx |",
@@ -118,7 +120,9 @@ function report(runs: Map<string, Row>[], backends: Backend[], pgOrigin: string 
     const ratio =
       kind === "bare" ? "1.000" : median(runs.map((r) => r.get(name)!.rps / r.get("bare")!.rps))!.toFixed(3);
     out.push(
-      `| ${backend} | ${LABEL[kind]} | ${Math.round(med(name, (r) => r.rps)!)} | ${med(name, (r) => r.p50)} | ${med(name, (r) => r.p99)} | ${ratio} | ${med(name, (r) => r.errors)} | ${med(name, (r) => r.non2xx)} |`,
+      `| ${backend} | ${LABEL[kind]} | ${Math.round(med(name, (r) => r.rps)!)} ` +
+        `| ${med(name, (r) => r.p50)} | ${med(name, (r) => r.p99)} | ${ratio} | ` +
+        `${med(name, (r) => r.errors)} | ${med(name, (r) => r.non2xx)} |`,
     );
   };
   line("—", "bare", "bare");
@@ -143,7 +147,8 @@ function report(runs: Map<string, Row>[], backends: Backend[], pgOrigin: string 
     const p99 = med(`${b} read`, (r) => r.p99)!;
     const met = ratio >= TARGET[b] && p99 < 10;
     out.push(
-      `Target ${b}: reads >= ${TARGET[b].toFixed(2)}x the bare route with p99 < 10 ms: ${met ? "met" : "NOT met"} (${ratio.toFixed(3)}x, p99 ${p99} ms).`,
+      `Target ${b}: reads >= ${TARGET[b].toFixed(2)}x the bare route with p99 ` +
+        `< 10 ms: ${met ? "met" : "NOT met"} (${ratio.toFixed(3)}x, p99 ${p99} ms).`,
     );
   }
   return out.filter((l, i) => l !== "" || i > 1).join("\n");

@@ -190,21 +190,29 @@ function report(results: Result[], file: string): string {
     .join(" ");
   const stages = ["fetch-source", "probe", "transcribe", "find-clips", "notify"];
   const out = [
-    `clipd episode benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} cores (${cpu}), load average at the end ${load}`,
-    `Episode: ${Math.round(SECONDS / 60)} min generated two-voice speech (${path.extname(file)}), drop to clips found, no rendering`,
+    `clipd episode benchmark, ${new Date().toISOString().slice(0, 10)}, Node ` +
+      `${process.version}, ${CORES} cores (${cpu}), load average at the end ${load}`,
+    `Episode: ${Math.round(SECONDS / 60)} min generated two-voice speech (${path.extname(file)}), ` +
+      `drop to clips found, no rendering`,
     "",
-    `| cores | way in | episode min | drop → clips s | × real time | CPU s | clips | ${stages.map((s) => `${s} s`).join(" | ")} |`,
+    `| cores | way in | episode min | drop → clips s | × real time | CPU s ` +
+      `| clips | ${stages.map((s) => `${s} s`).join(" | ")} |`,
     `|---:|---|---:|---:|---:|---:|---:|${stages.map(() => "---:").join("|")}|`,
   ];
   for (const r of results) {
     out.push(
-      `| ${CORES} | ${r.mode === "watch" ? "watch folder (clipd start)" : "clipd run"} | ${(SECONDS / 60).toFixed(0)} | ${r.wallSeconds.toFixed(1)} | ${(r.wallSeconds / SECONDS).toFixed(3)} | ${r.mode === "watch" ? "—" : r.cpuSeconds.toFixed(1)} | ${r.clips} | ${stages.map((s) => (r.steps[s] ?? NaN).toFixed(1)).join(" | ")} |`,
+      `| ${CORES} | ${r.mode === "watch" ? "watch folder (clipd start)" : "clipd run"} ` +
+        `| ${(SECONDS / 60).toFixed(0)} | ${r.wallSeconds.toFixed(1)} | ${(r.wallSeconds / SECONDS).toFixed(3)} ` +
+        `| ${r.mode === "watch" ? "—" : r.cpuSeconds.toFixed(1)} | ${r.clips} | ` +
+        `${stages.map((s) => (r.steps[s] ?? NaN).toFixed(1)).join(" | ")} |`,
     );
   }
   out.push("");
   const worst = Math.max(...results.map((r) => r.wallSeconds));
   out.push(
-    `Target: a ${Math.round(SECONDS / 60)}-minute episode from drop to clips found in under 5 minutes: ${worst < 300 ? "met" : "NOT met"} (slowest ${worst.toFixed(1)} s).`,
+    `Target: a ${Math.round(SECONDS / 60)}-minute episode from drop to clips ` +
+      `found in under 5 minutes: ${worst < 300 ? "met" : "NOT met"} (slowest ` +
+      `${worst.toFixed(1)} s).`,
   );
   out.push("CPU s counts clipd and everything it ran (only for `clipd run`, whose process ends with the run).");
   return out.join("\n");

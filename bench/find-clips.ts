@@ -146,9 +146,12 @@ const cell = (v: number | null, c: number | null) => `${f2(v)} (${f2(c)})`;
 
 export function table(rows: EpisodeResult[]): string {
   const head =
-    "| episode | min | moments | hit rate | precision@5 | decoys@5 | boundaries | brief API | brief fresh | ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+    "| episode | min | moments | hit rate | precision@5 | decoys@5 | boundaries " +
+    "| brief API | brief fresh | ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
   const line = (name: string, min: string, moments: string, m: Measures, c: Measures, ms: string) =>
-    `| ${name} | ${min} | ${moments} | ${cell(m.hit, c.hit)} | ${cell(m.precision, c.precision)} | ${cell(m.decoys, c.decoys)} | ${cell(m.boundaries, c.boundaries)} | ${cell(m.briefApi, c.briefApi)} | ${cell(m.briefFresh, c.briefFresh)} | ${ms} |`;
+    `| ${name} | ${min} | ${moments} | ${cell(m.hit, c.hit)} | ${cell(m.precision, c.precision)} ` +
+    `| ${cell(m.decoys, c.decoys)} | ${cell(m.boundaries, c.boundaries)} | ` +
+    `${cell(m.briefApi, c.briefApi)} | ${cell(m.briefFresh, c.briefFresh)} | ${ms} |`;
   const body = rows.map((r) =>
     line(r.name, r.minutes.toFixed(1), String(r.moments), r.measures, r.chance, r.ms.toFixed(0)),
   );
@@ -238,7 +241,8 @@ async function main() {
     return;
   }
   console.log(
-    `find-clips on ${set.length} labelled episodes, top ${TOP}, defaults (30–150 s); ${env.cores} cores, Node ${env.node}, ${env.date}`,
+    `find-clips on ${set.length} labelled episodes, top ${TOP}, defaults (30–150 ` +
+      `s); ${env.cores} cores, Node ${env.node}, ${env.date}`,
   );
   console.log("Each cell: measured (chance: random clips with the same count and lengths, 200 draws).\n");
   for (const [k, v] of Object.entries(engines))

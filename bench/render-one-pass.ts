@@ -165,7 +165,8 @@ async function main() {
   }
   const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   console.log(
-    `\n### bench/render-one-pass: ${SECONDS} s clip, 1920×1080 → 1080×1920, caption-burn's default preset, ${ROUNDS} rounds (median)\n`,
+    `\n### bench/render-one-pass: ${SECONDS} s clip, 1920×1080 → 1080×1920, ` +
+      `caption-burn's default preset, ${ROUNDS} rounds (median)\n`,
   );
   console.log(`${os.availableParallelism()} cores, load average ${load.toFixed(2)} → ${os.loadavg()[0]!.toFixed(2)}\n`);
   console.log("| variant | wall s | × clip length | CPU s | CPU s ÷ clip length | wall s per run |");
@@ -173,7 +174,8 @@ async function main() {
   for (const [name, v] of Object.entries(times)) {
     const c = median(cpus[name]!);
     console.log(
-      `| ${name} | ${median(v).toFixed(1)} | ${(median(v) / SECONDS).toFixed(3)} | ${c.toFixed(1)} | ${(c / SECONDS).toFixed(3)} | ${v.map((x) => x.toFixed(1)).join(", ")} |`,
+      `| ${name} | ${median(v).toFixed(1)} | ${(median(v) / SECONDS).toFixed(3)} ` +
+        `| ${c.toFixed(1)} | ${(c / SECONDS).toFixed(3)} | ${v.map((x) => x.toFixed(1)).join(", ")} |`,
     );
   }
   for (const [what, set] of [

@@ -136,7 +136,8 @@ async function mainPart(env: Env) {
   const cold = await clipdRender(env, "cold", SECONDS, false);
   const frames = SECONDS * FPS;
   console.log(
-    `\n#### Render of a ${SECONDS} s clip (best of ${ROUNDS}, alternated; preset ${env.preset} as clipd's final encode, CRF ${DEFAULT_CRF}); load ${load()}\n`,
+    `\n#### Render of a ${SECONDS} s clip (best of ${ROUNDS}, alternated; preset ` +
+      `${env.preset} as clipd's final encode, CRF ${DEFAULT_CRF}); load ${load()}\n`,
   );
   console.log("| what | wall s | fps | RTF (wall ÷ clip) | ÷ bare |");
   console.log("|---|---:|---:|---:|---:|");
@@ -152,17 +153,21 @@ async function mainPart(env: Env) {
     cold.wall,
   );
   console.log(
-    `\nThe top clips' crop plans (plan-crops, in the episode pipeline before the render): ${f2(best(plans))} s per ${SECONDS} s clip.`,
+    `\nThe top clips' crop plans (plan-crops, in the episode pipeline before ` +
+      `the render): ${f2(best(plans))} s per ${SECONDS} s clip.`,
   );
   console.log(
-    `All rounds: clipd ${clipd.map(f2).join(", ")} s; bare ${bare.map(f2).join(", ")} s; restyle ${restyle.map(f2).join(", ")} s.`,
+    `All rounds: clipd ${clipd.map(f2).join(", ")} s; bare ${bare.map(f2).join(", ")} ` +
+      `s; restyle ${restyle.map(f2).join(", ")} s.`,
   );
   const paired = clipd.map((c, i) => c / bare[i]!).sort((a, b) => a - b);
   console.log(
-    `Paired ratios (each clipd round ÷ the bare round right after it, which shares its load): ${paired.map(f2).join(", ")}; median ${f2(paired[Math.floor(paired.length / 2)]!)}.`,
+    `Paired ratios (each clipd round ÷ the bare round right after it, which ` +
+      `shares its load): ${paired.map(f2).join(", ")}; median ${f2(paired[Math.floor(paired.length / 2)]!)}.`,
   );
   console.log(
-    `CPU seconds (least of the rounds): clipd ${f2(best(clipdCpu))}, bare ${f2(best(bareCpu))}, ratio ${f2(best(clipdCpu) / best(bareCpu))}.`,
+    `CPU seconds (least of the rounds): clipd ${f2(best(clipdCpu))}, bare ${f2(best(bareCpu))}, ` +
+      `ratio ${f2(best(clipdCpu) / best(bareCpu))}.`,
   );
   return { ratio: best(clipd) / best(bare), rtf: best(clipd) / SECONDS, restyle: best(restyle) / SECONDS };
 }
@@ -188,18 +193,22 @@ async function presetsPart(env: Env) {
   // with the load, while the CPU it costs ranks the presets the same from run to run.
   const within = rows.filter((r) => r.ssim >= vf.ssim - 0.005).sort((a, b) => a.cpu - b.cpu);
   console.log(
-    `\n#### x264 presets, bare graph, first ${SWEEP} s, CRF ${DEFAULT_CRF}; SSIM against slow CRF 12 (${f2(ref.wall)} s); load ${load()}\n`,
+    `\n#### x264 presets, bare graph, first ${SWEEP} s, CRF ${DEFAULT_CRF}; ` +
+      `SSIM against slow CRF 12 (${f2(ref.wall)} s); load ${load()}\n`,
   );
   console.log("| preset | wall s | fps | RTF | CPU s | size MB | SSIM | within 0.005 of veryfast |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---|");
   for (const r of rows) {
     console.log(
-      `| ${r.preset} | ${f2(r.wall)} | ${((SWEEP * FPS) / r.wall).toFixed(1)} | ${(r.wall / SWEEP).toFixed(3)} | ${f2(r.cpu)} | ${(r.bytes / 1e6).toFixed(2)} | ${r.ssim.toFixed(4)} | ${r.ssim >= vf.ssim - 0.005 ? "yes" : "no"} |`,
+      `| ${r.preset} | ${f2(r.wall)} | ${((SWEEP * FPS) / r.wall).toFixed(1)} ` +
+        `| ${(r.wall / SWEEP).toFixed(3)} | ${f2(r.cpu)} | ${(r.bytes / 1e6).toFixed(2)} ` +
+        `| ${r.ssim.toFixed(4)} | ${r.ssim >= vf.ssim - 0.005 ? "yes" : "no"} |`,
     );
   }
   const choice = within[0]!.preset; // veryfast itself is always within
   console.log(
-    `\nChosen by measurement: ${choice} (the least CPU within 0.005 of veryfast's SSIM ${vf.ssim.toFixed(4)}); shipped default: ${DEFAULT_PRESET}${choice === DEFAULT_PRESET ? "" : " (differs: see docs/benchmarks.md)"}.`,
+    `\nChosen by measurement: ${choice} (the least CPU within 0.005 of veryfast's ` +
+      `SSIM ${vf.ssim.toFixed(4)}); shipped default: ${DEFAULT_PRESET}${choice === DEFAULT_PRESET ? "" : " (differs: see docs/benchmarks.md)"}.`,
   );
 }
 
@@ -247,7 +256,8 @@ async function concurrencyPart(env: Env) {
     const wall = (performance.now() - t) / 1000;
     const cpu = childCpuSeconds() - cpu0;
     console.log(
-      `| ${n} | ${f2(wall)} | ${((n * 60) / wall).toFixed(2)} | ${f2(best(walls))} | ${f2(cpu / n)} | ${f2(cpu / wall)} |`,
+      `| ${n} | ${f2(wall)} | ${((n * 60) / wall).toFixed(2)} | ${f2(best(walls))} ` +
+        `| ${f2(cpu / n)} | ${f2(cpu / wall)} |`,
     );
   }
 }
@@ -270,7 +280,8 @@ async function main() {
     .split("\n")[0]!
     .replace(/ Copyright.*/, "");
   console.log(
-    `### bench/render: ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.versions.node}, ${ffmpeg}; load average ${load()}`,
+    `### bench/render: ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? "?"}), ` +
+      `Node ${process.versions.node}, ${ffmpeg}; load average ${load()}`,
   );
   const commit = execFileSync("git", ["log", "-1", "--format=%h %cI"], { cwd: root }).toString().trim();
   const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root }).toString().trim()
@@ -281,14 +292,17 @@ async function main() {
   );
   try {
     let main: Awaited<ReturnType<typeof mainPart>> | undefined;
-    if (PARTS.has("main") || PARTS.has("presets") || PARTS.has("threads")) main = await mainPart(env); // the others need its ASS file
+    // the others need its ASS file
+    if (PARTS.has("main") || PARTS.has("presets") || PARTS.has("threads")) main = await mainPart(env);
     if (PARTS.has("presets")) await presetsPart(env);
     if (PARTS.has("threads")) await threadsPart(env);
     if (PARTS.has("concurrency")) await concurrencyPart(env);
     console.log(`\nload average at the end ${load()}`);
     if (main) {
       console.log(
-        `Targets: clipd ≤ 1.10× bare: ${main.ratio <= 1.1 ? "met" : "NOT met"}; ≤ 0.5× clip length: ${main.rtf <= 0.5 ? "met" : "NOT met"}; restyle ${main.restyle.toFixed(2)}× ≤ 0.35×: ${main.restyle <= 0.35 ? "met" : "NOT met"}.`,
+        `Targets: clipd ≤ 1.10× bare: ${main.ratio <= 1.1 ? "met" : "NOT met"}; ` +
+          `≤ 0.5× clip length: ${main.rtf <= 0.5 ? "met" : "NOT met"}; restyle ${main.restyle.toFixed(2)}× ` +
+          `≤ 0.35×: ${main.restyle <= 0.35 ? "met" : "NOT met"}.`,
       );
       console.log(`render: ${main.ratio.toFixed(2)}× bare ffmpeg, ${main.rtf.toFixed(2)}× clip length`);
     }

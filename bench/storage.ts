@@ -158,7 +158,8 @@ async function main() {
       for (const mode of ["proxy", "presigned"] as const) {
         const r = result[mode]!;
         rows.push(
-          `| ${mb} | ${mode === "proxy" ? "through clipd" : "presigned, straight to the store"} | ${rate(bytes, median(r.up)).toFixed(0)} | ${rate(bytes, median(r.down)).toFixed(0)} |`,
+          `| ${mb} | ${mode === "proxy" ? "through clipd" : "presigned, straight to the store"} ` +
+            `| ${rate(bytes, median(r.up)).toFixed(0)} | ${rate(bytes, median(r.down)).toFixed(0)} |`,
         );
       }
       const up = median(result.proxy!.up) / median(result.presigned!.up);

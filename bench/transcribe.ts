@@ -163,7 +163,8 @@ function report(results: Result[]): string {
     .map((l) => l.toFixed(2))
     .join(" ");
   const out = [
-    `clipd transcribe benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} cores (${cpu}), load average at the end ${load}`,
+    `clipd transcribe benchmark, ${new Date().toISOString().slice(0, 10)}, ` +
+      `Node ${process.version}, ${CORES} cores (${cpu}), load average at the end ${load}`,
     "",
     "| cores | engine | audio | audio s | wall s | RTF | CPU s | CPU ÷ audio | words | WER |",
     "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -171,7 +172,9 @@ function report(results: Result[]): string {
   for (const r of results) {
     const wer = r.error ? `failed: ${r.error}` : r.wer === undefined ? "—" : r.wer.toFixed(3);
     out.push(
-      `| ${CORES} | ${r.label} | ${r.audio} | ${r.audioSeconds.toFixed(1)} | ${r.wallSeconds.toFixed(1)} | ${r.rtf.toFixed(3)} | ${r.cpuSeconds.toFixed(1)} | ${(r.cpuSeconds / r.audioSeconds).toFixed(3)} | ${r.words} | ${wer} |`,
+      `| ${CORES} | ${r.label} | ${r.audio} | ${r.audioSeconds.toFixed(1)} | ` +
+        `${r.wallSeconds.toFixed(1)} | ${r.rtf.toFixed(3)} | ${r.cpuSeconds.toFixed(1)} ` +
+        `| ${(r.cpuSeconds / r.audioSeconds).toFixed(3)} | ${r.words} | ${wer} |`,
     );
   }
   const chunked = results.find((r) => r.case === "ps-chunked" && !r.audio.startsWith("jfk") && !r.error);
@@ -179,19 +182,24 @@ function report(results: Result[]): string {
   out.push("");
   if (chunked) {
     out.push(
-      `Target: chunked pocketsphinx RTF ≤ 0.2 on ${CORES} cores (episode): ${chunked.rtf <= 0.2 ? "met" : "NOT met"} (${chunked.rtf.toFixed(3)}${single ? `; single process ${single.rtf.toFixed(3)}, speed-up ×${(single.rtf / chunked.rtf).toFixed(2)}` : ""}).`,
+      `Target: chunked pocketsphinx RTF ≤ 0.2 on ${CORES} cores (episode): ${chunked.rtf <= 0.2 ? "met" : "NOT met"} ` +
+        `(${chunked.rtf.toFixed(3)}${single ? `; single process ${single.rtf.toFixed(3)}, speed-up ×${(single.rtf / chunked.rtf).toFixed(2)}` : ""}).`,
     );
   }
   out.push(
-    "RTF = wall time ÷ audio length (lower is faster). The whisper row uses a model without weights: its words and WER mean nothing.",
+    "RTF = wall time ÷ audio length (lower is faster). The whisper row uses " +
+      "a model without weights: its words and WER mean nothing.",
   );
   out.push(
     "",
-    "Progress as reported (step percent over wall time; the longest wait between two reports, the largest single jump, and the time-left estimate at the middle of the run):",
+    "Progress as reported (step percent over wall time; the longest wait between " +
+      "two reports, the largest single jump, and the time-left estimate at the " +
+      "middle of the run):",
     "",
   );
   out.push(
-    "| engine | audio | longest silence s | largest jump % | eta at half-time s (actual) | percent at each tenth of the wall time |",
+    "| engine | audio | longest silence s | largest jump % | eta at half-time " +
+      "s (actual) | percent at each tenth of the wall time |",
     "|---|---|---:|---:|---:|---|",
   );
   for (const r of results.filter((x) => !x.error && x.trace.length)) out.push(traceRow(r));

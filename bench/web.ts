@@ -55,7 +55,9 @@ class Jar {
   }
 }
 
-/** Signs up a fresh account and makes one key, as the site would; returns the session's cookies and a way to call as it. */
+/**
+ * Signs up a fresh account and makes one key, as the site would; returns the session's cookies and a way to call as it.
+ */
 async function signUp(base: string): Promise<{ cookies: Array<{ name: string; value: string }>; call: WebCall }> {
   const jar = new Jar();
   const call = async (method: string, p: string, body?: unknown) => {
@@ -190,7 +192,8 @@ async function main() {
     const cfgFile = path.join(tmp, "clipd.yaml");
     writeFileSync(
       cfgFile,
-      "watch: { enabled: false }\nlog: { level: warn, pretty: false }\nweb: { secure_cookies: never }\ntranscribe: { engine: pocketsphinx }\n",
+      "watch: { enabled: false }\nlog: { level: warn, pretty: false }\nweb: { " +
+        "secure_cookies: never }\ntranscribe: { engine: pocketsphinx }\n",
     );
     const port = await freePort();
     const env = {
@@ -235,13 +238,17 @@ async function main() {
 
 function report(rows: Row[]) {
   const lines = [
-    `Website benchmark: Lighthouse, median of ${RUNS} run(s) by performance score, ${os.cpus().length} cores, Chromium at ${chromiumCommand()}`,
+    `Website benchmark: Lighthouse, median of ${RUNS} run(s) by performance ` +
+      `score, ${os.cpus().length} cores, Chromium at ${chromiumCommand()}`,
     "",
-    "| page | preset | performance | accessibility | best practices | FCP ms | LCP ms | TBT ms | Speed Index ms | CLS | KiB |",
+    "| page | preset | performance | accessibility | best practices | FCP ms " +
+      "| LCP ms | TBT ms | Speed Index ms | CLS | KiB |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map(
       (r) =>
-        `| ${r.page} | ${r.preset} | ${r.scores.performance} | ${r.scores.accessibility} | ${r.scores["best-practices"]} | ${r.ms.FCP} | ${r.ms.LCP} | ${r.ms.TBT} | ${r.ms.SI} | ${r.cls.toFixed(3)} | ${Math.round(r.kib)} |`,
+        `| ${r.page} | ${r.preset} | ${r.scores.performance} | ${r.scores.accessibility} ` +
+        `| ${r.scores["best-practices"]} | ${r.ms.FCP} | ${r.ms.LCP} | ${r.ms.TBT} ` +
+        `| ${r.ms.SI} | ${r.cls.toFixed(3)} | ${Math.round(r.kib)} |`,
     ),
     "",
   ];

@@ -71,13 +71,14 @@ export const ConfigSchema = Type.Object(
       public_url: Key(
         Str(),
         "",
-        "Public base URL used in links (download links, upload addresses). Empty: derived from the request.",
+        "Public base URL used in links (download links, upload addresses). Empty: derived from the request, except in mails: with smtp.host set, reset and verification mails are sent only when this is set.",
         { env: "CLIPD_PUBLIC_URL" },
       ),
       ops_token: Key(
         Str(),
         "",
-        "Bearer token for the ops routes (/api/v1/runs, /api/v1/admin, /metrics). Empty: the server makes one and keeps it in ops.token in the data folder (mode 0600).",
+        "Bearer token for the ops routes (/api/v1/runs, /api/v1/admin, /metrics). " +
+          "Empty: the server makes one and keeps it in ops.token in the data folder (mode 0600).",
         { env: "CLIPD_OPS_TOKEN" },
       ),
       signing_secret: Key(
@@ -88,12 +89,15 @@ export const ConfigSchema = Type.Object(
       drain_seconds: Key(
         Num({ minimum: 0, maximum: 300 }),
         0,
-        "On SIGTERM, the least time the listener stays open answering 503 on /readyz, so a load balancer sees the drain before connections are refused. 0: close once running steps end (set a few seconds behind a balancer).",
+        "On SIGTERM, the least time the listener stays open answering 503 on /readyz, " +
+          "so a load balancer sees the drain before connections are refused. 0: close " +
+          "once running steps end (set a few seconds behind a balancer).",
       ),
       max_json_bytes: Key(
         Int({ minimum: 1024 }),
         1048576,
-        "Largest JSON request body, bytes; larger ones are refused with 413 body_too_large before they are read in full. File uploads have their own cap.",
+        "Largest JSON request body, bytes; larger ones are refused with 413 body_too_large " +
+          "before they are read in full. File uploads have their own cap.",
       ),
     }),
     api: Block("Public API limits.", {
@@ -106,7 +110,9 @@ export const ConfigSchema = Type.Object(
       kind: Key(
         StringEnum(["local", "s3"]),
         "local",
-        "`local`: the folder storage/ in data_dir (share it over NFS for several machines). `s3`: an S3-compatible object store (AWS S3, Cloudflare R2, MinIO, Ceph RGW, Backblaze B2), set below; each machine then needs no shared disk.",
+        "`local`: the folder storage/ in data_dir (share it over NFS for several " +
+          "machines). `s3`: an S3-compatible object store (AWS S3, Cloudflare R2, " +
+          "MinIO, Ceph RGW, Backblaze B2), set below; each machine then needs no shared disk.",
       ),
       s3: Block("The object store when storage.kind is s3 (docs/scaling.md).", {
         bucket: Key(Str(), "", "Bucket name; it must exist."),
@@ -118,7 +124,8 @@ export const ConfigSchema = Type.Object(
         endpoint: Key(
           Str(),
           "",
-          "The store's URL (https://<account>.r2.cloudflarestorage.com, http://10.0.0.5:9000). Empty: AWS S3 in `region`.",
+          "The store's URL (https://<account>.r2.cloudflarestorage.com, http://10.0.0.5:9000). " +
+            "Empty: AWS S3 in `region`.",
         ),
         region: Key(Str(), "", "Region. Empty: AWS_REGION, else us-east-1."),
         path_style: Key(
@@ -129,18 +136,24 @@ export const ConfigSchema = Type.Object(
         access_key_id: Key(
           Str(),
           "",
-          "Access key. Empty: the AWS SDK's own chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, an instance role).",
+          "Access key. Empty: the AWS SDK's own chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, " +
+            "a profile, an instance role).",
         ),
         secret_access_key: Key(Str(), "", "Secret key that goes with access_key_id."),
         uploads: Key(
           StringEnum(["presigned", "proxy"]),
           "presigned",
-          "How an API episode's upload address takes the file: `presigned` is a presigned PUT straight to the store (2 hours; size and type are checked when the upload is reported done); `proxy` sends it through clipd. The website's resumable uploads always go through clipd.",
+          "How an API episode's upload address takes the file: `presigned` is a presigned " +
+            "PUT straight to the store (2 hours; size and type are checked when the " +
+            "upload is reported done); `proxy` sends it through clipd. The website's " +
+            "resumable uploads always go through clipd.",
         ),
         downloads: Key(
           StringEnum(["redirect", "proxy"]),
           "redirect",
-          "How download links serve a file: `redirect` answers clipd's signed link with a 302 to a fresh presigned GET on the store, so the bytes bypass clipd; `proxy` streams them through clipd (a store clients cannot reach).",
+          "How download links serve a file: `redirect` answers clipd's signed link " +
+            "with a 302 to a fresh presigned GET on the store, so the bytes bypass " +
+            "clipd; `proxy` streams them through clipd (a store clients cannot reach).",
         ),
         presign_seconds: Key(
           Int({ minimum: 60, maximum: 604800 }),
@@ -168,6 +181,12 @@ export const ConfigSchema = Type.Object(
         Int({ minimum: 10 }),
         10,
         "A step whose worker stops sending heartbeats for this long is retried elsewhere.",
+      ),
+      crash_limit: Key(
+        Int({ minimum: 1, maximum: 100 }),
+        3,
+        "A step whose worker dies under it (killed, out of memory, heartbeat lost) this many times fails its run " +
+          "with crashed_repeatedly. Crashes are counted apart from step errors and do not spend the step's retries.",
       ),
       notify_poll_seconds: Key(
         Num({ minimum: 0.5 }),
@@ -236,7 +255,8 @@ export const ConfigSchema = Type.Object(
       censor_words: Opt(
         Str(),
         "config/words/profanity.txt",
-        "Word list that `censor: mask` and `bleep` hide in captions (one word a line, `*` for a prefix; see the built-in list).",
+        "Word list that `censor: mask` and `bleep` hide in captions (one word a " +
+          "line, `*` for a prefix; see the built-in list).",
       ),
       emoji_file: Opt(
         Str(),
@@ -246,16 +266,24 @@ export const ConfigSchema = Type.Object(
       encoder: Key(
         StringEnum(ENCODER_SETTINGS),
         "auto",
-        "H.264 encoder of rendered clips. `auto`: a hardware encoder (h264_nvenc, h264_qsv) when ffmpeg lists it and a one-second probe encode succeeds, else libx264. `libx264` forces software; a hardware name forces that one (h264_vaapi only so, as the render graphs do not yet upload frames to the GPU), and the worker refuses to start when it cannot encode. `clipd doctor` says which is used and why.",
+        "H.264 encoder of rendered clips. `auto`: a hardware encoder (h264_nvenc, " +
+          "h264_qsv) when ffmpeg lists it and a one-second probe encode succeeds, " +
+          "else libx264. `libx264` forces software; a hardware name forces that one " +
+          "(h264_vaapi only so, as the render graphs do not yet upload frames to " +
+          "the GPU), and the worker refuses to start when it cannot encode. `clipd " +
+          "doctor` says which is used and why.",
       ),
       concurrency: Opt(
         Int({ minimum: 1, maximum: 64 }),
         "one per 4 cores, at least 1",
-        "Clip encodes one worker process runs at once; more wait their turn, each holding its step's queue slot. On 2 cores 1 has the first clip of a request ready in about half the time of 2, for 10% fewer clips per minute (docs/benchmarks.md, render).",
+        "Clip encodes one worker process runs at once; more wait their turn, each " +
+          "holding its step's queue slot. On 2 cores 1 has the first clip of a request " +
+          "ready in about half the time of 2, for 10% fewer clips per minute (docs/benchmarks.md, render).",
       ),
     }),
     brand: Block(
-      "Brand kits (fonts, colours, logo, intro/outro cards and cover art an account saves for its clips) and episodes' cover art; see docs/clips.md.",
+      "Brand kits (fonts, colours, logo, intro/outro cards and cover art an account " +
+        "saves for its clips) and episodes' cover art; see docs/clips.md.",
       {
         kits_per_account: Key(
           Int({ minimum: 0, maximum: 1000 }),
@@ -287,7 +315,8 @@ export const ConfigSchema = Type.Object(
       time_scale: Key(
         Num({ exclusiveMinimum: 0, maximum: 1 }),
         1,
-        "Multiplies every retry delay (1, 5, 30, 60 minutes, … 25 hours in all) and the switch-off period. Tests only: a small value runs the schedule in seconds.",
+        "Multiplies every retry delay (1, 5, 30, 60 minutes, … 25 hours in all) " +
+          "and the switch-off period. Tests only: a small value runs the schedule in seconds.",
       ),
       timeout_ms: Key(
         Int({ minimum: 100, maximum: 60000 }),
@@ -305,7 +334,8 @@ export const ConfigSchema = Type.Object(
       signup_open: Key(
         Bool(),
         true,
-        "Anyone may make an account on the website. false: only the operator does (`clipd account create`, then `clipd account reset-password`).",
+        "Anyone may make an account on the website. false: only the operator does " +
+          "(`clipd account create`, then `clipd account reset-password`).",
         { env: "CLIPD_SIGNUP_OPEN" },
       ),
       session_idle_hours: Key(Num({ exclusiveMinimum: 0 }), 72, "A session unused this long ends, hours."),
@@ -322,18 +352,49 @@ export const ConfigSchema = Type.Object(
       signin_attempts_per_address: Key(
         Int({ minimum: 1 }),
         10,
-        "Failed sign-ins allowed per client address in signin_window_minutes.",
+        "Failed sign-ins allowed per client address (all accounts together) in signin_window_minutes.",
+      ),
+      signin_free_attempts: Key(
+        Int({ minimum: 1 }),
+        5,
+        "Failed sign-ins to one account from one client address before that pair must wait (back-off).",
+      ),
+      signin_backoff_seconds: Key(
+        Num({ exclusiveMinimum: 0 }),
+        30,
+        "The first wait of an account and address past signin_free_attempts; it doubles with each further failure, up to signin_window_minutes.",
       ),
       signin_attempts_per_account: Key(
         Int({ minimum: 1 }),
-        5,
-        "Failed sign-ins allowed per account (e-mail) in signin_window_minutes.",
+        100,
+        "Ceiling on failed sign-ins to one account from all addresses in signin_window_minutes (guessing from many addresses). An address that signed in to the account in the last 30 days is not held by it.",
       ),
       signin_window_minutes: Key(Num({ exclusiveMinimum: 0 }), 15, "Window of the sign-in limits, minutes."),
+      mails_per_account_per_hour: Key(
+        Int({ minimum: 1 }),
+        3,
+        "Reset and verification mails to one account in an hour; more are not sent (reset still answers 202).",
+      ),
+      mails_per_address_per_hour: Key(
+        Int({ minimum: 1 }),
+        10,
+        "Reset and verification mails asked for from one client address in an hour; more are not sent.",
+      ),
+      signups_per_address_per_day: Key(
+        Int({ minimum: 1 }),
+        5,
+        "Sign-ups from one client address in 24 hours; more answer 429 signup_limit.",
+      ),
+      free_transcripts_unverified: Key(
+        Bool(),
+        false,
+        "Accounts made by the website's sign-up get the monthly free transcripts before their e-mail address is verified. false: only once verified (accounts the operator made always get them).",
+      ),
       account_removal_days: Key(Int({ minimum: 0 }), 30, "Days after deletion before an account's data is removed."),
     }),
     smtp: Block(
-      "Outgoing mail (address checks and password reset links). Without a host, e-mail is off and `clipd account reset-password` resets passwords.",
+      "Outgoing mail (address checks and password reset links). Without a host, " +
+        "e-mail is off and `clipd account reset-password` resets passwords.",
       {
         host: Key(Str(), "", "SMTP server host. Empty: e-mail is off.", { env: "CLIPD_SMTP_HOST" }),
         port: Key(Int({ minimum: 1, maximum: 65535 }), 587, "SMTP server port.", { env: "CLIPD_SMTP_PORT" }),
@@ -374,7 +435,8 @@ export const ConfigSchema = Type.Object(
       ...endpointTuning("speech", "4", "600000"),
     }),
     llm: Block(
-      "Chat endpoint for find-clips' llm engine (any OpenAI-compatible server); empty or missing values fall back to the openai block.",
+      "Chat endpoint for find-clips' llm engine (any OpenAI-compatible server); " +
+        "empty or missing values fall back to the openai block.",
       {
         base_url: Key(Str(), "", "Base URL of the chat endpoint. Empty: openai.base_url.", { env: "LLM_BASE_URL" }),
         api_key: Key(Str(), "", "API key. Empty: openai.api_key.", { env: "LLM_API_KEY" }),
@@ -388,7 +450,9 @@ export const ConfigSchema = Type.Object(
       engine: Key(
         StringEnum(["auto", "pocketsphinx", "whisper", "openai"]),
         "auto",
-        "Engine of steps that say `engine: auto`: auto (whisper when a model is installed, then openai when openai.api_key is set, then pocketsphinx), or one by name.",
+        "Engine of steps that say `engine: auto`: auto (whisper when a model is " +
+          "installed, then openai when openai.api_key is set, then pocketsphinx), " +
+          "or one by name.",
       ),
     }),
     whisper: Block("The local whisper engine.", {

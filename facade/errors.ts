@@ -51,7 +51,8 @@ const envelope = (status: number, code: string, message: string, context: Record
 export function toErrorBody(err: unknown): { status: number; body: { error: Record<string, unknown> } } {
   if (err instanceof ApiError) return envelope(err.status, err.code, err.message, err.context);
   if (err instanceof DomainError) return envelope(domainStatus(err), err.code, err.message, err.context);
-  if (err instanceof InsufficientStorage) return envelope(507, err.code, err.message, err.details); // a full disk (daemon/storage/disk-full.ts)
+  // a full disk (daemon/storage/disk-full.ts)
+  if (err instanceof InsufficientStorage) return envelope(507, err.code, err.message, err.details);
   if (err instanceof RunError)
     return envelope(err.code === "not_found" ? 404 : 400, err.code, err.message, err.field ? { field: err.field } : {});
   // h3's own 400 comes from a path it cannot decode (a malformed %-escape): the path is the field.

@@ -58,16 +58,21 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
   const attempt = randomUUID();
   return db.transaction(async (tx) => {
     await tx.query(
-      `delete from idempotency where account_id = $1 and livemode = $2 and key = $3 and created_at < now() - make_interval(hours => $4)`,
+      `delete from idempotency where account_id = $1 and livemode = $2 and key ` +
+        `= $3 and created_at < now() - make_interval(hours => $4)`,
       [accountId, livemode, key, IDEMPOTENCY_TTL_HOURS],
     );
     const ins = await tx.query(
-      `insert into idempotency (account_id, livemode, key, request_hash, state, attempt) values ($1, $2, $3, $4, 'running', $5) on conflict (account_id, livemode, key) do nothing returning key`,
+      `insert into idempotency (account_id, livemode, key, request_hash, state, ` +
+        `attempt) values ($1, $2, $3, $4, 'running', $5) on conflict (account_id, ` +
+        `livemode, key) do nothing returning key`,
       [accountId, livemode, key, hash, attempt],
     );
     if (ins.rows.length) return { fresh: true, attempt } as const;
     const { rows } = await tx.query(
-      `select request_hash, state, status, body, created_at < now() - make_interval(secs => $4) as stale from idempotency where account_id = $1 and livemode = $2 and key = $3`,
+      `select request_hash, state, status, body, created_at < now() - make_interval(secs ` +
+        `=> $4) as stale from idempotency where account_id = $1 and livemode = ` +
+        `$2 and key = $3`,
       [accountId, livemode, key, IDEMPOTENCY_STALE_SECONDS],
     );
     const r = rows[0];
@@ -81,7 +86,9 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
     if (r.state === "running" && r.stale) {
       // Only one retry can take a stale record over: the update re-checks it under the row lock.
       const took = await tx.query(
-        `update idempotency set created_at = now(), attempt = $4 where account_id = $1 and livemode = $2 and key = $3 and state = 'running' and created_at < now() - make_interval(secs => $5) returning key`,
+        `update idempotency set created_at = now(), attempt = $4 where account_id ` +
+          `= $1 and livemode = $2 and key = $3 and state = 'running' and created_at ` +
+          `< now() - make_interval(secs => $5) returning key`,
         [accountId, livemode, key, attempt, IDEMPOTENCY_STALE_SECONDS],
       );
       if (took.rows.length) return { fresh: true, attempt } as const;

@@ -37,7 +37,10 @@ const IDEMPOTENCY_KEY = {
   in: "header",
   required: false,
   description:
-    "Makes a retry safe: within 24 hours the same key with the same body returns the first answer and starts nothing new; with another body it is 422, while the first is still running 409. Test and live keys keep separate records. An empty value is 400.",
+    "Makes a retry safe: within 24 hours the same key with the same body returns " +
+    "the first answer and starts nothing new; with another body it is 422, " +
+    "while the first is still running 409. Test and live keys keep separate " +
+    "records. An empty value is 400.",
   schema: { type: "string", minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX },
 };
 
@@ -57,7 +60,9 @@ function commonResponses(op: Operation, keyed: boolean, limited: boolean, maxJso
       ? { 401: "Missing or wrong ops token (server.ops_token, or ops.token in the data folder)" }
       : {}),
     ...(op.params ? { 404: "Not found on this account" } : {}),
-    405: "This path does not take the method sent; the Allow header lists the ones it takes (error.code method_not_allowed)",
+    405:
+      "This path does not take the method sent; the Allow header lists the ones " +
+      "it takes (error.code method_not_allowed)",
     ...(op.idempotent
       ? {
           409: "A request with this Idempotency-Key is still running",
@@ -66,7 +71,9 @@ function commonResponses(op: Operation, keyed: boolean, limited: boolean, maxJso
       : {}),
     ...(op.body
       ? {
-          413: `body_too_large: the JSON body is over the server's limit (error.max_bytes), refused before it is read in full (limit here: ${maxJson})`,
+          413:
+            `body_too_large: the JSON body is over the server's limit (error.max_bytes), ` +
+            `refused before it is read in full (limit here: ${maxJson})`,
           415: "unsupported_media_type: the body was sent with a Content-Type other than application/json",
         }
       : {}),
@@ -152,7 +159,10 @@ export function toOpenApi(
     info: {
       title: "clipd API",
       version: "1.0.0",
-      description: `clipd ${opts.version}: clips and transcripts from long recordings. Errors use the envelope { error: { code, message, ...context } }. Request bodies are JSON (Content-Type: application/json), at most ${maxJson}.`,
+      description:
+        `clipd ${opts.version}: clips and transcripts from long recordings. Errors ` +
+        `use the envelope { error: { code, message, ...context } }. Request bodies ` +
+        `are JSON (Content-Type: application/json), at most ${maxJson}.`,
       license: { name: "Proprietary", identifier: "LicenseRef-clipd-proprietary" },
     },
     servers: [{ url: opts.serverUrl || "/", description: "this clipd server" }],

@@ -12,7 +12,8 @@ import { ApiError } from "./errors.js";
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
 const WHERE =
-  "set server.ops_token (CLIPD_OPS_TOKEN), or, when it is not set, use the token the server writes to ops.token in its data folder";
+  "set server.ops_token (CLIPD_OPS_TOKEN), or, when it is not set, use the " +
+  "token the server writes to ops.token in its data folder";
 
 export function assertOps(caller: Pick<Caller, "bearer">, opsToken: string): void {
   if (!opsToken)

@@ -39,7 +39,8 @@ const HTML_HEADERS = {
   "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "content-security-policy":
-    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri " +
+    "'none'; form-action 'self'; frame-ancestors 'none'",
 };
 
 /** dist/web of this checkout, whether this file runs from facade/ (tests) or dist/facade/. */

@@ -11,7 +11,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
   console.error(
-    `clipd needs Node >= 22.12; this is ${process.version}. Run it through npm scripts (npm start), which use the Node 24 that npm install brings.`,
+    `clipd needs Node >= 22.12; this is ${process.version}. Run it through ` +
+      `npm scripts (npm start), which use the Node 24 that npm install brings.`,
   );
   process.exit(1);
 }

@@ -196,7 +196,8 @@ export function s3Env(s) {
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   if (!s3ServerAvailable()) {
     console.error(
-      "s3-server: radosgw, ceph-mon and ceph-osd are not installed (apt-get install radosgw ceph-mon ceph-osd ceph-common)",
+      "s3-server: radosgw, ceph-mon and ceph-osd are not installed (apt-get install " +
+        "radosgw ceph-mon ceph-osd ceph-common)",
     );
     process.exit(2);
   }

@@ -26,7 +26,9 @@ const opts = {
   healthBoundMs: 3000,
 };
 console.log(
-  `db-faults: PostgreSQL ${pgServer.origin}; ${opts.perBatch} pipeline runs + ${opts.perBatch} transcripts per batch, restart ${opts.restartMs} ms, outage ${opts.outageMs} ms, hang ${opts.hangMs} ms`,
+  `db-faults: PostgreSQL ${pgServer.origin}; ${opts.perBatch} pipeline runs ` +
+    `+ ${opts.perBatch} transcripts per batch, restart ${opts.restartMs} ms, ` +
+    `outage ${opts.outageMs} ms, hang ${opts.hangMs} ms`,
 );
 try {
   const r = await runDbFaults(opts);
@@ -35,16 +37,20 @@ try {
     if (!hs.length) continue;
     const statuses = [...new Set(hs.map((h) => h.status))].join(",");
     console.log(
-      `  /healthz ${phase.padEnd(8)} ${String(hs.length).padStart(5)} probes, status ${statuses}, slowest ${Math.max(...hs.map((h) => h.ms))} ms, database: ${hs[0]!.database}`,
+      `  /healthz ${phase.padEnd(8)} ${String(hs.length).padStart(5)} probes, ` +
+        `status ${statuses}, slowest ${Math.max(...hs.map((h) => h.ms))} ms, database: ` +
+        `${hs[0]!.database}`,
     );
     const calls = r.api.filter((a) => a.phase === phase);
     const answers = [...new Set(calls.map((a) => `${a.status}${a.code ? ` ${a.code}` : ""}`))].join(", ");
     console.log(
-      `  GET /me  ${phase.padEnd(8)} ${String(calls.length).padStart(5)} calls,  ${answers}, slowest ${Math.max(...calls.map((a) => a.ms))} ms`,
+      `  GET /me  ${phase.padEnd(8)} ${String(calls.length).padStart(5)} calls, ` +
+        ` ${answers}, slowest ${Math.max(...calls.map((a) => a.ms))} ms`,
     );
   }
   console.log(
-    `tried ${r.tried}  held ${r.held}  lost ${r.lost.length}  (unhandled errors ${r.unhandled.length}, ${(r.ms / 1000).toFixed(1)} s)`,
+    `tried ${r.tried}  held ${r.held}  lost ${r.lost.length}  (unhandled errors ` +
+      `${r.unhandled.length}, ${(r.ms / 1000).toFixed(1)} s)`,
   );
   for (const l of [...r.lost, ...r.unhandled].slice(0, 20)) console.log(`  ${l}`);
   process.exitCode = r.lost.length || r.unhandled.length ? 1 : 0;

@@ -20,7 +20,8 @@ const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floo
 const runs = Number(process.env.CHAOS_RUNS ?? 200);
 const only = process.env.CHAOS_OPS?.split(",").filter(Boolean);
 console.log(
-  `fuzz: seed ${seed} (CHAOS_SEED=${seed} repeats this run), ${runs} cases per operation, ${process.env.CHAOS_BACKEND === "postgres" ? "postgres" : "pglite"}`,
+  `fuzz: seed ${seed} (CHAOS_SEED=${seed} repeats this run), ${runs} cases ` +
+    `per operation, ${process.env.CHAOS_BACKEND === "postgres" ? "postgres" : "pglite"}`,
 );
 
 // CHAOS_BACKEND=postgres runs on a fresh database of the server CLIPD_TEST_PG_URL (or BENCH_PG_URL)

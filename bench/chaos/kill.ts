@@ -2,7 +2,8 @@
  * Kill -9 at random moments: CHAOS_N pieces of work (default 30) through the account API (POST
  * /episodes with source_url, webhooks to a local receiver, an export of clip 1 for every third) and
  * through the watch folder (jfk.wav with a sidecar asking for a small render), on PGlite and on
- * PostgreSQL. Work goes in by batches of CHAOS_BATCH (default 3); during each batch but the first (which measures a batch) a real `clipd start` from dist/ is killed
+ * PostgreSQL. Work goes in by batches of CHAOS_BATCH (default 3); during each batch but the first (which measures a
+ * batch) a real `clipd start` from dist/ is killed
  * with SIGKILL once, restarted, and the batch must finish. About half the kills are forced inside a
  * transaction window: a crash point (CLIPD_FAULTS) or, on PostgreSQL, a row lock held from a
  * second connection while the daemon waits on it. Then the checks of test/chaos/kill-checks.ts:
@@ -15,7 +16,8 @@
  * PostgreSQL: BENCH_PG_URL (or DATABASE_URL), else a throwaway cluster from the local install.
  * CHAOS_EXPORT_EVERY (default 3: episodes 0, 3, 6, …; 0: none) says which episodes export clip 1;
  * CHAOS_PARALLEL (default 4) worlds run at once; CHAOS_STANDIN=1 (API path only) runs the test's
- * cheap stand-in pipelines (test/chaos/kill-pipelines/), for many kills in little time. Exits 1 when anything was lost, duplicated or
+ * cheap stand-in pipelines (test/chaos/kill-pipelines/), for many kills in little time. Exits 1 when anything was lost,
+ * duplicated or
  * left behind.
  */
 import path from "node:path";
@@ -36,7 +38,10 @@ const parallel = Number(process.env.CHAOS_PARALLEL ?? 4);
 // queue and its transactions (no clips are found, so nothing is exported).
 const standIn = process.env.CHAOS_STANDIN === "1";
 const pipelinesDir = standIn ? path.join(projectRoot(), "test", "chaos", "kill-pipelines") : undefined;
-const repeat = `CHAOS_SEED=${seed} CHAOS_N=${n} CHAOS_BATCH=${batch} CHAOS_EXPORT_EVERY=${exportEvery}${standIn ? " CHAOS_STANDIN=1" : ""} CHAOS_BACKENDS=${backends.join(",")} CHAOS_PATHS=${paths.join(",")} node dist/bench/chaos/kill.js`;
+const repeat =
+  `CHAOS_SEED=${seed} CHAOS_N=${n} CHAOS_BATCH=${batch} CHAOS_EXPORT_EVERY=${exportEvery}${standIn ? " CHAOS_STANDIN=1" : ""} ` +
+  `CHAOS_BACKENDS=${backends.join(",")} CHAOS_PATHS=${paths.join(",")} node ` +
+  `dist/bench/chaos/kill.js`;
 console.log(`kill -9: seed ${seed}, ${n} per backend and path, batches of ${batch}\n  repeat: ${repeat}`);
 
 const pgServer = backends.includes("postgres") ? await startPgServer() : undefined;

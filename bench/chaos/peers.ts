@@ -20,7 +20,8 @@ const limits = {
 };
 const rounds = Number(process.env.PEERS_ROUNDS ?? 3);
 console.log(
-  `peers: ${rounds} rounds; fetch-source max_bytes ${limits.maxBytes}, timeout_seconds ${limits.timeoutSeconds}; webhooks.timeout_ms ${limits.webhookTimeoutMs}`,
+  `peers: ${rounds} rounds; fetch-source max_bytes ${limits.maxBytes}, timeout_seconds ` +
+    `${limits.timeoutSeconds}; webhooks.timeout_ms ${limits.webhookTimeoutMs}`,
 );
 const started = Date.now();
 const r = await runPeers(limits, { rounds });
@@ -36,7 +37,8 @@ for (const s of r.sources) {
   const bound = limits.timeoutSeconds * 1000 + 5_000;
   check(`source ${s.peer}`, s.status === "failed" && s.code === want && !s.partLeft && s.ms >= 0 && s.ms < bound, s);
   console.log(
-    `  source   ${s.peer.padEnd(12)} ${s.status} ${s.code}, fetch step ran ${(s.ms / 1000).toFixed(1)} s, partial file left: ${s.partLeft}`,
+    `  source   ${s.peer.padEnd(12)} ${s.status} ${s.code}, fetch step ran ` +
+      `${(s.ms / 1000).toFixed(1)} s, partial file left: ${s.partLeft}`,
   );
 }
 for (const a of r.attempts) {
@@ -52,11 +54,13 @@ for (const a of r.attempts) {
           : a.status_code === 200 && a.response_bytes <= 1024 && a.latency_ms < limits.webhookTimeoutMs;
   check(`delivery ${a.hook}`, ok, a);
   console.log(
-    `  delivery ${a.hook.padEnd(12)} attempt ${a.attempt}: status ${a.status_code}, ${a.latency_ms} ms, ${a.response_bytes} bytes kept${a.error ? `, ${a.error}` : ""}`,
+    `  delivery ${a.hook.padEnd(12)} attempt ${a.attempt}: status ${a.status_code}, ` +
+      `${a.latency_ms} ms, ${a.response_bytes} bytes kept${a.error ? `, ${a.error}` : ""}`,
   );
 }
 console.log(
-  `tried ${tried}  held ${tried - lost.length}  lost ${lost.length}  (${((Date.now() - started) / 1000).toFixed(1)} s, RSS at the end ${r.rssMiB} MiB)`,
+  `tried ${tried}  held ${tried - lost.length}  lost ${lost.length}  (${((Date.now() - started) / 1000).toFixed(1)} ` +
+    `s, RSS at the end ${r.rssMiB} MiB)`,
 );
 for (const l of lost) console.log(`  ${l}`);
 process.exitCode = lost.length ? 1 : 0;

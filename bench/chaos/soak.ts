@@ -58,7 +58,8 @@ async function soak(backend: string, databaseUrl: string | undefined): Promise<M
     const cfgFile = path.join(tmp, "clipd.yaml");
     writeFileSync(
       cfgFile,
-      "api:\n  rate_limit: { requests: 100000000, window_seconds: 60 }\nwatch: { enabled: false }\nlog: { level: warn, pretty: false }\n",
+      "api:\n  rate_limit: { requests: 100000000, window_seconds: 60 }\nwatch: " +
+        "{ enabled: false }\nlog: { level: warn, pretty: false }\n",
     );
     const port = await freePort();
     const env = {
@@ -69,7 +70,11 @@ async function soak(backend: string, databaseUrl: string | undefined): Promise<M
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     };
     if (!databaseUrl) delete env.DATABASE_URL;
-    server = await startProcess([path.join(projectRoot(), "dist", "daemon", "boot", "main.js"), "serve"], env, /is up:/);
+    server = await startProcess(
+      [path.join(projectRoot(), "dist", "daemon", "boot", "main.js"), "serve"],
+      env,
+      /is up:/,
+    );
     const base = `http://127.0.0.1:${port}`;
     const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const created = await fetch(`${base}/api/v1/episodes`, {
@@ -107,7 +112,8 @@ async function soak(backend: string, databaseUrl: string | undefined): Promise<M
       });
       const last = minutes.at(-1)!;
       process.stderr.write(
-        `${backend} minute ${m}: ${Math.round(last.rps)} req/s, p99 ${last.p99} ms, errors ${last.errors}, non-2xx ${last.non2xx}, RSS ${last.rss.toFixed(0)} MiB\n`,
+        `${backend} minute ${m}: ${Math.round(last.rps)} req/s, p99 ${last.p99} ` +
+          `ms, errors ${last.errors}, non-2xx ${last.non2xx}, RSS ${last.rss.toFixed(0)} MiB\n`,
       );
     }
     return minutes;
@@ -132,7 +138,9 @@ function table(backend: string, rows: Minute[]): string[] {
       (r) => `| ${r.minute} | ${Math.round(r.rps)} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${r.rss.toFixed(0)} |`,
     ),
     "",
-    `errors: ${errors}; worst p99: ${p99} ms; RSS from minute ${from.minute} to ${last.minute}: ${from.rss.toFixed(0)} -> ${last.rss.toFixed(0)} MiB (${growth >= 0 ? "+" : ""}${growth.toFixed(1)}%): ${errors === 0 && growth < 10 ? "held" : "NOT held"}`,
+    `errors: ${errors}; worst p99: ${p99} ms; RSS from minute ${from.minute} ` +
+      `to ${last.minute}: ${from.rss.toFixed(0)} -> ${last.rss.toFixed(0)} MiB ` +
+      `(${growth >= 0 ? "+" : ""}${growth.toFixed(1)}%): ${errors === 0 && growth < 10 ? "held" : "NOT held"}`,
     "",
   ];
 }

@@ -27,7 +27,8 @@ try {
     const fields = ssrfFields(server, live, test);
     const results = await runSsrfTable(fields, vectors, targets);
     console.log(
-      `\n## Request-time refusals (network.allow_loopback off): ${vectors.length} vectors × ${fields.length} fields\n\n${ssrfTable(summarize(results))}\n`,
+      `\n## Request-time refusals (network.allow_loopback off): ${vectors.length} ` +
+        `vectors × ${fields.length} fields\n\n${ssrfTable(summarize(results))}\n`,
     );
     for (const r of results.filter((r) => !r.held || r.hits))
       console.log(
@@ -60,7 +61,8 @@ try {
       rows.set(r.field, row);
     }
     console.log(
-      `\n## Redirect chains (network.allow_loopback on): a loopback redirector 302s to ${list.length} targets (the first 3 also through a chain of 2 hops)\n`,
+      `\n## Redirect chains (network.allow_loopback on): a loopback redirector ` +
+        `302s to ${list.length} targets (the first 3 also through a chain of 2 hops)\n`,
     );
     console.log("| field | tried | held | lost |\n|---|---:|---:|---:|");
     for (const [field, row] of rows) console.log(`| ${field} | ${row.tried} | ${row.held} | ${row.tried - row.held} |`);

@@ -205,7 +205,8 @@ export class AccountService {
       if (!acc.rows.length)
         throw new NotFound("not_found", `account ${input.accountId} does not exist`, { context: { field: "account" } });
       const { rows } = await tx.query(
-        `select count(*)::int as n from api_keys where account_id = $1 and revoked_at is null and (expires_at is null or expires_at > now())`,
+        `select count(*)::int as n from api_keys where account_id = $1 and revoked_at ` +
+          `is null and (expires_at is null or expires_at > now())`,
         [input.accountId],
       );
       if (rows[0].n >= MAX_KEYS_PER_ACCOUNT)
@@ -299,7 +300,8 @@ export class AccountService {
     if (this.touched.size > 10_000) this.touched.clear();
     await this.db
       .query(
-        `update api_keys set last_used_at = now() where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+        `update api_keys set last_used_at = now() where id = $1 and (last_used_at ` +
+          `is null or last_used_at < now() - interval '1 minute')`,
         [keyId],
       )
       .catch(() => {});

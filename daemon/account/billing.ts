@@ -81,7 +81,8 @@ export class BillingService {
 
   async planEpisodesUsed(q: Queryable, accountId: string): Promise<number> {
     const { rows } = await q.query(
-      `select count(*)::int as n from ledger where account_id = $1 and kind = 'episode_plan' and created_at >= date_trunc('month', now())`,
+      `select count(*)::int as n from ledger where account_id = $1 and kind = ` +
+        `'episode_plan' and created_at >= date_trunc('month', now())`,
       [accountId],
     );
     return rows[0].n;
@@ -172,7 +173,8 @@ export class BillingService {
     const used =
       origin === "api"
         ? `this month's ${allowance} plan episodes are used`
-        : `the plan's episodes are the API's: an episode from ${origin === "chat" ? "a chat" : "the website"} is paid from credit`;
+        : `the plan's episodes are the API's: an episode from ${origin === "chat" ? "a chat" : "the website"} ` +
+          `is paid from credit`;
     const min = this.prices.episode.minimum_cents;
     if (!this.prices.pay_as_you_go.enabled) {
       throw new PaymentRequired("plan_required", b.plan ? used : "episodes need a plan on this service", min, b.credit);
@@ -232,7 +234,8 @@ export class BillingService {
     if (b.credit < cents) {
       throw new PaymentRequired(
         "credit_required",
-        `exports after the ${this.prices.exports.included_per_episode}th of an episode cost ${cents} cents each; the account has ${b.credit}`,
+        `exports after the ${this.prices.exports.included_per_episode}th of an ` +
+          `episode cost ${cents} cents each; the account has ${b.credit}`,
         cents - b.credit,
         b.credit,
       );

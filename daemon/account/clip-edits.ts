@@ -45,7 +45,8 @@ export class ClipEdits {
     if (!edit.cues?.length && !startDelta && !endDelta) {
       throw refuse(
         "body",
-        "names nothing to change: give cues (caption ids and their new text), start_sentence_delta or end_sentence_delta",
+        "names nothing to change: give cues (caption ids and their new text), start_sentence_delta " +
+          "or end_sentence_delta",
       );
     }
     return transactionWith(

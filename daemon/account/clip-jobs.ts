@@ -101,7 +101,9 @@ export class ClipJobs {
             notStarted.push({
               clip: want,
               reason: "not_found",
-              message: `unknown clip reference ${typeof want === "number" ? want : `"${want}"`}: episode ${episodeId} has no such clip`,
+              message:
+                `unknown clip reference ${typeof want === "number" ? want : `"${want}"`}: ` +
+                `episode ${episodeId} has no such clip`,
             });
             continue;
           }
@@ -261,7 +263,9 @@ export class ClipJobs {
       );
     }
     await tx.query(
-      `insert into jobs (id, account_id, episode_id, clip_id, kind, status, run_id, options, changes, charged_cents) values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9)`,
+      `insert into jobs (id, account_id, episode_id, clip_id, kind, status, run_id, ` +
+        `options, changes, charged_cents) values ($1, $2, $3, $4, $5, 'queued', ` +
+        `$6, $7, $8, $9)`,
       [jobId, ep.account_id, ep.id, clip.id, o.kind, run.id, JSON.stringify(look), JSON.stringify(o.changes), cents],
     );
     await this.refreshClip(tx, clip.id);

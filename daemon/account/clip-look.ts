@@ -174,7 +174,9 @@ export class ClipLooks {
     return resolveLook(base, Object.fromEntries(LOOK_FIELDS.filter((k) => saved[k] != null).map((k) => [k, saved[k]])));
   }
 
-  /** Stores `look` as the account's defaults. A hook's own words belong to one clip: later clips get their own title. */
+  /**
+   * Stores `look` as the account's defaults. A hook's own words belong to one clip: later clips get their own title.
+   */
   async saveDefaults(q: Queryable, accountId: string, look: Look): Promise<void> {
     await saveClipDefaults(q, accountId, { ...look, hook_title: look.hook_title !== false });
   }

@@ -54,7 +54,8 @@ export class EpisodeRunEnds {
     // The episode is charged as its clip search starts, by its measured length.
     const charge = await this.deps.billing.chargeEpisode(tx, ep.account_id, id, seconds, run.origin as AccountSurface);
     await tx.query(
-      `update episodes set state = $2, duration_seconds = $3, charged_cents = charged_cents + $4, charged_at = now(), updated_at = now() where id = $1`,
+      `update episodes set state = $2, duration_seconds = $3, charged_cents = ` +
+        `charged_cents + $4, charged_at = now(), updated_at = now() where id = $1`,
       [id, JSON.stringify(state), seconds, charge.cents],
     );
     await this.episodes.startSearch(
@@ -147,8 +148,10 @@ export class EpisodeRunEnds {
       })),
       message:
         search.state === "succeeded"
-          ? `episode "${ep.name}" is ready: ${search.added} new clip${search.added === 1 ? "" : "s"}, ${clips.length} in all; export them with POST /api/v1/episodes/${ep.id}/clips`
-          : `the clip search${search.about ? ` about "${search.about}"` : ""} failed; the episode and its ${clips.length} clips are as they were`,
+          ? `episode "${ep.name}" is ready: ${search.added} new clip${search.added === 1 ? "" : "s"}, ` +
+            `${clips.length} in all; export them with POST /api/v1/episodes/${ep.id}/clips`
+          : `the clip search${search.about ? ` about "${search.about}"` : ""} failed; ` +
+            `the episode and its ${clips.length} clips are as they were`,
     };
     await recordEvent(
       tx,
@@ -161,7 +164,8 @@ export class EpisodeRunEnds {
     const e = run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` };
     const failure = { code: e.code, message: e.message, ...(e.stage ? { stage: e.stage } : {}) };
     const { rows } = await tx.query(
-      `update episodes set status = 'failed', failure = $2, updated_at = now() where id = $1 returning account_id, livemode, name`,
+      `update episodes set status = 'failed', failure = $2, updated_at = now() ` +
+        `where id = $1 returning account_id, livemode, name`,
       [id, JSON.stringify(failure)],
     );
     const ep = rows[0];
@@ -204,7 +208,8 @@ export class EpisodeRunEnds {
       // then shows what it cost in the end (nothing).
       const refunded = job.charged_cents > 0 ? await this.deps.billing.refundExport(tx, job.account_id, id) : 0;
       await tx.query(
-        `update jobs set status = 'failed', error = $2, charged_cents = charged_cents - $3, finished_at = now(), updated_at = now() where id = $1`,
+        `update jobs set status = 'failed', error = $2, charged_cents = charged_cents ` +
+          `- $3, finished_at = now(), updated_at = now() where id = $1`,
         [id, JSON.stringify({ code: e.code, message: e.message }), refunded],
       );
     }
@@ -215,7 +220,8 @@ export class EpisodeRunEnds {
   /** clip.ready or clip.failed: the job's fields (as GET /jobs/{id}) plus episode_id and a message. */
   private async jobEvent(tx: Queryable, run: Run, id: string) {
     const { rows } = await tx.query(
-      `select j.*, c.number as clip_number, c.ref as clip_ref, c.data->>'title' as clip_title from jobs j join clips c on c.id = j.clip_id where j.id = $1`,
+      `select j.*, c.number as clip_number, c.ref as clip_ref, c.data->>'title' ` +
+        `as clip_title from jobs j join clips c on c.id = j.clip_id where j.id = $1`,
       [id],
     );
     const job = toJob(rows[0]);

@@ -122,7 +122,8 @@ export class EpisodeService {
       async (tx) => {
         await this.deps.billing.assertCanStartEpisode(tx, input.accountId, input.origin);
         await tx.query(
-          `insert into episodes (id, account_id, livemode, name, status, source_url, upload, options) values ($1, $2, true, $3, 'awaiting_upload', $4, $5, $6)`,
+          `insert into episodes (id, account_id, livemode, name, status, source_url, ` +
+            `upload, options) values ($1, $2, true, $3, 'awaiting_upload', $4, $5, $6)`,
           [
             id,
             input.accountId,
@@ -198,7 +199,8 @@ export class EpisodeService {
       if (sniff.kind === "html" || sniff.kind === "text") {
         throw new Refused(
           "unsupported_type",
-          `the uploaded file is not audio or video (it looks like ${sniff.kind === "html" ? "a web page" : "text"}); PUT a media file to the upload url again`,
+          `the uploaded file is not audio or video (it looks like ${sniff.kind === "html" ? "a web page" : "text"}); ` +
+            `PUT a media file to the upload url again`,
           { context: { detected: sniff.kind } },
         );
       }

@@ -3,7 +3,8 @@
  * engine writes them as the run's own record; this decides whose they are and whether they reach
  * the account's webhooks. The composition root hands it to the runner (daemon/boot/app.ts).
  *
- * For work from an account surface (API, website, tool server) the account's webhook events come from the domain services (episodes,
+ * For work from an account surface (API, website, tool server) the account's webhook events come from the domain
+ * services (episodes,
  * transcripts), in the API's shapes, so a stage's raw event is not written at all: one row per
  * event, delivered once. Work from the watch folder or the CLI that names an
  * account (watch.account_id, --account) has no such service, so its stage events are the account's

@@ -95,7 +95,9 @@ export async function decideTranscriptPayment(
   if (credit < min) {
     throw new PaymentRequired(
       "credit_required",
-      `this month's ${prices.free_per_month} free transcripts are used; a transcript then costs ${prices.cents_per_hour} cents an hour and needs at least ${min} cents of credit (you have ${credit})`,
+      `this month's ${prices.free_per_month} free transcripts are used; a transcript ` +
+        `then costs ${prices.cents_per_hour} cents an hour and needs at least ${min} ` +
+        `cents of credit (you have ${credit})`,
       min - credit,
       credit,
     );

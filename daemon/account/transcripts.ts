@@ -102,7 +102,9 @@ function toRecord(r: any): TranscriptRecord {
   };
 }
 
-const SELECT = `select t.*, r.state as run_state, r.progress as run_progress, r.eta_at as run_eta_at from transcripts t left join runs r on r.id = t.run_id`;
+const SELECT =
+  `select t.*, r.state as run_state, r.progress as run_progress, r.eta_at ` +
+  `as run_eta_at from transcripts t left join runs r on r.id = t.run_id`;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -117,7 +119,8 @@ export function transcriptPage(name: string, text: string): string {
     "<!doctype html>",
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(name)}</title>`,
-    "<style>body{font:17px/1.6 system-ui,sans-serif;max-width:42em;margin:2em auto;padding:0 1em;color:#222}h1{font-size:1.4em}</style>",
+    "<style>body{font:17px/1.6 system-ui,sans-serif;max-width:42em;margin:2em " +
+      "auto;padding:0 1em;color:#222}h1{font-size:1.4em}</style>",
     `</head><body><h1>${escapeHtml(name)}</h1>`,
     ...paragraphs,
     "</body></html>",
@@ -275,7 +278,8 @@ export class TranscriptService {
       row.livemode && !row.free ? await chargeTranscript(tx, row.account_id, row.id, seconds, this.prices) : 0;
     await this.writePage(row.name, result.files?.txt, keys.page);
     await tx.query(
-      `update transcripts set status = 'completed', duration_seconds = $2, charged_cents = $3, result = $4, updated_at = now(), finished_at = now() where id = $1`,
+      `update transcripts set status = 'completed', duration_seconds = $2, charged_cents ` +
+        `= $3, result = $4, updated_at = now(), finished_at = now() where id = $1`,
       [row.id, seconds, cents, JSON.stringify(result)],
     );
     const data = {
@@ -290,7 +294,9 @@ export class TranscriptService {
       free: row.free,
       created_at: isoColumn(row.created_at),
       completed_at: new Date().toISOString(),
-      message: `the transcript of "${row.name}" is ready: read it at downloads.page, or take downloads.txt, .srt or .vtt (links valid 7 days)`,
+      message:
+        `the transcript of "${row.name}" is ready: read it at downloads.page, or ` +
+        `take downloads.txt, .srt or .vtt (links valid 7 days)`,
     };
     const links = {
       "downloads.page": {

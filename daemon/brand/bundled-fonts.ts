@@ -1,7 +1,8 @@
 /**
  * Free fonts a kit may name without uploading one. clipd ships no font files of its own: it uses
  * DejaVu Sans (free licence, in Debian's fonts-dejavu-core, which clipd already needs for its
- * captions: a service requirement in daemon/ops/os-packages.ts) from the system's font folders, found when a kit first asks for it. When a kit names one,
+ * captions: a service requirement in daemon/ops/os-packages.ts) from the system's font folders, found when a kit first
+ * asks for it. When a kit names one,
  * the file is copied into storage once (brand/bundled/), so the stages read it by key exactly as
  * they read an uploaded font and a render never depends on the worker's own font folders.
  */
@@ -62,7 +63,8 @@ export async function storeBundledFont(
   if (!file) {
     throw new Refused(
       "font_unavailable",
-      `body field "bundled_font": ${font.family} is not installed on this server (Debian: fonts-dejavu-core); upload a TTF or OTF font instead`,
+      `body field "bundled_font": ${font.family} is not installed on this server ` +
+        `(Debian: fonts-dejavu-core); upload a TTF or OTF font instead`,
       {
         context: { field: "bundled_font" },
       },

@@ -191,7 +191,8 @@ export async function checkCover(bytes: Buffer, limits: BrandLimits, field = "co
   }
   const { width, height } = await pixelsOf(field, bytes, limits);
   try {
-    await sharp(bytes, { limitInputPixels: limits.image_max_pixels }).stats(); // decodes every pixel: a truncated file fails here
+    // decodes every pixel: a truncated file fails here
+    await sharp(bytes, { limitInputPixels: limits.image_max_pixels }).stats();
   } catch {
     throw refuse(field, "the image is damaged and could not be read");
   }

@@ -96,7 +96,8 @@ export class BrandKits {
       if (rows[0].n >= max) {
         throw new Conflict(
           "limit_reached",
-          `this account has ${rows[0].n} brand kits, the most it may keep (brand.kits_per_account is ${max}); delete one first`,
+          `this account has ${rows[0].n} brand kits, the most it may keep (brand.kits_per_account ` +
+            `is ${max}); delete one first`,
           { context: { limit: "brand_kits", max } },
         );
       }
@@ -166,7 +167,8 @@ export class BrandKits {
       // A saved default naming a kit that is gone would only be dropped at each export (run-input.ts)
       // while GET /me still showed it: it goes with the kit.
       await tx.query(
-        `update accounts set clip_defaults = clip_defaults - 'brand_kit' where id = $1 and clip_defaults->>'brand_kit' = $2`,
+        `update accounts set clip_defaults = clip_defaults - 'brand_kit' where ` +
+          `id = $1 and clip_defaults->>'brand_kit' = $2`,
         [accountId, id],
       );
     });
@@ -209,7 +211,8 @@ export class BrandKits {
       await this.d.storage.write(key, img.bytes);
       if (kind === "logo")
         await this.d.db.query(
-          `update brand_kits set logo = coalesce(logo, '{}'::jsonb) || $3::jsonb, updated_at = now() where id = $1 and account_id = $2`,
+          `update brand_kits set logo = coalesce(logo, '{}'::jsonb) || $3::jsonb, ` +
+            `updated_at = now() where id = $1 and account_id = $2`,
           [id, accountId, JSON.stringify({ key })],
         );
       else

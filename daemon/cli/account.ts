@@ -57,7 +57,8 @@ export async function cmdResetPassword(cfg: Config, values: Record<string, any>)
   const email = typeof values.email === "string" ? values.email : "";
   if (!email)
     throw new UsageError(
-      "usage: clipd account reset-password --email E [--password P] (without --password: read from stdin, or asked for)",
+      "usage: clipd account reset-password --email E [--password P] (without " +
+        "--password: read from stdin, or asked for)",
     );
   const password: string =
     typeof values.password === "string"

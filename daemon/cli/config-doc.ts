@@ -51,7 +51,8 @@ export function configRows(schema: Prop = ConfigSchema, prefix = ""): ConfigRow[
 export function configMarkdown(): string {
   const rows = configRows().map(
     (r) =>
-      `| \`${r.key}\` | ${mdCell(r.type)} | ${mdCell(r.default)} | ${r.env ? "`" + r.env + "`" : ""} | ${mdCell(r.description)} |`,
+      `| \`${r.key}\` | ${mdCell(r.type)} | ${mdCell(r.default)} | ${r.env ? "`" + r.env + "`" : ""} ` +
+      `| ${mdCell(r.description)} |`,
   );
   return ["| key | type | default | env | meaning |", "|---|---|---|---|---|", ...rows].join("\n") + "\n";
 }

@@ -107,7 +107,8 @@ async function insertDelivery(q: Queryable, kind: DeliveryKind, d: NewDelivery, 
   const cols = ["id", "kind", "payload", ...Object.keys(refs)];
   if (!cols.every((c) => COLUMN.test(c))) throw new Error(`bad delivery column in ${cols.join(", ")}`);
   const { rows } = await q.query(
-    `insert into deliveries (${cols.join(", ")}) values (${cols.map((_, i) => `$${i + 1}`).join(", ")}) ${tail} returning id`,
+    `insert into deliveries (${cols.join(", ")}) values (${cols.map((_, i) => `$${i + 1}`).join(", ")}) ` +
+      `${tail} returning id`,
     [d.id ?? randomUUID(), kind.kind, d.payload, ...Object.values(refs)],
   );
   return rows[0]?.id ?? null;
@@ -136,7 +137,8 @@ export async function attempt(deps: CourierDeps, kind: DeliveryKind, id: string,
       `select 1 from deliveries where id = $1 and kind = $2 and status = 'pending' and attempts = $3 - 1`,
       [id, kind.kind, n],
     );
-    if (held.rows.length) throw new Error(`attempt ${n} of delivery ${id} is in flight on another worker`); // the queue tries again later
+    // the queue tries again later
+    if (held.rows.length) throw new Error(`attempt ${n} of delivery ${id} is in flight on another worker`);
     return; // done, or a stale duplicate
   }
   const d = rows[0] as DeliveryRow;
@@ -144,7 +146,8 @@ export async function attempt(deps: CourierDeps, kind: DeliveryKind, id: string,
   if (target === undefined) return;
   if (typeof target === "string") {
     await db.query(
-      `update deliveries set status = 'failed', last_error = $2, claimed_attempt = null, finished_at = now() where id = $1`,
+      `update deliveries set status = 'failed', last_error = $2, claimed_attempt ` +
+        `= null, finished_at = now() where id = $1`,
       [id, target],
     );
     return;
@@ -155,7 +158,8 @@ export async function attempt(deps: CourierDeps, kind: DeliveryKind, id: string,
     const stop = (await kind.afterAttempt?.(tx, d, result, n)) ?? false;
     if (result.ok) {
       await tx.query(
-        `update deliveries set status = 'delivered', attempts = $2, claimed_attempt = null, last_error = null, finished_at = now() where id = $1`,
+        `update deliveries set status = 'delivered', attempts = $2, claimed_attempt ` +
+          `= null, last_error = null, finished_at = now() where id = $1`,
         [id, n],
       );
       return;
@@ -163,14 +167,16 @@ export async function attempt(deps: CourierDeps, kind: DeliveryKind, id: string,
     const wait = kind.retrySeconds[n - 1];
     if (stop || wait === undefined) {
       await tx.query(
-        `update deliveries set status = 'failed', attempts = $2, claimed_attempt = null, last_error = $3, finished_at = now() where id = $1`,
+        `update deliveries set status = 'failed', attempts = $2, claimed_attempt ` +
+          `= null, last_error = $3, finished_at = now() where id = $1`,
         [id, n, result.error],
       );
       return;
     }
     const delay = wait * kind.timeScale();
     await tx.query(
-      `update deliveries set attempts = $2, claimed_attempt = null, last_error = $3, next_attempt_at = now() + make_interval(secs => $4) where id = $1`,
+      `update deliveries set attempts = $2, claimed_attempt = null, last_error ` +
+        `= $3, next_attempt_at = now() + make_interval(secs => $4) where id = $1`,
       [id, n, result.error, delay],
     );
     await deps.queue.send(
@@ -196,7 +202,8 @@ export async function sendNow(
   await deps.db.transaction(async (tx) => {
     await recordAttempt(tx, kind, id, 1, result);
     await tx.query(
-      `update deliveries set status = $2, attempts = 1, claimed_attempt = null, last_error = $3, finished_at = now() where id = $1`,
+      `update deliveries set status = $2, attempts = 1, claimed_attempt = null, ` +
+        `last_error = $3, finished_at = now() where id = $1`,
       [id, result.ok ? "delivered" : "failed", result.error],
     );
   });

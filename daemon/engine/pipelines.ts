@@ -193,7 +193,8 @@ function checkNeeds(
     if (missing.length)
       add(
         item,
-        `${at}[${i}]: ${def.name} needs ${missing.join(", ")} in the run state, which no earlier step provides and "input" does not list`,
+        `${at}[${i}]: ${def.name} needs ${missing.join(", ")} in the run state, ` +
+          `which no earlier step provides and "input" does not list`,
       );
     if (at === "steps") for (const k of def.provides ?? []) available.add(k);
   });

@@ -1,6 +1,7 @@
 /**
  * The stage registry. Built-in stages come from the list the composition root hands over
- * (daemon/boot/stages.ts), registered in the tsyringe container; extra modules named in the config (file paths or package names) are
+ * (daemon/boot/stages.ts), registered in the tsyringe container; extra modules named in the config (file paths or
+ * package names) are
  * loaded after them, so a module may replace a built-in stage of the same name.
  */
 import "reflect-metadata";

@@ -28,7 +28,9 @@ declare const HAS_DEFAULT: unique symbol;
 /** An optional option with a schema default: the `with:` block may leave it out, run() always has it. */
 export type TDefaulted<T extends TSchema> = TOptional<T> & { readonly [HAS_DEFAULT]: true };
 
-/** Marks an option optional with a default; the runner fills it in (ajv `useDefaults`), so does {@link resolveOptions}. */
+/**
+ * Marks an option optional with a default; the runner fills it in (ajv `useDefaults`), so does {@link resolveOptions}.
+ */
 export function Defaulted<T extends TSchema>(schema: T, value: Static<T>): TDefaulted<T> {
   return Type.Optional({ ...schema, default: value } as T) as TDefaulted<T>;
 }

@@ -61,7 +61,10 @@ export function stepAbort(src: StepAbortSources): StepAbort {
   };
 }
 
-/** Resolves with the stage's promise, or rejects as soon as the signal aborts (a stage that ignores its signal cannot hold the worker). */
+/**
+ * Resolves with the stage's promise, or rejects as soon as the signal aborts (a stage that ignores its signal cannot
+ * hold the worker).
+ */
 export function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {

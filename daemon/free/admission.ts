@@ -50,7 +50,9 @@ export async function checkAllowance(
   const anon = who.keyId === null;
   const resetsDay = nextDay().toISOString();
   const { rows } = await q.query(
-    `select count(*)::int as n, count(*) filter (where not measured)::int as unmeasured from free_jobs where ${anon ? `key_id is null and client_addr = $1` : `key_id = $1`} and created_at >= $2`,
+    `select count(*)::int as n, count(*) filter (where not measured)::int as ` +
+      `unmeasured from free_jobs where ${anon ? `key_id is null and client_addr = $1` : `key_id = $1`} ` +
+      `and created_at >= $2`,
     [anon ? who.clientAddr : who.keyId, dayStart().toISOString()],
   );
   const perDay = anon ? cfg.files_per_day_anon : cfg.files_per_day_key;
@@ -59,7 +61,8 @@ export async function checkAllowance(
       ? new LimitReached(
           "quota",
           "anon_daily_limit",
-          `without a key, ${perDay} file a day is allowed per client address; a free key allows ${cfg.files_per_day_key}`,
+          `without a key, ${perDay} file a day is allowed per client address; a free ` +
+            `key allows ${cfg.files_per_day_key}`,
           { context: { limit: perDay, resets_at: resetsDay } },
         )
       : new LimitReached("quota", "daily_limit", `this key has used its ${perDay} files today`, {
@@ -70,7 +73,9 @@ export async function checkAllowance(
     throw new LimitReached(
       "quota",
       "unmeasured_limit",
-      `the file's server does not tell its length, and ${cfg.unmeasured_per_day} such file a day is allowed; use a server that sends Content-Length or answers Range requests`,
+      `the file's server does not tell its length, and ${cfg.unmeasured_per_day} ` +
+        `such file a day is allowed; use a server that sends Content-Length or ` +
+        `answers Range requests`,
       {
         context: {
           limit: cfg.unmeasured_per_day,
@@ -93,7 +98,8 @@ export async function checkAllowance(
     throw new LimitReached(
       "capacity",
       "anon_ceiling",
-      "the no-key tier has spent its share of this month's budget; a free key still works (POST /api/v1/transcribe/keys)",
+      "the no-key tier has spent its share of this month's budget; a free key " +
+        "still works (POST /api/v1/transcribe/keys)",
       { context: { resets_at: resetsMonth } },
     );
   }

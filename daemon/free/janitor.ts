@@ -2,7 +2,8 @@
  * The free tool's retention: a daily pg-boss schedule (free.retention_cron) runs sweepFree, which
  * deletes the audio (downloaded, or uploaded from the free page: a job's audio_key either way)
  * after free.audio_retention_days and the text after free.text_retention_days. It also removes
- * the website's uploads that never started (daemon/web/uploads.ts). A job whose text is gone is `expired`, and a poll then answers 404.
+ * the website's uploads that never started (daemon/web/uploads.ts). A job whose text is gone is `expired`, and a poll
+ * then answers 404.
  * Tests move the clock with free.clock_offset_seconds instead of waiting. Deleting is idempotent,
  * so a sweep cut short by a crash is finished by the next one.
  */
@@ -28,7 +29,8 @@ export async function sweepFree(deps: JanitorDeps): Promise<{ audio: number; tex
   const cfg = freeConfig(deps.config);
   const now = `now() + make_interval(secs => $1)`;
   const audio = await deps.db.query(
-    `select id, audio_key from free_jobs where audio_key is not null and audio_deleted_at is null and created_at < ${now} - make_interval(days => $2::int)`,
+    `select id, audio_key from free_jobs where audio_key is not null and audio_deleted_at ` +
+      `is null and created_at < ${now} - make_interval(days => $2::int)`,
     [cfg.clock_offset_seconds, cfg.audio_retention_days],
   );
   for (const r of audio.rows) {
@@ -36,7 +38,8 @@ export async function sweepFree(deps: JanitorDeps): Promise<{ audio: number; tex
     await deps.db.query(`update free_jobs set audio_deleted_at = now() where id = $1`, [r.id]);
   }
   const text = await deps.db.query(
-    `select id, result from free_jobs where status in ('completed', 'failed') and created_at < ${now} - make_interval(days => $2::int)`,
+    `select id, result from free_jobs where status in ('completed', 'failed') ` +
+      `and created_at < ${now} - make_interval(days => $2::int)`,
     [cfg.clock_offset_seconds, cfg.text_retention_days],
   );
   for (const r of text.rows) {

@@ -116,7 +116,10 @@ export class FreeService {
 
   // ---- jobs -----------------------------------------------------------------------------------
 
-  /** Measures the file, applies every limit and starts the job. Throws the refusals of daemon/domain/errors.ts (Refused, LimitReached). */
+  /**
+   * Measures the file, applies every limit and starts the job. Throws the refusals of daemon/domain/errors.ts (Refused,
+   * LimitReached).
+   */
   async submit(input: {
     url: string;
     callbackUrl?: string;
@@ -136,7 +139,10 @@ export class FreeService {
     return { id: job.id, token, ...(job.callback_secret ? { callback_secret: job.callback_secret } : {}) };
   }
 
-  /** Whether today's files and the month's budget leave room for one more file, before it is uploaded (no lock: admit decides). */
+  /**
+   * Whether today's files and the month's budget leave room for one more file, before it is uploaded (no lock: admit
+   * decides).
+   */
   precheck(who: { keyId: string | null; clientAddr: string }): Promise<void> {
     return this.deps.db.transaction(async (tx) => {
       const budget = (
@@ -179,7 +185,8 @@ export class FreeService {
       ).rows[0];
       await checkAllowance(tx, cfg, input, { measured: m.measured, cost }, budget);
       await tx.query(
-        `update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`,
+        `update free_budget set spent_cents = spent_cents + $2, anon_spent_cents ` +
+          `= anon_spent_cents + $3 where month = $1`,
         [month, cost, anon ? cost : 0],
       );
       await tx.query(
@@ -290,13 +297,15 @@ export class FreeService {
         engine: t.engine,
       };
       await tx.query(
-        `update free_jobs set status = 'completed', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`,
+        `update free_jobs set status = 'completed', duration_seconds = $2, result ` +
+          `= $3, audio_key = $4, finished_at = now() where id = $1`,
         [row.id, seconds, JSON.stringify(result), audioKey],
       );
     } else if (run.error?.code === "no_speech") {
       seconds = Number(run.output?.media?.duration ?? seconds ?? 0);
       await tx.query(
-        `update free_jobs set status = 'completed', code = 'no_speech', duration_seconds = $2, result = $3, audio_key = $4, finished_at = now() where id = $1`,
+        `update free_jobs set status = 'completed', code = 'no_speech', duration_seconds ` +
+          `= $2, result = $3, audio_key = $4, finished_at = now() where id = $1`,
         [row.id, seconds, JSON.stringify({ language: null, word_count: 0 }), audioKey],
       );
     } else {
@@ -306,7 +315,8 @@ export class FreeService {
         this.cfg,
       );
       await tx.query(
-        `update free_jobs set status = 'failed', code = $2, error = $3, audio_key = $4, finished_at = now() where id = $1`,
+        `update free_jobs set status = 'failed', code = $2, error = $3, audio_key ` +
+          `= $4, finished_at = now() where id = $1`,
         [row.id, error.code, JSON.stringify(error), audioKey],
       );
     }
@@ -318,7 +328,8 @@ export class FreeService {
     const delta = real - Number(row.cost_cents);
     await tx.query(`update free_jobs set cost_cents = $2 where id = $1`, [row.id, real]);
     await tx.query(
-      `update free_budget set spent_cents = spent_cents + $2, anon_spent_cents = anon_spent_cents + $3 where month = $1`,
+      `update free_budget set spent_cents = spent_cents + $2, anon_spent_cents ` +
+        `= anon_spent_cents + $3 where month = $1`,
       [monthStart(new Date(isoColumn(row.created_at)!)), delta, row.key_id ? 0 : delta],
     );
     if (row.callback_url) {

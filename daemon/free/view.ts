@@ -36,7 +36,8 @@ export function tooLong(anon: boolean, seconds: number, max: number, cfg: FreeCo
   return {
     code: anon ? "too_long_anon" : "too_long",
     message: anon
-      ? `the file is ${duration} s long; without a key the limit is ${max} s (a free key allows ${cfg.max_seconds_key} s)`
+      ? `the file is ${duration} s long; without a key the limit is ${max} s (a ` +
+        `free key allows ${cfg.max_seconds_key} s)`
       : `the file is ${duration} s long, over the limit of ${max} s`,
     max_duration_seconds: max,
     duration_seconds: duration,
@@ -63,7 +64,9 @@ export async function freeJobView(row: any, o: ViewDeps): Promise<Record<string,
     ...(r.language_source ? { language_source: r.language_source } : {}),
     ...(r.language && r.language !== "en"
       ? {
-          language_note: `the speech was detected as "${r.language}"; English is the supported language, so this transcript may be poor`,
+          language_note:
+            `the speech was detected as "${r.language}"; English is the supported language, ` +
+            `so this transcript may be poor`,
         }
       : {}),
   };
@@ -83,6 +86,8 @@ export async function freeJobView(row: any, o: ViewDeps): Promise<Record<string,
     text_url: link(files.txt!, "transcript.txt", "text/plain; charset=utf-8"),
     srt_url: link(files.srt!, "transcript.srt", "application/x-subrip; charset=utf-8"),
     vtt_url: link(files.vtt!, "transcript.vtt", "text/vtt; charset=utf-8"),
-    note: `the text, srt and vtt total ${total} bytes (${o.inlineMaxBytes} or more), so they are given as links, valid 7 days`,
+    note:
+      `the text, srt and vtt total ${total} bytes (${o.inlineMaxBytes} or more), ` +
+      `so they are given as links, valid 7 days`,
   };
 }

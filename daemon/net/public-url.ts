@@ -5,7 +5,8 @@
  * at once instead of a run that fails later; the fetch and delivery paths check again at connect
  * time (daemon/net/guard), pinned to the address they checked, so DNS cannot be swapped between.
  *
- * Refusals are NetRefusals (a code, a message naming the field, and context): `invalid_url` for a malformed, non-https or
+ * Refusals are NetRefusals (a code, a message naming the field, and context): `invalid_url` for a malformed, non-https
+ * or
  * credentialed link and for a host that does not exist; `forbidden_address` for a private one.
  * A passing DNS failure (no answer in time) is let through: the later checks retry it.
  */

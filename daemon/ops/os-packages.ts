@@ -128,7 +128,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
   program("espeak-ng", "espeak-ng", "the tests' synthetic speech", "tests"),
   program("sox", "sox", "the tests' audio fixtures", "tests"),
   program("openssl", "openssl", "the tests' certificates", "tests"),
-  // A real S3-compatible server for the object-storage tests: Ceph's radosgw on a one-node cluster (scripts/s3-server.mjs).
+  // A real S3-compatible server for the object-storage tests: Ceph's radosgw on a one-node cluster
+  // (scripts/s3-server.mjs).
   program("radosgw", "radosgw", "the tests' S3-compatible object store", "tests"),
   program("ceph-mon", "ceph-mon", "the tests' object store (its monitor)", "tests"),
   program("ceph-osd", "ceph-osd", "the tests' object store (its object daemon)", "tests"),

@@ -24,7 +24,8 @@ export class ManualProvider implements PaymentProvider {
   async checkout(_req: unknown, ctx: { accountId: string }): Promise<never> {
     throw new Conflict(
       "manual_provider",
-      `this clipd sells no credit online (payments.provider is manual); its operator adds credit with \`${creditCommand(ctx.accountId)}\``,
+      `this clipd sells no credit online (payments.provider is manual); its operator ` +
+        `adds credit with \`${creditCommand(ctx.accountId)}\``,
       {
         context: { provider: this.name, command: creditCommand(ctx.accountId) },
       },

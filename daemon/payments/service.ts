@@ -63,7 +63,8 @@ export class PaymentService {
     if (!account) throw new NotFound("not_found", `account ${accountId} does not exist`);
     const usage = await billing.usage(db, accountId);
     const { rows } = await db.query(
-      `select id, created_at, cents, kind, note from ledger where account_id = $1 order by created_at desc, id limit $2`,
+      `select id, created_at, cents, kind, note from ledger where account_id ` +
+        `= $1 order by created_at desc, id limit $2`,
       [accountId, LEDGER_ROWS],
     );
     const { rows: month } = await db.query(`select to_char(date_trunc('month', now()), 'YYYY-MM') as m`);

@@ -5,7 +5,8 @@
  * transaction that also records its id in payment_events, so a second delivery changes nothing;
  * a pack is also credited once per checkout (its row goes open → paid under a row lock), whatever
  * event reports it. A paid checkout clipd has no row for (it stopped after Stripe opened it) is
- * taken from the metadata clipd gave the session. Credit moves only through BillingService.movePayment: a ledger row beside the
+ * taken from the metadata clipd gave the session. Credit moves only through BillingService.movePayment: a ledger row
+ * beside the
  * balance change.
  *
  * - checkout.session.completed / async_payment_succeeded, paid: a pack adds its credit; the plan
@@ -104,7 +105,8 @@ export class StripeEvents {
     const intent = typeof s.payment_intent === "string" ? s.payment_intent : (s.payment_intent?.id ?? null);
     const subscription = typeof s.subscription === "string" ? s.subscription : (s.subscription?.id ?? null);
     await tx.query(
-      `update payment_checkouts set status = 'paid', paid_at = now(), payment_intent = $2, subscription_id = $3 where id = $1`,
+      `update payment_checkouts set status = 'paid', paid_at = now(), payment_intent ` +
+        `= $2, subscription_id = $3 where id = $1`,
       [s.id, intent, subscription],
     );
     if (row.kind === "pack") {
@@ -121,7 +123,8 @@ export class StripeEvents {
     }
     if (subscription) {
       await tx.query(
-        `insert into payment_subscriptions (id, account_id, status, event_created) values ($1, $2, 'active', 0) on conflict (id) do nothing`,
+        `insert into payment_subscriptions (id, account_id, status, event_created) ` +
+          `values ($1, $2, 'active', 0) on conflict (id) do nothing`,
         [subscription, row.account_id],
       );
     }
@@ -144,13 +147,15 @@ export class StripeEvents {
     const known = await tx.query(`select 1 from accounts where id::text = $1`, [m.clipd_account]);
     if (!known.rows.length) return undefined; // another clipd's customer on the same Stripe account
     await tx.query(
-      `insert into payment_checkouts (id, account_id, provider, kind, cents) values ($1, $2, 'stripe', $3, $4) on conflict (id) do nothing`,
+      `insert into payment_checkouts (id, account_id, provider, kind, cents) ` +
+        `values ($1, $2, 'stripe', $3, $4) on conflict (id) do nothing`,
       [s.id, m.clipd_account, m.clipd_kind, cents],
     );
     const customer = typeof s.customer === "string" ? s.customer : s.customer?.id;
     if (customer)
       await tx.query(
-        `insert into payment_customers (account_id, provider, customer_id) values ($1, 'stripe', $2) on conflict do nothing`,
+        `insert into payment_customers (account_id, provider, customer_id) values ` +
+          `($1, 'stripe', $2) on conflict do nothing`,
         [m.clipd_account, customer],
       );
     return this.checkoutRow(tx, s.id);
@@ -168,7 +173,8 @@ export class StripeEvents {
     if (takeBack <= 0) return;
     const total = Number(row.refunded_cents) + takeBack;
     await tx.query(
-      `update payment_checkouts set refunded_cents = $2, status = case when $2 >= cents then 'refunded' else status end where id = $1`,
+      `update payment_checkouts set refunded_cents = $2, status = case when $2 ` +
+        `>= cents then 'refunded' else status end where id = $1`,
       [row.id, total],
     );
     await this.deps.billing.movePayment(
@@ -189,7 +195,8 @@ export class StripeEvents {
   ): Promise<void> {
     const customer = typeof sub.customer === "string" ? sub.customer : sub.customer.id;
     const { rows } = await tx.query(
-      `select coalesce((select account_id from payment_subscriptions where id = $1), (select account_id from payment_customers where customer_id = $2)) as account_id`,
+      `select coalesce((select account_id from payment_subscriptions where id ` +
+        `= $1), (select account_id from payment_customers where customer_id = $2)) as account_id`,
       [sub.id, customer],
     );
     const accountId = rows[0]?.account_id;

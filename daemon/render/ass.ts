@@ -3,7 +3,8 @@
  *
  * We break lines ourselves (WrapStyle 2: libass never wraps) so that a word-by-word animation keeps
  * the same layout in every event of a cue; a reflow between words would make the text jump. Sizes
- * and margins are given for a 1080×1920 frame and scaled to the real one (by area, so other shapes read alike); the margins keep text out
+ * and margins are given for a 1080×1920 frame and scaled to the real one (by area, so other shapes read alike); the
+ * margins keep text out
  * of the areas that short-video apps cover with their own buttons.
  *
  * The style header, the line layout and the per-word events must agree on the same sizes and
@@ -233,7 +234,9 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
     "YCbCr Matrix: TV.709",
     "",
     "[V4+ Styles]",
-    "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding",
+    "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, " +
+      "BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, " +
+      "Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding",
     ...styles,
     "",
     "[Events]",

@@ -12,7 +12,10 @@ import { escapeFilterValue } from "./render.js";
 /** What of a kit the render needs; carried in the render plan, so a restyle draws the same brand. */
 export type PlanBrand = Pick<BrandSnapshot, "colours" | "logo" | "intro" | "outro" | "font">;
 
-/** The brand's files on local disk: the logo, the font, and each card's lines (one text file each, named relative to ffmpeg's folder). */
+/**
+ * The brand's files on local disk: the logo, the font, and each card's lines (one text file each, named relative to
+ * ffmpeg's folder).
+ */
 export interface BrandFiles {
   logo?: string;
   font?: string;

@@ -71,7 +71,10 @@ export function sceneExpr(plan: CropScene[], axis: "x" | "y", fps: number): stri
   return expr;
 }
 
-/** The layout of one video stream `[in]` into `[out]`: the frame's shape filled (per-scene crop) or the whole picture on a blur or a colour. */
+/**
+ * The layout of one video stream `[in]` into `[out]`: the frame's shape filled (per-scene crop) or the whole picture on
+ * a blur or a colour.
+ */
 export function layoutFilter(o: GraphOptions, inLabel: string, outLabel: string): string {
   const { width: W, height: H } = o;
   const plan = o.plan?.length ? o.plan : [{ start: 0, end: 0, x: o.focus?.x ?? 0.5, y: o.focus?.y ?? 0.5 }];

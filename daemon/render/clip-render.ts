@@ -26,7 +26,10 @@ export interface CheckedRender {
   onProgress?: (percent: number) => void;
 }
 
-/** Runs ffmpeg, then probes the output; a failure is a `render_failed` StageError (retryable when it may pass next time). */
+/**
+ * Runs ffmpeg, then probes the output; a failure is a `render_failed` StageError (retryable when it may pass next
+ * time).
+ */
 export async function renderChecked(args: string[], o: CheckedRender): Promise<MediaSummary> {
   try {
     await runFfmpeg(args, { signal: o.signal, duration: o.duration, cwd: o.cwd, onProgress: o.onProgress });
@@ -47,7 +50,9 @@ export async function renderChecked(args: string[], o: CheckedRender): Promise<M
   ) {
     throw new StageError(
       "render_failed",
-      `${o.stage}: output check failed for clip ${o.ref}: got ${got.width}x${got.height} ${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ${o.width}x${o.height} h264/aac ${o.duration.toFixed(2)} s`,
+      `${o.stage}: output check failed for clip ${o.ref}: got ${got.width}x${got.height} ` +
+        `${got.videoCodec}/${got.audioCodec} ${got.duration.toFixed(2)} s, wanted ` +
+        `${o.width}x${o.height} h264/aac ${o.duration.toFixed(2)} s`,
       { retryable: true },
     );
   }

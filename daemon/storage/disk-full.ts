@@ -32,7 +32,9 @@ export function isDiskFull(err: unknown): boolean {
   return false;
 }
 
-/** `err` as InsufficientStorage when it says the disk is full (`what` says what was being written), else `err` itself. */
+/**
+ * `err` as InsufficientStorage when it says the disk is full (`what` says what was being written), else `err` itself.
+ */
 export function diskFullOr(err: unknown, what: string): unknown {
   if (err instanceof InsufficientStorage || !isDiskFull(err)) return err;
   return new InsufficientStorage(`no space left on the server's disk while writing ${what}; try again later`, {

@@ -218,7 +218,8 @@ export async function openPglite(dir: string): Promise<Db> {
     const holder = Number(await readFile(lockFile, "utf8").catch(() => ""));
     if (holder && holder !== process.pid && pidAlive(holder)) {
       throw new DatabaseError(
-        `the embedded database in ${dir} is in use by process ${holder}. Stop that process, or set DATABASE_URL to share a PostgreSQL server between processes`,
+        `the embedded database in ${dir} is in use by process ${holder}. Stop that ` +
+          `process, or set DATABASE_URL to share a PostgreSQL server between processes`,
       );
     }
     await writeFile(lockFile, String(process.pid));

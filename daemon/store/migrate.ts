@@ -25,7 +25,8 @@ export async function migrate(db: Db): Promise<string[]> {
   await db.transaction(async (tx) => {
     await lock(tx);
     await tx.query(
-      `create table if not exists clipd_migrations (id text primary key, applied_at timestamptz not null default now())`,
+      `create table if not exists clipd_migrations (id text primary key, applied_at ` +
+        `timestamptz not null default now())`,
     );
   });
   for (const file of files) {

@@ -90,12 +90,14 @@ export async function card(size: { width: number; height: number }, title: strin
   const text = lines
     .map(
       (l, i) =>
-        `<text x="50%" y="${top + i * Math.round(font * 1.25)}" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="${font}" fill="#ffffff">${xml(l)}</text>`,
+        `<text x="50%" y="${top + i * Math.round(font * 1.25)}" text-anchor="middle" ` +
+        `font-family="DejaVu Sans" font-weight="bold" font-size="${font}" fill="#ffffff">${xml(l)}</text>`,
     )
     .join("");
   const small = Math.round(W * 0.05);
   const under = sub
-    ? `<text x="50%" y="${top + lines.length * Math.round(font * 1.25) + small}" text-anchor="middle" font-family="DejaVu Sans" font-size="${small}" fill="#dbeafe">${xml(sub)}</text>`
+    ? `<text x="50%" y="${top + lines.length * Math.round(font * 1.25) + small}" ` +
+      `text-anchor="middle" font-family="DejaVu Sans" font-size="${small}" fill="#dbeafe">${xml(sub)}</text>`
     : "";
   // Five rounded bars of a sound wave above the title.
   const bar = Math.round(W * 0.035);
@@ -105,13 +107,17 @@ export async function card(size: { width: number; height: number }, title: strin
   const bars = heights
     .map(
       (h, i) =>
-        `<rect x="${x0 + i * 2 * bar}" y="${mid - h / 2}" width="${bar}" height="${h}" rx="${bar / 2}" fill="#ffffff" fill-opacity="0.85"/>`,
+        `<rect x="${x0 + i * 2 * bar}" y="${mid - h / 2}" width="${bar}" height="${h}" ` +
+        `rx="${bar / 2}" fill="#ffffff" fill-opacity="0.85"/>`,
     )
     .join("");
-  const brand = `<text x="50%" y="${H - Math.round(H * 0.06)}" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="${small}" fill="#ffffff" fill-opacity="0.7">clipd</text>`;
+  const brand =
+    `<text x="50%" y="${H - Math.round(H * 0.06)}" text-anchor="middle" font-family="DejaVu ` +
+    `Sans" font-weight="bold" font-size="${small}" fill="#ffffff" fill-opacity="0.7">clipd</text>`;
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">` +
-    `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#2563eb"/><stop offset="1" stop-color="#1e1b4b"/></linearGradient></defs>` +
+    `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" ` +
+    `stop-color="#2563eb"/><stop offset="1" stop-color="#1e1b4b"/></linearGradient></defs>` +
     `<rect width="100%" height="100%" fill="url(#g)"/>${bars}${text}${under}${brand}</svg>`;
   return sharp(Buffer.from(svg)).png().toBuffer();
 }

@@ -46,7 +46,8 @@ export async function readResults(d: ResultsDeps, source: ResultsSource, id: str
 
 async function accountResults(d: ResultsDeps, id: string): Promise<Results> {
   const { rows } = await d.db.query(
-    `select t.account_id from transcripts t join accounts a on a.id = t.account_id where t.id = $1 and t.livemode and a.deleted_at is null`,
+    `select t.account_id from transcripts t join accounts a on a.id = t.account_id ` +
+      `where t.id = $1 and t.livemode and a.deleted_at is null`,
     [id],
   );
   // A deleted account's transcripts are not shown, even behind a link still in date.

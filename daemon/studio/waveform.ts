@@ -62,7 +62,9 @@ export async function drawWaveform(
     const h = Math.max(2, Math.round(k * (H - 4)));
     return `<rect x="${i * step}" y="${Math.round((H - h) / 2)}" width="${WAVEFORM.bar}" height="${h}" rx="1"/>`;
   });
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><g fill="${o.colour ?? "#64748b"}">${rects.join("")}</g></svg>`;
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><g ` +
+    `fill="${o.colour ?? "#64748b"}">${rects.join("")}</g></svg>`;
   return sharp(Buffer.from(svg)).png({ compressionLevel: 9 }).toBuffer();
 }
 

@@ -187,7 +187,8 @@ export class WatchFolder {
       set = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS)).run;
     } catch (err) {
       await this.app.db.query(
-        `insert into watch_files (id, folder, name, size, mtime_ms, state, error) values ($1, $2, $3, $4, $5, 'failed', $6)`,
+        `insert into watch_files (id, folder, name, size, mtime_ms, state, error) ` +
+          `values ($1, $2, $3, $4, $5, 'failed', $6)`,
         [id, l.inbox, name, st.size, st.mtimeMs, (err as Error).message],
       );
       await this.fail(l, name, { code: "invalid_options", message: (err as Error).message });
@@ -203,7 +204,8 @@ export class WatchFolder {
         { origin: "watch", originRef: name, set, tx },
       );
       await tx.query(
-        `insert into watch_files (id, folder, name, size, mtime_ms, state, run_id) values ($1, $2, $3, $4, $5, 'running', $6)`,
+        `insert into watch_files (id, folder, name, size, mtime_ms, state, run_id) ` +
+          `values ($1, $2, $3, $4, $5, 'running', $6)`,
         [id, l.inbox, name, st.size, st.mtimeMs, run.id],
       );
       log.info({ runId: run.id }, "file taken");

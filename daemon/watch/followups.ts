@@ -61,7 +61,9 @@ export function splitOptions(runner: Runner, pipeline: string, set: Record<strin
   return out;
 }
 
-/** Starts `clip` runs for the best `count` clips of a finished run; `opts.set` is the renders' share of splitOptions. */
+/**
+ * Starts `clip` runs for the best `count` clips of a finished run; `opts.set` is the renders' share of splitOptions.
+ */
 export async function startClipRenders(
   runner: Runner,
   episode: Run,

@@ -63,7 +63,10 @@ export interface OutboxWrite {
   events: EventRow[];
 }
 
-/** Writes the results into the temporary folder and renames it to outbox/<name>; a folder already there is left as it is. */
+/**
+ * Writes the results into the temporary folder and renames it to outbox/<name>; a folder already there is left as it
+ * is.
+ */
 export async function placeOutbox(w: OutboxWrite): Promise<void> {
   const final = path.join(w.outbox, w.name);
   if (existsSync(final)) return;

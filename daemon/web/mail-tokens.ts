@@ -12,7 +12,8 @@ export const TOKEN_TTL_SECONDS = 3600;
 export async function issueToken(q: Queryable, accountId: string, purpose: TokenPurpose): Promise<string> {
   const token = newToken();
   await q.query(
-    `insert into web_tokens (token_hash, account_id, purpose, expires_at) values ($1, $2, $3, now() + make_interval(secs => $4))`,
+    `insert into web_tokens (token_hash, account_id, purpose, expires_at) values ` +
+      `($1, $2, $3, now() + make_interval(secs => $4))`,
     [tokenHash(token), accountId, purpose, TOKEN_TTL_SECONDS],
   );
   // Spent and expired tokens of the account are no use to anyone.
@@ -25,7 +26,8 @@ export async function issueToken(q: Queryable, accountId: string, purpose: Token
 /** Spends a token in `tx`; returns its account, or refuses with 400 invalid_token naming why. */
 export async function spendToken(tx: Queryable, token: string, purpose: TokenPurpose): Promise<string> {
   const { rows } = await tx.query(
-    `update web_tokens set used_at = now() where token_hash = $1 and purpose = $2 and used_at is null and expires_at > now() returning account_id`,
+    `update web_tokens set used_at = now() where token_hash = $1 and purpose ` +
+      `= $2 and used_at is null and expires_at > now() returning account_id`,
     [tokenHash(token.slice(0, 200)), purpose],
   );
   if (!rows[0])

@@ -62,7 +62,9 @@ export function verifyMail(to: string, link: string): Mail {
   return {
     to,
     subject: "Confirm your e-mail address for clipd",
-    text: `Confirm this address for your clipd account by opening:\n\n${link}\n\nThe link works once, for one hour. If you did not sign up, ignore this mail.\n`,
+    text:
+      `Confirm this address for your clipd account by opening:\n\n${link}\n\nThe ` +
+      `link works once, for one hour. If you did not sign up, ignore this mail.\n`,
   };
 }
 
@@ -70,6 +72,9 @@ export function resetMail(to: string, link: string): Mail {
   return {
     to,
     subject: "Reset your clipd password",
-    text: `Choose a new password for your clipd account by opening:\n\n${link}\n\nThe link works once, for one hour. If you did not ask for this, ignore this mail; your password stays as it is.\n`,
+    text:
+      `Choose a new password for your clipd account by opening:\n\n${link}\n\nThe ` +
+      `link works once, for one hour. If you did not ask for this, ignore this ` +
+      `mail; your password stays as it is.\n`,
   };
 }

@@ -81,7 +81,8 @@ export class AccountRecovery {
     await this.d.users.checkCurrent(accountId, password, "password");
     const { due, keys } = await this.d.db.transaction(async (tx) => {
       const { rows } = await tx.query(
-        `update accounts set deleted_at = now(), removal_due_at = now() + make_interval(days => $2::int) where id = $1 and deleted_at is null returning removal_due_at`,
+        `update accounts set deleted_at = now(), removal_due_at = now() + make_interval(days ` +
+          `=> $2::int) where id = $1 and deleted_at is null returning removal_due_at`,
         [accountId, this.d.removalDays],
       );
       const k = await tx.query(
@@ -89,7 +90,8 @@ export class AccountRecovery {
         [accountId],
       );
       await tx.query(
-        `update webhooks set enabled = false, disabled_reason = 'the account was deleted', updated_at = now() where account_id = $1`,
+        `update webhooks set enabled = false, disabled_reason = 'the account was ` +
+          `deleted', updated_at = now() where account_id = $1`,
         [accountId],
       );
       await tx.query(`delete from web_sessions where account_id = $1`, [accountId]);

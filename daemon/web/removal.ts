@@ -41,7 +41,8 @@ export class AccountRemoval {
   /** Removes the data of every account due; returns the ids removed. */
   async sweep(): Promise<string[]> {
     const { rows } = await this.d.db.query(
-      `select id from accounts where removal_due_at is not null and removal_due_at <= now() and removed_at is null order by removal_due_at limit $1`,
+      `select id from accounts where removal_due_at is not null and removal_due_at ` +
+        `<= now() and removed_at is null order by removal_due_at limit $1`,
       [PER_SWEEP],
     );
     const removed: string[] = [];
@@ -55,7 +56,8 @@ export class AccountRemoval {
     if (runs.rows.some((r) => r.state === "queued" || r.state === "running")) return false;
     const runIds = runs.rows.map((r) => String(r.id));
     const uploads = await this.d.db.query(
-      `select upload->>'key' as key, cover_key from episodes where account_id = $1 and (upload is not null or cover_key is not null)`,
+      `select upload->>'key' as key, cover_key from episodes where account_id ` +
+        `= $1 and (upload is not null or cover_key is not null)`,
       [accountId],
     );
     for (const id of runIds) await this.d.storage.remove(`runs/${id}`);
@@ -76,7 +78,8 @@ async function removeRows(tx: Queryable, accountId: string, runIds: string[]): P
   // Deliveries and their attempts go with their webhooks (on delete cascade).
   await by("webhooks");
   await tx.query(
-    `delete from deliveries where event_id in (select id from events where account_id = $1 or run_id = any($2::uuid[]))`,
+    `delete from deliveries where event_id in (select id from events where ` +
+      `account_id = $1 or run_id = any($2::uuid[]))`,
     [accountId, runIds],
   );
   await tx.query(`delete from events where account_id = $1 or run_id = any($2::uuid[])`, [accountId, runIds]);
@@ -96,7 +99,8 @@ async function removeRows(tx: Queryable, accountId: string, runIds: string[]): P
   await tx.query(`update watch_files set run_id = null where run_id = any($1::uuid[])`, [runIds]);
   await tx.query(`delete from runs where id = any($1::uuid[])`, [runIds]);
   await tx.query(
-    `update accounts set email = 'removed-' || id || '@removed.invalid', password_hash = null, clip_defaults = null, removed_at = now() where id = $1`,
+    `update accounts set email = 'removed-' || id || '@removed.invalid', password_hash ` +
+      `= null, clip_defaults = null, removed_at = now() where id = $1`,
     [accountId],
   );
 }

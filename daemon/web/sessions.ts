@@ -64,7 +64,9 @@ export class SessionStore {
     };
   }
 
-  /** The live session a cookie token stands for, or undefined (unknown, idle too long, past its end, account deleted). */
+  /**
+   * The live session a cookie token stands for, or undefined (unknown, idle too long, past its end, account deleted).
+   */
   async find(token: string | undefined): Promise<WebSession | undefined> {
     if (!token || token.length > 200) return undefined;
     const { rows } = await this.db.query(
@@ -105,7 +107,8 @@ export class SessionStore {
   /** Ends sessions that can no longer be used; called now and then so the table stays small. */
   async sweep(q: Queryable = this.db): Promise<void> {
     await q.query(
-      `delete from web_sessions where expires_at <= now() or last_seen_at <= now() - make_interval(secs => $1::float8 * 3600)`,
+      `delete from web_sessions where expires_at <= now() or last_seen_at <= ` +
+        `now() - make_interval(secs => $1::float8 * 3600)`,
       [this.cfg.idleHours],
     );
   }

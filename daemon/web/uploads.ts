@@ -31,7 +31,8 @@ export interface WebUpload {
 
 export async function recordWebUpload(q: Queryable, u: Omit<WebUpload, "started_at">): Promise<void> {
   await q.query(
-    `insert into web_uploads (id, kind, account_id, free_key_id, client_addr, token_fp, storage_key, name, expires_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    `insert into web_uploads (id, kind, account_id, free_key_id, client_addr, ` +
+      `token_fp, storage_key, name, expires_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [u.id, u.kind, u.account_id, u.free_key_id, u.client_addr, u.token_fp, u.storage_key, u.name, u.expires_at],
   );
 }
@@ -71,7 +72,8 @@ export async function sweepWebUploads(
   offsetSeconds = 0,
 ): Promise<number> {
   const { rows } = await deps.db.query(
-    `select id, storage_key, started_at from web_uploads where expires_at < now() + make_interval(secs => $1) - interval '1 day' limit 1000`,
+    `select id, storage_key, started_at from web_uploads where expires_at < ` +
+      `now() + make_interval(secs => $1) - interval '1 day' limit 1000`,
     [offsetSeconds],
   );
   for (const r of rows) {

@@ -51,7 +51,8 @@ export async function accountByEmail(
   email: string,
 ): Promise<{ id: string; email: string; password_hash: string | null } | undefined> {
   const { rows } = await q.query(
-    `select id, email, password_hash from accounts where lower(email) = lower($1) and deleted_at is null order by (password_hash is not null) desc, created_at limit 1`,
+    `select id, email, password_hash from accounts where lower(email) = lower($1) ` +
+      `and deleted_at is null order by (password_hash is not null) desc, created_at limit 1`,
     [email],
   );
   return rows[0];
@@ -159,7 +160,8 @@ export interface AccountSummary {
 
 export async function accountSummary(q: Queryable, accountId: string): Promise<AccountSummary | undefined> {
   const { rows } = await q.query(
-    `select id, email, email_verified_at, plan, credit_cents, billing_review, created_at from accounts where id = $1 and deleted_at is null`,
+    `select id, email, email_verified_at, plan, credit_cents, billing_review, ` +
+      `created_at from accounts where id = $1 and deleted_at is null`,
     [accountId],
   );
   const r = rows[0];

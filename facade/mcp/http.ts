@@ -52,7 +52,8 @@ export function mcpHttpHandler(core: McpCore, services: FacadeServices, maxBodyB
       if (status === 401)
         headers.set(
           "www-authenticate",
-          `Bearer realm="clipd", error="invalid_token", error_description="send an account API key (svc_live_ or svc_test_)"`,
+          `Bearer realm="clipd", error="invalid_token", error_description="send an ` +
+            `account API key (svc_live_ or svc_test_)"`,
         );
       return jsonResponse(status, body, headers);
     }

@@ -20,7 +20,8 @@ export const RESOURCE_TEMPLATES = [
     name: "transcript",
     title: "A finished transcript",
     description:
-      "A completed transcript's file; format is txt, srt or vtt (the id is create_transcript's). Needs the transcripts scope.",
+      "A completed transcript's file; format is txt, srt or vtt (the id is create_transcript's). " +
+      "Needs the transcripts scope.",
     mimeType: "text/vtt",
   },
   {

@@ -89,7 +89,8 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
     const what = parseResourceUri(uri);
     if (!what) throw new McpError(-32002, `no resource at ${uri}`, { uri });
     const opFor = what.kind === "styles" ? byId("listStyles") : what.kind === "clips" ? byId("getEpisode") : undefined;
-    if (what.kind !== "transcript" && !opFor) throw new McpError(-32002, `no resource at ${uri}`, { uri }); // a facade built without that operation
+    // a facade built without that operation
+    if (what.kind !== "transcript" && !opFor) throw new McpError(-32002, `no resource at ${uri}`, { uri });
     const a = opFor
       ? json(await opFor.run({ params: what.kind === "clips" ? { id: what.id } : {}, query: {} }, caller))
       : json(
@@ -138,7 +139,9 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
         {
           capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
           instructions:
-            "clipd turns long recordings into captioned vertical clips and transcripts. Every tool is one account API operation. Work is asynchronous: start it, then poll the get_ tool each answer names.",
+            "clipd turns long recordings into captioned vertical clips and transcripts. " +
+            "Every tool is one account API operation. Work is asynchronous: start it, " +
+            "then poll the get_ tool each answer names.",
         },
       );
       const list_ = [...tools.values()].map((t) => t.def);

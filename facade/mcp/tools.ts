@@ -82,7 +82,8 @@ export function inputSchemaOf(op: Operation): ToolDefinition["inputSchema"] {
         minLength: 1,
         maxLength: 255,
         description:
-          "Repeat a call with the same key (and the same arguments) within 24 hours to get the first answer back instead of starting the work again",
+          "Repeat a call with the same key (and the same arguments) within 24 hours " +
+          "to get the first answer back instead of starting the work again",
       },
       "idempotency",
     );

@@ -24,7 +24,8 @@ const look: Record<string, JsonSchema> = {
   fit: str({
     enum: ["fill", "whole", "crop"],
     description:
-      "fill (the default): fill the frame on the salient region; whole: the whole picture on the background; crop: another name for fill",
+      "fill (the default): fill the frame on the salient region; whole: the whole " +
+      "picture on the background; crop: another name for fill",
   }),
   background: {
     type: "string",
@@ -36,19 +37,24 @@ const look: Record<string, JsonSchema> = {
     enum: ["9:16", "1:1", "4:5", "16:9"],
     "x-extension": true,
     description:
-      "Extension: the clip's shape, 9:16 (1080×1920, the default), 1:1 (1080×1080), 4:5 (1080×1350) or 16:9 (1920×1080); a change cuts the clip again",
+      "Extension: the clip's shape, 9:16 (1080×1920, the default), 1:1 (1080×1080), " +
+      "4:5 (1080×1350) or 16:9 (1920×1080); a change cuts the clip again",
   }),
   brand_kit: {
     anyOf: [str({ format: "uuid" }), { type: "null" }],
     "x-extension": true,
     description:
-      "Extension: a brand kit of the account (GET /api/v1/brand-kits) whose font, colours, logo, cards and cover art the clip takes; null: none. A change cuts the clip again",
+      "Extension: a brand kit of the account (GET /api/v1/brand-kits) whose font, " +
+      "colours, logo, cards and cover art the clip takes; null: none. A change " +
+      "cuts the clip again",
   },
   censor: str({
     enum: ["off", "mask", "bleep"],
     "x-extension": true,
     description:
-      "Extension: listed profanity in the captions; off (the default), mask (drawn as f***, in the captions endpoint too) or bleep (masked, and a 1 kHz tone over the word in the audio)",
+      "Extension: listed profanity in the captions; off (the default), mask (drawn " +
+      "as f***, in the captions endpoint too) or bleep (masked, and a 1 kHz tone " +
+      "over the word in the audio)",
   }),
   emphasis: {
     type: "boolean",
@@ -124,7 +130,8 @@ const posterUrl = str({
   format: "uri",
   "x-extension": true,
   description:
-    "Extension: signed link to the poster as JPEG (the frame at the hook's first word with the title), valid as long as download_url",
+    "Extension: signed link to the poster as JPEG (the frame at the hook's " +
+    "first word with the title), valid as long as download_url",
 });
 const posterWebpUrl = str({ format: "uri", "x-extension": true, description: "Extension: the same poster as WebP" });
 const clip: JsonSchema = {
@@ -153,7 +160,8 @@ const clip: JsonSchema = {
       type: "array",
       items: str(),
       description:
-        "The briefs (search `about`) this clip answers; a brief whose best answer was already listed returns that clip, with its number and ref",
+        "The briefs (search `about`) this clip answers; a brief whose best answer " +
+        "was already listed returns that clip, with its number and ref",
     },
     cut_status: str({ enum: ["not_cut", "cutting", "cut", "failed"] }),
     export_status: str({ enum: ["none", "rendering", "exported", "failed"] }),
@@ -381,7 +389,8 @@ export const S = {
         type: "array",
         items: str(),
         description:
-          'Each field whose resolved value changed, as "caption_size: medium → large"; empty when nothing changed (nothing started)',
+          'Each field whose resolved value changed, as "caption_size: medium → large"; ' +
+          "empty when nothing changed (nothing started)",
       },
       ...money,
       message: str(),

@@ -129,7 +129,8 @@ export const createBrandKit = defineOperation({
   scope: "clips.write",
   tags,
   summary:
-    "Make a brand kit: a name, colours, a bundled font, logo placement, intro/outro cards; upload its font, logo and cover next",
+    "Make a brand kit: a name, colours, a bundled font, logo placement, intro/outro " +
+    "cards; upload its font, logo and cover next",
   body: K.create,
   responses: {
     201: { description: "The kit", schema: K.kit },
@@ -165,7 +166,8 @@ export const updateBrandKit = defineOperation({
   tags,
   params: id,
   summary:
-    "Change a brand kit: what the body names changes (null removes the font, logo, cover or a card); clips already made keep the kit they were made with",
+    "Change a brand kit: what the body names changes (null removes the font, " +
+    "logo, cover or a card); clips already made keep the kit they were made with",
   body: K.update,
   responses: {
     200: { description: "The kit", schema: K.kit },
@@ -196,14 +198,18 @@ export const deleteBrandKit = defineOperation({
 const uploadResponses = (what: string) => ({
   200: { description: `The kit with its new ${what}`, schema: K.kit },
   400: {
-    description: `unsupported_type: the bytes are not a ${what} clipd takes (the message says what they are); fetch_failed or invalid_url: the link; naming the field`,
+    description:
+      `unsupported_type: the bytes are not a ${what} clipd takes (the message ` +
+      `says what they are); fetch_failed or invalid_url: the link; naming the field`,
   },
   404: { description: "Not on this account" },
   413: { description: `too_big: the ${what} is over its limit (max_bytes)` },
 });
 
 const rawBody = (what: string, mediaTypes: string[]) => ({
-  description: `The ${what} file's bytes (any Content-Type: the bytes decide; leave the body empty when the query names a url)`,
+  description:
+    `The ${what} file's bytes (any Content-Type: the bytes decide; leave the ` +
+    `body empty when the query names a url)`,
   mediaTypes: [...mediaTypes, "application/octet-stream"],
 });
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp"];
@@ -266,7 +272,8 @@ export const setEpisodeCover = defineOperation({
   tags: ["episodes"],
   params: id,
   summary:
-    "Set an episode's cover art (behind its audio clips, over a brand kit's): a PNG, JPEG or WebP image as the body, or its https link in ?url=",
+    "Set an episode's cover art (behind its audio clips, over a brand kit's): " +
+    "a PNG, JPEG or WebP image as the body, or its https link in ?url=",
   query: K.fileQuery,
   rawBody: RAW.cover,
   responses: {

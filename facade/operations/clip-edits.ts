@@ -27,7 +27,8 @@ export const CAPTION_EDIT_BODY: JsonSchema = {
       minItems: 1,
       maxItems: 100,
       description:
-        "Captions to retype: id as GET /clips/{id}/captions lists it, and its new text; the words keep the caption's times",
+        "Captions to retype: id as GET /clips/{id}/captions lists it, and its new " +
+        "text; the words keep the caption's times",
       items: {
         type: "object",
         additionalProperties: false,
@@ -72,7 +73,8 @@ export const editClipCaptions = defineOperation<CaptionEdit>({
     },
     400: {
       description:
-        "Invalid request, naming the field: an unknown caption id, an empty text, a delta past the episode or the length limits",
+        "Invalid request, naming the field: an unknown caption id, an empty text, " +
+        "a delta past the episode or the length limits",
     },
     402: { description: "Payment required", schema: S.paymentError },
     404: { description: "Not on this account" },
@@ -102,7 +104,8 @@ export const editClipCaptions = defineOperation<CaptionEdit>({
         start_seconds: r.start,
         end_seconds: r.end,
         message: lines.length
-          ? `${r.job.kind === "cut" ? "cutting and rendering" : "rendering"} the clip again (${lines.join("; ")}); poll GET /api/v1/jobs/${r.job.job_id}`
+          ? `${r.job.kind === "cut" ? "cutting and rendering" : "rendering"} the clip ` +
+            `again (${lines.join("; ")}); poll GET /api/v1/jobs/${r.job.job_id}`
           : "nothing to change: the captions already read so, so nothing started and nothing was charged",
         livemode: true,
       };

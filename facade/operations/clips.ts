@@ -92,7 +92,9 @@ export const exportClips = defineOperation({
       })),
       not_started: r.not_started,
       charged_cents: r.charged_cents,
-      message: `${r.jobs.length} job${r.jobs.length === 1 ? "" : "s"} started${r.not_started.length ? `; ${r.not_started.length} not started (see not_started)` : ""}; poll GET /api/v1/jobs/{id}`,
+      message:
+        `${r.jobs.length} job${r.jobs.length === 1 ? "" : "s"} started${r.not_started.length ? `; ${r.not_started.length} not started (see not_started)` : ""}; ` +
+        `poll GET /api/v1/jobs/{id}`,
       livemode: true,
     }));
     await ctx.services.episodes.clips.exportClips(
@@ -138,7 +140,8 @@ export const restyleClip = defineOperation({
   responses: {
     202: {
       description:
-        "A render job started; or, when nothing resolves to a new value, nothing started (changes empty, job_id the job that made the current look)",
+        "A render job started; or, when nothing resolves to a new value, nothing " +
+        "started (changes empty, job_id the job that made the current look)",
       schema: S.restyleAnswer,
     },
     400: {
@@ -174,8 +177,10 @@ export const restyleClip = defineOperation({
         changes: lines,
         charged_cents: job.charged_cents,
         message: lines.length
-          ? `${job.kind === "cut" ? "cutting and rendering" : "rendering"} the clip again (${lines.join("; ")})${saved}; poll GET /api/v1/jobs/${job.job_id}`
-          : `nothing to change: the clip already looks like this, so nothing started and nothing was charged${saved}; job_id is the job that made this look`,
+          ? `${job.kind === "cut" ? "cutting and rendering" : "rendering"} the clip ` +
+            `again (${lines.join("; ")})${saved}; poll GET /api/v1/jobs/${job.job_id}`
+          : `nothing to change: the clip already looks like this, so nothing started ` +
+            `and nothing was charged${saved}; job_id is the job that made this look`,
         livemode: true,
       };
     });

@@ -110,8 +110,10 @@ export const createEpisode = defineOperation({
       ...uploadView,
       charged_cents: 0,
       message: upload
-        ? "PUT the file to upload.url with upload.headers, then POST /api/v1/episodes/{id}/uploaded. The episode is charged when its clip search starts."
-        : "importing from source_url; poll GET /api/v1/episodes/{id}. The episode is charged when its clip search starts.",
+        ? "PUT the file to upload.url with upload.headers, then POST /api/v1/episodes/{id}/uploaded. " +
+          "The episode is charged when its clip search starts."
+        : "importing from source_url; poll GET /api/v1/episodes/{id}. The episode " +
+          "is charged when its clip search starts.",
       livemode: true,
     }));
     await ctx.services.episodes.create(
@@ -200,7 +202,8 @@ export const searchEpisode = defineOperation({
   responses: {
     202: {
       description:
-        "searching: the new clips join the episode when it is ready again; done: this brief was searched before, and these are its clips",
+        "searching: the new clips join the episode when it is ready again; done: " +
+        "this brief was searched before, and these are its clips",
       schema: S.searchAnswer,
     },
     402: { description: "Payment required", schema: S.paymentError },

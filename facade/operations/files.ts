@@ -36,7 +36,8 @@ export const putUpload = defineOperation({
   method: "PUT",
   path: "/api/v1/uploads/{token}",
   summary:
-    "Uploads the file for a signed upload address: the raw file streamed whole, or one chunk of it with Content-Range (HEAD the address for Upload-Offset)",
+    "Uploads the file for a signed upload address: the raw file streamed whole, " +
+    "or one chunk of it with Content-Range (HEAD the address for Upload-Offset)",
   scope: null,
   rateLimited: false,
   tags: ["files"],
@@ -44,7 +45,8 @@ export const putUpload = defineOperation({
   responses: {
     200: {
       description:
-        "Stored: the whole file ({key, bytes}), or a chunk ({received, total, complete}, with key and bytes once complete)",
+        "Stored: the whole file ({key, bytes}), or a chunk ({received, total, complete}, " +
+        "with key and bytes once complete)",
       schema: {
         type: "object",
         properties: {
@@ -58,13 +60,15 @@ export const putUpload = defineOperation({
     },
     400: {
       description:
-        "Empty or interrupted upload (a chunk says the offset stored), or a Content-Range that does not fit (bad_content_range)",
+        "Empty or interrupted upload (a chunk says the offset stored), or a Content-Range " +
+        "that does not fit (bad_content_range)",
     },
     403: { description: "The address was changed or not issued by clipd" },
     410: { description: "The address expired (2 hours)" },
     409: {
       description:
-        "A chunk that does not start where the stored bytes end (upload_offset_mismatch, offset), or names another total (upload_total_changed, total)",
+        "A chunk that does not start where the stored bytes end (upload_offset_mismatch, " +
+        "offset), or names another total (upload_total_changed, total)",
     },
     413: {
       description:

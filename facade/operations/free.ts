@@ -155,7 +155,8 @@ export const getFreeTranscription = defineOperation<unknown, { token?: string }>
   responses: {
     200: {
       description:
-        "Processing, completed (text, srt, vtt inline, or links with a note when 1 MB or more; code no_speech when nothing was heard), or failed",
+        "Processing, completed (text, srt, vtt inline, or links with a note when " +
+        "1 MB or more; code no_speech when nothing was heard), or failed",
       schema: POLL_SCHEMA,
     },
     404: errorSchema(["not_found (wrong or missing token)", "expired (deleted by retention)"]),

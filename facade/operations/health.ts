@@ -29,7 +29,8 @@ export const healthz = defineOperation({
   responses: {
     200: {
       description:
-        "Up: status ok, or degraded (no live worker, or a required OS tool missing; `tools.missing` names it, `tools.fix` installs it)",
+        "Up: status ok, or degraded (no live worker, or a required OS tool missing; " +
+        "`tools.missing` names it, `tools.fix` installs it)",
     },
     503: {
       description:

@@ -65,7 +65,8 @@ const ME_SCHEMA = {
     defaults: {
       type: "object",
       description:
-        "The look a new export gets for each field its request does not name: saved with PATCH /clips/{id} save_as_default, else the service's own",
+        "The look a new export gets for each field its request does not name: saved " +
+        "with PATCH /clips/{id} save_as_default, else the service's own",
       required: ["style", "caption_size", "caption_position", "hook_title", "fit", "background"],
       properties: {
         style: { type: "string" },

@@ -11,7 +11,8 @@ export const getMetrics = defineOperation({
   method: "GET",
   path: "/metrics",
   summary:
-    "Prometheus metrics of this process: HTTP latency per operation, step durations, render fps, transcription speed, webhook latency, queue depths",
+    "Prometheus metrics of this process: HTTP latency per operation, step durations, " +
+    "render fps, transcription speed, webhook latency, queue depths",
   scope: null,
   auth: "ops",
   internal: true,

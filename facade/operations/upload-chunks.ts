@@ -178,7 +178,8 @@ export async function putChunk(
     );
   }
   const before = contiguousEnd(await s.storage.parts.list(claims.key));
-  if (before === note.total) await finish(s, claims, note.total); // a server stopped between the last chunk and the join
+  // a server stopped between the last chunk and the join
+  if (before === note.total) await finish(s, claims, note.total);
   if (range.first !== before) return errorResponse(mismatch(before), { ...close, "upload-offset": String(before) });
 
   const writer = await s.storage.parts.writer(claims.key, range.first);
@@ -206,7 +207,8 @@ export async function putChunk(
     throw new ApiError(
       400,
       "upload_interrupted",
-      `the chunk broke off after ${pumped.bytes} of its ${size} bytes; ${received} bytes are stored, send the rest from there`,
+      `the chunk broke off after ${pumped.bytes} of its ${size} bytes; ${received} ` +
+        `bytes are stored, send the rest from there`,
       { field: "body", offset: received },
     );
   }

@@ -51,7 +51,8 @@ const getBilling = defineOperation({
   path: "/api/v1/billing",
   ...web,
   summary:
-    "The account's balance, plan and its API episodes used, this month's use by operation, the latest ledger rows and how credit is bought",
+    "The account's balance, plan and its API episodes used, this month's use " +
+    "by operation, the latest ledger rows and how credit is bought",
   responses: { 200: { description: "The billing page's data", schema: BILLING } },
   handler: (ctx) => ctx.services.payments.view(sessionOf(ctx).accountId),
 });

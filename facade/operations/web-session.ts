@@ -132,7 +132,8 @@ const signUp = defineOperation({
       throw new ApiError(
         403,
         "signup_closed",
-        "this clipd does not take sign-ups; its operator makes accounts (clipd account create) and sets their passwords (clipd account reset-password)",
+        "this clipd does not take sign-ups; its operator makes accounts (clipd " +
+          "account create) and sets their passwords (clipd account reset-password)",
         { field: "web.signup_open" },
       );
     }

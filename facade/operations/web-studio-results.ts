@@ -33,7 +33,8 @@ function readToken(services: LinkServices, token: string): { source: ResultsSour
       throw new ApiError(
         410,
         "link_expired",
-        `this results link expired at ${new Date(exp * 1000).toISOString()}; read the transcript again (the API or the site) for a new link`,
+        `this results link expired at ${new Date(exp * 1000).toISOString()}; read ` +
+          `the transcript again (the API or the site) for a new link`,
         { field: "token" },
       );
     }
@@ -102,7 +103,8 @@ const getResults = defineOperation({
   rateLimited: true,
   params: { token: { type: "string", minLength: 1, maxLength: 4096 } },
   summary:
-    "A transcript behind a signed results link: text, timed lines, TXT/SRT/VTT links and a link to the recording while it is kept",
+    "A transcript behind a signed results link: text, timed lines, TXT/SRT/VTT " +
+    "links and a link to the recording while it is kept",
   responses: {
     200: { description: "The transcript (text and links once completed)", schema: RESULTS_SCHEMA },
     404: { description: "invalid_link: the token was changed or not made here; not_found: the transcript is gone" },

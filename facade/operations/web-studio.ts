@@ -81,7 +81,8 @@ const transcript = defineOperation<unknown, { q?: string }>({
   responses: {
     200: {
       description:
-        "{segments: [{start, end, text}], total, limit, truncated}: total counts every matching line, segments holds the first `limit`",
+        "{segments: [{start, end, text}], total, limit, truncated}: total counts " +
+        "every matching line, segments holds the first `limit`",
     },
     404: { description: "No such episode on this account" },
     409: { description: "not_ready: the episode is not transcribed yet" },
@@ -138,7 +139,8 @@ const preview = defineOperation({
   ...web,
   params: { id: uuidParam, style: { type: "string", minLength: 1, maxLength: 40 } },
   summary:
-    "A 360×640 PNG of the style's captions, as real clips burn them, on a 9:16 frame of this episode with a line it speaks",
+    "A 360×640 PNG of the style's captions, as real clips burn them, on a 9:16 " +
+    "frame of this episode with a line it speaks",
   responses: {
     200: { description: "image/png" },
     304: { description: "Not modified (If-None-Match)" },

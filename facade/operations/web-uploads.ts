@@ -128,7 +128,8 @@ const createFreeUpload = defineOperation<{ file_name: string }>({
   path: "/api/v1/free/uploads",
   ...open,
   summary:
-    "An upload address for a free transcription (an optional free key as Bearer raises the limits); POST …/free/uploads/{id}/uploaded once it is stored",
+    "An upload address for a free transcription (an optional free key as Bearer " +
+    "raises the limits); POST …/free/uploads/{id}/uploaded once it is stored",
   body: FILE_BODY,
   responses: {
     202: {
@@ -201,7 +202,8 @@ const freeUploaded = defineOperation({
     409: { description: "upload_missing: nothing was uploaded yet" },
     413: {
       description:
-        "too_long / too_long_anon (max_duration_seconds, duration_seconds) or too_big (max_bytes, size_bytes); the file is deleted",
+        "too_long / too_long_anon (max_duration_seconds, duration_seconds) or too_big " +
+        "(max_bytes, size_bytes); the file is deleted",
     },
     429: { description: "daily_limit / anon_daily_limit / unmeasured_limit (resets_at); the file is deleted" },
     503: { description: "ceiling / anon_ceiling (resets_at); the file is deleted" },

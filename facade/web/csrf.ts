@@ -36,7 +36,8 @@ export function checkCsrf(req: Request, web: WebCaller): void {
   if (!sameSecret(sent!, expected!)) {
     refuse(
       web.session
-        ? "the X-CSRF-Token header does not match this session's token (it changes at every sign-in); call GET /web/api/v1/session again"
+        ? "the X-CSRF-Token header does not match this session's token (it changes " +
+            "at every sign-in); call GET /web/api/v1/session again"
         : "the X-CSRF-Token header does not match the clipd_csrf cookie; call GET /web/api/v1/session again",
       "X-CSRF-Token",
     );

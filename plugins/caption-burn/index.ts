@@ -65,7 +65,8 @@ export const CaptionBurnOptionsSchema = Type.Object(
       StringEnum(CENSOR_MODES, {
         "x-default": "`off`",
         description:
-          "Words of the list in config/words/ (render.censor_words): `mask` draws them as `f***`, `bleep` also mutes them under a 1 kHz tone.",
+          "Words of the list in config/words/ (render.censor_words): `mask` draws " +
+          "them as `f***`, `bleep` also mutes them under a 1 kHz tone.",
       }),
     ),
     emphasis: Type.Optional(
@@ -99,7 +100,8 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
   needs: ["cut"],
   provides: ["render"],
   summary:
-    "Burns styled captions (and an optional hook title) into a cut clip, or renders a planned cut with them in one pass, with a poster image",
+    "Burns styled captions (and an optional hook title) into a cut clip, or " +
+    "renders a planned cut with them in one pass, with a poster image",
   options: CaptionBurnOptionsSchema,
   async run(input, ctx) {
     const o = ctx.options ?? {};

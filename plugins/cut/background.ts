@@ -54,13 +54,18 @@ export async function makeBackground(out: string, o: BackgroundOptions): Promise
     const initial = xml((o.showName ?? o.title ?? "").trim().charAt(0).toUpperCase());
     const c = L.cover;
     const tile =
-      `<rect x="${c.x}" y="${c.y}" width="${c.w}" height="${c.h}" rx="${Math.round(c.w * 0.06)}" fill="${_shade(colour, 0.6)}" stroke="${accent}" stroke-opacity="0.5" stroke-width="${Math.max(2, Math.round(c.w * 0.01))}"/>` +
+      `<rect x="${c.x}" y="${c.y}" width="${c.w}" height="${c.h}" rx="${Math.round(c.w * 0.06)}" ` +
+      `fill="${_shade(colour, 0.6)}" stroke="${accent}" stroke-opacity="0.5" ` +
+      `stroke-width="${Math.max(2, Math.round(c.w * 0.01))}"/>` +
       (initial
-        ? `<text x="${c.x + c.w / 2}" y="${c.y + c.h * 0.68}" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="${Math.round(c.h * 0.5)}" fill="${accent}">${initial}</text>`
+        ? `<text x="${c.x + c.w / 2}" y="${c.y + c.h * 0.68}" text-anchor="middle" ` +
+          `font-family="DejaVu Sans" font-weight="bold" font-size="${Math.round(c.h * 0.5)}" ` +
+          `fill="${accent}">${initial}</text>`
         : "");
     const svg =
       `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">` +
-      `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${_shade(colour, 1.25)}"/><stop offset="1" stop-color="${_shade(colour, 0.45)}"/></linearGradient></defs>` +
+      `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" ` +
+      `stop-color="${_shade(colour, 1.25)}"/><stop offset="1" stop-color="${_shade(colour, 0.45)}"/></linearGradient></defs>` +
       `<rect width="100%" height="100%" fill="url(#g)"/>${tile}</svg>`;
     base = sharp(Buffer.from(svg));
   }
@@ -88,7 +93,9 @@ function _textSvg(
   if (o.showName?.trim()) {
     const show = wrapText(o.showName.trim().toUpperCase(), Math.floor(t.w / (L.showSize * 0.7)), 1)[0] ?? "";
     parts.push(
-      `<text x="${x}" y="${y}" text-anchor="${anchor}" font-family="DejaVu Sans" font-weight="bold" letter-spacing="${Math.round(L.showSize * 0.08)}" font-size="${L.showSize}" fill="${accent}">${xml(show)}</text>`,
+      `<text x="${x}" y="${y}" text-anchor="${anchor}" font-family="DejaVu Sans" ` +
+        `font-weight="bold" letter-spacing="${Math.round(L.showSize * 0.08)}" font-size="${L.showSize}" ` +
+        `fill="${accent}">${xml(show)}</text>`,
     );
     y += Math.round(L.showSize * 0.5);
   }
@@ -96,7 +103,8 @@ function _textSvg(
   for (const [i, line] of lines.entries()) {
     const ly = y + Math.round(L.titleSize * (1.15 + i * 1.25));
     parts.push(
-      `<text x="${x}" y="${ly}" text-anchor="${anchor}" font-family="DejaVu Sans" font-weight="bold" font-size="${L.titleSize}" fill="${textColour}">${xml(line)}</text>`,
+      `<text x="${x}" y="${ly}" text-anchor="${anchor}" font-family="DejaVu Sans" ` +
+        `font-weight="bold" font-size="${L.titleSize}" fill="${textColour}">${xml(line)}</text>`,
     );
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">${parts.join("")}</svg>`;

@@ -30,7 +30,8 @@ export const CutOptionsSchema = Type.Object(
     aspect_ratio: Defaulted(
       StringEnum([...ASPECT_RATIOS], {
         description:
-          "Shape of the clip: `9:16` (1080×1920), `1:1` (1080×1080), `4:5` (1080×1350) or `16:9` (1920×1080) at `width` 1080.",
+          "Shape of the clip: `9:16` (1080×1920), `1:1` (1080×1080), `4:5` (1080×1350) " +
+          "or `16:9` (1920×1080) at `width` 1080.",
       }),
       DEFAULT_ASPECT,
     ),
@@ -40,14 +41,17 @@ export const CutOptionsSchema = Type.Object(
         maximum: 2160,
         multipleOf: 2,
         description:
-          "The frame's short side (the width of 9:16, 1:1 and 4:5; the height of 16:9); the other side follows `aspect_ratio`.",
+          "The frame's short side (the width of 9:16, 1:1 and 4:5; the height of " +
+          "16:9); the other side follows `aspect_ratio`.",
       }),
       1080,
     ),
     fit: Defaulted(
       StringEnum(["fill", "whole", "crop", "blur", "pad"], {
         description:
-          "`fill` (older name `crop`): fill the frame, cropped per scene on the salient region. `whole`: the whole picture on `background`. `blur` and `pad` are the older names of `whole` on a blur and on a colour.",
+          "`fill` (older name `crop`): fill the frame, cropped per scene on the salient " +
+          "region. `whole`: the whole picture on `background`. `blur` and `pad` are " +
+          "the older names of `whole` on a blur and on a colour.",
       }),
       "fill",
     ),
@@ -55,7 +59,10 @@ export const CutOptionsSchema = Type.Object(
       Type.String({
         pattern: "^(#[0-9a-fA-F]{6}|[a-z]+)$",
         description:
-          "With `fit: whole` (or `pad`): `blur` (the picture itself, blurred and darkened, fills the frame), `black`, `#RRGGBB` or a colour name (`white`, `gray`, `navy`, …). An unknown name fails with `bad_options` before rendering. Also the gradient colour of audio clips.",
+          "With `fit: whole` (or `pad`): `blur` (the picture itself, blurred and " +
+          "darkened, fills the frame), `black`, `#RRGGBB` or a colour name (`white`, " +
+          "`gray`, `navy`, …). An unknown name fails with `bad_options` before rendering. " +
+          "Also the gradient colour of audio clips.",
       }),
       "#1f2937",
     ),
@@ -95,7 +102,9 @@ export const CutOptionsSchema = Type.Object(
     encode: Defaulted(
       Type.Boolean({
         description:
-          "`false`: encode nothing; hand caption-burn a render plan (pieces, crop per scene, layout) so it renders the finished clip from the source in one pass. `true`: a caption-free MP4 (`cut.key`).",
+          "`false`: encode nothing; hand caption-burn a render plan (pieces, crop " +
+          "per scene, layout) so it renders the finished clip from the source in " +
+          "one pass. `true`: a caption-free MP4 (`cut.key`).",
       }),
       true,
     ),
@@ -127,7 +136,8 @@ export default defineStage<CutOptions>({
   needs: ["source", ["clip", "clips"]],
   provides: ["cut"],
   summary:
-    "Cuts a clip's pieces frame-accurately from the source into a 9:16, 1:1, 4:5 or 16:9 MP4, or plans that cut for caption-burn",
+    "Cuts a clip's pieces frame-accurately from the source into a 9:16, 1:1, " +
+    "4:5 or 16:9 MP4, or plans that cut for caption-burn",
   options: CutOptionsSchema,
   async run(input, ctx) {
     const o = resolveOptions(CutOptionsSchema, ctx.options);
@@ -253,7 +263,10 @@ async function _words(input: StageInput, ctx: StageContext<unknown>, pieces: Pie
   return retimeWords(Array.isArray(t.words) ? t.words : [], pieces);
 }
 
-/** The still of an audio clip: cover art (given, the episode's or the kit's, or embedded in the file) or a gradient, with the show's name and the title in the brand's colours. */
+/**
+ * The still of an audio clip: cover art (given, the episode's or the kit's, or embedded in the file) or a gradient,
+ * with the show's name and the title in the brand's colours.
+ */
 async function _background(
   input: StageInput,
   o: CutOptions,

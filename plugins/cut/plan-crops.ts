@@ -37,7 +37,8 @@ export const PlanCropsOptionsSchema = Type.Object(
         exclusiveMinimum: 0,
         maximum: 1,
         description:
-          "ffmpeg scene score that starts a new crop scene; a render uses the plan only if its `cut` step has the same threshold.",
+          "ffmpeg scene score that starts a new crop scene; a render uses the plan " +
+          "only if its `cut` step has the same threshold.",
       }),
       CutOptionsSchema.properties.scene_threshold.default as number,
     ),

@@ -25,7 +25,8 @@ export const FindClipsOptionsSchema = Type.Object(
     engine: Defaulted(
       StringEnum(["heuristic", "llm"], {
         description:
-          "`heuristic` (local, transcript-based) or `llm` (an OpenAI-compatible chat endpoint from config `llm.*`, checked against the transcript, heuristic fallback).",
+          "`heuristic` (local, transcript-based) or `llm` (an OpenAI-compatible chat " +
+          "endpoint from config `llm.*`, checked against the transcript, heuristic fallback).",
       }),
       "heuristic",
     ),

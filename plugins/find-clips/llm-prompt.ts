@@ -33,7 +33,8 @@ export const ANSWER_SCHEMA = {
           title: {
             type: "string",
             description:
-              "A title a person would post: 3 to 8 words naming the claim or topic, not one word, nothing from a web address or a sponsor read.",
+              "A title a person would post: 3 to 8 words naming the claim or topic, not " +
+              "one word, nothing from a web address or a sponsor read.",
           },
           reason: { type: "string", description: "One sentence on why this moment works as a clip." },
           score: { type: "integer", description: "How strong the clip is overall, 0 to 100." },
@@ -80,16 +81,19 @@ export function buildMessages(
     `Content: ${opts.contentType ?? "podcast"}.`,
     `Each clip must last between ${opts.min} and ${opts.max} seconds of speech, ideally about ${opts.target} s.`,
     `Return at most ${opts.count} clips, best first. Clips must not overlap each other.`,
-    "A clip is a run of whole sentences: `start` is the start time of its first sentence and `end` the end time of its last sentence, copied exactly from the list.",
+    "A clip is a run of whole sentences: `start` is the start time of its first " +
+      "sentence and `end` the end time of its last sentence, copied exactly from the list.",
   ];
   if (opts.about) {
     lines.push(
-      `Only pick moments about this brief: ${JSON.stringify(opts.about)}. A clip is as long as the passage that answers it, not as long as allowed.`,
+      `Only pick moments about this brief: ${JSON.stringify(opts.about)}. A clip ` +
+        `is as long as the passage that answers it, not as long as allowed.`,
     );
     // A brief may be answered by a clip already listed: the model may return its span unchanged.
     if (taken.length)
       lines.push(
-        `Already listed (you may return one of these spans exactly when it is the best answer; otherwise do not overlap them): ${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`,
+        `Already listed (you may return one of these spans exactly when it is the ` +
+          `best answer; otherwise do not overlap them): ${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`,
       );
   } else if (taken.length)
     lines.push(`Already taken, do not overlap: ${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`);

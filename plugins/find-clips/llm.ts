@@ -206,7 +206,10 @@ export interface LlmResult {
   rejected: Rejected[];
 }
 
-/** Asks the endpoint (with retries) and checks its answer. Throws when the call fails or the answer is not the JSON asked for. */
+/**
+ * Asks the endpoint (with retries) and checks its answer. Throws when the call fails or the answer is not the JSON
+ * asked for.
+ */
 export async function findClipsWithLlm(
   p: Prepared,
   opts: FindOptions & { contentType?: string },

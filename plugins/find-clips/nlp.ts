@@ -18,7 +18,9 @@ export interface Token {
   value: string;
   /** Lower-cased, contractions expanded by the model ("n't" → "not"). */
   normal: string;
-  /** Universal POS tag (NOUN, VERB, AUX, PRON, PROPN, NUM, ADJ, ADV, SCONJ, CCONJ, PART, INTJ, DET, ADP, PUNCT, SYM…). */
+  /**
+   * Universal POS tag (NOUN, VERB, AUX, PRON, PROPN, NUM, ADJ, ADV, SCONJ, CCONJ, PART, INTJ, DET, ADP, PUNCT, SYM…).
+   */
   pos: string;
 }
 

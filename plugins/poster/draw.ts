@@ -75,12 +75,18 @@ export function titleSvg(title: string, l: TitleLook): Buffer {
   const rows = lines
     .map(
       (s, i) =>
-        `<text x="50%" y="${top + pad + Math.round(font * 0.9) + i * lineH}" text-anchor="middle" font-family="${xml(l.font)}" font-weight="bold" font-size="${font}" fill="${ink.colour}" fill-opacity="${ink.opacity}">${xml(s)}</text>`,
+        `<text x="50%" y="${top + pad + Math.round(font * 0.9) + i * lineH}" text-anchor="middle" ` +
+        `font-family="${xml(l.font)}" font-weight="bold" font-size="${font}" fill="${ink.colour}" ` +
+        `fill-opacity="${ink.opacity}">${xml(s)}</text>`,
     )
     .join("");
-  const bar = `<rect x="${Math.round(l.width / 2 - widest * 0.2)}" y="${top + boxH - Math.round(font * 0.35)}" width="${Math.round(widest * 0.4)}" height="${Math.max(3, Math.round(font * 0.12))}" rx="2" fill="${accent.colour}" fill-opacity="${accent.opacity}"/>`;
+  const bar =
+    `<rect x="${Math.round(l.width / 2 - widest * 0.2)}" y="${top + boxH - Math.round(font * 0.35)}" ` +
+    `width="${Math.round(widest * 0.4)}" height="${Math.max(3, Math.round(font * 0.12))}" ` +
+    `rx="2" fill="${accent.colour}" fill-opacity="${accent.opacity}"/>`;
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${l.width}" height="${l.height}">` +
-    `<rect x="${left}" y="${top}" width="${Math.round(widest)}" height="${boxH}" rx="${Math.round(font * 0.3)}" fill="${box.colour}" fill-opacity="${box.opacity}"/>${rows}${bar}</svg>`;
+    `<rect x="${left}" y="${top}" width="${Math.round(widest)}" height="${boxH}" ` +
+    `rx="${Math.round(font * 0.3)}" fill="${box.colour}" fill-opacity="${box.opacity}"/>${rows}${bar}</svg>`;
   return Buffer.from(svg);
 }

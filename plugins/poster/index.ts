@@ -36,7 +36,8 @@ export default defineStage<PosterOptions>({
   needs: ["render"],
   provides: ["render"],
   summary:
-    "Takes the rendered clip's frame at the hook's first word and draws the title on it in the brand's style, as JPEG and WebP",
+    "Takes the rendered clip's frame at the hook's first word and draws the " +
+    "title on it in the brand's style, as JPEG and WebP",
   options: PosterOptionsSchema,
   async run(input, ctx) {
     const o = resolveOptions(PosterOptionsSchema, ctx.options);

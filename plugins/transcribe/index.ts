@@ -50,7 +50,10 @@ export const TranscribeOptionsSchema = Type.Object(
       Type.String({
         pattern: "^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)$",
         description:
-          "Language code, or `auto` to detect it: the engine's report (whisper multilingual models, openai), else the text identified (franc-min); pocketsphinx and `*.en` whisper models report `en`. The output then carries `language_source` (`engine`, `text`, `model`).",
+          "Language code, or `auto` to detect it: the engine's report (whisper multilingual " +
+          "models, openai), else the text identified (franc-min); pocketsphinx and " +
+          "`*.en` whisper models report `en`. The output then carries `language_source` " +
+          "(`engine`, `text`, `model`).",
       }),
       "en",
     ),

@@ -19,7 +19,8 @@ describe("aspect_ratio through the account API", () => {
     return { cut: rows[0].cut, size: [got.width, got.height] };
   };
 
-  it("exports in a shape, restyles to another by cutting again, refuses others by name and saves it as a default", async () => {
+  it("exports in a shape, restyles to another by cutting again, refuses others " +
+    "by name and saves it as a default", async () => {
     const a = await s.account({ plan: true });
     const ep = await s.call(a.live, "POST", "/api/v1/episodes", {
       source_url: media.url("/jfk.wav"),

@@ -17,7 +17,9 @@ import { startHttpsServer, type TestHttpsServer } from "../helpers/https-server.
 import { mcpClient, ok, refusal } from "../helpers/mcp.js";
 
 const FONT = readFileSync(path.join(repoRoot, "test", "fixtures", "fonts", "DejaVuSans-Bold.ttf"));
-const SVG = `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="#e11d48"/></svg>`;
+const SVG =
+  `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="40" ` +
+  `height="20"><rect width="40" height="20" fill="#e11d48"/></svg>`;
 const png = (w: number, h: number, colour = "#2563eb") =>
   sharp({ create: { width: w, height: h, channels: 4, background: colour } })
     .png()
@@ -120,30 +122,33 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
     ).toBe("name");
   });
 
-  it("takes a real TTF font and reads its family; refuses what is not a TTF or OTF font, naming the field", async () => {
-    const id = (await s.call(acc.live, "POST", "/api/v1/brand-kits", { name: "Fonts" })).body.brand_kit_id;
-    const up = await put(acc.live, `/api/v1/brand-kits/${id}/font?file_name=DejaVuSans-Bold.ttf`, FONT, "font/ttf");
-    expect(up.status).toBe(200);
-    expect(up.body.font).toEqual({ family: "DejaVu Sans", file_name: "DejaVuSans-Bold.ttf", bundled: false });
+  it(
+    "takes a real TTF font and reads its family; refuses what is not a TTF " + "or OTF font, naming the field",
+    async () => {
+      const id = (await s.call(acc.live, "POST", "/api/v1/brand-kits", { name: "Fonts" })).body.brand_kit_id;
+      const up = await put(acc.live, `/api/v1/brand-kits/${id}/font?file_name=DejaVuSans-Bold.ttf`, FONT, "font/ttf");
+      expect(up.status).toBe(200);
+      expect(up.body.font).toEqual({ family: "DejaVu Sans", file_name: "DejaVuSans-Bold.ttf", bundled: false });
 
-    for (const [bytes, what] of [
-      [await png(8, 8), /not a TrueType \(TTF\) or OpenType \(OTF\) font/],
-      [Buffer.concat([Buffer.from("wOFF"), Buffer.alloc(64)]), /WOFF web font/],
-      [Buffer.concat([Buffer.from([0, 1, 0, 0]), Buffer.alloc(200, 7)]), /damaged/],
-    ] as const) {
-      const bad = await put(acc.live, `/api/v1/brand-kits/${id}/font`, bytes, "font/ttf");
-      expect(bad.status).toBe(400);
-      expect(bad.body.error).toMatchObject({ code: "unsupported_type", field: "font" });
-      expect(bad.body.error.message).toMatch(what);
-    }
-    // The refused uploads left the font as it was.
-    expect((await s.call(acc.live, "GET", `/api/v1/brand-kits/${id}`)).body.font.family).toBe("DejaVu Sans");
-    const none = await fetch(`${s.base}/api/v1/brand-kits/${id}/font`, {
-      method: "PUT",
-      headers: { authorization: `Bearer ${acc.live}` },
-    });
-    expect((await none.json()).error).toMatchObject({ code: "invalid_request", field: "body" });
-  });
+      for (const [bytes, what] of [
+        [await png(8, 8), /not a TrueType \(TTF\) or OpenType \(OTF\) font/],
+        [Buffer.concat([Buffer.from("wOFF"), Buffer.alloc(64)]), /WOFF web font/],
+        [Buffer.concat([Buffer.from([0, 1, 0, 0]), Buffer.alloc(200, 7)]), /damaged/],
+      ] as const) {
+        const bad = await put(acc.live, `/api/v1/brand-kits/${id}/font`, bytes, "font/ttf");
+        expect(bad.status).toBe(400);
+        expect(bad.body.error).toMatchObject({ code: "unsupported_type", field: "font" });
+        expect(bad.body.error.message).toMatch(what);
+      }
+      // The refused uploads left the font as it was.
+      expect((await s.call(acc.live, "GET", `/api/v1/brand-kits/${id}`)).body.font.family).toBe("DejaVu Sans");
+      const none = await fetch(`${s.base}/api/v1/brand-kits/${id}/font`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${acc.live}` },
+      });
+      expect((await none.json()).error).toMatchObject({ code: "invalid_request", field: "body" });
+    },
+  );
 
   it("stores a PNG logo and an SVG logo as PNG, and refuses an SVG that reaches outside itself", async () => {
     const id = (await s.call(acc.live, "POST", "/api/v1/brand-kits", { name: "Logos" })).body.brand_kit_id;
@@ -170,7 +175,8 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
 
     for (const evil of [
       `<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd" width="9" height="9"/></svg>`,
-      `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg xmlns="http://www.w3.org/2000/svg">&x;</svg>`,
+      `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]><svg ` +
+        `xmlns="http://www.w3.org/2000/svg">&x;</svg>`,
     ]) {
       const res = await put(acc.live, `/api/v1/brand-kits/${id}/logo`, evil, "image/svg+xml");
       expect(res.status).toBe(400);
@@ -280,7 +286,8 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
     return typeof rows[0].input === "string" ? JSON.parse(rows[0].input) : rows[0].input;
   };
 
-  it("puts the kit's snapshot in a clip run's input, with the episode's cover over the kit's; deleting the kit clears a default naming it", async () => {
+  it("puts the kit's snapshot in a clip run's input, with the episode's cover " +
+    "over the kit's; deleting the kit clears a default naming it", async () => {
     const kit = (
       await s.call(acc.live, "POST", "/api/v1/brand-kits", {
         name: "Exported",

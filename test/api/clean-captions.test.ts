@@ -42,7 +42,8 @@ describe("censor, emphasis and emoji on clips", () => {
     return body;
   };
 
-  it("masks the listed word in the captions read at the same times and in the burned captions; restyles name the fields", async () => {
+  it("masks the listed word in the captions read at the same times and in the " +
+    "burned captions; restyles name the fields", async () => {
     const a = await s.account({ plan: true });
     const ep = await s.call(a.live, "POST", "/api/v1/episodes", {
       source_url: media.url("/jfk.wav"),

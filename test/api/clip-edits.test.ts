@@ -47,7 +47,8 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
     return r.body.error;
   };
 
-  it("retypes a word at its old times, burns it, keeps it through a restyle, and posters the hook's first word", async () => {
+  it("retypes a word at its old times, burns it, keeps it through a restyle, " +
+    "and posters the hook's first word", async () => {
     // Credit for the one edit past the episode's 5 included exports, charged as a restyle is.
     const a = await s.account({ plan: true, creditCents: 100 });
     const ep = await s.call(a.live, "POST", "/api/v1/episodes", {
@@ -235,7 +236,8 @@ describe("PATCH /clips/{id}/captions, posters and clips of one's own times", () 
     const [s0, s1, s2] = sentences as [(typeof sentences)[0], (typeof sentences)[0], (typeof sentences)[0]];
     const clipsPath = `/api/v1/episodes/${episodeId}/clips`;
     await refused(a.live, "POST", clipsPath, { clips: [{ start: 4, end: 3 }] }, "clips.0.end");
-    await refused(a.live, "POST", clipsPath, { clips: [{ start: s1.start + 0.1, end: s1.end - 0.1 }] }, "clips.0.end"); // 1 s: under 2 s
+    // 1 s: under 2 s
+    await refused(a.live, "POST", clipsPath, { clips: [{ start: s1.start + 0.1, end: s1.end - 0.1 }] }, "clips.0.end");
     await refused(a.live, "POST", clipsPath, { clips: [1, { start: 2.4, end: 3.2 }] }, "clips.1.start"); // only a pause
     const own = await s.call(a.live, "POST", clipsPath, { clips: [{ start: s1.start + 0.2, end: s2.start + 0.5 }] });
     expect(own.status, JSON.stringify(own.body)).toBe(202);

@@ -186,38 +186,41 @@ describe.each(testBackends())("HTTP contract on %s", (backend) => {
       expect(r.status).toBe(202);
     });
 
-    it("refuses bodies that are not JSON with 415, and takes JSON with a charset or an empty body without a type", async () => {
-      const plain = await s.call(acc.test, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "talk.mp3" }), {
-        "content-type": "text/plain",
-      });
-      expect(plain.status).toBe(415);
-      expect(plain.body.error).toMatchObject({
-        code: "unsupported_media_type",
-        field: "Content-Type",
-        content_type: "text/plain",
-        supported: ["application/json"],
-      });
-      expect(plain.headers.get("ratelimit-limit")).toBe("1000");
-      const form = await s.call(acc.test, "POST", "/api/v1/episodes", "file_name=talk.mp3", {
-        "content-type": "application/x-www-form-urlencoded",
-      });
-      expect(form.status).toBe(415);
-      expect(form.body.error.code).toBe("unsupported_media_type");
-      const anon = await s.call(undefined, "POST", "/api/v1/transcribe", "url=https://example.com/a.mp3", {
-        "content-type": "multipart/form-data; boundary=x",
-      });
-      expect(anon.status).toBe(415);
-      const charset = await s.call(acc.test, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "talk.mp3" }), {
-        "content-type": "application/json; charset=utf-8",
-      });
-      expect(charset.status).toBe(202);
-      const bare = await fetch(`${s.base}/api/v1/episodes/${sampleEpisode()}/uploaded`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${acc.test}` },
-      });
-      expect(bare.headers.get("content-type")).toMatch(/application\/json/);
-      expect(bare.status).toBe(200);
-    });
+    it(
+      "refuses bodies that are not JSON with 415, and takes JSON with a charset " + "or an empty body without a type",
+      async () => {
+        const plain = await s.call(acc.test, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "talk.mp3" }), {
+          "content-type": "text/plain",
+        });
+        expect(plain.status).toBe(415);
+        expect(plain.body.error).toMatchObject({
+          code: "unsupported_media_type",
+          field: "Content-Type",
+          content_type: "text/plain",
+          supported: ["application/json"],
+        });
+        expect(plain.headers.get("ratelimit-limit")).toBe("1000");
+        const form = await s.call(acc.test, "POST", "/api/v1/episodes", "file_name=talk.mp3", {
+          "content-type": "application/x-www-form-urlencoded",
+        });
+        expect(form.status).toBe(415);
+        expect(form.body.error.code).toBe("unsupported_media_type");
+        const anon = await s.call(undefined, "POST", "/api/v1/transcribe", "url=https://example.com/a.mp3", {
+          "content-type": "multipart/form-data; boundary=x",
+        });
+        expect(anon.status).toBe(415);
+        const charset = await s.call(acc.test, "POST", "/api/v1/episodes", JSON.stringify({ file_name: "talk.mp3" }), {
+          "content-type": "application/json; charset=utf-8",
+        });
+        expect(charset.status).toBe(202);
+        const bare = await fetch(`${s.base}/api/v1/episodes/${sampleEpisode()}/uploaded`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${acc.test}` },
+        });
+        expect(bare.headers.get("content-type")).toMatch(/application\/json/);
+        expect(bare.status).toBe(200);
+      },
+    );
 
     it("leaves uploads of raw media bytes to their own cap, not the JSON limit", async () => {
       const created = await s.call(acc.live, "POST", "/api/v1/episodes", { file_name: "big.wav" });

@@ -16,7 +16,8 @@ import { waitFor } from "../helpers/wait.js";
 const env = process.env;
 if (!env.CLIPD_TEST_S3_ENDPOINT)
   throw new Error(
-    "no S3 server: run through scripts/test.mjs, which starts radosgw (apt-get install radosgw ceph-mon ceph-osd ceph-common)",
+    "no S3 server: run through scripts/test.mjs, which starts radosgw (apt-get " +
+      "install radosgw ceph-mon ceph-osd ceph-common)",
   );
 const prefix = `e2e-${randomBytes(4).toString("hex")}/`;
 

@@ -318,94 +318,99 @@ describe("account API: episodes, clips and jobs", () => {
     expect(await ledger(a.accountId)).toEqual([{ kind: "credit", cents: 500 }]);
   });
 
-  it("refuses with 402 and charges nothing: no plan or credit, allowance used up, balance below zero, paid exports", async () => {
-    const poor = await s.account();
-    const r1 = await s.call(poor.live, "POST", "/api/v1/episodes", { source_url: media.url("/jfk.wav") });
-    expect(r1.status).toBe(402);
-    expect(r1.body.error).toMatchObject({ code: "plan_or_credit_required", needed_cents: 25, credit_cents: 0 });
-    conforms("createEpisode", r1);
-    expect(await count(`select count(*)::int as n from episodes where account_id = $1`, [poor.accountId])).toBe(0);
-    expect(await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [poor.accountId])).toBe(
-      0,
-    );
-    expect(await ledger(poor.accountId)).toEqual([]);
-    // Test keys keep working.
-    expect((await s.call(poor.test, "POST", "/api/v1/episodes", { file_name: "a.mp3" })).status).toBe(202);
-
-    const planned = await s.account({ plan: true });
-    for (let i = 0; i < 5; i++)
-      await s.app.db.query(
-        `insert into ledger (id, account_id, cents, kind, ref) values (gen_random_uuid(), $1, 0, 'episode_plan', 'x')`,
-        [planned.accountId],
+  it(
+    "refuses with 402 and charges nothing: no plan or credit, allowance used " + "up, balance below zero, paid exports",
+    async () => {
+      const poor = await s.account();
+      const r1 = await s.call(poor.live, "POST", "/api/v1/episodes", { source_url: media.url("/jfk.wav") });
+      expect(r1.status).toBe(402);
+      expect(r1.body.error).toMatchObject({ code: "plan_or_credit_required", needed_cents: 25, credit_cents: 0 });
+      conforms("createEpisode", r1);
+      expect(await count(`select count(*)::int as n from episodes where account_id = $1`, [poor.accountId])).toBe(0);
+      expect(await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [poor.accountId])).toBe(
+        0,
       );
-    const r2 = await s.call(planned.live, "POST", "/api/v1/episodes", { file_name: "a.mp3" });
-    expect(r2.status).toBe(402);
-    expect(r2.body.error).toMatchObject({ code: "credit_required", needed_cents: 25, credit_cents: 0 });
-    expect(await count(`select count(*)::int as n from episodes where account_id = $1`, [planned.accountId])).toBe(0);
+      expect(await ledger(poor.accountId)).toEqual([]);
+      // Test keys keep working.
+      expect((await s.call(poor.test, "POST", "/api/v1/episodes", { file_name: "a.mp3" })).status).toBe(202);
 
-    const owing = await s.account({ creditCents: 100 });
-    await s.app.db.query(`update accounts set credit_cents = -40 where id = $1`, [owing.accountId]);
-    const before = await ledger(owing.accountId);
-    const r3 = await s.call(owing.live, "POST", "/api/v1/episodes", { file_name: "a.mp3" });
-    expect(r3.status).toBe(402);
-    expect(r3.body.error).toMatchObject({ code: "balance_below_zero", needed_cents: 40, credit_cents: -40 });
-    expect(await ledger(owing.accountId)).toEqual(before);
-    // Live calls stop, the month's free transcripts included; reads go on.
-    const r3t = await s.call(owing.live, "POST", "/api/v1/transcripts", { url: media.url("/jfk.wav") });
-    expect(r3t.status).toBe(402);
-    expect(r3t.body.error).toMatchObject({ code: "balance_below_zero", credit_cents: -40 });
-    expect((await s.call(owing.live, "GET", "/api/v1/episodes")).status).toBe(200);
+      const planned = await s.account({ plan: true });
+      for (let i = 0; i < 5; i++)
+        await s.app.db.query(
+          `insert into ledger (id, account_id, cents, kind, ref) values (gen_random_uuid(), ` +
+            `$1, 0, 'episode_plan', 'x')`,
+          [planned.accountId],
+        );
+      const r2 = await s.call(planned.live, "POST", "/api/v1/episodes", { file_name: "a.mp3" });
+      expect(r2.status).toBe(402);
+      expect(r2.body.error).toMatchObject({ code: "credit_required", needed_cents: 25, credit_cents: 0 });
+      expect(await count(`select count(*)::int as n from episodes where account_id = $1`, [planned.accountId])).toBe(0);
 
-    // Exports after the fifth of an episode cost 25 cents each and need the credit first.
-    const ex = await s.account({ plan: true });
-    const { episodeId, clipIds } = await readyEpisode(ex.accountId, 3);
-    for (let i = 0; i < 5; i++) {
-      await s.app.db.query(
-        `insert into jobs (id, account_id, episode_id, clip_id, kind, status) values (gen_random_uuid(), $1, $2, $3, 'cut', 'failed')`,
-        [ex.accountId, episodeId, clipIds[0]],
+      const owing = await s.account({ creditCents: 100 });
+      await s.app.db.query(`update accounts set credit_cents = -40 where id = $1`, [owing.accountId]);
+      const before = await ledger(owing.accountId);
+      const r3 = await s.call(owing.live, "POST", "/api/v1/episodes", { file_name: "a.mp3" });
+      expect(r3.status).toBe(402);
+      expect(r3.body.error).toMatchObject({ code: "balance_below_zero", needed_cents: 40, credit_cents: -40 });
+      expect(await ledger(owing.accountId)).toEqual(before);
+      // Live calls stop, the month's free transcripts included; reads go on.
+      const r3t = await s.call(owing.live, "POST", "/api/v1/transcripts", { url: media.url("/jfk.wav") });
+      expect(r3t.status).toBe(402);
+      expect(r3t.body.error).toMatchObject({ code: "balance_below_zero", credit_cents: -40 });
+      expect((await s.call(owing.live, "GET", "/api/v1/episodes")).status).toBe(200);
+
+      // Exports after the fifth of an episode cost 25 cents each and need the credit first.
+      const ex = await s.account({ plan: true });
+      const { episodeId, clipIds } = await readyEpisode(ex.accountId, 3);
+      for (let i = 0; i < 5; i++) {
+        await s.app.db.query(
+          `insert into jobs (id, account_id, episode_id, clip_id, kind, status) values ` +
+            `(gen_random_uuid(), $1, $2, $3, 'cut', 'failed')`,
+          [ex.accountId, episodeId, clipIds[0]],
+        );
+      }
+      const runsBefore = await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [
+        ex.accountId,
+      ]);
+      const r4 = await s.call(ex.live, "POST", `/api/v1/episodes/${episodeId}/clips`, { clips: [1, 2] });
+      expect(r4.status).toBe(402);
+      expect(r4.body.error).toMatchObject({ code: "credit_required", needed_cents: 25, credit_cents: 0 });
+      expect(await count(`select count(*)::int as n from jobs where episode_id = $1`, [episodeId])).toBe(5);
+      expect(await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [ex.accountId])).toBe(
+        runsBefore,
       );
-    }
-    const runsBefore = await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [
-      ex.accountId,
-    ]);
-    const r4 = await s.call(ex.live, "POST", `/api/v1/episodes/${episodeId}/clips`, { clips: [1, 2] });
-    expect(r4.status).toBe(402);
-    expect(r4.body.error).toMatchObject({ code: "credit_required", needed_cents: 25, credit_cents: 0 });
-    expect(await count(`select count(*)::int as n from jobs where episode_id = $1`, [episodeId])).toBe(5);
-    expect(await count(`select count(*)::int as n from runs where input->>'account_id' = $1`, [ex.accountId])).toBe(
-      runsBefore,
-    );
-    expect(await ledger(ex.accountId)).toEqual([]);
-    const r5 = await s.call(ex.live, "PATCH", `/api/v1/clips/${clipIds[0]}`, { style: "clean" });
-    expect(r5.status).toBe(402);
+      expect(await ledger(ex.accountId)).toEqual([]);
+      const r5 = await s.call(ex.live, "PATCH", `/api/v1/clips/${clipIds[0]}`, { style: "clean" });
+      expect(r5.status).toBe(402);
 
-    // With 30 cents, one paid export starts and the other is listed, not charged.
-    await s.app.accounts.addCredit(ex.accountId, 30);
-    const r6 = await s.call(ex.live, "POST", `/api/v1/episodes/${episodeId}/clips`, { clips: [1, 2, 9] });
-    expect(r6.status).toBe(202);
-    expect(r6.body.charged_cents).toBe(25);
-    conforms("exportClips", r6);
-    expect(r6.body.jobs).toHaveLength(1);
-    expect(r6.body.not_started).toEqual([
-      expect.objectContaining({ clip: 2, reason: "credit_required", needed_cents: 20 }),
-      expect.objectContaining({ clip: 9, reason: "not_found" }),
-    ]);
-    // The charge is taken as the job starts; its render fails (the cut is not in storage), and a
-    // failed export is refunded when its run ends: the ledger's last rows say both, in order.
-    const job = await waitFor(
-      async () => {
-        const r = await s.call(ex.live, "GET", `/api/v1/jobs/${r6.body.jobs[0].job_id}`);
-        return r.body.status === "failed" ? r.body : undefined;
-      },
-      { what: "the paid export to fail", timeoutMs: 60_000, intervalMs: 100 },
-    );
-    expect(job.charged_cents).toBe(0);
-    expect((await ledger(ex.accountId)).slice(-2)).toEqual([
-      { kind: "export", cents: -25 },
-      { kind: "export_refund", cents: 25 },
-    ]);
-    expect(await credit(ex.accountId)).toBe(30);
-  });
+      // With 30 cents, one paid export starts and the other is listed, not charged.
+      await s.app.accounts.addCredit(ex.accountId, 30);
+      const r6 = await s.call(ex.live, "POST", `/api/v1/episodes/${episodeId}/clips`, { clips: [1, 2, 9] });
+      expect(r6.status).toBe(202);
+      expect(r6.body.charged_cents).toBe(25);
+      conforms("exportClips", r6);
+      expect(r6.body.jobs).toHaveLength(1);
+      expect(r6.body.not_started).toEqual([
+        expect.objectContaining({ clip: 2, reason: "credit_required", needed_cents: 20 }),
+        expect.objectContaining({ clip: 9, reason: "not_found" }),
+      ]);
+      // The charge is taken as the job starts; its render fails (the cut is not in storage), and a
+      // failed export is refunded when its run ends: the ledger's last rows say both, in order.
+      const job = await waitFor(
+        async () => {
+          const r = await s.call(ex.live, "GET", `/api/v1/jobs/${r6.body.jobs[0].job_id}`);
+          return r.body.status === "failed" ? r.body : undefined;
+        },
+        { what: "the paid export to fail", timeoutMs: 60_000, intervalMs: 100 },
+      );
+      expect(job.charged_cents).toBe(0);
+      expect((await ledger(ex.accountId)).slice(-2)).toEqual([
+        { kind: "export", cents: -25 },
+        { kind: "export_refund", cents: 25 },
+      ]);
+      expect(await credit(ex.accountId)).toBe(30);
+    },
+  );
 
   /** A ready episode with clips, written directly (for billing checks that need no media). */
   async function readyEpisode(accountId: string, clips: number) {
@@ -444,7 +449,8 @@ describe("account API: episodes, clips and jobs", () => {
     return { episodeId, clipIds };
   }
 
-  it("replays POST /episodes with the same Idempotency-Key, and concurrent duplicates start exactly one run", async () => {
+  it("replays POST /episodes with the same Idempotency-Key, and concurrent duplicates " +
+    "start exactly one run", async () => {
     const a = await s.account({ creditCents: 1000 });
     const body = { source_url: media.url("/jfk.wav"), name: "once" };
     const headers = { "idempotency-key": "ep-once-1" };

@@ -43,7 +43,8 @@ describe("account API: a failed paid export", () => {
     // The episode's 5 free exports are used.
     for (let i = 0; i < 5; i++) {
       await s.app.db.query(
-        `insert into jobs (id, account_id, episode_id, clip_id, kind, status) values (gen_random_uuid(), $1, $2, $3, 'cut', 'failed')`,
+        `insert into jobs (id, account_id, episode_id, clip_id, kind, status) values ` +
+          `(gen_random_uuid(), $1, $2, $3, 'cut', 'failed')`,
         [accountId, episodeId, clipId],
       );
     }

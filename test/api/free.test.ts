@@ -213,7 +213,8 @@ describe.each(testBackends())("free transcription API on %s", (backend) => {
         async () =>
           (
             await t.app.db.query(
-              `select d.status, a.attempt, a.status_code from deliveries d join delivery_attempts a on a.delivery_id = d.id where d.id = $1 order by a.attempt`,
+              `select d.status, a.attempt, a.status_code from deliveries d join delivery_attempts ` +
+                `a on a.delivery_id = d.id where d.id = $1 order by a.attempt`,
               [receipts[0]!.id],
             )
           ).rows,

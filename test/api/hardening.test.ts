@@ -122,53 +122,60 @@ describe("hardening", () => {
     }
   });
 
-  it("the operation core refuses NUL or a lone surrogate in a path parameter or Idempotency-Key, whatever the transport", async () => {
-    // HTTP itself cannot carry these (h3 leaves %00 encoded in paths; header values are Latin-1),
-    // so the core is called as another transport (the MCP tool server) would call it.
-    const { prepareOperation } = await import("../../facade/core/run-operation.js");
-    const { OPERATIONS } = await import("../../facade/app.js");
-    const { RateLimiter } = await import("../../facade/ratelimit.js");
-    const { live } = await t.account();
-    const services = {
-      config: { ...t.app.config, server: { ...t.app.config.server, ops_token: "x" } },
-      accounts: t.app.accounts,
-      rates: new RateLimiter(t.app.db, { limit: 1000, windowSeconds: 60 }),
-      log: t.app.log,
-    } as any;
-    const caller = (bearer: string, idempotencyKey?: string) => ({
-      surface: "chat" as const,
-      bearer,
-      presentedCredentials: true,
-      clientAddr: "127.0.0.1",
-      idempotencyKey,
-    });
-    const getRun = prepareOperation(OPERATIONS.find((o) => o.id === "getRun")!, services);
-    expect(await getRun({ params: { id: "a\u0000" }, query: {} }, caller("x"))).toMatchObject({
-      status: 400,
-      body: { error: { code: "invalid_request", field: "id" } },
-    });
-    const create = prepareOperation(OPERATIONS.find((o) => o.id === "createEpisode")!, services);
-    for (const key of ["k\u0000", "k\ud800"]) {
-      const answer = await create({ params: {}, query: {}, readBody: async () => ({}) }, caller(live, key));
-      expect(answer).toMatchObject({
-        status: 400,
-        body: { error: { code: "invalid_request", field: "Idempotency-Key" } },
+  it(
+    "the operation core refuses NUL or a lone surrogate in a path parameter " +
+      "or Idempotency-Key, whatever the transport",
+    async () => {
+      // HTTP itself cannot carry these (h3 leaves %00 encoded in paths; header values are Latin-1),
+      // so the core is called as another transport (the MCP tool server) would call it.
+      const { prepareOperation } = await import("../../facade/core/run-operation.js");
+      const { OPERATIONS } = await import("../../facade/app.js");
+      const { RateLimiter } = await import("../../facade/ratelimit.js");
+      const { live } = await t.account();
+      const services = {
+        config: { ...t.app.config, server: { ...t.app.config.server, ops_token: "x" } },
+        accounts: t.app.accounts,
+        rates: new RateLimiter(t.app.db, { limit: 1000, windowSeconds: 60 }),
+        log: t.app.log,
+      } as any;
+      const caller = (bearer: string, idempotencyKey?: string) => ({
+        surface: "chat" as const,
+        bearer,
+        presentedCredentials: true,
+        clientAddr: "127.0.0.1",
+        idempotencyKey,
       });
-    }
-  });
+      const getRun = prepareOperation(OPERATIONS.find((o) => o.id === "getRun")!, services);
+      expect(await getRun({ params: { id: "a\u0000" }, query: {} }, caller("x"))).toMatchObject({
+        status: 400,
+        body: { error: { code: "invalid_request", field: "id" } },
+      });
+      const create = prepareOperation(OPERATIONS.find((o) => o.id === "createEpisode")!, services);
+      for (const key of ["k\u0000", "k\ud800"]) {
+        const answer = await create({ params: {}, query: {}, readBody: async () => ({}) }, caller(live, key));
+        expect(answer).toMatchObject({
+          status: 400,
+          body: { error: { code: "invalid_request", field: "Idempotency-Key" } },
+        });
+      }
+    },
+  );
 
-  it("a webhook test whose address redirects records the real 3xx status, and the redirect is not followed", async () => {
-    const { live } = await t.account();
-    let followed = 0;
-    media.route("/landing", (_req, res) => void (followed++, res.end("ok")));
-    for (const [i, code] of [302, 301, 307].entries()) {
-      media.route(`/moved${i}`, redirectTo(media.url("/landing"), code));
-      const hook = await t.call(live, "POST", "/api/v1/webhooks", { url: media.url(`/moved${i}`) });
-      expect(hook.status, JSON.stringify(hook.body)).toBe(201);
-      const res = await t.call(live, "POST", `/api/v1/webhooks/${hook.body.id}/test`, {});
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ delivered: false, status: code });
-    }
-    expect(followed).toBe(0);
-  });
+  it(
+    "a webhook test whose address redirects records the real 3xx status, and " + "the redirect is not followed",
+    async () => {
+      const { live } = await t.account();
+      let followed = 0;
+      media.route("/landing", (_req, res) => void (followed++, res.end("ok")));
+      for (const [i, code] of [302, 301, 307].entries()) {
+        media.route(`/moved${i}`, redirectTo(media.url("/landing"), code));
+        const hook = await t.call(live, "POST", "/api/v1/webhooks", { url: media.url(`/moved${i}`) });
+        expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+        const res = await t.call(live, "POST", `/api/v1/webhooks/${hook.body.id}/test`, {});
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ delivered: false, status: code });
+      }
+      expect(followed).toBe(0);
+    },
+  );
 });

@@ -98,7 +98,8 @@ describe("OpenAPI 3.1 document", () => {
     expect(doc.paths["/api/v1/me"].get.responses["200"].headers["RateLimit-Limit"]).toEqual({
       $ref: "#/components/headers/RateLimit-Limit",
     });
-    expect(doc.paths["/api/v1/files/{token}"].get.responses["200"].headers).toBeUndefined(); // signed links are not rate limited
+    // signed links are not rate limited
+    expect(doc.paths["/api/v1/files/{token}"].get.responses["200"].headers).toBeUndefined();
   });
 
   it("marks the optional request bodies optional and documents 405, 413 and 415", () => {

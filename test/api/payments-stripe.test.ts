@@ -49,55 +49,58 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
     return new URL(a.body.checkout_url).pathname.split("/").pop()!;
   }
 
-  it("opens a Checkout Session for a pack; its paid event adds the credit once, whatever is delivered again", async () => {
-    const { web, accountId } = await buyer();
-    const before = await billing(web);
-    expect(before).toMatchObject({
-      balance: { credit_cents: 0, below_zero: false },
-      plan: { on: false, api_episodes_per_month: 5, api_episodes_used: 0 },
-      ledger: [],
-    });
-    expect(before.provider).toEqual({
-      name: "stripe",
-      packs_cents: [1000, 2500, 5000, 10000],
-      plan_cents_per_month: 1499,
-      plan_checkout: true,
-    });
+  it(
+    "opens a Checkout Session for a pack; its paid event adds the credit once, " + "whatever is delivered again",
+    async () => {
+      const { web, accountId } = await buyer();
+      const before = await billing(web);
+      expect(before).toMatchObject({
+        balance: { credit_cents: 0, below_zero: false },
+        plan: { on: false, api_episodes_per_month: 5, api_episodes_used: 0 },
+        ledger: [],
+      });
+      expect(before.provider).toEqual({
+        name: "stripe",
+        packs_cents: [1000, 2500, 5000, 10000],
+        plan_cents_per_month: 1499,
+        plan_checkout: true,
+      });
 
-    const sent = stripe.requests.length;
-    const id = await checkout(web, { pack_cents: 2500 });
-    const calls = stripe.requests.slice(sent);
-    expect(calls.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/customers", "POST /v1/checkout/sessions"]);
-    expect(calls[0]).toMatchObject({
-      auth: "Bearer sk_test_fake",
-      idempotencyKey: `clipd-customer-${accountId}`,
-      form: { email: web.email, metadata: { clipd_account: accountId } },
-    });
-    expect(calls[1]!.form).toMatchObject({
-      mode: "payment",
-      client_reference_id: accountId,
-      metadata: { clipd_account: accountId, clipd_kind: "pack", clipd_pack_cents: "2500" },
-      line_items: { 0: { quantity: "1", price_data: { currency: "usd", unit_amount: "2500" } } },
-      success_url: `${s.base}/billing?checkout=success`,
-    });
+      const sent = stripe.requests.length;
+      const id = await checkout(web, { pack_cents: 2500 });
+      const calls = stripe.requests.slice(sent);
+      expect(calls.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/customers", "POST /v1/checkout/sessions"]);
+      expect(calls[0]).toMatchObject({
+        auth: "Bearer sk_test_fake",
+        idempotencyKey: `clipd-customer-${accountId}`,
+        form: { email: web.email, metadata: { clipd_account: accountId } },
+      });
+      expect(calls[1]!.form).toMatchObject({
+        mode: "payment",
+        client_reference_id: accountId,
+        metadata: { clipd_account: accountId, clipd_kind: "pack", clipd_pack_cents: "2500" },
+        line_items: { 0: { quantity: "1", price_data: { currency: "usd", unit_amount: "2500" } } },
+        success_url: `${s.base}/billing?checkout=success`,
+      });
 
-    const paid = await stripe.complete(id);
-    expect(paid).toMatchObject({ status: 200, body: { received: true, handled: true, duplicate: false } });
-    const after = await billing(web);
-    expect(after.balance).toEqual({ credit_cents: 2500, below_zero: false });
-    expect(after.ledger).toEqual([expect.objectContaining({ cents: 2500, kind: "pack" })]);
+      const paid = await stripe.complete(id);
+      expect(paid).toMatchObject({ status: 200, body: { received: true, handled: true, duplicate: false } });
+      const after = await billing(web);
+      expect(after.balance).toEqual({ credit_cents: 2500, below_zero: false });
+      expect(after.ledger).toEqual([expect.objectContaining({ cents: 2500, kind: "pack" })]);
 
-    // The same delivery again, and another event for the same checkout: nothing changes.
-    expect(await stripe.send(paid.event)).toMatchObject({ status: 200, body: { duplicate: true } });
-    expect((await stripe.complete(id, { type: "checkout.session.async_payment_succeeded" })).status).toBe(200);
-    expect((await billing(web)).ledger).toHaveLength(1);
-    expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(2500);
+      // The same delivery again, and another event for the same checkout: nothing changes.
+      expect(await stripe.send(paid.event)).toMatchObject({ status: 200, body: { duplicate: true } });
+      expect((await stripe.complete(id, { type: "checkout.session.async_payment_succeeded" })).status).toBe(200);
+      expect((await billing(web)).ledger).toHaveLength(1);
+      expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(2500);
 
-    // A second checkout of the account reuses its Stripe customer.
-    const sent2 = stripe.requests.length;
-    await checkout(web, { pack_cents: 1000 });
-    expect(stripe.requests.slice(sent2).map((r) => r.path)).toEqual(["/v1/checkout/sessions"]);
-  });
+      // A second checkout of the account reuses its Stripe customer.
+      const sent2 = stripe.requests.length;
+      await checkout(web, { pack_cents: 1000 });
+      expect(stripe.requests.slice(sent2).map((r) => r.path)).toEqual(["/v1/checkout/sessions"]);
+    },
+  );
 
   it("credits a pack once when its events arrive at the same time, repeated and under two ids", async () => {
     const { web, accountId } = await buyer();
@@ -119,7 +122,8 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
     expect(both.map((a) => a.status)).toEqual([200, 200, 200]);
     expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(1000 + 2500 - 500);
     const { rows } = await s.app.db.query(
-      `select kind, sum(cents)::int as cents, count(*)::int as n from ledger where account_id = $1 group by kind order by kind`,
+      `select kind, sum(cents)::int as cents, count(*)::int as n from ledger ` +
+        `where account_id = $1 group by kind order by kind`,
       [accountId],
     );
     expect(rows).toEqual([
@@ -158,61 +162,68 @@ describe.each(testBackends())("payments with the stripe provider, against a fake
     expect((await web.call("POST", "/api/v1/billing/checkout", { plan: false })).status).toBe(400);
   });
 
-  it("takes a refunded pack's credit back: spent credit leaves the balance below zero and live calls stop until credit is added", async () => {
-    const { web, accountId } = await buyer();
-    const key = (await web.createKey({ mode: "live", scopes: ["clips.read", "clips.write"] })).body.key as string;
-    const id = await checkout(web, { pack_cents: 1000 });
-    await stripe.complete(id);
-    // Spend part of it as an episode's clip search would (10 minutes of episode).
-    const spent = await s.app.db.transaction((tx) => s.app.billing.chargeEpisode(tx, accountId, randomUUID(), 600));
-    expect(spent.cents).toBeGreaterThan(0);
+  it(
+    "takes a refunded pack's credit back: spent credit leaves the balance below " +
+      "zero and live calls stop until credit is added",
+    async () => {
+      const { web, accountId } = await buyer();
+      const key = (await web.createKey({ mode: "live", scopes: ["clips.read", "clips.write"] })).body.key as string;
+      const id = await checkout(web, { pack_cents: 1000 });
+      await stripe.complete(id);
+      // Spend part of it as an episode's clip search would (10 minutes of episode).
+      const spent = await s.app.db.transaction((tx) => s.app.billing.chargeEpisode(tx, accountId, randomUUID(), 600));
+      expect(spent.cents).toBeGreaterThan(0);
 
-    const refund = await stripe.refund(id, 1000);
-    expect(refund).toMatchObject({ status: 200, body: { handled: true, duplicate: false } });
-    const view = await billing(web);
-    expect(view.balance).toEqual({ credit_cents: -spent.cents, below_zero: true });
-    expect(view.ledger.map((r: any) => [r.kind, r.cents])).toEqual([
-      ["pack_refund", -1000],
-      ["episode", -spent.cents],
-      ["pack", 1000],
-    ]);
-    expect(view.use).toEqual([{ operation: "episodes", count: 1, cents: spent.cents }]);
-    expect(await stripe.send(refund.event)).toMatchObject({ body: { duplicate: true } });
+      const refund = await stripe.refund(id, 1000);
+      expect(refund).toMatchObject({ status: 200, body: { handled: true, duplicate: false } });
+      const view = await billing(web);
+      expect(view.balance).toEqual({ credit_cents: -spent.cents, below_zero: true });
+      expect(view.ledger.map((r: any) => [r.kind, r.cents])).toEqual([
+        ["pack_refund", -1000],
+        ["episode", -spent.cents],
+        ["pack", 1000],
+      ]);
+      expect(view.use).toEqual([{ operation: "episodes", count: 1, cents: spent.cents }]);
+      expect(await stripe.send(refund.event)).toMatchObject({ body: { duplicate: true } });
 
-    // Live calls stop, through the API with a live key and through the site alike.
-    const api = await s.call(key, "POST", "/api/v1/episodes", { file_name: "a.mp3" });
-    expect(api.status).toBe(402);
-    expect(api.body.error).toMatchObject({
-      code: "balance_below_zero",
-      credit_cents: -spent.cents,
-      needed_cents: spent.cents,
-    });
-    expect((await web.call("POST", "/api/v1/episodes", { file_name: "a.mp3" })).body.error).toMatchObject({
-      code: "balance_below_zero",
-    });
-    expect((await s.call(key, "GET", "/api/v1/episodes")).status).toBe(200);
+      // Live calls stop, through the API with a live key and through the site alike.
+      const api = await s.call(key, "POST", "/api/v1/episodes", { file_name: "a.mp3" });
+      expect(api.status).toBe(402);
+      expect(api.body.error).toMatchObject({
+        code: "balance_below_zero",
+        credit_cents: -spent.cents,
+        needed_cents: spent.cents,
+      });
+      expect((await web.call("POST", "/api/v1/episodes", { file_name: "a.mp3" })).body.error).toMatchObject({
+        code: "balance_below_zero",
+      });
+      expect((await s.call(key, "GET", "/api/v1/episodes")).status).toBe(200);
 
-    await s.app.accounts.addCredit(accountId, spent.cents + 100, "operator top-up");
-    expect((await s.call(key, "POST", "/api/v1/episodes", { file_name: "a.mp3" })).status).toBe(202);
-  });
+      await s.app.accounts.addCredit(accountId, spent.cents + 100, "operator top-up");
+      expect((await s.call(key, "POST", "/api/v1/episodes", { file_name: "a.mp3" })).status).toBe(202);
+    },
+  );
 
-  it("applies a refund that comes before its checkout's event: the pack is credited, then taken back, once", async () => {
-    const { web, accountId } = await buyer();
-    const id = await checkout(web, { pack_cents: 5000 });
-    stripe.pay(id);
-    expect((await stripe.refund(id, 2000)).status).toBe(200); // partial: 2000 of 5000
-    expect(stripe.requests.at(-1)).toMatchObject({
-      method: "GET",
-      path: "/v1/checkout/sessions",
-      form: { payment_intent: stripe.sessions.get(id).payment_intent },
-    });
-    expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(3000);
-    expect((await stripe.complete(id)).body).toMatchObject({ handled: true, duplicate: false });
-    expect((await stripe.refund(id, 5000)).status).toBe(200); // the rest, as a cumulative amount
-    const view = await billing(web);
-    expect(view.balance.credit_cents).toBe(0);
-    expect(view.ledger.map((r: any) => r.cents).sort()).toEqual([-2000, -3000, 5000].sort());
-  });
+  it(
+    "applies a refund that comes before its checkout's event: the pack is credited, " + "then taken back, once",
+    async () => {
+      const { web, accountId } = await buyer();
+      const id = await checkout(web, { pack_cents: 5000 });
+      stripe.pay(id);
+      expect((await stripe.refund(id, 2000)).status).toBe(200); // partial: 2000 of 5000
+      expect(stripe.requests.at(-1)).toMatchObject({
+        method: "GET",
+        path: "/v1/checkout/sessions",
+        form: { payment_intent: stripe.sessions.get(id).payment_intent },
+      });
+      expect((await s.app.accounts.getAccount(accountId))!.credit_cents).toBe(3000);
+      expect((await stripe.complete(id)).body).toMatchObject({ handled: true, duplicate: false });
+      expect((await stripe.refund(id, 5000)).status).toBe(200); // the rest, as a cumulative amount
+      const view = await billing(web);
+      expect(view.balance.credit_cents).toBe(0);
+      expect(view.ledger.map((r: any) => r.cents).sort()).toEqual([-2000, -3000, 5000].sort());
+    },
+  );
 
   it("turns the plan on with its subscription and follows the subscription's changes", async () => {
     const { web, accountId } = await buyer();

@@ -95,7 +95,8 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     return r.body;
   };
 
-  it("keeps the hook box, lets the style decide highlighting, reports resolved changes, and saves defaults for later clips", async () => {
+  it("keeps the hook box, lets the style decide highlighting, reports resolved " +
+    "changes, and saves defaults for later clips", async () => {
     const a = await s.account({ plan: true });
     // Two episodes of the same short recording: the second one's clip is the later clip that
     // gets the defaults the first one saves.

@@ -40,7 +40,8 @@ describe("the website beside the API", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(res.headers.get("content-encoding")).toBe("br");
-    expect(await res.text()).toBe(await readFile(path.join(repoRoot, "dist", "web", script!.slice(1)), "utf8")); // fetch decodes br
+    // fetch decodes br
+    expect(await res.text()).toBe(await readFile(path.join(repoRoot, "dist", "web", script!.slice(1)), "utf8"));
     const missing = await fetch(s.base + "/assets/index-00000000.js");
     expect(missing.status).toBe(404);
   });

@@ -51,100 +51,108 @@ describe.each(testBackends())("transcripts on %s", (backend) => {
     return res.body;
   }
 
-  it("transcribes a linked recording, serves its text and files, and answers a repeat with the same transcript", async () => {
-    const url = media.url("/talks/jfk.wav");
-    const first = await t.call(acc.live, "POST", "/api/v1/transcripts", { url });
-    expect(first.status).toBe(202);
-    expect(first.body).toMatchObject({
-      status: "queued",
-      name: "jfk",
-      url,
-      livemode: true,
-      free: true,
-      charged_cents: 0,
-    });
-    expect(first.body.text).toBeUndefined();
-    expectSchema(first.body);
-    expect(Object.keys(first.body.downloads).sort()).toEqual(["page", "srt", "txt", "vtt"]);
-    expect(first.headers.get("ratelimit-limit")).toBe("600");
-    const id = first.body.id;
+  it(
+    "transcribes a linked recording, serves its text and files, and answers " + "a repeat with the same transcript",
+    async () => {
+      const url = media.url("/talks/jfk.wav");
+      const first = await t.call(acc.live, "POST", "/api/v1/transcripts", { url });
+      expect(first.status).toBe(202);
+      expect(first.body).toMatchObject({
+        status: "queued",
+        name: "jfk",
+        url,
+        livemode: true,
+        free: true,
+        charged_cents: 0,
+      });
+      expect(first.body.text).toBeUndefined();
+      expectSchema(first.body);
+      expect(Object.keys(first.body.downloads).sort()).toEqual(["page", "srt", "txt", "vtt"]);
+      expect(first.headers.get("ratelimit-limit")).toBe("600");
+      const id = first.body.id;
 
-    // Asked again while it runs: the same transcript, still accepted.
-    const during = await t.call(acc.live, "POST", "/api/v1/transcripts", { url: `${url}#t=3` });
-    expect(during.status).toBe(202);
-    expect(during.body.id).toBe(id);
+      // Asked again while it runs: the same transcript, still accepted.
+      const during = await t.call(acc.live, "POST", "/api/v1/transcripts", { url: `${url}#t=3` });
+      expect(during.status).toBe(202);
+      expect(during.body.id).toBe(id);
 
-    const done = await waitDone(acc.live, id);
-    expect(done).toMatchObject({
-      id,
-      status: "completed",
-      language: "en",
-      progress: 100,
-      charged_cents: 0,
-      livemode: true,
-    });
-    expect(done.text.split(/\s+/).length).toBeGreaterThan(10);
-    expect(done.text.toLowerCase()).toContain("country");
-    expect(done.duration).toBe("00:11");
-    expect(done.duration_seconds).toBeCloseTo(11, 0);
-    expectSchema(done);
+      const done = await waitDone(acc.live, id);
+      expect(done).toMatchObject({
+        id,
+        status: "completed",
+        language: "en",
+        progress: 100,
+        charged_cents: 0,
+        livemode: true,
+      });
+      expect(done.text.split(/\s+/).length).toBeGreaterThan(10);
+      expect(done.text.toLowerCase()).toContain("country");
+      expect(done.duration).toBe("00:11");
+      expect(done.duration_seconds).toBeCloseTo(11, 0);
+      expectSchema(done);
 
-    const txt = await fetch(done.downloads.txt);
-    expect(txt.status).toBe(200);
-    expect(txt.headers.get("content-disposition")).toMatch(/^attachment; filename="jfk\.txt"/);
-    expect((await txt.text()).trim()).toBe(done.text.trim());
-    const srt = await fetch(done.downloads.srt);
-    expect(await srt.text()).toMatch(/^1\n00:00:\d\d,\d{3} --> /);
-    const vtt = await fetch(done.downloads.vtt, { headers: { range: "bytes=0-5" } });
-    expect(vtt.status).toBe(206);
-    expect(await vtt.text()).toBe("WEBVTT");
-    // The page is the site's results page, whose token opens the transcript (test/api/web-studio.test.ts).
-    const page = new URL(done.downloads.page);
-    expect(page.pathname).toMatch(/^\/r\/[\w-]+\.[\w-]+$/);
-    const results = await fetch(`${t.base}/web/api/v1/results/${page.pathname.slice(3)}`);
-    expect(await results.json()).toMatchObject({ id, status: "completed", text: done.text });
+      const txt = await fetch(done.downloads.txt);
+      expect(txt.status).toBe(200);
+      expect(txt.headers.get("content-disposition")).toMatch(/^attachment; filename="jfk\.txt"/);
+      expect((await txt.text()).trim()).toBe(done.text.trim());
+      const srt = await fetch(done.downloads.srt);
+      expect(await srt.text()).toMatch(/^1\n00:00:\d\d,\d{3} --> /);
+      const vtt = await fetch(done.downloads.vtt, { headers: { range: "bytes=0-5" } });
+      expect(vtt.status).toBe(206);
+      expect(await vtt.text()).toBe("WEBVTT");
+      // The page is the site's results page, whose token opens the transcript (test/api/web-studio.test.ts).
+      const page = new URL(done.downloads.page);
+      expect(page.pathname).toMatch(/^\/r\/[\w-]+\.[\w-]+$/);
+      const results = await fetch(`${t.base}/web/api/v1/results/${page.pathname.slice(3)}`);
+      expect(await results.json()).toMatchObject({ id, status: "completed", text: done.text });
 
-    const again = await t.call(acc.live, "POST", "/api/v1/transcripts", { url });
-    expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ id, status: "completed", text: done.text });
-    const runs = await t.app.db.query(`select count(*)::int as n from runs where pipeline = 'transcript'`);
-    expect(runs.rows[0].n).toBe(1);
-  });
+      const again = await t.call(acc.live, "POST", "/api/v1/transcripts", { url });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ id, status: "completed", text: done.text });
+      const runs = await t.app.db.query(`select count(*)::int as n from runs where pipeline = 'transcript'`);
+      expect(runs.rows[0].n).toBe(1);
+    },
+  );
 
-  it("makes one transcript of concurrent orders, replays an Idempotency-Key, and keeps other accounts and test keys out", async () => {
-    const other = await t.account();
-    const body = { url: media.url("/talks/again.wav"), name: "Again" };
-    // Concurrent orders of one url make one transcript and one run.
-    const racing = await Promise.all([1, 2, 3].map(() => t.call(other.live, "POST", "/api/v1/transcripts", body)));
-    expect(racing.map((r) => r.status)).toEqual([202, 202, 202]);
-    expect(new Set(racing.map((r) => r.body.id)).size).toBe(1);
-    const runs = await t.app.db.query(`select count(*)::int as n from transcripts where account_id = $1`, [
-      other.accountId,
-    ]);
-    expect(runs.rows[0].n).toBe(1);
-    const key = { "idempotency-key": randomUUID() };
-    const a = await t.call(other.live, "POST", "/api/v1/transcripts", body, key);
-    const b = await t.call(other.live, "POST", "/api/v1/transcripts", body, key);
-    expect(a.status).toBe(202);
-    expect(b.status).toBe(202);
-    expect(b.body).toEqual(a.body);
-    expect(a.body.id).toBe(racing[0]!.body.id);
-    expect(b.headers.get("idempotent-replayed")).toBe("true");
-    expect((await t.call(acc.live, "GET", `/api/v1/transcripts/${a.body.id}`)).status).toBe(404);
-    expect((await t.call(other.test, "GET", `/api/v1/transcripts/${a.body.id}`)).status).toBe(404);
-    expect((await t.call(other.live, "GET", `/api/v1/transcripts/${randomUUID()}`)).body.error).toMatchObject({
-      code: "not_found",
-      field: "id",
-    });
-    expect((await t.call(other.live, "GET", `/api/v1/transcripts/not-a-uuid`)).status).toBe(404);
-    await waitDone(other.live, a.body.id);
-  });
+  it(
+    "makes one transcript of concurrent orders, replays an Idempotency-Key, " +
+      "and keeps other accounts and test keys out",
+    async () => {
+      const other = await t.account();
+      const body = { url: media.url("/talks/again.wav"), name: "Again" };
+      // Concurrent orders of one url make one transcript and one run.
+      const racing = await Promise.all([1, 2, 3].map(() => t.call(other.live, "POST", "/api/v1/transcripts", body)));
+      expect(racing.map((r) => r.status)).toEqual([202, 202, 202]);
+      expect(new Set(racing.map((r) => r.body.id)).size).toBe(1);
+      const runs = await t.app.db.query(`select count(*)::int as n from transcripts where account_id = $1`, [
+        other.accountId,
+      ]);
+      expect(runs.rows[0].n).toBe(1);
+      const key = { "idempotency-key": randomUUID() };
+      const a = await t.call(other.live, "POST", "/api/v1/transcripts", body, key);
+      const b = await t.call(other.live, "POST", "/api/v1/transcripts", body, key);
+      expect(a.status).toBe(202);
+      expect(b.status).toBe(202);
+      expect(b.body).toEqual(a.body);
+      expect(a.body.id).toBe(racing[0]!.body.id);
+      expect(b.headers.get("idempotent-replayed")).toBe("true");
+      expect((await t.call(acc.live, "GET", `/api/v1/transcripts/${a.body.id}`)).status).toBe(404);
+      expect((await t.call(other.test, "GET", `/api/v1/transcripts/${a.body.id}`)).status).toBe(404);
+      expect((await t.call(other.live, "GET", `/api/v1/transcripts/${randomUUID()}`)).body.error).toMatchObject({
+        code: "not_found",
+        field: "id",
+      });
+      expect((await t.call(other.live, "GET", `/api/v1/transcripts/not-a-uuid`)).status).toBe(404);
+      await waitDone(other.live, a.body.id);
+    },
+  );
 
   it("charges by length after the free transcripts of the month, and refuses without credit", async () => {
     const payer = await t.account();
     for (let i = 0; i < 3; i++) {
       await t.app.db.query(
-        `insert into transcripts (id, account_id, url, name, free, status) values ($1, $2, $3, 'old', true, 'completed')`,
+        `insert into transcripts (id, account_id, url, name, free, status) values ` +
+          `($1, $2, $3, 'old', true, 'completed')`,
         [randomUUID(), payer.accountId, `https://example.com/${i}.mp3`],
       );
     }

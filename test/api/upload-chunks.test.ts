@@ -94,59 +94,66 @@ describe("chunked uploads", () => {
     });
   const partsDir = (key: string) => `${storedPath(t.app.storage, key)}.part`;
   const tempsIn = async (key: string) =>
-    (await readdir(partsDir(key)).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{12}\.tmp$/.test(n)); // chunks being written
+    // chunks being written
+    (await readdir(partsDir(key)).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{12}\.tmp$/.test(n));
 
-  it("takes a recording in chunks, keeps what arrived of a dropped chunk, and resumes from HEAD to a byte-identical file", async () => {
-    const up = link();
-    const size = 100_000;
-    expect(await head(up.url)).toMatchObject({ status: 200, offset: "0", length: null });
-    const first = await putChunk(up.url, jfk.subarray(0, size), 0, jfk.length);
-    expect(first.status).toBe(200);
-    expect(first.body).toEqual({ received: size, total: jfk.length, complete: false });
-    expect(await head(up.url)).toMatchObject({ offset: String(size), length: String(jfk.length) });
+  it(
+    "takes a recording in chunks, keeps what arrived of a dropped chunk, and " +
+      "resumes from HEAD to a byte-identical file",
+    async () => {
+      const up = link();
+      const size = 100_000;
+      expect(await head(up.url)).toMatchObject({ status: 200, offset: "0", length: null });
+      const first = await putChunk(up.url, jfk.subarray(0, size), 0, jfk.length);
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({ received: size, total: jfk.length, complete: false });
+      expect(await head(up.url)).toMatchObject({ offset: String(size), length: String(jfk.length) });
 
-    // The second chunk: half of it sent, then the connection drops.
-    const open = openChunk(up.url, size, size, jfk.length);
-    open.answer.catch(() => undefined);
-    await open.send(jfk.subarray(size, size + size / 2));
-    await waitFor(
-      async () => {
-        const temps = await tempsIn(up.key);
-        const sizes = await Promise.all(
-          temps.map(async (n) => (await readFile(path.join(partsDir(up.key), n))).length),
-        );
-        return sizes.some((n) => n > 0);
-      },
-      { what: "the server to store some of the chunk" },
-    );
-    open.drop();
-    await waitFor(async () => (await tempsIn(up.key)).length === 0, { what: "the server to settle the dropped chunk" });
-    const after = await head(up.url);
-    const offset = Number(after.offset);
-    expect(offset).toBeGreaterThan(size); // what arrived was kept
-    expect(offset).toBeLessThanOrEqual(size + size / 2);
+      // The second chunk: half of it sent, then the connection drops.
+      const open = openChunk(up.url, size, size, jfk.length);
+      open.answer.catch(() => undefined);
+      await open.send(jfk.subarray(size, size + size / 2));
+      await waitFor(
+        async () => {
+          const temps = await tempsIn(up.key);
+          const sizes = await Promise.all(
+            temps.map(async (n) => (await readFile(path.join(partsDir(up.key), n))).length),
+          );
+          return sizes.some((n) => n > 0);
+        },
+        { what: "the server to store some of the chunk" },
+      );
+      open.drop();
+      await waitFor(async () => (await tempsIn(up.key)).length === 0, {
+        what: "the server to settle the dropped chunk",
+      });
+      const after = await head(up.url);
+      const offset = Number(after.offset);
+      expect(offset).toBeGreaterThan(size); // what arrived was kept
+      expect(offset).toBeLessThanOrEqual(size + size / 2);
 
-    // Resume from the offset HEAD gave, in chunks, to the end.
-    let at = offset;
-    let last;
-    while (at < jfk.length) {
-      const piece = jfk.subarray(at, Math.min(at + size, jfk.length));
-      last = await putChunk(up.url, piece, at, jfk.length);
-      expect(last.status).toBe(200);
-      at += piece.length;
-    }
-    expect(last!.body).toEqual({
-      key: up.key,
-      bytes: jfk.length,
-      received: jfk.length,
-      total: jfk.length,
-      complete: true,
-    });
-    expect(sha(await t.app.storage.read(up.key))).toBe(sha(jfk));
-    expect(await head(up.url)).toMatchObject({ offset: String(jfk.length), length: String(jfk.length) });
-    // The parts are gone once joined; only the file stays in its folder.
-    expect(await readdir(path.dirname(storedPath(t.app.storage, up.key)))).toEqual(["talk.wav"]);
-  });
+      // Resume from the offset HEAD gave, in chunks, to the end.
+      let at = offset;
+      let last;
+      while (at < jfk.length) {
+        const piece = jfk.subarray(at, Math.min(at + size, jfk.length));
+        last = await putChunk(up.url, piece, at, jfk.length);
+        expect(last.status).toBe(200);
+        at += piece.length;
+      }
+      expect(last!.body).toEqual({
+        key: up.key,
+        bytes: jfk.length,
+        received: jfk.length,
+        total: jfk.length,
+        complete: true,
+      });
+      expect(sha(await t.app.storage.read(up.key))).toBe(sha(jfk));
+      expect(await head(up.url)).toMatchObject({ offset: String(jfk.length), length: String(jfk.length) });
+      // The parts are gone once joined; only the file stays in its folder.
+      expect(await readdir(path.dirname(storedPath(t.app.storage, up.key)))).toEqual(["talk.wav"]);
+    },
+  );
 
   it("refuses a chunk at the wrong offset, a changed total and a total over the cap, with their numbers", async () => {
     const up = link({ maxBytes: 500_000 });
@@ -204,27 +211,32 @@ describe("chunked uploads", () => {
     expect(sha(await t.app.storage.read(up.key))).toBe(sha(jfk));
   });
 
-  it("ignores a chunk a killed server left half-written, and HEAD finishes a file whose chunks were all stored but not joined", async () => {
-    const up = link();
-    await t.app.storage.parts.claimNote(up.key, JSON.stringify({ total: jfk.length, expires_at: up.expires_at }));
-    for (const [from, to] of [
-      [0, 200_000],
-      [200_000, jfk.length],
-    ] as const) {
-      const w = await t.app.storage.parts.writer(up.key, from);
-      await new Promise<void>((resolve) => w.stream.end(jfk.subarray(from, to), resolve));
-      expect(await w.commit()).toBe(true);
-    }
-    await writeFile(path.join(partsDir(up.key), "0123456789ab.tmp"), jfk.subarray(0, 500)); // what a killed writer leaves
-    expect(await head(up.url)).toMatchObject({ status: 200, offset: String(jfk.length), length: String(jfk.length) });
-    expect(sha(await t.app.storage.read(up.key))).toBe(sha(jfk));
-    expect(await t.app.storage.parts.list(up.key)).toEqual([]);
+  it(
+    "ignores a chunk a killed server left half-written, and HEAD finishes a " +
+      "file whose chunks were all stored but not joined",
+    async () => {
+      const up = link();
+      await t.app.storage.parts.claimNote(up.key, JSON.stringify({ total: jfk.length, expires_at: up.expires_at }));
+      for (const [from, to] of [
+        [0, 200_000],
+        [200_000, jfk.length],
+      ] as const) {
+        const w = await t.app.storage.parts.writer(up.key, from);
+        await new Promise<void>((resolve) => w.stream.end(jfk.subarray(from, to), resolve));
+        expect(await w.commit()).toBe(true);
+      }
+      // what a killed writer leaves
+      await writeFile(path.join(partsDir(up.key), "0123456789ab.tmp"), jfk.subarray(0, 500));
+      expect(await head(up.url)).toMatchObject({ status: 200, offset: String(jfk.length), length: String(jfk.length) });
+      expect(sha(await t.app.storage.read(up.key))).toBe(sha(jfk));
+      expect(await t.app.storage.parts.list(up.key)).toEqual([]);
 
-    const half = link();
-    await t.app.storage.parts.claimNote(half.key, JSON.stringify({ total: jfk.length, expires_at: half.expires_at }));
-    await writeFile(path.join(partsDir(half.key), "ba9876543210.tmp"), jfk.subarray(0, 5000));
-    expect(await head(half.url)).toMatchObject({ offset: "0", length: String(jfk.length) });
-  });
+      const half = link();
+      await t.app.storage.parts.claimNote(half.key, JSON.stringify({ total: jfk.length, expires_at: half.expires_at }));
+      await writeFile(path.join(partsDir(half.key), "ba9876543210.tmp"), jfk.subarray(0, 5000));
+      expect(await head(half.url)).toMatchObject({ offset: "0", length: String(jfk.length) });
+    },
+  );
 
   it("sweeps the chunks of an upload once its link has expired, not before", async () => {
     const root = (t.app.storage as LocalStorage).root;
@@ -249,7 +261,8 @@ describe("chunked uploads", () => {
 
   it("still takes a whole PUT, and a test-mode address takes chunks but keeps nothing", async () => {
     const whole = link();
-    expect((await putChunk(whole.url, jfk.subarray(0, 1000), 0, jfk.length)).status).toBe(200); // begun in chunks, then sent whole
+    // begun in chunks, then sent whole
+    expect((await putChunk(whole.url, jfk.subarray(0, 1000), 0, jfk.length)).status).toBe(200);
     const res = await fetch(whole.url, { method: "PUT", headers: whole.headers, body: jfk });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ key: whole.key, bytes: jfk.length });

@@ -62,7 +62,8 @@ describe.each(testBackends())("web account on %s", (backend) => {
     const key = (await c.createKey({ scopes: ["clips.read", "webhooks"] })).body.key;
     expect((await t.call(key, "GET", "/api/v1/me")).status).toBe(200);
     await t.app.db.query(
-      `insert into webhooks (id, account_id, url, events, secrets) values ($1, $2, 'https://example.com/h', '["episode.ready"]', '[]')`,
+      `insert into webhooks (id, account_id, url, events, secrets) values ($1, ` +
+        `$2, 'https://example.com/h', '["episode.ready"]', '[]')`,
       [randomUUID(), id],
     );
     const other = new WebClient(t.base);
@@ -85,55 +86,60 @@ describe.each(testBackends())("web account on %s", (backend) => {
     expect(fresh.body.account.id).not.toBe(id);
   });
 
-  it("removes a deleted account's data once its removal is due, keeping the anonymised row and its ledger", async () => {
-    const c = new WebClient(t.base);
-    const id = (await c.signUp()).body.account.id;
-    await t.app.accounts.addCredit(id, 300, "a pack");
-    const q = (sql: string, params: unknown[] = []) => t.app.db.query(sql, params);
-    const runId = randomUUID();
-    const hook = randomUUID();
-    await q(
-      `insert into runs (id, pipeline, input, state, step_count, plan, origin) values ($1, 'api-episode', $2, 'succeeded', 1, '{}', 'web')`,
-      [runId, JSON.stringify({ account_id: id })],
-    );
-    await q(
-      `insert into episodes (id, account_id, name, status, run_id, upload) values ($1, $2, 'ep', 'ready', $3, $4)`,
-      [randomUUID(), id, runId, JSON.stringify({ key: `uploads/${id}/a.wav`, name: "a.wav" })],
-    );
-    await q(`insert into events (id, type, run_id, account_id, data) values ($1, 'episode.ready', $2, $3, '{}')`, [
-      randomUUID(),
-      runId,
-      id,
-    ]);
-    await q(
-      `insert into webhooks (id, account_id, url, events, secrets) values ($1, $2, 'https://example.com/h', '["episode.ready"]', '[]')`,
-      [hook, id],
-    );
-    await q(
-      `insert into deliveries (id, kind, webhook_id, event_type, payload) values ($1, 'webhook', $2, 'ping', '{}')`,
-      [randomUUID(), hook],
-    );
-    await t.app.storage.write(`runs/${runId}/clip-1.mp4`, "media");
-    await t.app.storage.write(`uploads/${id}/a.wav`, "audio");
-    expect((await c.call("DELETE", "/api/v1/account", { password: TEST_PASSWORD })).status).toBe(200);
+  it(
+    "removes a deleted account's data once its removal is due, keeping the " + "anonymised row and its ledger",
+    async () => {
+      const c = new WebClient(t.base);
+      const id = (await c.signUp()).body.account.id;
+      await t.app.accounts.addCredit(id, 300, "a pack");
+      const q = (sql: string, params: unknown[] = []) => t.app.db.query(sql, params);
+      const runId = randomUUID();
+      const hook = randomUUID();
+      await q(
+        `insert into runs (id, pipeline, input, state, step_count, plan, origin) ` +
+          `values ($1, 'api-episode', $2, 'succeeded', 1, '{}', 'web')`,
+        [runId, JSON.stringify({ account_id: id })],
+      );
+      await q(
+        `insert into episodes (id, account_id, name, status, run_id, upload) values ($1, $2, 'ep', 'ready', $3, $4)`,
+        [randomUUID(), id, runId, JSON.stringify({ key: `uploads/${id}/a.wav`, name: "a.wav" })],
+      );
+      await q(`insert into events (id, type, run_id, account_id, data) values ($1, 'episode.ready', $2, $3, '{}')`, [
+        randomUUID(),
+        runId,
+        id,
+      ]);
+      await q(
+        `insert into webhooks (id, account_id, url, events, secrets) values ($1, ` +
+          `$2, 'https://example.com/h', '["episode.ready"]', '[]')`,
+        [hook, id],
+      );
+      await q(
+        `insert into deliveries (id, kind, webhook_id, event_type, payload) values ($1, 'webhook', $2, 'ping', '{}')`,
+        [randomUUID(), hook],
+      );
+      await t.app.storage.write(`runs/${runId}/clip-1.mp4`, "media");
+      await t.app.storage.write(`uploads/${id}/a.wav`, "audio");
+      expect((await c.call("DELETE", "/api/v1/account", { password: TEST_PASSWORD })).status).toBe(200);
 
-    const removal = t.app.container.resolve(AccountRemoval);
-    expect(await removal.sweep()).not.toContain(id); // not due for 30 days
-    await q(`update accounts set removal_due_at = now() - interval '1 minute' where id = $1`, [id]);
-    expect(await removal.sweep()).toContain(id);
-    const count = async (table: string, where: string) =>
-      (await q(`select count(*)::int as n from ${table} where ${where}`, [id])).rows[0].n;
-    for (const table of ["episodes", "webhooks", "events", "api_keys", "web_sessions"])
-      expect(await count(table, "account_id = $1"), table).toBe(0);
-    expect(await count("runs", "input->>'account_id' = $1")).toBe(0);
-    expect((await q(`select count(*)::int as n from deliveries where webhook_id = $1`, [hook])).rows[0].n).toBe(0);
-    expect(await t.app.storage.exists(`runs/${runId}/clip-1.mp4`)).toBe(false);
-    expect(await t.app.storage.exists(`uploads/${id}/a.wav`)).toBe(false);
-    const [row] = (await q(`select email, password_hash, removed_at from accounts where id = $1`, [id])).rows;
-    expect(row.email).toBe(`removed-${id}@removed.invalid`);
-    expect(row.password_hash).toBeNull();
-    expect(row.removed_at).not.toBeNull();
-    expect(await count("ledger", "account_id = $1")).toBe(1); // kept for accounting
-    expect(await removal.sweep()).not.toContain(id); // once
-  });
+      const removal = t.app.container.resolve(AccountRemoval);
+      expect(await removal.sweep()).not.toContain(id); // not due for 30 days
+      await q(`update accounts set removal_due_at = now() - interval '1 minute' where id = $1`, [id]);
+      expect(await removal.sweep()).toContain(id);
+      const count = async (table: string, where: string) =>
+        (await q(`select count(*)::int as n from ${table} where ${where}`, [id])).rows[0].n;
+      for (const table of ["episodes", "webhooks", "events", "api_keys", "web_sessions"])
+        expect(await count(table, "account_id = $1"), table).toBe(0);
+      expect(await count("runs", "input->>'account_id' = $1")).toBe(0);
+      expect((await q(`select count(*)::int as n from deliveries where webhook_id = $1`, [hook])).rows[0].n).toBe(0);
+      expect(await t.app.storage.exists(`runs/${runId}/clip-1.mp4`)).toBe(false);
+      expect(await t.app.storage.exists(`uploads/${id}/a.wav`)).toBe(false);
+      const [row] = (await q(`select email, password_hash, removed_at from accounts where id = $1`, [id])).rows;
+      expect(row.email).toBe(`removed-${id}@removed.invalid`);
+      expect(row.password_hash).toBeNull();
+      expect(row.removed_at).not.toBeNull();
+      expect(await count("ledger", "account_id = $1")).toBe(1); // kept for accounting
+      expect(await removal.sweep()).not.toContain(id); // once
+    },
+  );
 });

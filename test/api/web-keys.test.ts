@@ -92,17 +92,20 @@ describe.each(testBackends())("web keys on %s", (backend) => {
     expect(days.body.error.field).toBe("expires_in_days");
   });
 
-  it("lets an account under billing review manage keys, but refuses live API work through /web as for its keys", async () => {
-    const c = new WebClient(t.base);
-    const up = await c.signUp();
-    await t.app.db.query(`update accounts set billing_review = true where id = $1`, [up.body.account.id]);
-    t.app.accounts.evictAccount(up.body.account.id);
-    expect((await c.call("GET", "/api/v1/account")).body.account.billing_review).toBe(true);
-    expect((await c.createKey()).status).toBe(201);
-    const work = await c.call("GET", "/api/v1/episodes");
-    expect(work.status).toBe(403);
-    expect(work.body.error.code).toBe("billing_review");
-  });
+  it(
+    "lets an account under billing review manage keys, but refuses live API " + "work through /web as for its keys",
+    async () => {
+      const c = new WebClient(t.base);
+      const up = await c.signUp();
+      await t.app.db.query(`update accounts set billing_review = true where id = $1`, [up.body.account.id]);
+      t.app.accounts.evictAccount(up.body.account.id);
+      expect((await c.call("GET", "/api/v1/account")).body.account.billing_review).toBe(true);
+      expect((await c.createKey()).status).toBe(201);
+      const work = await c.call("GET", "/api/v1/episodes");
+      expect(work.status).toBe(403);
+      expect(work.body.error.code).toBe("billing_review");
+    },
+  );
 
   it("counts session calls against a rate limit, as keys are", async () => {
     const c = new WebClient(t.base);

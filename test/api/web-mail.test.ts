@@ -67,7 +67,8 @@ describe.each(testBackends())("web mail on %s", (backend) => {
     expect((await new WebClient(t.base).signIn(c.email, c.password)).status).toBe(401);
     const back = new WebClient(t.base);
     expect((await back.signIn(c.email, "a brand new passphrase")).status).toBe(200);
-    expect((await back.call("GET", "/api/v1/account")).body.account.email_verified).toBe(true); // the link proved the mailbox
+    // the link proved the mailbox
+    expect((await back.call("GET", "/api/v1/account")).body.account.email_verified).toBe(true);
   });
 
   it("refuses a reset link more than an hour old", async () => {

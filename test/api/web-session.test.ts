@@ -91,7 +91,8 @@ describe.each(testBackends())("web sessions on %s", (backend) => {
     expect((await c.signIn()).status).toBe(200);
     // Used a moment ago, but signed in 31 days ago: the absolute end (30 days) holds.
     await t.app.db.query(
-      `update web_sessions set created_at = now() - interval '31 days', expires_at = now() - interval '1 day' where account_id = $1`,
+      `update web_sessions set created_at = now() - interval '31 days', expires_at ` +
+        `= now() - interval '1 day' where account_id = $1`,
       [id],
     );
     expect((await c.call("GET", "/api/v1/account")).status).toBe(401);

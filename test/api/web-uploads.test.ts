@@ -41,7 +41,8 @@ describe.each(testBackends())("website uploads on %s", (backend) => {
   }, 120_000);
   afterAll(() => t?.close());
 
-  it("transcribes a file uploaded in chunks for the signed-in account, with origin web and the month's free allowance", async () => {
+  it("transcribes a file uploaded in chunks for the signed-in account, with " +
+    "origin web and the month's free allowance", async () => {
     const c = new WebClient(t.base);
     const me = await c.signUp();
     const accountId = me.body.account.id;
@@ -99,7 +100,9 @@ describe.each(testBackends())("website uploads on %s", (backend) => {
 
     // The month's free transcripts are the API's too: with them used and no credit, the next is 402.
     await t.app.db.query(
-      `insert into transcripts (id, account_id, url, name, free, status) select gen_random_uuid(), $1, 'https://example.com/' || n, 'seed', true, 'completed' from generate_series(1, 2) n`,
+      `insert into transcripts (id, account_id, url, name, free, status) select ` +
+        `gen_random_uuid(), $1, 'https://example.com/' || n, 'seed', true, 'completed' ` +
+        `from generate_series(1, 2) n`,
       [accountId],
     );
     const paid = await c.call("POST", "/api/v1/transcripts/uploads", { file_name: "more.wav" });
@@ -171,56 +174,62 @@ describe.each(testBackends())("website uploads on %s", (backend) => {
     );
   });
 
-  it("takes a free key as Bearer (and refuses an unknown one), and the retention deletes uploaded audio after 7 days", async () => {
-    const c = new WebClient(t.base);
-    await c.session();
-    const bad = await c.call(
-      "POST",
-      "/api/v1/free/uploads",
-      { file_name: "a.wav" },
-      { headers: { authorization: "Bearer svc_free_nope" } },
-    );
-    expect(bad.status).toBe(401);
-    expect(bad.body.error.code).toBe("bad_key");
-    const key = (await t.call(undefined, "POST", "/api/v1/transcribe/keys", { email: "uploader@example.com" })).body
-      .key;
-    const keyed = await c.call(
-      "POST",
-      "/api/v1/free/uploads",
-      { file_name: "a.wav" },
-      { headers: { authorization: `Bearer ${key}` } },
-    );
-    expect(keyed.status).toBe(202);
-    // Uploaded but never started: removed with its file once its link is a day past its expiry.
-    await putInChunks(keyed.body.upload.url, jfk, jfk.length);
-    const pending = (
-      await t.app.db.query(`select storage_key, free_key_id from web_uploads where id = $1`, [keyed.body.id])
-    ).rows[0];
-    expect(pending.free_key_id).not.toBeNull();
+  it(
+    "takes a free key as Bearer (and refuses an unknown one), and the retention " +
+      "deletes uploaded audio after 7 days",
+    async () => {
+      const c = new WebClient(t.base);
+      await c.session();
+      const bad = await c.call(
+        "POST",
+        "/api/v1/free/uploads",
+        { file_name: "a.wav" },
+        { headers: { authorization: "Bearer svc_free_nope" } },
+      );
+      expect(bad.status).toBe(401);
+      expect(bad.body.error.code).toBe("bad_key");
+      const key = (await t.call(undefined, "POST", "/api/v1/transcribe/keys", { email: "uploader@example.com" })).body
+        .key;
+      const keyed = await c.call(
+        "POST",
+        "/api/v1/free/uploads",
+        { file_name: "a.wav" },
+        { headers: { authorization: `Bearer ${key}` } },
+      );
+      expect(keyed.status).toBe(202);
+      // Uploaded but never started: removed with its file once its link is a day past its expiry.
+      await putInChunks(keyed.body.upload.url, jfk, jfk.length);
+      const pending = (
+        await t.app.db.query(`select storage_key, free_key_id from web_uploads where id = $1`, [keyed.body.id])
+      ).rows[0];
+      expect(pending.free_key_id).not.toBeNull();
 
-    const job = (await t.app.db.query(`select audio_key, status from free_jobs where id = $1`, [anonJob!.id])).rows[0];
-    expect(job.status).toBe("completed");
-    expect(job.audio_key).toMatch(/^uploads\/free\//);
-    expect(await t.app.storage.exists(job.audio_key)).toBe(true);
-    const sweep = () => sweepFree({ db: t.app.db, storage: t.app.storage, config: t.app.config, log: t.app.log });
-    free().clock_offset_seconds = 6 * 86400;
-    await sweep();
-    expect(await t.app.storage.exists(job.audio_key)).toBe(true);
-    free().clock_offset_seconds = 8 * 86400;
-    try {
+      const job = (await t.app.db.query(`select audio_key, status from free_jobs where id = $1`, [anonJob!.id]))
+        .rows[0];
+      expect(job.status).toBe("completed");
+      expect(job.audio_key).toMatch(/^uploads\/free\//);
+      expect(await t.app.storage.exists(job.audio_key)).toBe(true);
+      const sweep = () => sweepFree({ db: t.app.db, storage: t.app.storage, config: t.app.config, log: t.app.log });
+      free().clock_offset_seconds = 6 * 86400;
       await sweep();
-    } finally {
-      free().clock_offset_seconds = 0;
-    }
-    expect(await t.app.storage.exists(job.audio_key)).toBe(false);
-    const after = (await t.app.db.query(`select status, audio_deleted_at from free_jobs where id = $1`, [anonJob!.id]))
-      .rows[0];
-    expect(after.status).toBe("completed");
-    expect(after.audio_deleted_at).not.toBeNull();
-    expect((await (await fetch(anonJob!.poll_url)).json()).status).toBe("completed"); // the text stays 30 days
-    expect(await t.app.storage.exists(pending.storage_key)).toBe(false);
-    expect(
-      (await t.app.db.query(`select count(*)::int as n from web_uploads where id = $1`, [keyed.body.id])).rows[0].n,
-    ).toBe(0);
-  });
+      expect(await t.app.storage.exists(job.audio_key)).toBe(true);
+      free().clock_offset_seconds = 8 * 86400;
+      try {
+        await sweep();
+      } finally {
+        free().clock_offset_seconds = 0;
+      }
+      expect(await t.app.storage.exists(job.audio_key)).toBe(false);
+      const after = (
+        await t.app.db.query(`select status, audio_deleted_at from free_jobs where id = $1`, [anonJob!.id])
+      ).rows[0];
+      expect(after.status).toBe("completed");
+      expect(after.audio_deleted_at).not.toBeNull();
+      expect((await (await fetch(anonJob!.poll_url)).json()).status).toBe("completed"); // the text stays 30 days
+      expect(await t.app.storage.exists(pending.storage_key)).toBe(false);
+      expect(
+        (await t.app.db.query(`select count(*)::int as n from web_uploads where id = $1`, [keyed.body.id])).rows[0].n,
+      ).toBe(0);
+    },
+  );
 });

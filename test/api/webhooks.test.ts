@@ -28,29 +28,32 @@ describe.each(testBackends())("webhook registry on %s (default config)", (backen
   });
   afterAll(() => t?.close());
 
-  it("refuses http, private, loopback, link-local, CGNAT and metadata addresses, and names resolving to them", async () => {
-    const cases: Array<[string, string]> = [
-      ["http://93.184.215.14/hooks", "invalid_url"],
-      ["https://127.0.0.1/hooks", "forbidden_address"],
-      ["https://10.0.0.5/hooks", "forbidden_address"],
-      ["https://[::1]/hooks", "forbidden_address"],
-      ["https://169.254.169.254/latest", "forbidden_address"],
-      ["https://169.254.10.1/x", "forbidden_address"],
-      ["https://100.64.0.1/x", "forbidden_address"],
-      ["https://192.168.1.10/x", "forbidden_address"],
-      ["https://localhost/hooks", "forbidden_address"],
-      ["https://user:pw@93.184.215.14/x", "invalid_url"],
-      ["not a url", "invalid_url"],
-    ];
-    for (const [url, code] of cases) {
-      const res = await t.call(acc.live, "POST", "/api/v1/webhooks", { url });
-      expect(res.status, url).toBe(400);
-      expect(res.body.error, url).toMatchObject({ code, field: "url" });
-    }
-    const localhost = await t.call(acc.live, "POST", "/api/v1/webhooks", { url: "https://localhost/hooks" });
-    expect(localhost.body.error.message).toMatch(/resolves to .*loopback/);
-    expect((await t.call(acc.live, "GET", "/api/v1/webhooks")).body.webhooks).toEqual([]);
-  });
+  it(
+    "refuses http, private, loopback, link-local, CGNAT and metadata addresses, " + "and names resolving to them",
+    async () => {
+      const cases: Array<[string, string]> = [
+        ["http://93.184.215.14/hooks", "invalid_url"],
+        ["https://127.0.0.1/hooks", "forbidden_address"],
+        ["https://10.0.0.5/hooks", "forbidden_address"],
+        ["https://[::1]/hooks", "forbidden_address"],
+        ["https://169.254.169.254/latest", "forbidden_address"],
+        ["https://169.254.10.1/x", "forbidden_address"],
+        ["https://100.64.0.1/x", "forbidden_address"],
+        ["https://192.168.1.10/x", "forbidden_address"],
+        ["https://localhost/hooks", "forbidden_address"],
+        ["https://user:pw@93.184.215.14/x", "invalid_url"],
+        ["not a url", "invalid_url"],
+      ];
+      for (const [url, code] of cases) {
+        const res = await t.call(acc.live, "POST", "/api/v1/webhooks", { url });
+        expect(res.status, url).toBe(400);
+        expect(res.body.error, url).toMatchObject({ code, field: "url" });
+      }
+      const localhost = await t.call(acc.live, "POST", "/api/v1/webhooks", { url: "https://localhost/hooks" });
+      expect(localhost.body.error.message).toMatch(/resolves to .*loopback/);
+      expect((await t.call(acc.live, "GET", "/api/v1/webhooks")).body.webhooks).toEqual([]);
+    },
+  );
 
   it("validates the body, keeps at most 5 addresses, shows the secret once and deletes", async () => {
     const extra = await t.call(acc.live, "POST", "/api/v1/webhooks", { url: PUBLIC, secret: "mine" });
@@ -208,46 +211,50 @@ describe.each(testBackends())("webhook deliveries on %s", (backend) => {
     for (const id of [five.id, moved.body.id, slow.id]) await t.call(acc.live, "DELETE", `/api/v1/webhooks/${id}`);
   });
 
-  it("retries a failing receiver 1, 5 and 30 (scaled) minutes later; the 4th attempt delivers with the same webhook-id", async () => {
-    const hook = await register("/flaky", [500, 500, 500, 200], ["transcript.failed"]);
-    // A real event from the API: a transcript whose link answers 404 fails at once.
-    const order = await t.call(acc.live, "POST", "/api/v1/transcripts", { url: rx.server.url("/missing/talk.mp3") });
-    expect(order.status).toBe(202);
-    await until(() => receiptsOf("/flaky").length >= 4, { what: "4 attempts", timeoutMs: 60_000, intervalMs: 100 });
-    const got = receiptsOf("/flaky");
-    expect(got.map((r) => r.verified)).toEqual([true, true, true, true]);
-    expect(new Set(got.map((r) => r.id)).size).toBe(1);
-    expect(new Set(got.map((r) => r.body)).size).toBe(1);
-    const ev = JSON.parse(got[0]!.body);
-    expect(ev).toMatchObject({
-      type: "transcript.failed",
-      livemode: true,
-      data: { id: order.body.id, status: "failed", error: { code: expect.any(String) } },
-    });
-    // The gaps follow the schedule: the third wait (30 scaled minutes, 3.6 s) is the longest.
-    const times = got.map((r) => Number(r.timestamp));
-    expect(times[3]! - times[2]!).toBeGreaterThanOrEqual(3);
+  it(
+    "retries a failing receiver 1, 5 and 30 (scaled) minutes later; the 4th " +
+      "attempt delivers with the same webhook-id",
+    async () => {
+      const hook = await register("/flaky", [500, 500, 500, 200], ["transcript.failed"]);
+      // A real event from the API: a transcript whose link answers 404 fails at once.
+      const order = await t.call(acc.live, "POST", "/api/v1/transcripts", { url: rx.server.url("/missing/talk.mp3") });
+      expect(order.status).toBe(202);
+      await until(() => receiptsOf("/flaky").length >= 4, { what: "4 attempts", timeoutMs: 60_000, intervalMs: 100 });
+      const got = receiptsOf("/flaky");
+      expect(got.map((r) => r.verified)).toEqual([true, true, true, true]);
+      expect(new Set(got.map((r) => r.id)).size).toBe(1);
+      expect(new Set(got.map((r) => r.body)).size).toBe(1);
+      const ev = JSON.parse(got[0]!.body);
+      expect(ev).toMatchObject({
+        type: "transcript.failed",
+        livemode: true,
+        data: { id: order.body.id, status: "failed", error: { code: expect.any(String) } },
+      });
+      // The gaps follow the schedule: the third wait (30 scaled minutes, 3.6 s) is the longest.
+      const times = got.map((r) => Number(r.timestamp));
+      expect(times[3]! - times[2]!).toBeGreaterThanOrEqual(3);
 
-    const view = await until(
-      async () => {
-        const list = (await t.call(acc.live, "GET", "/api/v1/webhooks")).body.webhooks;
-        const d = list.find((w: any) => w.id === hook.id)?.recent_deliveries[0];
-        return d?.status === "delivered" ? d : undefined;
-      },
-      { what: "the delivery to be recorded" },
-    );
-    expect(view.id).toBe(got[0]!.id);
-    expect(view.attempts.map((a: any) => a.status_code)).toEqual([500, 500, 500, 200]);
-    expect(view.attempts.map((a: any) => a.response)).toEqual(["ok", "ok", "ok", "ok"]);
-    expect(view).toMatchObject({
-      attempt_count: 4,
-      response_code: 200,
-      response_body: "ok",
-      request_body: got[0]!.body,
-    });
-    await settled(DELIVERY_QUEUE, { deliveryId: view.id }, "every attempt job of the delivery to finish");
-    expect(receiptsOf("/flaky")).toHaveLength(4); // nothing after success
-  });
+      const view = await until(
+        async () => {
+          const list = (await t.call(acc.live, "GET", "/api/v1/webhooks")).body.webhooks;
+          const d = list.find((w: any) => w.id === hook.id)?.recent_deliveries[0];
+          return d?.status === "delivered" ? d : undefined;
+        },
+        { what: "the delivery to be recorded" },
+      );
+      expect(view.id).toBe(got[0]!.id);
+      expect(view.attempts.map((a: any) => a.status_code)).toEqual([500, 500, 500, 200]);
+      expect(view.attempts.map((a: any) => a.response)).toEqual(["ok", "ok", "ok", "ok"]);
+      expect(view).toMatchObject({
+        attempt_count: 4,
+        response_code: 200,
+        response_body: "ok",
+        request_body: got[0]!.body,
+      });
+      await settled(DELIVERY_QUEUE, { deliveryId: view.id }, "every attempt job of the delivery to finish");
+      expect(receiptsOf("/flaky")).toHaveLength(4); // nothing after success
+    },
+  );
 
   it("fills download links at delivery, and delivers only subscribed events", async () => {
     const path = "/links";

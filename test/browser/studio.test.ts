@@ -100,41 +100,45 @@ describe("the studio in a browser", () => {
     expect((await bar()).at(-1)).toBe((await readFile(TEST_MEDIA.jfkWav)).length);
   });
 
-  it("uploads the 2-minute video with the bar moving; its connection dropped mid-chunk, it resumes from what clipd kept", async () => {
-    await page.goto(url("/episodes/new"));
-    await page.getByLabel("Name", { exact: true }).fill("Two voices");
-    await page.getByLabel("Target clip length").selectOption("15");
-    const bar = await watchUploadBar(page);
-    proxy.uploads.length = 0;
-    // The second of four 8 MiB chunks stalls after 3 MiB reach clipd (a still picture of the bar
-    // part-way), then its connection drops.
-    const stalled = proxy.stallOnce(8 * MiB, 3 * MiB);
-    await page.getByLabel("Video or audio file").setInputFiles(video);
-    await page.getByRole("button", { name: "Create episode" }).click();
-    const cut = await stalled;
-    await shoot(page, "new-episode-upload", {
-      before: () => page.getByRole("progressbar", { name: "Upload progress" }).scrollIntoViewIfNeeded(),
-    });
-    cut.drop();
-    await page.waitForURL(episodeUrl);
-    ids.video = episodeUrl.exec(page.url())![1]!;
+  it(
+    "uploads the 2-minute video with the bar moving; its connection dropped " +
+      "mid-chunk, it resumes from what clipd kept",
+    async () => {
+      await page.goto(url("/episodes/new"));
+      await page.getByLabel("Name", { exact: true }).fill("Two voices");
+      await page.getByLabel("Target clip length").selectOption("15");
+      const bar = await watchUploadBar(page);
+      proxy.uploads.length = 0;
+      // The second of four 8 MiB chunks stalls after 3 MiB reach clipd (a still picture of the bar
+      // part-way), then its connection drops.
+      const stalled = proxy.stallOnce(8 * MiB, 3 * MiB);
+      await page.getByLabel("Video or audio file").setInputFiles(video);
+      await page.getByRole("button", { name: "Create episode" }).click();
+      const cut = await stalled;
+      await shoot(page, "new-episode-upload", {
+        before: () => page.getByRole("progressbar", { name: "Upload progress" }).scrollIntoViewIfNeeded(),
+      });
+      cut.drop();
+      await page.waitForURL(episodeUrl);
+      ids.video = episodeUrl.exec(page.url())![1]!;
 
-    const total = (await readFile(video)).length;
-    const log = proxy.uploads.slice();
-    const said = `uploads: ${log.join(", ")}; dropped ${cut.range} after ${cut.forwarded} bytes`;
-    const firsts = log.filter((l) => l.startsWith("PUT ")).map((l) => Number(/^PUT (\d+)-/.exec(l)?.[1]));
-    expect(log[0], said).toBe(`PUT 0-${8 * MiB - 1}/${total}`);
-    // After the drop the page went on from inside the broken chunk (HEAD's Upload-Offset, or the
-    // offset of a 409 when Chromium resent the request itself), not from its start.
-    expect(
-      firsts.some((f) => f > cut.first && f <= cut.first + cut.forwarded),
-      said,
-    ).toBe(true);
-    expect(log.at(-1), said).toMatch(new RegExp(`-${total - 1}/${total}$`));
-    const values = await bar();
-    expect(rises(values), `bar values ${values.join(", ")}`).toBeGreaterThanOrEqual(3);
-    expect(values.at(-1)).toBe(total);
-  });
+      const total = (await readFile(video)).length;
+      const log = proxy.uploads.slice();
+      const said = `uploads: ${log.join(", ")}; dropped ${cut.range} after ${cut.forwarded} bytes`;
+      const firsts = log.filter((l) => l.startsWith("PUT ")).map((l) => Number(/^PUT (\d+)-/.exec(l)?.[1]));
+      expect(log[0], said).toBe(`PUT 0-${8 * MiB - 1}/${total}`);
+      // After the drop the page went on from inside the broken chunk (HEAD's Upload-Offset, or the
+      // offset of a 409 when Chromium resent the request itself), not from its start.
+      expect(
+        firsts.some((f) => f > cut.first && f <= cut.first + cut.forwarded),
+        said,
+      ).toBe(true);
+      expect(log.at(-1), said).toMatch(new RegExp(`-${total - 1}/${total}$`));
+      const values = await bar();
+      expect(rises(values), `bar values ${values.join(", ")}`).toBeGreaterThanOrEqual(3);
+      expect(values.at(-1)).toBe(total);
+    },
+  );
 
   it("brings both episodes to their clips, and stores the resumed upload byte for byte", async () => {
     for (const id of [ids.jfk, ids.video]) {
@@ -249,29 +253,35 @@ describe("the studio in a browser", () => {
     cuts.push({ ...c, style: "Clean", jobId: restyled.job_id });
   });
 
-  it("sends episode.ready and clip.ready for the website's work, and leaves the plan's API allowance unused", async () => {
-    const events = () =>
-      receiver.receipts.map((r) => ({ ...r, json: JSON.parse(r.body) as { type: string; data: Record<string, any> } }));
-    const jobIds = cuts.map((c) => c.jobId);
-    await waitFor(
-      () => {
-        const got = events();
-        const ready = new Set(got.filter((e) => e.json.type === "episode.ready").map((e) => e.json.data.episode_id));
-        const clipReady = new Set(got.filter((e) => e.json.type === "clip.ready").map((e) => e.json.data.job_id));
-        return ready.has(ids.jfk) && ready.has(ids.video) && jobIds.every((j) => clipReady.has(j));
-      },
-      { what: "episode.ready for both episodes and clip.ready for the three renders", timeoutMs: 120_000 },
-    );
-    for (const e of events()) expect(e, e.error).toMatchObject({ verified: true, answered: 200 });
-    const clipReady = events().filter((e) => e.json.type === "clip.ready");
-    for (const e of clipReady) expect(e.json.data).toMatchObject({ episode_id: ids.video, status: "completed" });
+  it(
+    "sends episode.ready and clip.ready for the website's work, and leaves " + "the plan's API allowance unused",
+    async () => {
+      const events = () =>
+        receiver.receipts.map((r) => ({
+          ...r,
+          json: JSON.parse(r.body) as { type: string; data: Record<string, any> },
+        }));
+      const jobIds = cuts.map((c) => c.jobId);
+      await waitFor(
+        () => {
+          const got = events();
+          const ready = new Set(got.filter((e) => e.json.type === "episode.ready").map((e) => e.json.data.episode_id));
+          const clipReady = new Set(got.filter((e) => e.json.type === "clip.ready").map((e) => e.json.data.job_id));
+          return ready.has(ids.jfk) && ready.has(ids.video) && jobIds.every((j) => clipReady.has(j));
+        },
+        { what: "episode.ready for both episodes and clip.ready for the three renders", timeoutMs: 120_000 },
+      );
+      for (const e of events()) expect(e, e.error).toMatchObject({ verified: true, answered: 200 });
+      const clipReady = events().filter((e) => e.json.type === "clip.ready");
+      for (const e of clipReady) expect(e.json.data).toMatchObject({ episode_id: ids.video, status: "completed" });
 
-    const me = await api("/me");
-    expect(me.account).toMatchObject({ email: who.email, plan: true });
-    expect(me.limits.plan_episodes_per_month).toBeGreaterThan(0);
-    expect(me.usage.plan_episodes_used).toBe(0);
-    expect(me.usage.spent_cents).toBeGreaterThan(0); // the website's episodes were paid from credit
-  });
+      const me = await api("/me");
+      expect(me.account).toMatchObject({ email: who.email, plan: true });
+      expect(me.limits.plan_episodes_per_month).toBeGreaterThan(0);
+      expect(me.usage.plan_episodes_used).toBe(0);
+      expect(me.usage.spent_cents).toBeGreaterThan(0); // the website's episodes were paid from credit
+    },
+  );
 
   it("photographs the episode page's clips and its cut panel", async () => {
     await page.goto(url(`/episodes/${ids.video}`));

@@ -96,44 +96,47 @@ describe("transcripts in a browser", () => {
     if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 
-  it("orders a transcript from a link; its page plays from a clicked line, lights it, and downloads SRT and VTT", async () => {
-    await page.goto(url("/transcripts"));
-    await page.getByText("0 of 3 free transcripts used this month", { exact: false }).waitFor();
-    await page.getByLabel("Link to the recording").fill(media.url("/talks/jfk.wav"));
-    await page.getByRole("button", { name: "Transcribe" }).click();
-    await page.waitForURL(/\/transcripts\/[0-9a-f-]{36}$/);
-    await page.getByRole("heading", { name: "Downloads" }).waitFor();
-    const lines = page.getByRole("list", { name: "Transcript lines" }).getByRole("button");
-    expect(await lines.count()).toBeGreaterThan(1);
-    expect((await page.getByRole("list", { name: "Transcript lines" }).textContent())!.toLowerCase()).toContain(
-      "country",
-    );
+  it(
+    "orders a transcript from a link; its page plays from a clicked line, lights " + "it, and downloads SRT and VTT",
+    async () => {
+      await page.goto(url("/transcripts"));
+      await page.getByText("0 of 3 free transcripts used this month", { exact: false }).waitFor();
+      await page.getByLabel("Link to the recording").fill(media.url("/talks/jfk.wav"));
+      await page.getByRole("button", { name: "Transcribe" }).click();
+      await page.waitForURL(/\/transcripts\/[0-9a-f-]{36}$/);
+      await page.getByRole("heading", { name: "Downloads" }).waitFor();
+      const lines = page.getByRole("list", { name: "Transcript lines" }).getByRole("button");
+      expect(await lines.count()).toBeGreaterThan(1);
+      expect((await page.getByRole("list", { name: "Transcript lines" }).textContent())!.toLowerCase()).toContain(
+        "country",
+      );
 
-    const last = lines.last();
-    const start = await last.locator(".cue-time").textContent();
-    await last.click();
-    await expect.poll(() => last.getAttribute("aria-current")).toBe("true");
-    const at = await page.locator("audio").evaluate((a: HTMLAudioElement) => a.currentTime);
-    const [m, s] = start!.split(":").map(Number);
-    expect(Math.floor(at)).toBe(m! * 60 + s!);
+      const last = lines.last();
+      const start = await last.locator(".cue-time").textContent();
+      await last.click();
+      await expect.poll(() => last.getAttribute("aria-current")).toBe("true");
+      const at = await page.locator("audio").evaluate((a: HTMLAudioElement) => a.currentTime);
+      const [m, s] = start!.split(":").map(Number);
+      expect(Math.floor(at)).toBe(m! * 60 + s!);
 
-    const download = async (name: string) => {
-      const [d] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name }).click()]);
-      return readFile((await d.path())!, "utf8");
-    };
-    const vtt = new WebVTTParser().parse(await download("Download VTT"), "metadata");
-    expect(vtt.errors).toEqual([]);
-    expect(
-      vtt.cues
-        .map((c: { text: string }) => c.text)
-        .join(" ")
-        .toLowerCase(),
-    ).toContain("country");
-    expect(await download("Download SRT")).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\r?\n\S/);
-    expect((await download("Download TXT")).toLowerCase()).toContain("country");
-    resultsUrl = (await page.getByRole("link", { name: "Results page" }).getAttribute("href"))!;
-    await shoot(page, "transcript");
-  });
+      const download = async (name: string) => {
+        const [d] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name }).click()]);
+        return readFile((await d.path())!, "utf8");
+      };
+      const vtt = new WebVTTParser().parse(await download("Download VTT"), "metadata");
+      expect(vtt.errors).toEqual([]);
+      expect(
+        vtt.cues
+          .map((c: { text: string }) => c.text)
+          .join(" ")
+          .toLowerCase(),
+      ).toContain("country");
+      expect(await download("Download SRT")).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\r?\n\S/);
+      expect((await download("Download TXT")).toLowerCase()).toContain("country");
+      resultsUrl = (await page.getByRole("link", { name: "Results page" }).getAttribute("href"))!;
+      await shoot(page, "transcript");
+    },
+  );
 
   it("opens the results link signed out: text, player and downloads without an account", async () => {
     expect(resultsUrl).toMatch(/\/r\/[\w.-]+$/);
@@ -220,7 +223,9 @@ describe("transcripts in a browser", () => {
     const firsts = log.filter((l) => l.startsWith("PUT ")).map((l) => Number(/^PUT (\d+)-/.exec(l)?.[1]));
     const cutStart = Number(/^bytes (\d+)-/.exec(dropped.range!)![1]);
     const notes: string[] = await page.evaluate(() => (window as any).__notes);
-    const said = `requests: ${log.join(", ")}; held after ${MiB}, cut at ${cutStart}+${dropped.forwarded}; notes: ${notes.join(" | ")}`;
+    const said =
+      `requests: ${log.join(", ")}; held after ${MiB}, cut at ${cutStart}+${dropped.forwarded}; ` +
+      `notes: ${notes.join(" | ")}`;
     expect(log.slice(0, 2), said).toEqual([`PUT 0-${8 * MiB - 1}/${total}`, "HEAD"]);
     expect(firsts[1]! > 0 && firsts[1]! <= MiB, said).toBe(true);
     expect(

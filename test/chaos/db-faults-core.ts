@@ -185,10 +185,13 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
       const mine = health.filter((h) => h.phase === phase);
       const calls = api.filter((h) => h.phase === phase);
       say(
-        `${phase}: GET /me ${JSON.stringify([...new Set(calls.map((h) => `${h.status} ${h.code ?? ""}`))])}, slowest ${Math.max(...calls.map((h) => h.ms))} ms`,
+        `${phase}: GET /me ${JSON.stringify([...new Set(calls.map((h) => `${h.status} ${h.code ?? ""}`))])}, ` +
+          `slowest ${Math.max(...calls.map((h) => h.ms))} ms`,
       );
       say(
-        `${phase}: ${mine.length} probes, statuses ${[...new Set(mine.map((h) => h.status))]}, slowest ${Math.max(...mine.map((h) => h.ms))} ms, ${mine[0]?.database} (${mine[0]?.detail})`,
+        `${phase}: ${mine.length} probes, statuses ${[...new Set(mine.map((h) => h.status))]}, ` +
+          `slowest ${Math.max(...mine.map((h) => h.ms))} ms, ${mine[0]?.database} ` +
+          `(${mine[0]?.detail})`,
       );
     };
 
@@ -257,7 +260,8 @@ export async function runDbFaults(o: DbFaultOptions): Promise<DbFaultReport> {
     const deliveries = async () =>
       (
         await app.db.query(
-          `select d.id, d.status, e.run_id from deliveries d join events e on e.id = d.event_id where e.run_id = any($1::uuid[])`,
+          `select d.id, d.status, e.run_id from deliveries d join events e on e.id ` +
+            `= d.event_id where e.run_id = any($1::uuid[])`,
           [transcripts.map((r) => r.id)],
         )
       ).rows as any[];

@@ -164,7 +164,8 @@ export async function paidExport(
   );
   for (let i = 0; i < 5; i++) {
     await db.query(
-      `insert into jobs (id, account_id, episode_id, clip_id, kind, status) values (gen_random_uuid(), $1, $2, $3, 'cut', 'failed')`,
+      `insert into jobs (id, account_id, episode_id, clip_id, kind, status) values ` +
+        `(gen_random_uuid(), $1, $2, $3, 'cut', 'failed')`,
       [acc.accountId, episodeId, clipId],
     );
   }

@@ -30,7 +30,8 @@ describe.skipIf(!!refusal)(
       await media?.close();
     });
 
-    it("answers an upload that does not fit 507 insufficient_storage, keeps no partial file, and takes it once there is room", async () => {
+    it("answers an upload that does not fit 507 insufficient_storage, keeps no " +
+      "partial file, and takes it once there is room", async () => {
       await w.fill(w.storageDir, 2 * 1024 * 1024);
       const full = await putUpload(w, acc.live, 5 * 1024 * 1024, mp3);
       expect(full.status, JSON.stringify(full.body)).toBe(507);
@@ -43,7 +44,8 @@ describe.skipIf(!!refusal)(
       expect(ok.leftover.filter((f) => f.endsWith(".part"))).toEqual([]);
     }, 60_000);
 
-    it("fails a paid export whose render does not fit with insufficient_storage, leaves nothing, refunds it; renders once there is room", async () => {
+    it("fails a paid export whose render does not fit with insufficient_storage, " +
+      "leaves nothing, refunds it; renders once there is room", async () => {
       await w.fill(w.workDir, 64 * 1024);
       const failed = await paidExport(w, acc);
       expect(failed.job.status).toBe("failed");
@@ -61,7 +63,8 @@ describe.skipIf(!!refusal)(
       expect(done.ledger).toEqual([["export", -25]]);
     }, 120_000);
 
-    it("fails a transcript whose source download does not fit with insufficient_storage, leaving no partial file", async () => {
+    it("fails a transcript whose source download does not fit with insufficient_storage, " +
+      "leaving no partial file", async () => {
       await w.fill(w.storageDir, 16 * 1024);
       const auth = { authorization: `Bearer ${acc.live}`, "content-type": "application/json" };
       const order = await fetch(`${w.server.base}/api/v1/transcripts`, {

@@ -75,7 +75,10 @@ const describe = (r: FuzzRequest) => {
   const headers = Object.entries(r.headers)
     .map(([k, v]) => `${k}: ${v.length > 80 ? `${v.slice(0, 80)}…` : v}`)
     .join("; ");
-  return `${r.method} ${r.url.length > 200 ? `${r.url.slice(0, 200)}…` : r.url} [${headers}]${r.chunked ? " (chunked)" : ""} ${shown}`;
+  return (
+    `${r.method} ${r.url.length > 200 ? `${r.url.slice(0, 200)}…` : r.url} ` +
+    `[${headers}]${r.chunked ? " (chunked)" : ""} ${shown}`
+  );
 };
 
 /** Sends one request; the answer's status and text, or what went wrong on the way. */
@@ -198,12 +201,16 @@ export async function runFuzz(server: ChaosServer, opts: FuzzOptions): Promise<F
 /** The per-operation table, as Markdown. */
 export function fuzzTable(report: FuzzReport): string {
   const head =
-    "| operation | route | cases | 2xx | 4xx | 5xx | hangs | transport errors | 400s without field | bad envelope |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|";
+    "| operation | route | cases | 2xx | 4xx | 5xx | hangs | transport errors " +
+    "| 400s without field | bad envelope |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|";
   const rows = report.stats.map(
     (s) =>
-      `| ${s.op} | \`${s.route}\` | ${s.cases} | ${s.s2xx} | ${s.s4xx} | ${s.s5xx} | ${s.hangs} | ${s.transport} | ${s.noField} | ${s.badEnvelope} |`,
+      `| ${s.op} | \`${s.route}\` | ${s.cases} | ${s.s2xx} | ${s.s4xx} | ${s.s5xx} ` +
+      `| ${s.hangs} | ${s.transport} | ${s.noField} | ${s.badEnvelope} |`,
   );
   const sum = (k: keyof OpStats) => report.stats.reduce((n, s) => n + (s[k] as number), 0);
-  const total = `| **all** | | ${sum("cases")} | ${sum("s2xx")} | ${sum("s4xx")} | ${sum("s5xx")} | ${sum("hangs")} | ${sum("transport")} | ${sum("noField")} | ${sum("badEnvelope")} |`;
+  const total =
+    `| **all** | | ${sum("cases")} | ${sum("s2xx")} | ${sum("s4xx")} | ${sum("s5xx")} ` +
+    `| ${sum("hangs")} | ${sum("transport")} | ${sum("noField")} | ${sum("badEnvelope")} |`;
   return [head, ...rows, total].join("\n");
 }

@@ -34,7 +34,11 @@ export const FIXED_DEFECTS: KnownDefect[] = [
   {
     id: "testmode-sample-race-500",
     title:
-      "concurrent first reads of a test-mode sample job (GET /jobs/{id}) or transcript (GET /transcripts/{id}) answer 500 ENOENT: sampleClipLink and sampleTranscript (facade/testmode.ts) check exists() then storage.write() the same key, and the parallel writes share one '<key>.part' temp file (daemon/storage/storage.ts), so one rename finds it gone",
+      "concurrent first reads of a test-mode sample job (GET /jobs/{id}) or transcript " +
+      "(GET /transcripts/{id}) answer 500 ENOENT: sampleClipLink and sampleTranscript " +
+      "(facade/testmode.ts) check exists() then storage.write() the same key, " +
+      "and the parallel writes share one '<key>.part' temp file (daemon/storage/storage.ts), " +
+      "so one rename finds it gone",
     matches: (f) => f.kind === "5xx" && !isDeep(f) && (f.op === "getJob" || f.op === "getTranscript"),
     repro: async (s, keys) => {
       const ids = sampleIds();
@@ -47,7 +51,10 @@ export const FIXED_DEFECTS: KnownDefect[] = [
   {
     id: "bad-path-escape-no-field",
     title:
-      "a path parameter with a malformed percent-escape (%ZZ, %C0%AF, %ED%A0%80) answers h3's own 400 {code:bad_request, message:\"Bad Request\"} naming nothing, from getRouterParams' decoding in facade/app.ts; a bad id elsewhere is 404 naming the param",
+      "a path parameter with a malformed percent-escape (%ZZ, %C0%AF, %ED%A0%80) " +
+      'answers h3\'s own 400 {code:bad_request, message:"Bad Request"} naming ' +
+      "nothing, from getRouterParams' decoding in facade/app.ts; a bad id elsewhere " +
+      "is 404 naming the param",
     matches: (f) => f.kind === "no-field" && f.answer.includes('"bad_request"'),
     repro: async (s, keys) => [
       await call(s, "GET", "/api/v1/episodes/%ZZ", undefined, keys.test),
@@ -57,7 +64,11 @@ export const FIXED_DEFECTS: KnownDefect[] = [
   {
     id: "run-error-no-field",
     title:
-      'POST /api/v1/runs (ops) answers 400 naming no field for a pipeline that does not exist (unknown_pipeline, daemon/engine/plan.ts) and for `set` options no step takes (invalid_option): the engine throws RunErrors without context and facade/errors.ts maps a RunError to code and message only; they should name "pipeline" and "set.<option>"',
+      "POST /api/v1/runs (ops) answers 400 naming no field for a pipeline that " +
+      "does not exist (unknown_pipeline, daemon/engine/plan.ts) and for `set` " +
+      "options no step takes (invalid_option): the engine throws RunErrors without " +
+      "context and facade/errors.ts maps a RunError to code and message only; " +
+      'they should name "pipeline" and "set.<option>"',
     matches: (f) => f.kind === "no-field" && /"(unknown_pipeline|invalid_option)"/.test(f.answer),
     repro: async (s) => {
       const ops = await s.opsToken();
@@ -70,7 +81,9 @@ export const FIXED_DEFECTS: KnownDefect[] = [
   {
     id: "empty-upload-no-field",
     title:
-      'PUT /api/v1/uploads/{token} with an empty body (a live upload link) answers 400 empty_upload naming no field (facade/operations/files.ts, the two `empty_upload` throws); whole-body refusals elsewhere name "body"',
+      "PUT /api/v1/uploads/{token} with an empty body (a live upload link) answers " +
+      "400 empty_upload naming no field (facade/operations/files.ts, the two " +
+      '`empty_upload` throws); whole-body refusals elsewhere name "body"',
     matches: (f) => f.kind === "no-field" && f.answer.includes('"empty_upload"'),
     repro: async (s) => {
       const { live } = await s.account({ creditCents: 100_000 });

@@ -1,7 +1,8 @@
 /**
  * What the fuzzer draws from on the server under test: keys (test; live on an account with no
  * credit, so live work is refused before anything runs; live on one with credit; a narrow-scoped
- * key; a free key; the ops token), ids that exist (test-mode samples, a webhook, a brand kit, an ops run, a free job) and signed tokens,
+ * key; a free key; the ops token), ids that exist (test-mode samples, a webhook, a brand kit, an ops run, a free job)
+ * and signed tokens,
  * so requests reach the handlers and not only the 404s. Links point at a loopback port that is
  * closed, so whatever live work does start fails at its first connect.
  */

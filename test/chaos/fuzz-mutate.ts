@@ -25,7 +25,10 @@ export interface FuzzKeys {
   test: string;
   /** A live key of an account with no credit: live work is refused before anything is fetched. */
   live: string;
-  /** A live key of an account with credit: live work starts, and fails at its first connect (links point at a closed port). */
+  /**
+   * A live key of an account with credit: live work starts, and fails at its first connect (links point at a closed
+   * port).
+   */
   funded: string;
   /** A key of another account that lacks every scope the operations need. */
   noScope: string;

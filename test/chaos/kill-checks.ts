@@ -87,7 +87,9 @@ async function checkEpisode(q: Queryable, w: World, s: Subject): Promise<Found[]
   for (const [type, n] of Object.entries(wanted)) exactly(out, `${type} events`, events.get(type) ?? 0, n);
   // One delivery per event, delivered; and at the receiver one webhook-id per event, acknowledged.
   const { rows: dels } = await q.query(
-    `select e.id, e.type, count(d.id)::int as n, bool_and(d.status = 'delivered') as ok from events e left join deliveries d on d.event_id = e.id where e.data->>'episode_id' = $1 group by e.id, e.type`,
+    `select e.id, e.type, count(d.id)::int as n, bool_and(d.status = 'delivered') ` +
+      `as ok from events e left join deliveries d on d.event_id = e.id where ` +
+      `e.data->>'episode_id' = $1 group by e.id, e.type`,
     [ep.id],
   );
   for (const d of dels) {
@@ -97,7 +99,9 @@ async function checkEpisode(q: Queryable, w: World, s: Subject): Promise<Found[]
   // A receipt the daemon has no 200 attempt for is an attempt a kill cut short: sending it again
   // is right. Two recorded 200s for one delivery would be a delivered event sent again.
   const { rows: oks } = await q.query(
-    `select d.event_type, count(*)::int as n from deliveries d join delivery_attempts a on a.delivery_id = d.id join events e on e.id = d.event_id where e.data->>'episode_id' = $1 and a.status_code between 200 and 299 group by d.id, d.event_type`,
+    `select d.event_type, count(*)::int as n from deliveries d join delivery_attempts ` +
+      `a on a.delivery_id = d.id join events e on e.id = d.event_id where e.data->>'episode_id' ` +
+      `= $1 and a.status_code between 200 and 299 group by d.id, d.event_type`,
     [ep.id],
   );
   for (const o of oks)

@@ -137,7 +137,8 @@ async function holdRowLock(
       async () =>
         (
           await c.query(
-            `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+            `select count(*)::int as n from pg_stat_activity where datname = current_database() ` +
+              `and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
           )
         ).rows[0].n > 0,
       { what: "the daemon to wait on the lock", timeoutMs: 600_000, intervalMs: 50 },
@@ -276,10 +277,13 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
 /** One line per world: tried / held / lost, and how the kills landed. */
 export function killTable(reports: KillReport[]): string {
   const head =
-    "| backend | path | tried | held | lost | duplicated | stray files | kills: random (after the work) | in a transaction window | missed | time |";
+    "| backend | path | tried | held | lost | duplicated | stray files | kills: " +
+    "random (after the work) | in a transaction window | missed | time |";
   const rows = reports.map(
     (r) =>
-      `| ${r.backend} | ${r.path} | ${r.tried} | ${r.held} | ${r.lost} | ${r.duplicated} | ${r.stray} | ${r.kills.random} (${r.kills.idle}) | ${r.kills.window} | ${r.kills.missed} | ${(r.ms / 1000).toFixed(0)} s |`,
+      `| ${r.backend} | ${r.path} | ${r.tried} | ${r.held} | ${r.lost} | ${r.duplicated} ` +
+      `| ${r.stray} | ${r.kills.random} (${r.kills.idle}) | ${r.kills.window} ` +
+      `| ${r.kills.missed} | ${(r.ms / 1000).toFixed(0)} s |`,
   );
   return [head, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
 }

@@ -29,7 +29,8 @@ describe.skipIf(!onPg)("kill -9 while the watch folder takes a file", () => {
         async () =>
           (
             await c.query(
-              `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+              `select count(*)::int as n from pg_stat_activity where datname = current_database() ` +
+                `and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
             )
           ).rows[0].n > 0,
         { what: "the daemon's take to wait on the lock", timeoutMs: 60_000, intervalMs: 50 },

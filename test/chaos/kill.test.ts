@@ -23,7 +23,8 @@ describe.concurrent("kill -9 at random moments", () => {
     "loses and repeats no work on %s",
     async (backend) => {
       console.log(
-        `kill -9 on ${backend}: seed ${seed} (CHAOS_SEED=${seed} node scripts/test.mjs test/chaos/kill.test.ts repeats it)`,
+        `kill -9 on ${backend}: seed ${seed} (CHAOS_SEED=${seed} node scripts/test.mjs ` +
+          `test/chaos/kill.test.ts repeats it)`,
       );
       const window: Plan =
         backend === "postgres"

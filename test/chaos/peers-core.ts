@@ -130,7 +130,8 @@ export async function runPeers(limits: PeerLimits, opts: { rounds?: number } = {
     path.join(opsDir, "transcript.yaml"),
     shipped.replace(
       /- stage: fetch-source\n\s+retry: \{[^}]*\}/,
-      `- stage: fetch-source\n    with: { max_bytes: ${limits.maxBytes}, timeout_seconds: ${limits.timeoutSeconds} }\n    retry: { limit: 0 }`,
+      `- stage: fetch-source\n    with: { max_bytes: ${limits.maxBytes}, timeout_seconds: ` +
+        `${limits.timeoutSeconds} }\n    retry: { limit: 0 }`,
     ),
   );
   let server: ChaosServer | undefined;

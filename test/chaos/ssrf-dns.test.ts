@@ -93,36 +93,43 @@ describe("a resolver that does not answer", () => {
 
     // CHAOS_SLOW=1 waits for the admitted runs to fail (minutes); npm test checks what answers at once.
     const slow = process.env.CHAOS_SLOW === "1";
-    it(`never reaches a target through https://${host}/, and what was admitted ${slow ? "ends failed" : "is refused when fetched"}`, async () => {
-      const outcomes: string[] = [];
-      for (const f of fields.filter((f) => f.name !== "transcribe.callback_url")) {
-        const got = await f.send(`https://${host}:${targets.ports.https}/a.mp3`);
-        if (got.status >= 500 || got.status === 0) outcomes.push(`${f.name} → ${got.status}`);
-        else if (got.status < 300) outcomes.push(`${f.name} admitted → ${await settle(f, got.body, slow)}`);
-      }
-      expect(outcomes.filter((o) => !/ → (failed|delivered=false|started)/.test(o))).toEqual([]);
-      expect(targets.hits()).toBe(0);
-    });
+    it(
+      `never reaches a target through https://${host}/, and what was admitted ` +
+        `${slow ? "ends failed" : "is refused when fetched"}`,
+      async () => {
+        const outcomes: string[] = [];
+        for (const f of fields.filter((f) => f.name !== "transcribe.callback_url")) {
+          const got = await f.send(`https://${host}:${targets.ports.https}/a.mp3`);
+          if (got.status >= 500 || got.status === 0) outcomes.push(`${f.name} → ${got.status}`);
+          else if (got.status < 300) outcomes.push(`${f.name} admitted → ${await settle(f, got.body, slow)}`);
+        }
+        expect(outcomes.filter((o) => !/ → (failed|delivered=false|started)/.test(o))).toEqual([]);
+        expect(targets.hits()).toBe(0);
+      },
+    );
   }
 });
 
 describe("DNS rebinding: public when checked, loopback when fetched", () => {
-  it("admits the link (it is public when asked) but the fetch re-resolves, refuses loopback and reaches nothing", async () => {
-    const outcomes: string[] = [];
-    for (const [i, f] of fields.filter((f) => f.name !== "transcribe.callback_url").entries()) {
-      const got = await f.send(`https://rebind-${i}${ZONE}:${targets.ports.https}/a.mp3`);
-      outcomes.push(
-        got.status < 300
-          ? `${f.name} admitted → ${await settle(f, got.body)}`
-          : `${f.name} → ${got.status} ${got.body?.error?.code ?? ""}`,
-      );
-    }
-    expect(outcomes).toEqual([
-      "episodes.source_url admitted → failed forbidden_address",
-      "transcripts.url admitted → failed forbidden_address",
-      "webhooks.url admitted → delivered=false",
-      "transcribe.url → 400 forbidden_address",
-    ]);
-    expect(targets.hits()).toBe(0);
-  });
+  it(
+    "admits the link (it is public when asked) but the fetch re-resolves, refuses " + "loopback and reaches nothing",
+    async () => {
+      const outcomes: string[] = [];
+      for (const [i, f] of fields.filter((f) => f.name !== "transcribe.callback_url").entries()) {
+        const got = await f.send(`https://rebind-${i}${ZONE}:${targets.ports.https}/a.mp3`);
+        outcomes.push(
+          got.status < 300
+            ? `${f.name} admitted → ${await settle(f, got.body)}`
+            : `${f.name} → ${got.status} ${got.body?.error?.code ?? ""}`,
+        );
+      }
+      expect(outcomes).toEqual([
+        "episodes.source_url admitted → failed forbidden_address",
+        "transcripts.url admitted → failed forbidden_address",
+        "webhooks.url admitted → delivered=false",
+        "transcribe.url → 400 forbidden_address",
+      ]);
+      expect(targets.hits()).toBe(0);
+    },
+  );
 });

@@ -53,7 +53,8 @@ describe("e2e: clipd run episode jfk.wav", () => {
     const txt = await readFile(path.join(out, "transcript.txt"), "utf8");
     const { wer, errors, words } = wordErrorRate(JFK_TEXT, txt);
     console.log(
-      `e2e jfk: WER ${wer.toFixed(3)} (${errors} errors in ${words} words); transcript: ${txt.replace(/\s+/g, " ").trim()}`,
+      `e2e jfk: WER ${wer.toFixed(3)} (${errors} errors in ${words} words); transcript: ` +
+        `${txt.replace(/\s+/g, " ").trim()}`,
     );
     expect(wer).toBeLessThanOrEqual(MAX_WER);
 

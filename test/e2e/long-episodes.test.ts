@@ -160,7 +160,8 @@ describe.skipIf(!RUN)("e2e: long episodes through clipd run episode", () => {
       const { seconds } = await clipd(args, e, 580_000);
       const r = await checkEpisode(ep, out, c.target);
       console.log(
-        `e2e ${c.name}: fixture ${made.toFixed(1)} s, clipd run ${seconds.toFixed(1)} s, ${r.clips} clips; ${r.steps.join(", ")}`,
+        `e2e ${c.name}: fixture ${made.toFixed(1)} s, clipd run ${seconds.toFixed(1)} ` +
+          `s, ${r.clips} clips; ${r.steps.join(", ")}`,
       );
     }, 600_000);
   }

@@ -197,7 +197,8 @@ describe("two facades and two workers on one PostgreSQL and one object store", (
     // Exactly once: one import run per episode, one render run per job, each succeeded.
     const runs = (
       await db.query(
-        `select origin_ref, count(*)::int as n, bool_and(state = 'succeeded') as ok from runs where pipeline = 'api-episode' group by origin_ref`,
+        `select origin_ref, count(*)::int as n, bool_and(state = 'succeeded') as ` +
+          `ok from runs where pipeline = 'api-episode' group by origin_ref`,
       )
     ).rows;
     for (const id of ids)

@@ -29,7 +29,10 @@ export async function launchChromium(): Promise<Browser> {
   const exe = chromiumCommand();
   if (!existsSync(exe)) {
     throw new Error(
-      `Chromium is not installed (${exe} is missing); the browser tests need it. Install it with: apt-get update && apt-get install -y chromium (npm test does this itself when run as root on Debian), or point CLIPD_CHROMIUM at a Chromium binary.`,
+      `Chromium is not installed (${exe} is missing); the browser tests need ` +
+        `it. Install it with: apt-get update && apt-get install -y chromium (npm ` +
+        `test does this itself when run as root on Debian), or point CLIPD_CHROMIUM ` +
+        `at a Chromium binary.`,
     );
   }
   return chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS, timeout: 120_000 });

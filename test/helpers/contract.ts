@@ -71,7 +71,10 @@ export function contractProblem(method: string, path: string, status: number, bo
   } else {
     const documented = op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
     if (!documented)
-      return `${where}: ${op.id} does not document status ${status} (it documents ${Object.keys(op.responses).join(", ")}); body ${show(body)}`;
+      return (
+        `${where}: ${op.id} does not document status ${status} (it documents ${Object.keys(op.responses).join(", ")}); ` +
+        `body ${show(body)}`
+      );
     schema = documented.content?.["application/json"]?.schema;
     key = `${op.id} ${status}`;
     if (schema === undefined) return undefined; // not JSON (a file download) or no body promised
@@ -86,5 +89,8 @@ export function contractProblem(method: string, path: string, status: number, bo
       (e) =>
         `${e.instancePath || "(body)"} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""}`,
     );
-  return `${where}: the answer does not match ${op ? `${op.id}'s ${status} schema` : "the Error schema"} in the OpenAPI document:\n  ${errors.join("\n  ")}\nbody: ${show(body)}`;
+  return (
+    `${where}: the answer does not match ${op ? `${op.id}'s ${status} schema` : "the Error schema"} ` +
+    `in the OpenAPI document:\n  ${errors.join("\n  ")}\nbody: ${show(body)}`
+  );
 }

@@ -34,7 +34,10 @@ export interface DropProxy {
 
 const UPLOAD = /^(PUT|HEAD) \/api\/v1\/uploads\//;
 
-/** A whole request head at the start of `data` (its text, its bytes with the blank line, and what follows), or null while it is still arriving. */
+/**
+ * A whole request head at the start of `data` (its text, its bytes with the blank line, and what follows), or null
+ * while it is still arriving.
+ */
 function takeHead(data: Buffer): { text: string; raw: Buffer; rest: Buffer } | null {
   const blank = data.indexOf("\r\n\r\n");
   if (blank < 0) return null;

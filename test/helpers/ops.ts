@@ -9,7 +9,8 @@ export async function opsAuth(t: Pick<TestApp, "app">): Promise<{ authorization:
   const token = await readOpsToken(t.app.config);
   if (!token)
     throw new Error(
-      `no ops token: server.ops_token is unset and ${t.app.config.data_dir}/ops.token is missing (is the serve role running?)`,
+      `no ops token: server.ops_token is unset and ${t.app.config.data_dir}/ops.token ` +
+        `is missing (is the serve role running?)`,
     );
   return { authorization: `Bearer ${token}` };
 }

@@ -57,53 +57,56 @@ describe("shapes", () => {
     { aspect: "16:9", size: [1920, 1080], cut: { fit: "fill" }, hook: false },
   ] as const;
   for (const c of cases) {
-    it(`renders ${c.aspect} at ${c.size.join("×")} with captions in their band and the logo in its corner`, async () => {
-      const r = await renderClip({
-        source: boxSource(),
-        media: VIDEO,
-        cut: { aspect_ratio: c.aspect, ...c.cut },
-        burn: { hook_title: c.hook, hook_seconds: 2 },
-        brand: KIT_A,
-        files: { "brand/logo-red.png": logoFile },
-      });
-      done.push(r);
-      const got = await probeMedia(r.file);
-      expect([got.width, got.height]).toEqual(c.size);
-      expect(got.duration).toBeCloseTo(4, 0);
-      // Bottom captions sit above 0.8 of the height; the band is plain navy before the first word (1.0 s).
-      const band = { left: 0.05, top: 0.6, width: 0.9, height: 0.22 };
-      const before = share(await region(frameAt(r.file, 0.5), band), bright);
-      const during = frameAt(r.file, 1.3);
-      const shown = share(await region(during, band), bright);
-      await screenshot(during, `aspect-${c.aspect.replace(":", "-")}`, c.size[0] > c.size[1] ? 720 : 405);
-      if (c.aspect === "4:5") await screenshot(during, "brand-a", 405);
-      expect(before).toBeLessThan(0.001);
-      expect(shown).toBeGreaterThan(0.005);
-      // The logo: 0.15 of the width, 2:1, 0.04 of the short side from the top-right corner.
-      const [W, H] = c.size;
-      const m = (Math.min(W, H) * 0.04) / W;
-      const lw = 0.15;
-      const lh = (0.075 * W) / H;
-      const logo = share(
-        await region(during, {
-          left: 1 - m - lw + 0.01,
-          top: (Math.min(W, H) * 0.04) / H + 0.005,
-          width: lw - 0.02,
-          height: lh - 0.01,
-        }),
-        red,
-      );
-      expect(logo).toBeGreaterThan(0.9);
-      if (c.hook) {
-        // The hook box (0.08 of the height from the top, in the kit's background colour) on the grey
-        // above the picture, gone after its 2 s.
-        const hookBand = { left: 0.2, top: 0.07, width: 0.6, height: 0.12 };
-        const notGrey = (rr: number, g: number, b: number) =>
-          Math.max(Math.abs(rr - 128), Math.abs(g - 128), Math.abs(b - 128)) > 40;
-        expect(share(await region(during, hookBand), notGrey)).toBeGreaterThan(0.2);
-        expect(share(await region(frameAt(r.file, 3.2), hookBand), notGrey)).toBeLessThan(0.01);
-      }
-    });
+    it(
+      `renders ${c.aspect} at ${c.size.join("×")} with captions in their band ` + `and the logo in its corner`,
+      async () => {
+        const r = await renderClip({
+          source: boxSource(),
+          media: VIDEO,
+          cut: { aspect_ratio: c.aspect, ...c.cut },
+          burn: { hook_title: c.hook, hook_seconds: 2 },
+          brand: KIT_A,
+          files: { "brand/logo-red.png": logoFile },
+        });
+        done.push(r);
+        const got = await probeMedia(r.file);
+        expect([got.width, got.height]).toEqual(c.size);
+        expect(got.duration).toBeCloseTo(4, 0);
+        // Bottom captions sit above 0.8 of the height; the band is plain navy before the first word (1.0 s).
+        const band = { left: 0.05, top: 0.6, width: 0.9, height: 0.22 };
+        const before = share(await region(frameAt(r.file, 0.5), band), bright);
+        const during = frameAt(r.file, 1.3);
+        const shown = share(await region(during, band), bright);
+        await screenshot(during, `aspect-${c.aspect.replace(":", "-")}`, c.size[0] > c.size[1] ? 720 : 405);
+        if (c.aspect === "4:5") await screenshot(during, "brand-a", 405);
+        expect(before).toBeLessThan(0.001);
+        expect(shown).toBeGreaterThan(0.005);
+        // The logo: 0.15 of the width, 2:1, 0.04 of the short side from the top-right corner.
+        const [W, H] = c.size;
+        const m = (Math.min(W, H) * 0.04) / W;
+        const lw = 0.15;
+        const lh = (0.075 * W) / H;
+        const logo = share(
+          await region(during, {
+            left: 1 - m - lw + 0.01,
+            top: (Math.min(W, H) * 0.04) / H + 0.005,
+            width: lw - 0.02,
+            height: lh - 0.01,
+          }),
+          red,
+        );
+        expect(logo).toBeGreaterThan(0.9);
+        if (c.hook) {
+          // The hook box (0.08 of the height from the top, in the kit's background colour) on the grey
+          // above the picture, gone after its 2 s.
+          const hookBand = { left: 0.2, top: 0.07, width: 0.6, height: 0.12 };
+          const notGrey = (rr: number, g: number, b: number) =>
+            Math.max(Math.abs(rr - 128), Math.abs(g - 128), Math.abs(b - 128)) > 40;
+          expect(share(await region(during, hookBand), notGrey)).toBeGreaterThan(0.2);
+          expect(share(await region(frameAt(r.file, 3.2), hookBand), notGrey)).toBeLessThan(0.01);
+        }
+      },
+    );
   }
 });
 

@@ -45,7 +45,9 @@ describe("clipd CLI", () => {
     const md = await runClipd(["pipelines", "describe", "cut", "--markdown"], baseEnv());
     expect(md.output).toMatch(/^\| option \| type \| default \| meaning \|\n/);
     expect(md.output).toContain(
-      "| `width` | integer (360–2160, multiple of 2) | `1080` | The frame's short side (the width of 9:16, 1:1 and 4:5; the height of 16:9); the other side follows `aspect_ratio`. |",
+      "| `width` | integer (360–2160, multiple of 2) | `1080` | The frame's short " +
+        "side (the width of 9:16, 1:1 and 4:5; the height of 16:9); the other side " +
+        "follows `aspect_ratio`. |",
     );
     const all = await runClipd(["pipelines", "describe", "--markdown"], baseEnv());
     expect(all.output).toMatch(/### caption-burn[\s\S]*### transcribe\n/);
@@ -98,7 +100,8 @@ describe("clipd CLI", () => {
     expect(JSON.parse(tooLong.output).error.code).toBe("too_long");
   });
 
-  it("run episode sends render options (style, caption_size, fit) to its clip renders and refuses unknown ones at once", async () => {
+  it("run episode sends render options (style, caption_size, fit) to its clip " +
+    "renders and refuses unknown ones at once", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-run-"));
     const env = { ...baseEnv(), CLIPD_DATA_DIR: dir };
     const out = path.join(dir, "out");

@@ -30,7 +30,9 @@ function cached(name: string, make: (out: string) => void): string {
   return file;
 }
 
-/** 12 s at 30 fps whose frame number is written as 10 binary stripes (bit 0 on the left), one keyframe every 250 frames. */
+/**
+ * 12 s at 30 fps whose frame number is written as 10 binary stripes (bit 0 on the left), one keyframe every 250 frames.
+ */
 const counterVideo = () =>
   cached("counter-g250-v1.mp4", (out) =>
     sh("ffmpeg", [

@@ -53,7 +53,8 @@ describe.each(testBackends())("migration 013 (one courier) on %s", (backend) => 
       account,
     ]);
     await db.query(
-      `insert into webhooks (id, account_id, url, events, secrets) values ($1, $2, 'https://hooks.example.com/x', '["transcript.ready"]', '[]')`,
+      `insert into webhooks (id, account_id, url, events, secrets) values ($1, ` +
+        `$2, 'https://hooks.example.com/x', '["transcript.ready"]', '[]')`,
       [hook, account],
     );
     await db.query(
@@ -63,7 +64,10 @@ describe.each(testBackends())("migration 013 (one courier) on %s", (backend) => 
       [delivered, test, hook, event],
     );
     await db.query(
-      `insert into webhook_deliveries (id, webhook_id, event_id, event_type, payload, attempts, next_attempt_at, last_error) values ($1, $2, null, 'episode.ready', '{"p":1}', 1, now() + interval '5 minutes', 'no answer within 3000 ms')`,
+      `insert into webhook_deliveries (id, webhook_id, event_id, event_type, ` +
+        `payload, attempts, next_attempt_at, last_error) values ($1, $2, null, ` +
+        `'episode.ready', '{"p":1}', 1, now() + interval '5 minutes', 'no answer ` +
+        `within 3000 ms')`,
       [pending, hook],
     );
     await db.query(
@@ -72,7 +76,9 @@ describe.each(testBackends())("migration 013 (one courier) on %s", (backend) => 
       [delivered, pending, test],
     );
     await db.query(
-      `insert into free_jobs (id, token_fp, client_addr, url, callback_url, callback_secret, measured) values ($1, 'fp', '127.0.0.1', 'https://media.example.com/a.mp3', 'https://cb.example.com/', 'whsec_x', true)`,
+      `insert into free_jobs (id, token_fp, client_addr, url, callback_url, callback_secret, ` +
+        `measured) values ($1, 'fp', '127.0.0.1', 'https://media.example.com/a.mp3', ` +
+        `'https://cb.example.com/', 'whsec_x', true)`,
       [job],
     );
     await db.query(
@@ -86,7 +92,8 @@ describe.each(testBackends())("migration 013 (one courier) on %s", (backend) => 
 
     const rows = (
       await db.query(
-        `select id, kind, webhook_id, event_id, job_id, url, payload, status, attempts, last_error, next_attempt_at is not null as waits from deliveries order by payload`,
+        `select id, kind, webhook_id, event_id, job_id, url, payload, status, attempts, ` +
+          `last_error, next_attempt_at is not null as waits from deliveries order by payload`,
       )
     ).rows;
     expect(rows).toEqual([
@@ -158,7 +165,8 @@ describe.each(testBackends())("migration 013 (one courier) on %s", (backend) => 
     ]);
     const attempts = (
       await db.query(
-        `select delivery_id, attempt, status_code, latency_ms, response, error from delivery_attempts order by latency_ms`,
+        `select delivery_id, attempt, status_code, latency_ms, response, error ` +
+          `from delivery_attempts order by latency_ms`,
       )
     ).rows;
     expect(attempts).toEqual([
@@ -190,12 +198,14 @@ describe.each(testBackends())("migration 013 (one courier) on %s", (backend) => 
     ]);
     // The old tables are gone; the one-per-address-and-event rule moved with the rows.
     const left = await db.query(
-      `select table_name from information_schema.tables where table_name in ('webhook_deliveries', 'webhook_attempts', 'free_callbacks')`,
+      `select table_name from information_schema.tables where table_name in ('webhook_deliveries', ` +
+        `'webhook_attempts', 'free_callbacks')`,
     );
     expect(left.rows).toEqual([]);
     await expect(
       db.query(
-        `insert into deliveries (id, kind, webhook_id, event_id, event_type, payload) values ($1, 'webhook', $2, $3, 'transcript.ready', '{}')`,
+        `insert into deliveries (id, kind, webhook_id, event_id, event_type, payload) ` +
+          `values ($1, 'webhook', $2, $3, 'transcript.ready', '{}')`,
         [randomUUID(), hook, event],
       ),
     ).rejects.toThrow();

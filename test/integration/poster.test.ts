@@ -144,6 +144,7 @@ describe("poster stage", () => {
         .raw()
         .toBuffer()),
     ];
-    expect(px[1]! > 90 && px[0]! < 60, String(px)).toBe(true); // green: the second after the card, not the red card-time frame
+    // green: the second after the card, not the red card-time frame
+    expect(px[1]! > 90 && px[0]! < 60, String(px)).toBe(true);
   });
 });

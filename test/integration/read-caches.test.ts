@@ -127,31 +127,34 @@ describe("the facade's read cache on PGlite", () => {
 });
 
 describe.each(testBackends())("the key cache on %s", (backend) => {
-  it("refuses a key revoked through another handle once the NOTIFY lands, though it was cached for an hour", async () => {
-    const url = backend === "postgres" ? await freshPgDatabase() : undefined;
-    const first = url ? await openDb({ databaseUrl: url, dataDir: "" }) : await openPglite("memory://");
-    opened.push(first);
-    await migrate(first);
-    // On PostgreSQL a second pool and LISTEN session, as another facade process has; PGlite has one.
-    const second = url ? await openDb({ databaseUrl: url, dataDir: "" }) : first;
-    if (second !== first) opened.push(second);
-    const a = new AccountService(first);
-    const b = new AccountService(second, { cacheMs: 3_600_000 });
-    await a.start();
-    await b.start();
-    services.push(a, b);
-    const acc = await a.createAccount({ email: "cache@example.com" });
-    const { key, apiKey } = await a.createKey({ accountId: acc.id, mode: "live", scopes: ["clips.read"] });
-    expect("key" in (await b.authenticate(key))).toBe(true); // now cached in b
-    await a.revokeKey(apiKey.id);
-    expect(await a.authenticate(key)).toEqual({ reason: "revoked" }); // this process: at once
-    const seen = await waitFor(
-      async () => {
-        const r = await b.authenticate(key);
-        return "reason" in r ? r : undefined;
-      },
-      { what: "the other handle to refuse the revoked key" },
-    );
-    expect(seen).toEqual({ reason: "revoked" });
-  });
+  it(
+    "refuses a key revoked through another handle once the NOTIFY lands, though " + "it was cached for an hour",
+    async () => {
+      const url = backend === "postgres" ? await freshPgDatabase() : undefined;
+      const first = url ? await openDb({ databaseUrl: url, dataDir: "" }) : await openPglite("memory://");
+      opened.push(first);
+      await migrate(first);
+      // On PostgreSQL a second pool and LISTEN session, as another facade process has; PGlite has one.
+      const second = url ? await openDb({ databaseUrl: url, dataDir: "" }) : first;
+      if (second !== first) opened.push(second);
+      const a = new AccountService(first);
+      const b = new AccountService(second, { cacheMs: 3_600_000 });
+      await a.start();
+      await b.start();
+      services.push(a, b);
+      const acc = await a.createAccount({ email: "cache@example.com" });
+      const { key, apiKey } = await a.createKey({ accountId: acc.id, mode: "live", scopes: ["clips.read"] });
+      expect("key" in (await b.authenticate(key))).toBe(true); // now cached in b
+      await a.revokeKey(apiKey.id);
+      expect(await a.authenticate(key)).toEqual({ reason: "revoked" }); // this process: at once
+      const seen = await waitFor(
+        async () => {
+          const r = await b.authenticate(key);
+          return "reason" in r ? r : undefined;
+        },
+        { what: "the other handle to refuse the revoked key" },
+      );
+      expect(seen).toEqual({ reason: "revoked" });
+    },
+  );
 });

@@ -35,7 +35,8 @@ async function unusable(): Promise<VideoEncoder[]> {
 describe("render encoder", () => {
   it("auto picks libx264 when no hardware encoder passes its probe, and says why", async () => {
     const dead = await unusable();
-    if (dead.length < HARDWARE_ENCODERS.length) return; // a machine with a working one: the GPU path is benched, not tested here
+    // a machine with a working one: the GPU path is benched, not tested here
+    if (dead.length < HARDWARE_ENCODERS.length) return;
     const listed = await listedEncoders();
     expect(listed.has("libx264")).toBe(true);
     const auto = await chooseEncoder("auto");
@@ -114,7 +115,8 @@ describe("render encoder", () => {
     expect(bad.code).toBe(1);
     expect(bad.output).toMatch(
       new RegExp(
-        `FAIL  render encoder +render\\.encoder: ${dead[0]} cannot encode here[^\\n]*\\n\\s+fix: set render\\.encoder to auto`,
+        `FAIL  render encoder +render\\.encoder: ${dead[0]} cannot encode here[^\\n]*\\n\\s+fix: ` +
+          `set render\\.encoder to auto`,
       ),
     );
   });

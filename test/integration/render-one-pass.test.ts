@@ -18,7 +18,9 @@ const CACHE = path.join(ROOT, ".cache/fixtures");
 const sh = (cmd: string, args: string[]) =>
   execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
 
-/** 8 s, 640×360: a moving testsrc2 box on the left over navy, a hard cut at 4 s, then the box on the right over brown. */
+/**
+ * 8 s, 640×360: a moving testsrc2 box on the left over navy, a hard cut at 4 s, then the box on the right over brown.
+ */
 function sceneSource(): string {
   mkdirSync(CACHE, { recursive: true });
   const file = path.join(CACHE, "one-pass-scenes-v2.mp4");
@@ -236,7 +238,8 @@ describe("one-pass render matches the two-pass render", () => {
       const [a, b] = await Promise.all([one.file, two.file].map(async (f) => band(frame(f, t), 0.25, 0.4)));
       const next = await band(frame(one.file, t + 1 / 30), 0.25, 0.4);
       console.log(
-        `edge at ${t.toFixed(3)} s: one vs two pass ${mad(a, b).toFixed(2)}, vs the next frame ${mad(a, next).toFixed(2)}`,
+        `edge at ${t.toFixed(3)} s: one vs two pass ${mad(a, b).toFixed(2)}, vs ` +
+          `the next frame ${mad(a, next).toFixed(2)}`,
       );
       expect(mad(a, b), `at ${t.toFixed(3)} s`).toBeLessThan(Math.min(2, mad(a, next) / 3));
     }

@@ -13,7 +13,9 @@ describe("a failed run's error for clients", () => {
 
   it("drops server paths and ffmpeg's extra lines from run.error, and keeps them in the step record", async () => {
     const raw =
-      "ffmpeg exited with code 1: [in#0 @ 0x55d1c2a3e0c0] Error opening input: Invalid data found when processing input | /var/lib/clipd/work/r1/source.mp4: Invalid data found when processing input";
+      "ffmpeg exited with code 1: [in#0 @ 0x55d1c2a3e0c0] Error opening input: " +
+      "Invalid data found when processing input | /var/lib/clipd/work/r1/source.mp4: " +
+      "Invalid data found when processing input";
     const run = await t.app.runner.startRun("t-fail", {}, { set: { "fail.message": raw } });
     const done = await t.app.runner.waitForRun(run.id, { timeoutMs: 30_000 });
     expect(done.state).toBe("failed");

@@ -17,7 +17,8 @@ import { defineS3Storage, type S3Storage } from "../../daemon/storage/storage-s3
 const env = process.env;
 if (!env.CLIPD_TEST_S3_ENDPOINT) {
   throw new Error(
-    "no S3 server: run the tests through `npm test` / scripts/test.mjs, which start radosgw (apt-get install radosgw ceph-mon ceph-osd ceph-common)",
+    "no S3 server: run the tests through `npm test` / scripts/test.mjs, which " +
+      "start radosgw (apt-get install radosgw ceph-mon ceph-osd ceph-common)",
   );
 }
 

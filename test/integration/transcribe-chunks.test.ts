@@ -49,31 +49,36 @@ describe("transcribe on every core", () => {
     }
   });
 
-  it("reports steady progress: every phase, every chunk, monotonic, no jump over one chunk's share, a time left", async () => {
-    const speech = await speechFixture({ seconds: 45 });
-    const { reports, chunks } = await transcribe(speech.file, { concurrency: 3 });
-    expect(chunks).toBe(3);
-    const pcts = reports.map((r) => r.pct);
-    for (let i = 1; i < pcts.length; i++)
-      expect(pcts[i], `report ${i}: ${reports[i]!.note}`).toBeGreaterThanOrEqual(pcts[i - 1]!);
-    expect(pcts.at(-1)).toBe(100);
-    // The chunks share 8–95%; no report moves more than one chunk's worth of that.
-    const share = 87 / chunks;
-    for (let i = 1; i < pcts.length; i++)
-      expect(pcts[i]! - pcts[i - 1]!, reports[i]!.note).toBeLessThanOrEqual(share + 0.5);
-    // Decoding and finding silences reports ffmpeg's own progress, not one note held throughout.
-    expect(reports.filter((r) => r.note.startsWith("decoding audio and finding silences:")).length).toBeGreaterThan(0);
-    // Every chunk is seen ending, and progress moves inside chunks before the first one ends.
-    for (let k = 1; k <= chunks; k++)
-      expect(
-        reports.some((r) => r.note.endsWith(`${k} of ${chunks} chunks done`)),
-        `chunk ${k}`,
-      ).toBe(true);
-    const within = reports.filter((r) => r.note.endsWith(`0 of ${chunks} chunks done`) && r.pct > 8);
-    expect(within.length).toBeGreaterThan(0);
-    // Once audio has been transcribed, the stage estimates the time left.
-    expect(reports.some((r) => r.note.startsWith("transcribing") && typeof r.eta === "number" && r.eta >= 0)).toBe(
-      true,
-    );
-  });
+  it(
+    "reports steady progress: every phase, every chunk, monotonic, no jump " + "over one chunk's share, a time left",
+    async () => {
+      const speech = await speechFixture({ seconds: 45 });
+      const { reports, chunks } = await transcribe(speech.file, { concurrency: 3 });
+      expect(chunks).toBe(3);
+      const pcts = reports.map((r) => r.pct);
+      for (let i = 1; i < pcts.length; i++)
+        expect(pcts[i], `report ${i}: ${reports[i]!.note}`).toBeGreaterThanOrEqual(pcts[i - 1]!);
+      expect(pcts.at(-1)).toBe(100);
+      // The chunks share 8–95%; no report moves more than one chunk's worth of that.
+      const share = 87 / chunks;
+      for (let i = 1; i < pcts.length; i++)
+        expect(pcts[i]! - pcts[i - 1]!, reports[i]!.note).toBeLessThanOrEqual(share + 0.5);
+      // Decoding and finding silences reports ffmpeg's own progress, not one note held throughout.
+      expect(reports.filter((r) => r.note.startsWith("decoding audio and finding silences:")).length).toBeGreaterThan(
+        0,
+      );
+      // Every chunk is seen ending, and progress moves inside chunks before the first one ends.
+      for (let k = 1; k <= chunks; k++)
+        expect(
+          reports.some((r) => r.note.endsWith(`${k} of ${chunks} chunks done`)),
+          `chunk ${k}`,
+        ).toBe(true);
+      const within = reports.filter((r) => r.note.endsWith(`0 of ${chunks} chunks done`) && r.pct > 8);
+      expect(within.length).toBeGreaterThan(0);
+      // Once audio has been transcribed, the stage estimates the time left.
+      expect(reports.some((r) => r.note.startsWith("transcribing") && typeof r.eta === "number" && r.eta >= 0)).toBe(
+        true,
+      );
+    },
+  );
 });

@@ -65,7 +65,8 @@ describe("transcribe with pocketsphinx", () => {
     const hyp = doc.words.map((w) => w.text).join(" ");
     const score = wer(JFK, hyp);
     console.log(
-      `pocketsphinx jfk.wav: WER ${score.toFixed(3)} in ${seconds.toFixed(2)} s (${(seconds / t.duration).toFixed(3)} xRT): "${hyp}"`,
+      `pocketsphinx jfk.wav: WER ${score.toFixed(3)} in ${seconds.toFixed(2)} ` +
+        `s (${(seconds / t.duration).toFixed(3)} xRT): "${hyp}"`,
     );
     expect(score).toBeLessThan(JFK_MAX_WER);
     expect(t.word_count).toBe(doc.words.length);
@@ -110,7 +111,8 @@ describe("transcribe with pocketsphinx", () => {
     const doc = JSON.parse((await ctx.storage.read(out.transcript.key)).toString()) as Transcript;
     console.log(
       `pocketsphinx ${doc.duration.toFixed(1)} s espeak speech, 45 s chunks, concurrency 2: ${seconds.toFixed(1)} s ` +
-        `(${(seconds / doc.duration).toFixed(3)} xRT), ${doc.words.length} words for ${script.join(" ").split(" ").length} spoken`,
+        `(${(seconds / doc.duration).toFixed(3)} xRT), ${doc.words.length} words ` +
+        `for ${script.join(" ").split(" ").length} spoken`,
     );
     expect(doc.duration).toBeGreaterThan(170);
     // Words must exist in the later chunks too, not only the first.

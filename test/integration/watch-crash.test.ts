@@ -38,7 +38,8 @@ describe.each(testBackends())("watch folder across crashes on %s", (backend) => 
     };
     await crashAt("watch:renders-started");
     await crashAt("watch:outbox-partial");
-    expect((await readdir(outbox)).filter((f) => f.startsWith(".jfk.tmp-"))).toHaveLength(1); // the crash left a temporary folder
+    // the crash left a temporary folder
+    expect((await readdir(outbox)).filter((f) => f.startsWith(".jfk.tmp-"))).toHaveLength(1);
     await crashAt("watch:outbox-written");
 
     const last = spawnClipd(["start"], d.env);

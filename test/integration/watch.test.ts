@@ -12,7 +12,8 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
   const procs: Spawned[] = [];
   afterEach(() => procs.forEach((p) => p.kill("SIGKILL")));
 
-  it("processes dropped files into outbox/ and failed/, picks up files dropped while down, honours sidecars (render options reach the clips)", async () => {
+  it("processes dropped files into outbox/ and failed/, picks up files dropped " +
+    "while down, honours sidecars (render options reach the clips)", async () => {
     const d = await daemonEnv(backend, {
       watch: { enabled: true, stable_ms: 1000, folders: [{ path: "inbox", pipeline: "episode" }] },
       render: { render_top: 1 },
@@ -113,7 +114,8 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
       intervalMs: 250,
     });
     const speech = await readdir(path.join(outbox, "speech"));
-    expect(speech.some((f) => f.endsWith(".mp4") && f.startsWith("clip-"))).toBe(false); // render_top: 0 from the sidecar
+    // render_top: 0 from the sidecar
+    expect(speech.some((f) => f.endsWith(".mp4") && f.startsWith("clip-"))).toBe(false);
 
     await until(() => existsSync(path.join(outbox, "slow", "run.json")), {
       what: "slow results",

@@ -52,7 +52,8 @@ describe("briefs on the labelled set", () => {
     }
     const median = [...lengths].sort((a, b) => a - b)[Math.floor(lengths.length / 2)] ?? 0;
     console.log(
-      `briefs: ${n}; top answer finds its moment: fresh ${(fresh / n).toFixed(2)}, through the API ${(api / n).toFixed(2)}; median answer ${median.toFixed(0)} s`,
+      `briefs: ${n}; top answer finds its moment: fresh ${(fresh / n).toFixed(2)}, ` +
+        `through the API ${(api / n).toFixed(2)}; median answer ${median.toFixed(0)} s`,
     );
     expect(n).toBeGreaterThan(0);
     expect(fresh / n).toBeGreaterThanOrEqual(0.3);

@@ -20,8 +20,11 @@ function speak(
 
 const SCRIPT =
   "And so, my fellow Americans: ask not what your country can do for you, ask what you can do for your country. " +
-  "My fellow citizens of the world: ask not what America will do for you, but what together we can do for the freedom of man. " +
-  "Finally, whether you are citizens of America or citizens of the world, ask of us here the same high standards of strength and sacrifice which we ask of you.";
+  "My fellow citizens of the world: ask not what America will do for you, " +
+  "but what together we can do for the freedom of man. " +
+  "Finally, whether you are citizens of America or citizens of the world, " +
+  "ask of us here the same high standards of strength and sacrifice which " +
+  "we ask of you.";
 
 const SRT_TIME = /^(\d{2}):(\d{2}):(\d{2}),(\d{3}) --> (\d{2}):(\d{2}):(\d{2}),(\d{3})$/;
 const toSec = (h: string, m: string, s: string, ms: string) => +h * 3600 + +m * 60 + +s + +ms / 1000;

@@ -101,7 +101,8 @@ describe("emphasis", () => {
 
   it("marks numbers and the passage's key terms (in the title or said twice), not chat words", () => {
     const ws = words(
-      "Most bad sourdough isn't about the recipe. It's about temperature. Keep your sourdough at 24 degrees for twelve hours, really.",
+      "Most bad sourdough isn't about the recipe. It's about temperature. Keep " +
+        "your sourdough at 24 degrees for twelve hours, really.",
     );
     expect(keyTerms(ws, "Sourdough is about temperature")).toEqual(["sourdough", "temperature"]);
     const marked = emphasize(ws, { title: "Sourdough is about temperature" })

@@ -6,7 +6,10 @@ import { clientErrorMessage } from "../../daemon/engine/client-error.js";
 describe("clientErrorMessage", () => {
   it("strips absolute paths and keeps the first meaningful line of ffmpeg's stderr", () => {
     const raw =
-      "ffmpeg exited with code 1: [in#0 @ 0x55d1c2a3e0c0] Error opening input: Invalid data found when processing input | /var/lib/clipd/work/run-1b2c/source.mp4: Invalid data found when processing input | Error opening input files: Invalid data found when processing input";
+      "ffmpeg exited with code 1: [in#0 @ 0x55d1c2a3e0c0] Error opening input: " +
+      "Invalid data found when processing input | /var/lib/clipd/work/run-1b2c/source.mp4: " +
+      "Invalid data found when processing input | Error opening input files: " +
+      "Invalid data found when processing input";
     expect(clientErrorMessage(raw)).toBe(
       "ffmpeg exited with code 1: Error opening input: Invalid data found when processing input",
     );

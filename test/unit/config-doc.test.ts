@@ -20,7 +20,8 @@ describe("docs/configuration.md", () => {
     else
       expect(
         text,
-        "docs/configuration.md drifted from config/schema.ts; run CLIPD_UPDATE_DOCS=1 npx vitest run test/unit/config-doc.test.ts",
+        "docs/configuration.md drifted from config/schema.ts; run CLIPD_UPDATE_DOCS=1 " +
+          "npx vitest run test/unit/config-doc.test.ts",
       ).toBe(filled);
     // The built command prints the same table (dist/ is built before the tests).
     const cli = await runClipd(["config", "describe", "--markdown"], baseEnv());

@@ -43,65 +43,71 @@ describe("config", () => {
     expect(() => loadConfig({ env: { PORT: "eighty" } })).toThrow(/server\.port/);
   });
 
-  it("reports a misspelt key, at the top level and inside a block, with the key it was probably meant to be", async () => {
-    const file = await tmpFile("sever: { port: 9000 }\nqueue: { concurency: 4 }\n");
-    const message = errorOf(() => loadConfig({ env: { CLIPD_CONFIG: file } }));
-    expect(message).toMatch(/sever: unknown key \(did you mean server\?\)/);
-    expect(message).toMatch(/queue\.concurency: unknown key \(did you mean queue\.concurrency\?\)/);
-  });
+  it(
+    "reports a misspelt key, at the top level and inside a block, with the " + "key it was probably meant to be",
+    async () => {
+      const file = await tmpFile("sever: { port: 9000 }\nqueue: { concurency: 4 }\n");
+      const message = errorOf(() => loadConfig({ env: { CLIPD_CONFIG: file } }));
+      expect(message).toMatch(/sever: unknown key \(did you mean server\?\)/);
+      expect(message).toMatch(/queue\.concurency: unknown key \(did you mean queue\.concurrency\?\)/);
+    },
+  );
 
-  it("reads the same env variables as before the schema, an empty one counting as unset except DATABASE_URL", async () => {
-    expect(
-      envKeys()
-        .map(([keys, p]) => `${p["x-env"]}=${keys.join(".")}`)
-        .sort(),
-    ).toEqual(
-      [
-        "PORT=server.port",
-        "DATABASE_URL=database_url",
-        "CLIPD_DATA_DIR=data_dir",
-        "CLIPD_LOG_LEVEL=log.level",
-        "CLIPD_OPS_TOKEN=server.ops_token",
-        "CLIPD_PUBLIC_URL=server.public_url",
-        "OPENAI_API_KEY=openai.api_key",
-        "OPENAI_BASE_URL=openai.base_url",
-        "LLM_API_KEY=llm.api_key",
-        "LLM_BASE_URL=llm.base_url",
-        "LLM_MODEL=llm.model",
-        // The website's (issue 14): sign-up, mail and payments.
-        "CLIPD_SIGNUP_OPEN=web.signup_open",
-        "CLIPD_SMTP_HOST=smtp.host",
-        "CLIPD_SMTP_PORT=smtp.port",
-        "CLIPD_SMTP_USER=smtp.user",
-        "CLIPD_SMTP_PASSWORD=smtp.password",
-        "CLIPD_PAYMENTS=payments.provider",
-        "STRIPE_SECRET_KEY=payments.stripe_secret_key",
-        "STRIPE_WEBHOOK_SECRET=payments.stripe_webhook_secret",
-      ].sort(),
-    );
-    const env = {
-      CLIPD_LOG_LEVEL: "debug",
-      CLIPD_OPS_TOKEN: "t",
-      CLIPD_PUBLIC_URL: "https://x",
-      OPENAI_BASE_URL: "http://o",
-      LLM_API_KEY: "k",
-      LLM_BASE_URL: "http://l",
-      LLM_MODEL: "m",
-    };
-    const cfg = loadConfig({ env });
-    expect([
-      cfg.log.level,
-      cfg.server.ops_token,
-      cfg.server.public_url,
-      cfg.openai.base_url,
-      cfg.llm.api_key,
-      cfg.llm.base_url,
-      cfg.llm.model,
-    ]).toEqual(Object.values(env));
-    const file = await tmpFile("database_url: postgres://a@b/c\nserver: { port: 9001 }\ndata_dir: /tmp/y\n");
-    const empty = loadConfig({ env: { CLIPD_CONFIG: file, DATABASE_URL: "", PORT: "", CLIPD_DATA_DIR: "" } });
-    expect([empty.database_url, empty.server.port, empty.data_dir]).toEqual(["", 9001, "/tmp/y"]);
-  });
+  it(
+    "reads the same env variables as before the schema, an empty one counting " + "as unset except DATABASE_URL",
+    async () => {
+      expect(
+        envKeys()
+          .map(([keys, p]) => `${p["x-env"]}=${keys.join(".")}`)
+          .sort(),
+      ).toEqual(
+        [
+          "PORT=server.port",
+          "DATABASE_URL=database_url",
+          "CLIPD_DATA_DIR=data_dir",
+          "CLIPD_LOG_LEVEL=log.level",
+          "CLIPD_OPS_TOKEN=server.ops_token",
+          "CLIPD_PUBLIC_URL=server.public_url",
+          "OPENAI_API_KEY=openai.api_key",
+          "OPENAI_BASE_URL=openai.base_url",
+          "LLM_API_KEY=llm.api_key",
+          "LLM_BASE_URL=llm.base_url",
+          "LLM_MODEL=llm.model",
+          // The website's (issue 14): sign-up, mail and payments.
+          "CLIPD_SIGNUP_OPEN=web.signup_open",
+          "CLIPD_SMTP_HOST=smtp.host",
+          "CLIPD_SMTP_PORT=smtp.port",
+          "CLIPD_SMTP_USER=smtp.user",
+          "CLIPD_SMTP_PASSWORD=smtp.password",
+          "CLIPD_PAYMENTS=payments.provider",
+          "STRIPE_SECRET_KEY=payments.stripe_secret_key",
+          "STRIPE_WEBHOOK_SECRET=payments.stripe_webhook_secret",
+        ].sort(),
+      );
+      const env = {
+        CLIPD_LOG_LEVEL: "debug",
+        CLIPD_OPS_TOKEN: "t",
+        CLIPD_PUBLIC_URL: "https://x",
+        OPENAI_BASE_URL: "http://o",
+        LLM_API_KEY: "k",
+        LLM_BASE_URL: "http://l",
+        LLM_MODEL: "m",
+      };
+      const cfg = loadConfig({ env });
+      expect([
+        cfg.log.level,
+        cfg.server.ops_token,
+        cfg.server.public_url,
+        cfg.openai.base_url,
+        cfg.llm.api_key,
+        cfg.llm.base_url,
+        cfg.llm.model,
+      ]).toEqual(Object.values(env));
+      const file = await tmpFile("database_url: postgres://a@b/c\nserver: { port: 9001 }\ndata_dir: /tmp/y\n");
+      const empty = loadConfig({ env: { CLIPD_CONFIG: file, DATABASE_URL: "", PORT: "", CLIPD_DATA_DIR: "" } });
+      expect([empty.database_url, empty.server.port, empty.data_dir]).toEqual(["", 9001, "/tmp/y"]);
+    },
+  );
 
   it("masks secrets when printed", () => {
     const cfg = loadConfig({
@@ -127,12 +133,16 @@ describe("config schema", () => {
     }
   });
 
-  it("is the only source of defaults: loading with no file and no env gives them, and the free API's own table agrees", () => {
-    const cfg = loadConfig({ env: {} });
-    expect({ ...cfg, data_dir: "./data" }).toEqual(configDefaults());
-    expect(cfg.data_dir).toBe(path.resolve("./data"));
-    expect(cfg.free).toEqual(FREE_DEFAULTS);
-  });
+  it(
+    "is the only source of defaults: loading with no file and no env gives " +
+      "them, and the free API's own table agrees",
+    () => {
+      const cfg = loadConfig({ env: {} });
+      expect({ ...cfg, data_dir: "./data" }).toEqual(configDefaults());
+      expect(cfg.data_dir).toBe(path.resolve("./data"));
+      expect(cfg.free).toEqual(FREE_DEFAULTS);
+    },
+  );
 
   it("masks every key that holds a secret", () => {
     const secretish = leaves(ConfigSchema).filter(

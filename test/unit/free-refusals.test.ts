@@ -34,10 +34,12 @@ describe("free refusals in plain words", () => {
 
   it("says how many files a day and when more may be sent", () => {
     expect(freeRefusalText({ code: "anon_daily_limit", limit: 1, resets_at: MIDNIGHT }, NOW)).toBe(
-      "Without a key, 1 file a day can be sent from one address, and this address has used it. Try again in 5 hours 12 minutes, or create a free key for more.",
+      "Without a key, 1 file a day can be sent from one address, and this address " +
+        "has used it. Try again in 5 hours 12 minutes, or create a free key for more.",
     );
     expect(freeRefusalText({ code: "daily_limit", limit: 2, resets_at: MIDNIGHT }, NOW)).toBe(
-      "Your free key has used its 2 files for today. It can send more in 5 hours 12 minutes (days begin at midnight UTC).",
+      "Your free key has used its 2 files for today. It can send more in 5 hours " +
+        "12 minutes (days begin at midnight UTC).",
     );
     expect(freeRefusalText({ code: "unmeasured_limit", limit: 1, resets_at: MIDNIGHT }, NOW)).toContain(
       "only 1 such file a day can be taken",
@@ -58,7 +60,9 @@ describe("free refusals in plain words", () => {
     expect(
       freeRefusalText({ code: "unreadable", message: "the link serves a page or text, not a media file" }, NOW),
     ).toBe(
-      "That link does not lead straight to an audio or video file (the link serves a page or text, not a media file). Link to the file itself, not to a page that plays it.",
+      "That link does not lead straight to an audio or video file (the link serves " +
+        "a page or text, not a media file). Link to the file itself, not to a page " +
+        "that plays it.",
     );
     expect(freeRefusalText({ code: "bad_key" }, NOW)).toContain("free key was not accepted");
     expect(freeRefusalText({ code: "no_speech" }, NOW)).toBe(

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { _iso1, detectLanguage, identifyText } from "../../plugins/transcribe/_language.js";
 
 const FR =
-  "Le temps est beau aujourd'hui, et nous allons parler de la façon dont les petites équipes construisent des logiciels.";
+  "Le temps est beau aujourd'hui, et nous allons parler de la façon dont " +
+  "les petites équipes construisent des logiciels.";
 const DE =
   "Das Wetter ist heute schön, und wir sprechen darüber, wie kleine Teams Software bauen, die Menschen gerne benutzen.";
 const EN =

@@ -28,7 +28,8 @@ describe("stage option tables in the docs", () => {
       else
         expect(
           text,
-          `${file}: an options table drifted from its schema; run CLIPD_UPDATE_DOCS=1 npx vitest run test/unit/options-doc.test.ts`,
+          `${file}: an options table drifted from its schema; run CLIPD_UPDATE_DOCS=1 ` +
+            `npx vitest run test/unit/options-doc.test.ts`,
         ).toBe(filled);
     }
   });
@@ -72,10 +73,14 @@ describe("stage options schemas", () => {
     expect(optionsMarkdown(stages.get("notify")!)).toMatch(/\| `event` \| string \| required \|/);
   });
 
-  it("give run() a type with the defaulted options always set, and the with: block a type where they may be left out", () => {
-    expectTypeOf<CutOptions["width"]>().toEqualTypeOf<number>();
-    expectTypeOf<CutOptions["fit"]>().toEqualTypeOf<"fill" | "whole" | "crop" | "blur" | "pad">();
-    expectTypeOf<CutOptions["clip_ref"]>().toEqualTypeOf<string | undefined>();
-    expectTypeOf<StageWith<typeof CutOptionsSchema>["width"]>().toEqualTypeOf<number | undefined>();
-  });
+  it(
+    "give run() a type with the defaulted options always set, and the with: " +
+      "block a type where they may be left out",
+    () => {
+      expectTypeOf<CutOptions["width"]>().toEqualTypeOf<number>();
+      expectTypeOf<CutOptions["fit"]>().toEqualTypeOf<"fill" | "whole" | "crop" | "blur" | "pad">();
+      expectTypeOf<CutOptions["clip_ref"]>().toEqualTypeOf<string | undefined>();
+      expectTypeOf<StageWith<typeof CutOptionsSchema>["width"]>().toEqualTypeOf<number | undefined>();
+    },
+  );
 });

@@ -64,7 +64,8 @@ describe("site serving", () => {
     expect(br.headers.get("vary")).toBe("accept-encoding");
     const gz = await get("/assets/index-Ab12.js", { headers: { "accept-encoding": "gzip, br;q=0" } });
     expect(gz.headers.get("content-encoding")).toBe("gzip");
-    const css = await get("/assets/style-Cd34.css", { headers: { "accept-encoding": "br" } }); // none written: the plain file
+    // none written: the plain file
+    const css = await get("/assets/style-Cd34.css", { headers: { "accept-encoding": "br" } });
     expect([css.status, css.headers.get("content-encoding"), css.headers.get("content-type")]).toEqual([
       200,
       null,

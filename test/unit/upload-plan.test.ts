@@ -70,14 +70,18 @@ describe("where to go on from", () => {
 });
 
 describe("answers", () => {
-  it("goes on after 2xx, moves to the server's offset on a 409 mismatch, retries drops and server trouble, stops on refusals", () => {
-    expect(judgeStatus(200)).toBe("ok");
-    expect(judgeStatus(409, "upload_offset_mismatch")).toBe("offset");
-    for (const s of [0, 408, 429, 500, 502, 503, 507]) expect(judgeStatus(s)).toBe("retry");
-    expect(judgeStatus(400, "upload_interrupted")).toBe("retry");
-    for (const s of [400, 403, 404, 409, 410, 413, 415]) expect(judgeStatus(s)).toBe("fatal");
-    expect(judgeStatus(409, "upload_total_changed")).toBe("fatal");
-  });
+  it(
+    "goes on after 2xx, moves to the server's offset on a 409 mismatch, retries " +
+      "drops and server trouble, stops on refusals",
+    () => {
+      expect(judgeStatus(200)).toBe("ok");
+      expect(judgeStatus(409, "upload_offset_mismatch")).toBe("offset");
+      for (const s of [0, 408, 429, 500, 502, 503, 507]) expect(judgeStatus(s)).toBe("retry");
+      expect(judgeStatus(400, "upload_interrupted")).toBe("retry");
+      for (const s of [400, 403, 404, 409, 410, 413, 415]) expect(judgeStatus(s)).toBe("fatal");
+      expect(judgeStatus(409, "upload_total_changed")).toBe("fatal");
+    },
+  );
 
   it("waits 1 s doubling to at most 30 s between tries", () => {
     expect([1, 2, 3, 4, 5, 6, 10].map(backoffMs)).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);

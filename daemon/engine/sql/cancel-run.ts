@@ -9,7 +9,8 @@ import type { TransitionContext } from "./context.js";
 export async function cancelRun(ctx: Pick<TransitionContext, "db" | "ended">, runId: string): Promise<boolean> {
   return ctx.db.transaction(async (tx) => {
     const r = await tx.query(
-      `update runs set state = 'cancelled', finished_at = now(), updated_at = now() where id = $1 and state in ('queued', 'running') returning id`,
+      `update runs set state = 'cancelled', finished_at = now(), updated_at = ` +
+        `now() where id = $1 and state in ('queued', 'running') returning id`,
       [runId],
     );
     if (r.rows.length) await ctx.ended(tx, runId);

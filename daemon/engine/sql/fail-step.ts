@@ -51,14 +51,16 @@ export async function failStep(
       phase === "main" ? { ...details, ...info, message: shown, stage: list[index]!.stage, step: index } : run.error;
     if (phase === "main" && run.plan.on_failure.length) {
       await tx.query(
-        `update runs set phase = 'on_failure', current_step = 0, current_stage = $2, steps = $3, error = $4, updated_at = now() where id = $1`,
+        `update runs set phase = 'on_failure', current_step = 0, current_stage ` +
+          `= $2, steps = $3, error = $4, updated_at = now() where id = $1`,
         [runId, run.plan.on_failure[0]!.stage, JSON.stringify(steps), JSON.stringify(error)],
       );
       await enqueueStep(ctx.queue, tx, { runId, phase: "on_failure", index: 0 }, run.plan.on_failure[0]!);
       log.info("running on_failure steps");
     } else {
       await tx.query(
-        `update runs set state = 'failed', current_stage = null, steps = $2, error = $3, finished_at = now(), updated_at = now() where id = $1`,
+        `update runs set state = 'failed', current_stage = null, steps = $2, error ` +
+          `= $3, finished_at = now(), updated_at = now() where id = $1`,
         [runId, JSON.stringify(steps), JSON.stringify(error)],
       );
       await ctx.ended(tx, runId);

@@ -44,7 +44,9 @@ export async function finishStep(
       // Progress jumps to the step boundary; an on_failure step does not move the bar.
       const progress = phase === "main" ? Math.round((next / run.step_count) * 1000) / 10 : run.progress;
       await tx.query(
-        `update runs set current_step = $2, current_stage = $3, steps = $4, output = $5, progress = $6, progress_note = null, eta_at = null, updated_at = now() where id = $1`,
+        `update runs set current_step = $2, current_stage = $3, steps = $4, output ` +
+          `= $5, progress = $6, progress_note = null, eta_at = null, updated_at = ` +
+          `now() where id = $1`,
         [runId, next, list[next]!.stage, JSON.stringify(steps), JSON.stringify(merged), progress],
       );
       await enqueueStep(ctx.queue, tx, { runId, phase, index: next }, list[next]!);

@@ -13,7 +13,8 @@ export async function setProgress(
   etaSeconds: number | null = null,
 ): Promise<RunState | undefined> {
   const r = await q.query<{ state: RunState }>(
-    `update runs set progress = $2, progress_note = $3, eta_at = now() + make_interval(secs => $4::float8), updated_at = now() where id = $1 returning state`,
+    `update runs set progress = $2, progress_note = $3, eta_at = now() + make_interval(secs ` +
+      `=> $4::float8), updated_at = now() where id = $1 returning state`,
     [runId, progress, note, etaSeconds],
   );
   return r.rows[0]?.state;

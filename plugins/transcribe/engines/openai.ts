@@ -1,7 +1,8 @@
 /**
  * Any OpenAI-compatible `/audio/transcriptions` endpoint (OpenAI, a local faster-whisper server,
  * …) with verbose_json and word timestamps; a diarizing model (its name holds "diarize") is asked
- * for diarized_json instead, which labels speakers but times only segments (see fromDiarizedJson). Chunks go up as 16 kHz mono mp3 (about 6 kB/s), so a
+ * for diarized_json instead, which labels speakers but times only segments (see fromDiarizedJson). Chunks go up as 16
+ * kHz mono mp3 (about 6 kB/s), so a
  * chunk of at most 20 minutes stays far below the 25 MB upload limit. Transient failures (network,
  * 408, 409, 429, 5xx) are retried with exponential backoff; other 4xx fail the step at once.
  */

@@ -149,7 +149,8 @@ function BuyCredit({ billing }: { billing: Billing }) {
           <WithCode
             text={
               p.instruction ??
-              "This clipd takes no payments online. Ask its operator to add credit to your account with `clipd credit add`."
+              "This clipd takes no payments online. Ask its operator to add credit to " +
+                "your account with `clipd credit add`."
             }
           />
         </Notice>

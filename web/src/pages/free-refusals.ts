@@ -99,30 +99,59 @@ export function freeRefusalText(e: FreeRefusal, now = Date.now()): string {
         : `This file is larger than ${sizeWords(cap)}, the largest file taken.`;
     }
     case "daily_limit":
-      return `Your free key has used its ${limit !== null ? plural(limit, "file") : "files"} for today. It can send more ${until} (days begin at midnight UTC).`;
+      return (
+        `Your free key has used its ${limit !== null ? plural(limit, "file") : "files"} ` +
+        `for today. It can send more ${until} (days begin at midnight UTC).`
+      );
     case "anon_daily_limit":
-      return `Without a key, ${limit !== null ? plural(limit, "file") : "a set number of files"} a day can be sent from one address, and this address has used ${limit === 1 ? "it" : "them"}. Try again ${until}, or create a free key for more.`;
+      return (
+        `Without a key, ${limit !== null ? plural(limit, "file") : "a set number of files"} ` +
+        `a day can be sent from one address, and this address has used ${limit === 1 ? "it" : "them"}. ` +
+        `Try again ${until}, or create a free key for more.`
+      );
     case "unmeasured_limit":
-      return `The file's server does not say how long the file is, and only ${limit !== null ? plural(limit, "such file") : "a few such files"} a day can be taken. Link to a server that sends the file's size, upload the file instead, or try again ${until}.`;
+      return (
+        `The file's server does not say how long the file is, and only ${limit !== null ? plural(limit, "such file") : "a few such files"} ` +
+        `a day can be taken. Link to a server that sends the file's size, upload ` +
+        `the file instead, or try again ${until}.`
+      );
     case "unreadable":
-      return `That link does not lead straight to an audio or video file${e.message ? ` (${e.message})` : ""}. Link to the file itself, not to a page that plays it.`;
+      return (
+        `That link does not lead straight to an audio or video file${e.message ? ` (${e.message})` : ""}. ` +
+        `Link to the file itself, not to a page that plays it.`
+      );
     case "bad_key":
-      return "Your saved free key was not accepted: it may have been revoked. Forget it and create a new one, or go on without a key.";
+      return (
+        "Your saved free key was not accepted: it may have been revoked. Forget " +
+        "it and create a new one, or go on without a key."
+      );
     case "ceiling":
       return `The free tool has spent this month's budget. It opens again ${until}.`;
     case "anon_ceiling":
-      return `Transcription without a key has spent this month's share of the budget. A free key still works; or try again ${until}.`;
+      return (
+        `Transcription without a key has spent this month's share of the budget. ` +
+        `A free key still works; or try again ${until}.`
+      );
     case "key_limit":
-      return `This e-mail address has been given ${limit !== null ? plural(limit, "key") : "the most keys"} today, the most a day. Try again ${until}.`;
+      return (
+        `This e-mail address has been given ${limit !== null ? plural(limit, "key") : "the most keys"} ` +
+        `today, the most a day. Try again ${until}.`
+      );
     case "no_speech":
       return "No speech was heard in this recording, so there is no text.";
     case "expired":
-      return `This transcription has been deleted: texts are kept ${FREE_LIMITS.textDays} days, recordings ${FREE_LIMITS.audioDays}.`;
+      return (
+        `This transcription has been deleted: texts are kept ${FREE_LIMITS.textDays} ` +
+        `days, recordings ${FREE_LIMITS.audioDays}.`
+      );
     case "not_found":
       return "No transcription was found at this address. Check that the link is complete, with its token.";
     case "rate_limited": {
       const wait = num(e.retry_after);
-      return `Too many requests from this address. Wait ${wait !== null ? plural(Math.ceil(wait), "second") : "a moment"} and try again.`;
+      return (
+        `Too many requests from this address. Wait ${wait !== null ? plural(Math.ceil(wait), "second") : "a moment"} ` +
+        `and try again.`
+      );
     }
     default:
       return e.message ? sentence(e.message) : `The free transcription did not work (${e.code}).`;

@@ -54,7 +54,8 @@ export default function TranscriptsPage() {
       </p>
       <p className="usage-line">
         {used !== undefined && included !== undefined
-          ? `${used} of ${included} free transcripts used this month. After that, each transcript is paid from your credit.`
+          ? `${used} of ${included} free transcripts used this month. After that, each ` +
+            `transcript is paid from your credit.`
           : "\u00a0"}
       </p>
       <NewTranscript
@@ -115,7 +116,10 @@ function NewTranscript({ onMade, maxMinutes }: { onMade: (m: Made) => void; maxM
       <SourceForm
         onSubmit={(s) => void submit(s)}
         busy={busy || upload.busy}
-        fileHint={`An audio or video file${maxMinutes ? ` up to ${maxMinutes} minutes long` : ""}; you can also drop it here.`}
+        fileHint={
+          `An audio or video file${maxMinutes ? ` up to ${maxMinutes} minutes long` : ""}; ` +
+          `you can also drop it here.`
+        }
       >
         <ErrorText error={error} />
       </SourceForm>

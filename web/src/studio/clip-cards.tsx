@@ -1,6 +1,7 @@
 /**
  * The found clips, best first: each a card with its poster, title, hook, length, place in the
- * episode, score, its four parts (hook, coherence, payoff, delivery) and the reasons behind it, a checkbox to choose it for cutting, and Preview, which
+ * episode, score, its four parts (hook, coherence, payoff, delivery) and the reasons behind it, a checkbox to choose it
+ * for cutting, and Preview, which
  * plays its pieces from the source (Stop preview while it plays).
  */
 import type { Clip } from "../types";

@@ -2,7 +2,8 @@
  * The fields of a clip's look, shared by the cut panel and Restyle: a gallery of caption styles
  * (each a still of this episode with the style's captions, GET /episodes/{id}/styles/{style}/
  * preview.png, lazy), caption size and position, hook title (the clip's title, off, or your own
- * words), shape (aspect ratio), fit, background and clean captions (profanity, emphasis, emoji). With `keep`, every field also offers "Keep", and only what is
+ * words), shape (aspect ratio), fit, background and clean captions (profanity, emphasis, emoji). With `keep`, every
+ * field also offers "Keep", and only what is
  * changed is sent (a restyle changes what its body names).
  */
 import { useId, useState } from "react";

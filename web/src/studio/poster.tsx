@@ -1,6 +1,7 @@
 /**
  * A clip's poster (GET /web/api/v1/clips/{id}/poster.jpg, drawn once on the server and kept): a
- * frame in a 9:16 slot of fixed size (other shapes shown whole inside it), so nothing moves when it arrives, and lazy, so a long page fetches
+ * frame in a 9:16 slot of fixed size (other shapes shown whole inside it), so nothing moves when it arrives, and lazy,
+ * so a long page fetches
  * only what is on screen. Without a clip, or when the poster cannot be had, a plain card keeps
  * its place.
  */

@@ -208,7 +208,9 @@ export class UploadRun {
       const wait = backoffMs(attempt);
       this.set({
         phase: "retrying",
-        error: `${what} at ${where}% (${formatBytes(this.state.sent)} sent). Trying again in ${Math.round(wait / 1000)} s (try ${attempt} of ${AUTO_RETRIES})…`,
+        error:
+          `${what} at ${where}% (${formatBytes(this.state.sent)} sent). Trying again ` +
+          `in ${Math.round(wait / 1000)} s (try ${attempt} of ${AUTO_RETRIES})…`,
         bytesPerSecond: null,
         secondsLeft: null,
       });
