@@ -17,6 +17,15 @@ const ignore = (name) =>
   (name === "postgresql" && !!process.env.CLIPD_TEST_PG_URL) ||
   (CEPH.includes(name) && !!process.env.CLIPD_TEST_S3_ENDPOINT);
 if (!ensureOsPackages("tests", { label: "clipd tests", ignore })) process.exit(1);
+// A whole run checks layout and lint first (npm run lint): Biome's format and rules, the type-aware
+// promise rules, and the 120-character line. A file or two named for a quick run skips it.
+if (process.argv.slice(2).every((a) => a.startsWith("-"))) {
+  const lint = spawnSync("npm", ["run", "--silent", "lint"], { stdio: "inherit", cwd: root, env: process.env });
+  if (lint.status !== 0) {
+    console.error("clipd tests: the formatter or a lint rule failed (npm run format fixes what can be fixed)");
+    process.exit(1);
+  }
+}
 
 const freePort = () =>
   new Promise((resolve) => {
