@@ -4,7 +4,7 @@
  * markers, and the fixed phrases of show business: sponsor reads, greetings, sign-offs). The window
  * scorer (score.ts) combines these into hook, coherence, payoff and delivery.
  */
-import { analyse, isStopWord, type Analysis, type Token } from "./nlp.js";
+import { analyse, type Analysis, type Token } from "./nlp.js";
 import type { Sentence } from "./text.js";
 
 /** Discourse markers of contrast and cause: POS tags cannot tell "but" from "and". */
@@ -137,6 +137,29 @@ const HEDGES = [
   "whatever",
   "you know",
 ];
+/**
+ * The stronger signs of circling: drift ("anyway", "or something", "all sorts"), a tag question that
+ * asks the listener to agree with nothing ("isn't it", "aren't they"), "of course" and "honestly"
+ * as padding. Weak hedges ("I think", "maybe") are common in sharp talk too and weigh less.
+ */
+const DRIFT = [
+  "i suppose",
+  "or something",
+  "anyway",
+  "all sorts",
+  "whatever",
+  "in general",
+  "isn't it",
+  "aren't they",
+  "doesn't it",
+  "don't they",
+  "wasn't it",
+  "isn't there",
+  "of course",
+  "honestly",
+];
+/** Adjectives that, after "a", make the noun vague ("a funny word", "a big subject"). */
+const VAGUE_ADJ = new Set(["big", "funny", "strange", "whole", "huge", "interesting", "weird", "odd", "lovely"]);
 /** Nouns that name nothing in particular after "a" and an adjective: "a big thing", "a whole topic". */
 const VAGUE_NOUNS = new Set(["thing", "things", "stuff", "topic", "world"]);
 /** Openings that point back at talk the clip does not hold. */
@@ -181,6 +204,8 @@ export interface Facts {
   dangling?: string;
   /** Hedges, drift markers and vague nouns in the sentence. */
   hedges: number;
+  /** The stronger of those: drift, tag questions, vague "a funny word", lists of nouns. */
+  drift: number;
   /** A list of nouns with hardly a verb ("Strangers, friends, publishers, all sorts"). */
   list: boolean;
 }
@@ -286,6 +311,21 @@ export function readFacts(text: string): Facts {
         : 0) +
       (/\b(really|of course)[.!]?\s*$/i.test(text.trim()) ? 1 : 0),
     list: (text.match(/,/g) ?? []).length >= 3 && count((t) => t.pos === "VERB") <= 1,
+    drift:
+      DRIFT.filter((h) => lowText.includes(` ${h} `) || line.includes(` ${h} `)).length +
+      (toks.some(
+        (t, i) =>
+          t.pos === "NOUN" &&
+          VAGUE_ADJ.has(toks[i - 1]?.normal ?? "") &&
+          ["a", "an"].includes(toks[i - 2]?.normal ?? ""),
+      )
+        ? 1
+        : 0) +
+      // A string of nouns with no verb to say anything about them ("courtrooms witnesses questions answers").
+      (toks.some((_, i) => i >= 3 && toks.slice(i - 3, i + 1).every((t) => t.pos === "NOUN" || t.pos === "PROPN")) &&
+      count((t) => t.pos === "VERB") <= 1
+        ? 1
+        : 0),
   };
 }
 
@@ -315,34 +355,3 @@ export const endsOpen = (s: Sentence) => {
   const f = facts(s);
   return f.question || f.setup;
 };
-
-/**
- * A sponsor read runs over several sentences, and only some carry its cues ("brought to you by",
- * "dot com"); without punctuation it is cut into phrases. Sentences that share a rare word (said
- * in at most five sentences: the brand) with a cued sponsor sentence are marked as the read too.
- */
-export function markSponsorReads(sentences: Sentence[]): void {
-  const words = sentences.map(
-    (s) =>
-      new Set(
-        facts(s)
-          .a.tokens.filter((t) => /^\p{L}{4,}$/u.test(t.normal) && !isStopWord(t.normal))
-          .map((t) => t.normal),
-      ),
-  );
-  const df = new Map<string, number>();
-  for (const w of words) for (const t of w) df.set(t, (df.get(t) ?? 0) + 1);
-  const brands = new Set<string>();
-  sentences.forEach((s, i) => {
-    if (facts(s).show === "sponsor read") for (const t of words[i]!) if ((df.get(t) ?? 0) <= 5) brands.add(t);
-  });
-  const cued = sentences.flatMap((s, i) => (facts(s).show === "sponsor read" ? [i] : []));
-  sentences.forEach((s, i) => {
-    const f = facts(s);
-    // Only the read's own stretch: within three sentences of a cued one, by the same speaker.
-    const near = cued.some(
-      (c) => Math.abs(c - i) <= 3 && (sentences[c]!.words[0]?.speaker ?? null) === (s.words[0]?.speaker ?? null),
-    );
-    if (!f.show && near && [...words[i]!].some((t) => brands.has(t))) f.show = "sponsor read";
-  });
-}

@@ -3,13 +3,15 @@
  * reason (hook, coherence, payoff, delivery), and the overall quality that ranks windows. The
  * sentence-level features they read are named in features.ts; where topics change, in segment.ts.
  */
-import { density, facts, isLowInformation, markSponsorReads, type Facts } from "./features.js";
+import { density, facts, isLowInformation, type Facts } from "./features.js";
+import { markPassageKinds } from "./kinds.js";
+import { markResponses, responds, sentenceShape, shapeOf, type Shape } from "./structure.js";
 import { contentStems as nlpStems } from "./nlp.js";
 import { segmentTopics, type Topics } from "./segment.js";
 import { FILLER_PAIRS, FILLERS, isTerminal, tokens, type Sentence, type Word } from "./text.js";
 
 /** How the sub-scores make the overall quality, before the show-business and small-talk penalties. */
-export const WEIGHTS = { hook: 0.3, coherence: 0.3, payoff: 0.25, delivery: 0.08, length: 0.07 };
+export const WEIGHTS = { hook: 0.27, coherence: 0.3, payoff: 0.3, delivery: 0.07, length: 0.06 };
 
 /** Episode-wide statistics the window scores are relative to. */
 export interface EpisodeStats {
@@ -80,7 +82,8 @@ export function buildStats(
   const medianRate = rates.length ? rates[Math.floor(rates.length / 2)]! : 2.5;
   const loud = loudness?.filter((v) => Number.isFinite(v));
   const loudnessMean = loud?.length ? loud.reduce((a, b) => a + b, 0) / loud.length : undefined;
-  markSponsorReads(sentences);
+  markPassageKinds(sentences, duration);
+  markResponses(sentences);
   const turns = sentences.map((s, i) => i > 0 && speakerOf(s) !== speakerOf(sentences[i - 1]!));
   const topics = segmentTopics(
     sentences.map((s) => s.text),
@@ -99,8 +102,12 @@ const clamp01 = (v: number) => Math.max(0, Math.min(1, v));
 const quote = (s: Sentence) =>
   s.text.length > 48 ? `“${s.text.slice(0, 45).replace(/\s+\S*$/, "")}…”` : `“${s.text}”`;
 
-/** Hook: the opening makes a claim, gives a number, a promise or a tension. A bare question does not. */
-function hook(w: Window): SubScore {
+/**
+ * Hook: the opening makes a claim, gives a promise, advice or a tension, or opens a story. Numbers
+ * and superlatives count only as far as the passage has a shape (structure.ts) to hold them: a
+ * figure in a welcome or a biography hooks nobody. A bare question does not hook.
+ */
+function hook(w: Window, shape: Shape): SubScore {
   const [first, second] = w.sentences as [Sentence, Sentence | undefined];
   let f = facts(first);
   let s = first;
@@ -111,15 +118,21 @@ function hook(w: Window): SubScore {
   }
   if (f.show) return { value: 0.05, reason: `opens on show business (${f.show})` };
   const what: string[] = [];
+  const held = 0.35 + 0.65 * shape.value;
   let v = 0.15;
-  if (f.numbers) (v += 0.2), what.push("a number");
-  if (f.superlative) (v += 0.15), what.push("a superlative");
+  if (f.numbers) (v += 0.2 * held), what.push("a number");
+  if (f.superlative) (v += 0.15 * held), what.push("a superlative");
   if (f.sweeping) (v += 0.15), what.push("a sweeping claim");
   if (f.contrast || f.comparison) (v += 0.1), what.push(f.comparison && !f.contrast ? "a comparison" : "a tension");
   if (f.promise) (v += 0.2), what.push("a promise");
   if (f.advice) (v += 0.1), what.push("advice");
-  if (f.claim) v += 0.15;
-  if (isLowInformation(f)) v -= 0.2;
+  if (f.claim) v += 0.15 * held;
+  // A story's first line sets a scene in the past ("At my second restaurant, a woman left us…").
+  if (shape.kinds.includes("a story and its twist") && sentenceShape(s).past && !f.dangling)
+    (v += 0.2), what.push("a story's opening");
+  if (first !== s && shape.kinds.includes("a question and a pointed answer"))
+    (v += 0.1), what.push("a question with a pointed answer");
+  if (isLowInformation(f) && !sentenceShape(s).past) v -= 0.2;
   if (f.words < 4 || f.words > 35) v -= 0.1;
   const by = s === first ? "opens" : "the answer opens";
   if (what.length) return { value: clamp01(v), reason: `${by} with ${what.slice(0, 3).join(", ")}: ${quote(s)}` };
@@ -133,15 +146,26 @@ function coherence(w: Window, stats: EpisodeStats): SubScore {
   const first = ss[0]!;
   const last = ss[ss.length - 1]!;
   const lf = facts(last);
-  const turns = ss.filter((s, i) => i > 0 && speakerOf(s) !== speakerOf(ss[i - 1]!)).length;
+  // Turns cost only when they do not answer the turn before (a new subject, chat): an exchange
+  // that builds (set-up, reply, reaction, punchline; a disagreement) is one thought.
+  const starts = ss.flatMap((s, i) => (i > 0 && speakerOf(s) !== speakerOf(ss[i - 1]!) ? [i] : []));
+  const turns = starts.length;
+  const loose = starts.filter((i) => !responds(ss[i]!)).length;
   let v = 1;
   const notes: string[] = [];
   if (turns === 0) notes.push("one speaker");
   else if (turns === 1 && facts(first).question) notes.push("one exchange (a question and its answer)");
-  else (v -= Math.min(0.5, 0.12 * turns)), notes.push(`back-and-forth over ${turns + 1} turns`);
+  else if (loose === 0) (v -= 0.03 * turns), notes.push(`an exchange of ${turns + 1} turns, each answering the last`);
+  else
+    (v -= Math.min(0.5, 0.04 * turns + 0.12 * loose)),
+      notes.push(`back-and-forth over ${turns + 1} turns, ${loose} off the thread`);
   const d = facts(first).dangling;
   if (d) (v -= 0.35), notes.push(`starts on a dangling “${d}”`);
   const { boundary, depth } = stats.topics;
+  // The speaker's own set-up just before ("And here is the part nobody mentions.") belongs to the clip.
+  const before = stats.sentences[first.index - 1];
+  if (before && speakerOf(before) === speakerOf(first) && facts(before).setup && !facts(before).show)
+    (v -= 0.25), notes.push("starts after its own set-up");
   if (boundary[first.index]) notes.push("starts where a topic starts");
   else if (first.index > 0 && speakerOf(first) !== speakerOf(stats.sentences[first.index - 1]!))
     v -= 0.05 * (1 - (depth[first.index] ?? 0));
@@ -165,8 +189,12 @@ function coherence(w: Window, stats: EpisodeStats): SubScore {
   return { value: clamp01(v), reason: notes.join("; ") };
 }
 
-/** Payoff: the last sentences land a finding, advice, a twist or a conclusion; the passage carries information. */
-function payoff(w: Window, stats: EpisodeStats): { sub: SubScore; keyTerms: string[] } {
+/**
+ * Payoff: the passage is a complete thought with a turn (its shape, structure.ts) and its last
+ * sentences land advice, a finding, a twist or a conclusion. Information (numbers, names, contrast
+ * and causal words) and topical focus count for less, and only as far as the shape holds them.
+ */
+function payoff(w: Window, stats: EpisodeStats, shape: Shape): { sub: SubScore; keyTerms: string[] } {
   const statements = w.sentences.filter((s) => !facts(s).question);
   const tail = statements.slice(-3).map(facts);
   const lands: string[] = [];
@@ -177,9 +205,9 @@ function payoff(w: Window, stats: EpisodeStats): { sub: SubScore; keyTerms: stri
   if (tail.slice(-2).some((f) => f.claim)) (v += 0.2), lands.push("a conclusion");
   const all = w.sentences.map(facts);
   const sum = (k: (f: Facts) => number) => all.reduce((a, f) => a + k(f), 0);
-  const dens = clamp01(sum(density) / Math.max(1, all.length) / 1.2);
+  const dens = clamp01(sum(density) / Math.max(1, all.length) / 1.2) * (0.3 + 0.7 * shape.value);
   const focus = _focus(w, stats);
-  const value = clamp01(0.55 * clamp01(v) + 0.3 * dens + 0.15 * focus.value);
+  const value = clamp01(0.45 * shape.value + 0.3 * clamp01(v) + 0.15 * dens + 0.1 * focus.value);
   const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
   const info = `${n(
     sum((f) => f.numbers),
@@ -194,7 +222,8 @@ function payoff(w: Window, stats: EpisodeStats): { sub: SubScore; keyTerms: stri
     "contrast or causal word",
     "contrast or causal words",
   )} in ${n(all.length, "sentence", "sentences")}`;
-  const reason = lands.length ? `ends on ${lands.join(", ")}; ${info}` : `no payoff in its last sentences; ${info}`;
+  const shaped = shape.kinds.length ? `${shape.kinds.join(", ")}; ` : "no turn in the thought; ";
+  const reason = `${shaped}${lands.length ? `ends on ${lands.join(", ")}` : "no payoff in its last sentences"}; ${info}`;
   return { sub: { value, reason }, keyTerms: focus.terms };
 }
 
@@ -251,9 +280,10 @@ function delivery(w: Window, stats: EpisodeStats): SubScore {
 
 /** Scores a window's quality, independent of any search brief. */
 export function scoreWindow(w: Window, stats: EpisodeStats, target: number, range: number): Scored {
-  const h = hook(w);
+  const shape = shapeOf(w.sentences);
+  const h = hook(w, shape);
   const c = coherence(w, stats);
-  const p = payoff(w, stats);
+  const p = payoff(w, stats, shape);
   const d = delivery(w, stats);
   const length = clamp01(1 - Math.abs(w.duration - target) / Math.max(1, range));
   const all = w.sentences.map(facts);
@@ -267,13 +297,18 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
   const showShare = all.reduce((a, f) => a + (f.show ? f.words : 0), 0) / words;
   const showPenalty = show.length ? Math.min(0.45, 0.12 * all.filter((f) => f.show).length + 0.3 * showShare) : 0;
   if (show.length) reasons.push(`contains show business: ${show.join(", ")}`);
-  const chatShare = all.reduce((a, f) => a + (isLowInformation(f) ? f.words : 0), 0) / words;
-  const chatPenalty = chatShare > 0.3 ? (0.35 * (chatShare - 0.3)) / 0.7 + 0.05 : 0;
+  // Chat: pronoun-heavy talk with nothing in it. A story told in pronouns is not chat.
+  const chatShare =
+    all.reduce((a, f, i) => a + (isLowInformation(f) && !sentenceShape(w.sentences[i]!).past ? f.words : 0), 0) / words;
+  const chatPenalty = chatShare > 0.3 && !shape.kinds.length ? (0.35 * (chatShare - 0.3)) / 0.7 + 0.05 : 0;
   if (chatPenalty) reasons.push(`chatty, little information (${Math.round(chatShare * 100)}% of the words)`);
   // Rambling: hedged, list-like talk that circles a subject without making a point about it.
+  // Drift (lists of nouns, tag questions, "anyway") counts in full wherever it is; weak hedges by rate.
   const hedges = all.reduce((a, f) => a + f.hedges + (f.list ? 1 : 0), 0);
-  const rambling = hedges / all.length > 0.15 ? Math.min(0.25, (hedges / all.length) * 0.4) : 0;
-  if (rambling) reasons.push(`rambles: ${hedges} hedges or lists in ${all.length} sentences`);
+  const drift = all.reduce((a, f) => a + f.drift + (f.list ? 1 : 0), 0);
+  const rate = hedges / all.length;
+  const rambling = Math.min(0.35, (rate > 0.15 ? rate * 0.4 : 0) + (drift >= 2 ? 0.06 * drift : 0));
+  if (rambling) reasons.push(`rambles: ${hedges} hedges, ${drift} signs of drift in ${all.length} sentences`);
   const quality =
     WEIGHTS.hook * h.value +
     WEIGHTS.coherence * c.value +

@@ -1,0 +1,248 @@
+/**
+ * Kinds of passage that are not moments, told by what the passage does rather than by its stock
+ * phrases alone: a speaker's own career (first person, spans of years, jobs), housekeeping
+ * (clock times, days, rooms, tickets, prices of admission), a sponsor read (a brand with a web
+ * address, or an offer made to "you": free months, a code, "mention us") and an opening that talks
+ * about the occasion itself ("this room", "our two hundredth episode"). Such sentences are rich in
+ * numbers, names and superlatives, which is why a scorer that counts those picks them; here they
+ * are marked (Facts.show) so score.ts treats them as show business and titles never use them.
+ * A kind is read over a neighbourhood of the same speaker's sentences, so one clock time inside a
+ * story ("he walked out at eight o'clock on a Friday") does not make the story housekeeping.
+ */
+import { facts, type Facts } from "./features.js";
+import { isStopWord } from "./nlp.js";
+import type { Sentence } from "./text.js";
+
+const TIME_UNITS = new Set(["year", "years", "month", "months", "decade", "decades"]);
+const CAREER = new Set([
+  "worked",
+  "work",
+  "taught",
+  "teach",
+  "studied",
+  "trained",
+  "served",
+  "spent",
+  "joined",
+  "founded",
+  "opened",
+  "started",
+  "ran",
+  "run",
+  "been",
+  "degree",
+  "degrees",
+  "career",
+  "job",
+  "cooking",
+  "teaching",
+  "working",
+  "writing",
+  "running",
+  "hired",
+  "graduated",
+  "qualified",
+]);
+const DAYS = new Set([
+  "monday",
+  "tuesday",
+  "wednesday",
+  "thursday",
+  "friday",
+  "saturday",
+  "sunday",
+  "tomorrow",
+  "tonight",
+  "weekend",
+]);
+/** Rooms, passes and arrangements of an event or a show: where and when, not what. */
+const VENUE = new Set([
+  "hall",
+  "room",
+  "rooms",
+  "stand",
+  "car",
+  "parking",
+  "exits",
+  "exit",
+  "entrance",
+  "tickets",
+  "ticket",
+  "pass",
+  "badges",
+  "badge",
+  "lunch",
+  "coffee",
+  "tea",
+  "break",
+  "session",
+  "sessions",
+  "breakout",
+  "registration",
+  "toilets",
+  "cloakroom",
+  "doors",
+  "schedule",
+  "menu",
+  "notices",
+  "notice",
+  "reminder",
+  "stream",
+  "livestream",
+  "website",
+  "newsletter",
+  "episode",
+  "episodes",
+  "subscribe",
+  "warden",
+]);
+const CLOCK = /\b(half past|quarter (past|to)|o'clock|\d{1,2}(:\d\d)? ?(am|pm|a\.m\.|p\.m\.)|noon|midnight)\b/;
+const NEXT =
+  /\b(next (week|sunday|monday|tuesday|wednesday|thursday|friday|saturday|month|time|year)|this (afternoon|evening))\b/;
+/** The ways a read says who pays for the show, however worded. */
+const SUPPORT =
+  /\b(brought to you by|supported by|made possible by|courtesy of|our friends at|thanks to our|sponsored by|our sponsor|partnered with|in partnership with|today's sponsor|this episode is)\b/;
+const WEB = /\b(dot (com|app|co|uk|io|org|net|ai|fm|tv|dev)|www|https?)\b|\w\.(com|app|io|org|net|co\.uk|ai|fm|tv)\b/;
+/** An offer made to the listener: something free or off, a code, a first month, a sign-up. */
+const OFFER =
+  /\b(free|percent off|% off|discount|promo|code|sign up|signs? up|first (month|months|box|order|two|three)|trial|for nothing|mention|the word is|type in|use the|go to|head to|head over|visit|check (them|it) out|stand)\b/;
+/** The occasion itself: the room, the show, the audience. */
+const OCCASION =
+  /\b(tonight|today|(the|our|this) (show|programme|podcast|debate|episode)|this (room|hall|building|show|episode|podcast|summit|conference|chapel|church|stage|event|programme|morning's|session)|our (show|episode|podcast)|everyone|everybody|yourselves|all of you|welcome|good (morning|evening|afternoon))\b/;
+
+/** What a sentence holds of each kind: counts the neighbourhood rules below add up. */
+export interface KindSignals {
+  career: number;
+  schedule: number;
+  sponsor: number;
+  offer: number;
+  occasion: number;
+}
+
+const _signals = new WeakMap<Sentence, KindSignals>();
+export function signals(s: Sentence): KindSignals {
+  let v = _signals.get(s);
+  if (!v) _signals.set(s, (v = readSignals(facts(s), s.text)));
+  return v;
+}
+
+export function readSignals(f: Facts, text: string): KindSignals {
+  const toks = f.a.tokens.filter((t) => t.pos !== "PUNCT");
+  const low = ` ${text
+    .toLowerCase()
+    .replace(/[’‘]/g, "'")
+    .replace(/[^\p{L}\p{N}'%:. ]+/gu, " ")
+    .replace(/\s+/g, " ")} `;
+  const firstPerson = toks.some((t) => t.normal === "i" || t.normal === "my" || t.normal === "me");
+  // A span of a life: "fourteen years", "for six years", "since 2009", "at fifteen".
+  const spans =
+    toks.filter((t, i) => TIME_UNITS.has(t.normal) && toks[i - 1]?.pos === "NUM").length +
+    toks.filter((t) => /^(19|20)\d\d$/.test(t.normal)).length +
+    // An age a career began at: "at fifteen", "when I was nine".
+    (/\b(at|aged|when i was|i was) (eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|nine|ten|\d\d?)\b/.test(
+      low,
+    )
+      ? 1
+      : 0);
+  const careerWords = toks.filter((t) => CAREER.has(t.normal)).length + (/\bas an? \w+/.test(low) ? 1 : 0);
+  const named = /\bmy name is\b|\bi'm your host\b/.test(low);
+  // Strong: the speaker's own years at a job; weak: one of the two (a neighbour must add to it).
+  const career =
+    (firstPerson && spans > 0 && careerWords > 0 ? 2 : firstPerson && (spans > 0 || careerWords > 0) ? 1 : 0) +
+    (named ? 2 : 0);
+  const schedule =
+    toks.filter((t) => DAYS.has(t.normal) || VENUE.has(t.normal)).length +
+    (CLOCK.test(low) ? 2 : 0) +
+    (NEXT.test(low) ? 1 : 0) +
+    // Prices of admission: "tickets are eight pounds", "one pound twenty a cup".
+    (/\b(pounds?|dollars?|euros?|quid|bucks)\b/.test(low) && /\b(tickets?|a cup|per person|entry|included)\b/.test(low)
+      ? 1
+      : 0);
+  const web = WEB.test(low) || f.a.entities.some((e) => e === "URL" || e === "EMAIL");
+  const offer = (low.match(new RegExp(OFFER.source, "g")) ?? []).length;
+  const sponsor = (SUPPORT.test(low) ? 2 : 0) + (web ? 2 : 0) + (f.show === "sponsor read" ? 1 : 0);
+  const occasion = (low.match(new RegExp(OCCASION.source, "g")) ?? []).length;
+  return { career, schedule, sponsor, offer, occasion };
+}
+
+const speakerOf = (s: Sentence) => s.words[0]?.speaker ?? null;
+
+/**
+ * Marks the sentences of biographies, housekeeping, sponsor reads and openings about the occasion
+ * (Facts.show), reading each sentence with its same-speaker neighbours.
+ */
+export function markPassageKinds(sentences: Sentence[], duration: number): void {
+  const sig = sentences.map(signals);
+  const near = (i: number, k: keyof KindSignals, reach = 1) => {
+    let sum = 0;
+    for (let j = Math.max(0, i - reach); j <= Math.min(sentences.length - 1, i + reach); j++)
+      if (speakerOf(sentences[j]!) === speakerOf(sentences[i]!)) sum += sig[j]![k];
+    return sum;
+  };
+  sentences.forEach((s, i) => {
+    const f = facts(s);
+    if (f.show) return;
+    const g = sig[i]!;
+    // A sponsor read: who pays and where to find them, or an offer with a web address.
+    if (g.sponsor >= 2 && (g.offer > 0 || g.sponsor >= 4 || f.names > 0)) f.show = "sponsor read";
+    else if (g.offer >= 2 && near(i, "sponsor") >= 2) f.show = "sponsor read";
+    else if (g.career >= 2 || (g.career >= 1 && near(i, "career") >= 3)) f.show = "biography";
+    else if (g.schedule >= 2 && near(i, "schedule") >= 4) f.show = "logistics";
+    else if (g.schedule >= 1 && near(i, "schedule", 1) >= 5) f.show = "logistics";
+  });
+  markSponsorReads(sentences);
+  markOpening(sentences, duration);
+}
+
+/**
+ * The opening: from a greeting in the first tenth of the recording, the greeter's sentences about
+ * the occasion (the room, the show, the audience, its records) are the welcome, however many
+ * figures they hold. It ends at the first sentence that is about something else.
+ */
+function markOpening(sentences: Sentence[], duration: number): void {
+  const early = Math.max(60, duration * 0.1);
+  const start = sentences.findIndex(
+    (s) => s.start <= early && (facts(s).show === "greeting" || /\b(welcome|good morning|hello)\b/i.test(s.text)),
+  );
+  if (start < 0) return;
+  const who = speakerOf(sentences[start]!);
+  let quiet = 0;
+  for (let i = start; i < sentences.length && sentences[i]!.start <= early * 1.5; i++) {
+    const s = sentences[i]!;
+    const f = facts(s);
+    if (speakerOf(s) !== who) break;
+    if (f.show) continue;
+    if (signals(s).occasion > 0 || f.numbers > 0 || f.superlative) {
+      f.show = "introduction";
+      quiet = 0;
+    } else if (++quiet >= 2) break;
+    else f.show = "introduction";
+  }
+}
+
+/**
+ * A sponsor read runs over several sentences, and only some carry its cues; without punctuation it
+ * is cut into phrases. Sentences that share a rare word (said in at most five sentences: the brand)
+ * with a marked sponsor sentence, by the same speaker within three sentences, are the read too.
+ */
+export function markSponsorReads(sentences: Sentence[]): void {
+  const words = sentences.map(
+    (s) =>
+      new Set(
+        facts(s)
+          .a.tokens.filter((t) => /^\p{L}{4,}$/u.test(t.normal) && !isStopWord(t.normal))
+          .map((t) => t.normal),
+      ),
+  );
+  const df = new Map<string, number>();
+  for (const w of words) for (const t of w) df.set(t, (df.get(t) ?? 0) + 1);
+  const brands = new Set<string>();
+  const cued = sentences.flatMap((s, i) => (facts(s).show === "sponsor read" ? [i] : []));
+  for (const i of cued) for (const t of words[i]!) if ((df.get(t) ?? 0) <= 5) brands.add(t);
+  sentences.forEach((s, i) => {
+    const f = facts(s);
+    const near = cued.some((c) => Math.abs(c - i) <= 3 && speakerOf(sentences[c]!) === speakerOf(s));
+    if (!f.show && near && ([...words[i]!].some((t) => brands.has(t)) || signals(s).offer >= 2))
+      f.show = "sponsor read";
+  });
+}
