@@ -127,7 +127,8 @@ export function dropReport(r: DropResult, seconds: number, cores: number): strin
       `| **${r.wallSeconds.toFixed(1)}** |`,
     "",
     `Target (issue 17): drop → top ${TOP} clips rendered <= 0.3x episode length ` +
-      `(${((0.3 * seconds) / 60).toFixed(0)} min): ${r.wallSeconds <= 0.3 * seconds && r.clips >= TOP ? "met" : "NOT met"} ` +
+      `(${((0.3 * seconds) / 60).toFixed(0)} min): ` +
+      `${r.wallSeconds <= 0.3 * seconds && r.clips >= TOP ? "met" : "NOT met"} ` +
       `(${(r.wallSeconds / seconds).toFixed(3)}x, ${r.clips} clips, run ${r.state}).`,
   ];
   return out;

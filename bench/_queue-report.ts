@@ -89,7 +89,8 @@ export function report(results: ScenarioResult[], pgOrigin: string | undefined, 
   for (const r of results) {
     const t = r.throughput;
     out.push(
-      `| ${cores} | ${r.backend} | ${r.concurrency} | ${t.finished}/${t.runs}${t.failed ? ` (${t.failed} failed)` : ""} ` +
+      `| ${cores} | ${r.backend} | ${r.concurrency} ` +
+        `| ${t.finished}/${t.runs}${t.failed ? ` (${t.failed} failed)` : ""} ` +
         `| ${t.seconds.toFixed(2)} | ${t.runsPerSecond.toFixed(1)} | ${t.stepsPerSecond.toFixed(1)} ` +
         `| ${t.enqueueSeconds.toFixed(2)} | ${ms(t.stage.median)} | ${ms(t.stage.p90)} |`,
     );

@@ -70,7 +70,10 @@ export async function makeSource(dir: string, seconds: number): Promise<Source> 
   const video = path.join(dir, `source-${seconds}s.mp4`);
   if (!existsSync(video)) {
     const inputs = wavs.flatMap((w) => ["-i", w]);
-    const audio = `${wavs.map((_, i) => `[${i + 1}:a]aresample=48000,apad=pad_dur=0.3[a${i}]`).join(";")};${wavs.map((_, i) => `[a${i}]`).join("")}concat=n=${wavs.length}:v=0:a=1,apad,atrim=0:${seconds}[aout]`;
+    const audio = [
+      ...wavs.map((_, i) => `[${i + 1}:a]aresample=48000,apad=pad_dur=0.3[a${i}]`),
+      `${wavs.map((_, i) => `[a${i}]`).join("")}concat=n=${wavs.length}:v=0:a=1,apad,atrim=0:${seconds}[aout]`,
+    ].join(";");
     const picture = `[0:v]hue=H=2*PI*floor(t/15)/4:s=1.4[vout]`;
     await exec("ffmpeg", [
       "-v",

@@ -243,10 +243,11 @@ async function main() {
   const lines = results.length
     ? [report(results, file)]
     : [
-        `clipd episode benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${CORES} cores, load average ${os
-          .loadavg()
-          .map((l) => l.toFixed(2))
-          .join(" ")}`,
+        `clipd episode benchmark, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ` +
+          `${CORES} cores, load average ${os
+            .loadavg()
+            .map((l) => l.toFixed(2))
+            .join(" ")}`,
       ];
   if (video)
     lines.push(

@@ -183,10 +183,14 @@ async function main() {
     ["CPU", cpus],
   ] as const) {
     const m = (k: string) => median(set[k]!);
+    const ratio = (a: string, b: string) => (m(a) / m(b)).toFixed(2);
+    const onePass = "first render, one pass";
     console.log(
-      `\n${what}: first render one pass ÷ two pass ${(m("first render, one pass") / m("first render, two pass (today)")).toFixed(2)}; ` +
-        `keeping an intermediate costs the first render ×${(m("first render, one pass + caption-free intermediate (extra output)") / m("first render, one pass")).toFixed(2)}; ` +
-        `restyle re-burn ÷ one pass from the source ${(m("restyle, re-burn over the kept intermediate") / m("restyle, one pass from the source")).toFixed(2)}`,
+      `\n${what}: first render one pass ÷ two pass ${ratio(onePass, "first render, two pass (today)")}; ` +
+        "keeping an intermediate costs the first render " +
+        `×${ratio("first render, one pass + caption-free intermediate (extra output)", onePass)}; ` +
+        "restyle re-burn ÷ one pass from the source " +
+        ratio("restyle, re-burn over the kept intermediate", "restyle, one pass from the source"),
     );
   }
 }

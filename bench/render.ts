@@ -149,7 +149,8 @@ async function mainPart(env: Env) {
   row(`clipd \`clip\` pipeline (${stages})`, best(clipd));
   row(`clipd restyle (${RESTYLE.style})`, best(restyle));
   row(
-    `clipd \`clip\` pipeline, no crop plan (${cold.steps.map((s) => `${s.stage} ${f2(s.seconds)} s`).join(", ")}; one round)`,
+    `clipd \`clip\` pipeline, no crop plan (${cold.steps.map((s) => `${s.stage} ${f2(s.seconds)} s`).join(", ")}; ` +
+      "one round)",
     cold.wall,
   );
   console.log(
@@ -208,7 +209,8 @@ async function presetsPart(env: Env) {
   const choice = within[0]!.preset; // veryfast itself is always within
   console.log(
     `\nChosen by measurement: ${choice} (the least CPU within 0.005 of veryfast's ` +
-      `SSIM ${vf.ssim.toFixed(4)}); shipped default: ${DEFAULT_PRESET}${choice === DEFAULT_PRESET ? "" : " (differs: see docs/benchmarks.md)"}.`,
+      `SSIM ${vf.ssim.toFixed(4)}); shipped default: ${DEFAULT_PRESET}` +
+      `${choice === DEFAULT_PRESET ? "" : " (differs: see docs/benchmarks.md)"}.`,
   );
 }
 

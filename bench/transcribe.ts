@@ -183,7 +183,11 @@ function report(results: Result[]): string {
   if (chunked) {
     out.push(
       `Target: chunked pocketsphinx RTF ≤ 0.2 on ${CORES} cores (episode): ${chunked.rtf <= 0.2 ? "met" : "NOT met"} ` +
-        `(${chunked.rtf.toFixed(3)}${single ? `; single process ${single.rtf.toFixed(3)}, speed-up ×${(single.rtf / chunked.rtf).toFixed(2)}` : ""}).`,
+        `(${chunked.rtf.toFixed(3)}` +
+        (single
+          ? `; single process ${single.rtf.toFixed(3)}, speed-up ×${(single.rtf / chunked.rtf).toFixed(2)}`
+          : "") +
+        ").",
     );
   }
   out.push(

@@ -130,7 +130,8 @@ function validate(cfg: Record<string, any>) {
     if (e.keyword === "additionalProperties") {
       const extra = (e.params as any).additionalProperty;
       const near = Object.keys((e.parentSchema as any)?.properties ?? {}).find((k) => editDistance(k, extra) <= 2);
-      return `${key ? key + "." : ""}${extra}: unknown key${near ? ` (did you mean ${key ? key + "." : ""}${near}?)` : ""}`;
+      const at = key ? `${key}.` : "";
+      return `${at}${extra}: unknown key${near ? ` (did you mean ${at}${near}?)` : ""}`;
     }
     return `${key || "(top level)"}: ${e.message}`;
   });

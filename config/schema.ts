@@ -71,7 +71,8 @@ export const ConfigSchema = Type.Object(
       public_url: Key(
         Str(),
         "",
-        "Public base URL used in links (download links, upload addresses). Empty: derived from the request, except in mails: with smtp.host set, reset and verification mails are sent only when this is set.",
+        "Public base URL used in links (download links, upload addresses). Empty: derived from the request, " +
+          "except in mails: with smtp.host set, reset and verification mails are sent only when this is set.",
         { env: "CLIPD_PUBLIC_URL" },
       ),
       ops_token: Key(
@@ -362,12 +363,15 @@ export const ConfigSchema = Type.Object(
       signin_backoff_seconds: Key(
         Num({ exclusiveMinimum: 0 }),
         30,
-        "The first wait of an account and address past signin_free_attempts; it doubles with each further failure, up to signin_window_minutes.",
+        "The first wait of an account and address past signin_free_attempts; " +
+          "it doubles with each further failure, up to signin_window_minutes.",
       ),
       signin_attempts_per_account: Key(
         Int({ minimum: 1 }),
         100,
-        "Ceiling on failed sign-ins to one account from all addresses in signin_window_minutes (guessing from many addresses). An address that signed in to the account in the last 30 days is not held by it.",
+        "Ceiling on failed sign-ins to one account from all addresses in signin_window_minutes " +
+          "(guessing from many addresses). " +
+          "An address that signed in to the account in the last 30 days is not held by it.",
       ),
       signin_window_minutes: Key(Num({ exclusiveMinimum: 0 }), 15, "Window of the sign-in limits, minutes."),
       mails_per_account_per_hour: Key(
@@ -388,7 +392,9 @@ export const ConfigSchema = Type.Object(
       free_transcripts_unverified: Key(
         Bool(),
         false,
-        "Accounts made by the website's sign-up get the monthly free transcripts before their e-mail address is verified. false: only once verified (accounts the operator made always get them).",
+        "Accounts made by the website's sign-up get the monthly free transcripts " +
+          "before their e-mail address is verified. " +
+          "false: only once verified (accounts the operator made always get them).",
       ),
       account_removal_days: Key(Int({ minimum: 0 }), 30, "Days after deletion before an account's data is removed."),
     }),

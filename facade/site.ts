@@ -134,10 +134,13 @@ function notFound(pathname: string): Response {
 
 /** Said plainly, so an operator who skipped the build knows what to run. */
 function notBuilt(): Response {
-  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>clipd: website not built</title></head>
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>clipd: website not built</title></head>
 <body style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5">
 <h1>The clipd website was not built</h1>
-<p>This clipd serves its API, but the website's files (<code>dist/web/</code>) are missing. Build them with <code>npm start</code> (which builds what is out of date) or <code>node scripts/ensure-build.mjs</code>, then reload.</p>
+<p>This clipd serves its API, but the website's files (<code>dist/web/</code>) are missing.
+Build them with <code>npm start</code> (which builds what is out of date) or
+<code>node scripts/ensure-build.mjs</code>, then reload.</p>
 <p>The API itself works: see <a href="/openapi.json">/openapi.json</a>.</p>
 </body></html>\n`;
   return new Response(page, {

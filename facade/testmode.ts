@@ -115,7 +115,8 @@ export const sampleIds = () => {
 const stamp = (t: number, sep: "," | ".") => {
   const ms = Math.round(t * 1000);
   const p = (n: number, w = 2) => String(n).padStart(w, "0");
-  return `${p(Math.floor(ms / 3_600_000))}:${p(Math.floor(ms / 60_000) % 60)}:${p(Math.floor(ms / 1000) % 60)}${sep}${p(ms % 1000, 3)}`;
+  const hms = [Math.floor(ms / 3_600_000), Math.floor(ms / 60_000) % 60, Math.floor(ms / 1000) % 60];
+  return `${hms.map((n) => p(n)).join(":")}${sep}${p(ms % 1000, 3)}`;
 };
 
 /** The sample transcript's files, made from the fixture's segments. */

@@ -39,7 +39,8 @@ const parallel = Number(process.env.CHAOS_PARALLEL ?? 4);
 const standIn = process.env.CHAOS_STANDIN === "1";
 const pipelinesDir = standIn ? path.join(projectRoot(), "test", "chaos", "kill-pipelines") : undefined;
 const repeat =
-  `CHAOS_SEED=${seed} CHAOS_N=${n} CHAOS_BATCH=${batch} CHAOS_EXPORT_EVERY=${exportEvery}${standIn ? " CHAOS_STANDIN=1" : ""} ` +
+  `CHAOS_SEED=${seed} CHAOS_N=${n} CHAOS_BATCH=${batch} ` +
+  `CHAOS_EXPORT_EVERY=${exportEvery}${standIn ? " CHAOS_STANDIN=1" : ""} ` +
   `CHAOS_BACKENDS=${backends.join(",")} CHAOS_PATHS=${paths.join(",")} node ` +
   `dist/bench/chaos/kill.js`;
 console.log(`kill -9: seed ${seed}, ${n} per backend and path, batches of ${batch}\n  repeat: ${repeat}`);

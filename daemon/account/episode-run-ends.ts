@@ -243,7 +243,8 @@ export class EpisodeRunEnds {
       ...(job.error ? { error: job.error } : {}),
       message: ok
         ? `"${name}" is ready: download it from download_url (the link is valid 7 days)`
-        : `"${name}" could not be ${job.kind === "cut" ? "cut" : "rendered"}: ${job.error?.message ?? "the job failed"}`,
+        : `"${name}" could not be ${job.kind === "cut" ? "cut" : "rendered"}: ` +
+          (job.error?.message ?? "the job failed"),
     };
     const key = job.result?.key as string | undefined;
     const links =

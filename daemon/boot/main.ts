@@ -50,7 +50,8 @@ Tool server
 Accounts (prints one JSON line)
   account create --email E [--credit-cents N] [--plan]
   account reset-password --email E [--password P]   (else read from stdin or asked for; ends its sessions)
-  key create --account ID --mode live|test --scopes clips.read,clips.write,transcripts,webhooks [--expires-in-days 30|90]
+  key create --account ID --mode live|test --scopes clips.read,clips.write,transcripts,webhooks
+             [--expires-in-days 30|90]
   key revoke --key-id ID
   credit add --account ID --cents N
 
@@ -134,7 +135,8 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
     if (done.state !== "succeeded") {
       exitCode = 1;
       process.stderr.write(
-        `failed: ${done.error?.code}: ${done.error?.message}${done.error?.stage ? ` (stage ${done.error.stage})` : ""}\n`,
+        `failed: ${done.error?.code}: ${done.error?.message}` +
+          `${done.error?.stage ? ` (stage ${done.error.stage})` : ""}\n`,
       );
     }
     const failedKids = kids.filter((k) => k.state !== "succeeded");

@@ -66,7 +66,8 @@ export function configText(): string {
     rows
       .map(
         (r) =>
-          `${r.key.padEnd(w)}  ${plain(r.type)}; default ${plain(r.default)}${r.env ? `; env ${r.env}` : ""}\n${" ".repeat(w + 2)}${r.description}`,
+          `${r.key.padEnd(w)}  ${plain(r.type)}; default ${plain(r.default)}${r.env ? `; env ${r.env}` : ""}\n` +
+          `${" ".repeat(w + 2)}${r.description}`,
       )
       .join("\n") + "\n"
   );

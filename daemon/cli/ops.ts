@@ -3,7 +3,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { Ajv } from "ajv";
+import { Ajv, type ErrorObject } from "ajv";
 import { projectRoot, type Config } from "../../config/loader.js";
 import { UsageError, parseSets } from "./args.js";
 import { createLogger } from "../ops/log.js";
@@ -28,8 +28,10 @@ export async function cmdStage(cfg: Config, args: string[], values: Record<strin
   const options = { ...(input.options ?? {}), ...parseSets(values.set) };
   const validate = new Ajv({ strict: false, useDefaults: true, allErrors: true }).compile(stage.options);
   if (!validate(options)) {
+    const where = (e: ErrorObject) =>
+      e.instancePath || (e.params as { additionalProperty?: string }).additionalProperty;
     throw new UsageError(
-      `invalid options for ${name}: ${validate.errors!.map((e) => `${e.instancePath || (e.params as any).additionalProperty || ""} ${e.message}`).join("; ")}`,
+      `invalid options for ${name}: ${validate.errors!.map((e) => `${where(e) ?? ""} ${e.message}`).join("; ")}`,
     );
   }
   const log = createLogger({ log: { ...cfg.log, level: values.verbose ? "debug" : "warn" } });

@@ -95,7 +95,8 @@ export async function postSigned(p: SignedPost): Promise<PostResult> {
       text,
       ok
         ? null
-        : `the address answered ${res.status}${res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : ""}`,
+        : `the address answered ${res.status}` +
+            (res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : ""),
     );
   } catch (err: any) {
     const timedOut = err?.name === "TimeoutError" || err?.name === "AbortError";

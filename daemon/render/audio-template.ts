@@ -101,10 +101,29 @@ export function waveFilter(
   const w = Math.max(bars, Math.floor(box.w / bars) * bars);
   const half = even(box.h / 2);
   const gap = Math.max(2, Math.round((w / bars) * 0.3));
-  return (
-    `[${inLabel}]aresample=8000,dynaudnorm=f=75:g=5,` +
-    `showfreqs=s=${bars}x${Math.max(8, Math.round(half / 4))}:mode=bar:ascale=cbrt:fscale=lin:win_size=128:averaging=1:rate=${o.fps}:colors=white,` +
-    `scale=${w}:${half}:flags=neighbor,drawgrid=w=iw/${bars}:h=ih:t=${gap}:c=black@1,colorkey=black:0.05,lutrgb=r=${r}:g=${g}:b=${b},` +
-    `split[wu${outLabel}][wd${outLabel}];[wd${outLabel}]vflip[wf${outLabel}];[wu${outLabel}][wf${outLabel}]vstack,format=rgba[${outLabel}]`
-  );
+  const showfreqs = [
+    `showfreqs=s=${bars}x${Math.max(8, Math.round(half / 4))}`,
+    "mode=bar",
+    "ascale=cbrt",
+    "fscale=lin",
+    "win_size=128",
+    "averaging=1",
+    `rate=${o.fps}`,
+    "colors=white",
+  ].join(":");
+  const halfWave = [
+    `[${inLabel}]aresample=8000`,
+    "dynaudnorm=f=75:g=5",
+    showfreqs,
+    `scale=${w}:${half}:flags=neighbor`,
+    `drawgrid=w=iw/${bars}:h=ih:t=${gap}:c=black@1`,
+    "colorkey=black:0.05",
+    `lutrgb=r=${r}:g=${g}:b=${b}`,
+    `split[wu${outLabel}][wd${outLabel}]`,
+  ].join(",");
+  return [
+    halfWave,
+    `[wd${outLabel}]vflip[wf${outLabel}]`,
+    `[wu${outLabel}][wf${outLabel}]vstack,format=rgba[${outLabel}]`,
+  ].join(";");
 }

@@ -28,6 +28,7 @@ const DEFAULT_CARD_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
 const even = (v: number) => Math.round(v / 2) * 2;
 const hex = (v: string | undefined, fallback: string) => (v && /^#[0-9a-fA-F]{6}$/.test(v) ? v : fallback);
+const STEREO_48K = "aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo";
 
 /** A card's length: 1–2 s (1.5 when the kit gives none). */
 export const cardSeconds = (card?: BrandCard): number =>
@@ -90,21 +91,27 @@ export function brandTail(
     const top = Math.round((H - lh * lines.length) / 2);
     const texts = files.map(
       (f, i) =>
-        `,drawtext=${fontArg}:textfile=${escapeFilterValue(f)}:expansion=none:fontsize=${size}:fontcolor=${hex(brand!.colours?.primary, "#ffffff")}:x=(w-text_w)/2:y=${top + i * lh}`,
+        "," +
+        [
+          `drawtext=${fontArg}`,
+          `textfile=${escapeFilterValue(f)}`,
+          "expansion=none",
+          `fontsize=${size}`,
+          `fontcolor=${hex(brand!.colours?.primary, "#ffffff")}`,
+          "x=(w-text_w)/2",
+          `y=${top + i * lh}`,
+        ].join(":"),
     );
     parts.push(
-      `color=c=${hex(brand!.colours?.background, "#111827")}:s=${W}x${H}:r=${o.fps}:d=${seconds.toFixed(3)},format=yuv420p${texts.join("")},setsar=1[${name}v]`,
+      `color=c=${hex(brand!.colours?.background, "#111827")}:s=${W}x${H}:r=${o.fps}:d=${seconds.toFixed(3)},` +
+        `format=yuv420p${texts.join("")},setsar=1[${name}v]`,
     );
-    parts.push(
-      `anullsrc=r=48000:cl=stereo,atrim=duration=${seconds.toFixed(3)},aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[${name}a]`,
-    );
+    parts.push(`anullsrc=r=48000:cl=stereo,atrim=duration=${seconds.toFixed(3)},${STEREO_48K}[${name}a]`);
     return `[${name}v][${name}a]`;
   };
   const labels: string[] = [];
   if (times.before) labels.push(card("intro", times.before));
-  parts.push(
-    `[${v}]format=yuv420p,setsar=1[vmain];[${o.a}]aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[amain]`,
-  );
+  parts.push(`[${v}]format=yuv420p,setsar=1[vmain];[${o.a}]${STEREO_48K}[amain]`);
   labels.push("[vmain][amain]");
   if (times.after) labels.push(card("outro", times.after));
   parts.push(`${labels.join("")}concat=n=${labels.length}:v=1:a=1[vbrand][abrand]`);

@@ -139,7 +139,8 @@ export function bleepFilter(spans: Span[], inLabel: string, outLabel: string): s
   const on = spans.map((s) => `between(t,${s.start.toFixed(3)},${s.end.toFixed(3)})`).join("+");
   return (
     `[${inLabel}]asetnsamples=n=480:p=0,volume=volume=0:enable='${on}'[${outLabel}m];` +
-    `sine=frequency=1000:sample_rate=48000,asetnsamples=n=480:p=0,volume=volume=0.25,volume=volume=0:enable='not(${on})',` +
+    "sine=frequency=1000:sample_rate=48000,asetnsamples=n=480:p=0," +
+    `volume=volume=0.25,volume=volume=0:enable='not(${on})',` +
     `aformat=sample_fmts=fltp:channel_layouts=stereo[${outLabel}t];` +
     `[${outLabel}m][${outLabel}t]amix=inputs=2:duration=first:normalize=0[${outLabel}]`
   );

@@ -53,7 +53,12 @@ function _pieceInputs(source: string, pieces: Piece[]): string[] {
 }
 
 function _audioChain(i: number, p: Piece): string {
-  return `[${i}:a:0]atrim=duration=${n3(p.end - p.start)},asetpts=PTS-STARTPTS,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a${i}]`;
+  return [
+    `[${i}:a:0]atrim=duration=${n3(p.end - p.start)}`,
+    "asetpts=PTS-STARTPTS",
+    "aresample=48000",
+    `aformat=sample_fmts=fltp:channel_layouts=stereo[a${i}]`,
+  ].join(",");
 }
 
 /**
@@ -88,14 +93,19 @@ export function layoutFilter(o: GraphOptions, inLabel: string, outLabel: string)
         `scale=${W}:${H},setsar=1[${outLabel}]`
       );
     case "pad":
-      return `[${inLabel}]scale=${W}:${H}:force_original_aspect_ratio=decrease,pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=${o.background},setsar=1[${outLabel}]`;
+      return [
+        `[${inLabel}]scale=${W}:${H}:force_original_aspect_ratio=decrease`,
+        `pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=${o.background}`,
+        `setsar=1[${outLabel}]`,
+      ].join(",");
     case "blur": {
       // The blurred fill is made at a quarter size: cheaper, and the blur hides the upscale.
       const w4 = Math.round(W / 8) * 2;
       const h4 = Math.round(H / 8) * 2;
       return (
         `[${inLabel}]split=2[bgsrc][fgsrc];` +
-        `[bgsrc]scale=${w4}:${h4}:force_original_aspect_ratio=increase,crop=${w4}:${h4},boxblur=12:2,eq=brightness=-0.08,scale=${W}:${H},setsar=1[bg];` +
+        `[bgsrc]scale=${w4}:${h4}:force_original_aspect_ratio=increase,crop=${w4}:${h4},` +
+        `boxblur=12:2,eq=brightness=-0.08,scale=${W}:${H},setsar=1[bg];` +
         `[fgsrc]scale=${W}:${H}:force_original_aspect_ratio=decrease,setsar=1[fg];` +
         `[bg][fg]overlay=(W-w)/2:(H-h)/2,setsar=1[${outLabel}]`
       );

@@ -76,7 +76,8 @@ export class SigninLimits {
     const retryAfter = Math.max(1, Math.ceil(seconds));
     const what =
       per === "account and address"
-        ? `${failures} failed sign-ins to this account from this address (${limit} before waiting, each further one doubles the wait)`
+        ? `${failures} failed sign-ins to this account from this address ` +
+          `(${limit} before waiting, each further one doubles the wait)`
         : `too many failed sign-ins for this ${per}: ${limit} in ${this.cfg.windowMinutes} minutes`;
     return new LimitReached("quota", "rate_limited", `${what}; retry in ${retryAfter} s`, {
       context: { retry_after: retryAfter, limit, per },

@@ -9,7 +9,7 @@
  * against the address's rate-limit bucket as the API counts refused keys. Scopes are judged per
  * tool call, by the operation, as on the API.
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import * as streamableHttp from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { requireKey } from "../auth.js";
 import type { Caller } from "../core/caller.js";
 import { toErrorBody } from "../errors.js";
@@ -57,7 +57,7 @@ export function mcpHttpHandler(core: McpCore, services: FacadeServices, maxBodyB
         );
       return jsonResponse(status, body, headers);
     }
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new streamableHttp.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
       maxRequestBodySize: maxBodyBytes,

@@ -160,7 +160,8 @@ export const restyleClip = defineOperation({
       throw new ApiError(
         400,
         "invalid_request",
-        `body names nothing to change: give at least one of ${LOOK_FIELDS.join(", ")}${body.save_as_default !== undefined ? " (save_as_default only saves the look a restyle makes)" : ""}`,
+        `body names nothing to change: give at least one of ${LOOK_FIELDS.join(", ")}` +
+          (body.save_as_default !== undefined ? " (save_as_default only saves the look a restyle makes)" : ""),
         { field: "body" },
       );
     }

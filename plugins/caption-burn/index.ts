@@ -190,7 +190,11 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
               "-i",
               source,
               "-filter_complex",
-              `[0:v:0]${filter}[v];[0:a:0]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a0];${bleepFilter(prep.bleep, "a0", "a")}`,
+              [
+                `[0:v:0]${filter}[v]`,
+                "[0:a:0]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a0]",
+                bleepFilter(prep.bleep, "a0", "a"),
+              ].join(";"),
               "-map",
               "[v]",
               "-map",

@@ -65,7 +65,8 @@ export async function makeBackground(out: string, o: BackgroundOptions): Promise
     const svg =
       `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">` +
       `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" ` +
-      `stop-color="${_shade(colour, 1.25)}"/><stop offset="1" stop-color="${_shade(colour, 0.45)}"/></linearGradient></defs>` +
+      `stop-color="${_shade(colour, 1.25)}"/><stop offset="1" stop-color="${_shade(colour, 0.45)}"/>` +
+      "</linearGradient></defs>" +
       `<rect width="100%" height="100%" fill="url(#g)"/>${tile}</svg>`;
     base = sharp(Buffer.from(svg));
   }

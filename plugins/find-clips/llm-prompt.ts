@@ -93,7 +93,8 @@ export function buildMessages(
     if (taken.length)
       lines.push(
         `Already listed (you may return one of these spans exactly when it is the ` +
-          `best answer; otherwise do not overlap them): ${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`,
+          "best answer; otherwise do not overlap them): " +
+          `${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`,
       );
   } else if (taken.length)
     lines.push(`Already taken, do not overlap: ${taken.map((c) => `${fmt(c.start)}–${fmt(c.end)}`).join(", ")}.`);

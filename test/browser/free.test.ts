@@ -87,7 +87,10 @@ describe("the free transcription page in a browser", () => {
     await expect
       .poll(() => alert().textContent())
       .toMatch(
-        /^Without a key, 1 file a day can be sent from one address, and this address has used it\. Try again in \d+ (hours?|minutes?)( \d+ minutes?)?, or create a free key for more\.$/,
+        new RegExp(
+          "^Without a key, 1 file a day can be sent from one address, and this address has used it\\. " +
+            "Try again in \\d+ (hours?|minutes?)( \\d+ minutes?)?, or create a free key for more\\.$",
+        ),
       );
   });
 

@@ -228,7 +228,8 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
       }
       await release?.();
       log(
-        `${o.backend}/${o.path} batch ${first / o.batch + 1}: ${describePlan(plan)}${first === 0 ? "" : `, daemon ${w.alive() ? "alive" : "killed"}`}`,
+        `${o.backend}/${o.path} batch ${first / o.batch + 1}: ${describePlan(plan)}` +
+          (first === 0 ? "" : `, daemon ${w.alive() ? "alive" : "killed"}`),
       );
       for (const s of batch) {
         try {

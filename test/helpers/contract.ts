@@ -72,7 +72,8 @@ export function contractProblem(method: string, path: string, status: number, bo
     const documented = op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
     if (!documented)
       return (
-        `${where}: ${op.id} does not document status ${status} (it documents ${Object.keys(op.responses).join(", ")}); ` +
+        `${where}: ${op.id} does not document status ${status} ` +
+        `(it documents ${Object.keys(op.responses).join(", ")}); ` +
         `body ${show(body)}`
       );
     schema = documented.content?.["application/json"]?.schema;
@@ -87,7 +88,8 @@ export function contractProblem(method: string, path: string, status: number, bo
     .slice(0, 8)
     .map(
       (e) =>
-        `${e.instancePath || "(body)"} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""}`,
+        `${e.instancePath || "(body)"} ${e.message}` +
+        (e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""),
     );
   return (
     `${where}: the answer does not match ${op ? `${op.id}'s ${status} schema` : "the Error schema"} ` +

@@ -92,7 +92,12 @@ const sceneVideo = () =>
       "-i",
       "sine=f=300:d=4",
       "-filter_complex",
-      "[2]split[b1][b2];[0][b1]overlay=x=30:y='60+40*t':shortest=1[l];[1][b2]overlay=x=500:y='60+40*(t-2)':shortest=1[r];[l][r]concat=n=2:v=1:a=0[v]",
+      [
+        "[2]split[b1][b2]",
+        "[0][b1]overlay=x=30:y='60+40*t':shortest=1[l]",
+        "[1][b2]overlay=x=500:y='60+40*(t-2)':shortest=1[r]",
+        "[l][r]concat=n=2:v=1:a=0[v]",
+      ].join(";"),
       "-map",
       "[v]",
       "-map",

@@ -46,7 +46,12 @@ function sceneSource(): string {
       "-i",
       "sine=f=300:d=8",
       "-filter_complex",
-      "[2]split[b1][b2];[0][b1]overlay=x=40:y='50+30*t':shortest=1[l];[1][b2]overlay=x=480:y='50+30*t':shortest=1[r];[l][r]concat=n=2:v=1:a=0[v]",
+      [
+        "[2]split[b1][b2]",
+        "[0][b1]overlay=x=40:y='50+30*t':shortest=1[l]",
+        "[1][b2]overlay=x=480:y='50+30*t':shortest=1[r]",
+        "[l][r]concat=n=2:v=1:a=0[v]",
+      ].join(";"),
       "-map",
       "[v]",
       "-map",

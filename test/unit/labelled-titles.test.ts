@@ -19,8 +19,8 @@ beforeAll(async () => {
 afterAll(() => runner?.close());
 
 /** Spoken or written pieces of a web address: "example dot com slash pod", "www", ".io", "https". */
-const URL_LIKE =
-  /\b(dot (com|net|org|io|co|app|ai|dev|tv|fm|uk)|slash|www|https?)\b|\w\.(com|net|org|io|co|app|ai|dev|tv|fm|uk)\b|:\/\//i;
+const TLD = "(com|net|org|io|co|app|ai|dev|tv|fm|uk)";
+const URL_LIKE = new RegExp(`\\b(dot ${TLD}|slash|www|https?)\\b|\\w\\.${TLD}\\b|://`, "i");
 
 const words = (title: string) =>
   title

@@ -37,7 +37,10 @@ describe("pipelines", () => {
         expect.stringMatching(/^test\/fixtures\/broken-pipelines\/bad-yaml\.yaml:\d+: YAML: /),
         // A step that needs run state nothing provides, and an input key that does not exist.
         expect.stringMatching(
-          /^test\/fixtures\/broken-pipelines\/missing-state\.yaml:5: steps\[1\]: caption-burn needs cut in the run state/,
+          new RegExp(
+            "^test/fixtures/broken-pipelines/missing-state\\.yaml:5: " +
+              "steps\\[1\\]: caption-burn needs cut in the run state",
+          ),
         ),
         expect.stringMatching(
           /^test\/fixtures\/broken-pipelines\/missing-state\.yaml:2: "input": unknown run-state key\(s\) subtitles/,

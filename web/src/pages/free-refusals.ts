@@ -111,7 +111,8 @@ export function freeRefusalText(e: FreeRefusal, now = Date.now()): string {
       );
     case "unmeasured_limit":
       return (
-        `The file's server does not say how long the file is, and only ${limit !== null ? plural(limit, "such file") : "a few such files"} ` +
+        "The file's server does not say how long the file is, and only " +
+        `${limit !== null ? plural(limit, "such file") : "a few such files"} ` +
         `a day can be taken. Link to a server that sends the file's size, upload ` +
         `the file instead, or try again ${until}.`
       );

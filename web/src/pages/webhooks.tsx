@@ -105,7 +105,8 @@ function WebhookCard({ hook, onChange }: { hook: Webhook; onChange: () => void }
     setTested(
       r.delivered
         ? `Test event ${r.event} delivered: the address answered ${r.status}.`
-        : `Test event ${r.event} not delivered: ${r.status !== null ? `the address answered ${r.status}` : (r.error ?? "no answer")}.`,
+        : `Test event ${r.event} not delivered: ` +
+            `${r.status !== null ? `the address answered ${r.status}` : (r.error ?? "no answer")}.`,
     );
     onChange();
   }
