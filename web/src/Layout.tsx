@@ -7,7 +7,7 @@ import { useEffect, useRef, type ReactNode } from "react";
 import { call } from "./api";
 import { Link, navigate, useLocation } from "./router";
 import { useSession } from "./session";
-import { useAction } from "./ui";
+import { handler, useAction } from "./ui";
 
 const NAV = [
   { href: "/episodes", label: "Episodes" },
@@ -88,7 +88,7 @@ function UserBox({ email }: { email?: string }) {
           {email}
         </span>
       )}
-      <button type="button" className="secondary small" onClick={signOut} disabled={busy}>
+      <button type="button" className="secondary small" onClick={handler(signOut)} disabled={busy}>
         Sign out
       </button>
       {error && (

@@ -3,6 +3,17 @@ import { useCallback, useEffect, useId, useRef, useState, type InputHTMLAttribut
 import { messageOf } from "./api";
 
 /**
+ * An event handler or callback prop from an async function. React ignores what a handler returns,
+ * so a rejection would go unhandled; the handlers here report their own failures (most through
+ * useAction's run), and anything that still escapes is logged instead of lost.
+ */
+export function handler<A extends unknown[]>(fn: (...args: A) => Promise<unknown>): (...args: A) => void {
+  return (...args) => {
+    fn(...args).catch((err: unknown) => console.error(err));
+  };
+}
+
+/**
  * Runs one async action at a time: `busy` while it runs (buttons disable on it), `error` holding
  * the server's message when it fails. `run` resolves to the action's value, or undefined on error.
  */
@@ -75,7 +86,7 @@ export function SecretBox({ title, value, onDone }: { title: string; value: stri
         <code className="secret-value" tabIndex={0}>
           {value}
         </code>
-        <button type="button" onClick={copy}>
+        <button type="button" onClick={handler(copy)}>
           Copy
         </button>
       </div>

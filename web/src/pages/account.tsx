@@ -7,7 +7,7 @@ import { call } from "../api";
 import { navigate } from "../router";
 import { useSession } from "../session";
 import type { AccountSummary } from "../types";
-import { ErrorText, Field, Notice, useAction, useTitle, when } from "../ui";
+import { ErrorText, Field, handler, Notice, useAction, useTitle, when } from "../ui";
 
 interface AccountAnswer {
   account: AccountSummary;
@@ -113,7 +113,7 @@ function ChangePassword({ email }: { email: string }) {
   return (
     <section className="card" aria-labelledby="pw-h">
       <h2 id="pw-h">Change password</h2>
-      <form onSubmit={submit} className="stack">
+      <form onSubmit={handler(submit)} className="stack">
         <Username email={email} />
         <Field label="Current password" name="current" type="password" autoComplete="current-password" required />
         <Field
@@ -153,7 +153,7 @@ function SignOutEverywhere() {
       <h2 id="sessions-h">Sessions</h2>
       <p>Signs out every browser signed in to this account, this one included. API keys keep working.</p>
       <ErrorText error={error} />
-      <button type="button" className="secondary" disabled={busy} onClick={signOut}>
+      <button type="button" className="secondary" disabled={busy} onClick={handler(signOut)}>
         Sign out everywhere
       </button>
     </section>
@@ -180,7 +180,7 @@ function DeleteAccount({ email }: { email: string }) {
     <section className="card danger-zone" aria-labelledby="delete-h">
       <h2 id="delete-h">Delete account</h2>
       <p>Revokes every key and webhook, signs out every session and schedules the account’s data for removal.</p>
-      <form onSubmit={submit} className="stack">
+      <form onSubmit={handler(submit)} className="stack">
         <Username email={email} />
         <Field label="Password to confirm" name="password" type="password" autoComplete="current-password" required />
         <ErrorText error={error} />

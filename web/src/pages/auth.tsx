@@ -3,7 +3,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
 import { Link, navigate, useLocation } from "../router";
 import { useSession } from "../session";
-import { ErrorText, Field, Notice, useAction, useTitle } from "../ui";
+import { ErrorText, Field, handler, Notice, useAction, useTitle } from "../ui";
 
 /** Where to go after signing in: the page that asked, if it is one of ours. */
 function nextPath(query: URLSearchParams): string {
@@ -38,7 +38,7 @@ export function SignIn() {
   return (
     <div className="narrow">
       <h1>Sign in</h1>
-      <form onSubmit={submit} className="card stack">
+      <form onSubmit={handler(submit)} className="card stack">
         <Field label="Email" name="email" type="email" autoComplete="email" required />
         <Field label="Password" name="password" type="password" autoComplete="current-password" required />
         <ErrorText error={error} />
@@ -71,7 +71,7 @@ export function SignUp() {
   return (
     <div className="narrow">
       <h1>Create your account</h1>
-      <form onSubmit={submit} className="card stack">
+      <form onSubmit={handler(submit)} className="card stack">
         <Field label="Email" name="email" type="email" autoComplete="email" required />
         <Field
           label="Password"
@@ -112,7 +112,7 @@ export function ForgotPassword() {
           If an account uses that address, a link to choose a new password is on its way. It works once.
         </Notice>
       ) : (
-        <form onSubmit={submit} className="card stack">
+        <form onSubmit={handler(submit)} className="card stack">
           <Field label="Email" name="email" type="email" autoComplete="email" required />
           <ErrorText error={error} />
           <button type="submit" disabled={busy}>
@@ -155,7 +155,7 @@ export function ResetPassword() {
           password.
         </Notice>
       ) : (
-        <form onSubmit={submit} className="card stack">
+        <form onSubmit={handler(submit)} className="card stack">
           <Field
             label="New password"
             name="password"
@@ -190,7 +190,7 @@ export function VerifyEmail() {
       await refresh().catch(() => {});
       return true;
     }).then((ok) => setState(ok ? "done" : "failed"));
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per token
+    // Once per token: run and refresh are left out of the dependencies on purpose.
   }, [token]);
   return (
     <div className="narrow">

@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { call } from "../api";
 import { useLocation } from "../router";
-import { ErrorText, Notice, money, useAction, useTitle, when } from "../ui";
+import { ErrorText, handler, money, Notice, useAction, useTitle, when } from "../ui";
 
 interface Billing {
   balance: { credit_cents: number; below_zero: boolean };
@@ -159,12 +159,17 @@ function BuyCredit({ billing }: { billing: Billing }) {
           <p>Credit packs are paid with Stripe Checkout; the credit is added as soon as the payment clears.</p>
           <div className="packs">
             {p.packs_cents.map((c) => (
-              <button type="button" key={c} disabled={busy} onClick={() => checkout({ pack_cents: c })}>
+              <button type="button" key={c} disabled={busy} onClick={handler(() => checkout({ pack_cents: c }))}>
                 Buy {money(c)}
               </button>
             ))}
             {!billing.plan.on && p.plan_checkout && (
-              <button type="button" className="secondary" disabled={busy} onClick={() => checkout({ plan: true })}>
+              <button
+                type="button"
+                className="secondary"
+                disabled={busy}
+                onClick={handler(() => checkout({ plan: true }))}
+              >
                 Start the plan ({money(p.plan_cents_per_month)}/month)
               </button>
             )}

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
-import { ErrorText, Field, Notice, useAction, useTitle } from "../ui";
+import { ErrorText, Field, handler, Notice, useAction, useTitle } from "../ui";
 import "./brand-kits.css";
 
 export interface BrandKit {
@@ -49,7 +49,7 @@ export default function BrandKitsPage() {
         A kit holds your font, colours, logo, intro and outro cards and cover art. Name it when you cut clips: the
         captions take its font and colours, the logo sits in its corner.
       </p>
-      <AddKit onAdded={load} full={kits !== null && kits.length >= limit} limit={limit} />
+      <AddKit onAdded={handler(load)} full={kits !== null && kits.length >= limit} limit={limit} />
       <section aria-labelledby="kits-h">
         <h2 id="kits-h">Your kits</h2>
         <ErrorText error={list.error} />
@@ -58,7 +58,7 @@ export default function BrandKitsPage() {
         ) : kits.length === 0 ? (
           <p>No kits yet.</p>
         ) : (
-          kits.map((k) => <KitCard key={k.brand_kit_id} kit={k} onChange={load} />)
+          kits.map((k) => <KitCard key={k.brand_kit_id} kit={k} onChange={handler(load)} />)
         )}
       </section>
     </>
@@ -79,7 +79,7 @@ function AddKit({ onAdded, full, limit }: { onAdded: () => void; full: boolean; 
   return (
     <section aria-labelledby="add-kit-h" className="card">
       <h2 id="add-kit-h">New kit</h2>
-      <form onSubmit={submit} className="stack">
+      <form onSubmit={handler(submit)} className="stack">
         <Field
           label="Name"
           name="name"
@@ -150,7 +150,7 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
   }
   return (
     <article className="card kit" aria-label={kit.name}>
-      <form onSubmit={save} className="stack">
+      <form onSubmit={handler(save)} className="stack">
         <Field label="Name" name="name" id={`${id}-name`} required maxLength={80} defaultValue={kit.name} />
         <fieldset>
           <legend>Colours</legend>
@@ -248,7 +248,13 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
           <button type="submit" disabled={busy}>
             Save kit
           </button>
-          <button type="button" className="danger" disabled={busy} onClick={remove} aria-label={`Delete ${kit.name}`}>
+          <button
+            type="button"
+            className="danger"
+            disabled={busy}
+            onClick={handler(remove)}
+            aria-label={`Delete ${kit.name}`}
+          >
             Delete
           </button>
         </div>
@@ -264,21 +270,21 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
           accept=".ttf,.otf,font/ttf,font/otf"
           id={`${id}-font`}
           disabled={busy}
-          onFile={(f) => upload("font", f)}
+          onFile={handler((f) => upload("font", f))}
         />
         <FileInput
           label="Upload logo (PNG or SVG)"
           accept=".png,.svg,image/png,image/svg+xml"
           id={`${id}-logo`}
           disabled={busy}
-          onFile={(f) => upload("logo", f)}
+          onFile={handler((f) => upload("logo", f))}
         />
         <FileInput
           label="Upload cover art (PNG, JPEG or WebP)"
           accept=".png,.jpg,.jpeg,.webp,image/png,image/jpeg,image/webp"
           id={`${id}-cover`}
           disabled={busy}
-          onFile={(f) => upload("cover", f)}
+          onFile={handler((f) => upload("cover", f))}
         />
       </fieldset>
       <div aria-live="polite">{saved && <Notice kind="ok">{saved}</Notice>}</div>

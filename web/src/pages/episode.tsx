@@ -20,7 +20,7 @@ import { useJobs } from "../studio/use-jobs";
 import { usePoll } from "../studio/use-poll";
 import { Waveform } from "../studio/waveform";
 import type { CaptionStyle, Clip, ClipLook, Episode, EpisodeMedia } from "../types";
-import { ErrorText, Notice, useTitle } from "../ui";
+import { ErrorText, handler, Notice, useTitle } from "../ui";
 import "../studio/studio.css";
 
 const path = (id: string, rest = "") => `/episodes/${encodeURIComponent(id)}${rest}`;
@@ -58,7 +58,7 @@ export default function EpisodePage({ id }: { id: string }) {
       )
       .finally(() => ((mediaCall.current = null), setMediaAsked(true)));
   }, [id]);
-  const { jobs, add } = useJobs(load);
+  const { jobs, add } = useJobs(handler(load));
 
   useEffect(() => {
     // The player's link is asked for with the episode, not after it, so the page appears whole.

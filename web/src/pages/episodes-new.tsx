@@ -12,7 +12,7 @@ import { FileDrop } from "../studio/file-drop";
 import { describeLook } from "../studio/look";
 import { UploadProgress, useUpload } from "../upload";
 import type { CaptionStyle, ClipLook, EpisodeCreated } from "../types";
-import { ErrorText, Field, useAction, useTitle, when } from "../ui";
+import { ErrorText, Field, handler, useAction, useTitle, when } from "../ui";
 import "../studio/studio.css";
 
 const LENGTHS = [15, 30, 45, 60, 90, 120, 180];
@@ -71,7 +71,7 @@ export default function NewEpisodePage() {
         clipd transcribes the episode and finds the moments worth posting. Then you choose clips, style their captions
         and cut them on the episode&rsquo;s page.
       </p>
-      <form onSubmit={submit} className="card stack" aria-labelledby="source-h" noValidate>
+      <form onSubmit={handler(submit)} className="card stack" aria-labelledby="source-h" noValidate>
         <h2 id="source-h">Source</h2>
         <Field
           label="Link to the episode"

@@ -6,7 +6,7 @@
 import { useState, type FormEvent } from "react";
 import { call } from "../api";
 import { Link } from "../router";
-import { Field, SecretBox, useAction, useTitle } from "../ui";
+import { Field, handler, SecretBox, useAction, useTitle } from "../ui";
 import { forgetFreeKey, refusalOf, saveFreeKey, savedFreeKey } from "./free-calls";
 import { freeLimitsOf, freeRefusalText } from "./free-refusals";
 import { useSession } from "../session";
@@ -50,7 +50,7 @@ export default function FreeKeyPage() {
       ) : (
         <section aria-labelledby="fk-h" className="card">
           <h2 id="fk-h">New free key</h2>
-          <form onSubmit={submit} className="stack">
+          <form onSubmit={handler(submit)} className="stack">
             <Field
               label="Email"
               name="email"

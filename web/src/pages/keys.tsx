@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
 import { SCOPES, type ApiKey, type CreatedKey } from "../types";
-import { ErrorText, Field, Notice, SecretBox, useAction, useTitle, when } from "../ui";
+import { ErrorText, Field, handler, Notice, SecretBox, useAction, useTitle, when } from "../ui";
 
 const EXPIRY = [
   { value: "", label: "Never" },
@@ -51,7 +51,7 @@ export default function KeysPage() {
           </p>
         )}
         <ErrorText error={list.error} />
-        {keys === null ? <p className="loading">Loading keys…</p> : <KeyTable keys={keys} onChange={load} />}
+        {keys === null ? <p className="loading">Loading keys…</p> : <KeyTable keys={keys} onChange={handler(load)} />}
       </section>
     </>
   );
@@ -76,7 +76,7 @@ function CreateKey({ full, max, onCreated }: { full: boolean; max: number; onCre
   return (
     <section aria-labelledby="new-key-h" className="card">
       <h2 id="new-key-h">New key</h2>
-      <form onSubmit={submit} className="stack">
+      <form onSubmit={handler(submit)} className="stack">
         <Field
           label="Name"
           name="name"
@@ -180,7 +180,7 @@ function KeyTable({ keys, onChange }: { keys: ApiKey[]; onChange: () => void }) 
                         type="button"
                         className="danger small"
                         disabled={busy}
-                        onClick={() => revoke(k)}
+                        onClick={handler(() => revoke(k))}
                         aria-label={`Revoke ${nameOf(k)}`}
                       >
                         Revoke

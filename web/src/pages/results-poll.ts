@@ -42,7 +42,7 @@ export function usePoll<T>(
       stopped = true;
       clearTimeout(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller names what restarts it
+    // The caller names what restarts it: deps, not the callbacks, are the dependencies.
   }, deps);
   return { data, error };
 }

@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
 import { WEBHOOK_EVENTS, type TestResult, type Webhook } from "../types";
-import { ErrorText, Field, Notice, SecretBox, useAction, useTitle } from "../ui";
+import { ErrorText, Field, handler, Notice, SecretBox, useAction, useTitle } from "../ui";
 import { Deliveries } from "./deliveries";
 
 export default function WebhooksPage() {
@@ -39,7 +39,7 @@ export default function WebhooksPage() {
         ) : hooks.length === 0 ? (
           <p>No addresses yet.</p>
         ) : (
-          hooks.map((w) => <WebhookCard key={w.id} hook={w} onChange={load} />)
+          hooks.map((w) => <WebhookCard key={w.id} hook={w} onChange={handler(load)} />)
         )}
       </section>
     </>
@@ -59,7 +59,7 @@ function AddWebhook({ onAdded }: { onAdded: (w: Webhook) => void }) {
   return (
     <section aria-labelledby="add-hook-h" className="card">
       <h2 id="add-hook-h">Add an address</h2>
-      <form onSubmit={submit} className="stack">
+      <form onSubmit={handler(submit)} className="stack">
         <Field
           label="Address (URL)"
           name="url"
@@ -135,15 +135,21 @@ function WebhookCard({ hook, onChange }: { hook: Webhook; onChange: () => void }
         </Notice>
       )}
       <div className="actions">
-        <button type="button" disabled={busy} onClick={sendTest}>
+        <button type="button" disabled={busy} onClick={handler(sendTest)}>
           Send test event
         </button>
         {!hook.enabled && (
-          <button type="button" disabled={busy} onClick={switchOn}>
+          <button type="button" disabled={busy} onClick={handler(switchOn)}>
             Switch on again
           </button>
         )}
-        <button type="button" className="danger" disabled={busy} onClick={remove} aria-label={`Remove ${hook.url}`}>
+        <button
+          type="button"
+          className="danger"
+          disabled={busy}
+          onClick={handler(remove)}
+          aria-label={`Remove ${hook.url}`}
+        >
           Remove
         </button>
       </div>

@@ -6,7 +6,7 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { call } from "../api";
 import type { Caption, Clip, RestyleAnswer } from "../types";
-import { ErrorText, useAction } from "../ui";
+import { ErrorText, handler, useAction } from "../ui";
 import { clock } from "./timeline";
 
 export interface CaptionEditAnswer extends RestyleAnswer {
@@ -80,7 +80,7 @@ export function CaptionEditor({ clip, busy, onEdited }: Props) {
   return (
     <details className="caption-editor">
       <summary>Edit captions</summary>
-      <form onSubmit={submit} className="stack" aria-describedby={`${id}-hint`}>
+      <form onSubmit={handler(submit)} className="stack" aria-describedby={`${id}-hint`}>
         <p className="hint" id={`${id}-hint`}>
           Fix misheard words: each caption keeps its timing. Move the start or end by whole sentences. Saving renders
           the clip again.

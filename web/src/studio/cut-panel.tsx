@@ -6,7 +6,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
 import type { CaptionStyle, ClipLook, ExportAnswer, StartedJob } from "../types";
-import { ErrorText, Notice, useAction } from "../ui";
+import { ErrorText, handler, Notice, useAction } from "../ui";
 import { bodyOf, formOf, LookFields, type LookForm } from "./look-fields";
 import { SERVICE_LOOK } from "./look";
 import { BrandKitPicker } from "./brand-kit-picker";
@@ -53,7 +53,7 @@ export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted
     if (answer.jobs.length) onStarted(answer.jobs);
   }
   return (
-    <form onSubmit={submit} className="stack">
+    <form onSubmit={handler(submit)} className="stack">
       <h2 id="cut-h">Cut and style</h2>
       <p className="hint">
         Choose clips with their checkboxes above (up to {MAX_CUT} at a time), pick a look, and cut them: each becomes a

@@ -4,7 +4,7 @@
  */
 import { useId, useState } from "react";
 import { call } from "../api";
-import { ErrorText, Notice, useAction } from "../ui";
+import { ErrorText, handler, Notice, useAction } from "../ui";
 
 interface CoverAnswer {
   cover: { set: boolean; width?: number; height?: number };
@@ -35,11 +35,11 @@ export function EpisodeCover({ episodeId }: { episodeId: string }) {
           type="file"
           accept=".png,.jpg,.jpeg,.webp,image/png,image/jpeg,image/webp"
           disabled={busy}
-          onChange={async (e) => {
+          onChange={handler(async (e) => {
             const file = e.currentTarget.files?.[0];
             e.currentTarget.value = "";
             if (file) done(await run(() => call<CoverAnswer>("PUT", path, file)));
-          }}
+          })}
         />
       </div>
       <div className="field">
@@ -57,9 +57,9 @@ export function EpisodeCover({ episodeId }: { episodeId: string }) {
           type="button"
           className="secondary"
           disabled={busy || !link.trim()}
-          onClick={async () =>
-            done(await run(() => call<CoverAnswer>("PUT", `${path}?url=${encodeURIComponent(link.trim())}`)))
-          }
+          onClick={handler(async () =>
+            done(await run(() => call<CoverAnswer>("PUT", `${path}?url=${encodeURIComponent(link.trim())}`))),
+          )}
         >
           Use the link
         </button>
@@ -67,7 +67,7 @@ export function EpisodeCover({ episodeId }: { episodeId: string }) {
           type="button"
           className="secondary"
           disabled={busy}
-          onClick={async () => done(await run(() => call<CoverAnswer>("DELETE", path)))}
+          onClick={handler(async () => done(await run(() => call<CoverAnswer>("DELETE", path))))}
         >
           Remove cover art
         </button>

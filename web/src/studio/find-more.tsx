@@ -7,7 +7,7 @@
 import { useState, type FormEvent } from "react";
 import { call } from "../api";
 import type { Clip } from "../types";
-import { ErrorText, Field, useAction } from "../ui";
+import { ErrorText, Field, handler, useAction } from "../ui";
 
 interface Props {
   episodeId: string;
@@ -39,7 +39,7 @@ export function FindMore({ episodeId, clips, ready, searching, onStarted }: Prop
   }
   const found = about === null ? [] : clips.filter((c) => (c.about ?? "").trim().toLowerCase() === about.toLowerCase());
   return (
-    <form onSubmit={submit} className="find-more stack">
+    <form onSubmit={handler(submit)} className="find-more stack">
       <div className="inline-form">
         <Field
           label="Find more about…"

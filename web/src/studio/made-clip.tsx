@@ -8,7 +8,7 @@
 import { useRef, useState, type FormEvent } from "react";
 import { call } from "../api";
 import type { CaptionStyle, Clip, Job, RestyleAnswer } from "../types";
-import { ErrorText, useAction } from "../ui";
+import { ErrorText, handler, useAction } from "../ui";
 import { CaptionEditor } from "./caption-editor";
 import { Captions } from "./captions";
 import { bodyOf, KEEP_ALL, LookFields, type LookForm } from "./look-fields";
@@ -141,7 +141,7 @@ function Restyle({
   return (
     <details className="restyle">
       <summary>Change the look</summary>
-      <form onSubmit={submit} className="stack">
+      <form onSubmit={handler(submit)} className="stack">
         <p className="hint">
           Choose only what should change; the rest stays. The clip is rendered again (a change of fit or background cuts
           it again too).
