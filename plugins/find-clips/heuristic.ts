@@ -167,6 +167,9 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
   // (unpunctuated) at a pause shorter than a sentence's: while any other window remains.
   const landed = windows.filter((w) => !endsOpen(w.sentences[w.sentences.length - 1]!) && !endsMidSentence(w, stats));
   if (landed.length) windows = landed;
+  // Raw engine text: clips start and end on sentence ends restore.ts is sure of, while any remain.
+  const sure = windows.filter((w) => w.sentences[0]!.sure && (sentences[w.sentences.at(-1)!.index + 1]?.sure ?? true));
+  if (sure.length) windows = sure;
 
   const brief = opts.about ? briefScorer(windows, opts.about) : undefined;
   const ranked = windows

@@ -3,6 +3,7 @@
  * What a sentence says (parts of speech, questions, claims) is read in nlp.ts and features.ts.
  */
 import { sentenceSpans } from "./nlp.js";
+import { restoreSentenceEnds } from "./restore.js";
 
 export interface Word {
   text: string;
@@ -36,6 +37,11 @@ export interface Sentence {
   text: string;
   /** Index of its first word in the transcript's word list. */
   firstWord: number;
+  /**
+   * Whether the boundary before it is sure: always when punctuated; without punctuation, only where
+   * restore.ts is sure (a new speaker, a long pause, grammar that agrees), not a likely comma.
+   */
+  sure: boolean;
 }
 
 const TERMINAL = /[.!?…]["'”’)\]]*$/;
@@ -44,20 +50,24 @@ export const isTerminal = (text: string) => TERMINAL.test(text.trim());
 
 /**
  * Splits the words into sentences. A change of speaker always ends one. Transcripts with
- * punctuation split where wink-nlp ends a sentence (so "Dr." or "3.5" do not);
- * unpunctuated ones (pocketsphinx) split at segment changes and pauses. Units longer than
+ * punctuation split where wink-nlp ends a sentence (so "Dr." or "3.5" do not); unpunctuated ones
+ * (pocketsphinx) where restore.ts reads a sentence end from the pause and the grammar. Units longer than
  * `maxUnit` seconds are split again at their longest pause so that windows can still be built.
  */
-export function toSentences(words: Word[], segments: Segment[] = [], opts: { maxUnit?: number } = {}): Sentence[] {
+export function toSentences(words: Word[], _segments: Segment[] = [], opts: { maxUnit?: number } = {}): Sentence[] {
   const maxUnit = opts.maxUnit ?? 30;
   if (words.length === 0) return [];
   const punctuated = words.filter((w) => isTerminal(w.text)).length;
   const usePunct = punctuated >= Math.max(1, words.length / 80);
-  const segOf = _segmentIndexes(words, segments);
-  const ends = usePunct ? _sentenceEnds(words) : undefined;
+  // Unpunctuated (raw engine text): ends restored from pauses and grammar (restore.ts); the
+  // engine's segments are not used, as a fixed-length segment split falls mid-sentence.
+  const ends: Map<number, boolean> = usePunct
+    ? new Map([..._sentenceEnds(words)].map((i) => [i, true]))
+    : restoreSentenceEnds(words);
   const groups: Word[][] = [];
   let current: Word[] = [];
-  let firstIdx: number[] = [];
+  const firstIdx: number[] = [];
+  const sureStart: boolean[] = [];
   let currentFirst = 0;
   words.forEach((w, i) => {
     if (current.length === 0) currentFirst = i;
@@ -65,8 +75,10 @@ export function toSentences(words: Word[], segments: Segment[] = [], opts: { max
     const next = words[i + 1];
     const gap = next ? next.start - w.end : Infinity;
     const turn = !!next && (next.speaker ?? null) !== (w.speaker ?? null);
-    const boundary = turn || (usePunct ? ends!.has(i) || gap >= 2.5 : !next || segOf[i] !== segOf[i + 1] || gap >= 0.6);
+    const boundary = turn || ends.has(i) || (usePunct && gap >= 2.5);
     if (boundary || !next) {
+      // Sure after a sure end, a change of speaker or a long pause (absent from ends: undefined).
+      sureStart.push(ends.get(currentFirst - 1) !== false);
       groups.push(current);
       firstIdx.push(currentFirst);
       current = [];
@@ -83,6 +95,8 @@ export function toSentences(words: Word[], segments: Segment[] = [], opts: { max
         words: part,
         text: part.map((w) => w.text.trim()).join(" "),
         firstWord: firstIdx[gi]! + offset, // one firstIdx per group
+        // A split inside an over-long unit is at a pause, not a known sentence end.
+        sure: offset === 0 && sureStart[gi]!,
       });
     }
   });
@@ -112,17 +126,6 @@ function _sentenceEnds(words: Word[]): Set<number> {
     from = i + 1;
   }
   return ends;
-}
-
-function _segmentIndexes(words: Word[], segments: Segment[]): number[] {
-  const out: number[] = [];
-  let s = 0;
-  for (const w of words) {
-    const mid = (w.start + w.end) / 2;
-    while (s < segments.length - 1 && segments[s]!.end <= mid) s++;
-    out.push(s);
-  }
-  return out;
 }
 
 function _splitLong(words: Word[], maxUnit: number, offset: number): Array<[Word[], number]> {
