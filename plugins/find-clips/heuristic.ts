@@ -8,14 +8,14 @@
  * types and one scoring pass; split apart, each half would need the other's internals.
  */
 import { createHash } from "node:crypto";
-import { buildStats, contentStems, endsMidSentence, scoreWindow, type EpisodeStats, type Window } from "./score.js";
+import { buildStats, endsMidSentence, scoreWindow, type EpisodeStats, type Window } from "./score.js";
 import { titleFor } from "./titles.js";
 import { endsOpen } from "./features.js";
 import { briefScorer, pickAnswers, withAnswer } from "./brief.js";
 import type { Clip } from "./clip.js";
 export type { Clip } from "./clip.js";
 import { round, toPieces } from "./pieces.js";
-import { isTerminal, toSentences, tokens, type Sentence, type Transcript, type Word } from "./text.js";
+import { isTerminal, toSentences, type Sentence, type Transcript, type Word } from "./text.js";
 
 // Moved to their own modules; re-exported for the callers that import them from here.
 export { bm25 } from "./brief.js";
