@@ -145,7 +145,8 @@ async function runCase(
       const txt = (await storage.read(out.transcript.files.txt)).toString("utf8");
       result.wer = wordErrorRate(audio.text, txt).wer;
     }
-  } catch (err: any) {
+  } catch (caught) {
+    const err = caught as NodeJS.ErrnoException;
     result.wallSeconds = (performance.now() - t0) / 1000;
     result.error = err?.code ?? err?.message ?? String(err);
   } finally {

@@ -36,7 +36,8 @@ export function loadTranscriptPrices(file = path.join(projectRoot(), "config", "
   let section: Record<string, unknown> = {};
   try {
     section = (parse(readFileSync(file, "utf8")) as any)?.transcripts ?? {};
-  } catch (err: any) {
+  } catch (caught) {
+    const err = caught as NodeJS.ErrnoException;
     if (err?.code !== "ENOENT")
       throw new Error(`${file}: cannot read the price table: ${err?.message ?? err}`, { cause: err });
   }

@@ -32,7 +32,8 @@ async function tool(cmd: string, args: string[]): Promise<string | undefined> {
   try {
     const { stdout, stderr } = await run(cmd, args, { timeout: 15_000, maxBuffer: 8 << 20 });
     return stdout + stderr;
-  } catch (err: any) {
+  } catch (caught) {
+    const err = caught as NodeJS.ErrnoException & { stdout?: unknown; stderr?: unknown };
     if (err?.code === "ENOENT") return undefined;
     return String(err?.stdout ?? "") + String(err?.stderr ?? "");
   }

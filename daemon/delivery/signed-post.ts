@@ -98,7 +98,8 @@ export async function postSigned(p: SignedPost): Promise<PostResult> {
         : `the address answered ${res.status}` +
             (res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : ""),
     );
-  } catch (err: any) {
+  } catch (caught) {
+    const err = caught as NodeJS.ErrnoException;
     const timedOut = err?.name === "TimeoutError" || err?.name === "AbortError";
     const msg = timedOut ? `no answer within ${p.timeoutMs} ms` : (err?.message ?? String(err));
     return done(null, null, msg);

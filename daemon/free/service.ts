@@ -233,7 +233,8 @@ export class FreeService {
         ...(await netguardOptionsFromConfig(this.deps.config)),
         probeBytes: cfg.probe_bytes,
       });
-    } catch (err: any) {
+    } catch (caught) {
+      const err = caught as NodeJS.ErrnoException;
       if (err instanceof ProbeRefusal)
         throw new Refused("unreadable", err.message, { context: { field: "url" }, cause: err });
       if (err?.code === "forbidden_address")

@@ -139,7 +139,8 @@ async function checkedAddress(url: URL, opts: GuardedFetchOptions): Promise<stri
   let addresses: string[];
   try {
     addresses = await resolveHostAddresses(host);
-  } catch (cause: any) {
+  } catch (caught) {
+    const cause = caught as NodeJS.ErrnoException;
     const missing = cause?.code === "ENOTFOUND" || cause?.code === "ENODATA";
     throw new StageError(
       "fetch_failed",

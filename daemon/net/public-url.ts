@@ -76,7 +76,8 @@ export async function checkPublicUrl(raw: string, opts: PublicUrlOptions): Promi
   let addresses: string[];
   try {
     addresses = await resolveHostAddresses(host);
-  } catch (err: any) {
+  } catch (caught) {
+    const err = caught as NodeJS.ErrnoException;
     if (err?.code === "ENOTFOUND" || err?.code === "ENODATA")
       throw bad(`the host ${host} does not resolve to any address`, { host });
     // A lookup that failed for now (EAI_AGAIN, a refused or broken answer) is refused too: a link

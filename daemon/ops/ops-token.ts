@@ -26,7 +26,8 @@ export const opsTokenPath = (cfg: Pick<OpsConfig, "data_dir">) => path.join(cfg.
 export async function readOpsTokenFile(cfg: Pick<OpsConfig, "data_dir">): Promise<string | undefined> {
   try {
     return (await readFile(opsTokenPath(cfg), "utf8")).trim() || undefined;
-  } catch (err: any) {
+  } catch (caught) {
+    const err = caught as NodeJS.ErrnoException;
     if (err?.code === "ENOENT") return undefined;
     throw err;
   }
@@ -55,7 +56,8 @@ export async function ensureOpsToken(cfg: OpsConfig): Promise<{ token: string; f
   await writeFile(tmp, `${token}\n`, { mode: 0o600 });
   try {
     await link(tmp, file);
-  } catch (err: any) {
+  } catch (caught) {
+    const err = caught as NodeJS.ErrnoException;
     if (err?.code !== "EEXIST") throw err;
     // Another process on this data folder made it first: use theirs.
     const theirs = await readOpsTokenFile(cfg);

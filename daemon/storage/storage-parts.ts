@@ -91,7 +91,8 @@ export function defineLocalParts(pathOf: (key: string) => string): PartStore {
     try {
       await link(from, to);
       return true;
-    } catch (err: any) {
+    } catch (caught) {
+      const err = caught as NodeJS.ErrnoException;
       if (err?.code === "EEXIST") return false;
       throw err;
     } finally {

@@ -163,7 +163,8 @@ export function defineS3Storage(s: S3Settings): S3Storage {
       if (bytes <= 0) return Buffer.alloc(0);
       try {
         return Buffer.from(await (await get(key, `bytes=0-${bytes - 1}`)).Body!.transformToByteArray());
-      } catch (err: any) {
+      } catch (caught) {
+        const err = caught as { $metadata?: { httpStatusCode?: number } };
         // An empty object has no byte 0: its head is empty.
         if (err?.$metadata?.httpStatusCode === 416) return Buffer.alloc(0);
         throw err;

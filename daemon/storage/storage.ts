@@ -141,7 +141,8 @@ export function defineLocalStorage(root: string): LocalStorage {
     try {
       const st = await stat(file);
       if (st.isFile()) return { size: st.size, mtime: st.mtime };
-    } catch (err: any) {
+    } catch (caught) {
+      const err = caught as NodeJS.ErrnoException;
       if (err?.code === "ENOENT" || err?.code === "ENOTDIR") throw new StorageNotFoundError(key, { cause: err });
       throw err;
     }
@@ -167,7 +168,8 @@ export function defineLocalStorage(root: string): LocalStorage {
         try {
           await rename(from, to);
           return key;
-        } catch (err: any) {
+        } catch (caught) {
+          const err = caught as NodeJS.ErrnoException;
           if (err?.code !== "EXDEV") throw err;
         }
       }
@@ -182,7 +184,8 @@ export function defineLocalStorage(root: string): LocalStorage {
       await ensureDir(to);
       try {
         await rename(pathOf(from), pathOf(to));
-      } catch (err: any) {
+      } catch (caught) {
+        const err = caught as NodeJS.ErrnoException;
         if (err?.code === "ENOENT") throw new StorageNotFoundError(from, { cause: err });
         throw err;
       }
