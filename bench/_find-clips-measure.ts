@@ -40,6 +40,10 @@ export interface Labelled extends Transcript {
   briefs?: Brief[];
   /** The script's sentences as time spans (first word's start, last word's end). */
   sentences?: Span[];
+  /** The episode's shape: solo, interview, panel, debate, storytelling or call-in. */
+  format?: string;
+  /** `tune`: a scorer may be tuned on it; `heldout`: kept for judging, read only as an aggregate. */
+  split?: "tune" | "heldout";
 }
 
 export const TOP = 5;
@@ -218,4 +222,25 @@ export function average(rows: Measures[]): Measures {
     briefApi: mean("briefApi"),
     briefFresh: mean("briefFresh"),
   };
+}
+
+/** The tuning half and the held-out half of the set (episodes without a split count as tuning). */
+export function splitSet<T extends Pick<Labelled, "split">>(set: T[]): { tune: T[]; heldout: T[] } {
+  return { tune: set.filter((t) => t.split !== "heldout"), heldout: set.filter((t) => t.split === "heldout") };
+}
+
+/**
+ * A long recording for the cost measure: the episodes' words laid end to end, each episode after
+ * the last with a two-second pause, until `minutes` are reached (speakers kept apart per episode).
+ */
+export function longRecording(set: Labelled[], minutes: number): Transcript & { duration: number } {
+  const words: Transcript["words"] = [];
+  let offset = 0;
+  for (let k = 0; offset < minutes * 60 && set.length; k++) {
+    const t = set[k % set.length]!;
+    for (const w of t.words)
+      words.push({ ...w, start: w.start + offset, end: w.end + offset, speaker: `${k}-${w.speaker ?? ""}` });
+    offset += t.duration + 2;
+  }
+  return { words, duration: offset };
 }

@@ -2,15 +2,19 @@
  * bench/find-clips: does the clip finder pick what a person would post, and does a brief find its moment?
  *
  * Runs the find-clips stage itself (its run(), as a pipeline step does, on the inline transcript) over
- * the labelled episodes in test/fixtures/labelled/*.json: each has 2–4 labelled strong moments,
- * decoys that share their keywords, a sponsor read, and three briefs naming the moment they should
- * find. Per episode and averaged over the set, at the top 5 and with the default limits (30–150 s):
+ * the labelled episodes in test/fixtures/labelled/*.json, and prints the tuning half (`split: tune`,
+ * per episode) apart from the held-out half (`split: heldout`, its average only: a scorer is judged
+ * on episodes it was not tuned on, and nobody reads their rows to tune it). Each episode has 2–4
+ * labelled strong moments, decoys that share their keywords, a sponsor read, and three briefs naming
+ * the moment they should find. Per episode and averaged over the set, at the top 5 and with the default limits (30–150 s):
  * hit rate, precision@5, decoys@5, clips on sentence boundaries, and brief accuracy two ways:
  * - **API**: the brief searched with the clips already found passed as `input.clips`, as
  *   `POST /episodes/{id}/search` runs it; the answer is chosen by answerOf below;
  * - **fresh**: the brief searched on the episode alone; the answer is chosen the same way.
  * The matching rules are in bench/_find-clips-measure.ts. Chance sits beside each measure: random clips
  * with the engine's count and lengths, averaged over 200 seeded draws.
+ * Cost: the heuristic alone over a 60-minute recording (tuning episodes end to end), wall time and
+ * the process's peak memory.
  * The llm engine runs too when config (CLIPD_CONFIG or env) sets an llm/openai endpoint; else it is skipped.
  * Episodes are shared among worker threads, one per core (BENCH_WORKERS=1 runs them in one thread).
  *
@@ -34,6 +38,8 @@ import {
   chance,
   measureTop,
   scoreClips,
+  longRecording,
+  splitSet,
   TOP,
   type Labelled,
   type Measures,
@@ -144,19 +150,20 @@ export async function runEngine(
 const f2 = (v: number | null) => (v === null ? "–" : v.toFixed(2));
 const cell = (v: number | null, c: number | null) => `${f2(v)} (${f2(c)})`;
 
-export function table(rows: EpisodeResult[]): string {
+/**
+ * The measures as a table: one row per episode and their average, or (`aggregateOnly`, for the
+ * held-out half) the average alone, so nobody tunes on a held-out episode's own result.
+ */
+export function table(rows: EpisodeResult[], aggregateOnly = false): string {
   const head =
-    "| episode | min | moments | hit rate | precision@5 | decoys@5 | boundaries " +
-    "| brief API | brief fresh | ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+    "| episodes | min | moments | hit rate | precision@5 | decoys@5 | boundaries | brief API | brief fresh | ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
   const line = (name: string, min: string, moments: string, m: Measures, c: Measures, ms: string) =>
-    `| ${name} | ${min} | ${moments} | ${cell(m.hit, c.hit)} | ${cell(m.precision, c.precision)} ` +
-    `| ${cell(m.decoys, c.decoys)} | ${cell(m.boundaries, c.boundaries)} | ` +
-    `${cell(m.briefApi, c.briefApi)} | ${cell(m.briefFresh, c.briefFresh)} | ${ms} |`;
-  const body = rows.map((r) =>
-    line(r.name, r.minutes.toFixed(1), String(r.moments), r.measures, r.chance, r.ms.toFixed(0)),
-  );
+    `| ${name} | ${min} | ${moments} | ${cell(m.hit, c.hit)} | ${cell(m.precision, c.precision)} | ${cell(m.decoys, c.decoys)} | ${cell(m.boundaries, c.boundaries)} | ${cell(m.briefApi, c.briefApi)} | ${cell(m.briefFresh, c.briefFresh)} | ${ms} |`;
+  const body = aggregateOnly
+    ? []
+    : rows.map((r) => line(r.name, r.minutes.toFixed(1), String(r.moments), r.measures, r.chance, r.ms.toFixed(0)));
   const avg = line(
-    "**average**",
+    `**average of ${rows.length}**`,
     "",
     String(rows.reduce((a, r) => a + r.moments, 0)),
     average(rows.map((r) => r.measures)),
@@ -164,6 +171,16 @@ export function table(rows: EpisodeResult[]): string {
     "",
   );
   return [head, ...body, avg].join("\n");
+}
+
+/** Cost: the heuristic over one long recording, in this thread, with its wall time and peak memory. */
+export function measureCost(set: Labelled[], minutes = 60): { minutes: number; seconds: number; peakMiB: number } {
+  const long = longRecording(set, minutes);
+  const t0 = performance.now();
+  findClips(long, { ...resolveLimits({}), seed: "cost", duration: long.duration });
+  const seconds = (performance.now() - t0) / 1000;
+  // maxRSS is in KiB: the peak of the whole process, the bench's own set included.
+  return { minutes: long.duration / 60, seconds, peakMiB: process.resourceUsage().maxRSS / 1024 };
 }
 
 interface Job {
@@ -211,6 +228,7 @@ async function runSet(set: Labelled[], engine: Job["engine"], config: Record<str
 async function main() {
   const json = process.argv.includes("--json");
   const set = loadLabelled();
+  const halves = splitSet(set);
   const t0 = performance.now();
   const engines: Record<string, EpisodeResult[] | string> = {};
   engines.heuristic = await runSet(set, "heuristic", {});
@@ -221,32 +239,55 @@ async function main() {
   if (llmSettings(config)) engines.llm = await runSet(set, "llm", JSON.parse(JSON.stringify(config)));
   else engines.llm = "skipped: no llm/openai endpoint in config";
   const seconds = (performance.now() - t0) / 1000;
+  const cost = measureCost(halves.tune.length ? halves.tune : set);
   const env = {
     episodes: set.length,
+    tune: halves.tune.length,
+    heldout: halves.heldout.length,
     cores: os.availableParallelism(),
     node: process.versions.node,
     seconds: Math.round(seconds * 10) / 10,
     date: new Date().toISOString().slice(0, 10),
+    cost: {
+      minutes: Math.round(cost.minutes),
+      seconds: Math.round(cost.seconds * 100) / 100,
+      peak_mib: Math.round(cost.peakMiB),
+    },
   };
+  const half = (v: EpisodeResult[], names: Set<string>) => v.filter((r) => names.has(r.name));
+  const tuneNames = new Set(halves.tune.map((t) => t.name));
+  const heldNames = new Set(halves.heldout.map((t) => t.name));
   if (json) {
     const summary = Object.fromEntries(
-      Object.entries(engines).map(([k, v]) => [
-        k,
-        typeof v === "string"
-          ? v
-          : { average: average(v.map((r) => r.measures)), chance: average(v.map((r) => r.chance)), episodes: v },
-      ]),
+      Object.entries(engines).map(([k, v]) => {
+        if (typeof v === "string") return [k, v];
+        const agg = (rows: EpisodeResult[]) => ({
+          average: average(rows.map((r) => r.measures)),
+          chance: average(rows.map((r) => r.chance)),
+        });
+        const tune = half(v, tuneNames);
+        // Held-out episodes are reported only together: no per-episode rows to tune on.
+        return [k, { tune: { ...agg(tune), episodes: tune }, heldout: agg(half(v, heldNames)) }];
+      }),
     );
     console.log(JSON.stringify({ ...env, engines: summary }, null, 2));
     return;
   }
   console.log(
-    `find-clips on ${set.length} labelled episodes, top ${TOP}, defaults (30–150 ` +
-      `s); ${env.cores} cores, Node ${env.node}, ${env.date}`,
+    `find-clips on ${set.length} labelled episodes (${halves.tune.length} tune, ${halves.heldout.length} held out), top ${TOP}, defaults (30–150 s); ${env.cores} cores, Node ${env.node}, ${env.date}`,
   );
   console.log("Each cell: measured (chance: random clips with the same count and lengths, 200 draws).\n");
-  for (const [k, v] of Object.entries(engines))
-    console.log(typeof v === "string" ? `### ${k}\n\n${v}\n` : `### ${k}\n\n${table(v)}\n`);
+  for (const [k, v] of Object.entries(engines)) {
+    if (typeof v === "string") {
+      console.log(`### ${k}\n\n${v}\n`);
+      continue;
+    }
+    console.log(`### ${k}: tuning half\n\n${table(half(v, tuneNames))}\n`);
+    if (heldNames.size) console.log(`### ${k}: held-out half (aggregate only)\n\n${table(half(v, heldNames), true)}\n`);
+  }
+  console.log(
+    `cost: a ${env.cost.minutes}-minute recording searched in ${cost.seconds.toFixed(2)} s (heuristic, one thread), peak memory ${env.cost.peak_mib} MiB`,
+  );
   console.log(`${seconds.toFixed(1)} s in all`);
 }
 
