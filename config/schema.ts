@@ -302,6 +302,18 @@ export const ConfigSchema = Type.Object(
           40000000,
           "Largest logo or cover art in pixels (width × height), so a small file cannot unpack into a huge picture.",
         ),
+        decode_deadline_ms: Key(
+          Int({ minimum: 500, maximum: 600000 }),
+          10000,
+          "Longest an uploaded font, logo or cover art may take to open, in ms; each opens in a child " +
+            "process, killed at this deadline, and the upload is refused with too_complex.",
+        ),
+        decode_memory_mb: Key(
+          Int({ minimum: 64, maximum: 16384 }),
+          512,
+          "Most memory the child process opening one uploaded font or image may hold, in MB; past it the " +
+            "child is killed and the upload refused with too_complex.",
+        ),
       },
     ),
     network: Block("Outgoing requests to user-given URLs.", {

@@ -2,11 +2,14 @@
  * The files a brand kit or an episode takes, checked before anything is stored: fonts (TTF or OTF,
  * opened with fontkit to read the family name libass must be told), logos (PNG, or SVG rasterised
  * to PNG here and never kept as SVG) and cover art (PNG, JPEG or WebP). Every check looks at the
- * bytes, never at a name or a Content-Type, and every refusal names the field it is about.
+ * bytes, never at a name or a Content-Type, and every refusal names the field it is about. fontkit
+ * and sharp open the files in a child process with a deadline and a memory cap
+ * (daemon/render/decode-jail.ts), never on the server's thread pool; an SVG's structure is bounded
+ * first (daemon/render/svg-bounds.ts).
  */
-import * as fontkit from "fontkit";
-import sharp, { type Metadata, type SharpOptions } from "sharp";
 import { LimitReached, Refused } from "../domain/errors.js";
+import { decodeUntrusted, DEFAULT_DECODE_LIMITS, type DecodeLimits } from "../render/decode-jail.js";
+import { svgProblem } from "../render/svg-bounds.js";
 
 export type BrandFileKind = "font" | "logo" | "cover";
 
@@ -15,6 +18,9 @@ export interface BrandLimits {
   font_max_bytes: number;
   image_max_bytes: number;
   image_max_pixels: number;
+  /** How long the decoder child may take over one file (ms), and the memory it may hold (MB). */
+  decode_deadline_ms?: number;
+  decode_memory_mb?: number;
 }
 
 export interface CheckedFont {
@@ -54,7 +60,7 @@ function fontFormat(head: Buffer): "ttf" | "otf" | "woff" | "woff2" | "collectio
   return undefined;
 }
 
-export function checkFont(bytes: Buffer, limits: BrandLimits): CheckedFont {
+export async function checkFont(bytes: Buffer, limits: BrandLimits): Promise<CheckedFont> {
   if (!bytes.length) throw refuse("font", "the file is empty; send a TTF or OTF font");
   if (bytes.length > limits.font_max_bytes) throw tooBig("font", limits.font_max_bytes, bytes.length);
   const format = fontFormat(bytes);
@@ -65,19 +71,14 @@ export function checkFont(bytes: Buffer, limits: BrandLimits): CheckedFont {
   if (format === "collection")
     throw refuse("font", "a font collection (TTC) is not taken; send one TTF or OTF font", { detected: format });
   if (!format) throw refuse("font", "the file is not a TrueType (TTF) or OpenType (OTF) font", { detected: "unknown" });
-  let family: string;
-  try {
-    const font = fontkit.create(bytes) as fontkit.Font;
-    family = String(font.familyName ?? "").trim();
-    // A font libass could not draw Latin text with is no caption font.
-    if (!font.hasGlyphForCodePoint(0x41) || !font.hasGlyphForCodePoint(0x61))
-      throw refuse("font", "the font has no glyphs for the Latin letters A and a", { family });
-  } catch (err) {
-    if (err instanceof Refused) throw err;
-    throw refuse("font", "the font file is damaged and could not be read", { detected: format });
-  }
+  // fontkit parses every table of a file anyone may send: in the decoder child, under its deadline.
+  const read = await decodeUntrusted({ op: "font", bytes }, "font", decodeLimitsOf(limits));
+  if (!read.ok) throw refuse("font", "the font file is damaged and could not be read", { detected: format });
+  // A font libass could not draw Latin text with is no caption font.
+  if (!read.latin)
+    throw refuse("font", "the font has no glyphs for the Latin letters A and a", { family: read.family?.trim() });
   // The family name goes into ASS style lines, where a comma or a newline would break the line.
-  family = family
+  const family = String(read.family ?? "")
     .replace(/[\u0000-\u001f,]/g, " ")
     .replace(/\s+/g, " ")
     .trim()
@@ -117,34 +118,53 @@ function refuseActiveSvg(text: string): void {
     throw refuse("logo", "an SVG whose styles load other files or addresses is not taken");
 }
 
-async function pixelsOf(
-  field: string,
-  bytes: Buffer,
-  limits: BrandLimits,
-  opts: SharpOptions = {},
-): Promise<{ width: number; height: number }> {
-  let meta: Metadata;
-  try {
-    meta = await sharp(bytes, { limitInputPixels: limits.image_max_pixels, ...opts }).metadata();
-  } catch {
-    throw refuse(field, "the image is damaged and could not be read");
-  }
-  const width = meta.width ?? 0;
-  const height = meta.height ?? 0;
-  if (!width || !height) throw refuse(field, "the image has no size");
-  if (width * height > limits.image_max_pixels) {
-    throw new LimitReached(
-      "size",
-      "too_big",
-      `${field}: the image is ${width}×${height}, more than the limit of ${limits.image_max_pixels} pixels`,
-      { context: { field, max_pixels: limits.image_max_pixels } },
-    );
-  }
-  return { width, height };
+/** The decoder child's limits, from the brand block of the config (defaults where it sets none). */
+function decodeLimitsOf(limits: BrandLimits): DecodeLimits {
+  return {
+    deadline_ms: limits.decode_deadline_ms ?? DEFAULT_DECODE_LIMITS.deadline_ms,
+    memory_mb: limits.decode_memory_mb ?? DEFAULT_DECODE_LIMITS.memory_mb,
+  };
 }
+
+const tooManyPixels = (field: string, limits: BrandLimits, width?: number, height?: number) =>
+  new LimitReached(
+    "size",
+    "too_big",
+    `${field}: the image ${width && height ? `is ${width}×${height}, ` : "is "}more than the limit of ` +
+      `${limits.image_max_pixels} pixels`,
+    {
+      context: {
+        field,
+        limit: "image_max_pixels",
+        max: limits.image_max_pixels,
+        max_pixels: limits.image_max_pixels,
+      },
+    },
+  );
 
 /** Long side of a rasterised SVG logo: a logo is at most 40% of a 1920-wide frame. */
 const SVG_LONG_SIDE = 1024;
+
+/**
+ * Draws an image in the decoder child and words its refusals for `field`. `job` is the raster job
+ * less its input and pixel limit.
+ */
+async function drawn(
+  field: string,
+  bytes: Buffer,
+  limits: BrandLimits,
+  job: { long_side?: number; stats?: boolean },
+): Promise<{ width: number; height: number; png?: Uint8Array }> {
+  const answer = await decodeUntrusted(
+    { op: "raster", bytes, pixels: limits.image_max_pixels, ...job },
+    field,
+    decodeLimitsOf(limits),
+  );
+  if (answer.ok) return { width: answer.width ?? 0, height: answer.height ?? 0, png: answer.png };
+  if (answer.reason === "too_many_pixels") throw tooManyPixels(field, limits, answer.width, answer.height);
+  if (answer.reason === "no_size") throw refuse(field, "the image has no size");
+  throw refuse(field, "the image is damaged and could not be read");
+}
 
 /** A logo as a PNG: PNGs are decoded and written again (dropping their metadata), SVGs rasterised. */
 export async function checkLogo(bytes: Buffer, limits: BrandLimits): Promise<CheckedImage> {
@@ -155,29 +175,23 @@ export async function checkLogo(bytes: Buffer, limits: BrandLimits): Promise<Che
     throw refuse("logo", `a logo must be a PNG or SVG file${format ? ` (this is ${format.toUpperCase()})` : ""}`, {
       detected: format ?? "unknown",
     });
-  let input = sharp(bytes, { limitInputPixels: limits.image_max_pixels });
   if (format === "svg") {
-    refuseActiveSvg(bytes.toString("utf8"));
-    // Its declared size is only a scale: it is drawn at the density that makes its long side
-    // SVG_LONG_SIDE, so a huge declared size is not refused here (the drawing is bounded below).
-    const { width, height } = await pixelsOf(
-      "logo",
-      bytes,
-      { ...limits, image_max_pixels: Number.MAX_SAFE_INTEGER },
-      { limitInputPixels: false },
-    );
-    const density = Math.min(100_000, Math.max(1, (72 * SVG_LONG_SIDE) / Math.max(width, height)));
-    input = sharp(bytes, { density, limitInputPixels: limits.image_max_pixels });
-  } else await pixelsOf("logo", bytes, limits);
-  try {
-    const { data, info } = await input.png().toBuffer({ resolveWithObject: true });
-    return { bytes: data, ext: "png", width: info.width, height: info.height };
-  } catch {
-    throw refuse("logo", "the logo could not be drawn");
+    const text = bytes.toString("utf8");
+    refuseActiveSvg(text);
+    const problem = svgProblem(text);
+    if (problem)
+      throw new LimitReached("size", "too_complex", `logo: ${problem.message}`, {
+        context: { field: "logo", limit: `svg.${problem.limit}`, max: problem.max, found: problem.found },
+      });
   }
+  // An SVG's declared size is only a scale: it is drawn at the density that makes its long side
+  // SVG_LONG_SIDE, and the pixel limit bounds that drawing.
+  const img = await drawn("logo", bytes, limits, format === "svg" ? { long_side: SVG_LONG_SIDE } : {});
+  if (!img.png) throw refuse("logo", "the logo could not be drawn");
+  return { bytes: Buffer.from(img.png), ext: "png", width: img.width, height: img.height };
 }
 
-/** Cover art as sent (PNG, JPEG or WebP), once sharp has read it whole. */
+/** Cover art as sent (PNG, JPEG or WebP), once the decoder child has read every pixel of it. */
 export async function checkCover(bytes: Buffer, limits: BrandLimits, field = "cover"): Promise<CheckedImage> {
   if (!bytes.length) throw refuse(field, "the file is empty; send a PNG, JPEG or WebP image");
   if (bytes.length > limits.image_max_bytes) throw tooBig("cover", limits.image_max_bytes, bytes.length);
@@ -189,12 +203,7 @@ export async function checkCover(bytes: Buffer, limits: BrandLimits, field = "co
       { detected: format ?? "unknown" },
     );
   }
-  const { width, height } = await pixelsOf(field, bytes, limits);
-  try {
-    // decodes every pixel: a truncated file fails here
-    await sharp(bytes, { limitInputPixels: limits.image_max_pixels }).stats();
-  } catch {
-    throw refuse(field, "the image is damaged and could not be read");
-  }
+  // stats decodes every pixel: a truncated file fails here.
+  const { width, height } = await drawn(field, bytes, limits, { stats: true });
   return { bytes, ext: format === "jpeg" ? "jpg" : format, width, height };
 }

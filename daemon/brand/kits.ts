@@ -192,7 +192,7 @@ export class BrandKits {
     const tag = randomUUID().slice(0, 8);
     let old: string | undefined | null;
     if (kind === "font") {
-      const f = checkFont(bytes, limits);
+      const f = await checkFont(bytes, limits);
       const key = `${dir}/font-${tag}.${f.ext}`;
       await this.d.storage.write(key, f.bytes);
       const fileName = cleanFileName(

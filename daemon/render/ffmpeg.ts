@@ -27,6 +27,25 @@ export interface RunToolOptions {
   maxStdout?: number;
   /** Milliseconds between SIGTERM and SIGKILL after an abort. Default 2000. */
   killGraceMs?: number;
+  /**
+   * Wall-time limit in ms, on top of `signal`. Default: none when a signal is given (a step's
+   * signal carries its pipeline timeout), else TOOL_DEADLINE_MS, so no call on an untrusted file
+   * can run unbounded.
+   */
+  deadlineMs?: number;
+}
+
+/** The deadline of a tool run that was given no signal: 30 minutes. */
+export const TOOL_DEADLINE_MS = 30 * 60_000;
+/** ffprobe reads headers: 2 minutes is far more than any honest file needs. */
+export const PROBE_DEADLINE_MS = 120_000;
+
+/** The caller's signal, bounded by the run's deadline. */
+function boundedSignal(opts: RunToolOptions): AbortSignal {
+  const ms = opts.deadlineMs ?? (opts.signal ? undefined : TOOL_DEADLINE_MS);
+  if (ms === undefined) return opts.signal!;
+  const timer = AbortSignal.timeout(ms);
+  return opts.signal ? AbortSignal.any([opts.signal, timer]) : timer;
 }
 
 export interface ToolResult {
@@ -59,7 +78,8 @@ export const ffprobePath = ffprobeCommand;
  * rejects with `tool_missing` when the program is not installed.
  */
 export function runTool(command: string, args: readonly string[], opts: RunToolOptions = {}): Promise<ToolResult> {
-  const { signal, maxStderr = 64 * 1024, maxStdout = 16 * 1024 * 1024, killGraceMs = 2000 } = opts;
+  const { maxStderr = 64 * 1024, maxStdout = 16 * 1024 * 1024, killGraceMs = 2000 } = opts;
+  const signal = boundedSignal(opts);
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const child = spawn(command, args, { cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"] });
@@ -183,7 +203,7 @@ export async function ffprobeJson(file: string, opts: RunToolOptions = {}): Prom
     "-i",
     file,
   ];
-  const result = await runTool(ffprobePath(), args, opts);
+  const result = await runTool(ffprobePath(), args, { deadlineMs: PROBE_DEADLINE_MS, ...opts });
   if (result.code !== 0) throw new ToolError("ffprobe", result.code, result.stderr);
   let parsed: Partial<FfprobeResult>;
   try {

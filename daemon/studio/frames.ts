@@ -31,6 +31,7 @@ export async function frameAt(
   o: { workdir: string; signal?: AbortSignal },
 ): Promise<Buffer> {
   const out = path.join(o.workdir, `frame-${randomUUID().slice(0, 8)}.png`);
+  const bound = 2 * Math.max(size.width, size.height);
   const grab = (at: number) =>
     runFfmpeg(
       [
@@ -41,13 +42,17 @@ export async function frameAt(
         file,
         "-map",
         "0:v:0",
+        // The episode's own picture may be huge: ffmpeg bounds the frame before sharp (on the
+        // server's thread pool) ever sees it, at twice the long side asked for.
+        "-vf",
+        `scale='min(iw,${bound})':'min(ih,${bound})':force_original_aspect_ratio=decrease`,
         "-frames:v",
         "1",
         "-update",
         "1",
         out,
       ],
-      { signal: o.signal, cwd: o.workdir },
+      { signal: o.signal ?? AbortSignal.timeout(60_000), cwd: o.workdir },
     );
   await grab(seconds);
   let png = await readFile(out).catch(() => undefined);

@@ -15,14 +15,17 @@ import {
 import { stepFile } from "../../daemon/storage/storage.js";
 import { DEFAULT_PRESET, X264_PRESETS } from "../../daemon/render/render.js";
 import { planArgs, type Fit, type RenderPlan } from "../../daemon/render/clip-graph.js";
+import { loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
 import { renderChecked } from "../../daemon/render/clip-render.js";
 import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/render/aspect.js";
 import { planBrand } from "../../daemon/render/brand-graph.js";
 import type { BrandSnapshot } from "../../daemon/render/brand.js";
 import { makeBackground, toHexColour } from "./background.js";
+import { decodeUntrusted } from "../../daemon/render/decode-jail.js";
 import { cropPlan } from "./focus.js";
 import { plannedScenes } from "./planned.js";
-import { retimeWords, selectClip, totalDuration, type Piece, type TimedWord } from "./clip.js";
+import { retimeWords, selectClip, totalDuration, type TimedWord } from "./clip.js";
+import { DEFAULT_PACE, pacePieces, PACES } from "../../daemon/render/pace.js";
 
 /** The `with:` options of cut: the one place their limits, defaults and descriptions are written. */
 export const CutOptionsSchema = Type.Object(
@@ -281,6 +284,7 @@ async function _background(
     | { index: number }
     | undefined;
   if (!image && coverStream) image = await extractCover(b.source, coverStream.index, ctx.workdir, ctx.signal);
+  if (image) image = await safeCover(image, ctx.workdir);
   return makeBackground(path.join(ctx.workdir, "background.png"), {
     width: b.width,
     height: b.height,
@@ -292,6 +296,23 @@ async function _background(
     accent: brand?.colours?.accent,
   });
 }
+
+/**
+ * The cover art redrawn by the decoder child into a PNG of at most COVER_SIDE a side, so the sharp
+ * work of the background (blur, attention crop) only ever sees a small picture clipd drew: art
+ * embedded in an episode's file was never checked, and even checked art may be 40 MP. A cover the
+ * child refuses or cannot read within its deadline is left out (the gradient stands in).
+ */
+async function safeCover(image: string, workdir: string): Promise<string | undefined> {
+  const out = path.join(workdir, "cover-safe.png");
+  const answer = await decodeUntrusted(
+    { op: "raster", path: image, pixels: COVER_MAX_PIXELS, fit: COVER_SIDE, out },
+    "cover",
+  ).catch(() => undefined);
+  return answer?.ok ? out : undefined;
+}
+const COVER_SIDE = 2048;
+const COVER_MAX_PIXELS = 40_000_000;
 
 /** Writes a file's embedded picture to the workdir; undefined when ffmpeg cannot read it. */
 async function extractCover(

@@ -65,12 +65,14 @@ describe("brand kits", () => {
     expect(full.font).not.toHaveProperty("bundled");
   });
 
-  it("reads a real TrueType font's family and refuses other bytes by name", () => {
+  it("reads a real TrueType font's family and refuses other bytes by name", async () => {
     const ttf = readFileSync(path.join(repoRoot, "test", "fixtures", "fonts", "DejaVuSans-Bold.ttf"));
-    expect(checkFont(ttf, limits)).toMatchObject({ family: "DejaVu Sans", ext: "ttf" });
-    expect(() => checkFont(Buffer.from("ttcf" + "\0".repeat(60)), limits)).toThrow(/collection \(TTC\)/);
-    expect(() => checkFont(Buffer.from("wOF2" + "\0".repeat(60)), limits)).toThrow(/WOFF2 web font/);
-    expect(() => checkFont(ttf, { ...limits, font_max_bytes: 1024 })).toThrow(/larger than the limit of 1024 bytes/);
+    await expect(checkFont(ttf, limits)).resolves.toMatchObject({ family: "DejaVu Sans", ext: "ttf" });
+    await expect(checkFont(Buffer.from("ttcf" + "\0".repeat(60)), limits)).rejects.toThrow(/collection \(TTC\)/);
+    await expect(checkFont(Buffer.from("wOF2" + "\0".repeat(60)), limits)).rejects.toThrow(/WOFF2 web font/);
+    await expect(checkFont(ttf, { ...limits, font_max_bytes: 1024 })).rejects.toThrow(
+      /larger than the limit of 1024 bytes/,
+    );
   });
 
   it("is a look field: null clears it, a change cuts again, and older looks read none", () => {

@@ -1,0 +1,141 @@
+/**
+ * Untrusted images and fonts are opened in a child process (decode-child.ts), one per file, never
+ * in the server: sharp runs on libuv's thread pool, which the server's file reads share, so one
+ * slow SVG used to stall every upload, download and page (issue 27). The child gets a wall-time
+ * deadline, a V8 heap cap, a resident-memory cap watched from here, and a lower CPU priority; it is
+ * killed (SIGKILL) the moment it passes a cap, and the caller gets a LimitReached naming the field
+ * and the limit. At most DECODE_SLOTS children run at once per process; more wait their turn.
+ * Why a process and not a worker thread: docs/decisions.md ("Untrusted files are decoded in a
+ * child process").
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+import { LimitReached, Refused } from "../domain/errors.js";
+import type { DecodeAnswer, DecodeJob } from "./decode-child.js";
+
+export type { DecodeAnswer, DecodeJob } from "./decode-child.js";
+
+/** How long one file may take to open, and how much memory its child may hold. */
+export interface DecodeLimits {
+  deadline_ms: number;
+  memory_mb: number;
+}
+
+export const DEFAULT_DECODE_LIMITS: DecodeLimits = { deadline_ms: 10_000, memory_mb: 512 };
+
+/** Children at once in this process; each is single-threaded (sharp.concurrency(1)). */
+export const DECODE_SLOTS = Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2)));
+
+// Under the tests this module is TypeScript source, and Node 24 runs the child's source as it is.
+const here = fileURLToPath(import.meta.url);
+const CHILD = here.replace(/decode-jail\.(ts|js)$/, "decode-child.$1");
+
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function slot(): Promise<() => void> {
+  if (running >= DECODE_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  return () => {
+    running--;
+    waiting.shift()?.();
+  };
+}
+
+/** Resident memory of a process in bytes, from /proc; undefined where there is no /proc. */
+async function residentBytes(pid: number): Promise<number | undefined> {
+  try {
+    const statm = await readFile(`/proc/${pid}/statm`, "utf8");
+    return Number(statm.split(" ")[1]) * 4096;
+  } catch {
+    return undefined;
+  }
+}
+
+const tooSlow = (field: string, l: DecodeLimits) =>
+  new LimitReached(
+    "size",
+    "too_complex",
+    `${field}: the file took longer than ${l.deadline_ms / 1000} s to open, the limit for one file; send a simpler one`,
+    { context: { field, limit: "decode_seconds", max: l.deadline_ms / 1000 } },
+  );
+const tooHungry = (field: string, l: DecodeLimits) =>
+  new LimitReached(
+    "size",
+    "too_complex",
+    `${field}: the file needed more than ${l.memory_mb} MB of memory to open, the limit for one file; send a simpler one`,
+    { context: { field, limit: "decode_memory_mb", max: l.memory_mb } },
+  );
+
+/**
+ * Runs one job in a fresh child. Resolves with the child's answer (which may itself be a refusal
+ * the caller words); rejects with LimitReached on the deadline or the memory cap, and with Refused
+ * when the child dies some other way.
+ */
+export async function decodeUntrusted(
+  job: DecodeJob,
+  field: string,
+  limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
+): Promise<DecodeAnswer> {
+  const release = await slot();
+  try {
+    return await runChild(job, field, limits);
+  } finally {
+    release();
+  }
+}
+
+function runChild(job: DecodeJob, field: string, limits: DecodeLimits): Promise<DecodeAnswer> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = fork(CHILD, [], {
+      serialization: "advanced",
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      execArgv: [`--max-old-space-size=${Math.max(64, Math.floor(limits.memory_mb / 2))}`, "--no-warnings"],
+    });
+    let stderr = "";
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (s: string) => void (stderr = (stderr + s).slice(-2000)));
+    let done = false;
+    const finish = (fn: () => void) => {
+      if (done) return;
+      done = true;
+      clearTimeout(deadline);
+      clearInterval(watch);
+      if (child.exitCode === null) child.kill("SIGKILL");
+      fn();
+    };
+    const deadline = setTimeout(() => finish(() => reject(tooSlow(field, limits))), limits.deadline_ms);
+    const watch = setInterval(() => {
+      if (child.pid === undefined) return;
+      void residentBytes(child.pid).then((rss) => {
+        if (rss !== undefined && rss > limits.memory_mb * 1024 * 1024) finish(() => reject(tooHungry(field, limits)));
+      });
+    }, 100);
+    child.on("spawn", () => {
+      // Below the server's priority, so a busy child never starves the requests it shares cores with.
+      try {
+        if (child.pid !== undefined) os.setPriority(child.pid, 10);
+      } catch {
+        /* not permitted here: the deadline still holds */
+      }
+    });
+    child.on("message", (m: DecodeAnswer | { ready: true }) => {
+      if ("ready" in m) child.send(job);
+      else finish(() => resolve(m));
+    });
+    child.on("error", (err) => finish(() => reject(err)));
+    child.on("exit", (code, signal) => {
+      // V8 out of its heap ends the child with a fatal error: that is the memory cap too.
+      if (/heap out of memory|Allocation failed/i.test(stderr)) return finish(() => reject(tooHungry(field, limits)));
+      finish(() =>
+        reject(
+          new Refused("unsupported_type", `${field}: the file could not be read`, {
+            context: { field, exit: signal ?? code },
+          }),
+        ),
+      );
+    });
+  });
+}
