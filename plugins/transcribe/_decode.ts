@@ -4,6 +4,7 @@
  * twice, and reported nothing while silencedetect ran, so a long recording sat on "finding
  * silences". ffmpeg's own `-progress pipe:1` reports (`out_time_us`) drive the fraction.
  */
+import { open } from "node:fs/promises";
 import { runFfmpeg, SAFE_INPUT_ARGS } from "../../daemon/render/ffmpeg.js";
 import { parseSilences, type Span } from "../../daemon/render/audio.js";
 
@@ -56,3 +57,31 @@ export async function decodeAndFindSilences(
   });
   return parseSilences(silenceLines.join("\n"), opts.duration);
 }
+
+/**
+ * The length of the decoded 16 kHz mono 16-bit WAV, from its bytes on disk: what the audio really
+ * lasts, whatever the source's container header claimed (issue 27: an 11 s file whose header said
+ * 3 hours was charged for 3 hours). The RIFF chunks are walked to the `data` chunk, whose length is
+ * taken as the rest of the file, so a size field left unpatched (a killed ffmpeg) cannot lie either.
+ */
+export async function decodedSeconds(wav: string): Promise<number> {
+  const fh = await open(wav, "r");
+  try {
+    const { size } = await fh.stat();
+    const head = Buffer.alloc(Math.min(size, 64 * 1024));
+    await fh.read(head, 0, head.length, 0);
+    let at = 12; // "RIFF" size "WAVE"
+    while (at + 8 <= head.length) {
+      const id = head.toString("latin1", at, at + 4);
+      const len = head.readUInt32LE(at + 4);
+      if (id === "data") return Math.max(0, size - (at + 8)) / BYTES_PER_SECOND;
+      at += 8 + len + (len % 2);
+    }
+    return 0;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** 16 000 samples a second of 2 bytes, one channel: what decodeAndFindSilences writes. */
+const BYTES_PER_SECOND = 16_000 * 2;

@@ -26,7 +26,7 @@ import { stitchWords, toSegments, type PlacedChunk } from "./_stitch.js";
 import { detectLanguage } from "./_language.js";
 import { pickEngine, type EngineChoice } from "./_pick.js";
 import { planTranscribeChunks } from "./_chunks.js";
-import { decodeAndFindSilences } from "./_decode.js";
+import { decodeAndFindSilences, decodedSeconds } from "./_decode.js";
 import { chunkProgress } from "./_progress.js";
 
 /** The `with:` options of transcribe: the one place their limits, defaults and descriptions are written. */
@@ -92,10 +92,14 @@ export const TranscribeOptionsSchema = Type.Object(
 );
 export type TranscribeOptions = StageWith<typeof TranscribeOptionsSchema>;
 
+/** How far a container's stated length may be from the decoded audio's before the decoded one wins. */
+export const HEADER_SLACK_SECONDS = 2;
+
 export default defineStage<TranscribeOptions>({
   name: "transcribe",
   needs: ["source"],
-  provides: ["transcript"],
+  // media: only when the source's header lied about its length, with the decoded length in it.
+  provides: ["transcript", "media"],
   summary: "Transcribes the source audio into timed words, segments and txt/srt/vtt captions",
   options: TranscribeOptionsSchema,
   async run(input, ctx) {
@@ -120,12 +124,23 @@ export default defineStage<TranscribeOptions>({
       ctx.progress(1, "decoding audio and finding silences");
       const full = path.join(ctx.workdir, "audio16k.wav");
       const known = media?.duration ?? (await probeDuration(sourcePath, ctx.signal).catch(() => undefined));
-      const silences = await decodeAndFindSilences(sourcePath, full, {
+      let silences = await decodeAndFindSilences(sourcePath, full, {
         duration: known,
         signal: ctx.signal,
         onFraction: (f) => ctx.progress(1 + 7 * f, `decoding audio and finding silences: ${Math.round(f * 100)}%`),
       });
-      const duration = media?.duration ?? (await probeDuration(full, ctx.signal));
+      // The decoded length wins over the container's claim when they differ (issue 27): chunks are
+      // planned on it, and the run's media and the transcript carry it, so the charge follows it.
+      const decoded = await decodedSeconds(full);
+      const header = media?.duration;
+      const lied = header !== undefined && Math.abs(header - decoded) > HEADER_SLACK_SECONDS;
+      const duration = header !== undefined && !lied ? header : decoded || (await probeDuration(full, ctx.signal));
+      if (lied) {
+        ctx.log.warn({ header, decoded }, "the source's header claims another length; the decoded length is used");
+        silences = silences
+          .filter((sp) => sp.start < duration)
+          .map((sp) => ({ start: sp.start, end: Math.min(sp.end, duration) }));
+      }
       const target = Math.min(opts.chunk_seconds, engine.maxChunkSeconds ?? Infinity);
       let chunks = planTranscribeChunks(duration, silences, {
         target,
@@ -195,7 +210,10 @@ export default defineStage<TranscribeOptions>({
         words,
         segments: toSegments(words, hint),
       };
-      return { transcript: await save(transcript, ctx) };
+      const saved = { ...(await save(transcript, ctx)), chunks: chunks.length };
+      if (!lied) return { transcript: saved };
+      const corrected = { ...media, duration, duration_header: header };
+      return { transcript: saved, media: corrected };
     } finally {
       await engine.close();
     }
