@@ -33,19 +33,26 @@ export function projectRoot(): string {
   throw new Error("cannot find the clipd package root");
 }
 
-function isObject(v: unknown): v is Record<string, any> {
+/** Configuration as read from YAML, the environment or overrides, before the schema checks it. */
+type Tree = Record<string, unknown>;
+/** The part of a config schema node the loader reads (config/schema.ts builds them). */
+type SchemaNode = { type?: string; properties?: Record<string, SchemaNode>; "x-env"?: string; "x-env-empty"?: boolean };
+
+function isObject(v: unknown): v is Tree {
   return !!v && typeof v === "object" && !Array.isArray(v);
 }
 
-export function mergeDeep(base: Record<string, any>, over: Record<string, any>): Record<string, any> {
-  const out: Record<string, any> = { ...base };
+/** `over` laid onto `base`, mappings merged key by key; the answer has base's shape. */
+export function mergeDeep<T extends object>(base: T, over: Tree): T {
+  const out: Tree = { ...(base as Tree) };
   for (const [k, v] of Object.entries(over)) {
-    out[k] = isObject(v) && isObject(base[k]) ? mergeDeep(base[k], v) : v;
+    const under = out[k];
+    out[k] = isObject(v) && isObject(under) ? mergeDeep(under, v) : v;
   }
-  return out;
+  return out as T;
 }
 
-function readYaml(file: string, what: string): Record<string, any> {
+function readYaml(file: string, what: string): Tree {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -63,28 +70,25 @@ function readYaml(file: string, what: string): Record<string, any> {
 
 /** Every key with an env variable (`x-env` in the schema), as [dotted path, its schema]. */
 export function envKeys(
-  schema: Record<string, any> = ConfigSchema,
+  schema: SchemaNode = ConfigSchema as SchemaNode,
   prefix: string[] = [],
-): Array<[string[], Record<string, any>]> {
-  return Object.entries(schema.properties ?? {}).flatMap(([k, p]: [string, any]) =>
-    p["x-env"]
-      ? [[[...prefix, k], p] as [string[], Record<string, any>]]
-      : p.type === "object"
-        ? envKeys(p, [...prefix, k])
-        : [],
+): Array<[string[], SchemaNode]> {
+  return Object.entries(schema.properties ?? {}).flatMap(
+    ([k, p]): Array<[string[], SchemaNode]> =>
+      p["x-env"] ? [[[...prefix, k], p]] : p.type === "object" ? envKeys(p, [...prefix, k]) : [],
   );
 }
 
 // An empty variable is ignored (as if unset), except where the schema says `x-env-empty`
 // (DATABASE_URL="" chooses the embedded database over a file's URL). A number that does not parse
 // is kept as text, so validation names the key and the variable's value.
-function fromEnv(env: NodeJS.ProcessEnv): Record<string, any> {
-  const out: Record<string, any> = {};
+function fromEnv(env: NodeJS.ProcessEnv): Tree {
+  const out: Tree = {};
   for (const [keys, p] of envKeys()) {
-    const raw = env[p["x-env"]];
+    const raw = env[p["x-env"]!];
     if (raw === undefined || (raw === "" && !p["x-env-empty"])) continue;
     let o = out;
-    for (const k of keys.slice(0, -1)) o = o[k] ??= {};
+    for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Tree;
     const n = Number(raw);
     o[keys.at(-1)!] =
       p.type === "integer"
@@ -103,12 +107,12 @@ function fromEnv(env: NodeJS.ProcessEnv): Record<string, any> {
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Overrides applied last (tests, `--set`). */
-  overrides?: Record<string, any>;
+  overrides?: Tree;
 }
 
 export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const env = opts.env ?? process.env;
-  let cfg: Record<string, any> = configDefaults();
+  let cfg: Tree = configDefaults();
   if (env.CLIPD_CONFIG) cfg = mergeDeep(cfg, readYaml(path.resolve(env.CLIPD_CONFIG), "config file"));
   cfg = mergeDeep(cfg, fromEnv(env));
   if (opts.overrides) cfg = mergeDeep(cfg, opts.overrides);
@@ -120,7 +124,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
 
 let compiled: ReturnType<Ajv["compile"]> | undefined;
 
-function validate(cfg: Record<string, any>) {
+function validate(cfg: Tree): asserts cfg is Tree & Config {
   // strict: false lets ajv pass over the schema's own annotations (x-env, x-default); verbose
   // gives each error its schema, whose known keys make the "did you mean" hint.
   const check = (compiled ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(ConfigSchema));
@@ -128,8 +132,10 @@ function validate(cfg: Record<string, any>) {
   const lines = (check.errors ?? []).map((e) => {
     const key = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
     if (e.keyword === "additionalProperties") {
-      const extra = (e.params as any).additionalProperty;
-      const near = Object.keys((e.parentSchema as any)?.properties ?? {}).find((k) => editDistance(k, extra) <= 2);
+      const extra = String((e.params as { additionalProperty?: string }).additionalProperty);
+      const near = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {}).find(
+        (k) => editDistance(k, extra) <= 2,
+      );
       const at = key ? `${key}.` : "";
       return `${at}${extra}: unknown key${near ? ` (did you mean ${at}${near}?)` : ""}`;
     }

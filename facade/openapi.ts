@@ -101,12 +101,14 @@ export function toOpenApi(
     if (isWebOnly(op)) continue; // the website's own calls are no part of the public API
     const parameters = [
       ...Object.entries(op.params ?? {}).map(([name, schema]) => ({ name, in: "path", required: true, schema })),
-      ...Object.entries(((op.query as any)?.properties ?? {}) as Record<string, unknown>).map(([name, schema]) => ({
-        name,
-        in: "query",
-        required: false,
-        schema,
-      })),
+      ...Object.entries((op.query as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}).map(
+        ([name, schema]) => ({
+          name,
+          in: "query",
+          required: false,
+          schema,
+        }),
+      ),
       ...(op.idempotent ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : []),
     ];
     const keyed = op.scope !== null || op.auth === "key";

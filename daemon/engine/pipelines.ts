@@ -253,7 +253,7 @@ function readSteps(
       for (const e of validate.errors ?? []) {
         const field =
           e.keyword === "additionalProperties"
-            ? (e.params as any).additionalProperty
+            ? (e.params as { additionalProperty?: string }).additionalProperty
             : e.instancePath.replace(/^\//, "").replace(/\//g, ".");
         const node = field && isMap(withNode) ? (withNode.get(field.split(".")[0], true) ?? withNode) : withNode;
         const msg =

@@ -51,7 +51,10 @@ export function planFor(src: PlanSource, pipelineName: string, set: Record<strin
       const validate = ajv.compile(stage.options);
       if (!validate(options)) {
         const e = validate.errors?.[0];
-        const field = e?.instancePath.replace(/^\//, "") || (e?.params as any)?.additionalProperty || "";
+        const field =
+          e?.instancePath.replace(/^\//, "") ||
+          (e?.params as { additionalProperty?: string } | undefined)?.additionalProperty ||
+          "";
         const given = [...used].find((k) => k === field || k.endsWith(`.${field}`));
         throw new RunError(
           "invalid_option",

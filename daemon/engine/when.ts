@@ -27,7 +27,8 @@ export function compileWhen(expr: string): WhenFn {
     }
   }
   const keys = pathStr!.split(".");
-  const get = (state: Record<string, unknown>) => keys.reduce<any>((o, k) => (o == null ? undefined : o[k]), state);
+  const get = (state: Record<string, unknown>) =>
+    keys.reduce<unknown>((o, k) => (o == null ? undefined : (o as Record<string, unknown>)[k]), state);
   return (state) => {
     const v = get(state);
     switch (op) {
@@ -38,13 +39,13 @@ export function compileWhen(expr: string): WhenFn {
       case "!=":
         return v !== rhs;
       case ">":
-        return (v as any) > (rhs as any);
+        return (v as number) > (rhs as number);
       case ">=":
-        return (v as any) >= (rhs as any);
+        return (v as number) >= (rhs as number);
       case "<":
-        return (v as any) < (rhs as any);
+        return (v as number) < (rhs as number);
       default:
-        return (v as any) <= (rhs as any);
+        return (v as number) <= (rhs as number);
     }
   };
 }

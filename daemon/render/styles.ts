@@ -38,7 +38,7 @@ export function loadStyles(file?: string): StyleCatalogue {
   }
   for (const s of doc.styles) {
     const missing = ["id", "name", "description", "font", "colour", "outline_colour", "highlight", "animation"].filter(
-      (k) => (s as any)[k] === undefined,
+      (k) => (s as unknown as Record<string, unknown>)[k] === undefined,
     );
     const sizes = SIZES.filter((k) => typeof s.sizes?.[k] !== "number");
     if (missing.length || sizes.length) {

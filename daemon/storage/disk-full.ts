@@ -26,8 +26,9 @@ const FULL_CODES = new Set(["ENOSPC", "EDQUOT"]);
 
 /** Whether an error (or one it wraps) says the disk is full. */
 export function isDiskFull(err: unknown): boolean {
-  for (let e = err as any, depth = 0; e && depth < 5; e = e.cause, depth++) {
-    if (e instanceof InsufficientStorage || FULL_CODES.has(e.code)) return true;
+  type Wrapped = { code?: string; cause?: unknown } | null | undefined;
+  for (let e = err as Wrapped, depth = 0; e && depth < 5; e = e.cause as Wrapped, depth++) {
+    if (e instanceof InsufficientStorage || FULL_CODES.has(e.code ?? "")) return true;
   }
   return false;
 }

@@ -53,15 +53,15 @@ function describeAjvError(
   if (isUrlFault(e))
     return { field: base, code: "invalid_url", message: `${where} field "${base}" must be an absolute https:// URL` };
   if (e.keyword === "additionalProperties") {
-    const field = [base, (e.params as any).additionalProperty].filter(Boolean).join(".");
+    const field = [base, (e.params as { additionalProperty?: string }).additionalProperty].filter(Boolean).join(".");
     return { field, code: "invalid_request", message: `${where} field "${field}" is not allowed` };
   }
   if (e.keyword === "enum") {
-    const allowed = ((e.params as any).allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ");
+    const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ");
     return { field: base, code: "invalid_request", message: `${where} field "${base}" must be one of ${allowed}` };
   }
   if (e.keyword === "required") {
-    const field = [base, (e.params as any).missingProperty].filter(Boolean).join(".");
+    const field = [base, (e.params as { missingProperty?: string }).missingProperty].filter(Boolean).join(".");
     return { field, code: "invalid_request", message: `${where} field "${field}" is required` };
   }
   // A fault of the whole value (a body that is not an object, an empty PATCH) names it as a whole.

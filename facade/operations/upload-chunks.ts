@@ -239,7 +239,7 @@ export async function headUpload(s: FacadeServices, token: string): Promise<Resp
     // A HEAD answer has no body: the status and the error code header say what went wrong.
     const { status, body } = toErrorBody(err);
     if (status >= 500) s.log.error({ err }, "upload HEAD failed");
-    headers.set("x-error-code", String((body as any)?.error?.code ?? "error"));
+    headers.set("x-error-code", String((body as { error?: { code?: string } } | undefined)?.error?.code ?? "error"));
     return new Response(null, { status, headers });
   }
 }

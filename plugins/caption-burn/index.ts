@@ -142,7 +142,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     if (cut.words_key && (await ctx.storage.exists(cut.words_key))) {
       const doc = JSON.parse((await ctx.storage.read(cut.words_key)).toString("utf8"));
       words = (Array.isArray(doc.words) ? doc.words : []).filter(
-        (w: any) => typeof w?.text === "string" && w.end > w.start,
+        (w: { text?: unknown; start: number; end: number } | null) => typeof w?.text === "string" && w.end > w.start,
       );
       title ??= doc.title ?? undefined;
     }

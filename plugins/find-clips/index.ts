@@ -109,8 +109,8 @@ async function _loadTranscript(
       ? input.transcript
       : undefined;
   if (inline) {
-    const bad = (inline.words as unknown[]).findIndex(
-      (w: any) => !w || typeof w.text !== "string" || typeof w.start !== "number" || typeof w.end !== "number",
+    const bad = (inline.words as Array<{ text?: unknown; start?: unknown; end?: unknown } | null>).findIndex(
+      (w) => !w || typeof w.text !== "string" || typeof w.start !== "number" || typeof w.end !== "number",
     );
     if (bad >= 0)
       throw new StageError("bad_input", `find-clips: transcript word ${bad} needs text, start and end (seconds)`);
