@@ -32,6 +32,8 @@ export const UPLOAD_TTL_SECONDS = 2 * 3600;
 export const DOWNLOAD_TTL_SECONDS = 7 * 24 * 3600;
 
 const b64 = (b: Buffer | string) => Buffer.from(b).toString("base64url");
+/** A token as sign() makes it: base64url claims (bounded), one dot, a 32-byte MAC in 43 base64url characters. */
+const TOKEN = /^([A-Za-z0-9_-]{1,4096})\.([A-Za-z0-9_-]{43})$/;
 
 export class LinkSigner {
   private constructor(private readonly secret: Buffer) {}
@@ -53,20 +55,29 @@ export class LinkSigner {
     return { token: `${body}.${mac}`, expiresAt: new Date(exp * 1000).toISOString() };
   }
 
-  /** Returns the claims of a valid token for `kind`, or throws 403/410 in the error envelope. */
+  /**
+   * Returns the claims of a valid token for `kind`, or throws 403/410 in the error envelope. The
+   * token is parsed strictly: exactly two parts, the claims in base64url and the MAC exactly 43
+   * base64url characters (32 bytes), so no second spelling of a token (trailing text, a third part,
+   * characters the decoder skips) is ever accepted; the MAC is compared in constant time.
+   */
   verify(token: string, kind: LinkClaims["k"]): LinkClaims {
-    const [body, mac] = token.split(".");
-    const expected = body ? createHmac("sha256", this.secret).update(body).digest() : Buffer.alloc(0);
-    const given = Buffer.from(mac ?? "", "base64url");
-    if (!body || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new ApiError(403, "bad_signature", "this link is not valid: it was changed or not issued by clipd");
-    }
+    const bad = () =>
+      new ApiError(403, "bad_signature", "this link is not valid: it was changed or not issued by clipd");
+    const m = TOKEN.exec(token);
+    if (!m) throw bad();
+    const body = m[1]!;
+    // Compared as text: a decoder ignores the last character's spare bits, so four spellings of one
+    // MAC would decode alike; only the one sign() writes is accepted.
+    const expected = Buffer.from(b64(createHmac("sha256", this.secret).update(body).digest()));
+    if (!timingSafeEqual(Buffer.from(m[2]!), expected)) throw bad();
     let claims: LinkClaims;
     try {
       claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8"));
     } catch {
       throw new ApiError(403, "bad_signature", "this link is not valid");
     }
+    if (typeof claims !== "object" || claims === null || typeof claims.exp !== "number") throw bad();
     if (claims.k !== kind) throw new ApiError(403, "bad_signature", `this is not a ${kind} link`);
     if (claims.exp * 1000 <= Date.now())
       throw new ApiError(

@@ -2,7 +2,9 @@
  * Transcript prices (the `transcripts:` section of config/pricing.yaml): each account gets
  * `free_per_month` live transcripts a calendar month (UTC) for nothing; later ones are paid by
  * length at `cents_per_hour`, counted in started minutes and rounded up to a whole cent. No file
- * may be longer than `max_minutes`. A failed transcript costs nothing and frees its free slot.
+ * may be longer than `max_minutes`. A failed transcript costs nothing and frees its free slot. An
+ * account made by the website's sign-up gets the free ones only once its address is verified,
+ * unless web.free_transcripts_unverified says otherwise.
  *
  * Like episodes (daemon/account/billing.ts), a paid transcript is only checked when it starts (credit for
  * its first minute, balance not below zero) and charged when it completes, by its measured length,
@@ -35,6 +37,7 @@ export function loadTranscriptPrices(file = path.join(projectRoot(), "config", "
   if (hit) return hit;
   let section: Record<string, unknown> = {};
   try {
+    // biome-ignore lint/suspicious/noExplicitAny: a YAML price file, checked field by field below
     section = (parse(readFileSync(file, "utf8")) as any)?.transcripts ?? {};
   } catch (caught) {
     const err = caught as NodeJS.ErrnoException;
@@ -79,8 +82,12 @@ export async function decideTranscriptPayment(
   tx: Queryable,
   accountId: string,
   prices: TranscriptPrices,
+  opts: { freeUnverified?: boolean } = {},
 ): Promise<{ free: boolean }> {
-  const { rows } = await tx.query(`select credit_cents from accounts where id = $1 for update`, [accountId]);
+  const { rows } = await tx.query(
+    `select credit_cents, web_signup, email_verified_at is not null as verified from accounts where id = $1 for update`,
+    [accountId],
+  );
   const credit = Number(rows[0]?.credit_cents ?? 0);
   // Before the free ones: a balance below zero (a refunded pack already spent) stops every live call.
   if (credit < 0) {
@@ -91,8 +98,21 @@ export async function decideTranscriptPayment(
       credit,
     );
   }
-  if ((await freeTranscriptsUsed(tx, accountId)) < prices.free_per_month) return { free: true };
+  // A website sign-up gets the free ones once its address is verified (issue 27, finding 9): an
+  // address alone costs nothing to make, a mailbox that answers costs a little more.
+  const waiting = rows[0]?.web_signup === true && rows[0]?.verified !== true && !opts.freeUnverified;
+  if (!waiting && (await freeTranscriptsUsed(tx, accountId)) < prices.free_per_month) return { free: true };
   const min = transcriptCents(60, prices);
+  if (credit < min && waiting) {
+    throw new PaymentRequired(
+      "credit_required",
+      `the ${prices.free_per_month} free transcripts a month start once this account's e-mail address is ` +
+        "verified (open the mailed link, or ask for a new one on the account page); until then a transcript costs " +
+        `${prices.cents_per_hour} cents an hour and needs at least ${min} cents of credit (you have ${credit})`,
+      min - credit,
+      credit,
+    );
+  }
   if (credit < min) {
     throw new PaymentRequired(
       "credit_required",

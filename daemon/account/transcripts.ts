@@ -70,6 +70,8 @@ export interface TranscriptDeps {
   storage: Storage;
   accounts?: AccountService;
   prices?: TranscriptPrices;
+  /** web.free_transcripts_unverified: a website sign-up gets the free ones before its address is verified. */
+  freeUnverified?: boolean;
 }
 
 /** Storage keys the transcribe stage writes for a run, plus the page written when it completes. */
@@ -78,6 +80,7 @@ export function transcriptKeys(runId: string) {
   return { txt: `${base}.txt`, srt: `${base}.srt`, vtt: `${base}.vtt`, json: `${base}.json`, page: `${base}.html` };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
 function toRecord(r: any): TranscriptRecord {
   let status: TranscriptStatus = r.status;
   // Until the run ends the row says queued; the run says whether it has started.
@@ -168,7 +171,9 @@ export class TranscriptService {
           [input.accountId, input.url],
         );
         if (existing.rows[0]) return { id: existing.rows[0].id as string, created: false };
-        const { free } = await decideTranscriptPayment(tx, input.accountId, this.prices);
+        const { free } = await decideTranscriptPayment(tx, input.accountId, this.prices, {
+          freeUnverified: this.deps.freeUnverified ?? false,
+        });
         const id = input.id ?? randomUUID();
         await tx.query(
           `insert into transcripts (id, account_id, livemode, url, name, free) values ($1, $2, true, $3, $4, $5)`,
@@ -262,6 +267,7 @@ export class TranscriptService {
       );
       return;
     }
+    // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
     const t = (run.output.transcript ?? {}) as Record<string, any>;
     const seconds = Number(t.duration ?? run.output.media?.duration ?? 0);
     const keys = transcriptKeys(run.id);

@@ -102,6 +102,7 @@ export function buildContainer(opened: Opened): DependencyContainer {
         runner: c.resolve(Runner),
         storage: c.resolve(TOKENS.storage),
         accounts: c.resolve(AccountService),
+        freeUnverified: c.resolve(TOKENS.config).web.free_transcripts_unverified,
       }),
   );
   once(

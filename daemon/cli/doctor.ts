@@ -14,6 +14,7 @@ import type { Config } from "../../config/loader.js";
 import { chooseEncoder } from "../render/encoder.js";
 import { aptCommand, ffmpegCommand, fontsDirOf, requirementsOf } from "../ops/os-packages.js";
 import { openDb } from "../store/db.js";
+import { mailLinkProblem } from "../web/mail-gate.js";
 
 const run = promisify(execFile);
 
@@ -116,6 +117,16 @@ export async function runDoctor(cfg: Config, opts: { database?: boolean } = {}):
     !!cfg.openai.api_key,
     cfg.openai.api_key ? `endpoint ${cfg.openai.base_url || "api.openai.com"}` : "not configured",
     "set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server)",
+    true,
+  );
+
+  // Mail links come only from server.public_url (issue 27): without it the site sends no account mail.
+  const mailProblem = mailLinkProblem(cfg.smtp.host, cfg.server.public_url);
+  add(
+    "mail links",
+    !mailProblem,
+    mailProblem ?? (cfg.smtp.host ? `reset and verification links point at ${cfg.server.public_url}` : "e-mail is off"),
+    "set server.public_url (CLIPD_PUBLIC_URL) to the site's public address, e.g. https://clips.example.com",
     true,
   );
 

@@ -4,7 +4,7 @@
  */
 import type { Queryable } from "../store/db.js";
 import { Refused } from "../domain/errors.js";
-import { newToken, tokenHash } from "./sessions.js";
+import { isToken, newToken, tokenHash } from "./sessions.js";
 
 export type TokenPurpose = "verify" | "reset";
 export const TOKEN_TTL_SECONDS = 3600;
@@ -25,11 +25,13 @@ export async function issueToken(q: Queryable, accountId: string, purpose: Token
 
 /** Spends a token in `tx`; returns its account, or refuses with 400 invalid_token naming why. */
 export async function spendToken(tx: Queryable, token: string, purpose: TokenPurpose): Promise<string> {
-  const { rows } = await tx.query(
-    `update web_tokens set used_at = now() where token_hash = $1 and purpose ` +
-      `= $2 and used_at is null and expires_at > now() returning account_id`,
-    [tokenHash(token.slice(0, 200)), purpose],
-  );
+  // Only the exact shape issueToken makes is looked up: no trailing text, no other length.
+  const { rows } = isToken(token)
+    ? await tx.query(
+        `update web_tokens set used_at = now() where token_hash = $1 and purpose = $2 and used_at is null and expires_at > now() returning account_id`,
+        [tokenHash(token), purpose],
+      )
+    : { rows: [] };
   if (!rows[0])
     throw new Refused(
       "invalid_token",

@@ -5,6 +5,7 @@
  */
 import { hash, verify, type Options } from "@node-rs/argon2";
 import { Refused } from "../domain/errors.js";
+import { weakPasswordReason } from "./password-rules.js";
 
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
@@ -14,7 +15,10 @@ const OPTIONS: Options = { algorithm: 2 as Options["algorithm"], memoryCost: 194
 
 let dummy: Promise<string> | undefined;
 
-/** Refuses a password outside 10–256 characters, naming the field. */
+/**
+ * Refuses a password outside 10–256 characters (invalid_request), or one on the common-password
+ * list, repeated or a simple run (weak_password, password-rules.ts), naming the field.
+ */
 export function checkPassword(password: string, field = "password"): void {
   const n = [...password].length;
   if (n < PASSWORD_MIN || n > PASSWORD_MAX) {
@@ -24,6 +28,11 @@ export function checkPassword(password: string, field = "password"): void {
       { context: { field, min: PASSWORD_MIN, max: PASSWORD_MAX } },
     );
   }
+  const weak = weakPasswordReason(password);
+  if (weak)
+    throw new Refused("weak_password", `${field} is too easy to guess: ${weak}; choose another`, {
+      context: { field },
+    });
 }
 
 export function hashPassword(password: string): Promise<string> {

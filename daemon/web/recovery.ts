@@ -7,7 +7,8 @@ import type { Db } from "../store/db.js";
 import { Conflict } from "../domain/errors.js";
 import type { AccountService } from "../account/accounts.js";
 import { checkPassword } from "./passwords.js";
-import { resetMail, type Mailer } from "./mailer.js";
+import { resetMail } from "./mailer.js";
+import type { MailGate } from "./mail-gate.js";
 import { issueToken, spendToken } from "./mail-tokens.js";
 import { accountByEmail, normalEmail, type WebUsers } from "./users.js";
 
@@ -15,7 +16,7 @@ export interface RecoveryDeps {
   db: Db;
   accounts: AccountService;
   users: WebUsers;
-  mailer: Mailer;
+  mail: MailGate;
   log: Logger;
   removalDays: number;
 }
@@ -37,24 +38,31 @@ export class AccountRecovery {
   }
 
   /**
-   * Mails a reset link when the address belongs to a live account. The caller always answers 202:
-   * the mail goes out after the answer, so neither the answer nor its timing tells whether the
-   * address is known.
+   * Mails a reset link when the address belongs to a live account and neither its mail limit nor
+   * the requester's is used up. The caller always answers 202: the mail goes out after the answer,
+   * so neither the answer nor its timing tells whether the address is known or limited. The link
+   * comes from server.public_url only; without it, 409 mail_not_configured for every address.
    */
-  async forgot(email: string, origin: string): Promise<void> {
-    if (!this.d.mailer.enabled) {
+  async forgot(email: string, clientAddr: string): Promise<void> {
+    if (!this.d.mail.mailer.enabled) {
       throw new Conflict(
         "email_disabled",
         "this site sends no e-mail; ask its operator to run `clipd account reset-password --email <your address>`",
       );
     }
+    this.d.mail.ready();
     const to = normalEmail(email).slice(0, 254);
     const send = (async () => {
       const found = await accountByEmail(this.d.db, to);
       if (!found) return;
+      const allowed = await this.d.mail.take(found.id, clientAddr);
+      if (!allowed.ok) {
+        this.d.log.info({ per: allowed.rule.per, limit: allowed.rule.limit }, "reset mail over its limit: not sent");
+        return;
+      }
       const token = await issueToken(this.d.db, found.id, "reset");
       // To the address the account holds, not the spelling typed into the form.
-      await this.d.mailer.send(resetMail(found.email, `${origin}/reset-password?token=${token}`));
+      await this.d.mail.mailer.send(resetMail(found.email, this.d.mail.link("/reset-password", token)));
     })().catch((err) => this.d.log.warn({ err: { message: (err as Error).message } }, "reset mail failed"));
     this.pending.add(send);
     void send.finally(() => this.pending.delete(send));

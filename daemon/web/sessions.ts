@@ -27,6 +27,9 @@ const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
 
 export const newToken = () => randomBytes(32).toString("base64url");
+/** Exactly what newToken makes: 32 bytes in unpadded base64url. Anything else is no token of ours. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+export const isToken = (s: string): boolean => TOKEN.test(s);
 export const tokenHash = sha256;
 
 /** The session's CSRF token: one-way from its cookie token, so it reveals nothing of the cookie. */
@@ -68,7 +71,7 @@ export class SessionStore {
    * The live session a cookie token stands for, or undefined (unknown, idle too long, past its end, account deleted).
    */
   async find(token: string | undefined): Promise<WebSession | undefined> {
-    if (!token || token.length > 200) return undefined;
+    if (!token || !isToken(token)) return undefined;
     const { rows } = await this.db.query(
       `select s.id, s.account_id, s.created_at, s.expires_at, s.last_seen_at,
               (s.expires_at <= now() or s.last_seen_at <= now() - make_interval(secs => $2::float8 * 3600) or a.deleted_at is not null) as dead,

@@ -7,29 +7,43 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Db, Queryable } from "../store/db.js";
-import { Conflict, NotFound, Refused, Unauthorized } from "../domain/errors.js";
+import { Conflict, DomainError, LimitReached, NotFound, Refused, Unauthorized } from "../domain/errors.js";
 import type { Account, AccountService } from "../account/accounts.js";
 import { checkPassword, hashPassword, verifyOrDummy } from "./passwords.js";
 import { SessionStore, type WebSession } from "./sessions.js";
 import { SigninLimits } from "./signin-limits.js";
-import { Mailer, verifyMail } from "./mailer.js";
+import { verifyMail } from "./mailer.js";
 import { issueToken } from "./mail-tokens.js";
+import type { MailGate } from "./mail-gate.js";
+import { takeHit } from "./hit-limits.js";
 
 export interface WebUsersDeps {
   db: Db;
   accounts: AccountService;
   sessions: SessionStore;
   limits: SigninLimits;
-  mailer: Mailer;
+  mail: MailGate;
+  /** web.signups_per_address_per_day */
+  signupsPerAddressPerDay: number;
   log: Logger;
 }
+
+/** Whether the sign-up's verification mail went out, and if not, why (the refusal's code and message). */
+export type VerificationSent = { sent: true } | { sent: false; error: { code: string; message: string } };
 
 /** A sign-in: the account, its new session and the cookie token (for the Set-Cookie only). */
 export interface SignedIn {
   account: Account;
   session: WebSession;
   token: string;
+  /** Sign-up only, when the site sends mail. */
+  verification?: VerificationSent;
 }
+
+const MAIL_REFUSED = {
+  code: "mail_not_sent",
+  message: "the mail server did not take the verification mail; ask again later",
+};
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const MAX_EMAIL = 254;
@@ -65,11 +79,29 @@ export class WebUsers {
     return this.d.sessions;
   }
 
-  /** Makes the account and signs it in; 409 email_taken when a live account has the address. */
-  async signUp(input: { email: string; password: string; origin: string }): Promise<SignedIn> {
+  /**
+   * Makes the account and signs it in; 409 email_taken when a live account has the address, 429
+   * signup_limit past web.signups_per_address_per_day from the client address (finding 9).
+   */
+  async signUp(input: { email: string; password: string; clientAddr: string }): Promise<SignedIn> {
     const email = normalEmail(input.email);
     checkEmail(email);
     checkPassword(input.password);
+    const hit = await takeHit(this.d.db, [
+      {
+        subject: `signup:addr:${input.clientAddr}`,
+        limit: this.d.signupsPerAddressPerDay,
+        windowSeconds: 86400,
+        per: "address",
+      },
+    ]);
+    if (!hit.ok)
+      throw new LimitReached(
+        "quota",
+        "signup_limit",
+        `no more than ${hit.rule.limit} sign-ups a day from one address; retry in ${hit.retryAfter} s`,
+        { context: { retry_after: hit.retryAfter, limit: hit.rule.limit, per: "address" } },
+      );
     const hash = await hashPassword(input.password);
     const id = randomUUID();
     const taken = () =>
@@ -80,7 +112,11 @@ export class WebUsers {
     try {
       made = await this.d.db.transaction(async (tx) => {
         if (await accountByEmail(tx, email)) throw taken();
-        await tx.query(`insert into accounts (id, email, password_hash) values ($1, $2, $3)`, [id, email, hash]);
+        await tx.query(`insert into accounts (id, email, password_hash, web_signup) values ($1, $2, $3, true)`, [
+          id,
+          email,
+          hash,
+        ]);
         return this.d.sessions.create(id, tx);
       });
     } catch (err) {
@@ -88,13 +124,37 @@ export class WebUsers {
       if ((err as { code?: string }).code === "23505") throw taken();
       throw err;
     }
-    if (this.d.mailer.enabled) await this.sendVerification(id, email, input.origin);
-    return { account: (await this.d.accounts.getAccount(id))!, ...made };
+    let verification: VerificationSent | undefined;
+    if (this.d.mail.mailer.enabled) {
+      // The account stands whatever happens to its mail; the answer says why none was sent.
+      verification = await this.sendVerification(id, input.clientAddr).then(
+        (sent): VerificationSent => (sent ? { sent: true } : { sent: false, error: MAIL_REFUSED }),
+        (err: unknown): VerificationSent => {
+          if (!(err instanceof DomainError)) throw err;
+          return { sent: false, error: { code: err.code, message: err.message } };
+        },
+      );
+    }
+    return { account: (await this.d.accounts.getAccount(id))!, ...made, verification };
   }
 
-  async sendVerification(accountId: string, email: string, origin: string): Promise<void> {
+  /**
+   * Mails a verification link to the account's address: 409 email_disabled or mail_not_configured,
+   * 409 already_verified, 429 mail_limit with retry_after. False when the mail server refused it.
+   */
+  async sendVerification(accountId: string, clientAddr: string): Promise<boolean> {
+    if (!this.d.mail.mailer.enabled)
+      throw new Conflict("email_disabled", "this site sends no e-mail, so its addresses cannot be verified");
+    const { rows } = await this.d.db.query(
+      `select email, email_verified_at from accounts where id = $1 and deleted_at is null`,
+      [accountId],
+    );
+    if (!rows[0]) throw new NotFound("not_found", "this account does not exist");
+    if (rows[0].email_verified_at) throw new Conflict("already_verified", "this account's address is verified");
+    this.d.mail.ready();
+    await this.d.mail.takeOrThrow(accountId, clientAddr);
     const token = await issueToken(this.d.db, accountId, "verify");
-    await this.d.mailer.send(verifyMail(email, `${origin}/verify-email?token=${token}`));
+    return this.d.mail.mailer.send(verifyMail(String(rows[0].email), this.d.mail.link("/verify-email", token)));
   }
 
   /**
@@ -110,7 +170,7 @@ export class WebUsers {
       await this.d.limits.fail(input.clientAddr, email);
       throw new Unauthorized("invalid_credentials", "the e-mail address or the password is wrong");
     }
-    await this.d.limits.succeed(email);
+    await this.d.limits.succeed(input.clientAddr, email);
     if (input.previous) await this.d.sessions.end(input.previous);
     const made = await this.d.sessions.create(found.id);
     return { account: (await this.d.accounts.getAccount(found.id))!, ...made };

@@ -67,6 +67,12 @@ function freeLimits(f: OperationContext["services"]["config"]["free"]) {
   };
 }
 
+/** The client address the web's limits count: X-Forwarded-For's first only behind a trusted proxy. */
+export function clientAddrOf(ctx: OperationContext): string {
+  const c = ctx.caller;
+  return ctx.services.config.free.trust_proxy ? (c.forwardedAddr ?? c.clientAddr) : c.clientAddr;
+}
+
 export function webOf(ctx: OperationContext): WebCaller {
   if (!ctx.caller.web) throw new ApiError(404, "not_found", "this call is served only under /web");
   return ctx.caller.web;
@@ -80,6 +86,7 @@ async function signedIn(ctx: OperationContext, made: SignedIn) {
     signed_in: true,
     account: await accountSummary(ctx.services.db, made.account.id),
     csrf_token: made.session.csrf_token,
+    ...(made.verification ? { verification_mail: made.verification } : {}),
   };
 }
 
@@ -123,8 +130,9 @@ const signUp = defineOperation({
   responses: {
     201: { description: "Signed up and in" },
     403: { description: "signup_closed: the operator makes accounts" },
-    400: { description: "Not an address, or the password's length" },
+    400: { description: "Not an address; the password's length, or weak_password" },
     409: { description: "email_taken" },
+    429: { description: "signup_limit: too many sign-ups from this address today, with retry_after" },
   },
   async handler(ctx) {
     const w = webOf(ctx);
@@ -140,7 +148,7 @@ const signUp = defineOperation({
     const made = await ctx.services.web.users.signUp({
       email: ctx.body.email,
       password: ctx.body.password,
-      origin: w.siteOrigin,
+      clientAddr: clientAddrOf(ctx),
     });
     if (w.session) await ctx.services.web.sessions.end(w.session.id);
     ctx.status = 201;
@@ -164,12 +172,10 @@ const signIn = defineOperation({
   },
   async handler(ctx) {
     const w = webOf(ctx);
-    const c = ctx.caller;
-    const clientAddr = ctx.services.config.free.trust_proxy ? (c.forwardedAddr ?? c.clientAddr) : c.clientAddr;
     const made = await ctx.services.web.users.signIn({
       email: ctx.body.email,
       password: ctx.body.password,
-      clientAddr,
+      clientAddr: clientAddrOf(ctx),
       previous: w.session?.id,
     });
     return signedIn(ctx, made);
@@ -208,10 +214,11 @@ const forgotPassword = defineOperation({
   body: { type: "object", additionalProperties: false, required: ["email"], properties: { email } },
   responses: {
     202: { description: "A link is mailed if the address has an account" },
-    409: { description: "email_disabled: the operator resets passwords" },
+    409: { description: "email_disabled: the operator resets passwords; mail_not_configured: no server.public_url" },
   },
   async handler(ctx) {
-    await ctx.services.web.recovery.forgot(ctx.body.email, webOf(ctx).siteOrigin);
+    webOf(ctx);
+    await ctx.services.web.recovery.forgot(ctx.body.email, clientAddrOf(ctx));
     ctx.status = 202;
     return { accepted: true };
   },
@@ -259,7 +266,35 @@ const verifyEmail = defineOperation({
   },
 });
 
+const resendVerification = defineOperation({
+  id: "resendVerification",
+  method: "POST",
+  path: "/api/v1/email/verify/resend",
+  surfaces: ["web"],
+  tags: ["web"],
+  scope: null,
+  auth: "session",
+  bodyRequired: false,
+  summary: "Mail the signed-in account a new verification link",
+  body: { type: "object", additionalProperties: false, properties: {} },
+  responses: {
+    202: { description: "Mailed" },
+    409: { description: "already_verified, email_disabled, or mail_not_configured (no server.public_url)" },
+    429: { description: "mail_limit: too many mails for this account or from this address, with retry_after" },
+    502: { description: "mail_not_sent: the mail server refused it" },
+  },
+  async handler(ctx) {
+    const session = webOf(ctx).session;
+    if (!session) throw new ApiError(401, "unauthorized", "sign in first");
+    if (!(await ctx.services.web.users.sendVerification(session.account_id, clientAddrOf(ctx))))
+      throw new ApiError(502, "mail_not_sent", "the mail server did not take the verification mail; ask again later");
+    ctx.status = 202;
+    return { sent: true };
+  },
+});
+
 export const WEB_SESSION_OPERATIONS: Operation[] = [
+  resendVerification,
   getSession,
   signUp,
   signIn,

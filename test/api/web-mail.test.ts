@@ -3,6 +3,7 @@
 // forgot call says the operator resets passwords.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
+import { freePort } from "../helpers/browser.js";
 import { testBackends } from "../helpers/backends.js";
 import { linkToken, openMailbox, type Mailbox } from "../helpers/mailbox.js";
 import { randomEmail, WebClient } from "../helpers/web.js";
@@ -12,7 +13,9 @@ describe.each(testBackends())("web mail on %s", (backend) => {
   let box: Mailbox;
   beforeAll(async () => {
     box = await openMailbox();
-    t = await openApiServer(backend, { smtp: box.smtp });
+    // Mail links come only from server.public_url (issue 27): here, the server's own address.
+    const port = await freePort();
+    t = await openApiServer(backend, { smtp: box.smtp, server: { port, public_url: `http://127.0.0.1:${port}` } });
   }, 60_000);
   afterAll(async () => {
     await t?.close();

@@ -36,7 +36,12 @@ describe.each(testBackends())("web sign-in on %s", (backend) => {
   let t: ApiServer;
   beforeAll(async () => {
     t = await openApiServer(backend, {
-      web: { signin_attempts_per_account: 3, signin_attempts_per_address: 5, signin_window_minutes: 10 },
+      web: {
+        signin_free_attempts: 3,
+        signin_backoff_seconds: 600,
+        signin_attempts_per_address: 5,
+        signin_window_minutes: 10,
+      },
     });
   }, 60_000);
   afterAll(() => t?.close());
@@ -68,7 +73,7 @@ describe.each(testBackends())("web sign-in on %s", (backend) => {
     await clearAddress();
   });
 
-  it("limits failed sign-ins per account, then per address, with retry_after, until the window passes", async () => {
+  it("holds failed sign-ins per account and address, then per address, till the window ends", async () => {
     const a = new WebClient(t.base);
     await a.signUp();
     const anon = new WebClient(t.base);
@@ -79,7 +84,7 @@ describe.each(testBackends())("web sign-in on %s", (backend) => {
       );
     const limited = await anon.call("POST", "/api/v1/signin", { email: a.email, password: TEST_PASSWORD });
     expect(limited.status).toBe(429); // even the right password waits
-    expect(limited.body.error).toMatchObject({ code: "rate_limited", per: "account", limit: 3 });
+    expect(limited.body.error).toMatchObject({ code: "rate_limited", per: "account and address", limit: 3 });
     expect(limited.body.error.retry_after).toBeGreaterThan(500);
     expect(limited.body.error.retry_after).toBeLessThanOrEqual(600);
 

@@ -37,7 +37,10 @@ async function findFiles(dir: string, name: string): Promise<string[]> {
 
 describe("transcripts in a browser", () => {
   const browser = useBrowser();
-  const clipd = useWebClipd({ config: { transcribe: { engine: "pocketsphinx" } } });
+  // The account signed up here is never verified (no mail): the free transcripts are given anyway.
+  const clipd = useWebClipd({
+    config: { transcribe: { engine: "pocketsphinx" }, web: { free_transcripts_unverified: true } },
+  });
   let media: TestHttpsServer;
   let proxy: CutProxy;
   let context: BrowserContext;

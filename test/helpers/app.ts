@@ -34,6 +34,9 @@ export async function openTestApp(
         server: { port: 0, host: "127.0.0.1" },
         log: { level: "silent" },
         queue: { heartbeat_seconds: 10 },
+        // Every test client comes from 127.0.0.1; the per-address limits are tested with their own
+        // values (test/api/web-abuse.test.ts).
+        web: { signups_per_address_per_day: 1000, mails_per_address_per_hour: 1000 },
       },
       opts.overrides ?? {},
     ),

@@ -89,7 +89,8 @@ export async function startWebClipd(opts: { backend?: Backend; config?: Record<s
     {
       server: { port, host: "127.0.0.1" },
       network: { allow_loopback: true, extra_ca: (await testTls()).caPath },
-      web: { secure_cookies: "never" },
+      // Every test browser signs up from 127.0.0.1: the per-address sign-up limit would stop the file.
+      web: { secure_cookies: "never", signups_per_address_per_day: 1000 },
     },
     opts.config ?? {},
   );

@@ -57,6 +57,7 @@ export default function AccountPage() {
                 </span>
               )}
             </p>
+            {!verified && session.email_enabled && <ResendVerification />}
             {account.created_at && <p className="hint">Member since {when(account.created_at)}</p>}
           </section>
           <section className="card" aria-labelledby="defaults-h">
@@ -80,6 +81,29 @@ export default function AccountPage() {
         </>
       )}
     </>
+  );
+}
+
+/** Mails a new verification link (the monthly free transcripts wait for a verified address). */
+function ResendVerification() {
+  const { busy, error, run } = useAction();
+  const [sent, setSent] = useState(false);
+  const resend = async () => {
+    if (await run(() => call("POST", "/email/verify/resend", {}).then(() => true))) setSent(true);
+  };
+  return (
+    <div className="stack">
+      <p className="hint">Verify your address to get the free transcripts each month.</p>
+      <ErrorText error={error} />
+      <div aria-live="polite">
+        {sent && <Notice kind="ok">A new link is on its way; it works for one hour.</Notice>}
+      </div>
+      <div>
+        <button type="button" onClick={() => void resend()} disabled={busy || sent}>
+          Send a new verification link
+        </button>
+      </div>
+    </div>
   );
 }
 
@@ -124,7 +148,7 @@ function ChangePassword({ email }: { email: string }) {
           minLength={10}
           maxLength={256}
           required
-          hint="10 to 256 characters. Your other sessions are signed out."
+          hint="10 to 256 characters, not a common password. Your other sessions are signed out."
         />
         <ErrorText error={error} />
         <div aria-live="polite">

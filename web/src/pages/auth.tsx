@@ -81,7 +81,7 @@ export function SignUp() {
           minLength={10}
           maxLength={256}
           required
-          hint="10 to 256 characters."
+          hint="10 to 256 characters, not a common password."
         />
         <ErrorText error={error} />
         <button type="submit" disabled={busy}>
@@ -164,7 +164,7 @@ export function ResetPassword() {
             minLength={10}
             maxLength={256}
             required
-            hint="10 to 256 characters."
+            hint="10 to 256 characters, not a common password."
           />
           <ErrorText error={error} />
           <button type="submit" disabled={busy}>
