@@ -310,7 +310,9 @@ export function readFacts(text: string): Facts {
         ? 1
         : 0) +
       (/\b(really|of course)[.!]?\s*$/i.test(text.trim()) ? 1 : 0),
-    list: (text.match(/,/g) ?? []).length >= 3 && count((t) => t.pos === "VERB") <= 1,
+    list:
+      (text.match(/,/g) ?? []).length >= 3 &&
+      count((t) => t.pos === "VERB" || t.pos === "AUX" || t.pos === "SCONJ") <= 1,
     drift:
       DRIFT.filter((h) => lowText.includes(` ${h} `) || line.includes(` ${h} `)).length +
       (toks.some(
@@ -334,7 +336,8 @@ function _leadIndex(toks: Token[]): number {
   let i = 0;
   while (
     i < toks.length &&
-    (toks[i]!.pos === "INTJ" || ["so", "well", "okay", "ok", "now", "alright"].includes(toks[i]!.normal))
+    (toks[i]!.pos === "INTJ" ||
+      ["so", "well", "okay", "ok", "now", "alright", "then", "just"].includes(toks[i]!.normal))
   )
     i++;
   return i;

@@ -108,7 +108,7 @@ const OFFER =
   /\b(free|percent off|% off|discount|promo|code|sign up|signs? up|first (month|months|box|order|two|three)|trial|for nothing|mention|the word is|type in|use the|go to|head to|head over|visit|check (them|it) out|stand)\b/;
 /** The occasion itself: the room, the show, the audience. */
 const OCCASION =
-  /\b(tonight|today|(the|our|this) (show|programme|podcast|debate|episode)|this (room|hall|building|show|episode|podcast|summit|conference|chapel|church|stage|event|programme|morning's|session)|our (show|episode|podcast)|everyone|everybody|yourselves|all of you|welcome|good (morning|evening|afternoon))\b/;
+  /\b((the|our|this) (show|programme|podcast|debate|episode)|this (room|hall|building|show|episode|podcast|summit|conference|chapel|church|stage|event|programme|morning's|session)|our (show|episode|podcast)|everyone|everybody|yourselves|all of you|welcome|good (morning|evening|afternoon))\b/;
 
 /** What a sentence holds of each kind: counts the neighbourhood rules below add up. */
 export interface KindSignals {
@@ -200,23 +200,30 @@ export function markPassageKinds(sentences: Sentence[], duration: number): void 
  * figures they hold. It ends at the first sentence that is about something else.
  */
 function markOpening(sentences: Sentence[], duration: number): void {
-  const early = Math.max(60, duration * 0.1);
+  const early = Math.min(duration * 0.25, Math.max(60, duration * 0.1));
   const start = sentences.findIndex(
     (s) => s.start <= early && (facts(s).show === "greeting" || /\b(welcome|good morning|hello)\b/i.test(s.text)),
   );
   if (start < 0) return;
   const who = speakerOf(sentences[start]!);
-  let quiet = 0;
+  // Sentences between two about the occasion ("I'm Owen.") are the welcome too; two in a row that
+  // are not end it, unmarked.
+  let pending: Facts[] = [];
   for (let i = start; i < sentences.length && sentences[i]!.start <= early * 1.5; i++) {
     const s = sentences[i]!;
     const f = facts(s);
     if (speakerOf(s) !== who) break;
-    if (f.show) continue;
-    if (signals(s).occasion > 0 || f.numbers > 0 || f.superlative) {
-      f.show = "introduction";
-      quiet = 0;
-    } else if (++quiet >= 2) break;
-    else f.show = "introduction";
+    if (f.show === "greeting" || f.show === "introduction") continue;
+    // A question to a guest, or any other kind of passage, starts the conversation proper.
+    if (f.show || f.question) break;
+    const onOccasion = signals(s).occasion > 0 || ((f.numbers > 0 || f.superlative) && pending.length === 0);
+    if (!onOccasion) {
+      pending.push(f);
+      if (pending.length >= 2) break;
+      continue;
+    }
+    for (const p of [...pending, f]) p.show = "introduction";
+    pending = [];
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { density, facts, isLowInformation, type Facts } from "./features.js";
 import { markPassageKinds } from "./kinds.js";
-import { markResponses, responds, sentenceShape, shapeOf, type Shape } from "./structure.js";
+import { markResponses, rebuts, responds, sentenceShape, shapeOf, type Shape } from "./structure.js";
 import { contentStems as nlpStems } from "./nlp.js";
 import { segmentTopics, type Topics } from "./segment.js";
 import { FILLER_PAIRS, FILLERS, isTerminal, tokens, type Sentence, type Word } from "./text.js";
@@ -63,6 +63,9 @@ export interface Scored {
 export const contentStems = nlpStems;
 
 const speakerOf = (s: Sentence) => s.words[0]?.speaker ?? null;
+/** A speaker announcing the next move of a talk. */
+const SIGNPOST =
+  /^\W*(now,? |so,? |right,? |okay,? )?(let me (tell|talk|finish|start|turn)|i want to (talk|tell|turn|finish|leave)|let's (talk|turn|move)|moving on|which brings me|next,|my (first|second|third|last) point)/i;
 
 export function buildStats(
   sentences: Sentence[],
@@ -85,9 +88,19 @@ export function buildStats(
   markPassageKinds(sentences, duration);
   markResponses(sentences);
   const turns = sentences.map((s, i) => i > 0 && speakerOf(s) !== speakerOf(sentences[i - 1]!));
+  // Solo talks have no questions to mark their topics: the speaker's signposts and connectives do.
+  const signpost = sentences.map((s) => SIGNPOST.test(s.text));
+  // Joined: a same-speaker connective ("So…"), an answer to the question just asked, a rebuttal ("But…").
+  const joined = sentences.map((s, i) => {
+    if (i === 0) return false;
+    const d = facts(s).dangling ?? "";
+    if (!turns[i]) return ["so", "and", "because", "which"].includes(d);
+    return facts(sentences[i - 1]!).question || d === "but";
+  });
   const topics = segmentTopics(
     sentences.map((s) => s.text),
     turns,
+    { signpost, joined },
   );
   const pauses = sentences
     .slice(1)
@@ -155,7 +168,7 @@ function coherence(w: Window, stats: EpisodeStats): SubScore {
   const notes: string[] = [];
   if (turns === 0) notes.push("one speaker");
   else if (turns === 1 && facts(first).question) notes.push("one exchange (a question and its answer)");
-  else if (loose === 0) (v -= 0.03 * turns), notes.push(`an exchange of ${turns + 1} turns, each answering the last`);
+  else if (loose === 0) (v -= 0.02 * turns), notes.push(`an exchange of ${turns + 1} turns, each answering the last`);
   else
     (v -= Math.min(0.5, 0.04 * turns + 0.12 * loose)),
       notes.push(`back-and-forth over ${turns + 1} turns, ${loose} off the thread`);
@@ -180,6 +193,10 @@ function coherence(w: Window, stats: EpisodeStats): SubScore {
   else if (after && speakerOf(after) === speakerOf(last) && facts(after).dangling && !boundary[after.index])
     (v -= 0.15), notes.push("the thought goes on after the end");
   else notes.push("ends on a finished thought");
+  // An exchange cut short: the other speaker takes the last line up head on ("Then keep it…").
+  const reply = stats.sentences.slice(last.index + 1, last.index + 4).find((s) => speakerOf(s) !== speakerOf(last));
+  if (reply && rebuts(reply, false) && ss.some((s) => speakerOf(s) === speakerOf(reply)))
+    (v -= 0.2), notes.push("the other speaker answers back after the end");
   // A monologue cut short: the same speaker goes on about the same topic after the end, so the
   // passage is only part of what was said (the start has its counterpart above).
   if (after && speakerOf(after) === speakerOf(last) && !boundary[after.index] && !facts(after).question) {
@@ -203,6 +220,8 @@ function payoff(w: Window, stats: EpisodeStats, shape: Shape): { sub: SubScore; 
   if (tail.some((f) => f.numbers || f.causal)) (v += 0.3), lands.push("a finding");
   if (tail.some((f) => f.contrast)) (v += 0.2), lands.push("a twist");
   if (tail.slice(-2).some((f) => f.claim)) (v += 0.2), lands.push("a conclusion");
+  // A short, pointed last line (a punchline) lands an exchange or a story without any figure.
+  if (shape.landing && !lands.length) (v += 0.3), lands.push("a pointed last line");
   const all = w.sentences.map(facts);
   const sum = (k: (f: Facts) => number) => all.reduce((a, f) => a + k(f), 0);
   const dens = clamp01(sum(density) / Math.max(1, all.length) / 1.2) * (0.3 + 0.7 * shape.value);

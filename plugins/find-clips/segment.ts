@@ -38,10 +38,21 @@ function bag(stems: string[][], from: number, to: number): Map<string, number> {
 }
 
 /**
+ * Rhetorical cues around a gap, for talks where no question marks the topics: `signpost[i]`, the
+ * speaker announces a move before sentence i ("Now, I want to talk about…", "Let me tell you
+ * about…"); `joined[i]`, sentence i carries on the one before by the same speaker ("So…", "And…",
+ * "Because…"), so no topic starts there however the words change.
+ */
+export interface Rhetoric {
+  signpost?: boolean[];
+  joined?: boolean[];
+}
+
+/**
  * Segments sentences (their texts) into topics. `turns[i]` marks a speaker change before sentence
  * i: a gap where the speaker changes and the words change is a likelier boundary than either alone.
  */
-export function segmentTopics(texts: string[], turns: boolean[] = []): Topics {
+export function segmentTopics(texts: string[], turns: boolean[] = [], rhetoric: Rhetoric = {}): Topics {
   const n = texts.length;
   if (n === 0) return { depth: [], boundary: [] };
   const stems = texts.map(contentStems);
@@ -55,7 +66,8 @@ export function segmentTopics(texts: string[], turns: boolean[] = []): Topics {
     for (let k = g - 1; k >= 1 && sim[k]! >= l; k--) l = sim[k]!;
     let r = sim[g]!;
     for (let k = g + 1; k < n && sim[k]! >= r; k++) r = sim[k]!;
-    raw.push(l - sim[g]! + (r - sim[g]!) + (turns[g] ? 0.1 : 0));
+    const cue = (turns[g] ? 0.1 : 0) + (rhetoric.signpost?.[g] ? 0.15 : 0);
+    raw.push(rhetoric.joined?.[g] ? 0 : l - sim[g]! + (r - sim[g]!) + cue);
   }
   const inner = raw.slice(1);
   const mean = inner.reduce((a, b) => a + b, 0) / Math.max(1, inner.length);

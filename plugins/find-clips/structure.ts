@@ -110,13 +110,28 @@ export function markResponses(sentences: Sentence[]): void {
   sentences.forEach((s, i) => {
     const f = facts(s);
     const first = f.a.tokens.find((t) => t.pos !== "PUNCT")?.normal ?? "";
-    let v = RESPONSE.has(first) || f.contrast > 0;
+    const prior = sentences[i - 1];
+    if (rebuts(s)) return void _responds.set(s, true);
+    // An answer to the question just asked answers it, whatever its words.
+    let v = RESPONSE.has(first) || f.contrast > 0 || (!!prior && facts(prior).question);
     if (!v) {
       const prev = new Set(sentences.slice(Math.max(0, i - 3), i).flatMap(stemsOf));
       v = stemsOf(s).some((t) => prev.has(t));
     }
     _responds.set(s, v);
   });
+}
+
+/**
+ * A turn that takes up the last one head on: it opens on a response word ("But…", "Then…", "No…"),
+ * holds a contrast, or is a short reaction ("That is fair."). Questions and show business do not.
+ */
+export function rebuts(s: Sentence, reactions = true): boolean {
+  const f = facts(s);
+  if (f.question || f.show) return false;
+  const first = f.a.tokens.find((t) => t.pos !== "PUNCT")?.normal ?? "";
+  if (f.words <= 4) return reactions;
+  return RESPONSE.has(first) || f.contrast > 0;
 }
 
 /** Whether a sentence answers the talk before it (markResponses; true when never read). */
@@ -131,6 +146,17 @@ export interface Shape {
 }
 
 const isClaimy = (f: Facts) => f.claim || f.advice || f.comparison;
+/** A general statement in the present about a thing, not a person: "A ban without buses is a punishment." */
+const aphorism = (f: Facts, sh: SentenceShape) => {
+  const toks = f.a.tokens.filter((t) => t.pos !== "PUNCT");
+  return (
+    !sh.past &&
+    !f.question &&
+    (toks[0]?.pos === "DET" || toks[0]?.pos === "NOUN") &&
+    toks.slice(0, 3).every((t) => t.pos !== "PRON") &&
+    toks.some((t) => t.normal === "is" || t.normal === "are")
+  );
+};
 
 export function shapeOf(ss: Sentence[]): Shape {
   const fs = ss.map(facts);
@@ -171,7 +197,11 @@ export function shapeOf(ss: Sentence[]): Shape {
     !!last &&
     lastIdx === n - 1 &&
     !last.setup &&
-    (isClaimy(last) || last.contrast > 0 || (last.words <= 14 && !last.dangling) || sh[lastIdx]!.reason);
+    (isClaimy(last) ||
+      last.contrast > 0 ||
+      (last.words <= 14 && !last.dangling) ||
+      sh[lastIdx]!.reason ||
+      aphorism(last, sh[lastIdx]!));
   const base = kinds.length === 0 ? 0.15 : kinds.length === 1 ? 0.6 : 0.8;
   return { value: Math.min(1, base + (landing ? 0.2 : 0)), kinds, landing };
 }
