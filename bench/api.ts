@@ -76,10 +76,12 @@ async function oneRun(bareUrl: string, served: Map<Backend, Served>): Promise<Ma
           method: "POST",
           body,
           headers: fresh(),
+          // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
           setupClient: (client: any) => {
             client.on("response", () => client.setHeaders(fresh()));
             client.setHeaders(fresh());
           },
+          // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
         } as any,
         SECONDS,
       ),

@@ -81,6 +81,7 @@ async function dataDirWithConfig() {
   return { dir, env };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
 function stepSeconds(runJson: any): Record<string, number> {
   const out: Record<string, number> = {};
   for (const s of runJson.steps ?? []) {

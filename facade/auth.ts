@@ -44,7 +44,7 @@ export async function requireKey(
     }[found.reason];
     throw new ApiError(401, "unauthorized", why, { reason: found.reason });
   }
-  if (scope && !found.key.scopes.includes(scope as any)) {
+  if (scope && !(found.key.scopes as readonly string[]).includes(scope)) {
     throw new ApiError(403, "forbidden", `this key lacks the "${scope}" scope`, {
       scope,
       key_scopes: found.key.scopes,

@@ -95,7 +95,9 @@ async function soak(backend: string, databaseUrl: string | undefined): Promise<M
         method: "POST",
         path: "/api/v1/episodes",
         body,
+        // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
         setupRequest: (req: any) => ({ ...req, headers: { ...auth, "idempotency-key": `soak-${process.pid}-${n++}` } }),
+        // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
       } as any,
     ];
     const minutes: Minute[] = [];

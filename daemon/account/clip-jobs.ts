@@ -6,7 +6,7 @@
  * settled in the transaction that ends its run (episode-run-ends.ts).
  */
 import { randomUUID } from "node:crypto";
-import { toCues, type TranscriptSegment, type TranscriptWord } from "../render/captions.js";
+import { toCues, type TranscriptWord } from "../render/captions.js";
 import { censorWords, loadWordList } from "../render/censor.js";
 import { retimeWords } from "../render/timeline.js";
 import { Conflict, PaymentRequired, Refused } from "../domain/errors.js";
@@ -221,6 +221,7 @@ export class ClipJobs {
       look: Look;
       changes: LookChange[];
       index: number;
+      // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
       prevRender: Record<string, any> | null;
       origin: AccountSurface;
     },

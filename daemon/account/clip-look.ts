@@ -118,6 +118,7 @@ export interface CurrentJob {
 // censor, emphasis and emoji are missing from jobs recorded before clean captions: off, on, off.
 const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji"];
 const isLook = (
+  // biome-ignore lint/suspicious/noExplicitAny: a caller's JSON look, checked field by field below
   o: any,
 ): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji"> & {
   aspect_ratio?: AspectRatio;

@@ -19,8 +19,10 @@ export async function recentDeliveries(db: Queryable, webhookId: string, limit: 
   );
   const attempts = await courier.attemptsOf(
     db,
+    // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
     rows.map((r: any) => r.id),
   );
+  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
   return rows.map((r: any) => {
     const tried = attempts.get(r.id) ?? [];
     const last = tried[tried.length - 1];

@@ -36,6 +36,7 @@ export interface EpisodeRow {
   source_url: string | null;
   upload: { key: string; name: string } | null;
   options: { content_type?: string; target_seconds?: number; about?: string };
+  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
   state: Record<string, any>;
   run_id: string | null;
   search_run_id: string | null;
@@ -54,10 +55,13 @@ export interface ClipRow {
   account_id: string;
   number: number;
   ref: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
   data: Record<string, any>;
   cut_status: "not_cut" | "cutting" | "cut" | "failed";
   export_status: "none" | "rendering" | "exported" | "failed";
+  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
   cut: Record<string, any> | null;
+  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
   render: Record<string, any> | null;
   created_at: string;
 }
@@ -73,6 +77,7 @@ export interface JobRow {
   options: ClipLook;
   changes: Array<{ field: string; from: unknown; to: unknown }>;
   charged_cents: number;
+  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
   result: Record<string, any> | null;
   error: { code: string; message: string } | null;
   created_at: string;
@@ -97,6 +102,7 @@ export interface NotStarted {
   needed_cents?: number;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
 export function toEpisode(r: any): EpisodeRow {
   const run = r.run_state
     ? {
@@ -133,6 +139,7 @@ function numberOrNull(v: unknown): number | null {
   const n = v === null || v === undefined ? NaN : Number(v);
   return Number.isFinite(n) ? n : null;
 }
+// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
 export function toClip(r: any): ClipRow {
   return {
     ...r,
@@ -142,6 +149,7 @@ export function toClip(r: any): ClipRow {
     created_at: isoColumn(r.created_at),
   };
 }
+// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
 export function toJob(r: any): JobRow {
   const run = r.run_state
     ? {

@@ -20,7 +20,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Config } from "../../config/loader.js";
-import { netguardOptionsFromConfig } from "../net/guard.js";
 import { checkPublicUrl } from "../net/public-url.js";
 import { Conflict, NotFound } from "../domain/errors.js";
 import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "../engine/events.js";
@@ -58,6 +57,7 @@ interface WebhookRow {
 }
 export type AttemptRecord = courier.AttemptRecord;
 
+// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
 const toRow = (r: any): WebhookRow => ({
   ...r,
   events: jsonColumn(r.events),
@@ -68,6 +68,7 @@ const notFound = (id: string) =>
   new NotFound("not_found", `no webhook ${id} on this account`, { context: { field: "id" } });
 
 /** Sets `value` at a dotted path of `obj` (made for event link keys such as "downloads.txt"). */
+// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
 function setPath(obj: Record<string, any>, dotted: string, value: unknown) {
   const parts = dotted.split(".");
   let o = obj;

@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { StageError, type StageInput } from "../../daemon/engine/stage.js";
-import { type Piece, type TimedWord } from "../../daemon/render/timeline.js";
+import type { Piece } from "../../daemon/render/timeline.js";
 
 export type { Piece, TimedWord } from "../../daemon/render/timeline.js";
 export { retimeWords } from "../../daemon/render/timeline.js";
@@ -33,6 +33,7 @@ export function selectClip(
   const ref = opts.clip_ref ?? input.clip_ref;
   let clip = input.clip && typeof input.clip === "object" ? input.clip : undefined;
   if (!clip) {
+    // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
     const list: any[] = Array.isArray(input.clips) ? input.clips : [];
     clip =
       ref !== undefined

@@ -274,6 +274,7 @@ async function _background(
   input: StageInput,
   o: CutOptions,
   ctx: StageContext<unknown>,
+  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
   b: { source: string; media: any; width: number; height: number; colour: string; title?: string },
 ): Promise<string> {
   const brand: BrandSnapshot | undefined = input.brand ?? undefined;

@@ -77,6 +77,7 @@ export default defineStage<StageWith<typeof FetchSourceOptionsSchema>>({
   },
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
 async function checkUpload(upload: any, ctx: StageContext<any>, opts: FetchSourceOptions): Promise<SourceFile> {
   if (typeof upload?.key !== "string" || !upload.key)
     throw new StageError("bad_input", "upload.key must be a storage key");
@@ -101,6 +102,7 @@ async function checkUpload(upload: any, ctx: StageContext<any>, opts: FetchSourc
   };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
 async function download(sourceUrl: string, ctx: StageContext<any>, opts: FetchSourceOptions): Promise<SourceFile> {
   const guard = await netguardOptionsFromConfig(ctx.config);
   const timeoutMs = Math.round(opts.timeout_seconds * 1000);

@@ -114,6 +114,7 @@ export function checkScores(raw: unknown): SubScores | undefined {
   if (!raw || typeof raw !== "object") return undefined;
   const out: Partial<Record<(typeof SUB_SCORES)[number], SubScore>> = {};
   for (const k of SUB_SCORES) {
+    // biome-ignore lint/suspicious/noExplicitAny: an LLM's JSON answer, checked field by field
     const s = (raw as Record<string, any>)[k];
     if (typeof s?.value !== "number" || !Number.isFinite(s.value) || typeof s.reason !== "string" || !s.reason.trim())
       return undefined;

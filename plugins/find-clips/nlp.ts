@@ -129,6 +129,7 @@ export function sentenceSpans(text: string): Array<[number, number]> {
     at += v.length;
   });
   const spans: Array<[number, number]> = [];
+  // biome-ignore lint/suspicious/noExplicitAny: compromise does not export its sentence type
   doc.sentences().each((s: any) => {
     const [from, to] = s.out(its.span) as unknown as [number, number];
     spans.push([offsets[from]!, offsets[to]! + values[to]!.length]);

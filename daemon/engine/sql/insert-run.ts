@@ -11,6 +11,7 @@ import { enqueueStep } from "./context.js";
 export interface NewRun {
   id: string;
   pipeline: string;
+  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
   input: Record<string, any>;
   plan: RunPlan;
   origin: RunOrigin;

@@ -62,7 +62,7 @@ export async function storedOffset(
   let res: Response;
   try {
     res = await fetch(url, { method: "HEAD", cache: "no-store", credentials: "omit", signal });
-  } catch (err) {
+  } catch {
     if (signal.aborted) throw new UploadAborted();
     return { offset: null };
   }
