@@ -10,7 +10,7 @@
 import { Conflict, PaymentRequired, Refused } from "../domain/errors.js";
 import { transactionWith, type Within } from "../store/db.js";
 import { ClipJobs, type RestyleResult } from "./clip-jobs.js";
-import { clipEpisodeWords, captionEditsOf, piecesOf, readTranscript } from "./clip-spans.js";
+import { clipEpisodeWords, captionEditsOf, piecesOf, readTranscript, timelineOf } from "./clip-spans.js";
 import { clipCues, replaceCues, sentencesOf, shiftBySentences, SpanRefusal, type ClipCue } from "./clip-words.js";
 import { lockEpisode, notFound, type EpisodeDeps } from "./episode-rows.js";
 import type { AccountSurface } from "./surfaces.js";
@@ -70,7 +70,7 @@ export class ClipEdits {
         let edits = captionEditsOf(clip);
         const changes: Array<{ field: string; from: unknown; to: unknown }> = [];
         if (edit.cues?.length) {
-          const cues = clipCues(words, piecesOf(clip));
+          const cues = clipCues(words, timelineOf(clip));
           const seen = new Set<string>();
           const picked: Array<{ cue: ClipCue; text: string }> = edit.cues.map((c, n) => {
             const cue = cues.find((x) => x.id === c.id);

@@ -30,7 +30,7 @@ import {
   type StartedJob,
 } from "./episode-rows.js";
 import type { AccountSurface } from "./surfaces.js";
-import { customClip, editedRunInput, piecesOf, clipEpisodeWords, readTranscript } from "./clip-spans.js";
+import { customClip, editedRunInput, clipEpisodeWords, readTranscript, timelineOf } from "./clip-spans.js";
 import { assertKit, brandRunInput } from "../brand/run-input.js";
 
 export type ExportResult = { jobs: StartedJob[]; not_started: NotStarted[]; charged_cents: number };
@@ -313,8 +313,8 @@ export class ClipJobs {
     const t = await readTranscript(this.deps.storage, jsonColumn(rows[0]?.state));
     if (!t) return { clip, captions: [] };
     // The clip's edited words where it has them; each keeps its transcript index, so a caption's
-    // speaker comes from its segment. The span is the clip's definition (an edit may have moved it).
-    let words = retimeWords(clipEpisodeWords(t, clip), piecesOf(clip)) as Array<TranscriptWord & { i: number }>;
+    // speaker comes from its segment. The timeline is its cut's (a pace moves the words; timelineOf).
+    let words = retimeWords(clipEpisodeWords(t, clip), timelineOf(clip)) as Array<TranscriptWord & { i: number }>;
     // A clip whose look censors shows its listed words masked here as in its frames; a mask keeps
     // a word's length, so the cues and their times are the same as unmasked.
     if ((await this.looks.current(this.deps.db, clip)).look.censor !== "off")

@@ -14,6 +14,7 @@ import { DEFAULT_ASPECT, isAspect, type AspectRatio } from "../render/aspect.js"
 import { loadStyles, type StyleCatalogue } from "../render/styles.js";
 import { readClipDefaults, saveClipDefaults } from "./accounts.js";
 import { CENSOR_MODES, type CensorMode } from "../render/censor.js";
+import { DEFAULT_PACE, isPace, type Pace } from "../render/pace.js";
 import type { ClipLook, ClipRow } from "./episode-rows.js";
 import type { Queryable } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
@@ -30,11 +31,12 @@ export const LOOK_FIELDS = [
   "censor",
   "emphasis",
   "emoji",
+  "pace",
 ] as const;
 export type LookField = (typeof LOOK_FIELDS)[number];
 /** The fields the cut stage uses: a change to one of them cuts the clip again. */
-// brand_kit too: the kit's cover art is the cut's still for audio clips.
-const CUT_FIELDS: LookField[] = ["fit", "background", "aspect_ratio", "brand_kit"];
+// brand_kit too: the kit's cover art is the cut's still for audio clips. pace changes the pieces.
+const CUT_FIELDS: LookField[] = ["fit", "background", "aspect_ratio", "brand_kit", "pace"];
 
 export interface Look {
   style: string;
@@ -51,6 +53,8 @@ export interface Look {
   censor: CensorMode;
   emphasis: boolean;
   emoji: boolean;
+  /** Which silences between words are cut out (daemon/render/pace.ts): natural, tight or off. */
+  pace: Pace;
 }
 export interface LookChange {
   field: LookField;
@@ -77,6 +81,7 @@ export function resolveLook(base: Look, want: ClipLook): Look {
       : (base.censor ?? "off"),
     emphasis: want.emphasis ?? base.emphasis ?? true,
     emoji: want.emoji ?? base.emoji ?? false,
+    pace: isPace(want.pace) ? want.pace : (base.pace ?? DEFAULT_PACE),
   };
 }
 
@@ -116,14 +121,15 @@ export interface CurrentJob {
 // Jobs recorded before aspect_ratio existed were all 9:16: their look is whole without it.
 // brand_kit is null when a clip has none, and missing from jobs recorded before kits existed.
 // censor, emphasis and emoji are missing from jobs recorded before clean captions: off, on, off.
-const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji"];
+// pace is missing from jobs recorded before it: natural (what they were cut with).
+const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji", "pace"];
 const isLook = (
   // biome-ignore lint/suspicious/noExplicitAny: a caller's JSON look, checked field by field below
   o: any,
-): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji"> & {
+): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji" | "pace"> & {
   aspect_ratio?: AspectRatio;
   brand_kit?: string | null;
-} & Partial<Pick<Look, "censor" | "emphasis" | "emoji">> =>
+} & Partial<Pick<Look, "censor" | "emphasis" | "emoji" | "pace">> =>
   !!o &&
   LOOK_FIELDS.every(
     (k) =>
@@ -140,6 +146,7 @@ function _recorded(clip: ClipRow): Partial<Look> {
   if (cutFit === "blur" || cutFit === "pad") out.fit = "whole";
   out.background = clip.cut?.background ?? (cutFit === "blur" ? "blur" : undefined);
   if (isAspect(clip.cut?.aspect_ratio)) out.aspect_ratio = clip.cut.aspect_ratio;
+  if (isPace(clip.cut?.pace)) out.pace = clip.cut.pace;
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
@@ -165,6 +172,7 @@ export class ClipLooks {
       censor: "off",
       emphasis: true,
       emoji: false,
+      pace: DEFAULT_PACE,
     };
   }
 
@@ -212,6 +220,7 @@ export class ClipLooks {
           censor: options.censor ?? "off",
           emphasis: options.emphasis ?? true,
           emoji: options.emoji ?? false,
+          pace: options.pace ?? DEFAULT_PACE,
         },
         job,
       };
@@ -233,7 +242,7 @@ export class ClipLooks {
       emoji: look.emoji,
     };
     return kind === "cut"
-      ? { ...captions, fit: look.fit, background: look.background, aspect_ratio: look.aspect_ratio }
+      ? { ...captions, fit: look.fit, background: look.background, aspect_ratio: look.aspect_ratio, pace: look.pace }
       : captions;
   }
 }

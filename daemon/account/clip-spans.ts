@@ -45,6 +45,20 @@ export const captionEditsOf = (clip: ClipRow): CaptionEdits | null =>
 export const piecesOf = (clip: ClipRow): Piece[] =>
   clip.data.pieces ?? clip.cut?.pieces ?? [{ start: clip.data.start, end: clip.data.end }];
 
+/**
+ * The clip's own timeline as its frames show it: the pieces its cut joined, while that cut spans
+ * the clip as defined. A pace other than natural cuts other silences than the definition's pieces
+ * (daemon/render/pace.ts), so captions follow the cut; after an edit moved the span, the
+ * definition's pieces stand until the new cut is made.
+ */
+export function timelineOf(clip: ClipRow): Piece[] {
+  const def = piecesOf(clip);
+  const cut = clip.cut?.pieces as Piece[] | undefined;
+  if (!Array.isArray(cut) || !cut.length) return def;
+  const near = (a: number, b: number) => Math.abs(a - b) < 0.01;
+  return near(cut[0]!.start, def[0]!.start) && near(cut.at(-1)!.end, def.at(-1)!.end) ? cut : def;
+}
+
 /** The episode's words as this clip shows them: the transcript with the clip's edits in place. */
 export function clipEpisodeWords(t: EpisodeTranscript, clip: ClipRow): EpisodeWord[] {
   return editedWords(t.words, captionEditsOf(clip));

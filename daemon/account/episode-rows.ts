@@ -25,6 +25,8 @@ export interface ClipLook {
   censor?: string;
   emphasis?: boolean;
   emoji?: boolean;
+  /** natural, tight or off (daemon/render/pace.ts). */
+  pace?: string;
 }
 export interface EpisodeRow {
   id: string;

@@ -109,6 +109,7 @@ function lookOf(clip: Run) {
     fit: cut.fit,
     background: cut.background,
     aspect_ratio: cut.aspect_ratio,
+    pace: clip.output?.cut?.pace ?? cut.pace,
   };
 }
 

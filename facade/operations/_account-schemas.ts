@@ -66,6 +66,14 @@ const look: Record<string, JsonSchema> = {
     "x-extension": true,
     description: "Extension: a symbol after a key phrase, from the server's curated map (default false)",
   },
+  pace: str({
+    enum: ["natural", "tight", "off"],
+    "x-extension": true,
+    description:
+      "Extension: which silences between words are cut out; natural (the default: pauses of 1.2 s or " +
+      "more), tight (also every gap over 0.4 s shortened to about 0.15 s) or off (none); a change " +
+      "cuts the clip again",
+  }),
 };
 // Any string is taken as a ref, so an unknown one is reported by name ("unknown clip reference").
 const clipItem: JsonSchema = {

@@ -46,6 +46,7 @@ function _look(ctx: OperationContext, body: Record<string, any>): ClipLook {
     "censor",
     "emphasis",
     "emoji",
+    "pace",
   ] as const)
     if (body[k] !== undefined) (look as any)[k] = body[k];
   return look;

@@ -92,6 +92,11 @@ const ME_SCHEMA = {
           description: "Extension: numbers and key phrases in the accent colour",
         },
         emoji: { type: "boolean", "x-extension": true, description: "Extension: a symbol after a key phrase" },
+        pace: {
+          enum: ["natural", "tight", "off"],
+          "x-extension": true,
+          description: "Extension: which silences between words new clips cut out",
+        },
       },
     },
     livemode: { type: "boolean" },

@@ -96,6 +96,15 @@ export const CutOptionsSchema = Type.Object(
       }),
       DEFAULT_PRESET,
     ),
+    pace: Defaulted(
+      StringEnum([...PACES], {
+        description:
+          "Which silences between words are left out: `natural` (pauses of 1.2 s or more, as the clip " +
+          "was found), `tight` (also every gap over 0.4 s shortened to about 0.15 s, each cut " +
+          "confirmed silent in the audio) or `off` (nothing: one piece from the clip's start to its end).",
+      }),
+      DEFAULT_PACE,
+    ),
     clip_number: Type.Optional(
       Type.Integer({ minimum: 1, description: "Which clip of `input.clips` to cut (its `number`)." }),
     ),
@@ -150,10 +159,21 @@ export default defineStage<CutOptions>({
     }
     const media = input.media ?? {};
     const clip = selectClip(input, o, media.duration);
-    const duration = totalDuration(clip.pieces);
     const { width, height } = frameSize(o.aspect_ratio, o.width);
     const { fit, colour } = _fit(o);
     const source = await stepFile(ctx, sourceKey);
+    // The pace decides the pieces; the crop, the words and the render all follow them (daemon/render/pace.ts).
+    const episodeWords = await _episodeWords(input, ctx);
+    if (o.pace !== DEFAULT_PACE) {
+      if (o.pace === "tight") ctx.progress(0, "tightening pauses");
+      clip.pieces = await pacePieces(o.pace, clip.pieces, {
+        words: episodeWords,
+        source,
+        workdir: ctx.workdir,
+        signal: ctx.signal,
+      });
+    }
+    const duration = totalDuration(clip.pieces);
     const tmp = path.join(ctx.workdir, `clip-${clip.ref}.part.mp4`);
     const isAudio = media.kind === "audio" || (media.kind === undefined && !media.width);
     const key = `runs/${ctx.runId}/clip-${clip.ref}.mp4`;
@@ -176,7 +196,8 @@ export default defineStage<CutOptions>({
     // failure (ffmpeg, abort, a failed check) the partial file and anything written are removed.
     try {
       // The scene analysis (a 320 px decode of the pieces) runs beside reading the transcript.
-      const [, words] = await Promise.all([
+      const words: TimedWord[] = retimeWords(episodeWords, clip.pieces);
+      await Promise.all([
         (async () => {
           if (isAudio)
             background = await _background(input, o, ctx, { source, media, width, height, colour, title: clip.title });
@@ -197,7 +218,6 @@ export default defineStage<CutOptions>({
             }
           }
         })(),
-        _words(input, ctx, clip.pieces),
       ]);
       await ctx.storage.write(
         wordsKey,
@@ -218,6 +238,7 @@ export default defineStage<CutOptions>({
         start: clip.start,
         end: clip.end,
         pieces: clip.pieces,
+        pace: o.pace,
         width,
         height,
         aspect_ratio: o.aspect_ratio,
@@ -258,12 +279,12 @@ export default defineStage<CutOptions>({
   },
 });
 
-/** The clip's words on its own timeline, from the transcript when there is one. */
-async function _words(input: StageInput, ctx: StageContext<unknown>, pieces: Piece[]): Promise<TimedWord[]> {
+/** The episode's words (source times), from the transcript when there is one. */
+async function _episodeWords(input: StageInput, ctx: StageContext<unknown>): Promise<TimedWord[]> {
   const tKey: string | undefined = input.transcript?.key;
   if (!tKey || !(await ctx.storage.exists(tKey))) return [];
   const t = JSON.parse((await ctx.storage.read(tKey)).toString("utf8"));
-  return retimeWords(Array.isArray(t.words) ? t.words : [], pieces);
+  return Array.isArray(t.words) ? t.words : [];
 }
 
 /**

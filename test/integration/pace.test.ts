@@ -1,0 +1,218 @@
+// A clip's pace against real speech and real ffmpeg: espeak-ng reads four sentences, each trimmed
+// to its sounds and joined by silences of known length (0.6, 0.9 and 0.6 s), over a testsrc2
+// picture; the words get times spread over each sentence's known span. With `tight` every pause
+// over 0.4 s is cut to about 0.15 s: the rendered clip is shorter by the removed silence, no gap
+// between the re-timed words is over 0.2 s, and the burned captions (the ASS) start each sentence
+// where its speech starts again in the rendered clip. `off` keeps one piece.
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import captionBurn from "../../plugins/caption-burn/index.js";
+import cut from "../../plugins/cut/index.js";
+import { onePiece, splitAtGaps } from "../../daemon/render/pace.js";
+import { muxTalk, REPO_ROOT } from "../helpers/media.js";
+import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
+
+const SENTENCES = [
+  "Short clips need a steady rhythm.",
+  "Long pauses make viewers scroll away.",
+  "So we cut the silence between the words.",
+  "The captions must stay on every word.",
+];
+const PAUSES = [0.6, 0.9, 0.6];
+const LEAD = 0.3;
+
+type W = { text: string; start: number; end: number; confidence: number };
+type Cut = { cut: { key: string; words_key: string; pace: string; pieces: Array<{ start: number; end: number }> } };
+type Render = { render: { key: string; ass_key: string } };
+const sh = (cmd: string, args: string[], cwd?: string) =>
+  execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"] }).toString();
+const seconds = (file: string) =>
+  Number(sh("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file]));
+
+/** The speech with known pauses, its words (known sentence spans) and the start of each sentence. */
+function paceFixture(): { video: string; words: W[]; duration: number; starts: number[] } {
+  const id = createHash("sha1")
+    .update(JSON.stringify([SENTENCES, PAUSES, LEAD, "pace-v1"]))
+    .digest("hex")
+    .slice(0, 10);
+  const dir = path.join(REPO_ROOT, ".cache", "fixtures", `pace-${id}`);
+  mkdirSync(dir, { recursive: true });
+  const silence = (name: string, len: number) => {
+    const f = path.join(dir, name);
+    if (!existsSync(f)) sh("sox", ["-D", "-n", "-r", "16000", "-c", "1", "-b", "16", f, "trim", "0", String(len)]);
+    return f;
+  };
+  const parts = [silence("lead.wav", LEAD)];
+  const words: W[] = [];
+  const starts: number[] = [];
+  let t = LEAD;
+  SENTENCES.forEach((s, i) => {
+    const wav = path.join(dir, `s${i}.wav`);
+    if (!existsSync(wav)) {
+      sh("espeak-ng", ["-v", "en-us", "-s", "160", "-w", `${wav}.raw.wav`, s]);
+      // Trimmed to its first and last sound, so the pauses between sentences are exactly PAUSES.
+      const trim = ["silence", "1", "0.01", "1%"];
+      sh("sox", [
+        "-D",
+        `${wav}.raw.wav`,
+        "-r",
+        "16000",
+        "-c",
+        "1",
+        "-b",
+        "16",
+        wav,
+        ...trim,
+        "reverse",
+        ...trim,
+        "reverse",
+      ]);
+    }
+    const len = seconds(wav);
+    starts.push(t);
+    const ws = s.split(" ");
+    const chars = ws.reduce((a, w) => a + w.length, 0);
+    let u = t;
+    for (const w of ws) {
+      const d = (len * w.length) / chars;
+      words.push({ text: w, start: +u.toFixed(3), end: +(u + d).toFixed(3), confidence: 0.9 });
+      u += d;
+    }
+    parts.push(wav);
+    t += len;
+    if (i < PAUSES.length) {
+      parts.push(silence(`pause-${PAUSES[i]}.wav`, PAUSES[i]!));
+      t += PAUSES[i]!;
+    }
+  });
+  parts.push(silence("tail.wav", LEAD));
+  const audio = path.join(dir, "speech.wav");
+  if (!existsSync(audio)) sh("sox", ["-D", ...parts, audio]);
+  const video = muxTalk(audio, path.join(dir, "talk.mp4"), "testsrc2=s=640x360:r=30");
+  return { video, words, duration: seconds(video), starts };
+}
+
+/** Where speech starts again after each silence of at least 0.1 s in a rendered file (seconds). */
+function speechOnsets(file: string): number[] {
+  const r = spawnSync(
+    "ffmpeg",
+    ["-v", "info", "-nostats", "-i", file, "-af", "silencedetect=noise=-40dB:d=0.1", "-f", "null", "-"],
+    { encoding: "utf8" },
+  );
+  return [...r.stderr.matchAll(/silence_end: ([\d.]+)/g)].map((m) => Number(m[1]));
+}
+
+/** ASS Dialogue start times (seconds). */
+const assStarts = (ass: string) =>
+  [...ass.matchAll(/^Dialogue: \d+,(\d+):(\d+):(\d+\.\d+),/gm)].map((m) => +m[1]! * 3600 + +m[2]! * 60 + +m[3]!);
+
+describe("a clip's pace", () => {
+  let ctx: TestStageCtx | undefined;
+  afterEach(async () => {
+    await ctx?.cleanup();
+    ctx = undefined;
+  });
+
+  it("splits only at gaps over 0.4 s and joins all pieces for off (word times alone)", () => {
+    const w = (start: number, end: number) => ({ text: "x", start, end });
+    const words = [w(0, 0.5), w(0.8, 1), w(1.45, 2), w(2.1, 3)];
+    expect(splitAtGaps({ start: 0, end: 3 }, words)).toEqual([
+      { start: 0, end: 1 },
+      { start: 1.45, end: 3 },
+    ]);
+    expect(
+      onePiece([
+        { start: 1, end: 2 },
+        { start: 4, end: 5 },
+      ]),
+    ).toEqual([{ start: 1, end: 5 }]);
+  });
+
+  async function render(pace: string) {
+    const f = paceFixture();
+    ctx = await makeStageCtx({ pace, width: 360, crop_focus: "attention", style: "bold-punch" });
+    await ctx.storage.putFile("runs/r/source.mp4", f.video);
+    await ctx.storage.write("runs/r/transcript.json", JSON.stringify({ words: f.words, segments: [] }));
+    const end = +(f.duration - LEAD / 2).toFixed(3);
+    const input = {
+      source: { key: "runs/r/source.mp4", name: "source.mp4", bytes: 1 },
+      media: { duration: f.duration, kind: "video", width: 640, height: 360, rotation: 0, has_audio: true },
+      transcript: { key: "runs/r/transcript.json", engine: "test", language: "en", duration: f.duration, files: {} },
+      // The clip as the finder makes it for this speech: one piece (no pause reaches 1.2 s).
+      clip: { ref: "pace01", number: 1, title: "Pace", start: 0.1, end, pieces: [{ start: 0.1, end }] },
+    };
+    const c = (await cut.run(input, ctx)) as unknown as Cut;
+    const r = (await captionBurn.run({ ...input, cut: c.cut }, ctx)) as unknown as Render;
+    const doc = JSON.parse((await ctx.storage.read(c.cut.words_key)).toString("utf8"));
+    const ass = (await ctx.storage.read(r.render.ass_key)).toString("utf8");
+    return { f, cut: c.cut, file: ctx.fileOf(r.render.key), words: doc.words as W[], ass };
+  }
+
+  it("tight cuts each pause to about 0.15 s, and the captions stay on their words", async () => {
+    const natural = await render("natural");
+    const naturalSeconds = seconds(natural.file);
+    expect(natural.cut.pieces).toHaveLength(1);
+    await ctx!.cleanup();
+
+    const tight = await render("tight");
+    const tightSeconds = seconds(tight.file);
+    expect(tight.cut.pace).toBe("tight");
+    expect(tight.cut.pieces).toHaveLength(4);
+    const removed = PAUSES.reduce((a, p) => a + (p - 0.15), 0);
+    console.info(`pace: natural ${naturalSeconds} s, tight ${tightSeconds} s, pauses removed ${removed.toFixed(2)} s`);
+    expect(Math.abs(naturalSeconds - tightSeconds - removed), `${naturalSeconds} → ${tightSeconds}`).toBeLessThan(0.1);
+
+    // Every gap left between words is the kept 0.15 s (a frame of slack).
+    const gaps = tight.words.slice(1).map((w, i) => +(w.start - tight.words[i]!.end).toFixed(3));
+    console.info(`pace: gaps between words after tight ${JSON.stringify(gaps.filter((g) => g > 0))}`);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(0.2);
+    expect(tight.words.map((w) => w.text)).toEqual(SENTENCES.join(" ").split(" "));
+
+    // The captions: every cue starts on a re-timed word, and each sentence's first word is where
+    // speech starts again in the rendered clip.
+    const wordStarts = tight.words.map((w) => w.start);
+    for (const at of assStarts(tight.ass))
+      expect(Math.min(...wordStarts.map((s) => Math.abs(s - at))), `cue at ${at}`).toBeLessThanOrEqual(0.011);
+    let n = 0;
+    const firsts = SENTENCES.map((s) => {
+      const w = tight.words[n]!;
+      n += s.split(" ").length;
+      return w.start;
+    });
+    const onsets = speechOnsets(tight.file);
+    for (const first of firsts.slice(1))
+      expect(Math.min(...onsets.map((o) => Math.abs(o - first))), `sentence at ${first}`).toBeLessThanOrEqual(0.06);
+  });
+
+  it("off keeps the whole span as one piece", async () => {
+    const f = paceFixture();
+    ctx = await makeStageCtx({ pace: "off", width: 360, crop_focus: "center" });
+    await ctx.storage.putFile("runs/r/source.mp4", f.video);
+    await ctx.storage.write("runs/r/transcript.json", JSON.stringify({ words: f.words, segments: [] }));
+    // Two pieces with the first pause's middle cut out, as a finder's pause cut would leave them.
+    const mid = f.starts[1]! - PAUSES[0]! / 2;
+    const end = +f.starts[2]!.toFixed(3);
+    const out = (await cut.run(
+      {
+        source: { key: "runs/r/source.mp4", name: "source.mp4", bytes: 1 },
+        media: { duration: f.duration, kind: "video", width: 640, height: 360, rotation: 0, has_audio: true },
+        transcript: { key: "runs/r/transcript.json" },
+        clip: {
+          ref: "pace02",
+          start: 0.1,
+          end,
+          pieces: [
+            { start: 0.1, end: +(mid - 0.1).toFixed(3) },
+            { start: +(mid + 0.1).toFixed(3), end },
+          ],
+        },
+      },
+      ctx,
+    )) as unknown as Cut;
+    expect(out.cut.pieces).toEqual([{ start: 0.1, end }]);
+    expect(Math.abs(seconds(ctx.fileOf(out.cut.key)) - (end - 0.1))).toBeLessThan(0.1);
+  });
+});
