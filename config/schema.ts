@@ -101,6 +101,22 @@ export const ConfigSchema = Type.Object(
           "before they are read in full. File uploads have their own cap.",
       ),
     }),
+    mcp: Block("The MCP tool server on /mcp; see docs/mcp.md.", {
+      allowed_origins: Key(
+        Str(),
+        "",
+        "Comma-separated origins (scheme://host[:port]) a browser page may call /mcp from, beyond this " +
+          "server's own (the request's and server.public_url's). A request with any other Origin gets 403.",
+        { env: "CLIPD_MCP_ALLOWED_ORIGINS" },
+      ),
+      allowed_hosts: Key(
+        Str(),
+        "",
+        "Comma-separated Host names /mcp answers to, beyond localhost and IP addresses (DNS rebinding " +
+          "protection). Checked only when server.public_url is empty, that is when no proxy stands in front.",
+        { env: "CLIPD_MCP_ALLOWED_HOSTS" },
+      ),
+    }),
     api: Block("Public API limits.", {
       rate_limit: Block("Requests per key (or per client address without a key) in each window.", {
         requests: Key(Int({ minimum: 1 }), 600, "Requests allowed in one window."),
@@ -246,6 +262,12 @@ export const ConfigSchema = Type.Object(
       ),
     }),
     render: Block("Clip rendering.", {
+      loudness_lufs: Key(
+        Type.Union([Num({ minimum: -40, maximum: -5 }), Type.Literal("off")]),
+        -14,
+        "Integrated loudness every render is normalised to (LUFS, EBU R128), or `off`; an export's `loudness` wins.",
+      ),
+      true_peak_db: Key(Num({ minimum: -9, maximum: 0 }), -1, "True-peak ceiling of every render's sound (dBTP)."),
       render_top: Key(
         Int({ minimum: 0, maximum: 10 }),
         3,
@@ -471,6 +493,20 @@ export const ConfigSchema = Type.Object(
         "Engine of steps that say `engine: auto`: auto (whisper when a model is " +
           "installed, then openai when openai.api_key is set, then pocketsphinx), " +
           "or one by name.",
+      ),
+      auto_model: Key(
+        Str({ pattern: "^(off|[a-z0-9.-]+)$" }),
+        "base.en",
+        "Whisper model a worker fetches in the background when none is installed (sha256 checked, resumed " +
+          "after a break), using pocketsphinx until it is there; `off`: never fetch (tests and CI).",
+        { env: "CLIPD_AUTO_MODEL" },
+      ),
+      model_host: Key(
+        Str({ pattern: "^https?://" }),
+        "https://huggingface.co/ggerganov/whisper.cpp/resolve/main",
+        "Base URL whisper models are fetched from (`<model_host>/ggml-<name>.bin`), by the auto fetch " +
+          "and `clipd models pull`.",
+        { env: "CLIPD_MODEL_HOST" },
       ),
     }),
     whisper: Block("The local whisper engine.", {

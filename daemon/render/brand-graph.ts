@@ -106,7 +106,12 @@ export function brandTail(
       `color=c=${hex(brand!.colours?.background, "#111827")}:s=${W}x${H}:r=${o.fps}:d=${seconds.toFixed(3)},` +
         `format=yuv420p${texts.join("")},setsar=1[${name}v]`,
     );
-    parts.push(`anullsrc=r=48000:cl=stereo,atrim=duration=${seconds.toFixed(3)},${STEREO_48K}[${name}a]`);
+    // Room tone, not digital silence: a card that drops the sound to nothing reads as a glitch.
+    // Pink noise at about −50 dBFS sits under any speech and far below the loudness gate.
+    parts.push(
+      `anoisesrc=r=48000:c=pink:a=0.003:seed=7:d=${seconds.toFixed(3)},` +
+        `atrim=duration=${seconds.toFixed(3)},${STEREO_48K}[${name}a]`,
+    );
     return `[${name}v][${name}a]`;
   };
   const labels: string[] = [];

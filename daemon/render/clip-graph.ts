@@ -13,6 +13,7 @@ import { DEFAULT_PRESET, SAFE_INPUT, finalEncodeArgs } from "./render.js";
 import { bleepFilter, type Span } from "./censor.js";
 import { brandTail, cardTimes, type BrandFiles, type PlanBrand } from "./brand-graph.js";
 import { audioLayout, waveFilter } from "./audio-template.js";
+import { type AudioMeasure, DEFAULT_LOUDNESS, finishAudioFilter, type LoudnessTarget } from "./loudness.js";
 
 export type Fit = "crop" | "blur" | "pad";
 
@@ -44,6 +45,10 @@ export interface GraphOptions {
   /** A logo and intro/outro cards (brand-graph.ts), with their files on local disk. */
   brand?: PlanBrand;
   brandFiles?: BrandFiles;
+  /** The clip's audio as measured by loudness.ts's first pass; without it the sound is left as it is. */
+  audioMeasure?: AudioMeasure;
+  /** Integrated loudness and true-peak ceiling, or "off" (default −14 LUFS, −1 dBTP). */
+  loudness?: LoudnessTarget;
 }
 
 const n3 = (v: number) => v.toFixed(3);
@@ -140,7 +145,7 @@ export function videoCutArgs(
     : undefined;
   const out = brandTail(parts, {
     v: "vb",
-    a: o.hasAudio ? (bleep ? "ajb" : "aj") : "asil",
+    a: o.hasAudio ? _finishAudio(parts, bleep ? "ajb" : "aj", o) : "asil",
     width: o.width,
     height: o.height,
     fps: o.fps,
@@ -151,13 +156,35 @@ export function videoCutArgs(
   return _finalArgs(inputs, parts, out, total, o);
 }
 
+/**
+ * The clip's own sound finished (the fold of split stereo, the loudness), before the brand's cards
+ * are joined: their room tone keeps its own quiet level whatever gain the speech needed.
+ */
+function _finishAudio(
+  parts: string[],
+  label: string,
+  o: { audioMeasure?: AudioMeasure; loudness?: LoudnessTarget },
+): string {
+  const finish = finishAudioFilter(o.audioMeasure, o.loudness ?? DEFAULT_LOUDNESS);
+  if (!finish) return label;
+  parts.push(`[${label}]${finish}[${label}f]`);
+  return `${label}f`;
+}
+
 /** The command line's tail shared by both graphs: the graph, its two outputs, length with cards, encode. */
 function _finalArgs(
   inputs: string[],
   parts: string[],
   out: { v: string; a: string },
   total: number,
-  o: { brand?: PlanBrand; preset?: string; fps: number; output: string },
+  o: {
+    brand?: PlanBrand;
+    preset?: string;
+    fps: number;
+    output: string;
+    width: number;
+    height: number;
+  },
 ): string[] {
   const cards = cardTimes(o.brand);
   return [
@@ -170,7 +197,7 @@ function _finalArgs(
     `[${out.a}]`,
     "-t",
     n3(total + cards.before + cards.after),
-    ...finalEncodeArgs({ preset: o.preset ?? DEFAULT_PRESET }),
+    ...finalEncodeArgs({ preset: o.preset ?? DEFAULT_PRESET, width: o.width, height: o.height }),
     "-r",
     String(o.fps),
     o.output,
@@ -193,6 +220,8 @@ export function audioCutArgs(
     bleep?: Span[];
     brand?: PlanBrand;
     brandFiles?: BrandFiles;
+    audioMeasure?: AudioMeasure;
+    loudness?: LoudnessTarget;
   },
 ): string[] {
   const total = pieces.reduce((a, p) => a + (p.end - p.start), 0);
@@ -219,7 +248,7 @@ export function audioCutArgs(
   const logoInput = o.brandFiles?.logo ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), bgIndex + 1) : undefined;
   const out = brandTail(parts, {
     v: "vb",
-    a: "aout",
+    a: _finishAudio(parts, "aout", o),
     width: W,
     height: H,
     fps: o.fps,
@@ -263,7 +292,14 @@ export function planDuration(plan: Pick<RenderPlan, "pieces" | "brand">): number
 export function planArgs(
   plan: RenderPlan,
   files: { source: string; background?: string; brand?: BrandFiles },
-  o: { output: string; preset?: string; burn?: string; bleep?: Span[] },
+  o: {
+    output: string;
+    preset?: string;
+    burn?: string;
+    bleep?: Span[];
+    audioMeasure?: AudioMeasure;
+    loudness?: LoudnessTarget;
+  },
 ): string[] {
   const { width, height, fps } = plan;
   const brand = { brand: plan.brand, brandFiles: files.brand };

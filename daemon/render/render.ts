@@ -125,19 +125,47 @@ export function escapeFilterValue(value: string): string {
 export const X264_PRESETS = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium"] as const;
 
 /**
- * The shipped x264 preset, chosen by the rule "the fastest preset whose SSIM stays within 0.005 of
- * veryfast at CRF 20" (bench/render's preset table, docs/benchmarks.md, render): ultrafast, SSIM
- * 0.9985 against veryfast's 0.9973 for about 40% less CPU. The price is bigger files (about 2.8×)
- * and, without CABAC or B-frames, H.264 Constrained Baseline instead of High; both are weighed in
- * docs/decisions.md. A pipeline may still name another preset in its step's `with:`.
+ * The shipped x264 preset, chosen by the rule "the fastest preset that writes H.264 High and whose
+ * SSIM at the same bitrate stays within 0.005 of veryfast" (bench/render's preset table at equal
+ * size, docs/benchmarks.md): superfast. ultrafast has no CABAC or B-frames, so it can only write
+ * Constrained Baseline, and at equal size it loses to superfast; the older rule, SSIM at equal CRF,
+ * rewarded it for spending 2–3× the bits. A pipeline may still name another preset in its `with:`.
  */
-export const DEFAULT_PRESET: (typeof X264_PRESETS)[number] = "ultrafast";
+export const DEFAULT_PRESET: (typeof X264_PRESETS)[number] = "superfast";
 
 /** The H.264 profile x264 writes at a preset (ultrafast has no CABAC or B-frames: Constrained Baseline). */
 export const profileOfPreset = (preset: string): string => (preset === "ultrafast" ? "Constrained Baseline" : "High");
 
 /** The CRF of every rendered clip. */
 export const DEFAULT_CRF = 20;
+
+/**
+ * The peak bitrate of a 1080×1920 clip at 30 fps (kbit/s): a CRF alone lets grain or confetti cost
+ * 40 Mbit/s; the platforms re-encode anything far above about 12. The VBV buffer holds two seconds.
+ */
+export const PEAK_KBPS_1080x1920 = 12_000;
+
+/** VBV ceiling for a frame size, scaled by area from PEAK_KBPS_1080x1920. */
+export function peakRateArgs(width: number, height: number): string[] {
+  const kbps = Math.round((PEAK_KBPS_1080x1920 * (width * height)) / (1080 * 1920));
+  return ["-maxrate", `${kbps}k`, "-bufsize", `${kbps * 2}k`];
+}
+
+/**
+ * Every render says it is BT.709 (HD video's colours: primaries, transfer, matrix, limited range), so
+ * players never guess: without tags a phone may show an RGB-made frame (cards, the audio still) in
+ * BT.601 colours.
+ */
+export const BT709_ARGS: readonly string[] = [
+  "-colorspace",
+  "bt709",
+  "-color_primaries",
+  "bt709",
+  "-color_trc",
+  "bt709",
+  "-color_range",
+  "tv",
+];
 
 /**
  * Threads, set rather than left to ffmpeg's defaults (bench/render and per-thread CPU times,
@@ -156,13 +184,23 @@ export const THREAD_ARGS: readonly string[] = ["-threads", "0", "-filter_complex
  * feeding VAAPI must end with `encoderFilterTail()`.
  */
 export function finalEncodeArgs(
-  opts: { crf?: number; preset?: string; copyAudio?: boolean; encoder?: VideoEncoder } = {},
+  opts: {
+    crf?: number;
+    preset?: string;
+    copyAudio?: boolean;
+    encoder?: VideoEncoder;
+    /** The frame's size, which scales the peak bitrate (PEAK_KBPS_1080x1920 at 1080×1920). */
+    width?: number;
+    height?: number;
+  } = {},
 ): string[] {
   const encoder = opts.encoder ?? activeEncoder().encoder;
   return [
     ...encoderGlobalArgs(encoder),
     ...THREAD_ARGS,
     ...videoCodecArgs(encoder, opts.preset ?? DEFAULT_PRESET, opts.crf ?? DEFAULT_CRF),
+    ...peakRateArgs(opts.width ?? 1080, opts.height ?? 1920),
+    ...BT709_ARGS,
     ...(opts.copyAudio ? ["-c:a", "copy"] : ["-c:a", "aac", "-b:a", "160k", "-ar", "48000", "-ac", "2"]),
     "-movflags",
     "+faststart",

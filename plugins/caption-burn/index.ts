@@ -20,6 +20,7 @@ import { cardTimes, withRunBrand } from "../../daemon/render/brand-graph.js";
 import { loadStyles } from "../../daemon/render/styles.js";
 import { bleepFilter, CENSOR_MODES } from "../../daemon/render/censor.js";
 import type { BrandSnapshot } from "../../daemon/render/brand.js";
+import { loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
 import { prepareCaptions } from "./prepare.js";
 
 /**
@@ -84,6 +85,13 @@ export const CaptionBurnOptionsSchema = Type.Object(
     hook_seconds: Defaulted(
       Type.Number({ minimum: 0.5, maximum: 10, description: "How long the hook title stays." }),
       3,
+    ),
+    loudness: Type.Optional(
+      Type.Union([Type.Number({ minimum: -40, maximum: -5 }), Type.Literal("off")], {
+        "x-default": "render.loudness_lufs (−14)",
+        description:
+          "Integrated loudness of the clip's sound in LUFS (true peak held under render.true_peak_db), or `off`.",
+      }),
     ),
     preset: Defaulted(
       StringEnum(X264_PRESETS, {
@@ -182,8 +190,22 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     // Rendered in the workdir and moved into storage only once checked; on any failure (ffmpeg,
     // abort, a failed check) the partial file and whatever this attempt wrote are removed.
     try {
+      const files = plan ? await planFiles(ctx, plan) : undefined;
+      // The clip's own sound is measured first, so the one render can set its loudness (loudness.ts).
+      const audioMeasure =
+        plan && files && (plan.has_audio || plan.layout === "audio")
+          ? await measureClipAudio(files.source, plan.pieces, { workdir: ctx.workdir, signal: ctx.signal })
+          : undefined;
+      const loudness = loudnessTarget(o.loudness, ctx.config?.render);
       const args = plan
-        ? planArgs(plan, await planFiles(ctx, plan), { output: tmp, preset: o.preset, burn: filter, bleep: prep.bleep })
+        ? planArgs(plan, files!, {
+            output: tmp,
+            preset: o.preset,
+            burn: filter,
+            bleep: prep.bleep,
+            audioMeasure,
+            loudness,
+          })
         : prep.bleep.length && probe?.audioCodec
           ? [
               ...SAFE_INPUT,

@@ -90,6 +90,13 @@ export const CutOptionsSchema = Type.Object(
       }),
       0.3,
     ),
+    loudness: Type.Optional(
+      Type.Union([Type.Number({ minimum: -40, maximum: -5 }), Type.Literal("off")], {
+        "x-default": "render.loudness_lufs (−14)",
+        description:
+          "Integrated loudness of the clip's sound in LUFS (true peak held under render.true_peak_db), or `off`.",
+      }),
+    ),
     preset: Defaulted(
       StringEnum(X264_PRESETS, {
         description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20.",
@@ -255,7 +262,16 @@ export default defineStage<CutOptions>({
         };
       }
       // A plain cut is caption- and brand-free: the brand is drawn by the render that burns the captions.
-      const args = planArgs({ ...plan, brand: undefined }, { source, background }, { output: tmp, preset: o.preset });
+      const audioMeasure =
+        plan.has_audio || isAudio
+          ? await measureClipAudio(source, plan.pieces, { workdir: ctx.workdir, signal: ctx.signal })
+          : undefined;
+      const loudness = loudnessTarget(o.loudness, ctx.config?.render);
+      const args = planArgs(
+        { ...plan, brand: undefined },
+        { source, background },
+        { output: tmp, preset: o.preset, audioMeasure, loudness },
+      );
       ctx.progress(2, "cutting");
       const got = await renderChecked(args, {
         stage: "cut",

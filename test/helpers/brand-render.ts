@@ -82,6 +82,8 @@ export interface Rendered {
   ctx: TestStageCtx;
   file: string;
   render: Record<string, any>;
+  /** The run state caption-burn started from (source, media, transcript, clip, cut), for a restyle. */
+  input: Record<string, any>;
 }
 
 /** cut (told not to encode) then caption-burn, on `source` with the given options and kit. */
@@ -116,7 +118,7 @@ export async function renderClip(o: {
     progressCalls: [] as TestStageCtx["progressCalls"],
   };
   const out = await captionBurn.run({ ...input, ...cutOut }, burnCtx);
-  return { ctx, render: out.render, file: ctx.fileOf(out.render.key) };
+  return { ctx, render: out.render, file: ctx.fileOf(out.render.key), input: { ...input, ...cutOut } };
 }
 
 /** A frame at time `t` as PNG bytes. */
