@@ -270,7 +270,11 @@ describe("website mail without server.public_url", () => {
   let box: Mailbox;
   beforeAll(async () => {
     box = await openMailbox();
-    t = await openApiServer("pglite", { smtp: box.smtp });
+    t = await openApiServer("pglite", {
+      smtp: box.smtp,
+      free: { trust_proxy: true },
+      web: { signin_free_attempts: 2, signin_attempts_per_account: 4 },
+    });
   }, 60_000);
   afterAll(async () => {
     await t?.close();
@@ -307,4 +311,35 @@ describe("website mail without server.public_url", () => {
       fix: expect.stringContaining("server.public_url"),
     });
   }, 60_000);
+
+  it("4: the per-account ceiling holds new addresses, not one the owner signed in from", async () => {
+    const owner = new WebClient(t.base);
+    const ownerAddr = newAddr();
+    await owner.session();
+    const email = randomEmail("ceiling");
+    expect(
+      (await owner.call("POST", "/api/v1/signup", { email, password: TEST_PASSWORD }, from(ownerAddr))).status,
+    ).toBe(201);
+    expect(
+      (await owner.call("POST", "/api/v1/signin", { email, password: TEST_PASSWORD }, from(ownerAddr))).status,
+    ).toBe(200);
+    const guesser = new WebClient(t.base);
+    await guesser.session();
+    for (let i = 0; i < 4; i++) {
+      const res = await guesser.call(
+        "POST",
+        "/api/v1/signin",
+        { email, password: "a wrong guess here" },
+        from(newAddr()),
+      );
+      expect(res.status).toBe(401);
+    }
+    const fresh = new WebClient(t.base);
+    await fresh.session();
+    const held = await fresh.call("POST", "/api/v1/signin", { email, password: TEST_PASSWORD }, from(newAddr()));
+    expect(held.status).toBe(429);
+    expect(held.body.error).toMatchObject({ code: "rate_limited", per: "account", limit: 4 });
+    const known = await fresh.call("POST", "/api/v1/signin", { email, password: TEST_PASSWORD }, from(ownerAddr));
+    expect(known.status).toBe(200);
+  });
 });
