@@ -55,7 +55,7 @@ export interface StepTime {
  */
 export async function runPipeline(
   p: Pipeline,
-  // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+  // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
   state: Record<string, any>,
   o: { storage: Storage; workdir: string; runId: string; set?: Record<string, unknown> },
 ): Promise<StepTime[]> {
@@ -68,7 +68,7 @@ export async function runPipeline(
     const extra = Object.fromEntries(Object.entries(o.set ?? {}).filter(([k]) => takes.includes(k)));
     const workdir = path.join(o.workdir, `${o.runId}-${i}-${step.stage}`);
     await mkdir(workdir, { recursive: true });
-    // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+    // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
     const ctx: StageContext<any> = {
       signal: new AbortController().signal,
       log: pino({ level: "silent" }),
@@ -94,7 +94,7 @@ export async function clipState(
   src: Source,
   seconds: number,
   tag: string,
-  // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+  // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
 ): Promise<Record<string, any>> {
   const key = `runs/${tag}/source.mp4`;
   if (!(await storage.exists(key))) await storage.putFile(key, src.video);

@@ -76,12 +76,12 @@ async function oneRun(bareUrl: string, served: Map<Backend, Served>): Promise<Ma
           method: "POST",
           body,
           headers: fresh(),
-          // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+          // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
           setupClient: (client: any) => {
             client.on("response", () => client.setHeaders(fresh()));
             client.setHeaders(fresh());
           },
-          // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+          // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
         } as any,
         SECONDS,
       ),

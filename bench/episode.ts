@@ -81,7 +81,7 @@ async function dataDirWithConfig() {
   return { dir, env };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+// biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
 function stepSeconds(runJson: any): Record<string, number> {
   const out: Record<string, number> = {};
   for (const s of runJson.steps ?? []) {

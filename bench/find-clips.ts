@@ -60,14 +60,14 @@ type Runner = (t: Labelled, options: FindClipsOptions, existing?: Clip[]) => Pro
 
 /** Runs the stage as a pipeline step would, with a real temp storage and a silent log. */
 export async function stageRunner(
-  // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+  // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
   config: Record<string, any> = {},
 ): Promise<{ run: Runner; close: () => Promise<void> }> {
   const base = await mkdtemp(path.join(os.tmpdir(), "clipd-bench-clips-"));
   const storage = defineLocalStorage(path.join(base, "storage"));
   let n = 0;
   const run: Runner = async (t, options, existing) => {
-    // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+    // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
     const ctx: StageContext<any> = {
       signal: new AbortController().signal,
       log: pino({ level: "silent" }),
@@ -81,7 +81,7 @@ export async function stageRunner(
       config,
     };
     const input = existing ? { ...t, clips: existing } : t;
-    // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+    // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
     return ((await findClipsStage.run(input as any, ctx)) as { clips: Clip[] }).clips;
   };
   return { run, close: () => rm(base, { recursive: true, force: true }) };
@@ -189,7 +189,7 @@ export function measureCost(set: Labelled[], minutes = 60): { minutes: number; s
 interface Job {
   names: string[];
   engine: "heuristic" | "llm";
-  // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+  // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
   config: Record<string, any>;
 }
 
@@ -208,7 +208,7 @@ async function runJob(job: Job): Promise<EpisodeResult[]> {
 }
 
 /** Deals the episodes, longest first, among worker threads and puts the results back in set order. */
-// biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+// biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
 async function runSet(set: Labelled[], engine: Job["engine"], config: Record<string, any>): Promise<EpisodeResult[]> {
   const threads = Math.max(1, Math.min(set.length, Number(process.env.BENCH_WORKERS) || os.availableParallelism()));
   const shares: string[][] = Array.from({ length: threads }, () => []);
@@ -237,7 +237,7 @@ async function main() {
   const t0 = performance.now();
   const engines: Record<string, EpisodeResult[] | string> = {};
   engines.heuristic = await runSet(set, "heuristic", {});
-  // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+  // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
   let config: Record<string, any> = {};
   try {
     config = loadConfig();

@@ -89,7 +89,7 @@ async function openWorker(backend: Backend, databaseUrl: string, concurrency: nu
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "clipd-bench-data-"));
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, CLIPD_DATA_DIR: dataDir };
   delete env.CLIPD_CONFIG;
-  // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+  // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
   const overrides: Record<string, any> = {
     plugins: [PLUGIN],
     pipelines: { ops_dir: PIPELINES },
@@ -161,7 +161,7 @@ async function measureThroughput(app: ClipdApp, runs: number): Promise<Throughpu
   const seconds = (performance.now() - t0) / 1000;
   const { rows } = await app.db.query<Run>(`select * from runs where origin_ref = $1 and state = 'succeeded'`, [tag]);
   const parsed = rows.map(
-    // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+    // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
     (r: any) => ({ ...r, steps: typeof r.steps === "string" ? JSON.parse(r.steps) : r.steps }) as Run,
   );
   return {

@@ -76,7 +76,7 @@ async function main() {
     },
   };
   let n = 0;
-  // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+  // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
   const ctx = async (options: Record<string, unknown>): Promise<StageContext<any>> => {
     const workdir = path.join(base, `work-${++n}`);
     await mkdir(workdir, { recursive: true });

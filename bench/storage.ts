@@ -43,7 +43,7 @@ async function s3Settings(): Promise<{ s3: Record<string, unknown>; stop(): void
       stop() {},
     };
   }
-  // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+  // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
   const { startS3Server } = (await import(path.join(projectRoot(), "scripts", "s3-server.mjs"))) as any;
   const s = await startS3Server();
   return {
@@ -130,13 +130,13 @@ async function main() {
             method: "POST",
             headers: { authorization: `Bearer ${f.key}`, "content-type": "application/json" },
             body: JSON.stringify({ file_name: "bench.mp4" }),
-            // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+            // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
           }).then((x) => x.json() as any);
           const t0 = performance.now();
           const put = await fetch(created.upload.url, {
             method: "PUT",
             headers: { ...created.upload.headers, "content-length": String(bytes) },
-            // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+            // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
             body: Readable.toWeb(createReadStream(file)) as any,
             duplex: "half",
           } as RequestInit);
@@ -153,7 +153,7 @@ async function main() {
           const t1 = performance.now();
           const got = await fetch(link.url);
           let n = 0;
-          // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+          // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
           for await (const chunk of got.body as any) n += chunk.length;
           if (n !== bytes) throw new Error(`${mode} download: ${n} of ${bytes} bytes (${got.status})`);
           result[mode]!.down.push(performance.now() - t1);

@@ -138,7 +138,7 @@ async function runCase(
     const out = (await transcribe.run(
       { source: { key }, media: { duration: audio.seconds, has_audio: true } },
       ctx,
-      // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+      // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
     )) as any;
     result.wallSeconds = (performance.now() - t0) / 1000;
     result.words = out.transcript.word_count;

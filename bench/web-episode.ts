@@ -14,7 +14,7 @@ import { projectRoot } from "../config/loader.js";
 import { makeEpisode } from "../test/fixtures/episodes.js";
 
 /** A call to the site's own API with the session's cookies and CSRF token; throws on an error answer. */
-// biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+// biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
 export type WebCall = (method: string, p: string, body?: unknown) => Promise<any>;
 
 const WAIT_MS = 600_000;

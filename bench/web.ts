@@ -73,7 +73,7 @@ async function signUp(base: string): Promise<{ cookies: Array<{ name: string; va
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     jar.take(res);
-    // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+    // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
     const json = (await res.json()) as any;
     if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
     return json;

@@ -12,6 +12,7 @@ import type { FacadeServices } from "./services.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+// biome-ignore lint/suspicious/noExplicitAny: handlers type body and query until request schemas move to TypeBox
 export interface OperationContext<B = any, Q = any> {
   /** Who is asking and through which surface (links, client address, presented credentials). */
   caller: Caller;
@@ -32,6 +33,7 @@ export interface OperationContext<B = any, Q = any> {
   settle(tx: Queryable, status: number, body: unknown): Promise<void>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: handlers type body and query until request schemas move to TypeBox
 export interface Operation<B = any, Q = any> {
   id: string;
   method: HttpMethod;
@@ -74,6 +76,7 @@ export interface Operation<B = any, Q = any> {
   handler(ctx: OperationContext<B, Q>): Promise<unknown> | unknown;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: handlers type body and query until request schemas move to TypeBox
 export function defineOperation<B = any, Q = any>(op: Operation<B, Q>): Operation<B, Q> {
   return op;
 }

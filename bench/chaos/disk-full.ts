@@ -29,7 +29,7 @@ const note = (what: string, ok: boolean, detail: string) => {
   else t.lost.push(detail);
   tally.set(what, t);
 };
-// biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+// biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
 const clean507 = (u: { status: number; body: any; leftover: string[] }) =>
   u.status === 507 &&
   u.body?.error?.code === "insufficient_storage" &&

@@ -95,9 +95,9 @@ async function soak(backend: string, databaseUrl: string | undefined): Promise<M
         method: "POST",
         path: "/api/v1/episodes",
         body,
-        // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+        // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
         setupRequest: (req: any) => ({ ...req, headers: { ...auth, "idempotency-key": `soak-${process.pid}-${n++}` } }),
-        // biome-ignore lint/suspicious/noExplicitAny: benchmark harness: untyped JSON answers and tool objects; a wrong field fails the run loudly
+        // biome-ignore lint/suspicious/noExplicitAny: bench harness: untyped JSON and tool objects
       } as any,
     ];
     const minutes: Minute[] = [];

@@ -70,7 +70,7 @@ interface CachedKey {
 }
 
 const toIso = (v: unknown) => (v instanceof Date ? v.toISOString() : (v as string | null));
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 function rowToKey(r: any): ApiKey {
   return {
     id: r.id,
@@ -85,7 +85,7 @@ function rowToKey(r: any): ApiKey {
     last_used_at: toIso(r.last_used_at) ?? null,
   };
 }
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 function rowToAccount(r: any): Account {
   return {
     id: r.id,

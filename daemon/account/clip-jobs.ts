@@ -221,7 +221,7 @@ export class ClipJobs {
       look: Look;
       changes: LookChange[];
       index: number;
-      // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+      // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
       prevRender: Record<string, any> | null;
       origin: AccountSurface;
     },

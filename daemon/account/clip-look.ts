@@ -124,7 +124,7 @@ export interface CurrentJob {
 // pace is missing from jobs recorded before it: natural (what they were cut with).
 const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji", "pace"];
 const isLook = (
-  // biome-ignore lint/suspicious/noExplicitAny: a caller's JSON look, checked field by field below
+  // biome-ignore lint/suspicious/noExplicitAny: a caller's JSON look, checked field by field
   o: any,
 ): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji" | "pace"> & {
   aspect_ratio?: AspectRatio;

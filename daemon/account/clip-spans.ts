@@ -29,7 +29,7 @@ export interface EpisodeTranscript {
 /** The episode's transcript as stored by its import; undefined when it has none (yet). */
 export async function readTranscript(
   storage: Storage,
-  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+  // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
   state: Record<string, any> | null | undefined,
 ): Promise<EpisodeTranscript | undefined> {
   const key: string | undefined = state?.transcript?.key;

@@ -19,10 +19,10 @@ export async function recentDeliveries(db: Queryable, webhookId: string, limit: 
   );
   const attempts = await courier.attemptsOf(
     db,
-    // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+    // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
     rows.map((r: any) => r.id),
   );
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   return rows.map((r: any) => {
     const tried = attempts.get(r.id) ?? [];
     const last = tried[tried.length - 1];

@@ -38,7 +38,7 @@ export interface EpisodeRow {
   source_url: string | null;
   upload: { key: string; name: string } | null;
   options: { content_type?: string; target_seconds?: number; about?: string };
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   state: Record<string, any>;
   run_id: string | null;
   search_run_id: string | null;
@@ -57,13 +57,13 @@ export interface ClipRow {
   account_id: string;
   number: number;
   ref: string;
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   data: Record<string, any>;
   cut_status: "not_cut" | "cutting" | "cut" | "failed";
   export_status: "none" | "rendering" | "exported" | "failed";
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   cut: Record<string, any> | null;
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   render: Record<string, any> | null;
   created_at: string;
 }
@@ -79,7 +79,7 @@ export interface JobRow {
   options: ClipLook;
   changes: Array<{ field: string; from: unknown; to: unknown }>;
   charged_cents: number;
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   result: Record<string, any> | null;
   error: { code: string; message: string } | null;
   created_at: string;
@@ -104,7 +104,7 @@ export interface NotStarted {
   needed_cents?: number;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 export function toEpisode(r: any): EpisodeRow {
   const run = r.run_state
     ? {
@@ -141,7 +141,7 @@ function numberOrNull(v: unknown): number | null {
   const n = v === null || v === undefined ? NaN : Number(v);
   return Number.isFinite(n) ? n : null;
 }
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 export function toClip(r: any): ClipRow {
   return {
     ...r,
@@ -151,7 +151,7 @@ export function toClip(r: any): ClipRow {
     created_at: isoColumn(r.created_at),
   };
 }
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 export function toJob(r: any): JobRow {
   const run = r.run_state
     ? {

@@ -80,7 +80,7 @@ export class EpisodeRunEnds {
     const searches = ep.searches.map((s) => (s.run_id === run.id ? { ...s, state: run.state } : s));
     const entry = searches.find((s) => s.run_id === run.id);
     if (run.state === "succeeded") {
-      // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+      // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
       const found: any[] = Array.isArray(run.output.clips) ? run.output.clips : [];
       let added = 0;
       for (const c of found) {
@@ -93,7 +93,7 @@ export class EpisodeRunEnds {
            returning (xmax = 0) as inserted`,
           [randomUUID(), id, ep.account_id, c.number, c.ref, JSON.stringify(c)],
         );
-        // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+        // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
         added += r.rows.filter((x: any) => x.inserted).length;
       }
       if (entry) entry.added = added;

@@ -253,7 +253,7 @@ export class EpisodeService {
     );
     if (!rows[0]) return undefined;
     const { clips_json, ...row } = rows[0];
-    // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+    // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
     const clips = (typeof clips_json === "string" ? JSON.parse(clips_json) : clips_json) as any[];
     return { episode: toEpisode(row), clips: clips.map(toClip) };
   }
@@ -314,7 +314,7 @@ export class EpisodeService {
             (s) =>
               s.about === about &&
               s.state === "succeeded" &&
-              // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+              // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
               (input.target_seconds === undefined || (s as any).target_seconds === input.target_seconds),
           );
         const clips = await this.clipsOf(id, tx);

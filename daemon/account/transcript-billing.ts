@@ -37,7 +37,7 @@ export function loadTranscriptPrices(file = path.join(projectRoot(), "config", "
   if (hit) return hit;
   let section: Record<string, unknown> = {};
   try {
-    // biome-ignore lint/suspicious/noExplicitAny: a YAML price file, checked field by field below
+    // biome-ignore lint/suspicious/noExplicitAny: a YAML price file, checked field by field
     section = (parse(readFileSync(file, "utf8")) as any)?.transcripts ?? {};
   } catch (caught) {
     const err = caught as NodeJS.ErrnoException;

@@ -80,7 +80,7 @@ export function transcriptKeys(runId: string) {
   return { txt: `${base}.txt`, srt: `${base}.srt`, vtt: `${base}.vtt`, json: `${base}.json`, page: `${base}.html` };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 function toRecord(r: any): TranscriptRecord {
   let status: TranscriptStatus = r.status;
   // Until the run ends the row says queued; the run says whether it has started.
@@ -267,7 +267,7 @@ export class TranscriptService {
       );
       return;
     }
-    // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+    // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
     const t = (run.output.transcript ?? {}) as Record<string, any>;
     const seconds = Number(t.duration ?? run.output.media?.duration ?? 0);
     const keys = transcriptKeys(run.id);

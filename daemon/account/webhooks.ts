@@ -57,7 +57,7 @@ interface WebhookRow {
 }
 export type AttemptRecord = courier.AttemptRecord;
 
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 const toRow = (r: any): WebhookRow => ({
   ...r,
   events: jsonColumn(r.events),
@@ -68,7 +68,7 @@ const notFound = (id: string) =>
   new NotFound("not_found", `no webhook ${id} on this account`, { context: { field: "id" } });
 
 /** Sets `value` at a dotted path of `obj` (made for event link keys such as "downloads.txt"). */
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 function setPath(obj: Record<string, any>, dotted: string, value: unknown) {
   const parts = dotted.split(".");
   let o = obj;

@@ -82,7 +82,7 @@ async function cmdRoles(cfg: Config, roles: Role[]) {
   if (requested) stop(requested);
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: parseArgs values: each command reads and checks its own flags
+// biome-ignore lint/suspicious/noExplicitAny: parseArgs values; each command checks its own flags
 async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) {
   const [pipeline, target] = args;
   if (!pipeline || !target)
@@ -161,7 +161,7 @@ async function cmdRun(cfg: Config, args: string[], values: Record<string, any>) 
  * this process runs the serve and work roles itself on the embedded database, on a loopback port
  * of its own, so the relay, auth and links are the same as against a remote clipd.
  */
-// biome-ignore lint/suspicious/noExplicitAny: parseArgs values: each command reads and checks its own flags
+// biome-ignore lint/suspicious/noExplicitAny: parseArgs values; each command checks its own flags
 async function cmdMcp(cfg: Config, values: Record<string, any>) {
   if (!values.stdio)
     throw new UsageError("usage: clipd mcp --stdio (with CLIPD_API_KEY, and CLIPD_URL for a running clipd)");

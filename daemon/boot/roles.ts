@@ -71,7 +71,7 @@ export async function serveRole(
   });
   const port = app.config.server.port;
   const listener = await listen(toNodeHandler(h3), {
-    // biome-ignore lint/suspicious/noExplicitAny: listhen's option types lag the options it documents (port ranges, autoClose)
+    // biome-ignore lint/suspicious/noExplicitAny: listhen's types lag its documented options
     port: { port, portRange: [port, port], alternativePortRange: [port, port] } as any,
     hostname: app.config.server.host,
     showURL: false,
@@ -80,7 +80,7 @@ export async function serveRole(
     qr: false,
     autoClose: false, // our own shutdown closes the listener after the steps finish
     public: app.config.server.host === "0.0.0.0",
-    // biome-ignore lint/suspicious/noExplicitAny: listhen's option types lag the options it documents (port ranges, autoClose)
+    // biome-ignore lint/suspicious/noExplicitAny: listhen's types lag its documented options
   } as any);
   if (port !== 0 && listener.address.port !== port) {
     await listener.close();

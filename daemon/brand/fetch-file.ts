@@ -14,7 +14,7 @@ const FETCH_MS = 30_000;
 
 export async function fetchBrandFile(
   raw: string,
-  // biome-ignore lint/suspicious/noExplicitAny: the loaded configuration; each reader takes its own section, typed in config/schema.ts
+  // biome-ignore lint/suspicious/noExplicitAny: the loaded config; each reader takes its own section
   o: { config: Readonly<Record<string, any>>; maxBytes: number; field: string },
 ): Promise<Buffer> {
   let url: URL;

@@ -58,7 +58,7 @@ export interface KitInput {
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
 
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 export function toKitRow(r: Record<string, any>): KitRow {
   const logo = jsonColumn(r.logo) ?? {};
   return {

@@ -29,7 +29,7 @@ export interface BrandKitDeps {
   db: Db;
   storage: Storage;
   /** The effective config: its brand block bounds the kits, its network block the links. */
-  // biome-ignore lint/suspicious/noExplicitAny: the loaded configuration; each reader takes its own section, typed in config/schema.ts
+  // biome-ignore lint/suspicious/noExplicitAny: the loaded config; each reader takes its own section
   config: { brand: BrandLimits & { kits_per_account: number } } & Readonly<Record<string, any>>;
 }
 

@@ -53,7 +53,7 @@ async function prompt(question: string): Promise<string> {
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: parseArgs values: each command reads and checks its own flags
+// biome-ignore lint/suspicious/noExplicitAny: parseArgs values; each command checks its own flags
 export async function cmdResetPassword(cfg: Config, values: Record<string, any>): Promise<void> {
   const email = typeof values.email === "string" ? values.email : "";
   if (!email)
@@ -106,7 +106,7 @@ async function viaDaemon(cfg: Config, email: string, password: string): Promise<
     headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ email, password }),
   });
-  // biome-ignore lint/suspicious/noExplicitAny: parseArgs values: each command reads and checks its own flags
+  // biome-ignore lint/suspicious/noExplicitAny: parseArgs values; each command checks its own flags
   const body = (await res.json()) as any;
   if (!res.ok) throw new UsageError(body?.error?.message ?? `daemon answered ${res.status}`);
   process.stdout.write(JSON.stringify(body) + "\n");

@@ -9,7 +9,7 @@ import { ConfigSchema, SECRET_KEYS } from "../../config/schema.js";
 import { UsageError } from "./args.js";
 import { mdCell, mdCode, typeColumn } from "./options-doc.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema node of config/schema.ts, read for its documentation keywords
+// biome-ignore lint/suspicious/noExplicitAny: a config schema node, read for its doc keywords
 type Prop = Record<string, any>;
 
 export interface ConfigRow {

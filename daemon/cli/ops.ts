@@ -18,7 +18,7 @@ import { openDb } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
 import { listModels, MODELS, pullModel } from "../../plugins/transcribe/engines/models.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: parseArgs values: each command reads and checks its own flags
+// biome-ignore lint/suspicious/noExplicitAny: parseArgs values; each command checks its own flags
 export async function cmdStage(cfg: Config, args: string[], values: Record<string, any>) {
   const [name] = args;
   if (!name || !values.input) throw new UsageError("usage: clipd stage <name> --input FILE.json [--set key=value]");
@@ -91,9 +91,9 @@ export async function cmdPipelines(cfg: Config, args: string[], values: { markdo
       process.stdout.write(optionsMarkdown(stage));
       return;
     }
-    // biome-ignore lint/suspicious/noExplicitAny: parseArgs values: each command reads and checks its own flags
+    // biome-ignore lint/suspicious/noExplicitAny: parseArgs values; each command checks its own flags
     const props = ((stage.options as any).properties ?? {}) as Record<string, any>;
-    // biome-ignore lint/suspicious/noExplicitAny: parseArgs values: each command reads and checks its own flags
+    // biome-ignore lint/suspicious/noExplicitAny: parseArgs values; each command checks its own flags
     const required = new Set<string>((stage.options as any).required ?? []);
     const lines = [`${stage.name} — ${stage.summary}`, `from: ${registry.origins.get(stage.name)}`, "options:"];
     for (const [k, p] of Object.entries(props)) {
@@ -149,7 +149,7 @@ export async function cmdPipelines(cfg: Config, args: string[], values: { markdo
 }
 
 /** `clipd account create`, `key create|revoke`, `credit add`: one JSON line each. */
-// biome-ignore lint/suspicious/noExplicitAny: parseArgs values: each command reads and checks its own flags
+// biome-ignore lint/suspicious/noExplicitAny: parseArgs values; each command checks its own flags
 export async function cmdAdmin(cfg: Config, command: string, values: Record<string, any>) {
   const args: Record<string, unknown> = {
     email: values.email,
@@ -178,7 +178,7 @@ export async function cmdAdmin(cfg: Config, command: string, values: Record<stri
         args: Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined)),
       }),
     });
-    // biome-ignore lint/suspicious/noExplicitAny: parseArgs values: each command reads and checks its own flags
+    // biome-ignore lint/suspicious/noExplicitAny: parseArgs values; each command checks its own flags
     const body = (await res.json()) as any;
     if (!res.ok) throw new UsageError(body?.error?.message ?? `daemon answered ${res.status}`);
     process.stdout.write(JSON.stringify(body) + "\n");

@@ -6,7 +6,7 @@
  */
 import type { StageDefinition } from "../engine/stage.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema node of a stage's options, read for its documentation keywords
+// biome-ignore lint/suspicious/noExplicitAny: a stage options schema node, read for its doc keywords
 type Prop = Record<string, any>;
 
 const _code = (v: unknown) => "`" + (typeof v === "string" ? v : JSON.stringify(v)) + "`";

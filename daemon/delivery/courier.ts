@@ -32,7 +32,7 @@ export interface Target {
 }
 
 /** A deliveries row as the database returns it (kind-specific columns included). */
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 export type DeliveryRow = Record<string, any> & { id: string; kind: string; payload: string; url: string | null };
 
 /** What one kind of delivery brings to the courier. */

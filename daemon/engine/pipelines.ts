@@ -133,7 +133,7 @@ function loadOne(
   }
   const before = issues.length;
   for (const pair of root.items) {
-    // biome-ignore lint/suspicious/noExplicitAny: yaml's nodes: a key or item is a Scalar (with .value) or a plain value
+    // biome-ignore lint/suspicious/noExplicitAny: yaml nodes: a Scalar (with .value) or a plain value
     const key = String((pair.key as any)?.value ?? pair.key);
     if (!TOP_KEYS.has(key)) add(pair.key, `unknown key "${key}" (allowed: ${[...TOP_KEYS].join(", ")})`);
   }
@@ -161,7 +161,7 @@ function loadOne(
 /** The pipeline's `input:` list: run-state keys its runs start with. */
 function readInput(node: unknown, add: (node: unknown, msg: string) => void): StateKey[] {
   if (node === undefined) return [];
-  // biome-ignore lint/suspicious/noExplicitAny: yaml's nodes: a key or item is a Scalar (with .value) or a plain value
+  // biome-ignore lint/suspicious/noExplicitAny: yaml nodes: a Scalar (with .value) or a plain value
   const keys = isSeq(node) ? node.items.map((i) => String((i as any)?.value ?? i)) : undefined;
   if (!keys) {
     add(node, `"input" must be a list of run-state keys (${STATE_KEYS.join(", ")})`);
@@ -229,7 +229,7 @@ function readSteps(
       return;
     }
     for (const pair of item.items) {
-      // biome-ignore lint/suspicious/noExplicitAny: yaml's nodes: a key or item is a Scalar (with .value) or a plain value
+      // biome-ignore lint/suspicious/noExplicitAny: yaml nodes: a Scalar (with .value) or a plain value
       const key = String((pair.key as any)?.value ?? pair.key);
       if (!STEP_KEYS.has(key)) add(pair.key, `${where}: unknown key "${key}" (allowed: ${[...STEP_KEYS].join(", ")})`);
     }
@@ -247,7 +247,7 @@ function readSteps(
       return;
     }
     const withNode = item.get("with", true);
-    // biome-ignore lint/suspicious/noExplicitAny: yaml's nodes: a key or item is a Scalar (with .value) or a plain value
+    // biome-ignore lint/suspicious/noExplicitAny: yaml nodes: a Scalar (with .value) or a plain value
     const withValue = (withNode === undefined ? {} : ((item.toJS(doc) as any).with ?? {})) as Record<string, unknown>;
     if (typeof withValue !== "object" || Array.isArray(withValue)) {
       add(withNode, `${where}.with must be a mapping of options`);
@@ -267,7 +267,7 @@ function readSteps(
         add(node ?? item, `${where}.with: ${msg}`);
       }
     }
-    // biome-ignore lint/suspicious/noExplicitAny: yaml's nodes: a key or item is a Scalar (with .value) or a plain value
+    // biome-ignore lint/suspicious/noExplicitAny: yaml nodes: a Scalar (with .value) or a plain value
     const retryRaw = ((item.toJS(doc) as any).retry ?? {}) as Record<string, unknown>;
     const retry = readRetry(retryRaw, opts.defaults.retry, (m) =>
       add(item.get("retry", true) ?? item, `${where}.retry: ${m}`),

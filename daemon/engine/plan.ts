@@ -84,7 +84,7 @@ export function takesOption(src: PlanSource, pipelineName: string, key: string):
 function optionOf(src: PlanSource, step: PipelineStep, key: string): string | undefined {
   const [scope, name] = key.includes(".") ? key.split(".", 2) : [undefined, key];
   if (scope && scope !== step.stage) return undefined;
-  // biome-ignore lint/suspicious/noExplicitAny: a stage's options are a plain JSON Schema object
+  // biome-ignore lint/suspicious/noExplicitAny: a stage's options are a plain JSON Schema
   const props = ((src.stages.get(step.stage)?.options as any)?.properties ?? {}) as Record<string, unknown>;
   return name! in props ? name : undefined;
 }

@@ -71,11 +71,11 @@ export class QueueManager {
       application_name: "clipd-queue",
     } as const;
     this.boss = db.raw.pglite
-      ? // biome-ignore lint/suspicious/noExplicitAny: pg-boss's PGlite adapter and its warning event are untyped
+      ? // biome-ignore lint/suspicious/noExplicitAny: pg-boss's PGlite adapter and warning event are untyped
         new PgBoss({ ...common, db: fromPglite(db.raw.pglite as any), backend: "pglite" })
       : new PgBoss({ ...common, connectionString: db.raw.connectionString!, max: 6 });
     this.boss.on("error", (err) => this.log.error({ err }, "queue error"));
-    // biome-ignore lint/suspicious/noExplicitAny: pg-boss's PGlite adapter and its warning event are untyped
+    // biome-ignore lint/suspicious/noExplicitAny: pg-boss's PGlite adapter and warning event are untyped
     this.boss.on("warning", (w: any) => this.log.warn({ warning: w?.message ?? w }, "queue warning"));
   }
 

@@ -61,7 +61,7 @@ export async function loadStageRegistry(
   };
   for (const def of c.resolveAll<StageDefinition>(STAGE_TOKEN)) add(def, "builtin");
   for (const spec of opts.plugins ?? []) {
-    // biome-ignore lint/suspicious/noExplicitAny: a plugin module is whatever the operator's file exports; it is checked below
+    // biome-ignore lint/suspicious/noExplicitAny: a plugin module's exports, checked below
     let mod: any;
     try {
       mod = await importPlugin(spec, opts.cwd ?? process.cwd());

@@ -31,7 +31,7 @@ export interface RunPlan {
 export interface Run {
   id: string;
   pipeline: string;
-  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+  // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
   input: Record<string, any>;
   state: RunState;
   phase: Phase;
@@ -44,7 +44,7 @@ export interface Run {
   eta_at: string | null;
   plan: RunPlan;
   steps: StepRecord[];
-  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+  // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
   output: Record<string, any>;
   error: { code: string; message: string; stage?: string; step?: number } | null;
   origin: RunOrigin;
@@ -109,7 +109,7 @@ export function codeOf(err: unknown): { code: string; message: string } {
 }
 
 /** A `runs` row as both drivers return it, evened out (JSON columns parsed, timestamps as ISO). */
-// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+// biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
 export function normalise(row: any): Run {
   return {
     ...row,

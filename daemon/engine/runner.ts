@@ -124,7 +124,7 @@ export class Runner {
     return takesOption({ pipelines: this.deps.pipelines, stages: this.deps.registry.stages }, pipelineName, key);
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+  // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
   async startRun(pipelineName: string, input: Record<string, any>, opts: StartRunOptions = {}): Promise<Run> {
     const plan = this.planFor(pipelineName, opts.set);
     const run = {

@@ -87,18 +87,18 @@ export interface StageContext<O = Record<string, unknown>> {
   pipeline: string;
   options: O;
   /** The effective config (read-only), for stages that need service settings. */
-  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+  // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
   config: Readonly<Record<string, any>>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+// biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
 export type StageInput = Record<string, any>;
-// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+// biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
 export type StageOutput = Record<string, any>;
 
 export type { RunStateShape, StateKey, StateNeed } from "./run-state.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+// biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
 export interface StageDefinition<O = any> {
   name: string;
   summary: string;
@@ -111,7 +111,7 @@ export interface StageDefinition<O = any> {
   run(input: StageInput, ctx: StageContext<O>): Promise<StageOutput>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+// biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
 export function defineStage<O = any>(def: StageDefinition<O>): StageDefinition<O> {
   if (!/^[a-z][a-z0-9-]*$/.test(def.name)) {
     throw new TypeError(`stage name "${def.name}" must be lower-case words joined by dashes`);

@@ -63,7 +63,7 @@ export const FREE_DEFAULTS: FreeConfig = {
 };
 
 /** The effective free config, read afresh each time (so a changed config object is seen at once). */
-// biome-ignore lint/suspicious/noExplicitAny: the loaded configuration; each reader takes its own section, typed in config/schema.ts
+// biome-ignore lint/suspicious/noExplicitAny: the loaded config; each reader takes its own section
 export function freeConfig(config: Readonly<Record<string, any>>): FreeConfig {
   return { ...FREE_DEFAULTS, ...(config?.free ?? {}) };
 }

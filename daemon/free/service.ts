@@ -251,7 +251,7 @@ export class FreeService {
   }
 
   /** The job when `token` is its poll token (else undefined), settled if its run has ended. */
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   async get(id: string, token: string | undefined): Promise<any | undefined> {
     const { rows } = await this.deps.db.query(
       `select j.*, r.state as run_state from free_jobs j left join runs r on r.id = j.run_id where j.id = $1`,
@@ -271,7 +271,7 @@ export class FreeService {
   }
 
   /** The poll answer (also the callback's data): view.ts. */
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   view(row: any, origin = this.origin): Promise<Record<string, unknown>> {
     const link = this.linker && ((file: { key: string; name: string; type: string }) => this.linker!(file, origin).url);
     return freeJobView(row, { storage: this.deps.storage, inlineMaxBytes: this.cfg.inline_max_bytes, link });
@@ -290,7 +290,7 @@ export class FreeService {
     const audioKey = run.output?.source?.key ?? row.audio_key ?? null;
     let seconds = row.duration_seconds === null ? null : Number(row.duration_seconds);
     if (run.state === "succeeded") {
-      // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+      // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
       const t = (run.output.transcript ?? {}) as Record<string, any>;
       seconds = Number(t.duration ?? run.output.media?.duration ?? seconds ?? 0);
       const result = {

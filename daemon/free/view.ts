@@ -18,11 +18,11 @@ export interface ViewDeps {
  * by the probe stage after download; its `too_long` there is the tier's code, as at submission.
  */
 export function tierError(
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   error: Record<string, any>,
   row: { key_id: string | null },
   cfg: FreeConfig,
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 ): Record<string, any> {
   if (error.code === "too_long" && error.max_duration_seconds !== undefined) {
     return tooLong(row.key_id === null, Number(error.duration_seconds), Number(error.max_duration_seconds), cfg);
@@ -46,7 +46,7 @@ export function tooLong(anon: boolean, seconds: number, max: number, cfg: FreeCo
   };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
 export async function freeJobView(row: any, o: ViewDeps): Promise<Record<string, unknown>> {
   if (row.status === "queued") {
     const elapsed = Math.max(0, Math.round((Date.now() - Date.parse(isoColumn(row.created_at)!)) / 1000));

@@ -98,7 +98,7 @@ function readCa(file: string): Promise<Buffer> {
 
 /** Reads `network.allow_loopback` and `network.extra_ca` from the effective config. */
 export async function netguardOptionsFromConfig(
-  // biome-ignore lint/suspicious/noExplicitAny: node's lookup option has overloads a plain function cannot satisfy; errors carry errno fields
+  // biome-ignore lint/suspicious/noExplicitAny: node's lookup overloads; socket errors carry errno fields
   config: Readonly<Record<string, any>>,
 ): Promise<Pick<GuardedFetchOptions, "allowLoopback" | "ca">> {
   const network = config?.network ?? {};
@@ -180,7 +180,7 @@ function request(
 ): Promise<IncomingMessage> {
   const family = net.isIP(address);
   // Answers every lookup with the address that was checked; copes with both callback shapes.
-  // biome-ignore lint/suspicious/noExplicitAny: node's lookup option has overloads a plain function cannot satisfy; errors carry errno fields
+  // biome-ignore lint/suspicious/noExplicitAny: node's lookup overloads; socket errors carry errno fields
   const lookup = (_host: string, options: any, cb: (...args: any[]) => void) => {
     const done = typeof options === "function" ? options : cb;
     if (options?.all) done(null, [{ address, family }]);
@@ -192,13 +192,13 @@ function request(
   if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
   const lib = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    // biome-ignore lint/suspicious/noExplicitAny: node's lookup option has overloads a plain function cannot satisfy; errors carry errno fields
+    // biome-ignore lint/suspicious/noExplicitAny: node's lookup overloads; socket errors carry errno fields
     const req = lib.request(url, { method, headers, lookup: lookup as any, agent: false, ca, signal: opts.signal });
     req.setTimeout(opts.idleTimeoutMs ?? 30_000, () => {
       req.destroy(new StageError("fetch_failed", `${describeUrl(url)} did not answer in time`, { retryable: true }));
     });
     req.once("response", resolve);
-    // biome-ignore lint/suspicious/noExplicitAny: node's lookup option has overloads a plain function cannot satisfy; errors carry errno fields
+    // biome-ignore lint/suspicious/noExplicitAny: node's lookup overloads; socket errors carry errno fields
     req.once("error", (err: any) => {
       if (opts.signal?.aborted) return reject(opts.signal.reason);
       if (err instanceof StageError) return reject(err);

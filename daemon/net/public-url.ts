@@ -28,7 +28,7 @@ export interface PublicUrlOptions {
   field: string;
   /** What the address is for, to end the private-address message ("only public addresses can be fetched"). */
   purpose?: string;
-  // biome-ignore lint/suspicious/noExplicitAny: the loaded configuration; each reader takes its own section, typed in config/schema.ts
+  // biome-ignore lint/suspicious/noExplicitAny: the loaded config; each reader takes its own section
   config: Readonly<Record<string, any>>;
 }
 

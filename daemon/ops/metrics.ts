@@ -86,7 +86,7 @@ export const metrics = {
     http.observe({ operation, method, status: String(status) }, seconds);
   },
   /** One step attempt ended; its output tells render speed and transcription speed where it has them. */
-  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+  // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
   step(stage: string, outcome: "ok" | "retry" | "failed", seconds: number, output?: Record<string, any>) {
     steps.observe({ stage, outcome }, seconds);
     stepsDone.inc({ stage, outcome });

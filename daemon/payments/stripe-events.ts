@@ -131,7 +131,7 @@ export class StripeEvents {
     await this.planFollows(tx, row.account_id, subscription ?? s.id);
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   private async checkoutRow(tx: Queryable, id: string): Promise<any> {
     return (await tx.query(`select * from payment_checkouts where id = $1 for update`, [id])).rows[0];
   }
@@ -141,7 +141,7 @@ export class StripeEvents {
    * remembering it. The metadata clipd gave it (signed along with the event) says whose it is and
    * what it buys, so the buyer is not left paying for nothing.
    */
-  // biome-ignore lint/suspicious/noExplicitAny: a database row: its columns are named by the SQL text, which TypeScript cannot see
+  // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   private async adopt(tx: Queryable, s: Stripe.Checkout.Session): Promise<any> {
     const m = s.metadata ?? {};
     const cents = m.clipd_kind === "pack" ? Number(m.clipd_pack_cents) : m.clipd_kind === "plan" ? 0 : NaN;

@@ -98,7 +98,7 @@ export async function probeMedia(file: string, opts: FfmpegOptions = {}): Promis
     ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", file],
     opts,
   );
-  // biome-ignore lint/suspicious/noExplicitAny: ffprobe's JSON: stream entries differ by codec type
+  // biome-ignore lint/suspicious/noExplicitAny: ffprobe JSON: stream entries differ by codec
   const info = JSON.parse(stdout) as { format?: { duration?: string }; streams?: Array<Record<string, any>> };
   const v = info.streams?.find((s) => s.codec_type === "video");
   const a = info.streams?.find((s) => s.codec_type === "audio");

@@ -54,7 +54,7 @@ const PART_BYTES = 8 * 1024 * 1024;
 /** CopyObject takes sources up to 5 GiB; a larger `move` streams through this process instead. */
 const COPY_LIMIT = 5 * 1024 ** 3;
 
-// biome-ignore lint/suspicious/noExplicitAny: the S3 client's errors: name, Code and $metadata vary by call
+// biome-ignore lint/suspicious/noExplicitAny: S3 client errors: name and $metadata vary by call
 const notFound = (err: any) =>
   err?.name === "NotFound" || err?.name === "NoSuchKey" || err?.$metadata?.httpStatusCode === 404;
 

@@ -4,9 +4,9 @@
  */
 
 /** A json/jsonb column: parsed when it arrives as text, else as given (null stays null). */
-// biome-ignore lint/suspicious/noExplicitAny: a decoded column takes the type of the row field it fills
+// biome-ignore lint/suspicious/noExplicitAny: a decoded column takes its row field's type
 export const jsonColumn = (v: unknown): any => (typeof v === "string" ? JSON.parse(v) : v);
 
 /** A timestamp column as an ISO string (null stays null). */
-// biome-ignore lint/suspicious/noExplicitAny: a decoded column takes the type of the row field it fills
+// biome-ignore lint/suspicious/noExplicitAny: a decoded column takes its row field's type
 export const isoColumn = (v: unknown): any => (v instanceof Date ? v.toISOString() : v);

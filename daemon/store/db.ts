@@ -14,7 +14,7 @@ import { PgChanges } from "./pg-changes.js";
 import { unreachableOr } from "./unreachable.js";
 
 export interface Queryable {
-  // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg, its pool and PGlite type their query overloads differently; callers type rows with query<T>
+  // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
   query<T = any>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
 }
 
@@ -77,14 +77,14 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
       name = `clipd_${createHash("sha1").update(sql).digest("hex").slice(0, 20)}`;
       names.set(sql, name);
     }
-    // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg, its pool and PGlite type their query overloads differently; callers type rows with query<T>
+    // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
     return { name, text: sql, values: params as any[] };
   };
   const changes = new PgChanges((channel, onPayload, o) =>
     listenWithRetry(connectionString, channel, onPayload, o.onGap, o.onDown),
   );
   const send = (sql: string, params?: unknown[]) =>
-    // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg, its pool and PGlite type their query overloads differently; callers type rows with query<T>
+    // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
     params?.length ? pool.query(named(sql, params) as any) : pool.query(sql);
   return {
     kind: "postgres",
@@ -93,7 +93,7 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
     query: (sql, params) =>
       (READ_ONLY.test(sql) ? send(sql, params) : send(sql, params).finally(() => changes.wrote())).catch(
         (err: unknown) => Promise.reject(unreachableOr(err)),
-        // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg, its pool and PGlite type their query overloads differently; callers type rows with query<T>
+        // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
       ) as any,
     async transaction(fn) {
       const client = await pool.connect().catch((err: unknown) => Promise.reject(unreachableOr(err)));
@@ -105,7 +105,7 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
       try {
         await client.query("BEGIN");
         const result = await fn({
-          // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg, its pool and PGlite type their query overloads differently; callers type rows with query<T>
+          // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
           query: (sql, params) => (params?.length ? client.query(named(sql, params) as any) : client.query(sql)) as any,
         });
         await client.query("COMMIT");
@@ -246,10 +246,10 @@ export async function openPglite(dir: string): Promise<Db> {
     kind: "pglite",
     raw: { pglite },
     query: (sql, params) =>
-      // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg, its pool and PGlite type their query overloads differently; callers type rows with query<T>
+      // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
       (READ_ONLY.test(sql) ? pglite.query(sql, params as any[]) : counted(pglite.query(sql, params as any[]))) as any,
     transaction: (fn) =>
-      // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg, its pool and PGlite type their query overloads differently; callers type rows with query<T>
+      // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
       counted(pglite.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params as any[]) as any }))),
     writes: () => writes,
     async listen(channel, onPayload) {

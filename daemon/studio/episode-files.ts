@@ -36,7 +36,7 @@ export async function episodeFiles(d: FilesDeps, accountId: string, id: string):
   const { rows } = await d.db.query(`select * from episodes where id = $1 and account_id = $2`, [id, accountId]);
   if (!rows[0]) throw episodeNotFound(id);
   const episode = toEpisode(rows[0]);
-  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+  // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
   let { source, media, transcript } = episode.state as Record<string, any>;
   if ((!source || !transcript) && episode.run_id) {
     const out = (await d.runner.getRun(episode.run_id))?.output ?? {};

@@ -36,7 +36,7 @@ export interface McpCore {
 }
 
 type Run = ReturnType<typeof prepareOperation>;
-// biome-ignore lint/suspicious/noExplicitAny: an operation's answer body is untyped JSON; refusals are read as {error}
+// biome-ignore lint/suspicious/noExplicitAny: an operation's answer body is untyped JSON
 type Json = { status: number; body: any; headers: Headers };
 
 /** Compiles every tool's operation once; servers are then cheap to make per request. */

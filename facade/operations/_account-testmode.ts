@@ -82,9 +82,9 @@ export const testAnswer = {
   async exported(links: SampleLinks, id: string, wanted: Array<number | string | { start: number; end: number }>) {
     testAnswer.episode(id);
     const f = loadTestFixtures();
-    // biome-ignore lint/suspicious/noExplicitAny: test-mode answers mirror the job views built below
+    // biome-ignore lint/suspicious/noExplicitAny: test-mode answers mirror the job views
     const jobs: any[] = [];
-    // biome-ignore lint/suspicious/noExplicitAny: test-mode answers mirror the job views built below
+    // biome-ignore lint/suspicious/noExplicitAny: test-mode answers mirror the job views
     const notStarted: any[] = [];
     const seen = new Set<string>();
     for (const w of wanted) {

@@ -18,7 +18,7 @@ const slug = (s: string) =>
     .replace(/^-+|-+$/g, "")
     .slice(0, 60) || "clip";
 
-// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+// biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
 function _clipLink(ctx: OperationContext, render: Record<string, any> | null | undefined, title: string | undefined) {
   if (!render?.key) return {};
   const link = downloadLink(ctx.services, {
@@ -31,7 +31,7 @@ function _clipLink(ctx: OperationContext, render: Record<string, any> | null | u
 }
 
 /** The rendered clip's poster (issue 19, item 5: the frame at the hook's first word, titled) as JPEG and WebP links. */
-// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+// biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
 function _posterLinks(ctx: OperationContext, render: Record<string, any>, title: string | undefined) {
   const name = `${slug(title ?? "clip")}-poster`;
   const link = (key: unknown, ext: string, type: string) =>

@@ -15,7 +15,7 @@ const id = { id: uuidParam };
 const tags = ["episodes"];
 
 /** Turns the request's look into service options: style names become ids. */
-// biome-ignore lint/suspicious/noExplicitAny: the look fields are copied by name from the validated body
+// biome-ignore lint/suspicious/noExplicitAny: look fields copied by name from the validated body
 function _look(ctx: OperationContext, body: Record<string, any>): ClipLook {
   const look: ClipLook = {};
   if (body.style !== undefined) {
@@ -34,7 +34,7 @@ function _look(ctx: OperationContext, body: Record<string, any>): ClipLook {
     }
     look.style = style;
   }
-  // biome-ignore lint/suspicious/noExplicitAny: the look fields are copied by name from the validated body
+  // biome-ignore lint/suspicious/noExplicitAny: look fields copied by name from the validated body
   for (const k of [
     "caption_size",
     "caption_position",
@@ -156,7 +156,7 @@ export const restyleClip = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    // biome-ignore lint/suspicious/noExplicitAny: the look fields are copied by name from the validated body
+    // biome-ignore lint/suspicious/noExplicitAny: look fields copied by name from the validated body
     const body = (ctx.body ?? {}) as Record<string, any>;
     const look = _look(ctx, body);
     // save_as_default saves the look this restyle makes, so a body with nothing else has nothing to save.

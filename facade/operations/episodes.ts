@@ -73,7 +73,7 @@ export const createEpisode = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    // biome-ignore lint/suspicious/noExplicitAny: the body is validated by the operation's JSON Schema
+    // biome-ignore lint/suspicious/noExplicitAny: the body is validated by the operation's schema
     const b = (ctx.body ?? {}) as Record<string, any>;
     if (b.source_url && b.file_name)
       throw new ApiError(400, "invalid_request", `body field "file_name": give source_url or file_name, not both`, {

@@ -33,7 +33,7 @@ export function selectClip(
   const ref = opts.clip_ref ?? input.clip_ref;
   let clip = input.clip && typeof input.clip === "object" ? input.clip : undefined;
   if (!clip) {
-    // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+    // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
     const list: any[] = Array.isArray(input.clips) ? input.clips : [];
     clip =
       ref !== undefined

@@ -311,7 +311,7 @@ async function _background(
   input: StageInput,
   o: CutOptions,
   ctx: StageContext<unknown>,
-  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+  // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
   b: { source: string; media: any; width: number; height: number; colour: string; title?: string },
 ): Promise<string> {
   const brand: BrandSnapshot | undefined = input.brand ?? undefined;

@@ -55,13 +55,13 @@ export default defineStage<PlanCropsOptions>({
   options: PlanCropsOptionsSchema,
   async run(input, ctx) {
     const o = resolveOptions(PlanCropsOptionsSchema, ctx.options);
-    // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+    // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
     const clips: any[] = Array.isArray(input.clips) ? input.clips : [];
     const media = input.media ?? {};
     const isVideo = media.kind === "video" || (media.kind === undefined && media.width > 0);
     const sourceKey: string | undefined = input.source?.key;
     if (!o.top || !clips.length || !isVideo || !sourceKey || !(await ctx.storage.exists(sourceKey))) return {};
-    // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+    // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
     const want = (c: any) => {
       const { pieces } = selectClip({ ...input, clip: c }, {}, media.duration);
       return {

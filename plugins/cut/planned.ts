@@ -22,7 +22,7 @@ export interface PlannedCrop {
 export const piecesSignature = (pieces: Piece[]): string =>
   pieces.map((p) => `${p.start.toFixed(3)}-${p.end.toFixed(3)}`).join(",");
 
-// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+// biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
 const isScene = (s: any): s is CropScene =>
   s &&
   [s.start, s.end, s.x, s.y].every((v) => typeof v === "number" && Number.isFinite(v)) &&

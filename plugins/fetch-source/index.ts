@@ -77,7 +77,7 @@ export default defineStage<StageWith<typeof FetchSourceOptionsSchema>>({
   },
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+// biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
 async function checkUpload(upload: any, ctx: StageContext<any>, opts: FetchSourceOptions): Promise<SourceFile> {
   if (typeof upload?.key !== "string" || !upload.key)
     throw new StageError("bad_input", "upload.key must be a storage key");
@@ -102,7 +102,7 @@ async function checkUpload(upload: any, ctx: StageContext<any>, opts: FetchSourc
   };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+// biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
 async function download(sourceUrl: string, ctx: StageContext<any>, opts: FetchSourceOptions): Promise<SourceFile> {
   const guard = await netguardOptionsFromConfig(ctx.config);
   const timeoutMs = Math.round(opts.timeout_seconds * 1000);

@@ -44,7 +44,7 @@ export interface LlmSettings {
  * Settings from config `llm.*`, each falling back to `openai.*`. Undefined when no endpoint is
  * configured at all (no base URL and no key). openai.model is skipped when it names a speech model.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the loaded configuration; each reader takes its own section, typed in config/schema.ts
+// biome-ignore lint/suspicious/noExplicitAny: the loaded config; each reader takes its own section
 export function llmSettings(config: Readonly<Record<string, any>>): LlmSettings | undefined {
   const llm = config.llm ?? {};
   const oa = config.openai ?? {};
@@ -102,7 +102,7 @@ export function checkProposals(
   const rejected: Rejected[] = [];
   const answered = new Map<Clip, number>();
   const accepted: Array<{ clip: Omit<Clip, "number">; order: number }> = [];
-  // biome-ignore lint/suspicious/noExplicitAny: the loaded configuration; each reader takes its own section, typed in config/schema.ts
+  // biome-ignore lint/suspicious/noExplicitAny: the loaded config; each reader takes its own section
   list.forEach((raw: any, order) => {
     const start = raw?.start;
     const end = raw?.end;

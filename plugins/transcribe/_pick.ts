@@ -13,7 +13,7 @@ import { defineWhisperEngine } from "./engines/whisper.js";
 export type EngineChoice = "auto" | "pocketsphinx" | "whisper" | "openai";
 
 export async function resolveAuto(
-  // biome-ignore lint/suspicious/noExplicitAny: the loaded configuration; each reader takes its own section, typed in config/schema.ts
+  // biome-ignore lint/suspicious/noExplicitAny: the loaded config; each reader takes its own section
   config: Readonly<Record<string, any>>,
   model?: string,
 ): Promise<{ engine: Exclude<EngineChoice, "auto">; model?: string }> {

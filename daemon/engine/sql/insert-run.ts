@@ -11,7 +11,7 @@ import { enqueueStep } from "./context.js";
 export interface NewRun {
   id: string;
   pipeline: string;
-  // biome-ignore lint/suspicious/noExplicitAny: run state is JSON written by stages; the code reading it checks each field it uses
+  // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
   input: Record<string, any>;
   plan: RunPlan;
   origin: RunOrigin;

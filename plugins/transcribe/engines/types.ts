@@ -48,7 +48,7 @@ export interface Engine {
 }
 
 export interface EngineContext {
-  // biome-ignore lint/suspicious/noExplicitAny: the loaded configuration; each reader takes its own section, typed in config/schema.ts
+  // biome-ignore lint/suspicious/noExplicitAny: the loaded config; each reader takes its own section
   config: Readonly<Record<string, any>>;
   log: Logger;
   signal: AbortSignal;
