@@ -34,7 +34,6 @@ function _look(ctx: OperationContext, body: Record<string, any>): ClipLook {
     }
     look.style = style;
   }
-  // biome-ignore lint/suspicious/noExplicitAny: look fields copied by name from the validated body
   for (const k of [
     "caption_size",
     "caption_position",
@@ -48,7 +47,7 @@ function _look(ctx: OperationContext, body: Record<string, any>): ClipLook {
     "emoji",
     "pace",
   ] as const)
-    if (body[k] !== undefined) (look as any)[k] = body[k];
+    if (body[k] !== undefined) Object.assign(look, { [k]: body[k] });
   return look;
 }
 
