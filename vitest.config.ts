@@ -8,5 +8,8 @@ export default defineConfig({
     pool: "forks",
     fileParallelism: true,
     maxWorkers: 2,
+    // Every clipd a test starts, in-process or as a child, leaves the whisper model alone (issue 29:
+    // transcribe.auto_model fetches base.en from the internet otherwise).
+    env: { CLIPD_AUTO_MODEL: "off" },
   },
 });

@@ -10,6 +10,7 @@ import { listen, type Listener } from "listhen";
 import { toNodeHandler } from "h3/node";
 import { createFacade } from "../../facade/app.js";
 import type { ClipdApp } from "./app.js";
+import { fetchAutoModel } from "../../plugins/transcribe/engines/auto-model.js";
 import { WatchFolder } from "../watch/folder.js";
 import { RateLimiter } from "../../facade/ratelimit.js";
 import { LinkSigner } from "../../facade/signing.js";
@@ -120,6 +121,8 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
     await app.container.resolve(AccountRemoval).work();
     await app.workers.join(roles, app.config.queue.concurrency, () => app.queue.activeLocal());
     app.log.info({ concurrency: app.config.queue.concurrency, db: app.db.kind }, "worker ready");
+    // Whisper where it can be had: the model is fetched beside the work, never before it (issue 29).
+    void fetchAutoModel(app.config, app.log);
   }
   if (roles.includes("watch") && app.config.watch.enabled) {
     watcher = new WatchFolder(app);

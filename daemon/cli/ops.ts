@@ -218,6 +218,7 @@ export async function cmdModels(cfg: Config, args: string[]) {
   if (sub === "pull") {
     if (!name) throw new UsageError("usage: clipd models pull <name>");
     const file = await pullModel(name, cfg.data_dir, {
+      host: cfg.transcribe.model_host,
       onProgress: (got, total) => process.stderr.write(`\r${((100 * got) / Math.max(1, total)).toFixed(0)}%`),
     }).catch((err: Error) => {
       throw new UsageError(err.message);

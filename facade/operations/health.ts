@@ -1,4 +1,5 @@
 import { fontsDirOf, toolHealth } from "../../daemon/ops/os-packages.js";
+import { modelStatus } from "../../daemon/ops/model-status.js";
 import { defineOperation } from "../registry.js";
 
 /**
@@ -78,6 +79,8 @@ export const healthz = defineOperation({
       queue,
       workers,
       tools,
+      // The background fetch of the whisper model in this process (null: this process has not looked).
+      transcribe_model: modelStatus(),
     };
   },
 });

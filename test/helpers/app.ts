@@ -33,6 +33,8 @@ export async function openTestApp(
         watch: { enabled: false },
         server: { port: 0, host: "127.0.0.1" },
         log: { level: "silent" },
+        // No test ever fetches a whisper model from the internet (test/integration/auto-model.test.ts serves one).
+        transcribe: { auto_model: "off" },
         queue: { heartbeat_seconds: 10 },
         // Every test client comes from 127.0.0.1; the per-address limits are tested with their own
         // values (test/api/web-abuse.test.ts).

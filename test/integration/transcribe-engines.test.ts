@@ -131,10 +131,8 @@ describe("models", () => {
 
   it("explains where to put the file when the download fails", async () => {
     ctx = await makeStageCtx();
-    const offline = (async () => {
-      throw new TypeError("fetch failed");
-    }) as unknown as typeof fetch;
-    await expect(pullModel("tiny.en", ctx.workdir, { fetch: offline })).rejects.toThrow(
+    // Port 1 on loopback: refused at once, as a machine without a route to the host is.
+    await expect(pullModel("tiny.en", ctx.workdir, { host: "http://127.0.0.1:1" })).rejects.toThrow(
       /offline.*put it at .*ggml-tiny\.en\.bin \(sha256 921e4cf8/,
     );
     await expect(pullModel("nope", ctx.workdir)).rejects.toThrow(/unknown whisper model/);

@@ -82,6 +82,9 @@ describe("config", () => {
           "CLIPD_PAYMENTS=payments.provider",
           "STRIPE_SECRET_KEY=payments.stripe_secret_key",
           "STRIPE_WEBHOOK_SECRET=payments.stripe_webhook_secret",
+          // Whisper by default (issue 29): the background fetch and its host.
+          "CLIPD_AUTO_MODEL=transcribe.auto_model",
+          "CLIPD_MODEL_HOST=transcribe.model_host",
         ].sort(),
       );
       const env = {

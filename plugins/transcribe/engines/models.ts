@@ -4,13 +4,16 @@
  * Only models whose sha256 we could confirm are listed; any other ggml file placed in the models
  * folder still works by name.
  */
-import { createWriteStream } from "node:fs";
+import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { createHash } from "node:crypto";
+import http from "node:http";
+import https from "node:https";
 import path from "node:path";
 import { abandonStream } from "../../../daemon/storage/storage.js";
 
-const BASE = "https://huggingface.co/ggerganov/whisper.cpp/resolve/main";
+/** The official host (config transcribe.model_host overrides it). */
+export const MODEL_HOST = "https://huggingface.co/ggerganov/whisper.cpp/resolve/main";
 
 export interface ModelInfo {
   name: string;
@@ -35,8 +38,34 @@ export const MODELS: readonly ModelInfo[] = TABLE.map(([name, bytes, sha256]) =>
   name,
   bytes,
   sha256,
-  url: `${BASE}/ggml-${name}.bin`,
+  url: `${MODEL_HOST}/ggml-${name}.bin`,
 }));
+
+/**
+ * Models that may be pulled but are not offered: the weightless test model (test/fixtures/models),
+ * so the download, its checksum and its resume are tested against a local server.
+ */
+const UNLISTED: readonly ModelInfo[] = [
+  {
+    name: "for-tests-tiny.en",
+    bytes: 586_836,
+    sha256: "dd6b7796204a1cdf7164666423034e6e1a7a3e9f5c22327b4b7974c4584bd82d",
+    url: `${MODEL_HOST}/ggml-for-tests-tiny.en.bin`,
+  },
+];
+export const modelInfo = (name: string) => [...MODELS, ...UNLISTED].find((m) => m.name === name);
+
+/** The download failed before any answer came (no route, refused, DNS, TLS): the host cannot be reached. */
+export class ModelHostUnreachable extends Error {}
+
+export interface PullOptions {
+  signal?: AbortSignal;
+  onProgress?: (bytes: number, total: number) => void;
+  /** Base URL of the model files (config transcribe.model_host); the official host by default. */
+  host?: string;
+  /** CA certificates (PEM) to trust for the host instead of the system's (a mirror with its own CA). */
+  ca?: string | Buffer;
+}
 
 /** Files smaller than this are test stubs (the weightless for-tests model), never a real model. */
 const MIN_REAL_BYTES = 10 * 1024 * 1024;
@@ -101,50 +130,95 @@ export async function pickInstalledModel(dataDir = "data", wanted?: string): Pro
 }
 
 /**
- * Downloads an official model to `<dataDir>/models/ggml-<name>.bin`, checking its sha256 before
- * the file takes its final name. An existing file with the right size is kept.
+ * Downloads a model to `<dataDir>/models/ggml-<name>.bin` through `<file>.part`, checking its
+ * sha256 before the file takes its final name. An existing file with the right size is kept. A part
+ * left by a broken download is resumed with an HTTP Range request (its bytes are hashed first);
+ * a host that ignores the Range sends the whole file again. A wrong checksum removes the part.
  */
-export async function pullModel(
-  name: string,
-  dataDir = "data",
-  opts: { signal?: AbortSignal; onProgress?: (bytes: number, total: number) => void; fetch?: typeof fetch } = {},
-): Promise<string> {
-  const info = MODELS.find((m) => m.name === name);
+export async function pullModel(name: string, dataDir = "data", opts: PullOptions = {}): Promise<string> {
+  const info = modelInfo(name);
   if (!info) throw new Error(`unknown whisper model "${name}"; known: ${MODELS.map((m) => m.name).join(", ")}`);
   const dest = modelPath(name, dataDir);
   const existing = await stat(dest).catch(() => null);
   if (existing?.size === info.bytes) return dest;
   await mkdir(path.dirname(dest), { recursive: true });
-  const manual = `download ${info.url} yourself and put it at ${dest} (sha256 ${info.sha256})`;
-  let res: Response;
-  try {
-    res = await (opts.fetch ?? fetch)(info.url, { signal: opts.signal, redirect: "follow" });
-  } catch (err) {
-    throw new Error(`could not download whisper model ${name} (offline?): ${manual}`, { cause: err });
-  }
-  if (!res.ok || !res.body)
-    throw new Error(`downloading whisper model ${name} failed with HTTP ${res.status}: ${manual}`);
+  const url = `${(opts.host ?? MODEL_HOST).replace(/\/+$/, "")}/ggml-${name}.bin`;
+  const manual = `download ${url} yourself and put it at ${dest} (sha256 ${info.sha256})`;
   const part = dest + ".part";
-  const hash = createHash("sha256");
-  const out = createWriteStream(part);
-  let bytes = 0;
+  let have = (await stat(part).catch(() => null))?.size ?? 0;
+  if (have >= info.bytes) {
+    await rm(part, { force: true });
+    have = 0;
+  }
+  let res: http.IncomingMessage;
   try {
-    for await (const piece of res.body as unknown as AsyncIterable<Uint8Array>) {
+    res = await _get(url, { ...opts, from: have });
+  } catch (err) {
+    throw new ModelHostUnreachable(`could not download whisper model ${name} (offline?): ${manual}`, { cause: err });
+  }
+  const resumed = have > 0 && res.statusCode === 206;
+  if (res.statusCode !== 200 && !resumed) {
+    res.resume();
+    throw new Error(`downloading whisper model ${name} failed with HTTP ${res.statusCode}: ${manual}`);
+  }
+  const hash = createHash("sha256");
+  let bytes = 0;
+  if (resumed) {
+    for await (const piece of createReadStream(part) as AsyncIterable<Buffer>) {
+      hash.update(piece);
+      bytes += piece.length;
+    }
+  }
+  const out = createWriteStream(part, { flags: resumed ? "a" : "w" });
+  try {
+    for await (const piece of res as AsyncIterable<Buffer>) {
       hash.update(piece);
       bytes += piece.length;
       if (!out.write(piece)) await new Promise<void>((r) => out.once("drain", () => r()));
       opts.onProgress?.(bytes, info.bytes);
     }
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-    const digest = hash.digest("hex");
-    if (digest !== info.sha256) {
-      throw new Error(`whisper model ${name} failed its checksum (got ${digest}, want ${info.sha256}); ${manual}`);
-    }
-    await rename(part, dest);
-    return dest;
   } catch (err) {
+    // A broken connection keeps the part: the next pull resumes it.
     await abandonStream(out);
-    await rm(part, { force: true });
-    throw err;
+    throw new Error(`the download of whisper model ${name} broke off at ${bytes} bytes; run the pull again to resume`, {
+      cause: err,
+    });
   }
+  const digest = hash.digest("hex");
+  if (digest !== info.sha256) {
+    await rm(part, { force: true });
+    throw new Error(`whisper model ${name} failed its checksum (got ${digest}, want ${info.sha256}); ${manual}`);
+  }
+  await rename(part, dest);
+  return dest;
+}
+
+/** GET `url` from byte `from` on, following up to 5 redirects; resolves with the answer's headers read. */
+async function _get(
+  url: string,
+  o: { from: number; ca?: string | Buffer; signal?: AbortSignal },
+  hops = 0,
+): Promise<http.IncomingMessage> {
+  const target = new URL(url);
+  const get = target.protocol === "https:" ? https.get : http.get;
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const req = get(
+      target,
+      {
+        headers: o.from > 0 ? { range: `bytes=${o.from}-` } : {},
+        signal: o.signal,
+        ...(o.ca ? { ca: o.ca } : {}),
+      },
+      resolve,
+    );
+    req.on("error", reject);
+  });
+  const location = res.headers.location;
+  if ([301, 302, 303, 307, 308].includes(res.statusCode ?? 0) && location) {
+    res.resume();
+    if (hops >= 5) throw new Error(`${target.host} redirected more than 5 times`);
+    return _get(new URL(location, target).toString(), o, hops + 1);
+  }
+  return res;
 }
