@@ -25,11 +25,12 @@ import { TRANSCRIPT_OPERATIONS } from "./operations/transcripts.js";
 import { WEBHOOK_OPERATIONS } from "./operations/webhooks.js";
 import { FREE_OPERATIONS } from "./operations/free.js";
 import { stripeWebhook } from "./operations/stripe-webhook.js";
+import { OAUTH_OPERATIONS } from "./operations/oauth.js";
 import { WEB_BILLING_OPERATIONS } from "./operations/web-billing.js";
 import { mcpHttpHandler, MCP_PATH } from "./mcp/http.js";
 import { createMcpCore } from "./mcp/server.js";
 import { siteOr } from "./site.js";
-import { isWebOnly, type Operation } from "./registry.js";
+import { servedOn, type Operation } from "./registry.js";
 import { mountWebOperation, WEB_PREFIX } from "./web/transport.js";
 import { WEB_OPERATIONS } from "./operations/web.js";
 import type { FacadeServices } from "./services.js";
@@ -53,6 +54,8 @@ export const OPERATIONS: Operation[] = [
   ...WEB_OPERATIONS,
   ...WEB_BILLING_OPERATIONS,
   stripeWebhook,
+  // OAuth 2.1 for the tool server's remote connectors (facade/operations/oauth.ts).
+  ...OAUTH_OPERATIONS,
 ];
 
 /** Who sent an HTTP request, as the operation core needs to know it. */
@@ -83,8 +86,8 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
   for (const op of operations) {
     const run = prepareOperation(op, services);
     // The website's transport (facade/web/): every operation again under /web, web-only ones only there.
-    if (web) mountWebOperation(app, op, run, services, httpCaller, maxJson);
-    if (isWebOnly(op)) continue;
+    if (web && servedOn(op, "web")) mountWebOperation(app, op, run, services, httpCaller, maxJson);
+    if (!servedOn(op, "api")) continue;
     app.on(op.method, op.path.replace(/\{(\w+)\}/g, ":$1"), async (event: H3Event) => {
       const started = performance.now();
       const answer = await run(
@@ -116,18 +119,21 @@ export function createFacade(services: FacadeServices, operations: Operation[] =
   );
   // The MCP tool server (facade/mcp/): the same operations as tools, for MCP clients.
   const mcp = mcpHttpHandler(createMcpCore(services, operations), services, maxJson);
-  for (const method of ["POST", "GET", "DELETE"] as const)
-    app.on(method, MCP_PATH, (event: H3Event) => mcp(event.req, httpCaller(event, "chat")));
+  // Stateless: only POST answers; every other method (GET's stream, DELETE's session end, OPTIONS)
+  // gets the fallback's 405 whose Allow says POST, so OPTIONS and Allow agree.
+  app.on("POST", MCP_PATH, (event: H3Event) => mcp(event.req, httpCaller(event, "chat")));
   const apiRoutes = [
-    ...operations.filter((op) => !isWebOnly(op)).map((op) => ({ method: op.method as string, path: op.path })),
+    ...operations.filter((op) => servedOn(op, "api")).map((op) => ({ method: op.method as string, path: op.path })),
     UPLOAD_HEAD_ROUTE,
   ];
-  const webRoutes = web ? operations.map((op) => ({ method: op.method, path: WEB_PREFIX + op.path })) : [];
+  const webRoutes = web
+    ? operations.filter((op) => servedOn(op, "web")).map((op) => ({ method: op.method, path: WEB_PREFIX + op.path }))
+    : [];
   const routes = [
     ...apiRoutes,
     ...webRoutes,
     { method: "GET", path: "/openapi.json" },
-    ...["POST", "GET", "DELETE"].map((method) => ({ method, path: MCP_PATH })),
+    { method: "POST", path: MCP_PATH },
   ];
   // The website (facade/site.ts) answers GET/HEAD of paths no route owns; the rest gets the JSON fallback.
   app.all("/**", siteOr({ enabled: services.config.web.enabled }, routes, fallbackHandler(services, routes)));

@@ -1,6 +1,6 @@
 /** Builds the OpenAPI 3.1 document from the operation registry. */
 import { IDEMPOTENCY_KEY_MAX } from "./idempotency.js";
-import { isWebOnly, type Operation } from "./registry.js";
+import { servedOn, type Operation } from "./registry.js";
 
 const ERROR_SCHEMA = {
   type: "object",
@@ -98,7 +98,8 @@ export function toOpenApi(
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of ops) {
     if (op.internal && !opts.includeInternal) continue;
-    if (isWebOnly(op)) continue; // the website's own calls are no part of the public API
+    // The website's own calls and the tool server's own tools are no part of the public API.
+    if (!servedOn(op, "api")) continue;
     const parameters = [
       ...Object.entries(op.params ?? {}).map(([name, schema]) => ({ name, in: "path", required: true, schema })),
       ...Object.entries((op.query as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}).map(
@@ -137,6 +138,7 @@ export function toOpenApi(
       tags: op.tags,
       security: op.scope ? [{ bearer: [op.scope] }] : op.auth === "key" ? [{ bearer: [] }] : [],
       ...(op.scope ? { "x-scope": op.scope } : {}),
+      ...(op.extension ? { "x-extension": op.extension } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(op.body
         ? { requestBody: { required: op.bodyRequired ?? true, content: { "application/json": { schema: op.body } } } }

@@ -52,7 +52,9 @@ export interface Operation<B = any, Q = any> {
   /**
    * The surfaces serving the operation; default every one. `["web"]` marks a web-only operation
    * (sign-in, keys, billing, the account): served only under /web, left out of the OpenAPI document
-   * and the MCP tools. Auth "session" needs a signed-in browser session (facade/web/).
+   * and the MCP tools. Auth "session" needs a signed-in browser session (facade/web/). `["chat"]`
+   * marks a tool of the MCP tool server only (wait_for_job: a bounded wait a model cannot do by
+   * itself), never routed over HTTP.
    */
   surfaces?: Surface[];
   tags?: string[];
@@ -67,6 +69,12 @@ export interface Operation<B = any, Q = any> {
   /** False when the JSON body may be left out (an empty body then counts as {}); default true. */
   bodyRequired?: boolean;
   responses: Record<number, { description: string; schema?: JsonSchema }>;
+  /**
+   * Where the operation goes beyond ../shared/spec/api-description.md (the published contract):
+   * said in OpenAPI as `x-extension`, so a client coding to the contract knows what it may not
+   * find on another implementation.
+   */
+  extension?: string;
   /** Excluded from the public OpenAPI document (ops-only routes). */
   internal?: boolean;
   /** Honours Idempotency-Key (POST and PATCH of the account API). */
@@ -79,6 +87,11 @@ export interface Operation<B = any, Q = any> {
 // biome-ignore lint/suspicious/noExplicitAny: handlers type body and query until request schemas move to TypeBox
 export function defineOperation<B = any, Q = any>(op: Operation<B, Q>): Operation<B, Q> {
   return op;
+}
+
+/** Whether an operation is served on a surface: every one unless `surfaces` names some. */
+export function servedOn(op: Operation, surface: Surface): boolean {
+  return op.surfaces === undefined || op.surfaces.includes(surface);
 }
 
 /** A web-only operation: served only under /web, never in OpenAPI or as an MCP tool. */

@@ -14,7 +14,8 @@ import type { H3Event } from "h3";
 import { templatePattern } from "./_fallback.js";
 
 /** Paths that are never the app's, whatever their method: their owners answer 404/405 in JSON. */
-const RESERVED = /^\/(api|web\/api|mcp)(\/|$)|^\/(openapi\.json|healthz|readyz|metrics)$/;
+// /.well-known/ is for machines (OAuth and MCP discovery probe it): an unknown name is a JSON 404, never the app.
+const RESERVED = /^\/(api|web\/api|mcp|\.well-known)(\/|$)|^\/(openapi\.json|healthz|readyz|metrics)$/;
 const ASSET = /^\/assets\/([A-Za-z0-9][A-Za-z0-9._-]*)$/;
 /** /robots.txt and the like: a plain name with an extension, which no app route has. */
 const TOP_FILE = /^\/([A-Za-z0-9][A-Za-z0-9_-]*\.[A-Za-z0-9]+)$/;

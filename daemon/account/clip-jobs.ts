@@ -116,8 +116,23 @@ export class ClipJobs {
             continue;
           }
           seen.add(clip.id);
-          const kind =
-            clip.cut && !cutChanged(lookChanges((await this.looks.current(tx, clip)).look, look)) ? "render" : "cut";
+          const current = await this.looks.current(tx, clip);
+          const changes = lookChanges(current.look, look);
+          // Made already with this look (or being made): that job again, nothing started or charged, as restyle does.
+          if (current.job && clip.cut_status !== "not_cut" && !changes.length) {
+            jobs.push({
+              job_id: current.job.job_id,
+              clip_id: clip.id,
+              number: clip.number,
+              ref: clip.ref,
+              kind: current.job.kind,
+              status: ClipJobs.publicJobStatus(current.job),
+              charged_cents: 0,
+              existing: true,
+            });
+            continue;
+          }
+          const kind = clip.cut && !cutChanged(changes) ? "render" : "cut";
           const started = await this.tryStartJob(tx, ep, clip, {
             kind,
             look,

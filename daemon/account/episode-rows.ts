@@ -94,8 +94,10 @@ export interface StartedJob {
   number: number;
   ref: string;
   kind: "cut" | "render";
-  status: "queued";
+  status: JobRow["status"];
   charged_cents: number;
+  /** The clip's job made with this look before: answered again, nothing started (export_clips). */
+  existing?: boolean;
 }
 export interface NotStarted {
   clip: number | string;
@@ -187,6 +189,12 @@ export interface EpisodeDeps {
 
 /** The pipelines the account's episodes and clips run. */
 export const PIPELINES = { import: "api-episode", search: "api-search", cut: "clip", render: "restyle" } as const;
+
+/** What a cancelled episode's failure says (episode-lifecycle.ts cancels, episode-run-ends.ts settles). */
+export const CANCELLED: { code: string; message: string; stage?: string } = {
+  code: "cancelled",
+  message: "cancelled by the account before it was ready",
+};
 
 export const notFound = (what: string, id: string) =>
   new NotFound("not_found", `no ${what} ${id} on this account`, { context: { field: "id" } });

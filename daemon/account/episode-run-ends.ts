@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { changeLines } from "./clip-look.js";
-import { toEpisode, toJob, type EpisodeRow } from "./episode-rows.js";
+import { CANCELLED, toEpisode, toJob, type EpisodeRow } from "./episode-rows.js";
 import type { ClipRow, EpisodeDeps } from "./episode-rows.js";
 
 /** What the run-end hooks need of the episode service (kept here so neither file imports the other). */
@@ -163,7 +163,9 @@ export class EpisodeRunEnds {
   }
 
   private async fail(tx: Queryable, id: string, run: Run) {
-    const e = run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` };
+    // A run the account cancelled (episode-lifecycle.ts) says so, not "failed".
+    const e =
+      run.state === "cancelled" ? CANCELLED : (run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` });
     const failure = { code: e.code, message: e.message, ...(e.stage ? { stage: e.stage } : {}) };
     const { rows } = await tx.query(
       `update episodes set status = 'failed', failure = $2, updated_at = now() ` +
@@ -205,7 +207,11 @@ export class EpisodeRunEnds {
         await tx.query(`update clips set render = $2 where id = $1`, [job.clip_id, JSON.stringify(run.output.render)]);
       }
     } else {
-      const e = run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` };
+      // A run the account cancelled (episode-lifecycle.ts) says so, not "failed".
+      const e =
+        run.state === "cancelled"
+          ? CANCELLED
+          : (run.error ?? { code: "failed", message: `run ${run.id} ${run.state}` });
       // Any failure of the run is the service's: a paid export gets its charge back, and the job
       // then shows what it cost in the end (nothing).
       const refunded = job.charged_cents > 0 ? await this.deps.billing.refundExport(tx, job.account_id, id) : 0;

@@ -24,6 +24,7 @@ import { EpisodeRunEnds } from "./episode-run-ends.js";
 import { ClipJobs } from "./clip-jobs.js";
 import { ClipLooks } from "./clip-look.js";
 import { ClipEdits } from "./clip-edits.js";
+import { EpisodeLifecycle } from "./episode-lifecycle.js";
 import {
   clipsOf,
   lockEpisode,
@@ -74,7 +75,10 @@ export class EpisodeService {
   readonly looks: ClipLooks;
   /** A clip's caption words and sentence span edited, then rendered again (clip-edits.ts). */
   readonly edits: ClipEdits;
+  /** Pages of the list, cancel and delete (episode-lifecycle.ts). */
+  readonly lifecycle: EpisodeLifecycle;
   constructor(private readonly deps: EpisodeDeps) {
+    this.lifecycle = new EpisodeLifecycle(deps, EPISODE_SELECT);
     this.looks = new ClipLooks((deps.config as { render?: { styles_file?: string } }).render?.styles_file);
     this.clips = new ClipJobs(deps, this.looks);
     this.edits = new ClipEdits(deps, this.clips);

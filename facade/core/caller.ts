@@ -23,6 +23,13 @@ export interface Caller {
   idempotencyKey?: string | null;
   /** The raw HTTP request, for the HTTP-only operations (signed uploads and downloads). */
   request?: Request;
+  /**
+   * Progress of a long call, where the transport can carry it (an MCP call with a progressToken):
+   * operations that wait report through it. Absent: nobody is listening.
+   */
+  progress?: (p: { progress: number; total?: number; message?: string }) => Promise<void>;
+  /** Aborted when the caller gives up (an MCP notifications/cancelled, a closed stream). */
+  signal?: AbortSignal;
   /** What the web transport (facade/web/) knows of the browser; set only on the web surface. */
   web?: WebCaller;
 }

@@ -1,7 +1,8 @@
 /**
  * MCP resources: what a client may read without a tool call. Finished transcripts as files
- * (clipd://transcripts/{id}.vtt, .srt, .txt), an episode's clips (clipd://episodes/{id}/clips)
- * and the caption styles (clipd://styles). Each read runs an operation through runOperation, so
+ * (clipd://transcripts/{id}.vtt, .srt, .txt), an episode's clips (clipd://episodes/{id}/clips),
+ * a clip's captions (clipd://clips/{id}/captions) and the caption styles (clipd://styles). Each
+ * read runs an operation through runOperation, so
  * it is authenticated, scoped, rate limited and refused exactly like the tools: the clips and the
  * styles are get_episode's and list_styles' answers; the transcript files come from the one
  * operation below, which is the tool server's own (it has no HTTP route: the API links to files).
@@ -31,6 +32,13 @@ export const RESOURCE_TEMPLATES = [
     description: "The clips found in an episode (JSON, as in get_episode). Needs the clips.read scope.",
     mimeType: "application/json",
   },
+  {
+    uriTemplate: "clipd://clips/{id}/captions",
+    name: "clip-captions",
+    title: "A clip's captions",
+    description: "Every caption of a clip with its id and times (JSON, as clip_captions). Needs the clips.read scope.",
+    mimeType: "application/json",
+  },
 ];
 export const STYLES_RESOURCE = {
   uri: "clipd://styles",
@@ -43,12 +51,18 @@ export const STYLES_RESOURCE = {
 /** Which resource a URI names, or undefined. */
 export function parseResourceUri(
   uri: string,
-): { kind: "transcript"; id: string; format: Format } | { kind: "clips"; id: string } | { kind: "styles" } | undefined {
+):
+  | { kind: "transcript"; id: string; format: Format }
+  | { kind: "clips" | "captions"; id: string }
+  | { kind: "styles" }
+  | undefined {
   if (uri === STYLES_RESOURCE.uri) return { kind: "styles" };
   const t = /^clipd:\/\/transcripts\/([^/]+)\.(txt|srt|vtt)$/.exec(uri);
   if (t) return { kind: "transcript", id: t[1]!, format: t[2] as Format };
   const c = /^clipd:\/\/episodes\/([^/]+)\/clips$/.exec(uri);
   if (c) return { kind: "clips", id: c[1]! };
+  const k = /^clipd:\/\/clips\/([^/]+)\/captions$/.exec(uri);
+  if (k) return { kind: "captions", id: k[1]! };
   return undefined;
 }
 

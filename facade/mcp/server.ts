@@ -27,6 +27,9 @@ import {
   TRANSCRIPT_FORMATS,
 } from "./resources.js";
 import { renderAnswer, renderError } from "./render.js";
+import { inModelWords, modelWords } from "./words.js";
+import { requireKey } from "../auth.js";
+import { bearerAudience } from "../oauth/urls.js";
 import { isToolOperation, splitArguments, toolDefinition, type ToolDefinition } from "./tools.js";
 
 export interface McpCore {
@@ -47,13 +50,19 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
     tools.set(def.name, { op, def, run: prepareOperation(op, services) });
   }
   const byId = (id: string) => [...tools.values()].find((t) => t.op.id === id);
+  const words = modelWords([...tools.values()].map((t) => t.op));
   const readFile = prepareOperation(readTranscriptFile, services);
 
   const json = (a: Answer): Json => {
     if ("raw" in a) throw new Error("an MCP operation answered raw HTTP"); // no tool is one of the HTTP-only operations
     return a;
   };
-  async function call(name: string, args: Record<string, unknown>, caller: Caller): Promise<CallToolResult> {
+  async function call(
+    name: string,
+    args: Record<string, unknown>,
+    caller: Caller,
+    extra: Pick<Caller, "progress" | "signal"> = {},
+  ): Promise<CallToolResult> {
     const tool = tools.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool named "${name}"`);
     const { params, query, body, idempotencyKey, missing, unknown } = splitArguments(tool.op, args);
@@ -74,9 +83,19 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
         },
       });
     }
-    const who: Caller = { ...caller, idempotencyKey: (idempotencyKey as string | undefined) ?? null };
+    const who: Caller = { ...caller, ...extra, idempotencyKey: (idempotencyKey as string | undefined) ?? null };
     const answer = json(await tool.run({ params, query, readBody: async () => body }, who));
-    return answer.status >= 400 ? renderError(answer.status, answer.body) : renderAnswer(tool.def.name, answer);
+    const said = { ...answer, body: inModelWords(answer.body, words, tool.op) };
+    return said.status >= 400 ? renderError(said.status, said.body) : renderAnswer(tool.def.name, said);
+  }
+
+  /** The tools the caller's key may call: a read-only key is not shown the write tools. */
+  async function listFor(caller: Caller): Promise<ToolDefinition[]> {
+    const auth = await requireKey(caller.bearer, services.accounts, null, bearerAudience(caller, services)).catch(
+      () => undefined,
+    );
+    const scopes: readonly string[] = auth?.key.scopes ?? [];
+    return [...tools.values()].filter((t) => !t.op.scope || scopes.includes(t.op.scope)).map((t) => t.def);
   }
 
   /** A resource read failed: the error envelope travels as the JSON-RPC error's data. */
@@ -89,11 +108,23 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
   async function read(uri: string, caller: Caller) {
     const what = parseResourceUri(uri);
     if (!what) throw new McpError(-32002, `no resource at ${uri}`, { uri });
-    const opFor = what.kind === "styles" ? byId("listStyles") : what.kind === "clips" ? byId("getEpisode") : undefined;
+    const opFor =
+      what.kind === "styles"
+        ? byId("listStyles")
+        : what.kind === "clips"
+          ? byId("getEpisode")
+          : what.kind === "captions"
+            ? byId("clipCaptions")
+            : undefined;
     // a facade built without that operation
     if (what.kind !== "transcript" && !opFor) throw new McpError(-32002, `no resource at ${uri}`, { uri });
     const a = opFor
-      ? json(await opFor.run({ params: what.kind === "clips" ? { id: what.id } : {}, query: {} }, caller))
+      ? json(
+          await opFor.run(
+            { params: "id" in what ? { id: what.id } : {}, query: what.kind === "captions" ? { limit: "200" } : {} },
+            caller,
+          ),
+        )
       : json(
           await readFile(
             { params: { id: (what as { id: string }).id, format: (what as { format: string }).format }, query: {} },
@@ -140,16 +171,26 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
         {
           capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
           instructions:
-            "clipd turns long recordings into captioned vertical clips and transcripts. " +
-            "Every tool is one account API operation. Work is asynchronous: start it, " +
-            "then poll the get_ tool each answer names.",
+            "clipd turns long recordings into captioned vertical clips and transcripts. Every tool but the " +
+            "wait_ tools is one account API operation. Work is asynchronous: start it, then call " +
+            "wait_for_episode or wait_for_job (each waits up to 60 s, with progress) or the get_ tool it names.",
         },
       );
-      const list_ = [...tools.values()].map((t) => t.def);
-      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list_ }));
-      server.setRequestHandler(CallToolRequestSchema, async (req) =>
-        call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, caller),
-      );
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listFor(caller) }));
+      server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+        // A caller that gave a progressToken hears how long work moves along (the wait tools report).
+        const token = req.params._meta?.progressToken;
+        const progress =
+          token === undefined
+            ? undefined
+            : (p: { progress: number; total?: number; message?: string }) =>
+                extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...p } });
+        const signal = caller.signal ? AbortSignal.any([caller.signal, extra.signal]) : extra.signal;
+        return call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, caller, {
+          ...(progress ? { progress } : {}),
+          signal,
+        });
+      });
       server.setRequestHandler(ListResourcesRequestSchema, async () => list(caller));
       server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
         resourceTemplates: RESOURCE_TEMPLATES,

@@ -6,7 +6,8 @@
  */
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import { authKind } from "../core/run-operation.js";
-import { isWebOnly, type Operation } from "../registry.js";
+import { servedOn, type Operation } from "../registry.js";
+import { READ_EFFECTS, WRITE_EFFECTS } from "./annotations.js";
 import { NEXT_STEP } from "./next-steps.js";
 
 /** The argument that carries an Idempotency-Key (what the HTTP API takes as a header). */
@@ -18,7 +19,18 @@ export const IDEMPOTENCY_ARG = "idempotency_key";
  * and the signed upload and download links (no key; HTTP bytes a model cannot stream) are not tools.
  */
 export function isToolOperation(op: Operation): boolean {
-  return authKind(op) === "key" && !op.internal && !isWebOnly(op);
+  return authKind(op) === "key" && !op.internal && servedOn(op, "chat");
+}
+
+/**
+ * A path parameter's name as a tool argument. A bare `id` is named after what it identifies, the
+ * path segment before it (/episodes/{id}/clips → episode_id, /brand-kits/{id} → brand_kit_id):
+ * a model holding several ids passes the right one by name.
+ */
+export function argName(op: Operation, param: string): string {
+  if (param !== "id") return param;
+  const before = /\/([a-z-]+)\/\{id\}/.exec(op.path)?.[1];
+  return before ? `${before.replace(/-/g, "_").replace(/s$/, "")}_id` : param;
 }
 
 /** createEpisode → create_episode. */
@@ -37,7 +49,13 @@ export interface ToolDefinition {
     additionalProperties?: boolean;
   };
   outputSchema?: { type: "object"; [k: string]: unknown };
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
 }
 
 const props = (s: JsonSchema | undefined) => (s?.properties ?? {}) as Record<string, JsonSchema>;
@@ -59,7 +77,8 @@ export function inputSchemaOf(op: Operation): ToolDefinition["inputSchema"] {
       throw new Error(`${op.id}: the ${where} field "${name}" clashes with another argument of the tool`);
     properties[name] = schema;
   };
-  for (const [name, schema] of Object.entries(op.params ?? {})) {
+  for (const [param, schema] of Object.entries(op.params ?? {})) {
+    const name = argName(op, param);
     add(
       name,
       {
@@ -120,10 +139,11 @@ export function toolDefinition(op: Operation): ToolDefinition {
   // The name in words ("Create episode"): the summaries run on past what fits in a title.
   const title = name[0]!.toUpperCase() + name.slice(1).replace(/_/g, " ");
   const next = NEXT_STEP[name];
-  const description = [`${op.summary}.`, scopeLine(op), next ? `Next: ${next}` : "", `(HTTP: ${op.method} ${op.path})`]
-    .filter(Boolean)
-    .join(" ");
+  const http = servedOn(op, "api") ? `(HTTP: ${op.method} ${op.path})` : "(a tool of this server only)";
+  const description = [`${op.summary}.`, scopeLine(op), next ? `Next: ${next}` : "", http].filter(Boolean).join(" ");
   const outputSchema = outputSchemaOf(op);
+  const effects = op.method === "GET" ? READ_EFFECTS : WRITE_EFFECTS[name];
+  if (!effects) throw new Error(`${name}: say what the tool does in facade/mcp/annotations.ts`);
   return {
     name,
     title,
@@ -133,9 +153,9 @@ export function toolDefinition(op: Operation): ToolDefinition {
     annotations: {
       title,
       readOnlyHint: op.method === "GET",
-      destructiveHint: op.method === "DELETE",
-      // A repeat changes nothing more: reads, deletes, and the writes that honour idempotency_key.
-      idempotentHint: op.method === "GET" || op.method === "DELETE" || op.idempotent === true,
+      destructiveHint: effects.destructive,
+      idempotentHint: effects.idempotent,
+      openWorldHint: effects.openWorld,
     },
   };
 }
@@ -149,12 +169,15 @@ export function splitArguments(op: Operation, args: Record<string, unknown>) {
   let idempotencyKey: unknown;
   let missing: string | undefined;
   let unknown: string | undefined;
-  for (const name of Object.keys(op.params ?? {})) {
+  const named = new Set<string>();
+  for (const param of Object.keys(op.params ?? {})) {
+    const name = argName(op, param);
+    named.add(name);
     if (args[name] === undefined) missing ??= name;
-    else params[name] = String(args[name]);
+    else params[param] = String(args[name]);
   }
   for (const [name, value] of Object.entries(args)) {
-    if (name in params) continue;
+    if (named.has(name)) continue;
     if (name === IDEMPOTENCY_ARG && op.idempotent) idempotencyKey = value;
     // Query values reach operations as strings, as they do from a URL.
     else if (queryNames.has(name)) query[name] = typeof value === "string" ? value : JSON.stringify(value);

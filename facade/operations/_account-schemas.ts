@@ -198,6 +198,8 @@ const episode: JsonSchema = {
     content_type: str(),
     progress,
     clips: { type: "array", items: clip },
+    hint: str({ description: "Why a ready episode has no clips (only then)" }),
+    next_steps: { type: "array", items: str(), description: "What to try for a ready episode without clips" },
     charged_cents: { type: "integer" },
     created_at: str({ format: "date-time" }),
     livemode,
@@ -226,7 +228,41 @@ export const S = {
   episodeList: {
     type: "object",
     required: ["episodes"],
-    properties: { episodes: { type: "array", maxItems: 10, items: episode }, message: str(), livemode },
+    properties: {
+      episodes: { type: "array", maxItems: 50, items: episode },
+      next_cursor: nullable(str({ description: "Pass as cursor for the next page; null on the last page" })),
+      message: str(),
+      livemode,
+    },
+  } as JsonSchema,
+  episodeListQuery: {
+    type: "object",
+    properties: {
+      cursor: str({ maxLength: 100, description: "A next_cursor from the page before" }),
+      limit: str({ pattern: "^\\d{1,2}$", description: "Episodes a page, 1 to 50 (default 10)" }),
+    },
+  } as JsonSchema,
+  episodeCancelled: {
+    type: "object",
+    required: ["episode_id", "status", "charged_cents", "message", "livemode"],
+    properties: {
+      episode_id: str({ format: "uuid" }),
+      status: str(),
+      failure: { type: "object", properties: { code: str(), message: str() } },
+      charged_cents: { type: "integer" },
+      message: str(),
+      livemode,
+    },
+  } as JsonSchema,
+  episodeDeleted: {
+    type: "object",
+    required: ["episode_id", "deleted", "message", "livemode"],
+    properties: {
+      episode_id: str({ format: "uuid" }),
+      deleted: { type: "boolean" },
+      message: str(),
+      livemode,
+    },
   } as JsonSchema,
   episodeCreate: {
     type: "object",
@@ -299,6 +335,10 @@ export const S = {
             kind: str({ enum: ["cut", "render"] }),
             status: str({ enum: ["queued", "running", "completed", "failed"] }),
             charged_cents: { type: "integer" },
+            existing: {
+              type: "boolean",
+              description: "The clip was made (or is being made) with this look already: its job, nothing charged",
+            },
           },
         },
       },

@@ -122,10 +122,32 @@ export function toEpisodeView(ctx: OperationContext, ep: EpisodeRow, clips: Clip
       eta_seconds: running && ep.run ? etaSeconds(ep.run) : null,
     },
     clips: clips.map((c) => toClipView(ctx, c)),
+    ...(ep.status === "ready" && !clips.length ? noClipsHint(ep) : {}),
     charged_cents: ep.charged_cents,
     created_at: ep.created_at,
     livemode: true,
   };
+}
+
+/**
+ * A ready episode without clips says why and what to try: a brief, another target length, a
+ * better speech engine (pocketsphinx's words rarely make sentences worth a clip), or own times.
+ */
+function noClipsHint(ep: EpisodeRow): { hint: string; next_steps: string[] } {
+  const engine = ep.state?.transcript?.engine as string | undefined;
+  const words = Number(ep.state?.transcript?.words?.length ?? NaN);
+  const why =
+    Number.isFinite(words) && words < 40
+      ? `its transcript has only ${words} words, too few for a clip`
+      : "no stretch of its transcript scored as a self-contained moment";
+  const steps = [
+    `search it with a brief: POST /api/v1/episodes/${ep.id}/search with about (a topic said in it)`,
+    `search it with another target length: POST /api/v1/episodes/${ep.id}/search with target_seconds (15 to 180)`,
+    `cut your own times: POST /api/v1/episodes/${ep.id}/clips with clips [{start, end}] in seconds`,
+  ];
+  if (engine === "pocketsphinx")
+    steps.push("make it again with a better speech engine: configure transcribe.engine whisper or openai");
+  return { hint: `the clip search found no clips: ${why}`, next_steps: steps };
 }
 
 export function toJobView(ctx: OperationContext, job: JobRow) {

@@ -91,12 +91,11 @@ export const exportClips = defineOperation({
         kind: j.kind,
         status: j.status,
         charged_cents: j.charged_cents,
+        ...(j.existing ? { existing: true } : {}),
       })),
       not_started: r.not_started,
       charged_cents: r.charged_cents,
-      message:
-        `${r.jobs.length} job${r.jobs.length === 1 ? "" : "s"} started${r.not_started.length ? `; ${r.not_started.length} not started (see not_started)` : ""}; ` +
-        `poll GET /api/v1/jobs/{id}`,
+      message: exportMessage(r),
       livemode: true,
     }));
     await ctx.services.episodes.clips.exportClips(
@@ -108,6 +107,19 @@ export const exportClips = defineOperation({
     return hook.answer;
   },
 });
+
+/** How many jobs started, how many were there already (same look) and how many could not start. */
+function exportMessage(r: ExportResult): string {
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  const made = r.jobs.filter((j) => j.existing).length;
+  const started = r.jobs.length - made;
+  return [
+    `${plural(started, "job")} started`,
+    ...(made ? [`${plural(made, "clip")} already made with this look (its job is listed, nothing charged)`] : []),
+    ...(r.not_started.length ? [`${r.not_started.length} not started (see not_started)`] : []),
+    "poll GET /api/v1/jobs/{id}",
+  ].join("; ");
+}
 
 export const getJob = defineOperation({
   id: "getJob",

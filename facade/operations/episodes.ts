@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { EpisodeRow, NewEpisode, SearchResult } from "../../daemon/account/episodes.js";
 import { EpisodeService, MAX_EPISODE_BYTES } from "../../daemon/account/episodes.js";
+import { MAX_EPISODE_PAGE } from "../../daemon/account/episode-lifecycle.js";
 import { ApiError } from "../errors.js";
 import { readCacheOf } from "../read-cache.js";
 import { defineOperation, settleAnswer, uuidParam } from "../registry.js";
@@ -16,6 +17,7 @@ import { checkSourceUrl } from "./transcripts.js";
 import { S } from "./_account-schemas.js";
 import { toEpisodeView, toClipView } from "./_account-views.js";
 import { _authOf, _notFound, testAnswer } from "./_account-testmode.js";
+import { closeUpload } from "../upload-closed.js";
 
 const id = { id: uuidParam };
 const tags = ["episodes"];
@@ -34,20 +36,33 @@ export const listEpisodes = defineOperation({
   id: "listEpisodes",
   method: "GET",
   path: "/api/v1/episodes",
-  summary: "The 10 most recent episodes",
+  summary: "The account's episodes, newest first, 10 a page (next_cursor pages on)",
   scope: "clips.read",
   tags,
+  query: S.episodeListQuery,
+  extension: "cursor, limit and next_cursor page the list; the published list is its first 10 episodes",
   responses: { 200: { description: "Episodes, newest first", schema: S.episodeList } },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    if (!auth.livemode) return testAnswer.episodes();
-    const eps = await ctx.services.episodes.list(auth.account.id, 10);
+    if (!auth.livemode) return { ...testAnswer.episodes(), next_cursor: null };
+    const q = ctx.query as { cursor?: string; limit?: string };
+    const limit = q.limit === undefined ? undefined : Number(q.limit);
+    if (limit !== undefined && (limit < 1 || limit > MAX_EPISODE_PAGE))
+      throw new ApiError(400, "invalid_request", `query field "limit" must be 1 to ${MAX_EPISODE_PAGE}`, {
+        field: "limit",
+      });
+    const page = await ctx.services.episodes.lifecycle.page(auth.account.id, {
+      cursor: q.cursor,
+      limit,
+    });
     const views = await Promise.all(
-      eps.map(async (ep) => toEpisodeView(ctx, ep, await ctx.services.episodes.clipsOf(ep.id))),
+      page.episodes.map(async (ep) => toEpisodeView(ctx, ep, await ctx.services.episodes.clipsOf(ep.id))),
     );
     return {
       episodes: views,
-      ...(views.length ? {} : { message: "no episodes yet; POST /api/v1/episodes starts one" }),
+      next_cursor: page.next_cursor,
+      ...(views.length || q.cursor ? {} : { message: "no episodes yet; POST /api/v1/episodes starts one" }),
+      ...(page.next_cursor ? { message: `more episodes: GET /api/v1/episodes?cursor=${page.next_cursor}` } : {}),
       livemode: true,
     };
   },
@@ -185,7 +200,11 @@ export const episodeUploaded = defineOperation({
         livemode: true,
       };
     });
-    await ctx.services.episodes.markUploaded(auth.account.id, ctx.params.id!, ctx.caller.surface, hook.within);
+    // The upload address closes in the transaction that starts the import (facade/upload-closed.ts).
+    await ctx.services.episodes.markUploaded(auth.account.id, ctx.params.id!, ctx.caller.surface, async (tx, r) => {
+      await closeUpload(tx, r.episode.id);
+      await hook.within(tx, r);
+    });
     return hook.answer;
   },
 });

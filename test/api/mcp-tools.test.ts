@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../facade/app.js";
 import { NEXT_STEP } from "../../facade/mcp/next-steps.js";
-import { isToolOperation, toolName } from "../../facade/mcp/tools.js";
+import { argName, isToolOperation, toolName } from "../../facade/mcp/tools.js";
 import { sampleIds } from "../../facade/testmode.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { repoRoot } from "../helpers/cli.js";
@@ -73,19 +73,25 @@ describe("MCP tool server: tools and keys", () => {
       expect(tool.description).toContain(op.scope ? `"${op.scope}" scope` : "Any key");
       expect(tool.description).toContain(`Next: ${NEXT_STEP[tool.name]}`);
       expect(tool.outputSchema?.type, tool.name).toBe("object");
-      expect(tool.annotations).toMatchObject({
-        readOnlyHint: op.method === "GET",
-        destructiveHint: op.method === "DELETE",
-      });
+      expect(tool.annotations).toMatchObject({ readOnlyHint: op.method === "GET" });
+      // Deletes always destroy; what else does is checked call by call in mcp-annotations.test.ts.
+      if (op.method === "DELETE")
+        expect(tool.annotations).toMatchObject({ destructiveHint: true, idempotentHint: true });
       const props = Object.keys(tool.inputSchema.properties ?? {});
-      expect(props).toEqual(expect.arrayContaining(Object.keys(op.params ?? {})));
+      // No tool takes a bare id: each names what it identifies.
+      expect(props, tool.name).not.toContain("id");
+      expect(props).toEqual(expect.arrayContaining(Object.keys(op.params ?? {}).map((p) => argName(op, p))));
       expect(props.includes("idempotency_key")).toBe(Boolean(op.idempotent));
-      if (op.idempotent) expect(tool.annotations?.idempotentHint).toBe(true);
     }
     // The OpenAPI document comes from the same list: each tool is one of its operations, schema for schema.
     const openapi = await (await fetch(`${s.base}/openapi.json`)).json();
     for (const op of accountOps) {
       const doc = openapi.paths[op.path]?.[op.method.toLowerCase()];
+      // The wait tools are the tool server's own (a model cannot sleep between polls): not HTTP.
+      if (op.surfaces?.length === 1 && op.surfaces[0] === "chat") {
+        expect(doc, toolName(op)).toBeUndefined();
+        continue;
+      }
       expect(doc?.operationId, toolName(op)).toBe(op.id);
       if (op.body) expect(doc.requestBody.content["application/json"].schema).toEqual(op.body);
     }
@@ -94,10 +100,10 @@ describe("MCP tool server: tools and keys", () => {
       expect.arrayContaining(["source_url", "file_name", "name", "target_seconds", "idempotency_key"]),
     );
     expect(create.description).toMatch(/without source_url the answer carries upload .*PUT/);
-    expect(tools.find((t) => t.name === "export_clips")!.description).toMatch(/poll get_job .* download_url/);
+    expect(tools.find((t) => t.name === "export_clips")!.description).toMatch(/wait_for_job .* download_url/);
     expect(tools.find((t) => t.name === "clip_captions")!.inputSchema).toMatchObject({
-      required: ["id"],
-      properties: { id: { format: "uuid" }, limit: {} },
+      required: ["clip_id"],
+      properties: { clip_id: { format: "uuid" }, limit: {} },
     });
     await client.close();
   });
@@ -138,6 +144,12 @@ describe("MCP tool server: tools and keys", () => {
         .code,
     ).toBe("forbidden");
     expect(ok(await client.callTool({ name: "list_styles", arguments: {} })).styles.length).toBeGreaterThan(0);
+    // tools/list shows a read-only key only what it may call.
+    const shown = (await client.listTools()).tools.map((t) => t.name).sort();
+    const readable = OPERATIONS.filter((op) => isToolOperation(op) && (op.scope === null || op.scope === "clips.read"));
+    expect(shown).toEqual(readable.map(toolName).sort());
+    expect(shown).toContain("wait_for_job");
+    expect(shown).not.toContain("create_episode");
     await client.close();
   });
 
@@ -191,10 +203,11 @@ describe("MCP tool server: tools and keys", () => {
       ["create_episode", { file_name: "a.mp3", target_seconds: 5 }, "target_seconds"],
       ["create_episode", { file_name: "a.mp3", colour: "red" }, "colour"],
       ["create_episode", { source_url: "http://example.com/a.mp3" }, "source_url"],
-      ["export_clips", { id: sampleIds().episode }, "clips"],
-      ["clip_captions", { id: sampleIds().clips[0], limit: 0 }, "limit"],
-      ["get_episode", {}, "id"],
-      ["get_job", { id: sampleIds().jobs[0], extra: 1 }, "extra"],
+      ["export_clips", { episode_id: sampleIds().episode }, "clips"],
+      ["clip_captions", { clip_id: sampleIds().clips[0], limit: 0 }, "limit"],
+      ["get_episode", {}, "episode_id"],
+      ["get_episode", { id: sampleIds().episode }, "episode_id"],
+      ["get_job", { job_id: sampleIds().jobs[0], extra: 1 }, "extra"],
       ["create_episode", { file_name: "a.mp3", idempotency_key: 7 }, "idempotency_key"],
     ];
     for (const [name, args, field] of cases) {
@@ -213,10 +226,12 @@ describe("MCP tool server: tools and keys", () => {
     const client = await mcpClient(s.base, acc.test);
     const created = ok(await client.callTool({ name: "create_episode", arguments: { file_name: "talk.mp4" } }));
     expect(created).toMatchObject({ livemode: false, upload: { method: "PUT" } });
-    const ep = ok(await client.callTool({ name: "get_episode", arguments: { id: created.episode_id } }));
+    const ep = ok(await client.callTool({ name: "get_episode", arguments: { episode_id: created.episode_id } }));
     expect(ep).toMatchObject({ episode_id: sampleIds().episode, livemode: false });
     expect(ok(await client.callTool({ name: "get_me", arguments: {} })).key.mode).toBe("test");
-    const tr = ok(await client.callTool({ name: "get_transcript", arguments: { id: sampleIds().transcript } }));
+    const tr = ok(
+      await client.callTool({ name: "get_transcript", arguments: { transcript_id: sampleIds().transcript } }),
+    );
     expect(tr).toMatchObject({ status: "completed", livemode: false });
     const vtt = await client.readResource({ uri: `clipd://transcripts/${sampleIds().transcript}.vtt` });
     expect(vtt.contents[0]).toMatchObject({ mimeType: "text/vtt", text: expect.stringMatching(/^WEBVTT/) });

@@ -22,3 +22,23 @@ export function refusal(r: any): { code: string; message: string; field?: string
   expect(r.isError, JSON.stringify(r.content)).toBe(true);
   return JSON.parse(r.content[0].text).error;
 }
+
+/** Every id (a field named id or …_id) and link (…_url) anywhere in an answer. */
+export function idsAndLinksOf(value: unknown): string[] {
+  const found: string[] = [];
+  const walk = (v: unknown, key: string) => {
+    if (typeof v === "string" && /(^|_)id$|_url$|^url$/.test(key)) found.push(v);
+    else if (Array.isArray(v)) for (const x of v) walk(x, key);
+    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  walk(value, "");
+  return found;
+}
+
+/** A tool answer's text block names every id and link its structuredContent holds (a model may see only the text). */
+export function expectTextHoldsIds(r: any): void {
+  if (r.isError) return;
+  const text = String(r.content?.[0]?.text ?? "");
+  expect(text).not.toMatch(/is in structuredContent\)$/);
+  for (const id of idsAndLinksOf(r.structuredContent)) expect(text, `text block lacks ${id}`).toContain(id);
+}

@@ -56,7 +56,7 @@ describe("clipd mcp --stdio", () => {
     expect(ok(await client.callTool({ name: "get_me", arguments: {} })).key.mode).toBe("live");
     const made = ok(await client.callTool({ name: "create_episode", arguments: { file_name: "talk.mp3" } }));
     expect(made).toMatchObject({ status: "awaiting_upload", upload: { method: "PUT" }, livemode: true });
-    const seen = ok(await client.callTool({ name: "get_episode", arguments: { id: made.episode_id } }));
+    const seen = ok(await client.callTool({ name: "get_episode", arguments: { episode_id: made.episode_id } }));
     expect(seen.episode_id).toBe(made.episode_id);
     expect(refusal(await client.callTool({ name: "list_webhooks", arguments: {} })).code).toBe("forbidden");
     expect(
