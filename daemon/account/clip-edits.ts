@@ -12,19 +12,28 @@ import { transactionWith, type Within } from "../store/db.js";
 import { ClipJobs, type RestyleResult } from "./clip-jobs.js";
 import { clipEpisodeWords, captionEditsOf, piecesOf, readTranscript, timelineOf } from "./clip-spans.js";
 import { clipCues, replaceCues, sentencesOf, shiftBySentences, SpanRefusal, type ClipCue } from "./clip-words.js";
-import { lockEpisode, notFound, type EpisodeDeps } from "./episode-rows.js";
+import { lockEpisode, notFound, type ClipLook, type EpisodeDeps } from "./episode-rows.js";
+import { cutChanged, lookChanges, resolveLook } from "./clip-look.js";
+import { samePieces, snapPieces } from "./clip-trim.js";
+import { assertKit } from "../brand/run-input.js";
+import type { Piece } from "../render/timeline.js";
 import type { AccountSurface } from "./surfaces.js";
 
 export interface CaptionEdit {
-  cues?: Array<{ id: string; text: string }>;
+  cues?: Array<{ id: string; text: string; emphasis?: boolean[] }>;
   start_sentence_delta?: number;
   end_sentence_delta?: number;
+  /** The clip editor's trim: the clip's pieces in episode seconds, snapped to word edges (clip-trim.ts). */
+  pieces?: Piece[];
+  /** The clip editor's look, rendered in the same job (as a restyle names it). */
+  look?: ClipLook;
 }
 
 export type CaptionEditResult = RestyleResult & { start: number; end: number };
 
 const refuse = (field: string, message: string) =>
   new Refused("invalid_request", `body field "${field}": ${message}`, { context: { field } });
+const span = (p: Piece) => `${p.start}–${p.end} s`;
 const clock = (s: number) => `${Math.floor(s / 60)}:${(s % 60).toFixed(1).padStart(4, "0")}`;
 
 export class ClipEdits {
@@ -42,13 +51,16 @@ export class ClipEdits {
   ): Promise<CaptionEditResult> {
     const startDelta = edit.start_sentence_delta ?? 0;
     const endDelta = edit.end_sentence_delta ?? 0;
-    if (!edit.cues?.length && !startDelta && !endDelta) {
+    const look = edit.look && Object.keys(edit.look).length ? edit.look : undefined;
+    if (!edit.cues?.length && !startDelta && !endDelta && !edit.pieces?.length && !look) {
       throw refuse(
         "body",
-        "names nothing to change: give cues (caption ids and their new text), start_sentence_delta " +
-          "or end_sentence_delta",
+        "names nothing to change: give cues (caption ids and their new text), start_sentence_delta, " +
+          "end_sentence_delta, pieces or look",
       );
     }
+    if (edit.pieces?.length && (startDelta || endDelta))
+      throw refuse("pieces", "give pieces or sentence deltas, not both");
     return transactionWith(
       this.deps.db,
       async (tx) => {
@@ -72,7 +84,7 @@ export class ClipEdits {
         if (edit.cues?.length) {
           const cues = clipCues(words, timelineOf(clip));
           const seen = new Set<string>();
-          const picked: Array<{ cue: ClipCue; text: string }> = edit.cues.map((c, n) => {
+          const picked: Array<{ cue: ClipCue; text: string; emphasis?: boolean[] }> = edit.cues.map((c, n) => {
             const cue = cues.find((x) => x.id === c.id);
             if (!cue)
               throw refuse(
@@ -82,9 +94,14 @@ export class ClipEdits {
             if (seen.has(c.id)) throw refuse(`cues.${n}.id`, `caption "${c.id}" is named twice`);
             seen.add(c.id);
             if (!c.text.trim()) throw refuse(`cues.${n}.text`, "must hold at least one word");
-            return { cue, text: c.text.trim().replace(/\s+/g, " ") };
+            return { cue, text: c.text.trim().replace(/\s+/g, " "), emphasis: c.emphasis };
           });
-          const real = picked.filter((p) => p.text !== p.cue.text);
+          const marks = (ws: Array<{ emphasis?: boolean }>) => ws.map((w) => w.emphasis ?? null).join();
+          const real = picked.filter(
+            (p) =>
+              p.text !== p.cue.text ||
+              (p.emphasis !== undefined && marks(p.emphasis.map((e) => ({ emphasis: e }))) !== marks(p.cue.words)),
+          );
           if (real.length) {
             edits = replaceCues(words, real, edits);
             words = clipEpisodeWords(t, { ...clip, caption_words: edits } as typeof clip);
@@ -92,6 +109,27 @@ export class ClipEdits {
           }
         }
         const data = { ...clip.data };
+        if (edit.pieces?.length) {
+          try {
+            const was = piecesOf(clip);
+            const pieces = snapPieces(
+              words,
+              edit.pieces,
+              Number(ep.duration_seconds ?? ep.state?.media?.duration ?? 0),
+            );
+            if (!samePieces(pieces, was)) {
+              changes.push({ field: "pieces", from: was.map(span).join(", "), to: pieces.map(span).join(", ") });
+              Object.assign(data, {
+                start: pieces[0]!.start,
+                end: pieces.at(-1)!.end,
+                pieces,
+                duration: +pieces.reduce((a, p) => a + p.end - p.start, 0).toFixed(3),
+              });
+            }
+          } catch (err) {
+            throw err instanceof SpanRefusal ? refuse(err.field, err.message) : err;
+          }
+        }
         if (startDelta || endDelta) {
           try {
             const moved = shiftBySentences(
@@ -113,7 +151,11 @@ export class ClipEdits {
             throw err instanceof SpanRefusal ? refuse(err.field, err.message) : err;
           }
         }
+        if (look?.brand_kit) await assertKit(tx, accountId, look.brand_kit);
         const current = await this.clips.looks.current(tx, clip);
+        const nextLook = look ? resolveLook(current.look, look) : current.look;
+        const lookMoves = lookChanges(current.look, nextLook);
+        changes.push(...lookMoves);
         if (!changes.length) {
           if (!current.job) throw refuse("body", "changes nothing: every caption named already reads so");
           return {
@@ -130,10 +172,12 @@ export class ClipEdits {
         ]);
         const edited = { ...clip, data, caption_words: edits } as typeof clip;
         // A new span is a new cut; new words alone burn again over the cut there is.
-        const kind = clip.cut && data.start === clip.data.start && data.end === clip.data.end ? "render" : "cut";
+        const sameSpan =
+          data.start === clip.data.start && data.end === clip.data.end && data.pieces === clip.data.pieces;
+        const kind = clip.cut && sameSpan && !cutChanged(lookMoves) ? "render" : "cut";
         const started = await this.clips.tryStartJob(tx, ep, edited, {
           kind,
-          look: current.look,
+          look: nextLook,
           changes: changes as never,
           index: (await this.clips.exportCount(tx, ep.id)) + 1,
           prevRender: clip.render,

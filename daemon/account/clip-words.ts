@@ -16,6 +16,8 @@ export interface EpisodeWord {
   end: number;
   confidence?: number;
   speaker?: string | null;
+  /** Set by the editor: drawn in the highlight colour (true) or never (false), whatever emphasis finds. */
+  emphasis?: boolean;
   i: number;
 }
 
@@ -123,14 +125,16 @@ export function isMaskOf(shown: string, word: string): boolean {
  */
 export function replaceCues(
   current: EpisodeWord[],
-  changes: Array<{ cue: ClipCue; text: string }>,
+  changes: Array<{ cue: ClipCue; text: string; emphasis?: boolean[] }>,
   prev: CaptionEdits | null | undefined,
 ): CaptionEdits {
   const gone = new Set<EpisodeWord>();
   const added: EpisodeWord[] = [];
-  for (const { cue, text } of changes) {
+  for (const { cue, text, emphasis } of changes) {
     for (const w of cue.words) gone.add(w);
-    added.push(...spreadWords(text.trim().split(/\s+/), cue.words));
+    const spread = spreadWords(text.trim().split(/\s+/), cue.words);
+    // The editor's per-word emphasis, one flag a word of the new text; a word without one keeps none.
+    added.push(...spread.map((w, n) => (typeof emphasis?.[n] === "boolean" ? { ...w, emphasis: emphasis[n] } : w)));
   }
   const words = [...current.filter((w) => !gone.has(w)), ...added].sort((a, b) => a.start - b.start || a.i - b.i);
   const touched = [...gone].map((w) => w.i);

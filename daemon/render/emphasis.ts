@@ -130,6 +130,8 @@ export function emphasize<T extends CaptionWord>(
   const keys = new Set(keyTerms(words, o.title));
   const used = new Set<string>();
   return words.map((w) => {
+    // A word the editor marked (emphasis true or false) keeps its mark: the user's choice wins.
+    if (typeof w.emphasis === "boolean") return w;
     const t = term(core(w.text));
     const key = keys.has(t);
     if (!key && !isNumberWord(w.text)) return w;

@@ -32,6 +32,8 @@ import { FRAME, neutralFrame, renderPreview, sampleWords } from "./preview.js";
 import { drawWaveform, loudnessLevels, WAVEFORM_BARS } from "./waveform.js";
 import { styleVersion, transcriptLines, type TranscriptLines } from "./lines.js";
 import { readResults, type Results, type ResultsSource } from "./results.js";
+import { editorView, previewAss, servedFontFile, type EditorDraft } from "./editor.js";
+import { ClipLooks } from "../account/clip-look.js";
 
 export interface StudioDeps {
   db: Db;
@@ -69,6 +71,28 @@ export class StudioService {
     const source = await requireSource(this.deps, f);
     const clips = (await clipsOf(this.deps.db, f.episode.id)).map((c) => ({ clip_id: c.id, pieces: clipPieces(c) }));
     return { ...source, kind: f.kind ?? null, duration: f.duration, clips };
+  }
+
+  /** The clip editor's picture of a clip (editor.ts). */
+  async editor(accountId: string, clipId: string) {
+    return editorView(await this.editorInput(accountId, clipId));
+  }
+
+  /** The ASS a render of the editor's unsaved draft would burn (editor.ts). */
+  async editorPreview(accountId: string, clipId: string, draft: EditorDraft) {
+    return previewAss(await this.editorInput(accountId, clipId), draft);
+  }
+
+  /** A caption font file the preview may load, by file name; null when it is not one of the styles'. */
+  captionFont(name: string): Promise<string | null> {
+    return servedFontFile(this.deps.config, name);
+  }
+
+  private async editorInput(accountId: string, clipId: string) {
+    const { clip, files: f } = await clipFiles(this.deps, accountId, clipId);
+    const t = await requireTranscript(this.deps, f);
+    const looks = new ClipLooks(this.deps.config.render?.styles_file);
+    return { clip, words: t.words, duration: f.duration ?? 0, looks, db: this.deps.db, config: this.deps.config };
   }
 
   /** The transcript's lines, filtered by `q` (case-insensitive); at most TRANSCRIPT_LIMIT. */

@@ -6,6 +6,7 @@
 import type { CaptionEdit, CaptionEditResult } from "../../daemon/account/clip-edits.js";
 import { changeLines } from "../../daemon/account/clip-look.js";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
+import { ApiError } from "../errors.js";
 import { defineOperation, settleAnswer, uuidParam } from "../registry.js";
 import { S } from "./_account-schemas.js";
 import { _authOf, testAnswer } from "./_account-testmode.js";
@@ -36,11 +37,39 @@ export const CAPTION_EDIT_BODY: JsonSchema = {
         properties: {
           id: { type: "string", pattern: "^[1-9][0-9]{0,3}$" },
           text: { type: "string", minLength: 1, maxLength: 300 },
+          emphasis: {
+            type: "array",
+            maxItems: 100,
+            items: { type: "boolean" },
+            description:
+              "Clip editor: one flag per word of `text`, true to draw it in the highlight colour, " +
+              "false never to; left out, emphasis finds the words as usual",
+          },
         },
       },
     },
     start_sentence_delta: delta("start"),
     end_sentence_delta: delta("end"),
+    pieces: {
+      type: "array",
+      minItems: 1,
+      maxItems: 50,
+      "x-extension": true,
+      description:
+        "Clip editor: the clip's pieces in episode seconds (a trim, or a cut pause put back); each edge " +
+        "snaps to the nearest word edge within 0.5 s, touching pieces join; not with the sentence deltas",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["start", "end"],
+        properties: { start: { type: "number", minimum: 0 }, end: { type: "number", minimum: 0 } },
+      },
+    },
+    look: {
+      ...(S.restyleBody as object),
+      "x-extension": true,
+      description: "Clip editor: look fields as PATCH /clips/{id} takes them, rendered in the same job",
+    } as JsonSchema,
   },
 };
 
@@ -83,7 +112,19 @@ export const editClipCaptions = defineOperation<CaptionEdit>({
   async handler(ctx) {
     const auth = _authOf(ctx);
     ctx.status = 202;
-    const body = (ctx.body ?? {}) as CaptionEdit;
+    const body = (ctx.body ?? {}) as CaptionEdit & { look?: { save_as_default?: boolean; style?: string } };
+    if (body.look) {
+      const { save_as_default: _, ...look } = body.look;
+      if (look.style !== undefined) {
+        const style = ctx.services.episodes.resolveStyle(look.style);
+        if (!style)
+          throw new ApiError(400, "invalid_request", `body field "look.style": unknown style "${look.style}"`, {
+            field: "look.style",
+          });
+        look.style = style;
+      }
+      body.look = look;
+    }
     if (!auth.livemode) {
       const sample = testAnswer.captions(ctx.params.id!);
       const changes = (body.cues ?? []).flatMap((c) => {
