@@ -72,7 +72,7 @@ export function restoreSentenceEnds(words: Word[]): Map<number, boolean> {
   const median = sorted[Math.floor(sorted.length / 2)] ?? 0.05;
   // Relative to how this speaker and engine leave gaps between words, with floors for engines that
   // leave none (every gap 0): a long pause ends a sentence on its own; a middling one needs grammar.
-  const long = Math.max(0.75, median * 8);
+  const long = Math.max(0.5, median * 8);
   const middling = Math.max(0.25, median * 3);
   let from = 0;
   for (let i = 0; i < words.length; i++) {

@@ -1,7 +1,7 @@
 // The scorer's parts (issue 16): questions told by syntax, sentence features, topic boundaries, and
 // titles over the labelled set (never one word, never a URL-like or sponsor token).
 import { describe, expect, it } from "vitest";
-import { loadLabelled } from "../../bench/find-clips.js";
+import { loadLabelled, splitSet } from "../../bench/find-clips.js";
 import { readFacts } from "../../plugins/find-clips/features.js";
 import { findClips } from "../../plugins/find-clips/heuristic.js";
 import { analyse } from "../../plugins/find-clips/nlp.js";
@@ -67,7 +67,7 @@ describe("find-clips scorer", () => {
   });
 
   it("gives every labelled clip four sub-scores and a title of several words, never a URL or sponsor token", () => {
-    for (const t of loadLabelled()) {
+    for (const t of splitSet(loadLabelled()).tune) {
       const sponsor = new Set(((t as { sponsor_words?: string[] }).sponsor_words ?? []).map((w) => w.toLowerCase()));
       for (const c of findClips(t, { target: 60, min: 30, max: 150, count: 10, seed: t.name, duration: t.duration })) {
         const words = c.title.split(/\s+/).filter(Boolean);
