@@ -115,7 +115,8 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
       { ...(await configureEncoder(app.config.render.encoder)), encodes_at_once: encodes },
       "render encoder",
     );
-    await app.queue.workSteps((job) => app.runner.handle(job));
+    // Steps, their dead letters and the sweep for runs the queue lost (daemon/engine/runner.ts).
+    await app.runner.work();
     await app.webhooks.work();
     await app.free.work();
     await app.container.resolve(AccountRemoval).work();
@@ -150,6 +151,7 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
         await watcher?.stop();
         if (roles.includes("work")) {
           await app.queue.stopWorking();
+          app.runner.stopSweeping();
           const deadline = Date.now() + grace * 1000;
           while (app.queue.activeLocal() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
           if (app.queue.activeLocal() > 0) {

@@ -10,6 +10,15 @@ import type { Config } from "../../config/loader.js";
 import type { Db, Queryable } from "../store/db.js";
 
 export const STEP_QUEUE = "clipd-steps";
+/**
+ * Where pg-boss moves a step job it gave up on (retries spent, expired or heartbeat lost at its
+ * limit): its dead letter queue. The runner works it and ends the run the job belonged to, so a
+ * run never waits on a job the queue no longer holds (runner.ts work, sql/lose-step.ts).
+ */
+export const STEP_LOST_QUEUE = "clipd-steps-lost";
+
+/** The pg-boss schema (its default); the reconciliation reads its job table (sql/lose-step.ts). */
+const BOSS_SCHEMA = "pgboss";
 
 export interface StepJob {
   runId: string;
@@ -81,24 +90,53 @@ export class QueueManager {
 
   async start(): Promise<void> {
     await this.boss.start();
-    await this.ensureQueue(STEP_QUEUE);
+    await this.ensureQueue(STEP_LOST_QUEUE);
+    await this.ensureQueue(STEP_QUEUE, { deadLetter: STEP_LOST_QUEUE });
   }
 
-  async ensureQueue(name: string): Promise<void> {
+  /**
+   * SQL true when the `runs` row aliased `r` has a job the queue will still hand out or is working
+   * for its current step (created, retry or active). A queued or running run without one is lost:
+   * nothing will ever move it (sql/lose-step.ts).
+   */
+  liveStepJobSql(r = "r"): string {
+    return `exists (select 1 from ${BOSS_SCHEMA}.job j where j.name = '${STEP_QUEUE}'
+      and j.state in ('created', 'retry', 'active') and j.data->>'runId' = ${r}.id::text
+      and j.data->>'phase' = ${r}.phase and (j.data->>'index')::int = ${r}.current_step)`;
+  }
+
+  /** Worker crashes one step may take before its run fails (`queue.crash_limit`). */
+  get crashLimit(): number {
+    return this.cfg.crash_limit ?? 3;
+  }
+
+  /**
+   * Makes the queue if it is missing. A dead letter queue is the queue's own setting, not each
+   * job's: pg-boss looks a job's dead letter queue up on send, outside the transaction the job is
+   * sent in, which on PGlite (one connection, held by that transaction) would wait forever.
+   */
+  async ensureQueue(name: string, opts: { deadLetter?: string } = {}): Promise<void> {
     const existing = await this.boss.getQueue(name);
     if (!existing) {
       try {
-        await this.boss.createQueue(name, { notify: true, heartbeatSeconds: this.heartbeat });
+        await this.boss.createQueue(name, { notify: true, heartbeatSeconds: this.heartbeat, ...opts });
       } catch (err) {
         // Another daemon created it at the same moment.
         if (!(await this.boss.getQueue(name))) throw err;
       }
+    } else if (opts.deadLetter && existing.deadLetter !== opts.deadLetter) {
+      // A queue made by an older clipd, before it had one.
+      await this.boss.updateQueue(name, { deadLetter: opts.deadLetter });
     }
   }
 
   async sendStep(job: StepJob, opts: StepJobOptions): Promise<string | null> {
     return this.boss.send(STEP_QUEUE, job as unknown as object, {
-      retryLimit: opts.retryLimit,
+      // pg-boss counts a worker's death (heartbeat lost, expired) as a retry too. The runner keeps
+      // its own counts (step errors against the YAML limit, crashes against crash_limit) and fails
+      // the run itself; the queue's limit is only the backstop past both, with one spare for a
+      // crash before the step was marked running (which the runner cannot see).
+      retryLimit: opts.retryLimit + this.crashLimit + 1,
       retryDelay: Math.max(0, Math.round(opts.retryDelay)),
       retryBackoff: opts.retryBackoff,
       expireInSeconds: Math.max(1, Math.ceil(opts.timeoutSeconds + 60)),

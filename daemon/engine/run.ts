@@ -20,6 +20,12 @@ export interface StepRecord {
   finished_at?: string;
   output?: StageOutput;
   errors?: Array<{ attempt: number; code: string; message: string; at: string }>;
+  /**
+   * Times the step's worker died under it (killed, out of memory, heartbeat lost) and the queue
+   * handed the step out again. Counted apart from `errors`: a crash is not the step's fault and
+   * spends no retry; it has its own limit (`queue.crash_limit`).
+   */
+  crashes?: number;
 }
 
 /** A run's frozen plan: the pipeline's steps with every option filled and validated at start. */

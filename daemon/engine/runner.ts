@@ -11,6 +11,10 @@
  *   runs, and again under the row lock by every transition).
  * - A `StageError` with `retryable: false` fails the run at once; other errors are retried with the
  *   step's policy, then fail the run. A failed main phase runs the pipeline's `on_failure` steps.
+ * - A worker that dies under a step (a job handed out again while its record says running) is a
+ *   crash, counted apart from errors against `queue.crash_limit` (sql/record-crash.ts).
+ * - No run waits on a job the queue gave up: pg-boss's dead letters and a sweep every heartbeat
+ *   interval end such runs as failed, on_failure steps included (sql/lose-step.ts).
  * - Events a stage returns (`_events`) are written in the same transaction as its step result.
  *
  * This module only runs steps; planning, reading runs, the state-transition SQL and progress
@@ -29,7 +33,7 @@ import type { Db, Queryable } from "../store/db.js";
 import { planFor, takesOption } from "./plan.js";
 import type { Pipeline } from "./pipelines.js";
 import { progressWriter } from "./progress.js";
-import type { QueueManager, StepJob } from "./queue.js";
+import { STEP_LOST_QUEUE, type QueueManager, type StepJob } from "./queue.js";
 import type { StageRegistry } from "./registry.js";
 import { isCurrent, stepsOf, type Run, type RunOrigin } from "./run.js";
 import { readRun, waitForRun, type WaitOptions } from "./run-store.js";
@@ -41,6 +45,8 @@ import { finishStep } from "./sql/finish-step.js";
 import { insertRun } from "./sql/insert-run.js";
 import { markRunning } from "./sql/mark-running.js";
 import { recordRetry } from "./sql/record-retry.js";
+import { recordCrash } from "./sql/record-crash.js";
+import { crashedRepeatedly, findLostRuns, loseStep } from "./sql/lose-step.js";
 import { isStageError, StageError, type StageContext, type StageOutput } from "./stage.js";
 import { raceAbort, stepAbort } from "./step-abort.js";
 import { compileWhen } from "./when.js";
@@ -81,6 +87,8 @@ export class Runner {
   private readonly shutdown = new AbortController();
   private readonly finishers: RunFinisher[] = [];
   private readonly transitions: TransitionContext;
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping?: Promise<number>;
 
   constructor(private readonly deps: RunnerDeps) {
     this.transitions = {
@@ -155,6 +163,48 @@ export class Runner {
     return waitForRun(this.deps.db, id, opts);
   }
 
+  /**
+   * Works the step queue and its dead letters, and sweeps for lost runs now and then every
+   * heartbeat interval (a lapsed heartbeat is the soonest the queue can give a job up).
+   */
+  async work(opts: { sweepEveryMs?: number } = {}): Promise<void> {
+    await this.deps.queue.workSteps((job) => this.handle(job));
+    await this.deps.queue.work<StepJob>(STEP_LOST_QUEUE, async (data) => {
+      await loseStep(this.transitions, data.runId, this.deps.log);
+    });
+    await this.sweepLost();
+    const every = opts.sweepEveryMs ?? this.deps.config.queue.heartbeat_seconds * 1000;
+    this.sweepTimer = setInterval(() => void this.sweepLost().catch(() => {}), every);
+    this.sweepTimer.unref();
+  }
+
+  /** Stops the sweep (the queue's workers are stopped by the queue). */
+  stopSweeping(): void {
+    clearInterval(this.sweepTimer);
+  }
+
+  /**
+   * Ends every queued or running run whose current step has no job left on the queue (expired,
+   * failed, removed): at most 100 a sweep, oldest first. Answers how many it ended.
+   */
+  async sweepLost(): Promise<number> {
+    // One sweep at a time in a process; other processes may sweep too (each end is locked and rechecked).
+    this.sweeping ??= (async () => {
+      let ended = 0;
+      try {
+        for (const id of await findLostRuns(this.transitions)) {
+          if (await loseStep(this.transitions, id, this.deps.log)) ended++;
+        }
+      } catch (err) {
+        this.deps.log.warn({ err: errInfo(err) }, "lost-run sweep failed; the next one tries again");
+      } finally {
+        this.sweeping = undefined;
+      }
+      return ended;
+    })();
+    return this.sweeping;
+  }
+
   /** Aborts running stages (after the grace period of a shutdown). */
   abortAll(reason = "daemon shutting down"): void {
     this.shutdown.abort(new Error(reason));
@@ -171,6 +221,20 @@ export class Runner {
     // An on_failure step sees what went wrong beside the state the main steps built.
     const state = phase === "on_failure" ? { ...run.output, error: run.error } : run.output;
     const attempt = job.retryCount + 1;
+    const rec = run.steps.find((s) => s.phase === phase && s.index === index);
+    if (job.retryCount > 0 && rec?.state === "running") {
+      // The job came back while the step still says running: its last worker died under it.
+      const crashes = await recordCrash(this.deps.db, runId, phase, index);
+      if (crashes === undefined) return;
+      const limit = this.deps.queue.crashLimit;
+      log.warn({ crashes, limit, attempt }, "the worker running this step died; the step is picked up again");
+      if (crashes >= limit) {
+        await failStep(this.transitions, runId, phase, index, crashedRepeatedly(step.stage, crashes), attempt, log);
+        return;
+      }
+    }
+    // Only the step's own errors spend its retries; crashes have their own limit above.
+    const errorsBefore = rec?.errors?.length ?? 0;
     if (step.when && !compileWhen(step.when)(state)) {
       log.info({ when: step.when }, "step skipped by its condition");
       await finishStep(this.transitions, runId, phase, index, { skipped: true });
@@ -191,6 +255,8 @@ export class Runner {
     }
     await markRunning(this.deps.db, runId, phase, index, step.stage, attempt);
     log.info({ attempt }, "step started");
+    // The crash tests kill the worker here: the step is marked running and nothing else is written.
+    faultPoint(`step:${step.stage}`);
     const started = performance.now();
     const took = () => (performance.now() - started) / 1000;
 
@@ -235,7 +301,7 @@ export class Runner {
       }
     } catch (caught) {
       const err = fromSpawnError(caught); // a plugin's own spawn of a program that is not installed
-      const final = (isStageError(err) && !err.retryable) || job.retryCount >= step.retry.limit;
+      const final = (isStageError(err) && !err.retryable) || errorsBefore >= step.retry.limit;
       log[final ? "error" : "warn"](
         { err: errInfo(err), attempt, final },
         final ? "step failed" : "step failed, will retry",

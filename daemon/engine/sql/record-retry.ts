@@ -3,7 +3,7 @@
  * `retrying`, the error appended); the run stays where it is, so the retried job is still current.
  */
 import type { Db } from "../../store/db.js";
-import { codeOf, type Phase } from "../run.js";
+import { codeOf, isCurrent, type Phase } from "../run.js";
 import { withRunLocked } from "../run-store.js";
 
 export async function recordRetry(
@@ -15,6 +15,8 @@ export async function recordRetry(
   attempt: number,
 ): Promise<void> {
   await withRunLocked(db, runId, async (tx, run) => {
+    // A run that moved on or ended meanwhile (lost, cancelled) keeps its record as it was left.
+    if (!isCurrent(run, phase, index)) return;
     const rec = run.steps.find((s) => s.phase === phase && s.index === index);
     if (!rec) return;
     rec.state = "retrying";
