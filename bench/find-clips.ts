@@ -6,7 +6,8 @@
  * per episode) apart from the held-out half (`split: heldout`, its average only: a scorer is judged
  * on episodes it was not tuned on, and nobody reads their rows to tune it). Each episode has 2–4
  * labelled strong moments, decoys that share their keywords, a sponsor read, and three briefs naming
- * the moment they should find. Per episode and averaged over the set, at the top 5 and with the default limits (30–150 s):
+ * the moment they should find. Per episode and averaged over the set, at the top 5 and with the
+ * default limits (30–150 s):
  * hit rate, precision@5, decoys@5, clips on sentence boundaries, and brief accuracy two ways:
  * - **API**: the brief searched with the clips already found passed as `input.clips`, as
  *   `POST /episodes/{id}/search` runs it; the answer is chosen by answerOf below;
@@ -280,7 +281,8 @@ async function main() {
     return;
   }
   console.log(
-    `find-clips on ${set.length} labelled episodes (${halves.tune.length} tune, ${halves.heldout.length} held out), top ${TOP}, defaults (30–150 s); ${env.cores} cores, Node ${env.node}, ${env.date}`,
+    `find-clips on ${set.length} labelled episodes (${halves.tune.length} tune, ${halves.heldout.length} held out), ` +
+      `top ${TOP}, defaults (30–150 s); ${env.cores} cores, Node ${env.node}, ${env.date}`,
   );
   console.log("Each cell: measured (chance: random clips with the same count and lengths, 200 draws).\n");
   for (const [k, v] of Object.entries(engines)) {
@@ -292,7 +294,8 @@ async function main() {
     if (heldNames.size) console.log(`### ${k}: held-out half (aggregate only)\n\n${table(half(v, heldNames), true)}\n`);
   }
   console.log(
-    `cost: a ${env.cost.minutes}-minute recording searched in ${cost.seconds.toFixed(2)} s (heuristic, one thread), peak memory ${env.cost.peak_mib} MiB`,
+    `cost: a ${env.cost.minutes}-minute recording searched in ${cost.seconds.toFixed(2)} s ` +
+      `(heuristic, one thread), peak memory ${env.cost.peak_mib} MiB`,
   );
   console.log(`${seconds.toFixed(1)} s in all`);
 }

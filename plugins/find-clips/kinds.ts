@@ -100,15 +100,72 @@ const CLOCK = /\b(half past|quarter (past|to)|o'clock|\d{1,2}(:\d\d)? ?(am|pm|a\
 const NEXT =
   /\b(next (week|sunday|monday|tuesday|wednesday|thursday|friday|saturday|month|time|year)|this (afternoon|evening))\b/;
 /** The ways a read says who pays for the show, however worded. */
-const SUPPORT =
-  /\b(brought to you by|supported by|made possible by|courtesy of|our friends at|thanks to our|sponsored by|our sponsor|partnered with|in partnership with|today's sponsor|this episode is)\b/;
+const SUPPORT = new RegExp(
+  `\\b(${[
+    "brought to you by",
+    "supported by",
+    "made possible by",
+    "courtesy of",
+    "our friends at",
+    "thanks to our",
+    "sponsored by",
+    "our sponsor",
+    "partnered with",
+    "in partnership with",
+    "today's sponsor",
+    "this episode is",
+  ].join("|")})\\b`,
+);
 const WEB = /\b(dot (com|app|co|uk|io|org|net|ai|fm|tv|dev)|www|https?)\b|\w\.(com|app|io|org|net|co\.uk|ai|fm|tv)\b/;
 /** An offer made to the listener: something free or off, a code, a first month, a sign-up. */
-const OFFER =
-  /\b(free|percent off|% off|discount|promo|code|sign up|signs? up|first (month|months|box|order|two|three)|trial|for nothing|mention|the word is|type in|use the|go to|head to|head over|visit|check (them|it) out|stand)\b/;
+const OFFER = new RegExp(
+  `\\b(${[
+    "free",
+    "percent off",
+    "% off",
+    "discount",
+    "promo",
+    "code",
+    "sign up",
+    "signs? up",
+    "first (month|months|box|order|two|three)",
+    "trial",
+    "for nothing",
+    "mention",
+    "the word is",
+    "type in",
+    "use the",
+    "go to",
+    "head to",
+    "head over",
+    "visit",
+    "check (them|it) out",
+    "stand",
+  ].join("|")})\\b`,
+);
 /** The occasion itself: the room, the show, the audience. */
-const OCCASION =
-  /\b((the|our|this) (show|programme|podcast|debate|episode)|this (room|hall|building|show|episode|podcast|summit|conference|chapel|church|stage|event|programme|morning's|session)|our (show|episode|podcast)|everyone|everybody|yourselves|all of you|welcome|good (morning|evening|afternoon))\b/;
+const OCCASION = new RegExp(
+  `\\b(${[
+    "(the|our|this) (show|programme|podcast|debate|episode)",
+    "this (room|hall|building|show|episode|podcast|summit|conference)",
+    "this (chapel|church|stage|event|programme|morning's|session)",
+    "our (show|episode|podcast)",
+    "everyone",
+    "everybody",
+    "yourselves",
+    "all of you",
+    "welcome",
+    "good (morning|evening|afternoon)",
+  ].join("|")})\\b`,
+);
+
+/** An age a career began at: "at fifteen", "when I was nine". */
+const AGE = new RegExp(
+  `\\b(at|aged|when i was|i was) (${[
+    "nine|ten|eleven|twelve|thirteen|fourteen|fifteen",
+    "sixteen|seventeen|eighteen|nineteen|twenty",
+  ].join("|")}|\\d\\d?)\\b`,
+);
 
 /** What a sentence holds of each kind: counts the neighbourhood rules below add up. */
 export interface KindSignals {
@@ -139,11 +196,7 @@ export function readSignals(f: Facts, text: string): KindSignals {
     toks.filter((t, i) => TIME_UNITS.has(t.normal) && toks[i - 1]?.pos === "NUM").length +
     toks.filter((t) => /^(19|20)\d\d$/.test(t.normal)).length +
     // An age a career began at: "at fifteen", "when I was nine".
-    (/\b(at|aged|when i was|i was) (eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|nine|ten|\d\d?)\b/.test(
-      low,
-    )
-      ? 1
-      : 0);
+    (AGE.test(low) ? 1 : 0);
   const careerWords = toks.filter((t) => CAREER.has(t.normal)).length + (/\bas an? \w+/.test(low) ? 1 : 0);
   const named = /\bmy name is\b|\bi'm your host\b/.test(low);
   // Strong: the speaker's own years at a job; weak: one of the two (a neighbour must add to it).

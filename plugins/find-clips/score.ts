@@ -64,8 +64,18 @@ export const contentStems = nlpStems;
 
 const speakerOf = (s: Sentence) => s.words[0]?.speaker ?? null;
 /** A speaker announcing the next move of a talk. */
-const SIGNPOST =
-  /^\W*(now,? |so,? |right,? |okay,? )?(let me (tell|talk|finish|start|turn)|i want to (talk|tell|turn|finish|leave)|let's (talk|turn|move)|moving on|which brings me|next,|my (first|second|third|last) point)/i;
+const SIGNPOST = new RegExp(
+  `^\\W*(now,? |so,? |right,? |okay,? )?(${[
+    "let me (tell|talk|finish|start|turn)",
+    "i want to (talk|tell|turn|finish|leave)",
+    "let's (talk|turn|move)",
+    "moving on",
+    "which brings me",
+    "next,",
+    "my (first|second|third|last) point",
+  ].join("|")})`,
+  "i",
+);
 
 export function buildStats(
   sentences: Sentence[],
@@ -242,7 +252,8 @@ function payoff(w: Window, stats: EpisodeStats, shape: Shape): { sub: SubScore; 
     "contrast or causal words",
   )} in ${n(all.length, "sentence", "sentences")}`;
   const shaped = shape.kinds.length ? `${shape.kinds.join(", ")}; ` : "no turn in the thought; ";
-  const reason = `${shaped}${lands.length ? `ends on ${lands.join(", ")}` : "no payoff in its last sentences"}; ${info}`;
+  const landed = lands.length ? `ends on ${lands.join(", ")}` : "no payoff in its last sentences";
+  const reason = `${shaped}${landed}; ${info}`;
   return { sub: { value, reason }, keyTerms: focus.terms };
 }
 

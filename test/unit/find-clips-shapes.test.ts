@@ -26,11 +26,17 @@ function build(script: string, raw = false): Built {
   let open: { name: string; from: number } | undefined;
   let t = 0.5;
   let prev: string | undefined;
-  for (const line of script
+  // A line that is not "X: …" or a mark carries on the line before (long lines are wrapped here).
+  const lines: string[] = [];
+  for (const l of script
     .trim()
     .split("\n")
-    .map((l) => l.trim())
+    .map((x) => x.trim())
     .filter(Boolean)) {
+    if (/^(\w: |\[|\])/.test(l) || !lines.length) lines.push(l);
+    else lines[lines.length - 1] += ` ${l}`;
+  }
+  for (const line of lines) {
     if (line.startsWith("[")) {
       open = { name: line.slice(1), from: words.length };
       continue;
@@ -76,13 +82,21 @@ describe("find-clips on shapes of talk", () => {
     const t = build(`
 A: Good morning, everyone, and welcome to the spring lecture, the biggest crowd this hall has had in twenty years.
 [bio
-A: My name is Priya Raman. I have been a professor of geology for twenty-two years, and before that I spent nine years as a field engineer in 2003 and 2004 across four countries. I have written three books, supervised forty-one doctoral students, and served on eleven national committees since 1998.
+A: My name is Priya Raman. I have been a professor of geology for twenty-two years, and before that I spent
+  nine years as a field engineer in 2003 and 2004 across four countries. I have written three books, supervised
+  forty-one doctoral students, and served on eleven national committees since 1998.
 ]
 [notice
-A: A few notices before we begin. Lunch is at half past twelve in hall B, tickets for the dinner are twenty pounds, and the fire exits are the two doors at the back. Next Tuesday the session starts at nine o'clock in room four, not ten.
+A: A few notices before we begin. Lunch is at half past twelve in hall B, tickets for the dinner are twenty
+  pounds, and the fire exits are the two doors at the back. Next Tuesday the session starts at nine o'clock in
+  room four, not ten.
 ]
 [moment
-A: Most landslides are not caused by rain at all. They are caused by the roads we cut into the hills, because a road turns a slope into a step and water collects behind it. I once watched a hillside in Nepal stand firm through the worst monsoon in a decade. Then a new road was cut across it in the dry season, and the whole slope came down the next spring, without a drop of rain. So if you want to know where the next landslide will be, do not look at the weather. Look at the map of new roads.
+A: Most landslides are not caused by rain at all. They are caused by the roads we cut into the hills, because
+  a road turns a slope into a step and water collects behind it. I once watched a hillside in Nepal stand firm
+  through the worst monsoon in a decade. Then a new road was cut across it in the dry season, and the whole
+  slope came down the next spring, without a drop of rain. So if you want to know where the next landslide will
+  be, do not look at the weather. Look at the map of new roads.
 ]
 A: Thank you all for coming, and see you next week.
 `);
@@ -100,7 +114,8 @@ A: Thank you all for coming, and see you next week.
 A: Welcome back to the show. Let's talk about kitchens.
 [exchange
 A: Sam, what is the one tool every home cook should throw away today?
-B: The garlic press, without a doubt, because it crushes the garlic into a bitter paste and then you spend ten minutes cleaning it.
+B: The garlic press, without a doubt, because it crushes the garlic into a bitter paste and then you spend ten
+  minutes cleaning it.
 A: But I love my garlic press. My mother gave it to me, and I use it every single night.
 B: Then keep it for the memories and use a knife for the cooking. Your mother would want the food to taste good.
 ]
@@ -137,7 +152,11 @@ A: Today we are talking about tomatoes, and my guest grows about forty kinds of 
 B: Thanks for having me. It is good to be here.
 A: What is the biggest mistake people make with tomatoes?
 [moment
-B: Most people water tomatoes far too often, and that is why the fruit splits. A tomato wants a deep drink twice a week, not a sip every evening. When the soil swings from dry to soaked, the skin cannot stretch fast enough, so it cracks. Last year I watered half my plants every night and half twice a week. The nightly half split almost every fruit, and the other half hardly lost one. So put the hose down and let the soil dry between drinks.
+B: Most people water tomatoes far too often, and that is why the fruit splits. A tomato wants a deep drink
+  twice a week, not a sip every evening. When the soil swings from dry to soaked, the skin cannot stretch fast
+  enough, so it cracks. Last year I watered half my plants every night and half twice a week. The nightly half
+  split almost every fruit, and the other half hardly lost one. So put the hose down and let the soil dry
+  between drinks.
 ]
 A: That is a surprise. I water mine every night.
 B: Then you know why they split. Stop tonight and see what happens.
@@ -163,14 +182,23 @@ A: Thanks for listening, and see you next week.
     const t = build(`
 A: Hello, and welcome to the reading room, the show about books.
 [moment
-A: Most people who give up on a novel give up in the first thirty pages, and it is almost never the book's fault. The first chapter of a long novel is the slowest, because the writer is still introducing everyone. I abandoned a great Russian novel three times. Then a friend told me to read the first fifty pages in one sitting, on a train, with my phone switched off. I finished it in a week, and it is now my favourite book. So give a long book one long sitting before you judge it.
+A: Most people who give up on a novel give up in the first thirty pages, and it is almost never the book's
+  fault. The first chapter of a long novel is the slowest, because the writer is still introducing everyone. I
+  abandoned a great Russian novel three times. Then a friend told me to read the first fifty pages in one
+  sitting, on a train, with my phone switched off. I finished it in a week, and it is now my favourite book. So
+  give a long book one long sitting before you judge it.
 ]
 [read
-A: Our friends at Pagewell make the reading lamp I use every night. It clips onto any book, it charges in an hour, and it lasts for a month of bedtime reading. Head to pagewell dot co and type in the word READING at checkout, and your first lamp ships free with twenty percent off.
+A: Our friends at Pagewell make the reading lamp I use every night. It clips onto any book, it charges in an
+  hour, and it lasts for a month of bedtime reading. Head to pagewell dot co and type in the word READING at
+  checkout, and your first lamp ships free with twenty percent off.
 ]
 A: Now, on to your letters. Ben asks whether audiobooks count as reading.
 [second
-A: They do, and the research is clearer than people think. When you listen, your brain builds the same picture of the story as when you read, because understanding happens after the words arrive, not in the eyes. The difference is that you cannot easily go back, so hard books are harder to follow by ear. But a story you hear is a story you know.
+A: They do, and the research is clearer than people think. When you listen, your brain builds the same picture
+  of the story as when you read, because understanding happens after the words arrive, not in the eyes. The
+  difference is that you cannot easily go back, so hard books are harder to follow by ear. But a story you hear
+  is a story you know.
 ]
 A: That's all for this week. See you next time.
 `);
