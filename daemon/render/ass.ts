@@ -120,6 +120,12 @@ function _styleLine(
   return `Style: ${fields.join(",")}`;
 }
 
+/**
+ * A first caption that starts less than this into the clip is shown from frame 0 instead (and the
+ * hook title needs no fade-in): a clip that opens on an empty frame loses the viewer who scrolls past.
+ */
+const FIRST_CUE_FROM_ZERO_S = 1;
+
 /** Builds the whole ASS document for one clip. */
 export function buildAss(words: CaptionWord[], o: AssOptions): string {
   // Sizes scale with the frame's area, not its height alone: a 1920×1080 or 1080×1080 frame gets
@@ -169,6 +175,8 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
     maxWords: animation === "none" ? undefined : s.max_words,
     uppercase: s.uppercase,
   });
+  // Frame 0 is the clip's first impression: a first cue that starts within a second shows from it.
+  if (cues[0] && cues[0].start > 0 && cues[0].start < FIRST_CUE_FROM_ZERO_S) cues[0] = { ...cues[0], start: 0 };
   for (const cue of cues) {
     const render = (fmt: (w: CaptionWord, i: number) => string) => {
       let i = 0;
@@ -221,7 +229,7 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
   if (o.hookTitle?.trim()) {
     const hookChars = Math.max(8, Math.floor((o.width - 2 * marginLR) / (hookSize * 0.6)));
     const lines = breakLines(o.hookTitle.trim().split(/\s+/), hookChars, 3).map((l) => escapeAssText(l.join(" ")));
-    add(0, Math.min(o.hookSeconds ?? 3, o.duration), "Hook", `{\\fad(150,250)}${lines.join("\\N")}`, 1);
+    add(0, Math.min(o.hookSeconds ?? 3, o.duration), "Hook", `{\\fad(0,250)}${lines.join("\\N")}`, 1);
   }
   return [
     "[Script Info]",

@@ -187,12 +187,16 @@ function _finalArgs(
   },
 ): string[] {
   const cards = cardTimes(o.brand);
+  // The file is tagged BT.709 (render.ts), so its pixels must be BT.709: frames that came in tagged
+  // so pass through; untagged ones (cards, drawn stills, ffmpeg-made sources) were made with
+  // BT.601's matrix and are converted here, once, at the end of the graph.
+  const tagged = [...parts, `[${out.v}]scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[v709]`];
   return [
     ...inputs,
     "-filter_complex",
-    parts.join(";"),
+    tagged.join(";"),
     "-map",
-    `[${out.v}]`,
+    "[v709]",
     "-map",
     `[${out.a}]`,
     "-t",

@@ -139,9 +139,11 @@ export async function measureClipAudio(
       { signal: o.signal, cwd: o.workdir },
     );
   } catch (err) {
-    // A source with no audio stream has nothing to measure; anything else is a real failure.
-    if (/matches no streams|Stream specifier ':a:0'|does not contain any stream/i.test(String(err))) return undefined;
-    throw err;
+    // A cancelled step stops here. Any other failure (no audio stream, a damaged source) leaves the
+    // sound unmeasured: the render that follows reads the same file and fails with its own, classified
+    // error (render_failed) if the file is really broken.
+    if (o.signal?.aborted) throw err;
+    return undefined;
   }
   const text = await readFile(stats, "utf8").catch(() => "");
   await rm(stats, { force: true });

@@ -40,6 +40,8 @@ export interface TitleLook {
   accent: string;
   font: string;
   uppercase?: boolean;
+  /** Put the band in the lower part of the frame (a logo holds a top corner). */
+  low?: boolean;
 }
 
 /**
@@ -67,7 +69,7 @@ export function titleSvg(title: string, l: TitleLook): Buffer {
   const pad = Math.round(font * 0.55);
   const widest = Math.min(l.width * 0.9, Math.max(...lines.map((s) => s.length)) * charW + 2 * pad);
   const boxH = lines.length * lineH + 2 * pad + Math.round(font * 0.3);
-  const top = Math.round(l.height * 0.07);
+  const top = l.low ? Math.round(l.height * 0.62) : Math.round(l.height * 0.07);
   const left = Math.round((l.width - widest) / 2);
   const box = svgColour(l.box);
   const ink = svgColour(l.text);

@@ -7,6 +7,8 @@ import { cardTimes, withRunBrand } from "../../daemon/render/brand-graph.js";
 import { stepFile } from "../../daemon/storage/storage.js";
 import { runFfmpeg, SAFE_INPUT } from "../../daemon/render/render.js";
 import { loadStyles } from "../../daemon/render/styles.js";
+import type { RenderPlan } from "../../daemon/render/clip-graph.js";
+import { cleanFrame, spokenMoment, steadyMoment } from "./frame.js";
 import { hookStart, titleSvg } from "./draw.js";
 
 /**
@@ -57,20 +59,32 @@ export default defineStage<PosterOptions>({
     const duration = Number(render.duration ?? cut.duration ?? 0);
     // The words are on the clip's own timeline; a brand's intro card plays before it in the file.
     const intro = cardTimes(withRunBrand(cut.render_plan, input.brand ?? undefined)?.brand).before;
-    const at = Math.max(
+    let at = Math.max(
       0,
       Math.min(intro + hookStart(doc.words ?? [], doc.hook ?? cut.hook), Math.max(0, duration - 0.1)),
     );
     const title = typeof render.hook_title === "string" ? render.hook_title : (cut.title ?? doc.title ?? undefined);
 
     ctx.progress(5, "poster");
-    const file = await stepFile(ctx, render.key);
+    const plan: RenderPlan | undefined = withRunBrand(cut.render_plan, input.brand ?? undefined);
     const png = path.join(ctx.workdir, "poster.png");
-    // -ss before -i seeks exactly on a decode: the frame shown at `at`, the same one a player shows.
-    await runFfmpeg(
-      ["-ss", at.toFixed(3), ...SAFE_INPUT, "-i", file, "-map", "0:v:0", "-frames:v", "1", "-update", "1", png],
-      { signal: ctx.signal, cwd: ctx.workdir },
-    );
+    let clean = false;
+    const audio = plan?.layout === "audio";
+    if (plan?.source_key && plan.pieces?.length && !audio) {
+      // The picture without captions or the hook box, so the title below is the only text on it;
+      // never from a scene under a second (a flash of another camera is no cover).
+      at = intro + steadyMoment(at - intro, plan.crop_plan, duration - intro);
+      await cleanFrame(ctx, plan, at - intro, png);
+      clean = true;
+    } else {
+      // -ss before -i seeks exactly on a decode: the frame shown at `at`, the same one a player shows.
+      if (audio) at = intro + spokenMoment(doc.words ?? [], at - intro, duration - intro);
+      const file = await stepFile(ctx, render.key);
+      await runFfmpeg(
+        ["-ss", at.toFixed(3), ...SAFE_INPUT, "-i", file, "-map", "0:v:0", "-frames:v", "1", "-update", "1", png],
+        { signal: ctx.signal, cwd: ctx.workdir },
+      );
+    }
     const meta = await sharp(png).metadata();
     const width = meta.width ?? Number(render.width);
     const height = meta.height ?? Number(render.height);
@@ -93,10 +107,21 @@ export default defineStage<PosterOptions>({
           font: style?.font ?? "DejaVu Sans",
         };
     let picture = sharp(png);
-    if (o.poster_title && title?.trim())
+    // An audio clip's frame already shows its title on the cover still, and a rendered frame may
+    // have the hook box burned in: the title is drawn once, never over another copy of itself.
+    const drawTitle = o.poster_title && !!title?.trim() && !audio && (clean || !render.hook_title);
+    const logoCorner = plan?.brand?.logo?.corner;
+    if (drawTitle && title)
       picture = picture.composite([
         {
-          input: titleSvg(title.trim(), { width, height, ...look, uppercase: !!style?.uppercase && !brand }),
+          input: titleSvg(title.trim(), {
+            width,
+            height,
+            ...look,
+            uppercase: !!style?.uppercase && !brand,
+            // A logo in a top corner keeps its corner: the band goes low instead.
+            low: !!logoCorner?.startsWith("top"),
+          }),
           top: 0,
           left: 0,
         },
@@ -123,7 +148,8 @@ export default defineStage<PosterOptions>({
           at: +at.toFixed(3),
           width,
           height,
-          title: o.poster_title && title?.trim() ? title.trim() : null,
+          title: drawTitle && title ? title.trim() : null,
+          clean,
           brand: brand?.id ?? null,
         },
       },
