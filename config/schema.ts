@@ -287,6 +287,12 @@ export const ConfigSchema = Type.Object(
         "Word list that `censor: mask` and `bleep` hide in captions (one word a " +
           "line, `*` for a prefix; see the built-in list).",
       ),
+      censor_low_confidence: Key(
+        Bool(),
+        false,
+        "Also hide listed words the speech engine heard with confidence below 0.5 (by default they are " +
+          "left as heard: more likely a misheard ordinary word).",
+      ),
       emoji_file: Opt(
         Str(),
         "config/emoji.yaml",

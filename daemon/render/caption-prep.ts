@@ -34,7 +34,9 @@ interface Ctx {
   storage: Storage;
   workdir: string;
   signal?: AbortSignal;
-  config?: { render?: { fonts_dir?: string; censor_words?: string; emoji_file?: string } };
+  config?: {
+    render?: { fonts_dir?: string; censor_words?: string; censor_low_confidence?: boolean; emoji_file?: string };
+  };
 }
 
 /** The most font files linked in from render.fonts_dir (libass reads every one at start). */
@@ -55,7 +57,9 @@ export function captionLook(render: NonNullable<Ctx["config"]>["render"], o: Pre
   let words = o.words;
   let bleep: Span[] = [];
   if (o.choices.censor !== "off") {
-    const c = censorWords(words, loadWordList(render?.censor_words || undefined));
+    const c = censorWords(words, loadWordList(render?.censor_words || undefined), {
+      lowConfidence: render?.censor_low_confidence === true,
+    });
     words = c.words;
     if (o.choices.censor === "bleep") bleep = bleepSpans(words, c.listed, o.duration);
   }

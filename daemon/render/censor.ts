@@ -5,9 +5,11 @@
  * Matching is on whole words only: each run of letters and digits in a caption word is compared
  * with the list, case and accents ignored, so punctuation around a word never hides it and a word
  * that merely contains a listed one ("Scunthorpe", "class") is never touched. An entry ending in
- * `*` matches the words it begins. The list is read once per file and kept.
+ * `*` matches the words it begins. The list is read once per file and kept. Only words heard with
+ * confidence are masked (confidence.ts), unless the operator asks for every listed word.
  */
 import { readFileSync } from "node:fs";
+import { heardSurely } from "./confidence.js";
 import { findConfigFile } from "./styles.js";
 
 export type CensorMode = "off" | "mask" | "bleep";
@@ -88,10 +90,19 @@ export function maskText(text: string, list: WordList): { text: string; masked: 
   return { text: out, masked };
 }
 
-/** Words with listed ones masked; `listed` holds the indices of the words that were. */
-export function censorWords<T extends { text: string }>(words: T[], list: WordList): { words: T[]; listed: number[] } {
+/**
+ * Words with listed ones masked; `listed` holds the indices of the words that were. A listed word
+ * the engine heard below `minConfidence` is left as it is (more likely a misheard ordinary word
+ * than a swear); `lowConfidence: true` masks it all the same (config render.censor_low_confidence).
+ */
+export function censorWords<T extends { text: string; confidence?: number }>(
+  words: T[],
+  list: WordList,
+  opts: { lowConfidence?: boolean; minConfidence?: number } = {},
+): { words: T[]; listed: number[] } {
   const listed: number[] = [];
   const out = words.map((w, i) => {
+    if (!opts.lowConfidence && !heardSurely(w, opts.minConfidence)) return w;
     const m = maskText(w.text, list);
     if (!m.masked) return w;
     listed.push(i);

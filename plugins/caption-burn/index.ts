@@ -21,6 +21,7 @@ import { loadStyles } from "../../daemon/render/styles.js";
 import { bleepFilter, CENSOR_MODES } from "../../daemon/render/censor.js";
 import type { BrandSnapshot } from "../../daemon/render/brand.js";
 import { loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
+import { decideHookTitle } from "./hook.js";
 import { prepareCaptions } from "./prepare.js";
 
 /**
@@ -155,7 +156,9 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       title ??= doc.title ?? undefined;
     }
     const hookOpt = o.hook_title ?? prev.hook_title ?? false;
-    const hookTitle = hookOpt === true ? title : typeof hookOpt === "string" ? hookOpt : undefined;
+    const hook = decideHookTitle(hookOpt, title, words);
+    const hookTitle = hook.text;
+    if (hook.off) ctx.log.info({ ref: cut.ref }, hook.off);
 
     // Clean captions and the brand kit (input.brand, a snapshot taken when the job was made).
     const choices = {
@@ -286,6 +289,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
         caption_position: position,
         highlight,
         hook_title: hookOpt,
+        ...(hook.off ? { hook_title_off: hook.off } : {}),
         ...choices,
         duration: +outDuration.toFixed(3),
         width,

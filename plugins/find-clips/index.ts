@@ -12,6 +12,7 @@ import {
 import { stepFile } from "../../daemon/storage/storage.js";
 import { findClips, isShortRecording, prepare, type Clip } from "./heuristic.js";
 import { confirmClipGaps } from "./gaps.js";
+import { markUnsureTitles } from "./title-confidence.js";
 import { findClipsWithLlm, llmSettings } from "./llm.js";
 import { measureLoudness } from "./loudness.js";
 import type { Transcript } from "./text.js";
@@ -240,6 +241,7 @@ export default defineStage<FindClipsOptions>({
         );
       }
     }
+    clips = markUnsureTitles(clips, prepared.words, existing);
     if (!clips.length && !prepared.words.length) {
       throw new StageError("no_speech", "find-clips: the transcript has no words to make clips from");
     }

@@ -2,12 +2,14 @@
  * Titles a person would post: 3–8 words from the passage's claim or its key noun phrases
  * ("Why most bad sourdough isn't about the recipe"), never a lone word, never from a sponsor read or
  * a web address. In order: the opening question when it is short; the passage's strongest claim,
- * cut to its main clause; its two key noun phrases; the opening sentence, shortened.
+ * cut to its main clause; its two key noun phrases; the opening sentence, shortened. A candidate with a
+ * word the engine heard below 0.5 confidence is passed over (daemon/render/confidence.ts).
  */
 import { facts, type Facts } from "./features.js";
 import type { Token } from "./nlp.js";
 import type { Window } from "./score.js";
 import { contentStems } from "./nlp.js";
+import { unsureWords } from "../../daemon/render/confidence.js";
 import type { Sentence } from "./text.js";
 
 const MIN_WORDS = 3;
@@ -105,10 +107,18 @@ function mainClause(f: Facts): string | undefined {
 }
 
 export function titleFor(w: Window, keyTerms: string[]): string {
+  // A title shows what was said: one with a word the engine barely heard may say what nobody said.
+  const sure = (text: string) => !unsureWords(text, w.words).length;
   const ss = w.sentences.filter(usable);
   const first = w.sentences[0]!; // a window holds at least one sentence
   const opening = facts(first);
-  if (opening.question && usable(first) && count(first.text) >= MIN_WORDS && count(first.text) <= MAX_WORDS + 1)
+  if (
+    opening.question &&
+    usable(first) &&
+    count(first.text) >= MIN_WORDS &&
+    count(first.text) <= MAX_WORDS + 1 &&
+    sure(first.text)
+  )
     return cap(first.text.trim());
   // The strongest claim among the passage's statements, preferring its key terms.
   const key = new Set(keyTerms.slice(0, 4));
@@ -127,7 +137,7 @@ export function titleFor(w: Window, keyTerms: string[]): string {
     .sort((a, b) => b.v - a.v);
   for (const { f } of ranked) {
     const clause = mainClause(f);
-    if (!clause) continue;
+    if (!clause || !sure(clause)) continue;
     // A general claim reads as the reason a clip exists: "Why most bad sourdough isn't about the recipe".
     // Only when the clause opens on its subject as a noun phrase or "we"/"you" ("Why I…" reads oddly).
     const subject = f.a.tokens.find((t) => t.value === clause.split(" ")[0]);
@@ -146,15 +156,26 @@ export function titleFor(w: Window, keyTerms: string[]): string {
   // The two key noun phrases of the passage ("Sourdough starter and bread flour").
   const phrases = ss
     .flatMap((s) => facts(s).a.nounPhrases)
-    .filter((p) => !URLISH.test(p) && contentStems(p).some((t) => key.has(t)));
+    .filter((p) => !URLISH.test(p) && contentStems(p).some((t) => key.has(t)) && sure(p));
   const distinct = [...new Map(phrases.map((p) => [contentStems(p).join(" "), p])).values()].sort(
     (a, b) => count(b) - count(a),
   );
   if (distinct.length >= 2 && count(`${distinct[0]} and ${distinct[1]}`) <= MAX_WORDS)
     return cap(`${distinct[0]} and ${distinct[1]}`);
   if (distinct[0] && count(distinct[0]) >= MIN_WORDS) return cap(distinct[0]);
-  // The opening sentence, cut to eight words.
-  const base = (ss[0] ?? first).text
+  // The opening sentence (the first heard surely), cut to eight words.
+  const base = (
+    ss.find((s) =>
+      sure(
+        s.words
+          .slice(0, MAX_WORDS)
+          .map((x) => x.text)
+          .join(" "),
+      ),
+    ) ??
+    ss[0] ??
+    first
+  ).text
     .trim()
     .split(/\s+/)
     .filter((x) => !URLISH.test(x));

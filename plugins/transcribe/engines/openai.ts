@@ -25,8 +25,22 @@ interface VerboseSegment {
 interface Verbose {
   language?: string;
   text?: string;
-  words?: Array<{ word: string; start: number; end: number }>;
+  /** `probability` is faster-whisper's per-word score, which servers built on it return. */
+  words?: Array<{ word: string; start: number; end: number; probability?: number }>;
   segments?: VerboseSegment[];
+  /** Token log-probabilities, from servers that return them (OpenAI's `include: ["logprobs"]`). */
+  logprobs?: Array<{ token: string; logprob: number }>;
+}
+
+/** Whisper-style tokens joined into words (a token opening on a space starts one): each word's mean probability. */
+function tokenWordProbabilities(tokens: Array<{ token: string; logprob: number }>): number[] {
+  const out: number[][] = [];
+  for (const t of tokens) {
+    if (!t.token?.trim() || !Number.isFinite(t.logprob)) continue;
+    if (!out.length || /^\s/.test(t.token)) out.push([]);
+    out[out.length - 1]!.push(Math.exp(t.logprob));
+  }
+  return out.map((ps) => ps.reduce((a, b) => a + b, 0) / ps.length);
 }
 
 const LANGUAGE_NAMES: Record<string, string> = {
@@ -37,17 +51,26 @@ const LANGUAGE_NAMES: Record<string, string> = {
   italian: "it",
 };
 
-/** Maps a verbose_json body to words; a word's confidence is its segment's exp(avg_logprob), else 1. */
+/**
+ * Maps a verbose_json body to words. A word's confidence is the best the server gives: its own
+ * `probability`, else the mean exp(logprob) of its tokens when the body has token log-probabilities
+ * that join into as many words, else its segment's exp(avg_logprob), else 1.
+ */
 export function fromVerboseJson(body: Verbose): ChunkResult {
   const segments = (body.segments ?? []).filter((s) => s.text?.trim());
-  const words: TranscriptWord[] = (body.words ?? [])
-    .filter((w) => w.word?.trim())
-    .map((w) => {
-      const mid = (w.start + w.end) / 2;
-      const seg = segments.find((s) => mid >= s.start && mid <= s.end);
-      const confidence = seg?.avg_logprob !== undefined ? Math.min(1, Math.exp(seg.avg_logprob)) : 1;
-      return { text: w.word.trim(), start: w.start, end: Math.max(w.start, w.end), confidence };
-    });
+  const given = (body.words ?? []).filter((w) => w.word?.trim());
+  const fromTokens = body.logprobs?.length ? tokenWordProbabilities(body.logprobs) : [];
+  const byToken = fromTokens.length === given.length ? fromTokens : undefined;
+  const words: TranscriptWord[] = given.map((w, i) => {
+    const mid = (w.start + w.end) / 2;
+    const seg = segments.find((s) => mid >= s.start && mid <= s.end);
+    const p =
+      typeof w.probability === "number"
+        ? w.probability
+        : (byToken?.[i] ?? (seg?.avg_logprob !== undefined ? Math.exp(seg.avg_logprob) : 1));
+    const confidence = Math.min(1, Math.max(0, p));
+    return { text: w.word.trim(), start: w.start, end: Math.max(w.start, w.end), confidence };
+  });
   const lang = body.language?.toLowerCase();
   return {
     words,

@@ -1,0 +1,61 @@
+/**
+ * How sure the speech engine was of a word (`confidence`, 0–1, docs/transcription.md), and what is
+ * built on it: a title or hook drawn from words the engine barely heard may say something nobody
+ * said, and a "profanity" heard at 0.2 is more likely a misheard ordinary word than a swear.
+ * A word without a confidence (an older transcript, a typed caption) counts as heard.
+ */
+
+/** Below this a word is not trusted for titles, the hook box or the censor. */
+export const MIN_CONFIDENCE = 0.5;
+
+export interface Heard {
+  text: string;
+  confidence?: number;
+}
+
+/** Lower case letters and digits only, so "Stung," in a caption meets "stung" in a title. */
+export const normalWord = (s: string) =>
+  s
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[’]/g, "'")
+    .replace(/[^\p{L}\p{N}']/gu, "")
+    .replace(/^'+|'+$/g, "");
+
+/** True when the engine gave the word at least `min` (or gave no confidence at all). */
+export const heardSurely = (w: Heard, min = MIN_CONFIDENCE) =>
+  typeof w.confidence !== "number" || !Number.isFinite(w.confidence) || w.confidence >= min;
+
+/**
+ * The words of `text` that the engine heard below `min` in `words` (the passage the text was made
+ * from), each with its best confidence there: a word said twice counts as heard if either time
+ * was sure. Words of `text` not found in `words` are not judged.
+ */
+export function unsureWords(
+  text: string,
+  words: Heard[],
+  min = MIN_CONFIDENCE,
+): Array<{ word: string; confidence: number }> {
+  const best = new Map<string, number>();
+  for (const w of words) {
+    const key = normalWord(w.text);
+    if (!key) continue;
+    const c = heardSurely(w, Number.POSITIVE_INFINITY) ? 1 : (w.confidence as number);
+    best.set(key, Math.max(best.get(key) ?? 0, c));
+  }
+  const out: Array<{ word: string; confidence: number }> = [];
+  for (const raw of text.split(/\s+/)) {
+    const word = normalWord(raw);
+    const c = best.get(word);
+    if (word && c !== undefined && c < min && !out.some((o) => o.word === word)) out.push({ word, confidence: c });
+  }
+  return out;
+}
+
+/** "“arrow” 0.00, “our” 0.21": the unsure words for a reason a person reads. */
+export const describeUnsure = (unsure: Array<{ word: string; confidence: number }>) =>
+  unsure
+    .slice(0, 3)
+    .map((u) => `“${u.word}” ${u.confidence.toFixed(2)}`)
+    .join(", ");
