@@ -17,6 +17,7 @@ import type { LinkSigner } from "./signing.js";
 import type { Storage } from "../daemon/storage/storage.js";
 import type { WebService } from "../daemon/web/service.js";
 import type { StudioService } from "../daemon/studio/service.js";
+import type { OAuthService } from "../daemon/oauth/service.js";
 import type { Drain } from "../daemon/ops/drain.js";
 
 export interface FacadeServices {
@@ -39,6 +40,8 @@ export interface FacadeServices {
   web: WebService;
   /** The episode studio's media, transcript lines and drawn images, and results pages (daemon/studio/). */
   studio: StudioService;
+  /** OAuth 2.1 for the MCP tool server's remote connectors (daemon/oauth/). */
+  oauth: OAuthService;
   /** Set when the running roles begin to shut down; `/readyz` then answers 503 (absent: never draining). */
   drain?: Pick<Drain, "since">;
   log: Logger;

@@ -35,6 +35,7 @@ import { WebService } from "../web/service.js";
 import { AccountRemoval } from "../web/removal.js";
 import { PaymentService } from "../payments/service.js";
 import { StudioService } from "../studio/service.js";
+import { OAuthService } from "../oauth/service.js";
 
 /** Tokens for what has no class of its own (or is opened before the container is filled). */
 export const TOKENS = {
@@ -160,6 +161,7 @@ export function buildContainer(opened: Opened): DependencyContainer {
         transcripts: c.resolve(TranscriptService),
       }),
   );
+  once(OAuthService, (c) => new OAuthService({ db: c.resolve(TOKENS.db) }));
   once(
     WebService,
     (c) =>

@@ -12,6 +12,7 @@ import { createFacade } from "../../facade/app.js";
 import type { ClipdApp } from "./app.js";
 import { fetchAutoModel } from "../../plugins/transcribe/engines/auto-model.js";
 import { WatchFolder } from "../watch/folder.js";
+import { OAuthService } from "../oauth/service.js";
 import { RateLimiter } from "../../facade/ratelimit.js";
 import { LinkSigner } from "../../facade/signing.js";
 import { downloadLink } from "../../facade/uploads.js";
@@ -66,6 +67,7 @@ export async function serveRole(
     storage: app.storage,
     web: app.web,
     studio: app.container.resolve(StudioService),
+    oauth: app.container.resolve(OAuthService),
     drain,
     log: app.log.child({ role: "serve" }),
     version: app.version,

@@ -13,6 +13,7 @@ import addFormats from "ajv-formats";
 import type { Queryable } from "../../daemon/store/db.js";
 import { faultPoint } from "../../daemon/ops/faults.js";
 import { requireKey, type AuthContext } from "../auth.js";
+import { bearerAudience } from "../oauth/urls.js";
 import { requireSession } from "../web/session-auth.js";
 import { ApiError, toErrorBody } from "../errors.js";
 import { beginIdempotent, finishIdempotent, requestHash, type IdemScope } from "../idempotency.js";
@@ -116,6 +117,8 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
     try {
       let auth: AuthContext | undefined;
       let authError: unknown;
+      // Where an OAuth access token may stand in for a key: through /mcp only (facade/oauth/urls.ts).
+      const audience = bearerAudience(caller, services);
       // On the web surface the signed-in session is the caller (an Authorization header is ignored there).
       if (caller.surface === "web" && (kind === "key" || kind === "session")) {
         auth = await requireSession(caller.web?.session, services.accounts, { apiOperation: kind === "key" }).catch(
@@ -128,7 +131,7 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
           "this call is made by the website only, with a signed-in session",
         );
       else if (kind === "key")
-        auth = await requireKey(caller.bearer, services.accounts, op.scope).catch(
+        auth = await requireKey(caller.bearer, services.accounts, op.scope, audience).catch(
           (err) => ((authError = err), undefined),
         );
       // Counted before the key is judged, so refused keys (401, 403) are limited and answer the headers too.

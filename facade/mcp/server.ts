@@ -91,9 +91,8 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
 
   /** The tools the caller's key may call: a read-only key is not shown the write tools. */
   async function listFor(caller: Caller): Promise<ToolDefinition[]> {
-    const auth = await requireKey(caller.bearer, services.accounts, null, bearerAudience(caller, services)).catch(
-      () => undefined,
-    );
+    const audience = bearerAudience(caller, services);
+    const auth = await requireKey(caller.bearer, services.accounts, null, audience).catch(() => undefined);
     const scopes: readonly string[] = auth?.key.scopes ?? [];
     return [...tools.values()].filter((t) => !t.op.scope || scopes.includes(t.op.scope)).map((t) => t.def);
   }

@@ -25,6 +25,7 @@ const ResultsPage = lazy(() => import("./pages/results"));
 const FreePage = lazy(() => import("./pages/free"));
 const FreeKeyPage = lazy(() => import("./pages/free-key"));
 const FreeResultPage = lazy(() => import("./pages/free-result"));
+const OAuthConsentPage = lazy(() => import("./pages/oauth-consent"));
 
 const SIGNED_OUT: Record<string, () => ReactNode> = {
   "/signin": () => <SignIn />,
@@ -36,6 +37,8 @@ const ANYONE: Record<string, () => ReactNode> = {
   "/verify-email": () => <VerifyEmail />,
   "/free": () => <FreePage />,
   "/free/key": () => <FreeKeyPage />,
+  // Signed in only, but it sends a signed-out visitor to sign in itself, keeping its query (the OAuth request).
+  "/oauth/consent": () => <OAuthConsentPage />,
 };
 const SIGNED_IN: Record<string, () => ReactNode> = {
   "/keys": () => <KeysPage />,

@@ -5,10 +5,13 @@ import { Link, navigate, useLocation } from "../router";
 import { useSession } from "../session";
 import { ErrorText, Field, handler, Notice, useAction, useTitle } from "../ui";
 
-/** Where to go after signing in: the page that asked, if it is one of ours. */
+/**
+ * Where to go after signing in: the page that asked, if it is one of ours; the OAuth consent page
+ * keeps its query (the app's request).
+ */
 function nextPath(query: URLSearchParams): string {
   const n = query.get("next") ?? "";
-  return /^\/[a-z-]+$/.test(n) ? n : "/keys";
+  return /^\/[a-z-]+$/.test(n) || /^\/oauth\/consent\?[^\s#]*$/.test(n) ? n : "/keys";
 }
 
 function useCredentialsForm(path: "/signin" | "/signup") {

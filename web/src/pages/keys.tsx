@@ -1,8 +1,12 @@
-/** Keys: make a key (shown once), list them, revoke one. The limit of 5 is the server's to enforce. */
+/**
+ * Keys: make a key (shown once), list them, revoke one. The limit of 5 is the server's to enforce.
+ * Below them, the apps connected through OAuth (keys-apps.tsx).
+ */
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
 import { SCOPES, type ApiKey, type CreatedKey } from "../types";
 import { ErrorText, Field, handler, Notice, SecretBox, useAction, useTitle, when } from "../ui";
+import { ConnectedApps } from "./keys-apps";
 
 const EXPIRY = [
   { value: "", label: "Never" },
@@ -53,6 +57,7 @@ export default function KeysPage() {
         <ErrorText error={list.error} />
         {keys === null ? <p className="loading">Loading keys…</p> : <KeyTable keys={keys} onChange={handler(load)} />}
       </section>
+      <ConnectedApps />
     </>
   );
 }
