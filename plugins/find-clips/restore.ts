@@ -8,7 +8,14 @@
  * wink-nlp tags the words one speaker turn at a time, so the tags see the context.
  */
 import { nlp } from "./nlp.js";
-import type { Word } from "./text.js";
+
+/** A timed word, as text.ts's Word has it (named here so text.ts and this file do not import each other). */
+interface Word {
+  text: string;
+  start: number;
+  end: number;
+  speaker?: string | null;
+}
 
 const its = nlp.its;
 /** Words that cannot end a sentence: they need what follows. */
