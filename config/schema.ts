@@ -94,6 +94,17 @@ export const ConfigSchema = Type.Object(
           "so a load balancer sees the drain before connections are refused. 0: close " +
           "once running steps end (set a few seconds behind a balancer).",
       ),
+      upload_idle_seconds: Key(
+        Num({ minimum: 1, maximum: 3600 }),
+        60,
+        "A signed upload PUT that sends no bytes for this long is cut off (408 upload_idle). " +
+          "Upload PUTs have no limit on their whole length: they are bounded by this and the size cap.",
+      ),
+      request_body_seconds: Key(
+        Num({ minimum: 1, maximum: 3600 }),
+        300,
+        "Every other request must have sent its whole body within this long of its start (408 request_timeout).",
+      ),
       max_json_bytes: Key(
         Int({ minimum: 1024 }),
         1048576,

@@ -15,5 +15,9 @@ export function answerResponse(req: Request, answer: Answer): Response | HTTPRes
     answer.headers.set("connection", "close");
     lingerOver(req);
   }
-  return new HTTPResponse(JSON.stringify(answer.body), { status: answer.status, headers: answer.headers });
+  // A replay goes out as the bytes first sent (its record kept them: facade/idempotency.ts answerText).
+  return new HTTPResponse(answer.text ?? JSON.stringify(answer.body), {
+    status: answer.status,
+    headers: answer.headers,
+  });
 }

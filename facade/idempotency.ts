@@ -23,8 +23,16 @@ export interface IdemScope {
   livemode: boolean;
 }
 
-/** A replay of the first answer, or a fresh start owning the record by its `attempt` token. */
-export type IdemStart = { replay: { status: number; body: unknown } } | { fresh: true; attempt: string };
+/**
+ * A replay of the first answer, or a fresh start owning the record by its `attempt` token. `text`
+ * is the first answer's body exactly as it was sent (byte for byte), absent on older records.
+ */
+export type IdemStart = { replay: { status: number; body: unknown; text?: string } } | { fresh: true; attempt: string };
+
+/** The body text an answer is sent as: the one serialisation, shared by the first answer and its record. */
+export function answerText(body: unknown): string {
+  return JSON.stringify(body ?? null);
+}
 
 export function requestHash(method: string, path: string, body: unknown): string {
   return createHash("sha256")
@@ -70,7 +78,7 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
     );
     if (ins.rows.length) return { fresh: true, attempt } as const;
     const { rows } = await tx.query(
-      `select request_hash, state, status, body, created_at < now() - make_interval(secs ` +
+      `select request_hash, state, status, body, body_text, created_at < now() - make_interval(secs ` +
         `=> $4) as stale from idempotency where account_id = $1 and livemode = ` +
         `$2 and key = $3`,
       [accountId, livemode, key, IDEMPOTENCY_STALE_SECONDS],
@@ -100,7 +108,10 @@ export async function beginIdempotent(db: Db, scope: IdemScope, key: string, has
         "a request with this Idempotency-Key is still running; retry shortly",
         { field: "Idempotency-Key" },
       );
-    return { replay: { status: r.status, body: typeof r.body === "string" ? JSON.parse(r.body) : r.body } } as const;
+    const body = typeof r.body === "string" ? JSON.parse(r.body) : r.body;
+    return {
+      replay: { status: r.status, body, ...(r.body_text == null ? {} : { text: String(r.body_text) }) },
+    } as const;
   });
 }
 
@@ -126,8 +137,8 @@ export async function finishIdempotent(
     return;
   }
   const { rows } = await q.query(
-    `update idempotency set state = 'done', status = $5, body = $6 where ${mine} returning key`,
-    [accountId, livemode, key, attempt, status, JSON.stringify(body ?? null)],
+    `update idempotency set state = 'done', status = $5, body = $6, body_text = $7 where ${mine} returning key`,
+    [accountId, livemode, key, attempt, status, answerText(body), answerText(body)],
   );
   if (!rows.length && opts.inWork) {
     throw new ApiError(

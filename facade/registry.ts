@@ -66,7 +66,11 @@ export interface Operation<B = any, Q = any> {
    * OpenAPI under these media types. Absent for every JSON operation.
    */
   rawBody?: { description: string; mediaTypes: string[] };
-  /** False when the JSON body may be left out (an empty body then counts as {}); default true. */
+  /**
+   * Whether OpenAPI marks the JSON body required (default true). Only an explicit `true` refuses a
+   * request without a body (400 naming `body`); otherwise a missing body counts as {}, as it always
+   * has for the operations whose published description says nothing of it.
+   */
   bodyRequired?: boolean;
   responses: Record<number, { description: string; schema?: JsonSchema }>;
   /**

@@ -48,8 +48,13 @@ export class LinkSigner {
     return new LinkSigner(Buffer.from(rows[0]!.value, "base64"));
   }
 
-  sign(claims: Omit<LinkClaims, "exp">, ttlSeconds: number): { token: string; expiresAt: string } {
-    const exp = Math.floor(Date.now() / 1000) + ttlSeconds;
+  /** Signs `claims` for `ttlSeconds` from now, or until `untilSeconds` (Unix time) when given. */
+  sign(
+    claims: Omit<LinkClaims, "exp">,
+    ttlSeconds: number,
+    untilSeconds?: number,
+  ): { token: string; expiresAt: string } {
+    const exp = untilSeconds ?? Math.floor(Date.now() / 1000) + ttlSeconds;
     const body = b64(JSON.stringify({ ...claims, exp }));
     const mac = b64(createHmac("sha256", this.secret).update(body).digest());
     return { token: `${body}.${mac}`, expiresAt: new Date(exp * 1000).toISOString() };

@@ -185,6 +185,13 @@ export async function sampleTranscript(links?: SampleLinks) {
  * A signed link to the sample clip (config/samples/sample-clip.mp4, shipped, never rendered),
  * offered under the sample job's file name. The file is put in storage once, like the transcript's.
  */
+/**
+ * When the sample clip's download link expires: a fixed moment, not 7 days from the read, because
+ * test mode promises the same sample answers every time (issue 27). The link only ever reaches the
+ * shipped sample clip, so a long life costs nothing.
+ */
+export const SAMPLE_LINK_EXPIRES = new Date("2099-12-31T23:59:59Z");
+
 export async function sampleClipLink(links: SampleLinks, fileName: string): Promise<DownloadLink> {
   const key = "testmode/sample-clip.mp4";
   if (!(await links.services.storage.exists(key))) {
@@ -193,5 +200,12 @@ export async function sampleClipLink(links: SampleLinks, fileName: string): Prom
       await readFile(path.join(projectRoot(), "config", "samples", "sample-clip.mp4")),
     );
   }
-  return downloadLink(links.services, { key, name: fileName, type: "video/mp4", origin: links.origin });
+  // A fixed expiry, so every read of a sample job answers the same link and download_expires_at.
+  return downloadLink(links.services, {
+    key,
+    name: fileName,
+    type: "video/mp4",
+    origin: links.origin,
+    until: SAMPLE_LINK_EXPIRES,
+  });
 }

@@ -160,11 +160,12 @@ export const UNNAMED_UPLOAD = "upload";
 /** A signed GET link (7 days) to a storage file, offered as `name` with Content-Type `type`. */
 export function downloadLink(
   services: LinkServices,
-  opts: { key: string; name: string; type?: string; origin?: string; ttlSeconds?: number },
+  opts: { key: string; name: string; type?: string; origin?: string; ttlSeconds?: number; until?: Date },
 ): DownloadLink {
   const { token, expiresAt } = services.signer.sign(
     { k: "download", key: opts.key, name: opts.name, type: opts.type ?? contentTypeFor(opts.name) },
     opts.ttlSeconds ?? DOWNLOAD_TTL_SECONDS,
+    opts.until ? Math.floor(opts.until.getTime() / 1000) : undefined,
   );
   return { url: `${linkBase(services.config, opts.origin)}/api/v1/files/${token}`, expires_at: expiresAt };
 }

@@ -19,9 +19,11 @@ import { downloadLink } from "../../facade/uploads.js";
 import { resultsLink } from "../../facade/operations/web-studio-results.js";
 import { ensureOpsToken } from "../ops/ops-token.js";
 import os from "node:os";
+import type { Server as HttpServer } from "node:http";
 import { configureEncoder } from "../render/encoder.js";
 import { defaultRenderConcurrency, setRenderConcurrency } from "../render/encode-slots.js";
 import { startUploadSweeper } from "../../facade/upload-sweeper.js";
+import { applyRequestTimeouts } from "../../facade/request-timeouts.js";
 import { AccountRemoval } from "../web/removal.js";
 import { StudioService } from "../studio/service.js";
 
@@ -85,6 +87,11 @@ export async function serveRole(
     public: app.config.server.host === "0.0.0.0",
     // biome-ignore lint/suspicious/noExplicitAny: listhen's types lag its documented options
   } as any);
+  // Uploads are bounded by idleness and size, other requests by time (facade/request-timeouts.ts).
+  applyRequestTimeouts(listener.server as HttpServer, {
+    uploadIdleSeconds: app.config.server.upload_idle_seconds,
+    requestBodySeconds: app.config.server.request_body_seconds,
+  });
   if (port !== 0 && listener.address.port !== port) {
     await listener.close();
     throw new Error(`port ${port} is in use; stop what holds it or set PORT`);

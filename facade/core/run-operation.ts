@@ -34,7 +34,16 @@ export interface OperationInput {
 }
 
 /** What comes back: a status, a JSON body and headers, or a raw HTTP response. */
-export type Answer = { status: number; body: unknown; headers: Headers; bodyRead: boolean } | { raw: Response };
+export type Answer =
+  | {
+      status: number;
+      body: unknown;
+      headers: Headers;
+      bodyRead: boolean;
+      /** The body's exact text, where it must go out byte for byte (an idempotent replay). */
+      text?: string;
+    }
+  | { raw: Response };
 
 /** A schema fault that says the value is not a usable link (`format: uri`, an `^https://` pattern). */
 function isUrlFault(e: NonNullable<ValidateFunction["errors"]>[number]): boolean {
@@ -157,7 +166,16 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
         throw new ApiError(400, code, message, { field });
       }
       if (op.body) {
-        ctx.body = (await input.readBody?.()) ?? {};
+        const sent = await input.readBody?.();
+        // Where the published contract makes the body required, a missing one is refused, not taken as {}.
+        if (sent === undefined && op.bodyRequired === true)
+          throw new ApiError(
+            400,
+            "invalid_request",
+            "body: a JSON object is required (send {} to take every default)",
+            { field: "body" },
+          );
+        ctx.body = sent ?? {};
         bodyRead = true;
         // Before the schema, so a key that holds a NUL is named printably (the schema would echo it).
         refuseBadText(ctx.body, "body");
@@ -182,7 +200,7 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
         );
         if ("replay" in start) {
           headers.set("Idempotent-Replayed", "true");
-          return { status: start.replay.status, body: start.replay.body, headers, bodyRead };
+          return { status: start.replay.status, body: start.replay.body, text: start.replay.text, headers, bodyRead };
         }
         idem = { scope, key: idemKey, attempt: start.attempt };
       }

@@ -159,7 +159,9 @@ export const restyleClip = defineOperation({
       schema: S.restyleAnswer,
     },
     400: {
-      description: 'Invalid request; a body naming no look field (save_as_default alone included) names field "body"',
+      description:
+        'Invalid request; a body naming no look field and not save_as_default: true names field "body" ' +
+        "(save_as_default: true alone saves the clip's current look as the account's defaults: no render, no charge)",
     },
     402: { description: "Payment required", schema: S.paymentError },
     404: { description: "Not on this account" },
@@ -170,13 +172,14 @@ export const restyleClip = defineOperation({
     // biome-ignore lint/suspicious/noExplicitAny: look fields copied by name from the validated body
     const body = (ctx.body ?? {}) as Record<string, any>;
     const look = _look(ctx, body);
-    // save_as_default saves the look this restyle makes, so a body with nothing else has nothing to save.
-    if (!Object.keys(look).length) {
+    // save_as_default: true with no look field saves the clip's current look as the defaults: the
+    // restyle resolves to no change, so nothing renders and nothing is charged (ClipJobs.restyle).
+    if (!Object.keys(look).length && body.save_as_default !== true) {
       throw new ApiError(
         400,
         "invalid_request",
-        `body names nothing to change: give at least one of ${LOOK_FIELDS.join(", ")}` +
-          (body.save_as_default !== undefined ? " (save_as_default only saves the look a restyle makes)" : ""),
+        `body names nothing to change: give at least one of ${LOOK_FIELDS.join(", ")}, ` +
+          "or save_as_default: true to save the clip's current look as the defaults",
         { field: "body" },
       );
     }

@@ -219,6 +219,8 @@ export const searchEpisode = defineOperation({
   idempotent: true,
   summary: "Search a ready episode for more clips about a topic",
   body: S.searchBody,
+  // The published description: "Body required (object; no field is marked required)". {} will do.
+  bodyRequired: true,
   responses: {
     202: {
       description:

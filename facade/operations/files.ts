@@ -22,6 +22,7 @@ import { abandonStream } from "../../daemon/storage/storage.js";
 import { diskFullOr, InsufficientStorage } from "../../daemon/storage/disk-full.js";
 import { errorResponse, pumpBody, tooBig } from "./_upload-body.js";
 import { parseContentRange, putChunk } from "./upload-chunks.js";
+import { isUploadClosed, uploadClosed } from "../upload-closed.js";
 
 /** These two operations are HTTP by nature (raw bytes, Range); the adapter hands them the request. */
 function httpRequest(caller: { request?: Request }): Request {
@@ -68,7 +69,8 @@ export const putUpload = defineOperation({
     409: {
       description:
         "A chunk that does not start where the stored bytes end (upload_offset_mismatch, " +
-        "offset), or names another total (upload_total_changed, total)",
+        "offset), or names another total (upload_total_changed, total); or the upload was " +
+        "reported done already and the address is closed (upload_closed)",
     },
     413: {
       description:
@@ -91,6 +93,9 @@ export const putUpload = defineOperation({
     } catch (err) {
       return errorResponse(err, { connection: "close" });
     }
+    // Closed once the upload was reported done: a late PUT must not replace what the import reads.
+    if (!claims.test && (await isUploadClosed(services.db, claims.ref)))
+      return errorResponse(uploadClosed(), { connection: "close" });
     if (range) return putChunk(services, event.req, claims, range);
     // Refusing before reading: Connection: close so the client need not send the rest.
     const declared = Number(event.req.headers.get("content-length") ?? NaN);
@@ -134,6 +139,11 @@ export const putUpload = defineOperation({
       });
     }
     if (claims.test) return { key: claims.key, bytes, livemode: false };
+    // Checked again now the bytes are in: /uploaded may have come while they were on the way.
+    if (await isUploadClosed(services.db, claims.ref)) {
+      await services.storage.remove(part).catch(() => undefined);
+      throw uploadClosed();
+    }
     await services.storage.move(part, claims.key).catch(async (err) => {
       await services.storage.remove(part).catch(() => undefined);
       throw diskFullOr(err, "the upload");

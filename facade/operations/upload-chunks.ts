@@ -28,6 +28,7 @@ import { ApiError, toErrorBody } from "../errors.js";
 import type { FacadeServices } from "../services.js";
 import type { LinkClaims } from "../signing.js";
 import { errorResponse, judgeHead, pumpBody, tooBig } from "./_upload-body.js";
+import { isUploadClosed, uploadClosed } from "../upload-closed.js";
 
 /** Largest chunk one PUT may carry (64 MiB). */
 export const MAX_CHUNK_BYTES = 64 * 1024 * 1024;
@@ -57,7 +58,7 @@ export function parseContentRange(header: string | null): ChunkRange | undefined
   return { first, last, total };
 }
 
-type Services = Pick<FacadeServices, "storage" | "log">;
+type Services = Pick<FacadeServices, "storage" | "log" | "db">;
 
 /** How far the upload behind `claims` got: the stored offset and, once known, the total. */
 async function progressOf(s: Services, key: string): Promise<{ offset: number; total?: number; partial: boolean }> {
@@ -213,6 +214,8 @@ export async function putChunk(
     );
   }
   if (!complete) return { received, total: range.total, complete: false };
+  // The last chunk joins the file under its key: not once the upload was reported done.
+  if (await isUploadClosed(s.db, claims.ref)) throw uploadClosed();
   await finish(s, claims, range.total);
   return { key: claims.key, bytes: range.total, received, total: range.total, complete: true };
 }

@@ -14,6 +14,7 @@ import type { JsonSchema } from "../../daemon/engine/stage.js";
 import type { Caller } from "../core/caller.js";
 import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import { linkBase, uploadLink, type UploadLink } from "../uploads.js";
+import { closeUpload } from "../upload-closed.js";
 import { freeFor } from "./free.js";
 import { getTranscript } from "./transcripts.js";
 import { sessionOf } from "./web-account.js";
@@ -110,6 +111,8 @@ const transcriptUploaded = defineOperation({
       { db: s.db, storage: s.storage, transcripts: s.transcripts },
       { accountId, id, origin: ctx.caller.surface },
     );
+    // Started: the address is closed to later PUTs (facade/upload-closed.ts).
+    await closeUpload(s.db, id);
     const view = await getTranscript.handler({ ...ctx, params: { id } } as OperationContext);
     ctx.status = created ? 202 : 200;
     return view;
@@ -212,6 +215,7 @@ const freeUploaded = defineOperation({
     const s = ctx.services;
     const svc = freeFor(s, ctx.caller.linkOrigin);
     const started = await startFreeUpload({ db: s.db, storage: s.storage, free: svc }, ctx.params.id!);
+    await closeUpload(s.db, ctx.params.id!);
     ctx.status = 202;
     return {
       id: started.id,

@@ -109,14 +109,17 @@ export default defineStage<TranscribeOptions>({
     const concurrency = opts.concurrency ?? cores;
     const source = input.source as { key?: string } | undefined;
     if (!source?.key) throw new StageError("bad_input", "transcribe needs input.source.key");
+    // A message reaches clients (episodes, transcripts, webhooks): it never names a storage key,
+    // which is the server's business; the log keeps the key beside the run id.
     if (!(await ctx.storage.exists(source.key))) {
-      throw new StageError("source_missing", `source ${source.key} is not in storage`);
+      ctx.log.warn({ key: source.key }, "source missing from storage");
+      throw new StageError("source_missing", "the source file is no longer in storage");
     }
     const sourcePath = await stepFile(ctx, source.key);
 
     const media = input.media as { duration?: number; has_audio?: boolean } | undefined;
     const hasAudio = media?.has_audio ?? (await hasAudioStream(sourcePath, ctx.signal));
-    if (!hasAudio) throw new StageError("no_audio", `source ${source.key} has no audio stream`);
+    if (!hasAudio) throw new StageError("no_audio", "the source has no audio stream");
 
     const engine = await pickEngine(opts, ctx);
     ctx.log.info({ engine: engine.name, model: engine.model }, "transcribe engine chosen");
@@ -187,7 +190,7 @@ export default defineStage<TranscribeOptions>({
 
       const { words, hint } = stitchWords(placed, duration);
       if (words.length === 0) {
-        throw new StageError("no_speech", `no speech was recognised in ${source.key} (${engine.name})`, {
+        throw new StageError("no_speech", `no speech was recognised in the recording (engine ${engine.name})`, {
           retryable: false,
         });
       }

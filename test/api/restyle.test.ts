@@ -181,11 +181,23 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     const same = await patch(a.live, clipId, { style: "clean", caption_size: "large", hook_title: true });
     expect(same).toMatchObject({ job_id: saved.job_id, changes: [], charged_cents: 0 });
     expect(await jobs()).toBe(before);
-    for (const body of [{ save_as_default: true }, {}]) {
+    for (const body of [{ save_as_default: false }, {}]) {
       const r = await s.call(a.live, "PATCH", `/api/v1/clips/${clipId}`, body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error).toMatchObject({ code: "invalid_request", field: "body" });
     }
+    // save_as_default: true alone saves the clip's current look as the defaults: no render, no charge (issue 27).
+    await s.app.db.query(`update accounts set clip_defaults = $2 where id = $1`, [
+      a.accountId,
+      JSON.stringify({ ...defaults, style: "karaoke", caption_size: "small" }),
+    ]);
+    const keep = await s.call(a.live, "PATCH", `/api/v1/clips/${clipId}`, { save_as_default: true });
+    expect(keep.status).toBe(202);
+    expect(keep.body).toMatchObject({ job_id: saved.job_id, changes: [], charged_cents: 0 });
+    expect(await jobs()).toBe(before);
+    const stored = await row(`select clip_defaults from accounts where id = $1`, [a.accountId]);
+    const kept = typeof stored.clip_defaults === "string" ? JSON.parse(stored.clip_defaults) : stored.clip_defaults;
+    expect(kept).toMatchObject({ style: "clean", caption_size: "large", caption_position: "lower" });
     await waitJob(a.live, saved.job_id);
     expect(await burnOptions(saved.job_id)).toMatchObject({
       style: "clean",

@@ -91,6 +91,10 @@ describe("transcribe with pocketsphinx", () => {
     const err = await stage.run({ source: { key } }, ctx).catch((e) => e);
     expect(err).toBeInstanceOf(StageError);
     expect(err).toMatchObject({ code: "no_speech", retryable: false });
+    // The message reaches clients: it names no storage key (issue 27).
+    expect(err.message).not.toContain(key);
+    expect(err.message).not.toMatch(/\b(runs|uploads)\//);
+    expect(err.message).toMatch(/no speech was recognised in the recording/);
   });
 
   it("refuses a source without audio", async () => {
