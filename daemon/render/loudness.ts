@@ -10,12 +10,22 @@
  * pumping; loudnorm falls back to its dynamic mode only when that gain would break the ceiling).
  */
 import { readFile, rm } from "node:fs/promises";
+import { Type } from "@sinclair/typebox";
 import path from "node:path";
 import { SAFE_INPUT, runFfmpeg } from "./render.js";
 import type { Piece } from "./timeline.js";
 
 /** The loudness a render aims at: integrated LUFS and a true-peak ceiling in dBTP; or none. */
 export type LoudnessTarget = { lufs: number; truePeak: number } | "off";
+
+/** The `loudness` option of the stages that encode (cut, caption-burn): one schema for both. */
+export const LoudnessOption = Type.Optional(
+  Type.Union([Type.Number({ minimum: -40, maximum: -5 }), Type.Literal("off")], {
+    "x-default": "render.loudness_lufs (−14)",
+    description:
+      "Integrated loudness of the clip's sound in LUFS (true peak held under render.true_peak_db), or `off`.",
+  }),
+);
 
 export const DEFAULT_LOUDNESS: { lufs: number; truePeak: number } = { lufs: -14, truePeak: -1 };
 
@@ -43,7 +53,7 @@ const VOICED_DB = -50;
  * AAC's own reconstruction lifts true peaks by a few tenths of a dB over the PCM it was given
  * (measured: −0.6 dBTP out of a −1 dBTP loudnorm), so the limiter aims this far under the ceiling.
  */
-const AAC_HEADROOM_DB = 1.2;
+export const AAC_HEADROOM_DB = 1.2;
 
 const FOLD = "pan=stereo|c0=0.5*c0+0.5*c1|c1=0.5*c0+0.5*c1";
 

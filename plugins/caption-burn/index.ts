@@ -20,7 +20,7 @@ import { cardTimes, withRunBrand } from "../../daemon/render/brand-graph.js";
 import { loadStyles } from "../../daemon/render/styles.js";
 import { bleepFilter, CENSOR_MODES } from "../../daemon/render/censor.js";
 import type { BrandSnapshot } from "../../daemon/render/brand.js";
-import { loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
+import { LoudnessOption, loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
 import { decideHookTitle } from "./hook.js";
 import { prepareCaptions } from "./prepare.js";
 
@@ -87,13 +87,7 @@ export const CaptionBurnOptionsSchema = Type.Object(
       Type.Number({ minimum: 0.5, maximum: 10, description: "How long the hook title stays." }),
       3,
     ),
-    loudness: Type.Optional(
-      Type.Union([Type.Number({ minimum: -40, maximum: -5 }), Type.Literal("off")], {
-        "x-default": "render.loudness_lufs (−14)",
-        description:
-          "Integrated loudness of the clip's sound in LUFS (true peak held under render.true_peak_db), or `off`.",
-      }),
-    ),
+    loudness: LoudnessOption,
     preset: Defaulted(
       StringEnum(X264_PRESETS, {
         description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20.",
@@ -166,6 +160,8 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       emphasis: o.emphasis ?? prev.emphasis ?? true,
       emoji: o.emoji ?? prev.emoji ?? false,
     };
+    // A restyle keeps the level the clip was rendered at, as it keeps the other choices.
+    const loudness = loudnessTarget(o.loudness ?? prev.loudness, ctx.config?.render);
     const brand: BrandSnapshot | undefined = input.brand ?? undefined;
     const prep = await prepareCaptions(ctx, { words, title, duration, style, brand, choices });
     const ass = buildAss(prep.words, {
@@ -199,7 +195,6 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
         plan && files && (plan.has_audio || plan.layout === "audio")
           ? await measureClipAudio(files.source, plan.pieces, { workdir: ctx.workdir, signal: ctx.signal })
           : undefined;
-      const loudness = loudnessTarget(o.loudness, ctx.config?.render);
       const args = plan
         ? planArgs(plan, files!, {
             output: tmp,
@@ -291,6 +286,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
         hook_title: hookOpt,
         ...(hook.off ? { hook_title_off: hook.off } : {}),
         ...choices,
+        loudness: loudness === "off" ? "off" : loudness.lufs,
         duration: +outDuration.toFixed(3),
         width,
         height,

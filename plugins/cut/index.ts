@@ -15,7 +15,7 @@ import {
 import { stepFile } from "../../daemon/storage/storage.js";
 import { DEFAULT_PRESET, X264_PRESETS } from "../../daemon/render/render.js";
 import { planArgs, type Fit, type RenderPlan } from "../../daemon/render/clip-graph.js";
-import { loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
+import { LoudnessOption, loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
 import { renderChecked } from "../../daemon/render/clip-render.js";
 import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/render/aspect.js";
 import { planBrand } from "../../daemon/render/brand-graph.js";
@@ -90,13 +90,7 @@ export const CutOptionsSchema = Type.Object(
       }),
       0.3,
     ),
-    loudness: Type.Optional(
-      Type.Union([Type.Number({ minimum: -40, maximum: -5 }), Type.Literal("off")], {
-        "x-default": "render.loudness_lufs (−14)",
-        description:
-          "Integrated loudness of the clip's sound in LUFS (true peak held under render.true_peak_db), or `off`.",
-      }),
-    ),
+    loudness: LoudnessOption,
     preset: Defaulted(
       StringEnum(X264_PRESETS, {
         description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20.",
