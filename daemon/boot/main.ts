@@ -24,6 +24,7 @@ import { PluginError } from "../engine/registry.js";
 import { DatabaseError, openDb } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
 import { relayStdio } from "../../facade/mcp/stdio.js";
+import { localUrl, readDaemonFile, removeDaemonFile, writeDaemonFile } from "./daemon-file.js";
 
 const USAGE = `clipd — clips and transcripts from long recordings
 
@@ -46,7 +47,8 @@ Operations
   models list|pull <name>        whisper models
 Tool server
   mcp --stdio                    MCP over stdin/stdout for desktop clients; CLIPD_API_KEY is the key,
-                                 CLIPD_URL a running clipd (without it: one in this process)
+                                 CLIPD_URL a running clipd (without it: the daemon named in
+                                 <data_dir>/daemon.json, else one in this process)
 Accounts (prints one JSON line)
   account create --email E [--credit-cents N] [--plan]
   account reset-password --email E [--password P]   (else read from stdin or asked for; ends its sessions)
@@ -77,8 +79,16 @@ async function cmdRoles(cfg: Config, roles: Role[]) {
   };
   process.once("SIGTERM", () => onSignal("SIGTERM"));
   process.once("SIGINT", () => onSignal("SIGINT"));
-  running = await startRoles(app, roles);
-  if (running.url) process.stderr.write(`clipd ${app.version} is up: ${running.url}/healthz\n`);
+  const started = await startRoles(app, roles);
+  running = started;
+  if (started.url) {
+    // Where this daemon really answers, for `clipd mcp --stdio` without CLIPD_URL (daemon-file.ts).
+    const port = Number(new URL(started.url).port);
+    await writeDaemonFile(cfg.data_dir, localUrl(cfg.server.host, port));
+    const stopRoles = started.stop.bind(started);
+    started.stop = (reason) => removeDaemonFile(cfg.data_dir).then(() => stopRoles(reason));
+    process.stderr.write(`clipd ${app.version} is up: ${started.url}/healthz\n`);
+  }
   if (requested) stop(requested);
 }
 
@@ -167,7 +177,8 @@ async function cmdMcp(cfg: Config, values: Record<string, any>) {
     throw new UsageError("usage: clipd mcp --stdio (with CLIPD_API_KEY, and CLIPD_URL for a running clipd)");
   const apiKey = process.env.CLIPD_API_KEY;
   if (!apiKey) throw new UsageError("clipd mcp needs CLIPD_API_KEY: an account key (svc_live_… or svc_test_…)");
-  let url = process.env.CLIPD_URL;
+  // CLIPD_URL, else the daemon of this data folder where it says it answers (daemon-file.ts).
+  let url = process.env.CLIPD_URL || (await readDaemonFile(cfg.data_dir))?.url;
   let running: Awaited<ReturnType<typeof startRoles>> | undefined;
   if (!url) {
     const local = { ...cfg, server: { ...cfg.server, host: "127.0.0.1", port: 0 } };
@@ -175,9 +186,10 @@ async function cmdMcp(cfg: Config, values: Record<string, any>) {
       running = await startRoles(await openApp(local, createLogger(local)), ["serve", "work"]);
       url = running.url!;
     } catch (err) {
-      // A clipd daemon holds the embedded database already: relay to it, at its configured port.
+      // A clipd daemon holds the embedded database already: relay to it where it says it answers
+      // (it may have written daemon.json since the look above), else at its configured port.
       if (!/in use by process/.test((err as Error).message)) throw err;
-      url = `http://127.0.0.1:${cfg.server.port}`;
+      url = (await readDaemonFile(cfg.data_dir))?.url ?? localUrl(cfg.server.host, cfg.server.port);
     }
   }
   const relay = await relayStdio({ url, apiKey });

@@ -44,10 +44,13 @@ export function progressWriter(
 ): ProgressWriter {
   let pending: { pct: number; note?: string; eta?: number } | undefined;
   let lastWrite = 0;
+  const started = Date.now();
   let writing: Promise<void> = Promise.resolve();
   const write = () => {
     if (!pending) return writing;
-    const { pct, note, eta } = pending;
+    const { pct, note } = pending;
+    // A stage that gives no estimate of its own gets one from its pace so far (rateEta).
+    const eta = pending.eta ?? rateEta(Date.now() - started, pct) ?? undefined;
     pending = undefined;
     lastWrite = Date.now();
     writing = writing
@@ -73,6 +76,19 @@ export function progressWriter(
     },
     flush: () => write(),
   };
+}
+
+/** Before this much of a step has run, or this long, its pace says too little to estimate from. */
+const RATE_MIN_PCT = 2;
+const RATE_MIN_MS = 1500;
+
+/**
+ * Seconds left of a step `pct` done after `elapsedMs`, at the pace it has kept (a render's
+ * frames, a transcription's chunks move at a steady rate); null while too little has run to say.
+ */
+export function rateEta(elapsedMs: number, pct: number): number | null {
+  if (pct < RATE_MIN_PCT || elapsedMs < RATE_MIN_MS || pct >= 100) return null;
+  return Math.round(((elapsedMs / 1000) * (100 - pct)) / pct);
 }
 
 /**

@@ -3,7 +3,7 @@
  * (same-origin), JSON, and the CSRF token from GET /web/api/v1/session on anything that changes
  * state. A refusal's `{error:{code,message}}` comes back as a thrown ApiError carrying both.
  */
-import type { Session } from "./types";
+import type { Episode, Session } from "./types";
 
 const BASE = "/web/api/v1";
 let csrfToken = "";
@@ -93,4 +93,32 @@ export function messageOf(err: unknown): string {
   if (err instanceof ApiError) return err.message;
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+// ---- the episode list and an episode's end (issue 30): typed, for the pages that want them ----
+
+/** One page of the episode list, newest first; pass next_cursor back for the page after. */
+export interface EpisodePage {
+  episodes: Episode[];
+  next_cursor: string | null;
+  message?: string;
+}
+
+/** The account's episodes a page at a time (10 unless `limit` says 1 to 50). */
+export function listEpisodes(opts: { cursor?: string; limit?: number } = {}): Promise<EpisodePage> {
+  const q = new URLSearchParams();
+  if (opts.cursor) q.set("cursor", opts.cursor);
+  if (opts.limit !== undefined) q.set("limit", String(opts.limit));
+  const qs = q.toString();
+  return call<EpisodePage>("GET", `/episodes${qs ? `?${qs}` : ""}`);
+}
+
+/** Stops an episode still being made; nothing is charged when its clip search had not started. */
+export function cancelEpisode(id: string): Promise<{ episode_id: string; status: string; charged_cents: number }> {
+  return call("POST", `/episodes/${encodeURIComponent(id)}/cancel`);
+}
+
+/** Deletes an episode with its clips, jobs and stored files. */
+export function deleteEpisode(id: string): Promise<{ episode_id: string; deleted: boolean }> {
+  return call("DELETE", `/episodes/${encodeURIComponent(id)}`);
 }
