@@ -4,6 +4,7 @@
 // refusals (PKCE, redirect_uri, resource, an expired code, a code used twice), tokens at /mcp only
 // and with the scopes allowed, refresh rotation and its reuse, revocation, and the Keys page's list.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OAuthService } from "../../daemon/oauth/service.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { testBackends } from "../helpers/backends.js";
 import { mcpClient } from "../helpers/mcp.js";
@@ -262,5 +263,43 @@ describe.each(testBackends())("OAuth for /mcp on %s", (backend) => {
     expect(last).toBe(429);
     const r = await register(t.base);
     expect(r.body).toMatchObject({ error: "slow_down", field: "address" });
+  });
+});
+
+describe("OAuth's URLs with server.public_url set", () => {
+  const PUBLIC = "https://clips.example.com";
+  let t: ApiServer;
+  beforeAll(async () => {
+    t = await openApiServer("pglite", { server: { public_url: PUBLIC } });
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it("makes every URL from server.public_url, never from the Host header, and binds tokens to its /mcp", async () => {
+    const forged = { headers: { host: "evil.example" } };
+    const prm = await (await fetch(`${t.base}/.well-known/oauth-protected-resource/mcp`, forged)).json();
+    expect(prm).toMatchObject({ resource: `${PUBLIC}/mcp`, authorization_servers: [PUBLIC] });
+    const as = await (await fetch(`${t.base}/.well-known/oauth-authorization-server`, forged)).json();
+    expect(as).toMatchObject({ issuer: PUBLIC, token_endpoint: `${PUBLIC}/oauth/token` });
+    const bare = await mcpPost(t.base, undefined);
+    expect(bare.headers.get("www-authenticate")).toContain(
+      `resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`,
+    );
+
+    const clientId = (await register(t.base)).body.client_id;
+    const { verifier, challenge } = pkcePair();
+    // The request's own origin is not this server's resource once public_url says otherwise.
+    const local = await authorize(t.base, undefined, authParams(t.base, clientId, challenge));
+    expect(new URL(local.location!).searchParams.get("error")).toBe("invalid_target");
+    const params = authParams(t.base, clientId, challenge, { resource: `${PUBLIC}/mcp` });
+    expect((await authorize(t.base, undefined, params)).location).toMatch(/^\/signin\?next=/);
+    // Allowed by an account (the consent page's own call, made here on the service).
+    const { accountId } = await t.account();
+    const oauth = t.app.container.resolve(OAuthService);
+    const check = await oauth.checkAuthorize(params, `${PUBLIC}/mcp`);
+    if (!("ok" in check)) throw new Error(JSON.stringify(check));
+    const code = await oauth.issueCode(accountId, check.ok);
+    const tokens = await exchange(t.base, clientId, code, verifier, { resource: `${PUBLIC}/mcp` });
+    expect(tokens.status).toBe(200);
+    expect((await mcpPost(t.base, tokens.body.access_token)).status).toBe(200);
   });
 });
