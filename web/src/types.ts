@@ -117,6 +117,8 @@ export interface Clip {
   /** Hook, coherence, payoff and delivery, 0–100 with a reason each; null on older clips. */
   scores?: Record<"hook" | "coherence" | "payoff" | "delivery", { value: number; reason: string }> | null;
   about: string | null;
+  /** The briefs this clip answers, including briefs searched after it was listed (search `answers`). */
+  answers?: string[];
   cut_status: "not_cut" | "cutting" | "cut" | "failed";
   export_status: "none" | "rendering" | "exported" | "failed";
   style: string | null;

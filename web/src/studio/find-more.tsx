@@ -1,13 +1,21 @@
 /**
  * "Find more about…": searches the ready episode again for a topic (POST /episodes/{id}/search).
  * A new search runs in the background (the episode shows "Finding clips" and the page polls it);
- * a brief searched before answers its clips at once. Either way the clips found for it are listed
- * here, each a link to its card, once the search is over.
+ * a brief searched before answers its clips at once. Either way the clips that answer it are listed
+ * here, each a link to its card, once the search is over: new clips found for it and clips already
+ * on the list that the search answered with (`answers`), in the order the API lists them.
  */
 import { useState, type FormEvent } from "react";
 import { call } from "../api";
 import type { Clip } from "../types";
 import { ErrorText, Field, handler, useAction } from "../ui";
+
+const sameBrief = (a: string | null | undefined, b: string) =>
+  (a ?? "").trim().toLowerCase() === b.trim().toLowerCase();
+
+/** The clips answering a brief: found for it (`about`), or listed before and answering it (`answers`). */
+export const answersTo = (clips: Clip[], about: string) =>
+  clips.filter((c) => sameBrief(c.about, about) || (c.answers ?? []).some((a) => sameBrief(a, about)));
 
 interface Props {
   episodeId: string;
@@ -37,7 +45,7 @@ export function FindMore({ episodeId, clips, ready, searching, onStarted }: Prop
     await onStarted();
     setAbout(text);
   }
-  const found = about === null ? [] : clips.filter((c) => (c.about ?? "").trim().toLowerCase() === about.toLowerCase());
+  const found = about === null ? [] : answersTo(clips, about);
   return (
     <form onSubmit={handler(submit)} className="find-more stack">
       <div className="inline-form">
@@ -72,6 +80,7 @@ export function FindMore({ episodeId, clips, ready, searching, onStarted }: Prop
                 {found.map((c) => (
                   <li key={c.clip_id}>
                     <a href={`#clip-${c.clip_id}`}>{c.title}</a> ({c.length})
+                    {!sameBrief(c.about, about) && <span className="hint"> — clip {c.number}, already listed</span>}
                   </li>
                 ))}
               </ul>
