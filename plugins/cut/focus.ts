@@ -5,10 +5,13 @@
  * (`select='gt(scene,T)'` + `showinfo`) marks the hard cuts, and a few small frames per second are
  * kept in memory. Each scene then gets sharp's attention strategy (skin tones, saturation,
  * luminance frequency) on up to three of its frames; the median offset wins, so one odd frame
- * cannot swing the crop. A join between two pieces is a scene boundary too. Sampling from the same
+ * cannot swing the crop. A join between two pieces is a scene boundary too. Scenes under a second
+ * join a neighbour, except at a piece's start or end: a clip that begins a few frames before a
+ * camera cut shows another shot there, and the next scene's crop would frame an empty corner. Sampling from the same
  * decode (instead of one seek per sample) keeps the cost flat on long-GOP sources.
  */
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
 import sharp from "sharp";
 import { ffmpegCommand, spawnFailure } from "../../daemon/ops/os-packages.js";
 import { SAFE_INPUT } from "../../daemon/render/render.js";
@@ -35,6 +38,7 @@ interface Sampled {
   frames: Array<{ t: number; png: Buffer }>;
 }
 
+const execFileAsync = promisify(execFile);
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 const PNG_END = Buffer.from("IEND");
 
@@ -129,17 +133,53 @@ async function _attention(png: Buffer, aspect: number): Promise<{ x: number; y: 
 /** The median of a non-empty list (callers check the length). */
 const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
 
-/** Splits [0, len) at the cuts, folding scenes shorter than `minScene` into a neighbour. */
+/** An edge scene shorter than this (two frames at 30 fps) is a detection wobble, not a shot: it joins. */
+const MIN_EDGE_SCENE = 0.05;
+
+/**
+ * Splits [0, len) at the cuts, folding scenes shorter than `minScene` into a neighbour; a short
+ * scene at either edge stays a scene of its own (its own crop), as the shot it is.
+ */
 export function splitScenes(cuts: number[], len: number, minScene: number): Array<[number, number]> {
   const edges = [0, ...cuts.filter((c) => c > 0 && c < len).sort((a, b) => a - b), len];
+  const raw: Array<[number, number]> = edges.slice(1).map((b, i) => [edges[i]!, b]);
+  const edge = (s: [number, number] | undefined) =>
+    !!s && raw.length > 1 && s[1] - s[0] < minScene && s[1] - s[0] >= MIN_EDGE_SCENE;
+  const head = edge(raw[0]) ? raw.shift() : undefined;
+  const tail = edge(raw.at(-1)) ? raw.pop() : undefined;
   const out: Array<[number, number]> = [];
-  for (let i = 0; i + 1 < edges.length; i++) {
-    const [a, b] = [edges[i]!, edges[i + 1]!]; // i + 1 < edges.length
+  for (const [a, b] of raw) {
     const last = out[out.length - 1];
     if (last && (b - a < minScene || last[1] - last[0] < minScene)) last[1] = b;
     else out.push([a, b]);
   }
-  return out;
+  return [...(head ? [head] : []), ...out, ...(tail ? [tail] : [])];
+}
+
+/** One 320-pixel frame at `t` of the source: an edge scene too short for the piece's samples. */
+async function _frameAt(source: string, t: number, signal?: AbortSignal): Promise<Buffer> {
+  const args = [
+    "-hide_banner",
+    "-nostdin",
+    "-v",
+    "error",
+    ...SAFE_INPUT,
+    "-ss",
+    t.toFixed(3),
+    "-i",
+    source,
+    "-frames:v",
+    "1",
+    "-vf",
+    "scale=320:-2",
+    "-f",
+    "image2pipe",
+    "-c:v",
+    "png",
+    "-",
+  ];
+  const { stdout } = await execFileAsync(ffmpegCommand(), args, { encoding: "buffer", signal, maxBuffer: 8 << 20 });
+  return stdout;
 }
 
 /**
@@ -164,6 +204,14 @@ export async function cropPlan(source: string, pieces: Piece[], opts: PlanOption
       // Frames right at a cut may still be the old shot (the sample clock is approximate).
       let inside = sampled.frames.filter((f) => f.t >= a + 0.15 && f.t < b - 0.1);
       if (!inside.length) inside = sampled.frames.filter((f) => f.t >= a && f.t < b);
+      if (!inside.length && sampled.frames.length) {
+        // A short edge scene between two samples: one frame of its own, from its middle.
+        const png = await _frameAt(source, p.start + (a + b) / 2, opts.signal).catch((err: unknown) => {
+          if (opts.signal?.aborted) throw err;
+          return undefined;
+        });
+        if (png?.length) inside = [{ t: (a + b) / 2, png }];
+      }
       const pick = inside.length <= 3 ? inside : [0.2, 0.5, 0.8].map((q) => inside[Math.floor(q * inside.length)]!);
       const found: Array<{ x: number; y: number }> = [];
       for (const f of pick) {

@@ -14,7 +14,7 @@ import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/render/as
 import { selectClip } from "./clip.js";
 import { cropPlan } from "./focus.js";
 import { CutOptionsSchema } from "./index.js";
-import { piecesSignature, plannedScenes, type PlannedCrop } from "./planned.js";
+import { PLAN_ANALYSIS, piecesSignature, plannedScenes, type PlannedCrop } from "./planned.js";
 
 export const PlanCropsOptionsSchema = Type.Object(
   {
@@ -86,6 +86,7 @@ export default defineStage<PlanCropsOptions>({
           aspect: width / height,
         });
         const plan: PlannedCrop = {
+          analysis: PLAN_ANALYSIS,
           frame: o.aspect_ratio,
           threshold: o.scene_threshold,
           pieces: piecesSignature(t.pieces),

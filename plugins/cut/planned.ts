@@ -5,12 +5,18 @@
  * the clip's pieces again at low resolution (bench/render: 4–5 s of a 60 s clip's render).
  *
  * A plan is only good for what it was made from: the same pieces, scene threshold and frame shape.
- * Anything else (a clip trimmed by an edit, another threshold or shape) is analysed again by `cut`.
+ * Anything else (a clip trimmed by an edit, another threshold or shape) is analysed again by `cut`,
+ * and so is a plan of an older analysis (`analysis` below PLAN_ANALYSIS).
  */
 import type { CropScene } from "../../daemon/render/clip-graph.js";
 import type { Piece } from "./clip.js";
 
+/** The analysis a plan comes from: 2 keeps short scenes at a piece's edges (focus.ts splitScenes). */
+export const PLAN_ANALYSIS = 2;
+
 export interface PlannedCrop {
+  /** PLAN_ANALYSIS when made; older plans lack it. */
+  analysis?: number;
   /** The clip's aspect ratio ("9:16", …): the crop window's shape. */
   frame: string;
   threshold: number;
@@ -40,6 +46,7 @@ export function plannedScenes(
   const p = plan as Partial<PlannedCrop> | undefined;
   if (!p || typeof p !== "object" || !Array.isArray(p.scenes) || !p.scenes.length || p.scenes.length > 10_000)
     return undefined;
+  if (p.analysis !== PLAN_ANALYSIS) return undefined;
   if (p.frame !== want.frame || p.threshold !== want.threshold || p.pieces !== piecesSignature(want.pieces))
     return undefined;
   return p.scenes.every(isScene) ? p.scenes.map((s) => ({ start: s.start, end: s.end, x: s.x, y: s.y })) : undefined;

@@ -299,6 +299,29 @@ describe("cut rendering", () => {
     }
   });
 
+  it("fit=fill gives a short scene at the clip's start its own crop: a clip from 0.27 s before a cut", async () => {
+    ctx = await makeStageCtx({ fit: "fill", width: 360 });
+    const out = await cut.run(
+      await videoInput(ctx, sceneVideo(), {
+        ref: "sc03",
+        start: 1.73,
+        end: 3.73,
+        pieces: [{ start: 1.73, end: 3.73 }],
+      }),
+      ctx,
+    );
+    const plan = out.cut.crop_plan as Array<{ start: number; end: number; x: number }>;
+    expect(plan[0].end).toBeCloseTo(0.27, 1);
+    expect(plan[0].x).toBeLessThan(0.3);
+    expect(plan.at(-1)!.x).toBeGreaterThan(0.7);
+    const file = ctx.fileOf(out.cut.key);
+    // Frames 0–7 are the left scene's last 8, framed on its box; frame 8 on is the right scene's.
+    for (const n of [0, 3, 7, 8, 9, 30, 55]) {
+      const { data, info } = await frameAt(file, n);
+      expect(colourful(data, info.width, { top: 0, bottom: info.height }), `frame ${n}`).toBeGreaterThan(0.05);
+    }
+  });
+
   it("fit=crop with crop_focus=center keeps one centred crop (and misses the box)", async () => {
     ctx = await makeStageCtx({ fit: "crop", crop_focus: "center", width: 360 });
     const out = await cut.run(

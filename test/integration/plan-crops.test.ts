@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import cut from "../../plugins/cut/index.js";
 import planCrops from "../../plugins/cut/plan-crops.js";
-import { piecesSignature, plannedScenes } from "../../plugins/cut/planned.js";
+import { PLAN_ANALYSIS, piecesSignature, plannedScenes } from "../../plugins/cut/planned.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 const CACHE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.cache/fixtures");
@@ -77,7 +77,12 @@ describe("plan-crops and cut", () => {
     const out = await planCrops.run({ ...(await input(ctx)), clips: [clipA, clipB] }, ctx);
     const [a, b] = out.clips;
     expect(b.crop_plan).toBeUndefined();
-    expect(a.crop_plan).toMatchObject({ frame: "9:16", threshold: 0.3, pieces: piecesSignature(clipA.pieces) });
+    expect(a.crop_plan).toMatchObject({
+      analysis: PLAN_ANALYSIS,
+      frame: "9:16",
+      threshold: 0.3,
+      pieces: piecesSignature(clipA.pieces),
+    });
     expect(a.crop_plan.scenes.length).toBeGreaterThan(0);
     expect(a.crop_plan.scenes[0].x).toBeLessThan(0.25);
     // A second pass finds nothing left to do.
@@ -100,6 +105,7 @@ describe("plan-crops and cut", () => {
     const base = await input(ctx);
     // A planted plan (crop on the right) shows which one cut used: the analysis would say left.
     const planted = {
+      analysis: PLAN_ANALYSIS,
       frame: "9:16",
       threshold: 0.3,
       pieces: piecesSignature(clipA.pieces),
@@ -119,6 +125,7 @@ describe("plan-crops and cut", () => {
   it("takes a plan only for its own pieces, threshold and shape, and only when well formed", () => {
     const pieces = [{ start: 0, end: 3 }];
     const good = {
+      analysis: PLAN_ANALYSIS,
       frame: "9:16",
       threshold: 0.3,
       pieces: piecesSignature(pieces),
@@ -134,6 +141,8 @@ describe("plan-crops and cut", () => {
         { frame: "9:16", threshold: 0.3, pieces },
       ),
     ).toBeUndefined();
+    // A plan of the older analysis (short edge scenes folded into their neighbour) is made again.
+    expect(plannedScenes({ ...good, analysis: undefined }, { frame: "9:16", threshold: 0.3, pieces })).toBeUndefined();
     expect(plannedScenes("nonsense", { frame: "9:16", threshold: 0.3, pieces })).toBeUndefined();
   });
 });
