@@ -60,6 +60,8 @@ export interface AssOptions {
   /** Title box text shown at the top for the first seconds; empty or undefined for none. */
   hookTitle?: string;
   hookSeconds?: number;
+  /** The hook box's top edge in pixels (default 8% of the height); audio clips keep it off the cover. */
+  hookTop?: number;
   duration: number;
 }
 
@@ -159,7 +161,7 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
         primary: assColour(s.hook_colour ?? "#FFFFFF"),
         secondary: base,
         align: 8,
-        marginV: Math.round(o.height * 0.08),
+        marginV: Math.round(o.hookTop ?? o.height * 0.08),
         marginLR,
       },
     ),

@@ -68,6 +68,29 @@ export function audioLayout(W: number, H: number): AudioLayout {
   };
 }
 
+const words = (t: string) =>
+  t
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+
+/**
+ * The hook box of an audio clip. The still shows the clip's title under the cover for the whole
+ * clip, larger than the box could and in the kit's colours, so a box repeating it is not drawn
+ * (the title once). Other words (an export's own `hook_title: "…"`) sit at the top of the waveform
+ * band, below the cover and the title: `top` is the box's top edge in pixels, never on the cover.
+ */
+export function audioHook(
+  text: string | undefined,
+  title: string | undefined,
+  W: number,
+  H: number,
+): { text?: string; top: number } {
+  const top = audioLayout(W, H).wave.y;
+  if (!text?.trim() || (title && words(text) === words(title))) return { top };
+  return { text, top };
+}
+
 /** Wraps text into lines of about `max` characters; past `lines` lines the rest is elided. */
 export function wrapText(text: string, max: number, lines: number): string[] {
   const out: string[] = [];

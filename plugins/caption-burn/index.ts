@@ -21,6 +21,7 @@ import { loadStyles } from "../../daemon/render/styles.js";
 import { bleepFilter, CENSOR_MODES } from "../../daemon/render/censor.js";
 import type { BrandSnapshot } from "../../daemon/render/brand.js";
 import { LoudnessOption, loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
+import { audioHook } from "../../daemon/render/audio-template.js";
 import { decideHookTitle } from "./hook.js";
 import { prepareCaptions } from "./prepare.js";
 
@@ -151,7 +152,9 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
     }
     const hookOpt = o.hook_title ?? prev.hook_title ?? false;
     const hook = decideHookTitle(hookOpt, title, words);
-    const hookTitle = hook.text;
+    // An audio clip's still already carries the title: no second one, and no box on the cover.
+    const audio = plan?.layout === "audio" ? audioHook(hook.text, title, width, height) : undefined;
+    const hookTitle = audio ? audio.text : hook.text;
     if (hook.off) ctx.log.info({ ref: cut.ref }, hook.off);
 
     // Clean captions and the brand kit (input.brand, a snapshot taken when the job was made).
@@ -173,6 +176,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       highlight,
       hookTitle,
       hookSeconds: o.hook_seconds,
+      hookTop: audio?.top,
       duration,
     });
     await writeFile(path.join(ctx.workdir, "captions.ass"), ass);

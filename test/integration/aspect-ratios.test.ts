@@ -219,4 +219,63 @@ describe("audio template", () => {
       await screenshot(frameAt(r.file, 1.2), `audio-${aspect.replace(":", "-")}`, aspect === "16:9" ? 720 : 405);
     }
   });
+
+  it("shows the title once (on the still, no hook box repeating it) and keeps the hook box off the cover", async () => {
+    const kit: BrandSnapshot = {
+      id: "k4",
+      name: "Kit A",
+      colours: { primary: "#ffffff", accent: "#ffd400", background: "#3b1f5c" },
+      show_name: "Founding Speeches",
+      cover_key: "brand/cover.png",
+    };
+    const clip = {
+      ref: "a2",
+      number: 1,
+      title: "Ask not what your country can do for you",
+      start: 0,
+      end: 3,
+      pieces: [{ start: 0, end: 3 }],
+    };
+    const words = [{ text: "And", start: 0.3, end: 0.6, confidence: 0.9 }];
+    const render = async (hook_title: boolean | string) => {
+      const r = await renderClip({
+        source: TEST_MEDIA.jfkWav,
+        media: { duration: 11, kind: "audio", has_audio: true },
+        cut: { aspect_ratio: "9:16", width: 540 },
+        burn: { hook_title },
+        words,
+        clip,
+        brand: kit,
+        files: { "brand/cover.png": coverFile },
+      });
+      done.push(r);
+      return r;
+    };
+    const none = await render(false);
+    const title = await render(true);
+    const own = await render("Five words nobody said");
+    await screenshot(frameAt(title.file, 1), "audio-title-once", 405);
+    await screenshot(frameAt(own.file, 1), "audio-own-hook", 405);
+    const L = audioLayout(540, 960);
+    const frac = (b: { x: number; y: number; w: number; h: number }) => ({
+      left: b.x / 540,
+      top: b.y / 960,
+      width: b.w / 540,
+      height: b.h / 960,
+    });
+    const changed = (a: { data: Buffer; pixels: number }, b: { data: Buffer }) => {
+      let n = 0;
+      for (let i = 0; i + 2 < a.data.length; i += 3)
+        if (Math.abs(a.data[i]! - b.data[i]!) + Math.abs(a.data[i + 1]! - b.data[i + 1]!) > 60) n++;
+      return n / a.pixels;
+    };
+    const whole = { left: 0, top: 0, width: 1, height: 1 };
+    const at = (r: Rendered, box: Parameters<typeof region>[1]) => region(frameAt(r.file, 1), box);
+    // hook_title: true draws nothing over the still: the frame is the one without a hook box.
+    expect(changed(await at(title, whole), await at(none, whole))).toBeLessThan(0.005);
+    // The export's own words are drawn, below the cover and the still's title, at the top of the waveform band.
+    expect(changed(await at(own, frac(L.cover)), await at(none, frac(L.cover)))).toBeLessThan(0.005);
+    const band = frac({ x: 0, y: L.wave.y, w: 540, h: Math.round(L.wave.h / 2) });
+    expect(changed(await at(own, band), await at(none, band))).toBeGreaterThan(0.1);
+  });
 });
