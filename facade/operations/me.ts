@@ -62,6 +62,19 @@ const ME_SCHEMA = {
       type: "object",
       properties: { credit_cents: { type: "integer" }, plan: { type: "boolean" }, below_zero: { type: "boolean" } },
     },
+    prices: {
+      type: "object",
+      description:
+        "What spends credit, from config/pricing.yaml, so a client can say the price before an action: an " +
+        "episode by started minute with a minimum (charged when its clip search starts, unless a plan episode " +
+        "is left), exports after the included ones of an episode",
+      properties: {
+        episode_cents_per_minute: { type: "integer" },
+        episode_minimum_cents: { type: "integer" },
+        exports_included_per_episode: { type: "integer" },
+        export_cents_each: { type: "integer" },
+      },
+    },
     defaults: {
       type: "object",
       description:
@@ -96,6 +109,11 @@ const ME_SCHEMA = {
           enum: ["natural", "tight", "off"],
           "x-extension": true,
           description: "Extension: which silences between words new clips cut out",
+        },
+        loudness: {
+          anyOf: [{ type: "number" }, { type: "string", enum: ["off"] }],
+          "x-extension": true,
+          description: "Extension: new clips' loudness in LUFS, or off",
         },
       },
     },
@@ -165,6 +183,12 @@ export const getMe = defineOperation({
         transcript_max_minutes: transcripts.prices.max_minutes,
       },
       credit: { credit_cents: account.credit_cents, plan: account.plan, below_zero: account.credit_cents < 0 },
+      prices: {
+        episode_cents_per_minute: billing.prices.episode.cents_per_minute,
+        episode_minimum_cents: billing.prices.episode.minimum_cents,
+        exports_included_per_episode: billing.prices.exports.included_per_episode,
+        export_cents_each: billing.prices.exports.cents_each,
+      },
       defaults,
       livemode: auth.livemode,
     };

@@ -1,9 +1,10 @@
 /**
  * The frame of every page: a skip link, the header (product name, navigation, the signed-in
  * e-mail and Sign out) and the main landmark. After an in-app navigation focus moves to the main
- * region, so keyboard and screen-reader users start at the new page's content.
+ * region, so keyboard and screen-reader users start at the new page's content. On a phone the
+ * seven links fold behind a "Menu" button (aria-expanded), so the header keeps one row.
  */
-import { useEffect, useRef, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { call } from "./api";
 import { Link, navigate, useLocation } from "./router";
 import { useSession } from "./session";
@@ -23,7 +24,9 @@ export function Layout({ signedIn, email, children }: { signedIn: boolean; email
   const { path } = useLocation();
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
+  const [open, setOpen] = useState(false);
   useEffect(() => {
+    setOpen(false);
     if (first.current) first.current = false;
     else main.current?.focus();
   }, [path]);
@@ -38,7 +41,18 @@ export function Layout({ signedIn, email, children }: { signedIn: boolean; email
             clipd
           </Link>
           {signedIn && (
-            <nav aria-label="Main" className="nav">
+            <button
+              type="button"
+              className="secondary small menu-button"
+              aria-expanded={open}
+              aria-controls="main-nav"
+              onClick={() => setOpen((o) => !o)}
+            >
+              Menu
+            </button>
+          )}
+          {signedIn && (
+            <nav aria-label="Main" id="main-nav" className={`nav${open ? " nav-open" : ""}`}>
               <ul>
                 {NAV.map((n) => (
                   <li key={n.href}>

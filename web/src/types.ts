@@ -136,7 +136,7 @@ export interface Episode {
   duration_seconds: number | null;
   source?: "url" | "upload";
   content_type?: string;
-  progress: { stage: string; percent: number; note?: string | null };
+  progress: { stage: string; percent: number; note?: string | null; eta_seconds?: number | null };
   clips: Clip[];
   created_at?: string;
 }

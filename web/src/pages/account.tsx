@@ -6,7 +6,8 @@ import { useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
 import { navigate } from "../router";
 import { useSession } from "../session";
-import type { AccountSummary } from "../types";
+import { describeLook } from "../studio/look";
+import type { AccountSummary, CaptionStyle, ClipLook } from "../types";
 import { ErrorText, Field, handler, Notice, useAction, useTitle, when } from "../ui";
 
 interface AccountAnswer {
@@ -14,21 +15,27 @@ interface AccountAnswer {
   clip_defaults: Record<string, unknown>;
 }
 
-const DEFAULT_LABELS: Record<string, string> = {
-  style: "Caption style",
-  caption_size: "Caption size",
-  caption_position: "Caption position",
-  hook_title: "Hook title",
-  fit: "Fit",
-  background: "Background",
-};
+/** The saved defaults in the words the cut panel uses (no field names), with the brand kit. */
+function defaultLines(d: Record<string, unknown>, styles: CaptionStyle[]): Array<[string, string]> {
+  if (typeof d.style !== "string") return [];
+  const look = d as unknown as ClipLook;
+  const lines = describeLook(look, (id) => styles.find((s) => s.id === id)?.name ?? id);
+  return [...lines, ["Brand kit", d.brand_kit ? "A saved kit (see Brand kits)" : "None"]];
+}
 
 export default function AccountPage() {
   useTitle("Account");
   const { session } = useSession();
   const [answer, setAnswer] = useState<AccountAnswer | null>(null);
   const load = useAction();
+  const [styles, setStyles] = useState<CaptionStyle[]>([]);
   useEffect(() => void load.run(async () => setAnswer(await call<AccountAnswer>("GET", "/account"))), [load.run]);
+  useEffect(() => {
+    call<{ styles: CaptionStyle[] }>("GET", "/styles").then(
+      (r) => setStyles(r.styles),
+      () => {},
+    );
+  }, []);
   const account = answer?.account;
   const verified = account?.email_verified ?? false;
   const defaults = answer?.clip_defaults ?? {};
@@ -63,14 +70,14 @@ export default function AccountPage() {
           <section className="card" aria-labelledby="defaults-h">
             <h2 id="defaults-h">Saved clip defaults</h2>
             <p className="hint">
-              The look a new export gets for what its request leaves out. Save new defaults from a clip with
-              save_as_default.
+              The look a new clip starts with. To save new ones, change a made clip&rsquo;s look on its episode and tick
+              &ldquo;Save this look as my defaults&rdquo;.
             </p>
             <dl className="defaults">
-              {Object.entries(defaults).map(([k, v]) => (
+              {defaultLines(defaults, styles).map(([k, v]) => (
                 <div key={k}>
-                  <dt>{DEFAULT_LABELS[k] ?? k}</dt>
-                  <dd>{typeof v === "boolean" ? (v ? "On" : "Off") : String(v)}</dd>
+                  <dt>{k}</dt>
+                  <dd>{v}</dd>
                 </div>
               ))}
             </dl>

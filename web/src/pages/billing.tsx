@@ -110,7 +110,7 @@ export default function BillingPage() {
               <Table
                 head={["When", "What", "Note", "Amount"]}
                 rows={b.ledger.map((l) => [when(l.at), KIND_LABELS[l.kind] ?? l.kind, noteOf(l), money(l.cents)])}
-                label="Ledger"
+                label="Ledger entries"
                 numeric={3}
               />
             ) : (

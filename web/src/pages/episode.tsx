@@ -1,27 +1,34 @@
 /**
- * One episode, the studio: status with live progress (GET /episodes/{id} every 2 s while it runs
- * or a clip is being made; not while the tab is hidden), the source player with the waveform and
- * its clip marks, the searchable transcript (a line plays the source from there), the found clips
- * best first with Preview, "Find more about…", cut and style, and the made clips.
+ * One episode as a workspace: status with live progress in plain words (GET /episodes/{id} every
+ * 2 s while it runs or a clip is being made; not while the tab is hidden), Stop and Delete, and
+ * two sides: the clips (large tiles, sorted and narrowed, each made clip inside its own tile, and
+ * "Cut and style" once a clip is chosen) and the source player with the waveform and the
+ * searchable transcript, kept in view beside them. On a phone the two sides are tabs. An episode
+ * still waiting for its file offers to finish the upload (resume-upload.tsx).
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, call, messageOf } from "../api";
-import { Link } from "../router";
-import { ClipCards } from "../studio/clip-cards";
+import { Link, navigate } from "../router";
+import { ClipRail } from "../studio/clip-rail";
 import { CutPanel } from "../studio/cut-panel";
 import { FindMore } from "../studio/find-more";
 import { MadeClip } from "../studio/made-clip";
 import { Playhead } from "../studio/playhead";
 import { SourcePlayer, type PlayerHandle } from "../studio/source-player";
+import { EpisodeActions } from "../studio/episode-actions";
+import { ResumeUpload } from "../studio/resume-upload";
 import { EPISODE_STATUS, EpisodeFacts, isRunning, ProgressBar, StatusBadge } from "../studio/status";
 import { piecesOf, ranked } from "../studio/timeline";
+import { useNarrow } from "../studio/use-narrow";
+import { useProgressWords } from "../studio/use-progress-words";
 import { Transcript } from "../studio/transcript";
 import { useJobs } from "../studio/use-jobs";
 import { usePoll } from "../studio/use-poll";
 import { Waveform } from "../studio/waveform";
 import type { CaptionStyle, Clip, ClipLook, Episode, EpisodeMedia } from "../types";
-import { ErrorText, handler, Notice, useTitle } from "../ui";
+import { ErrorText, handler, useTitle } from "../ui";
 import "../studio/studio.css";
+import "../studio/workspace.css";
 
 const path = (id: string, rest = "") => `/episodes/${encodeURIComponent(id)}${rest}`;
 const making = (c: Clip) => c.cut_status === "cutting" || c.export_status === "rendering";
@@ -37,6 +44,9 @@ export default function EpisodePage({ id }: { id: string }) {
   const [previewing, setPreviewing] = useState<string | null>(null);
   const player = useRef<PlayerHandle>(null);
   const playhead = useMemo(() => new Playhead(), []);
+  const narrow = useNarrow();
+  const [tab, setTab] = useState<"clips" | "source">("clips");
+  const words = useProgressWords(episode);
   useTitle(episode?.name ?? "Episode");
 
   const load = useCallback(async () => {
@@ -101,8 +111,24 @@ export default function EpisodePage({ id }: { id: string }) {
   const e = episode;
   const ready = e.status === "ready";
   const best = ranked(e.clips);
-  const made = best.filter((c) => jobs.has(c.clip_id) || c.download_url || making(c));
   const duration = e.duration_seconds ?? media?.duration_seconds ?? null;
+  const isVideo = media ? (media.source.kind ?? (media.source.type.startsWith("video/") ? "video" : "audio")) : null;
+  const chosenNumbers = best.filter((c) => chosen.has(c.clip_id)).map((c) => c.number);
+  const choose = (cid: string, on: boolean) =>
+    setChosen((old) => (on ? new Set(old).add(cid) : new Set([...old].filter((x) => x !== cid))));
+  const madeOf = (c: Clip) =>
+    jobs.has(c.clip_id) || c.download_url || making(c) ? (
+      <MadeClip
+        episodeId={id}
+        clip={c}
+        job={jobs.get(c.clip_id)}
+        styles={styles}
+        onRestyled={(a) => add([{ job_id: a.job_id, clip_id: a.clip_id, kind: "render", status: a.status }])}
+      />
+    ) : null;
+  // On a phone the two sides are tabs; from 960 px both show side by side.
+  const panel = (which: "clips" | "source") =>
+    narrow ? { role: "tabpanel", id: `ws-${which}`, "aria-labelledby": `ws-tab-${which}`, hidden: tab !== which } : {};
   return (
     <>
       <p className="crumbs">
@@ -111,109 +137,131 @@ export default function EpisodePage({ id }: { id: string }) {
       <div className="page-head">
         <h1>{e.name}</h1>
         <StatusBadge status={e.status} label={EPISODE_STATUS[e.status] ?? e.status} />
+        <EpisodeActions episode={e} onCancelled={handler(load)} onDeleted={() => navigate("/episodes")} />
       </div>
       <EpisodeFacts episode={e} kind />
       <ErrorText error={error?.message ?? null} />
       <div className="status-line" aria-live="polite">
-        {isRunning(e.status) && (
-          <ProgressBar
-            label="Episode progress"
-            percent={e.progress.percent}
-            text={[EPISODE_STATUS[e.status], e.progress.note].filter(Boolean).join(": ")}
-          />
-        )}
+        {isRunning(e.status) && <ProgressBar label="Episode progress" percent={e.progress.percent} text={words} />}
       </div>
       {e.status === "failed" && (
         <p role="alert" className="alert alert-error">
           {e.failure?.message ?? "This episode failed."}
         </p>
       )}
-      {e.status === "awaiting_upload" && (
-        <Notice kind="warn">
-          This episode is waiting for its file. An upload link lasts 2 hours; if it was lost,{" "}
-          <Link href="/episodes/new">make a new episode</Link>.
-        </Notice>
+      {e.status === "awaiting_upload" && <ResumeUpload episodeId={id} onStarted={handler(load)} />}
+      {narrow && (
+        <div className="ws-tabs" role="tablist" aria-label="Workspace">
+          {(["clips", "source"] as const).map((w) => (
+            <button
+              key={w}
+              type="button"
+              role="tab"
+              id={`ws-tab-${w}`}
+              aria-controls={`ws-${w}`}
+              aria-selected={tab === w}
+              tabIndex={tab === w ? 0 : -1}
+              onClick={() => setTab(w)}
+              onKeyDown={(k) => {
+                if (k.key !== "ArrowLeft" && k.key !== "ArrowRight") return;
+                const other = w === "clips" ? "source" : "clips";
+                setTab(other);
+                document.getElementById(`ws-tab-${other}`)?.focus();
+              }}
+            >
+              {w === "clips" ? `Clips (${e.clips.length})` : "Source and transcript"}
+            </button>
+          ))}
+        </div>
       )}
-      <div className="studio">
-        <section className="studio-source" aria-labelledby="source-h">
-          <h2 id="source-h">Source</h2>
-          {media ? (
-            <SourcePlayer
-              ref={player}
-              media={media}
-              title={e.name}
-              playhead={playhead}
-              onPreviewing={setPreviewing}
-              onExpired={loadMedia}
-            />
-          ) : (
-            <div className="player-wait">
-              {mediaError ? (
-                <p role="alert">{mediaError}</p>
-              ) : (
-                <p className="hint">
-                  {hasSource ? "Loading the player…" : "The player appears once the source is imported."}
-                </p>
-              )}
-            </div>
-          )}
-          {hasSource && (
-            <Waveform
+      <div className="workspace">
+        <div className="ws-clips" {...panel("clips")}>
+          <section aria-labelledby="clips-h">
+            <h2 id="clips-h">Clips</h2>
+            <FindMore
               episodeId={id}
-              duration={duration}
+              clips={e.clips}
+              ready={ready}
+              searching={e.status === "searching"}
+              onStarted={load}
+            />
+            <ClipRail
+              episodeId={id}
               clips={e.clips}
               piecesOf={piecesFor}
+              videoUrl={isVideo === "video" && media ? media.source.url : null}
+              chosen={chosen}
+              onChoose={choose}
+              previewing={previewing}
+              canPreview={!!media}
+              onPreview={(c) => player.current?.preview(c.clip_id, piecesFor(c), c.title)}
+              onStop={() => player.current?.stop()}
+              madeOf={madeOf}
+            />
+          </section>
+          {chosenNumbers.length > 0 ? (
+            <section className="card cut-card" aria-labelledby="cut-h">
+              <CutPanel
+                episodeId={id}
+                styles={styles}
+                defaults={defaults}
+                chosen={chosenNumbers}
+                ready={ready}
+                onStarted={(j) => (add(j), setChosen(new Set()), void load())}
+              />
+            </section>
+          ) : (
+            e.clips.length > 0 && <p className="hint cut-hint">Choose clips above to cut and style them.</p>
+          )}
+          {chosenNumbers.length > 0 && (
+            <p className="chosen-bar">
+              {chosenNumbers.length} chosen · <a href="#cut-h">Cut and style</a>
+            </p>
+          )}
+        </div>
+        <div className="ws-source" {...panel("source")}>
+          <section className="stage" aria-labelledby="source-h">
+            <h2 id="source-h">Source</h2>
+            {media ? (
+              <SourcePlayer
+                ref={player}
+                media={media}
+                title={e.name}
+                playhead={playhead}
+                onPreviewing={setPreviewing}
+                onExpired={loadMedia}
+              />
+            ) : (
+              <div className="player-wait">
+                {mediaError ? (
+                  <p role="alert">{mediaError}</p>
+                ) : (
+                  <p>{hasSource ? "Loading the player…" : "The player appears once the source is imported."}</p>
+                )}
+              </div>
+            )}
+            {hasSource && (
+              <Waveform
+                episodeId={id}
+                duration={duration}
+                clips={e.clips}
+                piecesOf={piecesFor}
+                playhead={playhead}
+                onPlay={playFrom}
+              />
+            )}
+          </section>
+          <section className="ws-transcript" aria-labelledby="transcript-h">
+            <h2 id="transcript-h">Transcript</h2>
+            <Transcript
+              episodeId={id}
               playhead={playhead}
               onPlay={playFrom}
+              ready={e.status === "searching" || ready}
             />
-          )}
-        </section>
-        <section className="studio-transcript" aria-labelledby="transcript-h">
-          <h2 id="transcript-h">Transcript</h2>
-          <Transcript episodeId={id} playhead={playhead} onPlay={playFrom} ready={e.status === "searching" || ready} />
-        </section>
+          </section>
+        </div>
       </div>
-      <section aria-labelledby="clips-h">
-        <h2 id="clips-h">Clips</h2>
-        <FindMore episodeId={id} clips={e.clips} ready={ready} searching={e.status === "searching"} onStarted={load} />
-        <ClipCards
-          clips={e.clips}
-          chosen={chosen}
-          onChoose={(cid, on) =>
-            setChosen((old) => (on ? new Set(old).add(cid) : new Set([...old].filter((x) => x !== cid))))
-          }
-          previewing={previewing}
-          canPreview={!!media}
-          onPreview={(c) => player.current?.preview(c.clip_id, piecesFor(c), c.title)}
-          onStop={() => player.current?.stop()}
-        />
-      </section>
-      <section className="card" aria-labelledby="cut-h">
-        <CutPanel
-          episodeId={id}
-          styles={styles}
-          defaults={defaults}
-          chosen={best.filter((c) => chosen.has(c.clip_id)).map((c) => c.number)}
-          ready={ready}
-          onStarted={(j) => (add(j), setChosen(new Set()), void load())}
-        />
-      </section>
-      <section aria-labelledby="made-h">
-        <h2 id="made-h">Made clips</h2>
-        {made.length === 0 && (
-          <p className="hint">Clips you cut appear here, with a player, a download and their captions.</p>
-        )}
-        {made.map((c) => (
-          <MadeClip
-            key={c.clip_id}
-            episodeId={id}
-            clip={c}
-            job={jobs.get(c.clip_id)}
-            styles={styles}
-            onRestyled={(a) => add([{ job_id: a.job_id, clip_id: a.clip_id, kind: "render", status: a.status }])}
-          />
-        ))}
-      </section>
     </>
   );
 }

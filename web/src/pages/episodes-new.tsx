@@ -4,13 +4,18 @@
  * the resumable uploader (web/src/upload) sends the file there with its progress, Cancel and
  * Resume, then POST /episodes/{id}/uploaded starts the work and the page goes to the episode.
  * The account's clip defaults (GET /me) are shown: the episode page starts its cut panel on them.
+ * While the file goes up, leaving the page asks first, and the upload address is kept in this
+ * browser (upload/remembered.ts) so the episode's own page can take the same file and go on.
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { call } from "../api";
 import { Link, navigate } from "../router";
 import { FileDrop } from "../studio/file-drop";
 import { describeLook } from "../studio/look";
+import { EpisodePrice, probeSeconds } from "../studio/price";
 import { UploadProgress, useUpload } from "../upload";
+import { useLeaveGuard } from "../upload/leave-guard";
+import { forgetUpload, rememberUpload } from "../upload/remembered";
 import type { CaptionStyle, ClipLook, EpisodeCreated } from "../types";
 import { ErrorText, Field, handler, useAction, useTitle, when } from "../ui";
 import "../studio/studio.css";
@@ -20,6 +25,11 @@ const LENGTHS = [15, 30, 45, 60, 90, 120, 180];
 export default function NewEpisodePage() {
   useTitle("New episode");
   const [file, setFile] = useState<File | null>(null);
+  const [seconds, setSeconds] = useState<number | null>(null);
+  useEffect(() => {
+    setSeconds(null);
+    if (file) void probeSeconds(file).then(setSeconds);
+  }, [file]);
   const [created, setCreated] = useState<{ id: string; expires: string } | null>(null);
   const { busy, error, setError, run } = useAction();
   const finish = useAction();
@@ -27,13 +37,16 @@ export default function NewEpisodePage() {
   const markUploaded = useCallback(
     async (id: string) => {
       const ok = await finish.run(() => call("POST", `/episodes/${encodeURIComponent(id)}/uploaded`, {}));
-      if (ok) navigate(`/episodes/${encodeURIComponent(id)}`);
+      if (!ok) return;
+      forgetUpload(id);
+      navigate(`/episodes/${encodeURIComponent(id)}`);
     },
     [finish.run],
   );
   // A ref, not state: the uploader may finish before React renders the episode id into a closure.
   const episode = useRef<string | null>(null);
   const upload = useUpload({ onComplete: () => episode.current && void markUploaded(episode.current) });
+  useLeaveGuard(upload.busy);
   // The upload shows below a long form: bring it into view (and to screen readers) when it starts.
   const uploadHeading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
@@ -59,6 +72,7 @@ export default function NewEpisodePage() {
     if (!answer) return;
     if (!answer.upload) return navigate(`/episodes/${encodeURIComponent(answer.episode_id)}`);
     episode.current = answer.episode_id;
+    rememberUpload(answer.episode_id, { target: answer.upload, fileName: file!.name, size: file!.size });
     setCreated({ id: answer.episode_id, expires: answer.upload.expires_at });
     await upload.start(file!, answer.upload);
   }
@@ -119,6 +133,7 @@ export default function NewEpisodePage() {
           autoComplete="off"
         />
         <Defaults />
+        <EpisodePrice seconds={seconds} />
         <ErrorText error={error} />
         {!created && (
           <div>

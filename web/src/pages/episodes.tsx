@@ -1,12 +1,14 @@
 /**
  * Episodes: the 10 most recent (GET /episodes), newest first, each with its status, progress while
- * it runs (polled every 2 s while any runs), the poster of its best clip and a link to its page.
+ * it runs (polled every 2 s while any runs), the poster of its best clip and a link to its page,
+ * and Stop (work in progress) and Delete on each, so an episode that never got its file does not stay.
  */
 import { useCallback, useEffect, useState } from "react";
 import { call } from "../api";
 import { Link } from "../router";
+import { EpisodeActions } from "../studio/episode-actions";
 import { Poster } from "../studio/poster";
-import { EPISODE_STATUS, EpisodeFacts, isRunning, ProgressBar } from "../studio/status";
+import { EPISODE_STATUS, EpisodeFacts, isRunning, ProgressBar, stageWords } from "../studio/status";
 import { ranked } from "../studio/timeline";
 import { usePoll } from "../studio/use-poll";
 import type { Episode } from "../types";
@@ -49,7 +51,7 @@ export default function EpisodesPage() {
       ) : (
         <ul className="episode-list" aria-label="Your episodes">
           {episodes.map((e) => (
-            <EpisodeItem key={e.episode_id} episode={e} />
+            <EpisodeItem key={e.episode_id} episode={e} onChange={() => void load()} />
           ))}
         </ul>
       )}
@@ -57,7 +59,7 @@ export default function EpisodesPage() {
   );
 }
 
-function EpisodeItem({ episode: e }: { episode: Episode }) {
+function EpisodeItem({ episode: e, onChange }: { episode: Episode; onChange: () => void }) {
   const top = ranked(e.clips)[0];
   const href = `/episodes/${encodeURIComponent(e.episode_id)}`;
   return (
@@ -69,10 +71,20 @@ function EpisodeItem({ episode: e }: { episode: Episode }) {
         </h2>
         <EpisodeFacts episode={e} badge />
         {isRunning(e.status) && (
-          <ProgressBar label={`Progress of ${e.name}`} percent={e.progress.percent} text={EPISODE_STATUS[e.status]} />
+          <ProgressBar
+            label={`Progress of ${e.name}`}
+            percent={e.progress.percent}
+            text={stageWords(EPISODE_STATUS[e.status], e.progress.note)}
+          />
+        )}
+        {e.status === "awaiting_upload" && (
+          <p className="episode-top">
+            The file never arrived: <Link href={href}>finish the upload</Link> from its page, or delete it.
+          </p>
         )}
         {e.status === "failed" && e.failure && <p className="fail-text">{e.failure.message}</p>}
         {top && <p className="episode-top">Best clip: {top.title}</p>}
+        <EpisodeActions episode={e} onCancelled={onChange} onDeleted={onChange} />
       </div>
     </li>
   );

@@ -3,7 +3,7 @@
  * buttons that move the clip's start or end by one whole sentence. Saving sends only what changed
  * (PATCH /clips/{id}/captions); the clip is rendered again and its job's progress shows above.
  */
-import { useEffect, useId, useState, type FormEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { call } from "../api";
 import type { Caption, Clip, RestyleAnswer } from "../types";
 import { ErrorText, handler, useAction } from "../ui";
@@ -35,6 +35,12 @@ export function CaptionEditor({ clip, busy, onEdited }: Props) {
   const [start, setStart] = useState(0);
   const [end, setEnd] = useState(0);
   const [note, setNote] = useState("");
+  // The "Rendering again" note is about the job in flight: it goes when that job is over.
+  const wasBusy = useRef(busy);
+  useEffect(() => {
+    if (wasBusy.current && !busy) setNote("");
+    wasBusy.current = busy;
+  }, [busy]);
   const action = useAction();
   const load = useAction();
   // Read again when the clip renders anew (a new link), so the boxes show what it now says.

@@ -11,6 +11,7 @@ import { bodyOf, formOf, LookFields, type LookForm } from "./look-fields";
 import { SERVICE_LOOK } from "./look";
 import { BrandKitPicker } from "./brand-kit-picker";
 import { EpisodeCover } from "./episode-cover";
+import { ExportPrice } from "./price";
 
 export const MAX_CUT = 10;
 
@@ -56,8 +57,8 @@ export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted
     <form onSubmit={handler(submit)} className="stack">
       <h2 id="cut-h">Cut and style</h2>
       <p className="hint">
-        Choose clips with their checkboxes above (up to {MAX_CUT} at a time), pick a look, and cut them: each becomes a
-        video in the chosen shape with burned-in captions.
+        Cutting {n === 1 ? "1 chosen clip" : `${n} chosen clips`} (up to {MAX_CUT} at a time): pick a look and cut them;
+        each becomes a video in the chosen shape with burned-in captions.
       </p>
       <LookFields
         episodeId={episodeId}
@@ -82,6 +83,7 @@ export function CutPanel({ episodeId, styles, defaults, chosen, ready, onStarted
           </ul>
         </Notice>
       )}
+      <ExportPrice n={n} />
       <div className="actions">
         <button type="submit" disabled={busy || !ready || n === 0 || n > MAX_CUT}>
           {n === 1 ? "Cut 1 clip" : `Cut ${n} clips`}

@@ -2,21 +2,40 @@
  * Picks the episode's file: a file input labelled "Video or audio file" (keyboard and screen
  * readers), and a file dropped anywhere on the page while it is open. The drop only takes the
  * first file, and a drop outside the form no longer makes the browser navigate to the file.
+ * An empty file or one that is not media (upload/file-check.ts) is refused here, in a
+ * role="alert", before anything is created for it.
  */
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { formatBytes } from "../upload";
+import { MEDIA_ACCEPT, refuseFile } from "../upload/file-check";
 
 export function FileDrop({
   file,
   onFile,
   disabled,
+  id = "episode-file",
+  label = "Video or audio file",
 }: {
   file: File | null;
   onFile: (f: File | null) => void;
   disabled?: boolean;
+  id?: string;
+  label?: string;
 }) {
   const [over, setOver] = useState(false);
+  const [refused, setRefused] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
+  const take = useCallback(
+    (f: File | null) => {
+      if (!f) return (setRefused(null), onFile(null));
+      void refuseFile(f).then((why) => {
+        setRefused(why);
+        if (why && input.current) input.current.value = "";
+        onFile(why ? null : f);
+      });
+    },
+    [onFile],
+  );
   useEffect(() => {
     if (disabled) return;
     let depth = 0;
@@ -50,7 +69,7 @@ export function FileDrop({
       } catch {
         /* an older browser: the line below still names the file */
       }
-      onFile(f);
+      take(f);
     };
     document.addEventListener("dragenter", enter);
     document.addEventListener("dragleave", leave);
@@ -62,27 +81,32 @@ export function FileDrop({
       document.removeEventListener("dragover", overFn);
       document.removeEventListener("drop", drop);
     };
-  }, [onFile, disabled]);
+  }, [take, disabled]);
 
   return (
     <div className={`drop${over ? " drop-over" : ""}`}>
-      <label htmlFor="episode-file">Video or audio file</label>
+      <label htmlFor={id}>{label}</label>
       <input
-        id="episode-file"
+        id={id}
         ref={input}
         type="file"
-        accept="audio/*,video/*,.mp3,.m4a,.aac,.wav,.ogg,.opus,.flac,.mp4,.mov,.m4v,.webm,.mkv,.avi"
-        aria-describedby="episode-file-hint"
+        accept={MEDIA_ACCEPT}
+        aria-describedby={`${id}-hint`}
         disabled={disabled}
-        onChange={(e) => onFile(e.currentTarget.files?.[0] ?? null)}
+        onChange={(e) => take(e.currentTarget.files?.[0] ?? null)}
       />
-      <p className="hint" id="episode-file-hint">
+      <p className="hint" id={`${id}-hint`}>
         Or drop a file anywhere on this page. Audio: MP3, M4A, AAC, WAV, OGG, Opus, FLAC. Video: MP4, MOV, M4V, WebM,
         MKV, AVI.
       </p>
       <p className="drop-chosen" aria-live="polite">
         {file ? `Chosen: ${file.name} (${formatBytes(file.size)})` : over ? "Drop the file to choose it." : ""}
       </p>
+      {refused && (
+        <p role="alert" className="alert alert-error">
+          {refused}
+        </p>
+      )}
     </div>
   );
 }

@@ -5,7 +5,7 @@
  * (caption-editor.tsx) and the clip's captions, searchable. The player's poster is the rendered
  * clip's (the frame at the hook's first word) once there is one.
  */
-import { useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { call } from "../api";
 import type { CaptionStyle, Clip, Job, RestyleAnswer } from "../types";
 import { ErrorText, handler, useAction } from "../ui";
@@ -13,6 +13,7 @@ import { CaptionEditor } from "./caption-editor";
 import { Captions } from "./captions";
 import { bodyOf, KEEP_ALL, LookFields, type LookForm } from "./look-fields";
 import { posterUrl } from "./poster";
+import { ExportPrice } from "./price";
 import { JOB_STATUS, ProgressBar } from "./status";
 import { isActive } from "./use-jobs";
 
@@ -119,6 +120,13 @@ function Restyle({
   const [save, setSave] = useState(false);
   const [said, setSaid] = useState("");
   const action = useAction();
+  // "Rendering again: …" describes the job in flight; once it is over the clip's own line
+  // ("Restyled: …") says what changed, so the stale line goes.
+  const wasBusy = useRef(busy);
+  useEffect(() => {
+    if (wasBusy.current && !busy) setSaid("");
+    wasBusy.current = busy;
+  }, [busy]);
   async function submit(e: FormEvent) {
     e.preventDefault();
     const look = bodyOf(form);
@@ -159,6 +167,7 @@ function Restyle({
           <input type="checkbox" checked={save} onChange={(e) => setSave(e.currentTarget.checked)} /> Save this look as
           my defaults
         </label>
+        <ExportPrice n={1} />
         <ErrorText error={action.error} />
         <p className="hint" aria-live="polite">
           {said}

@@ -37,7 +37,10 @@ export function ProgressBar({ label, percent, text }: { label: string; percent?:
   return (
     <div className="progress">
       <progress className="meter" max={100} value={p} aria-label={label} />
-      <span className="progress-text">{[text, p === undefined ? "" : `${p}%`].filter(Boolean).join(" · ")}</span>
+      <span className="progress-text">
+        {/* A note that already says its percent ("… 69%") is not followed by the same number again. */}
+        {[text, p === undefined || text?.includes(`${p}%`) ? "" : `${p}%`].filter(Boolean).join(" · ")}
+      </span>
     </div>
   );
 }
@@ -57,4 +60,15 @@ export function EpisodeFacts({ episode: e, badge, kind }: { episode: Episode; ba
       {e.created_at && <span>{when(e.created_at)}</span>}
     </p>
   );
+}
+
+/**
+ * An episode's stage and note in plain words, once: "Transcribing: transcribing: 3 of 9" becomes
+ * "Transcribing: 3 of 9" (a note that starts with its own stage's name drops it).
+ */
+export function stageWords(stage: string, note?: string | null): string {
+  const n = (note ?? "").trim();
+  if (!n) return stage;
+  const rest = n.toLowerCase().startsWith(stage.toLowerCase()) ? n.slice(stage.length).replace(/^[\s:·–-]+/, "") : n;
+  return rest ? `${stage}: ${rest}` : stage;
 }

@@ -17,6 +17,8 @@ export interface UploadHandle {
   start(file: Blob, target: UploadTarget): Promise<UploadPhase>;
   /** Goes on after a cancel or pause from the bytes the address holds. */
   resume(): Promise<UploadPhase>;
+  /** Sends `file` to `target` from the bytes the address already holds (a page reloaded mid-upload). */
+  resumeInto(file: Blob, target: UploadTarget): Promise<UploadPhase>;
   /** Stops sending; resume() can go on while the link lasts. */
   cancel(): void;
   /** Forgets the file (after done, or to start over with another). */
@@ -45,8 +47,8 @@ export function useUpload(options: UploadOptions = {}): UploadHandle {
     return phase;
   }, []);
 
-  const start = useCallback(
-    (file: Blob, target: UploadTarget) => {
+  const begin = useCallback(
+    (file: Blob, target: UploadTarget, fromStored: boolean) => {
       run.current?.cancel();
       const r = new UploadRun(
         file,
@@ -55,10 +57,12 @@ export function useUpload(options: UploadOptions = {}): UploadHandle {
         opts.current.chunkBytes,
       );
       run.current = r;
-      return settle(r, r.start());
+      return settle(r, fromStored ? r.resume() : r.start());
     },
     [settle],
   );
+  const start = useCallback((file: Blob, target: UploadTarget) => begin(file, target, false), [begin]);
+  const resumeInto = useCallback((file: Blob, target: UploadTarget) => begin(file, target, true), [begin]);
   const resume = useCallback(() => {
     const r = run.current;
     return r ? settle(r, r.resume()) : Promise.resolve<UploadPhase>("idle");
@@ -70,5 +74,6 @@ export function useUpload(options: UploadOptions = {}): UploadHandle {
     setState(IDLE);
   }, []);
 
-  return { state, busy: state.phase === "uploading" || state.phase === "retrying", start, resume, cancel, reset };
+  const busy = state.phase === "uploading" || state.phase === "retrying";
+  return { state, busy, start, resume, resumeInto, cancel, reset };
 }
