@@ -6,6 +6,7 @@
 import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from "react";
 import { loadSession, messageOf, whenSessionChanges } from "./api";
 import { Layout } from "./Layout";
+import { HOME, nextPath } from "./next-path";
 import { ForgotPassword, ResetPassword, SignIn, SignUp, VerifyEmail } from "./pages/auth";
 import { Redirect, useLocation } from "./router";
 import { SessionContext } from "./session";
@@ -98,7 +99,9 @@ export function App() {
 function pageFor(path: string, signedIn: boolean): ReactNode {
   const p = path.length > 1 ? path.replace(/\/+$/, "") : path;
   if (ANYONE[p]) return ANYONE[p]();
-  if (SIGNED_OUT[p]) return signedIn ? <Redirect to="/keys" /> : SIGNED_OUT[p]();
+  if (SIGNED_OUT[p])
+    // Signed in (just now, or earlier), a sign-in page goes on to where it was asked from.
+    return signedIn ? <Redirect to={nextPath(new URLSearchParams(window.location.search))} /> : SIGNED_OUT[p]();
   if (SIGNED_IN[p]) return signedIn ? SIGNED_IN[p]() : <Redirect to={`/signin?next=${encodeURIComponent(p)}`} />;
   for (const r of PATTERNS) {
     const m = r.re.exec(p);
@@ -106,7 +109,7 @@ function pageFor(path: string, signedIn: boolean): ReactNode {
     if (!r.anyone && !signedIn) return <Redirect to={`/signin?next=${encodeURIComponent(p)}`} />;
     return r.page(safeDecode(m[1] ?? ""));
   }
-  if (p === "/") return <Redirect to={signedIn ? "/keys" : "/signin"} />;
+  if (p === "/") return <Redirect to={signedIn ? HOME : "/signin"} />;
   return (
     <>
       <h1>Page not found</h1>

@@ -2,17 +2,9 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { call } from "../api";
 import { Link, navigate, useLocation } from "../router";
+import { nextPath } from "../next-path";
 import { useSession } from "../session";
 import { ErrorText, Field, handler, Notice, useAction, useTitle } from "../ui";
-
-/**
- * Where to go after signing in: the page that asked, if it is one of ours; the OAuth consent page
- * keeps its query (the app's request).
- */
-function nextPath(query: URLSearchParams): string {
-  const n = query.get("next") ?? "";
-  return /^\/[a-z-]+$/.test(n) || /^\/oauth\/consent\?[^\s#]*$/.test(n) ? n : "/keys";
-}
 
 function useCredentialsForm(path: "/signin" | "/signup") {
   const { refresh } = useSession();
