@@ -54,9 +54,9 @@ describe("the studio in a browser", () => {
   };
   /** A web-only call made by the page itself, with its session. */
   const inPage = (p: string) => page.evaluate(async (u) => (await fetch(u)).json(), `/web/api/v1${p}`);
-  const clipCards = () => page.getByRole("list", { name: "Found clips, best first" }).getByRole("article");
-  const made = (title: string) =>
-    page.getByRole("region", { name: "Made clips" }).getByRole("article", { name: title, exact: true });
+  // The workspace (issue 31): each clip a tile, and a made clip inside its own clip's tile.
+  const clipCards = () => page.getByRole("list", { name: "Found clips, best first" }).locator("article.clip-tile");
+  const made = (title: string) => page.getByRole("article", { name: title, exact: true }).locator("article.made");
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -289,6 +289,11 @@ describe("the studio in a browser", () => {
     await shoot(page, "episode-clips", {
       before: () => toTop(page.getByRole("heading", { level: 2, name: "Clips", exact: true })),
     });
+    // The cut form shows once a clip is chosen.
+    await clipCards()
+      .first()
+      .getByRole("checkbox", { name: /^Choose clip \d+$/ })
+      .check();
     const cut = page.getByRole("region", { name: "Cut and style" });
     await shoot(page, "episode-cut", {
       before: () => toTop(cut.getByRole("heading", { level: 2, name: "Cut and style" })),
