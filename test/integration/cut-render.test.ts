@@ -11,6 +11,7 @@ import captionBurn from "../../plugins/caption-burn/index.js";
 import cut from "../../plugins/cut/index.js";
 import { probeMedia } from "../../daemon/render/render.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
+import { gallery } from "../helpers/gallery.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CACHE = path.join(ROOT, ".cache/fixtures");
@@ -320,6 +321,11 @@ describe("cut rendering", () => {
       const { data, info } = await frameAt(file, n);
       expect(colourful(data, info.width, { top: 0, bottom: info.height }), `frame ${n}`).toBeGreaterThan(0.05);
     }
+    const png = (f: Awaited<ReturnType<typeof frameAt>>) =>
+      sharp(f.data, { raw: { width: f.info.width, height: f.info.height, channels: 3 } })
+        .png()
+        .toBuffer();
+    await gallery("case-edge-crop", await Promise.all([0, 7, 8, 30].map(async (n) => png(await frameAt(file, n)))));
   });
 
   it("fit=crop with crop_focus=center keeps one centred crop (and misses the box)", async () => {

@@ -13,6 +13,8 @@ import captionBurn from "../../plugins/caption-burn/index.js";
 import cut from "../../plugins/cut/index.js";
 import { onePiece, splitAtGaps } from "../../daemon/render/pace.js";
 import { muxTalk, REPO_ROOT } from "../helpers/media.js";
+import { frameAt } from "../helpers/brand-render.js";
+import { gallery, soundOf } from "../helpers/gallery.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
 
 const SENTENCES = [
@@ -154,10 +156,17 @@ describe("a clip's pace", () => {
   it("tight cuts each pause to about 0.15 s, and the captions stay on their words", async () => {
     const natural = await render("natural");
     const naturalSeconds = seconds(natural.file);
+    const naturalSound = soundOf(natural.file, Math.round(naturalSeconds * 80));
     expect(natural.cut.pieces).toHaveLength(1);
     await ctx!.cleanup();
 
     const tight = await render("tight");
+    // The sound before and after: the same words, the pauses between them shortened.
+    await gallery("case-tight-pace", [
+      frameAt(tight.file, 1),
+      naturalSound,
+      soundOf(tight.file, Math.round(seconds(tight.file) * 80)),
+    ]);
     const tightSeconds = seconds(tight.file);
     expect(tight.cut.pace).toBe("tight");
     expect(tight.cut.pieces).toHaveLength(4);
