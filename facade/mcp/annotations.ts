@@ -44,8 +44,10 @@ export const WRITE_EFFECTS: Record<string, Effects> = {
   upload_brand_kit_cover: effects(true, true, true),
   set_episode_cover: effects(true, true, true),
   delete_episode_cover: effects(true, true),
-  create_transcript: effects(false, false, true),
-  create_webhook: effects(false, false),
+  // A url the account has transcribed (or is transcribing) answers that transcript again.
+  create_transcript: effects(true, false, true),
+  // An address is registered once: the repeat is refused (409), nothing more is made.
+  create_webhook: effects(true, false),
   update_webhook: effects(true, true),
   delete_webhook: effects(true, true),
   // Each call sends a signed sample to the webhook's address.

@@ -80,6 +80,23 @@ describe("episodes: pages, cancel, delete", () => {
     expect((await s.call(other.live, "DELETE", `/api/v1/episodes/${made.episode_id}`)).status).toBe(404);
   });
 
+  it("says why a ready episode has no clips and what to try", async () => {
+    const a = await s.account({ creditCents: 0 });
+    const id = crypto.randomUUID();
+    // A search that found nothing, on a transcript from pocketsphinx (as the run-end hook leaves it).
+    const state = { transcript: { engine: "pocketsphinx", words: Array.from({ length: 12 }, () => ({})) } };
+    await s.app.db.query(
+      `insert into episodes (id, account_id, livemode, name, status, state) values ($1, $2, true, 'quiet', 'ready', $3)`,
+      [id, a.accountId, JSON.stringify(state)],
+    );
+    const ep = (await s.call(a.live, "GET", `/api/v1/episodes/${id}`)).body;
+    expect(ep).toMatchObject({ status: "ready", clips: [], hint: expect.stringMatching(/only 12 words/) });
+    const steps = ep.next_steps.join("\n");
+    expect(steps).toMatch(/with about/);
+    expect(steps).toMatch(/target_seconds/);
+    expect(steps).toMatch(/whisper/);
+  });
+
   it("says in OpenAPI what goes beyond the published contract", async () => {
     const doc = await (await fetch(`${s.base}/openapi.json`)).json();
     expect(doc.paths["/api/v1/episodes"].get["x-extension"]).toMatch(/cursor/);
