@@ -86,7 +86,8 @@ describe("episodes: pages, cancel, delete", () => {
     // A search that found nothing, on a transcript from pocketsphinx (as the run-end hook leaves it).
     const state = { transcript: { engine: "pocketsphinx", words: Array.from({ length: 12 }, () => ({})) } };
     await s.app.db.query(
-      `insert into episodes (id, account_id, livemode, name, status, state) values ($1, $2, true, 'quiet', 'ready', $3)`,
+      `insert into episodes (id, account_id, livemode, name, status, state) ` +
+        `values ($1, $2, true, 'quiet', 'ready', $3)`,
       [id, a.accountId, JSON.stringify(state)],
     );
     const ep = (await s.call(a.live, "GET", `/api/v1/episodes/${id}`)).body;
