@@ -72,7 +72,8 @@ export function EpisodePrice({ seconds }: { seconds: number | null }) {
   return (
     <p className="price-line">
       {left > 0
-        ? `Your plan covers this episode (${left} of this month’s plan episodes left).`
+        ? `Your plan covers this episode (${left} of this month’s plan episodes left)` +
+          (seconds ? `; after those it would cost about ${money(episodeCents(seconds, p))} from your credit.` : ".")
         : seconds
           ? `This episode will cost about ${money(episodeCents(seconds, p))} from your credit ` +
             `(${money(me.credit.credit_cents)} left): ${rate}`
