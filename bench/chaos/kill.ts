@@ -23,7 +23,7 @@
 import path from "node:path";
 import { projectRoot } from "../../config/loader.js";
 import { startPgServer } from "../_pg.js";
-import { killTable, runKills, type KillReport } from "../../test/chaos/kill-core.js";
+import { killTable, runKills, type KillReport, type Plan } from "../../test/chaos/kill-core.js";
 import type { Backend } from "../../test/helpers/backends.js";
 import type { WorkPath } from "../../test/chaos/kill-world.js";
 
@@ -38,9 +38,18 @@ const parallel = Number(process.env.CHAOS_PARALLEL ?? 4);
 // queue and its transactions (no clips are found, so nothing is exported).
 const standIn = process.env.CHAOS_STANDIN === "1";
 const pipelinesDir = standIn ? path.join(projectRoot(), "test", "chaos", "kill-pipelines") : undefined;
+// CHAOS_REPEAT=1 (with CHAOS_STANDIN=1, API path): every batch's kill is one step killed 1 to 5
+// times in a row at random moments of it, but every fourth, which kills the daemon mid-way through
+// a whole-file upload PUT (issue 27). The counts, moments and delays come from the seed.
+const repeatKills = process.env.CHAOS_REPEAT === "1";
+const repeatPlan = (i: number, r: () => number): Plan => {
+  if (i % 4 === 0) return { kind: "put", delayMs: 200 + Math.round(r() * 900) };
+  const times = 1 + Math.floor(r() * 5);
+  return { kind: "repeat", times, delaysMs: Array.from({ length: times }, () => Math.round(r() * 600)) };
+};
 const repeat =
   `CHAOS_SEED=${seed} CHAOS_N=${n} CHAOS_BATCH=${batch} ` +
-  `CHAOS_EXPORT_EVERY=${exportEvery}${standIn ? " CHAOS_STANDIN=1" : ""} ` +
+  `CHAOS_EXPORT_EVERY=${exportEvery}${standIn ? " CHAOS_STANDIN=1" : ""}${repeatKills ? " CHAOS_REPEAT=1" : ""} ` +
   `CHAOS_BACKENDS=${backends.join(",")} CHAOS_PATHS=${paths.join(",")} node ` +
   `dist/bench/chaos/kill.js`;
 console.log(`kill -9: seed ${seed}, ${n} per backend and path, batches of ${batch}\n  repeat: ${repeat}`);
@@ -66,6 +75,7 @@ try {
           seed,
           exportEvery: workPath === "api" ? exportEvery : 0,
           pipelinesDir,
+          ...(repeatKills ? { plan: repeatPlan, windowShare: 0 } : {}),
           log: (l) => console.log(`  ${l}`),
         });
         console.log(`\n${killTable([r])}\n`);

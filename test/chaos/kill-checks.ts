@@ -29,6 +29,10 @@ export async function checkWorld(w: World, subjects: Subject[]): Promise<Problem
       const found = w.path === "api" ? await checkEpisode(db, w, s) : await checkWatchFile(db, s);
       problems.push(...found.map((p) => ({ ...p, subject: s.name })));
     }
+    // Nothing may wait on the queue once the daemon stopped with every subject finished (issue 27).
+    const { rows: left } = await db.query(`select id, pipeline, state from runs where state in ('queued', 'running')`);
+    for (const r of left)
+      problems.push({ kind: "lost", subject: "", what: `run ${r.id} (${r.pipeline}) left ${r.state}` });
   } finally {
     await db.close();
   }
@@ -71,6 +75,7 @@ async function checkEpisode(q: Queryable, w: World, s: Subject): Promise<Found[]
   exactly(out, "episodes", eps.length, 1);
   const ep = eps.find((e: any) => e.id === s.episodeId) ?? eps[0];
   if (!ep) return out;
+  if (ep.status === "failed" && s.mayFail) return checkCrashedEpisode(q, w, ep.id, out);
   if (ep.status !== "ready") out.push({ kind: "lost", what: `episode is ${ep.status}` });
   await checkRuns(q, out, "import", `origin_ref = $1`, [`episode:${ep.id}`], 1);
   await checkRuns(q, out, "search", `origin_ref = $1`, [`search:${ep.id}`], 1);
@@ -123,6 +128,43 @@ async function checkEpisode(q: Queryable, w: World, s: Subject): Promise<Found[]
   return out;
 }
 
+/**
+ * An episode whose import step was killed crash_limit times in a row: its import run failed with
+ * crashed_repeatedly (not left running), nothing searched, nothing charged, and episode.failed
+ * recorded once, delivered once and acknowledged.
+ */
+async function checkCrashedEpisode(q: Queryable, w: World, id: string, out: Found[]): Promise<Found[]> {
+  const { rows: runs } = await q.query(`select state, error from runs where origin_ref = $1`, [`episode:${id}`]);
+  exactly(out, "import runs", runs.length, 1);
+  for (const r of runs) {
+    const code = json<{ code?: string } | null>(r.error)?.code;
+    if (r.state !== "failed" || code !== "crashed_repeatedly")
+      out.push({ kind: "lost", what: `import run ended ${r.state} (${code}), expected failed (crashed_repeatedly)` });
+  }
+  const events = await countEvents(q, `data->>'episode_id' = $1`, [id]);
+  exactly(out, "episode.failed events", events.get("episode.failed") ?? 0, 1);
+  exactly(out, "episode.ready events", events.get("episode.ready") ?? 0, 0);
+  const { rows: dels } = await q.query(
+    `select count(d.id)::int as n, bool_and(d.status = 'delivered') as ok from events e ` +
+      `left join deliveries d on d.event_id = e.id where e.data->>'episode_id' = $1 and e.type = 'episode.failed'`,
+    [id],
+  );
+  exactly(out, "deliveries of episode.failed", dels[0]?.n ?? 0, 1);
+  if (dels[0] && !dels[0].ok) out.push({ kind: "lost", what: "episode.failed is not delivered" });
+  const ids = new Set(
+    w.rx.receipts
+      .filter((r) => {
+        const b = JSON.parse(r.body) as { type: string; data: { episode_id?: string } };
+        return b.type === "episode.failed" && b.data.episode_id === id;
+      })
+      .map((r) => r.id),
+  );
+  exactly(out, "distinct webhook-ids received for episode.failed", ids.size, 1);
+  const { rows: charges } = await q.query(`select count(*)::int as n from ledger where ref = $1`, [id]);
+  exactly(out, "charges", charges[0].n, 0);
+  return out;
+}
+
 async function checkWatchFile(q: Queryable, s: Subject): Promise<Found[]> {
   const out: Found[] = [];
   const { rows } = await q.query(`select id, state, outbox, run_id, children from watch_files where name = $1`, [
@@ -169,7 +211,10 @@ async function strayFiles(w: World, subjects: Subject[], watchIds: Set<string>):
   const out: Problem[] = [];
   const rel = (p: string) => path.relative(w.dataDir, p);
   for (const f of await walk(w.dataDir)) {
-    if (/\.part$/.test(f)) out.push({ kind: "stray", subject: "", what: `partial file ${rel(f)}` });
+    // A PUT cut by a kill leaves its part file for the upload sweeper (an hour without writes:
+    // facade/upload-sweeper.ts); it never becomes the upload. Any other part file is stray.
+    if (/\.part$/.test(f) && !(w.path === "api" && /^storage\/uploads\//.test(rel(f))))
+      out.push({ kind: "stray", subject: "", what: `partial file ${rel(f)}` });
   }
   if (w.path !== "watch") return out;
   for (const dir of ["inbox", "processing", "failed"]) {

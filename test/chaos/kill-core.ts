@@ -13,7 +13,14 @@ export type Plan =
   | { kind: "none" }
   | { kind: "random"; delayMs: number }
   | { kind: "fault"; point: string }
-  | { kind: "lock"; table: "episodes" | "watch_files"; when: string };
+  | { kind: "lock"; table: "episodes" | "watch_files"; when: string }
+  /** The stand-in's sleep step killed `times` in a row, each at `delaysMs[i]` after it started. */
+  | { kind: "repeat"; times: number; delaysMs: number[] }
+  /** API path: the episode is uploaded, and the daemon killed `delayMs` into the whole-file PUT. */
+  | { kind: "put"; delayMs: number };
+
+/** The crash limit the daemons run with (queue.crash_limit's default): a step killed this often fails its run. */
+export const CRASH_LIMIT = 3;
 
 export interface KillOptions {
   backend: Backend;
@@ -42,7 +49,7 @@ export interface KillReport {
   duplicated: number;
   stray: number;
   /** idle: random kills that came after the batch's work was over (counted in random too). */
-  kills: { random: number; window: number; missed: number; idle: number };
+  kills: { random: number; window: number; missed: number; idle: number; step: number; put: number };
   problems: Problem[];
   plans: string[];
   ms: number;
@@ -93,14 +100,14 @@ export function drawPlan(r: () => number, o: KillOptions, spanMs: number): Plan 
   return { kind: "fault", point: points[Math.floor(r() * points.length)]! };
 }
 
-export const describePlan = (p: Plan) =>
-  p.kind === "random"
-    ? `random ${p.delayMs} ms`
-    : p.kind === "fault"
-      ? `fault ${p.point}`
-      : p.kind === "lock"
-        ? `lock ${p.table} while ${p.when}`
-        : "none";
+export const describePlan = (p: Plan): string => {
+  if (p.kind === "random") return `random ${p.delayMs} ms`;
+  if (p.kind === "fault") return `fault ${p.point}`;
+  if (p.kind === "lock") return `lock ${p.table} while ${p.when}`;
+  if (p.kind === "repeat") return `sleep step killed ${p.times}x in a row (${p.delaysMs.join(", ")} ms in)`;
+  if (p.kind === "put") return `PUT killed ${p.delayMs} ms in`;
+  return "none";
+};
 
 /**
  * Holds the row of `table` for one of the batch's subjects once it reaches state `when`, until
@@ -163,7 +170,7 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
   const w = await World.open(o.backend, o.path, { exportEvery: o.exportEvery, pipelinesDir: o.pipelinesDir });
   const subjects: Subject[] = [];
   const plans: string[] = [];
-  const kills = { random: 0, window: 0, missed: 0, idle: 0 };
+  const kills = { random: 0, window: 0, missed: 0, idle: 0, step: 0, put: 0 };
   const stuck: Problem[] = [];
   let spanMs = 0;
   let held = false;
@@ -183,10 +190,26 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
       const faults = plan.kind === "fault" ? plan.point : "";
       if (w.faults !== faults) await w.stop();
       if (!w.alive()) await w.start(faults);
+      for (const s of batch) {
+        s.upload = plan.kind === "put";
+        s.mayFail = plan.kind === "repeat" && plan.times >= CRASH_LIMIT;
+      }
+      const sleeps = w.sleepStarts();
       const t = Date.now();
-      await Promise.all(batch.map((s) => w.submit(s)));
+      // A PUT plan kills while the PUT is on the way: the submission is not waited for first.
+      const submitting = Promise.all(batch.map((s) => w.submit(s)));
+      if (plan.kind !== "put") await submitting;
       let release: (() => Promise<void>) | undefined;
-      if (plan.kind === "random") {
+      if (plan.kind === "put") {
+        await waitFor(() => !w.alive() || Date.now() - t >= plan.delayMs, { timeoutMs: 60_000, intervalMs: 5 });
+        if (w.alive()) {
+          await w.kill();
+          kills.put++;
+        } else kills.missed++;
+        await submitting; // answers false for a submission the kill cut; finished() sends it again
+      } else if (plan.kind === "repeat") {
+        await killStepRepeatedly(w, batch, plan, sleeps, kills);
+      } else if (plan.kind === "random") {
         await waitFor(() => !w.alive() || Date.now() - t >= plan.delayMs, {
           timeoutMs: plan.delayMs + 60_000,
           intervalMs: 10,
@@ -275,16 +298,47 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
   }
 }
 
+/**
+ * Kills the daemon each time the stand-in's sleep step starts, `delaysMs[i]` after it started, up
+ * to `times` in a row, restarting it in between (the queue hands the step out again once the dead
+ * worker's heartbeat lapses). Stops early when the batch's work ends first: at the crash limit
+ * the run fails when the step is picked up again, and it never starts.
+ */
+async function killStepRepeatedly(
+  w: World,
+  batch: Subject[],
+  plan: Extract<Plan, { kind: "repeat" }>,
+  sleepsBefore: number,
+  kills: KillReport["kills"],
+): Promise<void> {
+  let before = sleepsBefore;
+  const over = async () => (await Promise.all(batch.map((s) => w.finished(s).catch(() => false)))).every(Boolean);
+  for (let i = 0; i < plan.times; i++) {
+    if (!w.alive()) await w.start();
+    await waitFor(async () => w.sleepStarts() > before || (await over()), {
+      what: "the sleep step to start again",
+      timeoutMs: 240_000,
+      intervalMs: 50,
+    });
+    if (w.sleepStarts() <= before) return;
+    await new Promise((r) => setTimeout(r, plan.delaysMs[i]));
+    if (!w.alive()) return;
+    await w.kill();
+    kills.step++;
+    before = w.sleepStarts();
+  }
+}
+
 /** One line per world: tried / held / lost, and how the kills landed. */
 export function killTable(reports: KillReport[]): string {
   const head =
-    "| backend | path | tried | held | lost | duplicated | stray files | kills: " +
-    "random (after the work) | in a transaction window | missed | time |";
+    "| backend | path | tried | held | lost | duplicated | stray files | kills: random (after the work) | " +
+    "in a transaction window | one step, in a row | mid-PUT | missed | time |";
   const rows = reports.map(
     (r) =>
-      `| ${r.backend} | ${r.path} | ${r.tried} | ${r.held} | ${r.lost} | ${r.duplicated} ` +
-      `| ${r.stray} | ${r.kills.random} (${r.kills.idle}) | ${r.kills.window} ` +
-      `| ${r.kills.missed} | ${(r.ms / 1000).toFixed(0)} s |`,
+      `| ${r.backend} | ${r.path} | ${r.tried} | ${r.held} | ${r.lost} | ${r.duplicated} | ${r.stray} | ` +
+      `${r.kills.random} (${r.kills.idle}) | ${r.kills.window} | ${r.kills.step} | ${r.kills.put} | ` +
+      `${r.kills.missed} | ${(r.ms / 1000).toFixed(0)} s |`,
   );
-  return [head, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
+  return [head, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
 }

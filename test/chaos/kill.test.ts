@@ -13,7 +13,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { testBackends } from "../helpers/backends.js";
 import { repoRoot } from "../helpers/cli.js";
-import { killTable, runKills, type Plan } from "./kill-core.js";
+import { CRASH_LIMIT, killTable, runKills, type Plan } from "./kill-core.js";
 
 const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 2 ** 31);
 const pipelinesDir = path.join(repoRoot, "test", "chaos", "kill-pipelines");
@@ -48,5 +48,38 @@ describe.concurrent("kill -9 at random moments", () => {
       expect(report.held).toBe(4);
     },
     240_000,
+  );
+
+  // Issue 27: one step killed 1 to 5 times in a row at random moments of it (two batches, the
+  // counts drawn from the seed), then a kill in the middle of a whole-file upload PUT. Under the
+  // crash limit the episode must become ready; at it the import fails with crashed_repeatedly and
+  // episode.failed is delivered once, nothing charged. No run may be left running.
+  it.each(testBackends())(
+    "ends every run after repeated kills of one step and a kill mid-PUT on %s",
+    async (backend) => {
+      console.log(
+        `repeated kills on ${backend}: seed ${seed} (CHAOS_SEED=${seed} node scripts/test.mjs test/chaos/kill.test.ts)`,
+      );
+      const repeat = (r: () => number): Plan => {
+        const times = 1 + Math.floor(r() * 5);
+        return { kind: "repeat", times, delaysMs: Array.from({ length: times }, () => Math.round(r() * 600)) };
+      };
+      const report = await runKills({
+        backend,
+        path: "api",
+        n: 4,
+        batch: 1,
+        seed: seed + 27,
+        pipelinesDir,
+        windowShare: 0,
+        plan: (i, r) => (i === 3 ? { kind: "put", delayMs: 200 + Math.round(r() * 900) } : repeat(r)),
+      });
+      console.log(`${killTable([report])}\nkills: ${report.plans.join("; ")}`);
+      expect(report.problems).toEqual([]);
+      expect(report.held).toBe(4);
+      expect(report.kills.step).toBeGreaterThanOrEqual(2);
+      expect(report.kills.step).toBeLessThanOrEqual(2 * CRASH_LIMIT);
+    },
+    600_000,
   );
 });
