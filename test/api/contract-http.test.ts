@@ -248,7 +248,8 @@ describe.each(testBackends())("HTTP contract on %s", (backend) => {
       });
       const one = await s.call(acc.test, "PUT", `/api/v1/episodes/${MISSING}`, {});
       expect(one.status).toBe(405);
-      expect(one.headers.get("allow")).toBe("GET, HEAD");
+      // DELETE /episodes/{id} removes an episode (issue 30).
+      expect(one.headers.get("allow")).toBe("GET, HEAD, DELETE");
       const hook = await s.call(acc.test, "GET", `/api/v1/webhooks/${MISSING}/test`);
       expect(hook.headers.get("allow")).toBe("POST");
       const doc = await s.call(undefined, "POST", "/openapi.json");
