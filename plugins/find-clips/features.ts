@@ -82,6 +82,12 @@ export const SHOW_CUES: Record<string, string[]> = {
     "subscribe",
     "where can people find",
     "find you online",
+    // A call-in host moving the show along: the call that follows is the moment, not the hand-over.
+    "back to the phones",
+    "on the line",
+    "next caller",
+    "time for one more",
+    "lines are open",
   ],
   "sign-off": [
     "that's all for",
@@ -107,6 +113,9 @@ const SETUP_CUES = [
   "here's how",
   "listen to this",
 ];
+/** A short line that ends on the part it announces: "the strangest part", "the best bit", "the real thing". */
+const ANNOUNCED =
+  /\b(\w{3,}est|best|worst|most \w+|next|funny|strange|weird|scary|interesting|important|real) (part|bit|thing)\W*$/i;
 const PROMISE_CUES = [
   "here's how",
   "here's why",
@@ -264,7 +273,9 @@ export function readFacts(text: string): Facts {
   const advice =
     imperative ||
     !!has(line, ["you should", "you need to", "you have to", "you want to", "make sure", "the trick is", "don't"]);
-  const setup = /:\s*$/.test(text.trim()) || (!!has(line, SETUP_CUES) && n <= 8);
+  // A line that names what comes and stops ("And then comes the strangest part."): the part is next.
+  const announces = n <= 8 && ANNOUNCED.test(text.trim());
+  const setup = /:\s*$/.test(text.trim()) || (!!has(line, SETUP_CUES) && n <= 8) || announces;
   const opening = norm[0] ?? "";
   let dangling: string | undefined;
   if (CONNECTORS.has(opening)) dangling = opening;

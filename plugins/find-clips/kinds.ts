@@ -245,8 +245,47 @@ export function markPassageKinds(sentences: Sentence[], duration: number): void 
   });
   markSponsorReads(sentences);
   markOpening(sentences, duration);
+  markClosing(sentences, duration);
 }
 
+/** How a host closes: thanks to the guests or listeners, what is on next, goodbye. */
+const CLOSING = new RegExp(
+  `\\b(${[
+    "that's all",
+    "that is all",
+    "thank you (to|for|all|both|so much|everyone|everybody)",
+    "thanks (to|for|everyone|everybody|both|all)",
+    "thank you,? \\w+,? (and|thank you)",
+    "next (week|time|month)",
+    "until next",
+    "good ?night",
+    "goodbye",
+    "see you",
+    "take care",
+    "before we go",
+    "before we finish",
+  ].join("|")})\\b`,
+);
+
+/**
+ * The closing: the last turn of whoever closes a conversation, when it lies in the last sixth of
+ * the recording and says goodbye ("Thank you, Isla, thank you, Jean", "Next week…", "Good
+ * night"). Its figures (the audience vote, the calls waiting, next week's guests) are the show's,
+ * not a moment. A solo talk is one turn, so there only the sentences from the goodbye on are.
+ */
+function markClosing(sentences: Sentence[], duration: number): void {
+  const late = duration * (5 / 6);
+  const last = sentences.at(-1);
+  if (!last) return;
+  const who = speakerOf(last);
+  let from = sentences.length - 1;
+  while (from > 0 && speakerOf(sentences[from - 1]!) === who && sentences[from - 1]!.start >= late) from--;
+  const low = (s: Sentence) => ` ${s.text.toLowerCase().replace(/[’‘]/g, "'")} `;
+  const cue = sentences.findIndex((s, i) => i >= from && s.start >= late && CLOSING.test(low(s)));
+  if (cue < 0) return;
+  const solo = sentences.every((s) => speakerOf(s) === who);
+  for (const s of sentences.slice(solo ? cue : from)) facts(s).show ??= "sign-off";
+}
 /**
  * The opening: from a greeting in the first tenth of the recording, the greeter's sentences about
  * the occasion (the room, the show, the audience, its records) are the welcome, however many
@@ -259,6 +298,15 @@ function markOpening(sentences: Sentence[], duration: number): void {
   );
   if (start < 0) return;
   const who = speakerOf(sentences[start]!);
+  // A host who greets and then hands over: the whole first turn (the question of the night, who
+  // the guests are) is the welcome, up to the question that hands over. A solo talk has no hand-over.
+  let end = start;
+  while (end + 1 < sentences.length && speakerOf(sentences[end + 1]!) === who) end++;
+  if (end + 1 < sentences.length && sentences[end]!.start <= early * 1.5) {
+    while (end > start && facts(sentences[end]!).question) end--;
+    for (const s of sentences.slice(start, end + 1)) facts(s).show ??= "introduction";
+    return;
+  }
   // Sentences between two about the occasion ("I'm Owen.") are the welcome too; two in a row that
   // are not end it, unmarked.
   let pending: Facts[] = [];

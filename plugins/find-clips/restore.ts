@@ -30,6 +30,11 @@ const OPEN_WORDS = new Set(["then", "now", "well", "what", "how", "why", "where"
  * more often a comma's continuation, so only a long pause ends a sentence before them.
  */
 const CONTINUES = new Set(["which", "who", "whom", "whose", "than", "that", "or", "nor", "of", "to"]);
+/**
+ * Words that open a fronted clause ("when a whale dies, it can feed…", "if you wait, it rises"):
+ * the first pause after one is the clause's comma, and the sentence goes on to its main clause.
+ */
+const FRONTED = new Set(["when", "if", "although", "though", "while", "whenever", "unless", "once", "after", "before"]);
 
 interface Tagged {
   first: string;
@@ -89,11 +94,15 @@ export function restoreSentenceEnds(words: Word[]): Map<number, boolean> {
     const tags = tagTurn(turn);
     let since = 0; // words since the last end
     let verb = false;
+    let fronted = FRONTED.has(norm(turn[0])); // the sentence opens on a fronted clause, not yet closed
+
     for (let j = 0; j < turn.length - 1; j++) {
       since++;
       verb ||= tags[j]!.verb;
       const gap = turn[j + 1]!.start - turn[j]!.end;
       if (gap < middling) continue;
+      const clause = fronted;
+      fronted = false;
       let end = gap >= long;
       let sure = end;
       if (!end) {
@@ -111,6 +120,7 @@ export function restoreSentenceEnds(words: Word[]): Map<number, boolean> {
         if (verb && since >= 3) votes++;
         else votes -= 1;
         if (ahead) votes++;
+        if (clause) votes -= 2;
         // A longer middling pause needs fewer votes.
         end = votes >= (gap >= (middling + long) / 2 ? 2 : 3);
         sure = votes >= 4;
@@ -119,6 +129,7 @@ export function restoreSentenceEnds(words: Word[]): Map<number, boolean> {
         ends.set(from + j, sure);
         since = 0;
         verb = false;
+        fronted = FRONTED.has(norm(turn[j + 1]));
       }
     }
     ends.set(i, true);

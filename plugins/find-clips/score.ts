@@ -104,7 +104,8 @@ export function buildStats(
   const joined = sentences.map((s, i) => {
     if (i === 0) return false;
     const d = facts(s).dangling ?? "";
-    if (!turns[i]) return ["so", "and", "because", "which"].includes(d);
+    // A set-up ("And then comes the strangest part.") and what it announces are one thought.
+    if (!turns[i]) return ["so", "and", "because", "which"].includes(d) || facts(sentences[i - 1]!).setup;
     return facts(sentences[i - 1]!).question || d === "but";
   });
   const topics = segmentTopics(
@@ -118,7 +119,17 @@ export function buildStats(
     .filter((g) => g >= 0.5)
     .sort((a, b) => a - b);
   const sentencePause = Math.max(0.5, pauses.length ? pauses[Math.floor(pauses.length / 2)]! : 0.5);
-  return { idf, medianRate, loudness, loudnessMean, punctuated, sentencePause, duration, sentences, topics };
+  return {
+    idf,
+    medianRate,
+    loudness,
+    loudnessMean,
+    punctuated,
+    sentencePause,
+    duration,
+    sentences,
+    topics,
+  };
 }
 
 const clamp01 = (v: number) => Math.max(0, Math.min(1, v));
@@ -161,6 +172,26 @@ function hook(w: Window, shape: Shape): SubScore {
   if (what.length) return { value: clamp01(v), reason: `${by} with ${what.slice(0, 3).join(", ")}: ${quote(s)}` };
   if (first !== s || f.question) return { value: clamp01(v), reason: "opens on a question that makes no claim" };
   return { value: clamp01(v), reason: `opens on a plain statement: ${quote(s)}` };
+}
+
+/**
+ * The episode's framing: a conversation opens with a warm-up (the welcome, the guest's week, how
+ * they started) and closes with a wrap-up (results, thanks, next week), rich in numbers and stories
+ * and seldom what a listener shares. A window pays FRAMING.cost times its share of time in the
+ * opening `head` or the closing `tail` of the recording (shares of its length, at most `maxHead`
+ * and `maxTail` seconds), in recordings of at least `min` seconds; shorter ones get to the point.
+ */
+export const FRAMING = { cost: 0.12, head: 0.12, tail: 0.08, maxHead: 300, maxTail: 180, min: 480 };
+
+/** Share of the window's time in the episode's warm-up or wrap-up (0 in short recordings). */
+function framingShare(w: Window, stats: EpisodeStats): number {
+  const d = stats.duration;
+  if (d < FRAMING.min) return 0;
+  const warmUp = Math.min(d * FRAMING.head, FRAMING.maxHead);
+  const wrapUp = d - Math.min(d * FRAMING.tail, FRAMING.maxTail);
+  const head = Math.max(0, Math.min(w.end, warmUp) - w.start);
+  const tail = Math.max(0, w.end - Math.max(w.start, wrapUp));
+  return (head + tail) / Math.max(1, w.end - w.start);
 }
 
 /** Coherence: one speaker or one exchange, no dangling start, starts on a topic and finishes its thought. */
@@ -339,6 +370,9 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
   const rate = hedges / all.length;
   const rambling = Math.min(0.35, (rate > 0.15 ? rate * 0.4 : 0) + (drift >= 2 ? 0.06 * drift : 0));
   if (rambling) reasons.push(`rambles: ${hedges} hedges, ${drift} signs of drift in ${all.length} sentences`);
+  const framing = framingShare(w, stats);
+  const framePenalty = FRAMING.cost * framing;
+  if (framing >= 0.5) reasons.push(`in the episode's ${w.start < stats.duration / 2 ? "warm-up" : "wrap-up"}`);
   const quality =
     WEIGHTS.hook * h.value +
     WEIGHTS.coherence * c.value +
@@ -347,7 +381,8 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
     WEIGHTS.length * length -
     showPenalty -
     chatPenalty -
-    rambling;
+    rambling -
+    framePenalty;
   const pct = (s: SubScore) => ({ value: Math.round(s.value * 100), reason: s.reason });
   return {
     quality,
