@@ -1,39 +1,21 @@
 /**
- * Search mode: how well each candidate window answers a brief (`about`), blended with the
- * window's quality so that a relevant but weak passage does not beat a relevant strong one, and
- * how the answers meet the clips already on the list.
+ * Search mode: how well each candidate window answers a brief (`about`), blended with the window's
+ * quality so that a relevant but weak passage does not beat a relevant strong one.
  *
- * Terms are content words: the maintained English stop-word list (stopword) plus a short list of
- * conversational words that carry no topic, then stemmed with Porter2, so "pricing" meets "prices"
- * and "make", "way", "see", "much" or "story" in a brief no longer pull in small talk.
+ * Relevance is BM25 whose term frequencies are soft (meaning.ts): a brief word counts where it is
+ * said and, partly, where a word of near meaning is said, so a brief in the user's own words finds
+ * its passage. Generic words earn nothing, show business (intro, thanks, sponsor read, sign-off)
+ * counts nothing, and a window must cover enough of the brief by words or by meaning to be an answer
+ * at all: a brief that matches nothing gets fewer answers, never the intro.
  */
-import stem from "wink-porter2-stemmer";
-import { eng } from "stopword";
-import type { Clip } from "./clip.js";
-import { tokens } from "./text.js";
+import { facts } from "./features.js";
+import { contentTerms, cosine, meaningVectors, softCounts, type SoftCounts } from "./meaning.js";
+import type { Sentence } from "./text.js";
 
-/**
- * Words a speaker says in any passage, whatever its topic: without them a brief such as "the story
- * of how they made the price" searches for "price" rather than for talk.
- */
-const CONVERSATIONAL = (
-  "yeah yes okay ok oh um uh erm hmm like just really gonna wanna gotta got get gets getting know think thought " +
-  "mean see saw say said says tell told talk talking thing things stuff story lot lots kind sort actually basically " +
-  "literally maybe pretty guess make made way much many well right sure something anything everything " +
-  "why how what when where who not put let people come came take want need happen happens"
-).split(" ");
-const STOP = new Set([...eng, ...CONVERSATIONAL]);
-/** The conversational words' stems too, so "happened" and "talks" go with "happen" and "talk". */
-const STOP_STEMS = new Set(CONVERSATIONAL.map((w) => stem(w)));
+export { answersTo, pickAnswers, withAnswer, type Answer } from "./answers.js";
 
 /** The stemmed content words of a text, in order (repeats kept: they are term frequencies). */
-export function briefTerms(text: string): string[] {
-  return tokens(text)
-    .map((t) => t.replace(/'s$/, ""))
-    .filter((t) => t.length > 2 && !STOP.has(t) && !/^\d+$/.test(t))
-    .map((t) => stem(t))
-    .filter((t) => !STOP_STEMS.has(t));
-}
+export const briefTerms = (text: string): string[] => contentTerms(text).map((t) => t.stem);
 
 interface HasWords {
   words: Array<{ text: string }>;
@@ -45,15 +27,19 @@ const termsOf = (w: HasWords) => {
   return v;
 };
 
+const K1 = 1.2;
+const B = 0.75;
+const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+const saturate = (tf: number, len: number, avg: number) =>
+  (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / Math.max(1, avg)));
+
 /**
- * BM25 of each window against the brief, the candidate windows being the documents: term
+ * Lexical BM25 of each window against the brief, the candidate windows being the documents: term
  * frequencies, lengths and document frequencies are all counted over windows.
  */
 export function bm25(windows: HasWords[], about: string): number[] {
   const query = [...new Set(briefTerms(about))];
   if (!query.length || !windows.length) return windows.map(() => 0);
-  const k1 = 1.2;
-  const b = 0.75;
   const tfs = windows.map((w) => {
     const tf = new Map<string, number>();
     for (const t of termsOf(w)) tf.set(t, (tf.get(t) ?? 0) + 1);
@@ -61,36 +47,30 @@ export function bm25(windows: HasWords[], about: string): number[] {
   });
   const lens = windows.map((w) => w.words.length);
   const avg = lens.reduce((a, c) => a + c, 0) / lens.length;
-  const n = windows.length;
-  const idf = new Map(
-    query.map((q) => {
-      const df = tfs.filter((tf) => tf.has(q)).length;
-      return [q, Math.log(1 + (n - df + 0.5) / (df + 0.5))] as const;
-    }),
+  const weights = new Map(query.map((q) => [q, idf(windows.length, tfs.filter((tf) => tf.has(q)).length)] as const));
+  return tfs.map((tf, i) =>
+    query.reduce((s, q) => s + (tf.get(q) ? weights.get(q)! * saturate(tf.get(q)!, lens[i]!, avg) : 0), 0),
   );
-  return tfs.map((tf, i) => {
-    let s = 0;
-    for (const q of query) {
-      const f = tf.get(q) ?? 0;
-      if (f) s += idf.get(q)! * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * lens[i]!) / Math.max(1, avg))));
-    }
-    return s;
-  });
 }
 
+interface BriefSentence extends HasWords {
+  start: number;
+  end: number;
+}
 interface BriefWindow extends HasWords {
-  sentences: Array<HasWords & { start: number; end: number }>;
+  sentences: BriefSentence[];
   start: number;
   end: number;
 }
 
 /**
- * The share of a window's time spent outside the passage where the brief's terms are: sentences
- * before the first and after the last one that holds a term. An answer should be as long as the
- * matching passage, not padded out to the longest clip allowed.
+ * The share of a window's time spent outside the passage that answers the brief: sentences before
+ * the first and after the last one that `hits`. An answer should be as long as the matching
+ * passage, not padded out to the longest clip allowed.
  */
-export function edgeWaste(w: BriefWindow, query: Set<string>): number {
-  const hit = w.sentences.map((s) => termsOf(s).some((t) => query.has(t)));
+export function edgeWaste(w: BriefWindow, query: Set<string> | ((s: BriefSentence) => boolean)): number {
+  const hits = typeof query === "function" ? query : (s: BriefSentence) => termsOf(s).some((t) => query.has(t));
+  const hit = w.sentences.map(hits);
   const first = hit.indexOf(true);
   if (first < 0) return 1;
   const last = hit.lastIndexOf(true);
@@ -102,74 +82,110 @@ export function edgeWaste(w: BriefWindow, query: Set<string>): number {
 
 export interface BriefScore {
   value: number;
-  /** "matches the brief: …", when the window shares a term with the brief. */
+  /** "matches the brief: …", when the window answers the brief. */
   reason?: string;
   relevant: boolean;
 }
 
 /**
+ * The least share of the brief's weight a window must cover (each brief word counted up to once,
+ * by its own word or a near one) to be an answer. One rare word said plainly clears it; a vague
+ * likeness to a word or two does not.
+ */
+export const MIN_COVER = 0.2;
+/**
+ * A window that covers too little of the brief word by word may still answer it by meaning: when
+ * its topic is among the closest to the brief's (its closeness in the top 30% of the range between
+ * the episode's median window and its closest), the cosine itself is not slight, and its words
+ * still cover half the usual share: closeness alone puts any talk near any brief in a short episode.
+ */
+const SEM_MIN = 0.5;
+/** The weight of closeness by meaning against the (soft) word match, each scaled to the episode. */
+const BY_MEANING = 0.5;
+
+/** Kinds of passage that never answer a topical brief, whatever words they share with it. */
+const NEVER_ANSWERS = /intro|greeting|thanks|biograph|housekeeping|logistics|sponsor|sign-off|outro|advert/;
+
+/** Show business, by the sentence's own kind when one is set, else by its show-business cues. */
+function _isShow(s: BriefSentence): boolean {
+  const kind = (s as { kind?: unknown }).kind;
+  if (typeof kind === "string") return NEVER_ANSWERS.test(kind);
+  const sentence = s as Partial<Sentence>;
+  return typeof sentence.text === "string" && typeof sentence.index === "number" && !!facts(sentence as Sentence).show;
+}
+
+/** Each window's soft counts, summed over its sentences, with the brief words' weights. */
+function _windowCounts(windows: BriefWindow[], about: string) {
+  const sentences = [...new Set(windows.flatMap((w) => w.sentences))];
+  const at = new Map(sentences.map((s, i) => [s, i]));
+  const texts = sentences.map((s) => s.words.map((w) => w.text).join(" "));
+  const skip = (i: number) => _isShow(sentences[i]!);
+  const soft: SoftCounts = softCounts(about, texts, skip);
+  // A brief word said (or meant) in most sentences tells passages apart no better than "the".
+  const n = sentences.length;
+  const weights = soft.brief.map((q, k) => {
+    const df = soft.counts.reduce((a, row) => a + Math.min(1, row[k]!), 0);
+    return idf(n, df) * q.rarity;
+  });
+  const perWindow = windows.map((w) => {
+    const tf = soft.brief.map(() => 0);
+    let len = 0;
+    for (const s of w.sentences) {
+      const i = at.get(s)!;
+      len += soft.lengths[i]!;
+      soft.counts[i]!.forEach((c, k) => (tf[k]! += c));
+    }
+    return { tf, len };
+  });
+  const meaning = meaningVectors(about, texts, skip);
+  const closeness = windows.map((w) => {
+    if (!meaning.brief) return 0;
+    const v = new Float32Array(meaning.brief.length);
+    for (const s of w.sentences) {
+      const sv = meaning.sentences[at.get(s)!]!;
+      for (let d = 0; d < v.length; d++) v[d]! += sv[d]!;
+    }
+    return cosine(meaning.brief, v);
+  });
+  const sentenceScore = (s: BriefSentence) =>
+    soft.counts[at.get(s)!]!.reduce((a, c, k) => a + weights[k]! * Math.min(1, c), 0);
+  return { soft, weights, perWindow, sentenceScore, closeness };
+}
+
+/**
  * Scores windows against a brief: call the result with a window's index and its overall quality
- * (0–1). Relevance is BM25 scaled to the best window, lowered by the time spent outside the
+ * (0–1). Relevance is soft BM25 scaled to the best window, lowered by the time spent outside the
  * matching passage, then weighed by quality so that a relevant but weak passage does not beat a
  * relevant strong one.
  */
 export function briefScorer(windows: BriefWindow[], about: string): (i: number, quality: number) => BriefScore {
-  const rel = bm25(windows, about);
-  const maxRel = Math.max(0, ...rel);
-  const q = new Set(briefTerms(about));
+  const { soft, weights, perWindow, sentenceScore, closeness } = _windowCounts(windows, about);
+  const total = weights.reduce((a, c) => a + c, 0);
+  const avg = perWindow.reduce((a, w) => a + w.len, 0) / Math.max(1, perWindow.length);
+  const rel = perWindow.map(({ tf, len }) =>
+    tf.reduce((s, c, k) => s + (c ? weights[k]! * saturate(c, len, avg) : 0), 0),
+  );
+  const cover = perWindow.map(({ tf }) =>
+    total ? tf.reduce((s, c, k) => s + weights[k]! * Math.min(1, c), 0) / total : 0,
+  );
+  const maxLex = Math.max(0, ...rel);
+  const sorted = [...closeness].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
+  const top = sorted[sorted.length - 1] ?? 0;
+  const sem = closeness.map((c) => (top > median ? Math.max(0, (c - median) / (top - median)) : 0));
+  const mixed = rel.map((b, i) => (1 - BY_MEANING) * (maxLex > 0 ? b / maxLex : 0) + BY_MEANING * sem[i]!);
+  const maxRel = Math.max(0, ...mixed);
+  const maxSentence = Math.max(0, ...[...new Set(windows.flatMap((w) => w.sentences))].map(sentenceScore));
+  const hits = (s: BriefSentence) => maxSentence > 0 && sentenceScore(s) >= 0.3 * maxSentence;
   return (i, quality) => {
-    const r = maxRel > 0 ? rel[i]! / maxRel : 0; // rel has one score per window
-    if (r <= 0) return { value: 0.45 * quality, relevant: false };
+    const r = maxRel > 0 ? mixed[i]! / maxRel : 0; // one score per window
+    const close = closeness[i]! >= SEM_MIN && sem[i]! >= 0.7 && cover[i]! >= MIN_COVER / 2;
+    if (r <= 0 || (cover[i]! < MIN_COVER && !close)) return { value: 0.45 * quality, relevant: false };
     const w = windows[i]!;
     // Multiplied, not added: among passages that match about as well, the better clip wins, and a
     // rambling decoy that repeats the brief's words does not outrank the moment on words alone.
-    const value = r * (1 - 0.5 * edgeWaste(w, q)) * (0.35 + 0.65 * quality);
-    const hits = [...new Set(termsOf(w).filter((t) => q.has(t)))];
-    return { value, reason: `matches the brief: ${hits.slice(0, 4).join(", ")}`, relevant: true };
+    const value = r * (1 - 0.5 * edgeWaste(w, hits)) * (0.35 + 0.65 * quality);
+    const matched = soft.brief.filter((_, k) => perWindow[i]!.tf[k]! >= 0.5).map((q) => q.word);
+    return { value, reason: `matches the brief: ${matched.slice(0, 4).join(", ") || "by meaning"}`, relevant: true };
   };
-}
-
-export type { Answer } from "./clip.js";
-
-/** The clip marked as an answer to a brief, keeping every earlier answer of other briefs. */
-export const withAnswer = <C extends Pick<Clip, "answers">>(c: C, about: string, rank: number): C => ({
-  ...c,
-  answers: [...(c.answers ?? []).filter((a) => a.about !== about), { about, rank }],
-});
-
-/** The clips answering a brief, best first (an answer found before, or a clip found by that brief). */
-export function answersTo<C extends Pick<Clip, "answers" | "about">>(clips: C[], about: string): C[] {
-  const rank = (c: C) => c.answers?.find((a) => a.about === about)?.rank ?? (c.about === about ? 1000 : -1);
-  return clips.filter((c) => rank(c) >= 0).sort((a, b) => rank(a) - rank(b));
-}
-
-const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
-  Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
-
-/**
- * Picks a brief's answers in rank order. A candidate that lies mostly inside a clip already on the
- * list (or holds most of it) is answered by that clip, which keeps its number and ref; one that
- * only grazes a listed clip or an earlier answer is skipped. `count` limits the new clips only.
- */
-export function pickAnswers<T extends { w: { start: number; end: number } }>(
-  ranked: T[],
-  existing: Clip[],
-  count: number,
-): Array<{ pick: T; existing?: Clip }> {
-  const out: Array<{ pick: T; existing?: Clip }> = [];
-  const usable = existing.filter((c) => Number.isFinite(c?.start) && Number.isFinite(c?.end));
-  let fresh = 0;
-  for (const c of ranked) {
-    if (fresh >= count) break;
-    const len = Math.max(0.001, c.w.end - c.w.start);
-    const same = usable.find((e) => overlap(e, c.w) >= 0.5 * Math.min(len, e.end - e.start));
-    if (same) {
-      if (!out.some((o) => o.existing === same)) out.push({ pick: c, existing: same });
-      continue;
-    }
-    if ([...usable, ...out.map((o) => o.existing ?? o.pick.w)].some((b) => overlap(b, c.w) > 0)) continue;
-    out.push({ pick: c });
-    fresh++;
-  }
-  return out;
 }
