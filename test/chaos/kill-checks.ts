@@ -4,7 +4,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { openDb, type Queryable } from "../../daemon/store/db.js";
-import type { Subject, World } from "./kill-world.js";
+import { callbackPath, type Subject, type World } from "./kill-world.js";
 
 export interface Problem {
   kind: "lost" | "duplicated" | "stray";
@@ -26,7 +26,11 @@ export async function checkWorld(w: World, subjects: Subject[]): Promise<Problem
         ? new Set((await db.query(`select id from watch_files`)).rows.map((r: any) => String(r.id)))
         : watchIds;
     for (const s of subjects) {
-      const found = w.path === "api" ? await checkEpisode(db, w, s) : await checkWatchFile(db, s);
+      const found = s.free
+        ? await checkFreeJob(db, w, s)
+        : w.path === "api"
+          ? await checkEpisode(db, w, s)
+          : await checkWatchFile(db, s);
       problems.push(...found.map((p) => ({ ...p, subject: s.name })));
     }
     // Nothing may wait on the queue once the daemon stopped with every subject finished (issue 27).
@@ -162,6 +166,22 @@ async function checkCrashedEpisode(q: Queryable, w: World, id: string, out: Foun
   exactly(out, "distinct webhook-ids received for episode.failed", ids.size, 1);
   const { rows: charges } = await q.query(`select count(*)::int as n from ledger where ref = $1`, [id]);
   exactly(out, "charges", charges[0].n, 0);
+  return out;
+}
+
+/**
+ * A free-API transcription whose callback a kill cut: the job completed once, and its callback
+ * arrived under one webhook-id (the same on the retry), acknowledged with a verified signature.
+ */
+async function checkFreeJob(q: Queryable, w: World, s: Subject): Promise<Found[]> {
+  const out: Found[] = [];
+  const { rows } = await q.query(`select status from free_jobs where id = $1`, [s.freeId]);
+  exactly(out, "free jobs", rows.length, 1);
+  if (rows[0] && rows[0].status !== "completed") out.push({ kind: "lost", what: `free job is ${rows[0].status}` });
+  const mine = w.rx.receipts.filter((r) => r.path === callbackPath(s));
+  exactly(out, "distinct webhook-ids of the callback", new Set(mine.map((r) => r.id)).size, 1);
+  if (!mine.some((r) => r.answered === 200 && r.verified))
+    out.push({ kind: "lost", what: "the callback was never acknowledged with a verified signature" });
   return out;
 }
 

@@ -6,7 +6,7 @@
 import pg from "pg";
 import { waitFor } from "../helpers/wait.js";
 import { checkWorld, type Problem } from "./kill-checks.js";
-import { World, type Subject, type WorkPath } from "./kill-world.js";
+import { callbackPath, World, type Subject, type WorkPath } from "./kill-world.js";
 import type { Backend } from "../helpers/backends.js";
 
 export type Plan =
@@ -17,7 +17,9 @@ export type Plan =
   /** The stand-in's sleep step killed `times` in a row, each at `delaysMs[i]` after it started. */
   | { kind: "repeat"; times: number; delaysMs: number[] }
   /** API path: the episode is uploaded, and the daemon killed `delayMs` into the whole-file PUT. */
-  | { kind: "put"; delayMs: number };
+  | { kind: "put"; delayMs: number }
+  /** API path: a free-API transcription, and the daemon killed while its callback waits for an answer. */
+  | { kind: "callback" };
 
 /** The crash limit the daemons run with (queue.crash_limit's default): a step killed this often fails its run. */
 export const CRASH_LIMIT = 3;
@@ -49,7 +51,15 @@ export interface KillReport {
   duplicated: number;
   stray: number;
   /** idle: random kills that came after the batch's work was over (counted in random too). */
-  kills: { random: number; window: number; missed: number; idle: number; step: number; put: number };
+  kills: {
+    random: number;
+    window: number;
+    missed: number;
+    idle: number;
+    step: number;
+    put: number;
+    callback: number;
+  };
   problems: Problem[];
   plans: string[];
   ms: number;
@@ -106,6 +116,7 @@ export const describePlan = (p: Plan): string => {
   if (p.kind === "lock") return `lock ${p.table} while ${p.when}`;
   if (p.kind === "repeat") return `sleep step killed ${p.times}x in a row (${p.delaysMs.join(", ")} ms in)`;
   if (p.kind === "put") return `PUT killed ${p.delayMs} ms in`;
+  if (p.kind === "callback") return "killed during a free-API callback";
   return "none";
 };
 
@@ -170,7 +181,7 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
   const w = await World.open(o.backend, o.path, { exportEvery: o.exportEvery, pipelinesDir: o.pipelinesDir });
   const subjects: Subject[] = [];
   const plans: string[] = [];
-  const kills = { random: 0, window: 0, missed: 0, idle: 0, step: 0, put: 0 };
+  const kills = { random: 0, window: 0, missed: 0, idle: 0, step: 0, put: 0, callback: 0 };
   const stuck: Problem[] = [];
   let spanMs = 0;
   let held = false;
@@ -192,6 +203,7 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
       if (!w.alive()) await w.start(faults);
       for (const s of batch) {
         s.upload = plan.kind === "put";
+        s.free = plan.kind === "callback";
         s.mayFail = plan.kind === "repeat" && plan.times >= CRASH_LIMIT;
       }
       const sleeps = w.sleepStarts();
@@ -207,6 +219,19 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
           kills.put++;
         } else kills.missed++;
         await submitting; // answers false for a submission the kill cut; finished() sends it again
+      } else if (plan.kind === "callback") {
+        // The receiver never answers the first callback: the kill lands while the courier waits.
+        const seen = await waitFor(() => batch.every((s) => w.rx.receipts.some((r) => r.path === callbackPath(s))), {
+          timeoutMs: 240_000,
+          intervalMs: 20,
+        }).then(
+          () => true,
+          () => false,
+        );
+        if (seen && w.alive()) {
+          await w.kill();
+          kills.callback++;
+        } else kills.missed++;
       } else if (plan.kind === "repeat") {
         await killStepRepeatedly(w, batch, plan, sleeps, kills);
       } else if (plan.kind === "random") {
@@ -333,12 +358,12 @@ async function killStepRepeatedly(
 export function killTable(reports: KillReport[]): string {
   const head =
     "| backend | path | tried | held | lost | duplicated | stray files | kills: random (after the work) | " +
-    "in a transaction window | one step, in a row | mid-PUT | missed | time |";
+    "in a transaction window | one step, in a row | mid-PUT | mid-callback | missed | time |";
   const rows = reports.map(
     (r) =>
       `| ${r.backend} | ${r.path} | ${r.tried} | ${r.held} | ${r.lost} | ${r.duplicated} | ${r.stray} | ` +
       `${r.kills.random} (${r.kills.idle}) | ${r.kills.window} | ${r.kills.step} | ${r.kills.put} | ` +
-      `${r.kills.missed} | ${(r.ms / 1000).toFixed(0)} s |`,
+      `${r.kills.callback} | ${r.kills.missed} | ${(r.ms / 1000).toFixed(0)} s |`,
   );
-  return [head, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
+  return [head, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
 }

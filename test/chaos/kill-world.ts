@@ -31,7 +31,14 @@ export interface Subject {
   uploaded?: boolean;
   /** The episode may end failed (its step was killed crash_limit times): checked as a failure. */
   mayFail?: boolean;
+  /** API path: a free-API transcription with a callback instead of an episode (issue 27). */
+  free?: boolean;
+  freeId?: string;
+  pollPath?: string;
 }
+
+/** Where a free subject's callback goes: a path of its own, whose first answer hangs (a kill lands in it). */
+export const callbackPath = (s: Subject) => `/free-cb/${s.name}`;
 
 export interface WorldOptions {
   /** Export clip 1 of every `exportEvery`-th episode once it is ready (API path; 0: none). */
@@ -65,6 +72,7 @@ export class World {
       network: { allow_loopback: true, extra_ca: rx.server.caPath },
       // Retries soon, so a delivery whose attempt a kill cut short is sent again within the wait.
       webhooks: { time_scale: 0.02, timeout_ms: 3000 },
+      free: { callback_time_scale: 0.02 },
       // One cheap clip render per watch file (the bench measures the queue, not ffmpeg).
       render: { render_top: 1 },
       watch:
@@ -169,6 +177,7 @@ export class World {
       return true;
     }
     try {
+      if (s.free) return await this.submitFree(s);
       const r = await this.call(
         this.live,
         "POST",
@@ -227,6 +236,22 @@ export class World {
     s.uploaded = true;
   }
 
+  /** A free transcription of jfk.wav (no key) with a callback to the subject's own receiver path. */
+  private async submitFree(s: Subject): Promise<boolean> {
+    const cb = this.rx.path(callbackPath(s), ["hang", 200]);
+    const res = await fetch(`${this.base}/api/v1/transcribe`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url: this.rx.server.url("/media/jfk.wav"), callback_url: cb }),
+    });
+    const body = (await res.json()) as { id: string; poll_url: string; callback_secret: string };
+    if (res.status !== 202) throw new Error(`POST /transcribe answered ${res.status}: ${JSON.stringify(body)}`);
+    s.freeId = body.id;
+    s.pollPath = new URL(body.poll_url, this.base).pathname + new URL(body.poll_url, this.base).search;
+    this.rx.secret(callbackPath(s), body.callback_secret);
+    return true;
+  }
+
   /** How many times the daemons so far started the stand-in's sleep step (from their log lines). */
   sleepStarts(): number {
     return (this.output().match(/"stage":"sleep"[^\n]*"msg":"step started"/g) ?? []).length;
@@ -235,6 +260,12 @@ export class World {
   /** True once the subject's work is over (and its webhooks acknowledged), moving it on where needed. */
   async finished(s: Subject): Promise<boolean> {
     if (this.path === "watch") return new RegExp(`"file":"${s.name}"[^\\n]*results written`).test(this.output());
+    if (s.free) {
+      if (!s.freeId && !(await this.submit(s))) return false;
+      const job = (await (await fetch(`${this.base}${s.pollPath}`)).json()) as { status?: string };
+      if (job.status !== "completed" && job.status !== "failed") return false;
+      return this.rx.receipts.some((r) => r.path === callbackPath(s) && r.answered === 200);
+    }
     if ((!s.episodeId || (s.upload && !s.uploaded)) && !(await this.submit(s))) return false;
     const ep = await this.call(this.live, "GET", `/api/v1/episodes/${s.episodeId}`);
     if (ep.body?.status === "failed") {

@@ -51,11 +51,12 @@ describe.concurrent("kill -9 at random moments", () => {
   );
 
   // Issue 27: one step killed 1 to 5 times in a row at random moments of it (two batches, the
-  // counts drawn from the seed), then a kill in the middle of a whole-file upload PUT. Under the
+  // counts drawn from the seed), a kill in the middle of a whole-file upload PUT, and one while a
+  // free-API callback waits for its answer (its first attempt hangs at the receiver). Under the
   // crash limit the episode must become ready; at it the import fails with crashed_repeatedly and
   // episode.failed is delivered once, nothing charged. No run may be left running.
   it.each(testBackends())(
-    "ends every run after repeated kills of one step and a kill mid-PUT on %s",
+    "ends every run after repeated kills of one step, a kill mid-PUT and one mid-callback on %s",
     async (backend) => {
       console.log(
         `repeated kills on ${backend}: seed ${seed} (CHAOS_SEED=${seed} node scripts/test.mjs test/chaos/kill.test.ts)`,
@@ -67,16 +68,18 @@ describe.concurrent("kill -9 at random moments", () => {
       const report = await runKills({
         backend,
         path: "api",
-        n: 4,
+        n: 5,
         batch: 1,
         seed: seed + 27,
         pipelinesDir,
         windowShare: 0,
-        plan: (i, r) => (i === 3 ? { kind: "put", delayMs: 200 + Math.round(r() * 900) } : repeat(r)),
+        plan: (i, r) =>
+          i === 4 ? { kind: "callback" } : i === 3 ? { kind: "put", delayMs: 200 + Math.round(r() * 900) } : repeat(r),
       });
       console.log(`${killTable([report])}\nkills: ${report.plans.join("; ")}`);
       expect(report.problems).toEqual([]);
-      expect(report.held).toBe(4);
+      expect(report.held).toBe(5);
+      expect(report.kills.put + report.kills.callback).toBe(2);
       expect(report.kills.step).toBeGreaterThanOrEqual(2);
       expect(report.kills.step).toBeLessThanOrEqual(2 * CRASH_LIMIT);
     },
