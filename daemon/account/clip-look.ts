@@ -15,6 +15,7 @@ import { loadStyles, type StyleCatalogue } from "../render/styles.js";
 import { readClipDefaults, saveClipDefaults } from "./accounts.js";
 import { CENSOR_MODES, type CensorMode } from "../render/censor.js";
 import { DEFAULT_PACE, isPace, type Pace } from "../render/pace.js";
+import { DEFAULT_LOUDNESS } from "../render/loudness.js";
 import type { ClipLook, ClipRow } from "./episode-rows.js";
 import type { Queryable } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
@@ -32,6 +33,7 @@ export const LOOK_FIELDS = [
   "emphasis",
   "emoji",
   "pace",
+  "loudness",
 ] as const;
 export type LookField = (typeof LOOK_FIELDS)[number];
 /** The fields the cut stage uses: a change to one of them cuts the clip again. */
@@ -55,7 +57,11 @@ export interface Look {
   emoji: boolean;
   /** Which silences between words are cut out (daemon/render/pace.ts): natural, tight or off. */
   pace: Pace;
+  /** Integrated loudness of the sound in LUFS, or "off" (caption-burn); a change renders again, without a cut. */
+  loudness: Loudness;
 }
+export type Loudness = number | "off";
+const isLoudness = (v: unknown): v is Loudness => v === "off" || (typeof v === "number" && Number.isFinite(v));
 export interface LookChange {
   field: LookField;
   from: unknown;
@@ -82,6 +88,7 @@ export function resolveLook(base: Look, want: ClipLook): Look {
     emphasis: want.emphasis ?? base.emphasis ?? true,
     emoji: want.emoji ?? base.emoji ?? false,
     pace: isPace(want.pace) ? want.pace : (base.pace ?? DEFAULT_PACE),
+    loudness: isLoudness(want.loudness) ? want.loudness : base.loudness,
   };
 }
 
@@ -122,14 +129,15 @@ export interface CurrentJob {
 // brand_kit is null when a clip has none, and missing from jobs recorded before kits existed.
 // censor, emphasis and emoji are missing from jobs recorded before clean captions: off, on, off.
 // pace is missing from jobs recorded before it: natural (what they were cut with).
-const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji", "pace"];
+// loudness is missing from jobs recorded before it: the service's level (what they were rendered at).
+const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji", "pace", "loudness"];
 const isLook = (
   // biome-ignore lint/suspicious/noExplicitAny: a caller's JSON look, checked field by field
   o: any,
-): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji" | "pace"> & {
+): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji" | "pace" | "loudness"> & {
   aspect_ratio?: AspectRatio;
   brand_kit?: string | null;
-} & Partial<Pick<Look, "censor" | "emphasis" | "emoji" | "pace">> =>
+} & Partial<Pick<Look, "censor" | "emphasis" | "emoji" | "pace" | "loudness">> =>
   !!o &&
   LOOK_FIELDS.every(
     (k) =>
@@ -152,7 +160,11 @@ function _recorded(clip: ClipRow): Partial<Look> {
 
 /** Looks against one style catalogue (render.styles_file, as caption-burn reads it). */
 export class ClipLooks {
-  constructor(private readonly stylesFile?: string) {}
+  /** `loudness`: the operator's render.loudness_lufs, the level of a clip nobody chose one for. */
+  constructor(
+    private readonly stylesFile?: string,
+    private readonly loudness: Loudness = DEFAULT_LOUDNESS.lufs,
+  ) {}
 
   private get catalogue(): StyleCatalogue {
     return loadStyles(this.stylesFile || undefined);
@@ -173,6 +185,7 @@ export class ClipLooks {
       emphasis: true,
       emoji: false,
       pace: DEFAULT_PACE,
+      loudness: this.loudness,
     };
   }
 
@@ -221,6 +234,7 @@ export class ClipLooks {
           emphasis: options.emphasis ?? true,
           emoji: options.emoji ?? false,
           pace: options.pace ?? DEFAULT_PACE,
+          loudness: isLoudness(options.loudness) ? options.loudness : this.loudness,
         },
         job,
       };
@@ -240,6 +254,7 @@ export class ClipLooks {
       censor: look.censor,
       emphasis: look.emphasis,
       emoji: look.emoji,
+      loudness: look.loudness,
     };
     return kind === "cut"
       ? { ...captions, fit: look.fit, background: look.background, aspect_ratio: look.aspect_ratio, pace: look.pace }

@@ -27,6 +27,8 @@ export interface ClipLook {
   emoji?: boolean;
   /** natural, tight or off (daemon/render/pace.ts). */
   pace?: string;
+  /** LUFS, or "off" (daemon/render/loudness.ts). */
+  loudness?: number | "off";
 }
 export interface EpisodeRow {
   id: string;

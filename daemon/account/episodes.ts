@@ -79,7 +79,8 @@ export class EpisodeService {
   readonly lifecycle: EpisodeLifecycle;
   constructor(private readonly deps: EpisodeDeps) {
     this.lifecycle = new EpisodeLifecycle(deps, EPISODE_SELECT);
-    this.looks = new ClipLooks((deps.config as { render?: { styles_file?: string } }).render?.styles_file);
+    const render = (deps.config as { render?: { styles_file?: string; loudness_lufs?: number | "off" } }).render;
+    this.looks = new ClipLooks(render?.styles_file, render?.loudness_lufs);
     this.clips = new ClipJobs(deps, this.looks);
     this.edits = new ClipEdits(deps, this.clips);
   }

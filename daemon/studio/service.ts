@@ -91,7 +91,7 @@ export class StudioService {
   private async editorInput(accountId: string, clipId: string) {
     const { clip, files: f } = await clipFiles(this.deps, accountId, clipId);
     const t = await requireTranscript(this.deps, f);
-    const looks = new ClipLooks(this.deps.config.render?.styles_file);
+    const looks = new ClipLooks(this.deps.config.render?.styles_file, this.deps.config.render?.loudness_lufs);
     return { clip, words: t.words, duration: f.duration ?? 0, looks, db: this.deps.db, config: this.deps.config };
   }
 

@@ -26,6 +26,15 @@ export function rendersFollow(runner: Runner, pipeline: string): boolean {
   return runner.pipelines.has(CLIP_PIPELINE) && steps.some((s) => s.stage === "find-clips");
 }
 
+const fits = (plan: () => unknown) => {
+  try {
+    plan();
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 export interface SplitOptions {
   /** For the run itself. */
   run: Record<string, unknown>;
@@ -43,8 +52,15 @@ export function splitOptions(runner: Runner, pipeline: string, set: Record<strin
   const out: SplitOptions = { run: {}, renders: {} };
   const unknown: string[] = [];
   for (const [key, value] of Object.entries(set)) {
-    const forRun = runner.takesOption(pipeline, key);
-    const forRenders = renders && runner.takesOption(CLIP_PIPELINE, key);
+    let forRun = runner.takesOption(pipeline, key);
+    let forRenders = renders && runner.takesOption(CLIP_PIPELINE, key);
+    // One name, two meanings (find-clips' `loudness` is whether to measure, caption-burn's a level in
+    // LUFS): a key both take goes where its value fits; one that fits neither goes to both, to be refused.
+    if (forRun && forRenders) {
+      const fitsRun = fits(() => runner.planFor(pipeline, { [key]: value }));
+      const fitsRenders = fits(() => runner.planFor(CLIP_PIPELINE, { [key]: value }));
+      if (fitsRun !== fitsRenders) [forRun, forRenders] = [fitsRun, fitsRenders];
+    }
     if (forRun) out.run[key] = value;
     if (forRenders) out.renders[key] = value;
     if (!forRun && !forRenders) unknown.push(key);

@@ -106,6 +106,7 @@ function lookOf(clip: Run) {
     censor: r.censor,
     emphasis: r.emphasis,
     emoji: r.emoji,
+    loudness: r.loudness,
     fit: cut.fit,
     background: cut.background,
     aspect_ratio: cut.aspect_ratio,

@@ -74,6 +74,17 @@ const look: Record<string, JsonSchema> = {
       "more), tight (also every gap over 0.4 s shortened to about 0.15 s) or off (none); a change " +
       "cuts the clip again",
   }),
+  loudness: {
+    anyOf: [
+      { type: "number", minimum: -40, maximum: -5 },
+      { type: "string", enum: ["off"] },
+    ],
+    "x-extension": true,
+    description:
+      "Extension: integrated loudness of the clip's sound in LUFS (−40 to −5; the server's default, −14 " +
+      "unless its operator set another, suits TikTok, Reels and Shorts), true peak held under −1 dBTP; " +
+      "off: the sound as recorded. A change renders the clip again without a new cut",
+  },
 };
 // Any string is taken as a ref, so an unknown one is reported by name ("unknown clip reference").
 const clipItem: JsonSchema = {

@@ -46,6 +46,7 @@ function _look(ctx: OperationContext, body: Record<string, any>): ClipLook {
     "emphasis",
     "emoji",
     "pace",
+    "loudness",
   ] as const)
     if (body[k] !== undefined) Object.assign(look, { [k]: body[k] });
   return look;
