@@ -27,12 +27,14 @@ const TYPES: Record<string, string> = {
   ".webp": "image/webp",
   ".ico": "image/x-icon",
   ".woff2": "font/woff2",
+  ".wasm": "application/wasm", // libass for the clip editor's preview (JASSUB)
   ".json": "application/json",
   ".map": "application/json",
   ".txt": "text/plain; charset=utf-8",
 };
 const IMMUTABLE = "public, max-age=31536000, immutable";
 // The app's own code only: its calls go to this origin, images may be data: URIs (the favicon).
+// 'wasm-unsafe-eval' lets the clip editor compile libass (WebAssembly, JASSUB); it allows no eval().
 const HTML_HEADERS = {
   "content-type": "text/html; charset=utf-8",
   "cache-control": "no-cache",
@@ -40,7 +42,7 @@ const HTML_HEADERS = {
   "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "content-security-policy":
-    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri " +
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src 'self' data:; object-src 'none'; base-uri " +
     "'none'; form-action 'self'; frame-ancestors 'none'",
 };
 

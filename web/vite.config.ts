@@ -21,7 +21,7 @@ function precompress(): Plugin {
     closeBundle() {
       const dir = path.join(outDir, "assets");
       for (const name of readdirSync(dir)) {
-        if (!/\.(js|css|svg|json)$/.test(name)) continue;
+        if (!/\.(js|css|svg|json|wasm)$/.test(name)) continue;
         const raw = readFileSync(path.join(dir, name));
         if (raw.length < 1024) continue;
         writeFileSync(
@@ -41,6 +41,8 @@ export default defineConfig({
   base: "/",
   plugins: [react(), precompress()],
   publicDir: "public", // copied as is to dist/web/ (robots.txt)
+  // JASSUB's worker is an ES module (the clip editor's preview; its wasm is an asset beside it).
+  worker: { format: "es" },
   build: {
     outDir,
     emptyOutDir: true,

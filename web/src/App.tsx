@@ -20,6 +20,8 @@ const AccountPage = lazy(() => import("./pages/account"));
 const EpisodesPage = lazy(() => import("./pages/episodes"));
 const NewEpisodePage = lazy(() => import("./pages/episodes-new"));
 const EpisodePage = lazy(() => import("./pages/episode"));
+// The clip editor brings JASSUB (libass in WebAssembly) with it: loaded only on its own route.
+const ClipEditorPage = lazy(() => import("./editor/page"));
 const TranscriptsPage = lazy(() => import("./pages/transcripts"));
 const TranscriptPage = lazy(() => import("./pages/transcripts-item"));
 const ResultsPage = lazy(() => import("./pages/results"));
@@ -52,8 +54,12 @@ const SIGNED_IN: Record<string, () => ReactNode> = {
   "/transcripts": () => <TranscriptsPage />,
 };
 /** Paths with a part that varies (an id, a token), tried after the fixed ones; the part is decoded. */
-const PATTERNS: Array<{ re: RegExp; anyone?: boolean; page: (part: string) => ReactNode }> = [
+const PATTERNS: Array<{ re: RegExp; anyone?: boolean; page: (part: string, part2: string) => ReactNode }> = [
   { re: /^\/episodes\/([^/]+)$/, page: (id) => <EpisodePage key={id} id={id} /> },
+  {
+    re: /^\/episodes\/([^/]+)\/clips\/(\d+)\/edit$/,
+    page: (id, n) => <ClipEditorPage key={`${id}/${n}`} episodeId={id} number={Number(n)} />,
+  },
   { re: /^\/transcripts\/([^/]+)$/, page: (id) => <TranscriptPage key={id} id={id} /> },
   { re: /^\/r\/([^/]+)$/, anyone: true, page: (token) => <ResultsPage key={token} token={token} /> },
   { re: /^\/free\/([^/]+)$/, anyone: true, page: (id) => <FreeResultPage key={id} id={id} /> },
@@ -107,7 +113,7 @@ function pageFor(path: string, signedIn: boolean): ReactNode {
     const m = r.re.exec(p);
     if (!m) continue;
     if (!r.anyone && !signedIn) return <Redirect to={`/signin?next=${encodeURIComponent(p)}`} />;
-    return r.page(safeDecode(m[1] ?? ""));
+    return r.page(safeDecode(m[1] ?? ""), safeDecode(m[2] ?? ""));
   }
   if (p === "/") return <Redirect to={signedIn ? HOME : "/signin"} />;
   return (

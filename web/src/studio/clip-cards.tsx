@@ -4,6 +4,7 @@
  * for cutting, and Preview, which
  * plays its pieces from the source (Stop preview while it plays).
  */
+import { Link, useLocation } from "../router";
 import type { Clip } from "../types";
 import { Poster } from "./poster";
 import { ranked } from "./timeline";
@@ -32,6 +33,8 @@ interface Props {
 }
 
 export function ClipCards({ clips, chosen, onChoose, previewing, canPreview, onPreview, onStop }: Props) {
+  // The editor's route sits under the episode's own path (/episodes/{id}/clips/{n}/edit).
+  const base = useLocation().path.replace(/\/+$/, "");
   if (!clips.length) return <p className="hint">No clips yet.</p>;
   return (
     <ol className="clip-list" aria-label="Found clips, best first">
@@ -107,7 +110,14 @@ export function ClipCards({ clips, chosen, onChoose, previewing, canPreview, onP
                 >
                   Preview
                 </button>
-              )}
+              )}{" "}
+              <Link
+                className="button-link small"
+                href={`${base}/clips/${c.number}/edit`}
+                aria-describedby={`clip-${c.clip_id}-t`}
+              >
+                Edit clip
+              </Link>
             </div>
           </article>
         </li>

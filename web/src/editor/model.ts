@@ -1,0 +1,95 @@
+/**
+ * The clip editor's arithmetic, without React: a draft's pieces after a trim handle moves (snapped
+ * to the nearest word or sentence edge) or a cut pause is put back, and times between the
+ * episode's timeline (source seconds) and the clip's own (its pieces laid end to end).
+ */
+import type { Piece } from "../types";
+
+export interface EditorWord {
+  text: string;
+  start: number;
+  end: number;
+  cue: string | null;
+  emphasis?: boolean;
+}
+
+export interface EditorView {
+  clip_id: string;
+  episode_id: string;
+  number: number;
+  title: string;
+  episode_duration: number;
+  window: { start: number; end: number };
+  pieces: Piece[];
+  timeline: Piece[];
+  words: EditorWord[];
+  cues: Array<{ id: string; start: number; end: number; text: string }>;
+  sentences: Piece[];
+  scenes: Array<{ start: number; end: number; x: number; y: number }>;
+  focus: { x: number; y: number } | null;
+}
+
+export const lengthOf = (pieces: Piece[]) => pieces.reduce((a, p) => a + p.end - p.start, 0);
+
+/** The edge nearest `t` among `edges`. */
+export function snap(edges: number[], t: number): number {
+  let best = edges[0] ?? t;
+  for (const e of edges) if (Math.abs(e - t) < Math.abs(best - t)) best = e;
+  return best;
+}
+
+/** Where a start handle may land: word starts; an end handle: word ends (sentence edges are among them). */
+export const startEdges = (words: EditorWord[]) => words.map((w) => w.start);
+export const endEdges = (words: EditorWord[]) => words.map((w) => w.end);
+
+/** The next or previous edge from `t` (keyboard steps), or `t` when there is none that way. */
+export function step(edges: number[], t: number, dir: 1 | -1): number {
+  const sorted = [...edges].sort((a, b) => a - b);
+  return dir > 0 ? (sorted.find((e) => e > t + 0.001) ?? t) : ([...sorted].reverse().find((e) => e < t - 0.001) ?? t);
+}
+
+/** The pieces with the clip's start (or end) moved to `t`: pieces wholly outside go, the edge one is cut. */
+export function trim(pieces: Piece[], side: "start" | "end", t: number): Piece[] {
+  if (side === "start") {
+    const kept = pieces.filter((p) => p.end > t + 0.05);
+    if (!kept.length) return pieces;
+    return [{ start: Math.min(t, kept[0]!.end - 0.1), end: kept[0]!.end }, ...kept.slice(1)];
+  }
+  const kept = pieces.filter((p) => p.start < t - 0.05);
+  if (!kept.length) return pieces;
+  return [...kept.slice(0, -1), { start: kept.at(-1)!.start, end: Math.max(t, kept.at(-1)!.start + 0.1) }];
+}
+
+/** The gaps between pieces (cut pauses), each restorable. */
+export const gapsOf = (pieces: Piece[]): Piece[] =>
+  pieces.slice(1).map((p, i) => ({ start: pieces[i]!.end, end: p.start }));
+
+/** The pieces with gap `i` put back: the two pieces either side become one. */
+export function restoreGap(pieces: Piece[], i: number): Piece[] {
+  if (i < 0 || i + 1 >= pieces.length) return pieces;
+  return [...pieces.slice(0, i), { start: pieces[i]!.start, end: pieces[i + 1]!.end }, ...pieces.slice(i + 2)];
+}
+
+/** A source time as clip time (null when it falls in no piece). */
+export function clipTime(pieces: Piece[], t: number): number | null {
+  let offset = 0;
+  for (const p of pieces) {
+    if (t >= p.start - 0.02 && t < p.end) return offset + Math.max(0, t - p.start);
+    offset += p.end - p.start;
+  }
+  return null;
+}
+
+/** A clip time as source time. */
+export function sourceTime(pieces: Piece[], t: number): number {
+  let left = t;
+  for (const p of pieces) {
+    if (left <= p.end - p.start) return p.start + left;
+    left -= p.end - p.start;
+  }
+  return pieces.at(-1)?.end ?? 0;
+}
+
+export const same = (a: Piece[], b: Piece[]) =>
+  a.length === b.length &&
+  a.every((p, i) => Math.abs(p.start - b[i]!.start) < 0.001 && Math.abs(p.end - b[i]!.end) < 0.001);

@@ -1,0 +1,195 @@
+/**
+ * The live preview: the episode's stored source in a frame of the chosen shape (the crop done by
+ * CSS: `object-fit: cover` at the cut's crop centre, or the whole picture on the background), with
+ * the captions drawn over it by libass compiled to WebAssembly (JASSUB), from the very ASS the
+ * render would burn (POST /clips/{id}/captions/preview). JASSUB is imported only here, so only the
+ * editor's visitors load it. Playback walks the draft's pieces, skipping the pauses they cut.
+ */
+import { useEffect, useRef, useState } from "react";
+import type JASSUB from "jassub";
+import type { Piece } from "../types";
+import { clock } from "../studio/timeline";
+import { clipTime, sourceTime } from "./model";
+
+export interface PreviewAss {
+  ass: string;
+  width: number;
+  height: number;
+  duration: number;
+  /** The pieces the render would join (the draft's, snapped to word edges by the server). */
+  timeline?: Piece[];
+  fonts: Array<{ family: string; url: string }>;
+}
+
+interface Props {
+  src: string;
+  title: string;
+  preview: PreviewAss;
+  pieces: Piece[];
+  fit: string;
+  background: string;
+  focus: { x: number; y: number } | null;
+  onTime(sourceSeconds: number): void;
+  /** A place the timeline asked for (source seconds), with a counter so the same place can be asked twice. */
+  seek: { t: number; n: number } | null;
+}
+
+const BACKGROUNDS: Record<string, string> = {
+  black: "#000",
+  white: "#fff",
+  gray: "#808080",
+  navy: "#1b2a4a",
+  dark: "linear-gradient(#1d1f27, #0b0c10)",
+  blur: "#16181d",
+};
+
+export function Preview({ src, title, preview, pieces, fit, background, focus, onTime, seek }: Props) {
+  const video = useRef<HTMLVideoElement>(null);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const lib = useRef<JASSUB | null>(null);
+  const [ready, setReady] = useState(false);
+  const [failed, setFailed] = useState<string | null>(null);
+  const [at, setAt] = useState(0);
+  const fontKey = preview.fonts.map((f) => f.url).join();
+
+  // One renderer per set of fonts; the track is swapped below without starting it again.
+  useEffect(() => {
+    let gone = false;
+    let made: JASSUB | null = null;
+    import("jassub")
+      .then(async ({ default: Jassub }) => {
+        if (gone || !canvas.current) return;
+        made = new Jassub({
+          canvas: canvas.current,
+          subContent: preview.ass,
+          fonts: preview.fonts.map((f) => f.url),
+          availableFonts: Object.fromEntries(preview.fonts.map((f) => [f.family.toLowerCase(), f.url])),
+          defaultFont: preview.fonts[0]?.family.toLowerCase(),
+          queryFonts: false,
+        });
+        await made.ready;
+        if (gone) return void made.destroy();
+        lib.current = made;
+        setReady(true);
+      })
+      .catch((e: unknown) => setFailed(e instanceof Error ? e.message : String(e)));
+    return () => {
+      gone = true;
+      lib.current = null;
+      setReady(false);
+      void made?.destroy();
+    };
+    // biome-ignore lint/correctness/useExhaustiveDependencies: the track follows below; only new fonts restart it
+  }, [fontKey]);
+
+  // Draws the captions at the player's place on the clip's timeline.
+  const draw = async () => {
+    const v = video.current;
+    const r = lib.current;
+    if (!v || !r || !canvas.current) return;
+    const t = clipTime(pieces, v.currentTime) ?? 0;
+    await r.manualRender(
+      { expectedDisplayTime: performance.now(), width: preview.width, height: preview.height, mediaTime: t },
+      true,
+    );
+    canvas.current.dataset.clipTime = t.toFixed(3);
+    setAt(t);
+  };
+
+  useEffect(() => {
+    const r = lib.current;
+    if (!ready || !r) return;
+    canvas.current?.removeAttribute("data-clip-time");
+    void (async () => {
+      await r.renderer.setTrack(preview.ass);
+      await draw();
+    })();
+    // biome-ignore lint/correctness/useExhaustiveDependencies: redrawn for a new track, a new shape or new pieces
+  }, [ready, preview.ass, preview.width, preview.height, pieces]);
+
+  // Playing walks the pieces: past a piece's end, on to the next piece's start; past the last, stop.
+  useEffect(() => {
+    const v = video.current;
+    if (!v) return;
+    let frame = 0;
+    const tick = () => {
+      const t = v.currentTime;
+      onTime(t);
+      const inside = clipTime(pieces, t);
+      if (inside === null) {
+        const next = pieces.find((p) => p.start > t);
+        if (next) v.currentTime = next.start;
+        else if (!v.paused) v.pause();
+      }
+      void draw();
+      if (!v.paused) frame = requestAnimationFrame(tick);
+    };
+    const start = () => {
+      if (clipTime(pieces, v.currentTime) === null) v.currentTime = pieces[0]!.start;
+      frame = requestAnimationFrame(tick);
+    };
+    v.addEventListener("play", start);
+    v.addEventListener("seeked", tick);
+    v.addEventListener("loadeddata", tick);
+    if (v.readyState >= 2 && clipTime(pieces, v.currentTime) === null) v.currentTime = pieces[0]!.start;
+    return () => {
+      cancelAnimationFrame(frame);
+      v.removeEventListener("play", start);
+      v.removeEventListener("seeked", tick);
+      v.removeEventListener("loadeddata", tick);
+    };
+    // biome-ignore lint/correctness/useExhaustiveDependencies: draw reads the latest refs
+  }, [pieces, onTime]);
+
+  useEffect(() => {
+    if (seek && video.current) video.current.currentTime = seek.t;
+  }, [seek]);
+
+  const pos = focus ? `${(focus.x * 100).toFixed(1)}% ${(focus.y * 100).toFixed(1)}%` : "50% 50%";
+  return (
+    <figure className="ed-preview">
+      <div
+        className="ed-frame"
+        data-shape={`${preview.width}x${preview.height}`}
+        style={{
+          aspectRatio: `${preview.width} / ${preview.height}`,
+          // As wide as the column allows, and never taller than 480 pixels.
+          width: `min(100%, ${Math.round((480 * preview.width) / preview.height)}px)`,
+          background: BACKGROUNDS[background] ?? "#000",
+        }}
+      >
+        <video
+          ref={video}
+          src={src}
+          preload="auto"
+          playsInline
+          aria-label={`Preview of ${title}`}
+          style={{ objectFit: fit === "whole" ? "contain" : "cover", objectPosition: pos }}
+          onLoadedMetadata={(e) => {
+            if (clipTime(pieces, e.currentTarget.currentTime) === null) e.currentTarget.currentTime = pieces[0]!.start;
+          }}
+        />
+        <canvas ref={canvas} className="ed-captions" width={preview.width} height={preview.height} aria-hidden="true" />
+      </div>
+      <figcaption>
+        <button
+          type="button"
+          onClick={() => {
+            const v = video.current!;
+            if (v.paused) void v.play();
+            else v.pause();
+          }}
+        >
+          Play or pause
+        </button>{" "}
+        <button type="button" onClick={() => (video.current!.currentTime = sourceTime(pieces, 0))}>
+          Back to the start
+        </button>{" "}
+        <span className="hint">
+          {clock(at)} of {clock(preview.duration)}
+          {failed ? ` · Captions could not be drawn here: ${failed}` : ""}
+        </span>
+      </figcaption>
+    </figure>
+  );
+}
