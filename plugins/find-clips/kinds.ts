@@ -184,7 +184,8 @@ export function signals(s: Sentence): KindSignals {
 }
 
 export function readSignals(f: Facts, text: string): KindSignals {
-  const toks = f.a.tokens.filter((t) => t.pos !== "PUNCT");
+  const all = f.a.tokens;
+  const toks = all.filter((t) => t.pos !== "PUNCT");
   const low = ` ${text
     .toLowerCase()
     .replace(/[’‘]/g, "'")
@@ -193,7 +194,8 @@ export function readSignals(f: Facts, text: string): KindSignals {
   const firstPerson = toks.some((t) => t.normal === "i" || t.normal === "my" || t.normal === "me");
   // A span of a life: "fourteen years", "for six years", "since 2009", "at fifteen".
   const spans =
-    toks.filter((t, i) => TIME_UNITS.has(t.normal) && toks[i - 1]?.pos === "NUM").length +
+    // "a ten-year-old linesman" is somebody's age, not a span: the hyphens say so.
+    all.filter((t, i) => TIME_UNITS.has(t.normal) && all[i - 1]?.pos === "NUM" && all[i + 1]?.normal !== "-").length +
     toks.filter((t) => /^(19|20)\d\d$/.test(t.normal)).length +
     // An age a career began at: "at fifteen", "when I was nine".
     (AGE.test(low) ? 1 : 0);
@@ -244,8 +246,46 @@ export function markPassageKinds(sentences: Sentence[], duration: number): void 
     else if (g.schedule >= 1 && near(i, "schedule", 1) >= 5) f.show = "logistics";
   });
   markSponsorReads(sentences);
+  markOrigins(sentences);
   markOpening(sentences, duration);
   markClosing(sentences, duration);
+}
+
+/** A host asking how a guest began: "how did you get into…", "how did you start", "was it always the plan". */
+const ORIGIN = new RegExp(
+  `\\b(${[
+    "how did (you|she|he|they)( all)?( actually| first)? (start|begin|get (into|started)|become|end up|come to)",
+    "always the plan",
+    "childhood dream",
+  ].join("|")})\\b`,
+  "i",
+);
+/** The longest answer to such a question that is read as the guest's own story. */
+const ORIGIN_REACH = 90;
+
+/**
+ * The guest's origin story: the answer to a host asking how the guest began is their biography told
+ * as a story (a first job, a school trip, a course in a church hall), rich in ages and figures and
+ * seldom a moment. It runs from the question to the asker's next turn (a short reaction aside), at
+ * most ORIGIN_REACH seconds.
+ */
+function markOrigins(sentences: Sentence[]): void {
+  sentences.forEach((q, i) => {
+    const f = facts(q);
+    if (!f.question || f.show || !ORIGIN.test(q.text)) return;
+    for (let j = i + 1; j < sentences.length; j++) {
+      const s = sentences[j]!;
+      const g = facts(s);
+      if (s.start - q.start > ORIGIN_REACH) break;
+      // The asker's next turn moves on, unless it is one short reaction ("No monsters on the trip.").
+      if (speakerOf(s) === speakerOf(q) && j > i + 1 && speakerOf(sentences[j - 1]!) !== speakerOf(q)) {
+        const next = sentences[j + 1];
+        const alone = !next || speakerOf(next) !== speakerOf(q);
+        if (g.question ? !ORIGIN.test(s.text) : !(alone && g.words <= 6)) break;
+      }
+      g.show ??= "biography";
+    }
+  });
 }
 
 /** How a host closes: thanks to the guests or listeners, what is on next, goodbye. */

@@ -194,6 +194,9 @@ function framingShare(w: Window, stats: EpisodeStats): number {
   return (head + tail) / Math.max(1, w.end - w.start);
 }
 
+/** A passage that opens in the middle of a story leaves out its beginning. */
+const STORY_COST = 0.2;
+
 /** Coherence: one speaker or one exchange, no dangling start, starts on a topic and finishes its thought. */
 function coherence(w: Window, stats: EpisodeStats): SubScore {
   const ss = w.sentences;
@@ -220,6 +223,14 @@ function coherence(w: Window, stats: EpisodeStats): SubScore {
   const before = stats.sentences[first.index - 1];
   if (before && speakerOf(before) === speakerOf(first) && facts(before).setup && !facts(before).show)
     (v -= 0.25), notes.push("starts after its own set-up");
+  // The middle of a story: the same speaker has been telling it in the past for two sentences and more.
+  const told = stats.sentences.slice(Math.max(0, first.index - 2), first.index);
+  if (
+    told.length === 2 &&
+    sentenceShape(first).past &&
+    told.every((s) => speakerOf(s) === speakerOf(first) && sentenceShape(s).past && !facts(s).question)
+  )
+    (v -= STORY_COST), notes.push("starts in the middle of a story");
   if (boundary[first.index]) notes.push("starts where a topic starts");
   else if (first.index > 0 && speakerOf(first) !== speakerOf(stats.sentences[first.index - 1]!))
     v -= 0.05 * (1 - (depth[first.index] ?? 0));

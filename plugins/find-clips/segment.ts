@@ -76,7 +76,8 @@ export function segmentTopics(texts: string[], turns: boolean[] = [], rhetoric: 
   // Hearst's cut-off: deeper than the mean by half a standard deviation; and a local maximum, so a
   // wide valley gives one boundary rather than several neighbouring ones.
   const boundary = raw.map(
-    (d, g) => g === 0 || (d > mean + sd / 2 && d >= (raw[g - 1] ?? 0) && d >= (raw[g + 1] ?? 0)),
+    // On a plateau (a run of gaps with one depth, where no words are shared) only its first gap.
+    (d, g) => g === 0 || (d > mean + sd / 2 && d > (raw[g - 1] ?? 0) && d >= (raw[g + 1] ?? 0)),
   );
   return { depth: raw.map((d, g) => (g === 0 ? 1 : d / max)), boundary };
 }

@@ -77,11 +77,12 @@ describe("the labelled set", () => {
 describe("the heuristic on the labelled set's tuning half (a loose floor; the bench reads quality)", () => {
   it("finds most moments in its top 5, with few decoys, on sentence boundaries", () => {
     const avg = average(rows);
-    // Tuning half (every shape: interviews, solo talks, panels, debates, stories, call-ins), issue-28
-    // scorer: 0.82, 0.47, 0.07, 0.98 (goals 0.85, 0.5, 0.1, 0.95). The issue-16 scorer measured 0.96,
-    // 0.49, 0.05, 1.00 on the ten interviews alone.
-    expect(avg.hit).toBeGreaterThanOrEqual(0.75);
-    expect(avg.precision).toBeGreaterThanOrEqual(0.42);
+    // Tuning half (every shape: interviews, solo talks, panels, debates, stories, call-ins): 0.98,
+    // 0.56, 0.08, 0.99 once the episode's framing is read (goals 0.85, 0.5, 0.1, 0.95; the first
+    // issue-28 scorer measured 0.82, 0.47, 0.07, 0.98). Precision@5 is capped at 0.58 on this half:
+    // 49 moments over 17 episodes of 2–4.
+    expect(avg.hit).toBeGreaterThanOrEqual(0.9);
+    expect(avg.precision).toBeGreaterThanOrEqual(0.5);
     expect(avg.decoys).toBeLessThanOrEqual(0.15);
     expect(avg.boundaries).toBeGreaterThanOrEqual(0.9);
   });
