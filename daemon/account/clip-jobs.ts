@@ -333,7 +333,9 @@ export class ClipJobs {
     // A clip whose look censors shows its listed words masked here as in its frames; a mask keeps
     // a word's length, so the cues and their times are the same as unmasked.
     if ((await this.looks.current(this.deps.db, clip)).look.censor !== "off")
-      words = censorWords(words, loadWordList(this.deps.config.render?.censor_words || undefined)).words;
+      words = censorWords(words, loadWordList(this.deps.config.render?.censor_words || undefined), {
+        lowConfidence: this.deps.config.render?.censor_low_confidence === true,
+      }).words;
     const speakerOf = (i: number) => (t.segments ?? []).find((s) => i >= s.words[0] && i < s.words[1])?.speaker ?? "S1";
     const captions = toCues(words).map((c, n) => ({
       id: String(n + 1),

@@ -30,6 +30,7 @@ import { Refused } from "../domain/errors.js";
 import { frameSize } from "../render/aspect.js";
 import { buildAss } from "../render/ass.js";
 import { captionLook } from "../render/caption-prep.js";
+import { decideHookTitle } from "../render/confidence.js";
 import { loadStyles } from "../render/styles.js";
 import type { TranscriptWord } from "../render/captions.js";
 import { retimeWords, type Piece } from "../render/timeline.js";
@@ -157,8 +158,8 @@ export async function previewAss(o: EditorInput, draft: EditorDraft) {
     choices: { censor: look.censor, emphasis: look.emphasis, emoji: look.emoji },
   });
   const { width, height } = frameSize(look.aspect_ratio, 1080);
-  const hookTitle =
-    look.hook_title === true ? title : typeof look.hook_title === "string" ? look.hook_title : undefined;
+  // As caption-burn decides it: a title heard with low confidence gets no box unless its words are typed.
+  const hookTitle = decideHookTitle(look.hook_title, title, words).text;
   const ass = buildAss(prep.words, {
     width,
     height,

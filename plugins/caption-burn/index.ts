@@ -22,7 +22,7 @@ import { bleepFilter, CENSOR_MODES } from "../../daemon/render/censor.js";
 import type { BrandSnapshot } from "../../daemon/render/brand.js";
 import { LoudnessOption, loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
 import { audioHook } from "../../daemon/render/audio-template.js";
-import { decideHookTitle } from "./hook.js";
+import { decideHookTitle } from "../../daemon/render/confidence.js";
 import { prepareCaptions } from "./prepare.js";
 
 /**

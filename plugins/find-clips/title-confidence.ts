@@ -1,7 +1,7 @@
 /**
  * A clip whose title still holds a word the engine heard below the confidence bar (titles.ts passes
  * such candidates over, but the last resort is the opening words) says so among its reasons: its
- * hook title box stays off unless someone types the words (plugins/caption-burn/hook.ts).
+ * hook title box stays off unless someone types the words (decideHookTitle in daemon/render/confidence.ts).
  */
 import { describeUnsure, unsureWords } from "../../daemon/render/confidence.js";
 import type { Clip } from "./clip.js";

@@ -2,9 +2,8 @@
 // surely, the hook title box off with a reason when the title was not, the censor leaving a
 // barely heard "profanity" alone unless asked, and the OpenAI engine's per-word scores.
 import { describe, expect, it } from "vitest";
-import { unsureWords } from "../../daemon/render/confidence.js";
+import { decideHookTitle, unsureWords } from "../../daemon/render/confidence.js";
 import { censorWords, parseWordList } from "../../daemon/render/censor.js";
-import { decideHookTitle } from "../../plugins/caption-burn/hook.js";
 import { titleFor } from "../../plugins/find-clips/titles.js";
 import { markUnsureTitles } from "../../plugins/find-clips/title-confidence.js";
 import { toSentences, type Word } from "../../plugins/find-clips/text.js";
