@@ -53,6 +53,17 @@ describe.each(testBackends())("contract slips on %s", (backend) => {
     expect(empty.status).toBe(202);
   });
 
+  it("takes PATCH /clips/{id} with only save_as_default: true (saves the current look, renders nothing)", async () => {
+    // Test mode answers without a clip to render; the live path's save is in test/api/restyle.test.ts.
+    const clip = sampleIds().clips[0]!;
+    const saved = await t.call(acc.test, "PATCH", `/api/v1/clips/${clip}`, { save_as_default: true });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(202);
+    expect(saved.body).toMatchObject({ changes: [], charged_cents: 0 });
+    const refused = await t.call(acc.test, "PATCH", `/api/v1/clips/${clip}`, { save_as_default: false });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: "invalid_request", field: "body" });
+  });
+
   it("answers a test-mode job with the same download link and expiry on every read", async () => {
     const jobs = sampleIds().jobs;
     const reads = [];
