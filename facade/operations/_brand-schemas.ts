@@ -1,72 +1,84 @@
 // JSON Schemas of the brand kit and episode cover operations (brand-kits.ts): request validation,
 // the OpenAPI document, the MCP tools' arguments and the answer checks in the API tests. Every
-// field here is an extension of the published API description ("x-extension").
-import type { JsonSchema } from "../../daemon/engine/stage.js";
+// field here is an extension of the published API description ("x-extension"). The request
+// schemas are TypeBox, so the handlers' body and query types come from them (facade/registry.ts).
+import { Type } from "@sinclair/typebox";
+import { StringEnum, type JsonSchema } from "../../daemon/engine/stage.js";
 import { LOGO_CORNERS } from "../../daemon/render/brand.js";
 import { BUNDLED_FONTS } from "../../daemon/brand/bundled-fonts.js";
 import { CARD_SECONDS, CARD_TEXT_MAX, LOGO_SIZE } from "../../daemon/brand/kit-rows.js";
 
 const str = (extra: Record<string, unknown> = {}): JsonSchema => ({ type: "string", ...extra });
 const nullable = (s: JsonSchema): JsonSchema => ({ anyOf: [s, { type: "null" }] });
+const Opt = Type.Optional;
 const livemode: JsonSchema = {
   type: "boolean",
   description: "false for test keys (kits belong to the account in both modes)",
 };
-const colour = (what: string) => str({ pattern: "^#[0-9A-Fa-f]{6}$", description: `${what}, "#RRGGBB"` });
-const colours: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
+const colour = (what: string) => Opt(Type.String({ pattern: "^#[0-9A-Fa-f]{6}$", description: `${what}, "#RRGGBB"` }));
+const colours = Type.Object(
+  {
     primary: colour("Caption text"),
     accent: colour("The active word and emphasis"),
     background: colour("Caption boxes, the intro/outro cards and pads"),
   },
-};
-const card = (which: string): JsonSchema =>
-  nullable({
-    type: "object",
-    additionalProperties: false,
-    required: ["text"],
-    description: `The ${which} card: the text on the kit's background colour; null: none`,
-    properties: {
-      text: str({ minLength: 1, maxLength: CARD_TEXT_MAX }),
-      seconds: {
-        type: "number",
-        minimum: CARD_SECONDS.min,
-        maximum: CARD_SECONDS.max,
-        description: `How long it shows, ${CARD_SECONDS.min}–${CARD_SECONDS.max} s (default 1.5)`,
+  { additionalProperties: false },
+);
+const card = (which: string) =>
+  Type.Union([
+    Type.Object(
+      {
+        text: Type.String({ minLength: 1, maxLength: CARD_TEXT_MAX }),
+        seconds: Opt(
+          Type.Number({
+            minimum: CARD_SECONDS.min,
+            maximum: CARD_SECONDS.max,
+            description: `How long it shows, ${CARD_SECONDS.min}–${CARD_SECONDS.max} s (default 1.5)`,
+          }),
+        ),
       },
+      {
+        additionalProperties: false,
+        description: `The ${which} card: the text on the kit's background colour; null: none`,
+      },
+    ),
+    Type.Null(),
+  ]);
+const logoPlacement = (description: string) =>
+  Type.Object(
+    {
+      corner: Opt(StringEnum(LOGO_CORNERS, { description: "Default top-right" })),
+      size: Opt(
+        Type.Number({
+          minimum: LOGO_SIZE.min,
+          maximum: LOGO_SIZE.max,
+          description: `Width as a fraction of the frame's width (default ${LOGO_SIZE.default})`,
+        }),
+      ),
+      opacity: Opt(Type.Number({ minimum: 0, maximum: 1, description: "Default 0.9" })),
     },
-  });
-const logoPlacement: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  description: "Where the logo goes (upload it with PUT /api/v1/brand-kits/{id}/logo)",
-  properties: {
-    corner: str({ enum: [...LOGO_CORNERS], description: "Default top-right" }),
-    size: {
-      type: "number",
-      minimum: LOGO_SIZE.min,
-      maximum: LOGO_SIZE.max,
-      description: `Width as a fraction of the frame's width (default ${LOGO_SIZE.default})`,
-    },
-    opacity: { type: "number", minimum: 0, maximum: 1, description: "Default 0.9" },
-  },
-};
-const common: Record<string, JsonSchema> = {
-  name: str({ minLength: 1, maxLength: 80 }),
-  colours,
-  bundled_font: str({
-    enum: BUNDLED_FONTS.map((f) => f.family),
-    description: "A free font the server has, instead of uploading one",
-  }),
-  intro: card("intro"),
-  outro: card("outro"),
-  show_name: nullable(
-    str({ minLength: 1, maxLength: 80, description: "The show's name, drawn on audio clips' template" }),
+    { additionalProperties: false, description },
+  );
+const common = {
+  name: Type.String({ minLength: 1, maxLength: 80 }),
+  colours: Opt(colours),
+  bundled_font: Opt(
+    StringEnum(
+      BUNDLED_FONTS.map((f) => f.family),
+      { description: "A free font the server has, instead of uploading one" },
+    ),
+  ),
+  intro: Opt(card("intro")),
+  outro: Opt(card("outro")),
+  show_name: Opt(
+    Type.Union([
+      Type.String({ minLength: 1, maxLength: 80, description: "The show's name, drawn on audio clips' template" }),
+      Type.Null(),
+    ]),
   ),
 };
 
+const PLACEMENT = "Where the logo goes (upload it with PUT /api/v1/brand-kits/{id}/logo)";
 const kit: JsonSchema = {
   type: "object",
   required: [
@@ -127,7 +139,7 @@ const kit: JsonSchema = {
   },
 };
 
-const linkQuery = str({
+const linkQuery = Type.String({
   format: "uri",
   pattern: "^https://",
   maxLength: 2000,
@@ -145,42 +157,36 @@ export const K = {
       livemode,
     },
   } as JsonSchema,
-  create: {
-    type: "object",
-    additionalProperties: false,
-    required: ["name"],
-    "x-extension": true,
-    properties: { ...common, logo: logoPlacement },
-  } as JsonSchema,
-  update: {
-    type: "object",
-    additionalProperties: false,
-    minProperties: 1,
-    "x-extension": true,
-    properties: {
+  create: Type.Object(
+    { ...common, logo: Opt(logoPlacement(PLACEMENT)) },
+    { additionalProperties: false, "x-extension": true },
+  ),
+  update: Type.Object(
+    {
       ...common,
-      logo: nullable({ ...logoPlacement, description: "New placement; null removes the uploaded logo" }),
-      font: { type: "null", description: "null removes the font (captions use their style's own)" },
-      cover: { type: "null", description: "null removes the kit's cover art" },
+      name: Opt(common.name),
+      logo: Opt(Type.Union([logoPlacement("New placement; null removes the uploaded logo"), Type.Null()])),
+      font: Opt(Type.Null({ description: "null removes the font (captions use their style's own)" })),
+      cover: Opt(Type.Null({ description: "null removes the kit's cover art" })),
     },
-  } as JsonSchema,
+    { additionalProperties: false, minProperties: 1, "x-extension": true },
+  ),
   deleted: {
     type: "object",
     required: ["brand_kit_id", "deleted"],
     properties: { brand_kit_id: str({ format: "uuid" }), deleted: { const: true }, livemode },
   } as JsonSchema,
-  fileQuery: { type: "object", properties: { url: linkQuery } } as JsonSchema,
-  fontQuery: {
-    type: "object",
-    properties: {
-      url: linkQuery,
-      file_name: str({
+  fileQuery: Type.Object({ url: Opt(linkQuery) }),
+  fontQuery: Type.Object({
+    url: Opt(linkQuery),
+    file_name: Opt(
+      Type.String({
         minLength: 1,
         maxLength: 120,
         description: "The font's file name, shown back (default: the family name)",
       }),
-    },
-  } as JsonSchema,
+    ),
+  }),
   cover: {
     type: "object",
     required: ["episode_id", "cover"],
