@@ -304,6 +304,12 @@ export const ConfigSchema = Type.Object(
         "Also hide listed words the speech engine heard with confidence below 0.5 (by default they are " +
           "left as heard: more likely a misheard ordinary word).",
       ),
+      hook_min_confidence: Key(
+        Num({ minimum: 0, maximum: 1 }),
+        0.5,
+        "`hook_title: true` draws no box when a word of the clip's title was heard below this confidence " +
+          "(0 draws every title); typed hook words are always drawn.",
+      ),
       emoji_file: Opt(
         Str(),
         "config/emoji.yaml",

@@ -159,7 +159,7 @@ export async function previewAss(o: EditorInput, draft: EditorDraft) {
   });
   const { width, height } = frameSize(look.aspect_ratio, 1080);
   // As caption-burn decides it: a title heard with low confidence gets no box unless its words are typed.
-  const hookTitle = decideHookTitle(look.hook_title, title, words).text;
+  const hookTitle = decideHookTitle(look.hook_title, title, words, o.config.render?.hook_min_confidence).text;
   const ass = buildAss(prep.words, {
     width,
     height,

@@ -151,7 +151,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       title ??= doc.title ?? undefined;
     }
     const hookOpt = o.hook_title ?? prev.hook_title ?? false;
-    const hook = decideHookTitle(hookOpt, title, words);
+    const hook = decideHookTitle(hookOpt, title, words, ctx.config?.render?.hook_min_confidence);
     // An audio clip's still already carries the title: no second one, and no box on the cover.
     const audio = plan?.layout === "audio" ? audioHook(hook.text, title, width, height) : undefined;
     const hookTitle = audio ? audio.text : hook.text;

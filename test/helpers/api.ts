@@ -71,14 +71,17 @@ export async function openApiServer(backend: Backend, overrides: Record<string, 
  * An API server on PGlite that may fetch from a loopback https server serving jfk.wav at /jfk.wav
  * (the live episode tests' setup); close() stops both.
  */
-export async function openJfkApiServer(): Promise<{ s: ApiServer; media: TestHttpsServer; close(): Promise<void> }> {
+export async function openJfkApiServer(
+  config: Record<string, unknown> = {},
+): Promise<{ s: ApiServer; media: TestHttpsServer; close(): Promise<void> }> {
   const media = await startHttpsServer({ "/jfk.wav": serveFile(TEST_MEDIA.jfkWav, "audio/wav") });
-  const s = await openApiServer("pglite", { network: { allow_loopback: true, extra_ca: media.caPath } }).catch(
-    async (err) => {
-      await media.close();
-      throw err;
-    },
-  );
+  const s = await openApiServer("pglite", {
+    ...config,
+    network: { allow_loopback: true, extra_ca: media.caPath },
+  }).catch(async (err) => {
+    await media.close();
+    throw err;
+  });
   return { s, media, close: async () => void (await s.close(), await media.close()) };
 }
 
@@ -86,10 +89,13 @@ export async function openJfkApiServer(): Promise<{ s: ApiServer; media: TestHtt
  * openJfkApiServer for a whole describe block: opened before its tests, closed after them.
  * `take` receives the server and its media server once they are up.
  */
-export function useJfkApiServer(take: (x: { s: ApiServer; media: TestHttpsServer }) => void): void {
+export function useJfkApiServer(
+  take: (x: { s: ApiServer; media: TestHttpsServer }) => void,
+  config: Record<string, unknown> = {},
+): void {
   let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    const opened = await openJfkApiServer();
+    const opened = await openJfkApiServer(config);
     close = opened.close;
     take(opened);
   }, 120_000);
