@@ -4,6 +4,7 @@
  * (later) the MCP tools, so nothing about an operation is written twice. Handlers know no
  * transport: they read a typed context and set `status`; core/run-operation.ts runs them.
  */
+import { Type } from "@sinclair/typebox";
 import type { Caller, Surface } from "./core/caller.js";
 import type { JsonSchema } from "../daemon/engine/stage.js";
 import type { Queryable } from "../daemon/store/db.js";
@@ -103,7 +104,16 @@ export function isWebOnly(op: Operation): boolean {
   return op.surfaces !== undefined && op.surfaces.length === 1 && op.surfaces[0] === "web";
 }
 
-export const uuidParam: JsonSchema = { type: "string", format: "uuid" };
+export const uuidParam = Type.String({ format: "uuid" });
+
+/** A JSON body that takes no field (`{}`, or no body at all). */
+export const emptyBody = Type.Object({}, { additionalProperties: false });
+
+/**
+ * A request field that may be any JSON object, as `{ type: "object" }` (TypeBox's own record would add
+ * patternProperties), typed as a record of unknown values for the handler to narrow.
+ */
+export const anyObject = () => Type.Unsafe<Record<string, unknown>>({ type: "object" });
 
 /**
  * A service `within` hook for an operation that starts work: it builds the answer from the work's

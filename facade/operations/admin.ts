@@ -1,8 +1,9 @@
-import { runAdmin, ADMIN_COMMANDS } from "../../daemon/account/admin.js";
-import { defineOperation } from "../registry.js";
+import { Type } from "@sinclair/typebox";
+import { runAdmin, ADMIN_COMMANDS, type AdminCommand } from "../../daemon/account/admin.js";
+import { anyObject, defineOperation } from "../registry.js";
 
 /** Lets `clipd account|key|credit …` reach a running daemon that holds the embedded database. */
-export const adminCommand = defineOperation<{ command: string; args?: Record<string, unknown> }>({
+export const adminCommand = defineOperation({
   id: "adminCommand",
   method: "POST",
   path: "/api/v1/admin",
@@ -11,12 +12,14 @@ export const adminCommand = defineOperation<{ command: string; args?: Record<str
   auth: "ops",
   internal: true,
   tags: ["ops"],
-  body: {
-    type: "object",
-    required: ["command"],
-    additionalProperties: false,
-    properties: { command: { enum: ADMIN_COMMANDS }, args: { type: "object" } },
-  },
+  // Unsafe: the schema as it was ({ enum } with no type), typed as the command names.
+  body: Type.Object(
+    {
+      command: Type.Unsafe<AdminCommand>({ enum: ADMIN_COMMANDS }),
+      args: Type.Optional(anyObject()),
+    },
+    { additionalProperties: false },
+  ),
   responses: { 200: { description: "The command's result" }, 400: { description: "Bad arguments" } },
   async handler({ body, services }) {
     return runAdmin(services.accounts, body.command, body.args ?? {});

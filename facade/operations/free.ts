@@ -3,6 +3,7 @@
  * key (`svc_free_…`) picks the key tier, no key the no-key tier. Limits, budget, callbacks and
  * retention live in daemon/free/service.ts; the link is checked here first (https, public addresses).
  */
+import { Type } from "@sinclair/typebox";
 import type { FreeService } from "../../daemon/free/service.js";
 import { freeConfig } from "../../daemon/free/config.js";
 import { ApiError } from "../errors.js";
@@ -10,7 +11,7 @@ import { defineOperation, uuidParam, type Operation } from "../registry.js";
 import type { FacadeServices } from "../services.js";
 import { linkBase } from "../uploads.js";
 import { checkUrlShape } from "../../daemon/net/public-url.js";
-import { checkSourceUrl } from "./transcripts.js";
+import { checkSourceUrl, httpsLink } from "./transcripts.js";
 
 /** The free service of this process (built by the composition root), told where links point. */
 export function freeFor(s: FacadeServices, origin?: string): FreeService {
@@ -61,7 +62,7 @@ const POLL_SCHEMA = {
   },
 };
 
-export const createFreeTranscription = defineOperation<{ url: string; callback_url?: string }>({
+export const createFreeTranscription = defineOperation({
   id: "createFreeTranscription",
   method: "POST",
   path: "/api/v1/transcribe",
@@ -70,27 +71,15 @@ export const createFreeTranscription = defineOperation<{ url: string; callback_u
   auth: "free-optional",
   rateLimited: true,
   tags: ["free"],
-  body: {
-    type: "object",
-    required: ["url"],
-    additionalProperties: false,
-    properties: {
-      url: {
-        type: "string",
-        format: "uri",
-        pattern: "^https://",
-        maxLength: 2048,
-        description: "Direct https link to an audio or video file",
-      },
-      callback_url: {
-        type: "string",
-        format: "uri",
-        pattern: "^https://",
-        maxLength: 2048,
-        description: "Receives the result or failure, signed per Standard Webhooks with callback_secret",
-      },
+  body: Type.Object(
+    {
+      url: httpsLink("Direct https link to an audio or video file"),
+      callback_url: Type.Optional(
+        httpsLink("Receives the result or failure, signed per Standard Webhooks with callback_secret"),
+      ),
     },
-  },
+    { additionalProperties: false },
+  ),
   responses: {
     202: {
       description: "Accepted; poll poll_url",
@@ -142,7 +131,7 @@ export const createFreeTranscription = defineOperation<{ url: string; callback_u
   },
 });
 
-export const getFreeTranscription = defineOperation<unknown, { token?: string }>({
+export const getFreeTranscription = defineOperation({
   id: "getFreeTranscription",
   method: "GET",
   path: "/api/v1/transcribe/{id}",
@@ -151,7 +140,7 @@ export const getFreeTranscription = defineOperation<unknown, { token?: string }>
   rateLimited: true,
   tags: ["free"],
   params: { id: uuidParam },
-  query: { type: "object", properties: { token: { type: "string", maxLength: 200 } } },
+  query: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }),
   responses: {
     200: {
       description:
@@ -174,7 +163,7 @@ export const getFreeTranscription = defineOperation<unknown, { token?: string }>
   },
 });
 
-export const createFreeKey = defineOperation<{ email: string }>({
+export const createFreeKey = defineOperation({
   id: "createFreeKey",
   method: "POST",
   path: "/api/v1/transcribe/keys",
@@ -182,12 +171,7 @@ export const createFreeKey = defineOperation<{ email: string }>({
   scope: null,
   rateLimited: true,
   tags: ["free"],
-  body: {
-    type: "object",
-    required: ["email"],
-    additionalProperties: false,
-    properties: { email: { type: "string", minLength: 3, maxLength: 320 } },
-  },
+  body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }) }, { additionalProperties: false }),
   responses: {
     201: {
       description: "The key, shown once",

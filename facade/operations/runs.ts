@@ -1,5 +1,6 @@
+import { Type } from "@sinclair/typebox";
 import { ApiError } from "../errors.js";
-import { defineOperation, uuidParam } from "../registry.js";
+import { anyObject, defineOperation, uuidParam } from "../registry.js";
 import type { Run } from "../../daemon/engine/runner.js";
 import { etaSeconds } from "../../daemon/engine/progress.js";
 
@@ -43,11 +44,7 @@ export const getRun = defineOperation({
   },
 });
 
-export const startRun = defineOperation<{
-  pipeline: string;
-  input?: Record<string, unknown>;
-  set?: Record<string, unknown>;
-}>({
+export const startRun = defineOperation({
   id: "startRun",
   method: "POST",
   path: "/api/v1/runs",
@@ -56,16 +53,14 @@ export const startRun = defineOperation<{
   auth: "ops",
   internal: true,
   tags: ["ops"],
-  body: {
-    type: "object",
-    required: ["pipeline"],
-    additionalProperties: false,
-    properties: {
-      pipeline: { type: "string", minLength: 1, maxLength: 100 },
-      input: { type: "object" },
-      set: { type: "object" },
+  body: Type.Object(
+    {
+      pipeline: Type.String({ minLength: 1, maxLength: 100 }),
+      input: Type.Optional(anyObject()),
+      set: Type.Optional(anyObject()),
     },
-  },
+    { additionalProperties: false },
+  ),
   responses: { 202: { description: "Queued" }, 400: { description: "Unknown pipeline or bad option" } },
   async handler(ctx) {
     const { body, services } = ctx;

@@ -4,6 +4,7 @@
  * starts: https only, and every address its host resolves to must be public (daemon/net/guard);
  * fetch-source checks again when it downloads, pinned to the checked address.
  */
+import { Type } from "@sinclair/typebox";
 import {
   type TranscriptService,
   transcriptKeys,
@@ -116,9 +117,13 @@ export const TRANSCRIPT_SCHEMA = {
   },
 };
 
+/** A request field holding an https link (the free API's too). */
+export const httpsLink = (description: string) =>
+  Type.String({ format: "uri", pattern: "^https://", maxLength: 2048, description });
+
 const liveAuth = (auth: AuthContext | undefined): AuthContext => auth!;
 
-export const createTranscript = defineOperation<{ url: string; name?: string }>({
+export const createTranscript = defineOperation({
   id: "createTranscript",
   method: "POST",
   path: "/api/v1/transcripts",
@@ -126,21 +131,13 @@ export const createTranscript = defineOperation<{ url: string; name?: string }>(
   scope: "transcripts",
   idempotent: true,
   tags: ["transcripts"],
-  body: {
-    type: "object",
-    required: ["url"],
-    additionalProperties: false,
-    properties: {
-      url: {
-        type: "string",
-        format: "uri",
-        pattern: "^https://",
-        maxLength: 2048,
-        description: "Direct https link to an audio or video file",
-      },
-      name: { type: "string", minLength: 1, maxLength: 200 },
+  body: Type.Object(
+    {
+      url: httpsLink("Direct https link to an audio or video file"),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     },
-  },
+    { additionalProperties: false },
+  ),
   responses: {
     200: {
       description: "This link is already transcribed for the account: that transcript",
