@@ -115,6 +115,12 @@ export const emptyBody = Type.Object({}, { additionalProperties: false });
  */
 export const anyObject = () => Type.Unsafe<Record<string, unknown>>({ type: "object" });
 
+/** `{ enum }` with no `type`, as the schemas say it (TypeBox's union of literals would be an anyOf), typed as its values. */
+export const enumOf = <const T extends readonly (string | number)[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+) => Type.Unsafe<T[number]>({ enum: [...values], ...options });
+
 /**
  * A service `within` hook for an operation that starts work: it builds the answer from the work's
  * result inside the work's transaction and settles it there (OperationContext.settle); `answer`

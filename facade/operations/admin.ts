@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { runAdmin, ADMIN_COMMANDS, type AdminCommand } from "../../daemon/account/admin.js";
-import { anyObject, defineOperation } from "../registry.js";
+import { runAdmin, ADMIN_COMMANDS } from "../../daemon/account/admin.js";
+import { anyObject, defineOperation, enumOf } from "../registry.js";
 
 /** Lets `clipd account|key|credit …` reach a running daemon that holds the embedded database. */
 export const adminCommand = defineOperation({
@@ -12,10 +12,9 @@ export const adminCommand = defineOperation({
   auth: "ops",
   internal: true,
   tags: ["ops"],
-  // Unsafe: the schema as it was ({ enum } with no type), typed as the command names.
   body: Type.Object(
     {
-      command: Type.Unsafe<AdminCommand>({ enum: ADMIN_COMMANDS }),
+      command: enumOf(ADMIN_COMMANDS),
       args: Type.Optional(anyObject()),
     },
     { additionalProperties: false },

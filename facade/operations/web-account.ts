@@ -2,14 +2,14 @@
  * The website's account page (web-only): the account with its saved clip defaults, a password
  * change, and deleting the account. The rules live in daemon/web/.
  */
-import type { JsonSchema } from "../../daemon/engine/stage.js";
+import { Type } from "@sinclair/typebox";
 import { accountSummary, resetPasswordByEmail } from "../../daemon/web/users.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, type Operation, type OperationContext } from "../registry.js";
 import { ACCOUNT_SUMMARY, webOf } from "./web-session.js";
 
 const web = { surfaces: ["web" as const], tags: ["web"], scope: null, auth: "session" as const };
-const password: JsonSchema = { type: "string", minLength: 1, maxLength: 1024 };
+const password = Type.String({ minLength: 1, maxLength: 1024 });
 
 /** The signed-in session's account and session id; the core has checked the session already. */
 export function sessionOf(ctx: OperationContext): { accountId: string; sessionId: string } {
@@ -52,12 +52,7 @@ const changePassword = defineOperation({
   path: "/api/v1/account/password",
   ...web,
   summary: "Change the password; the account's other sessions end",
-  body: {
-    type: "object",
-    additionalProperties: false,
-    required: ["current_password", "new_password"],
-    properties: { current_password: password, new_password: password },
-  },
+  body: Type.Object({ current_password: password, new_password: password }, { additionalProperties: false }),
   responses: {
     200: { description: "Changed" },
     400: { description: "The new password's length" },
@@ -76,7 +71,7 @@ const deleteAccount = defineOperation({
   path: "/api/v1/account",
   ...web,
   summary: "Delete the account: keys revoked, webhooks off, sessions ended, data removed later",
-  body: { type: "object", additionalProperties: false, required: ["password"], properties: { password } },
+  body: Type.Object({ password }, { additionalProperties: false }),
   responses: { 200: { description: "Deleted" }, 401: { description: "invalid_credentials: the password is wrong" } },
   async handler(ctx) {
     const { accountId } = sessionOf(ctx);
@@ -96,12 +91,7 @@ export const adminResetPassword = defineOperation({
   internal: true,
   tags: ["ops"],
   summary: "Set an account's password and end its sessions (ops; clipd account reset-password)",
-  body: {
-    type: "object",
-    additionalProperties: false,
-    required: ["email", "password"],
-    properties: { email: { type: "string", maxLength: 254 }, password },
-  },
+  body: Type.Object({ email: Type.String({ maxLength: 254 }), password }, { additionalProperties: false }),
   responses: { 200: { description: "Set" }, 404: { description: "No live account has the address" } },
   async handler({ body, services }) {
     const out = await resetPasswordByEmail(services.db, services.web.users, body.email, body.password);

@@ -3,6 +3,7 @@
  * credit or the plan through the configured payment provider (daemon/payments/). Prices, the plan
  * allowance and the ledger are BillingService's; this file only shapes the answers.
  */
+import { Type } from "@sinclair/typebox";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import { defineOperation, type Operation } from "../registry.js";
 import { sessionOf } from "./web-account.js";
@@ -63,15 +64,14 @@ const checkout = defineOperation({
   path: "/api/v1/billing/checkout",
   ...web,
   summary: "Buy a credit pack ({pack_cents}) or the plan ({plan: true}): answers the provider's checkout address",
-  body: {
-    type: "object",
-    additionalProperties: false,
-    minProperties: 1,
-    properties: {
-      pack_cents: { type: "integer", description: "One of the packs offered (provider.packs_cents)" },
-      plan: { const: true },
+  body: Type.Object(
+    {
+      pack_cents: Type.Optional(Type.Integer({ description: "One of the packs offered (provider.packs_cents)" })),
+      // Unsafe: `{ const: true }` as it was (TypeBox's literal adds a type).
+      plan: Type.Optional(Type.Unsafe<true>({ const: true })),
     },
-  },
+    { additionalProperties: false, minProperties: 1 },
+  ),
   responses: {
     200: { description: "Where to send the buyer", schema: obj({ checkout_url: { type: "string", format: "uri" } }) },
     400: { description: "Neither or both of pack_cents and plan, or a pack size not offered (packs_cents lists them)" },

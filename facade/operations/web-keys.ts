@@ -4,8 +4,9 @@
  * AccountService's own.
  */
 import { MAX_KEYS_PER_ACCOUNT, SCOPES, type ApiKey } from "../../daemon/account/accounts.js";
+import { Type } from "@sinclair/typebox";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
-import { defineOperation, uuidParam, type Operation } from "../registry.js";
+import { defineOperation, enumOf, uuidParam, type Operation } from "../registry.js";
 import { sessionOf } from "./web-account.js";
 
 const web = { surfaces: ["web" as const], tags: ["web"], scope: null, auth: "session" as const };
@@ -75,17 +76,15 @@ const createKey = defineOperation({
   path: "/api/v1/keys",
   ...web,
   summary: "Make an API key; the key itself is in this answer only",
-  body: {
-    type: "object",
-    additionalProperties: false,
-    required: ["name", "mode", "scopes"],
-    properties: {
-      name: { type: "string", minLength: 1, maxLength: 80 },
-      mode: { enum: ["live", "test"] },
-      scopes: { type: "array", minItems: 1, maxItems: SCOPES.length, uniqueItems: true, items: { enum: [...SCOPES] } },
-      expires_in_days: { anyOf: [{ enum: [30, 90] }, { type: "null" }], description: "null: never" },
+  body: Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 80 }),
+      mode: enumOf(["live", "test"]),
+      scopes: Type.Array(enumOf(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+      expires_in_days: Type.Optional(Type.Union([enumOf([30, 90]), Type.Null()], { description: "null: never" })),
     },
-  },
+    { additionalProperties: false },
+  ),
   responses: {
     201: { description: "The key, shown once" },
     409: { description: `too_many_keys: ${MAX_KEYS_PER_ACCOUNT} active keys at most` },

@@ -4,16 +4,17 @@
  * The rules live in daemon/web/; these shape answers and set cookies through WebCaller.set.
  */
 import { randomBytes } from "node:crypto";
+import { Type } from "@sinclair/typebox";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import { PASSWORD_MAX, PASSWORD_MIN } from "../../daemon/web/passwords.js";
 import { accountSummary, type SignedIn } from "../../daemon/web/users.js";
 import type { WebCaller } from "../core/caller.js";
 import { ApiError } from "../errors.js";
-import { defineOperation, type Operation, type OperationContext } from "../registry.js";
+import { defineOperation, emptyBody, type Operation, type OperationContext } from "../registry.js";
 
 const str = (extra: Record<string, unknown> = {}): JsonSchema => ({ type: "string", ...extra });
-const email = str({ minLength: 3, maxLength: 254 });
-const password = str({
+const email = Type.String({ minLength: 3, maxLength: 254 });
+const password = Type.String({
   minLength: 1,
   maxLength: 1024,
   description: `${PASSWORD_MIN}–${PASSWORD_MAX} characters for a new password`,
@@ -46,12 +47,7 @@ const SESSION: JsonSchema = {
 // Counted against the client address's rate limit like any keyless API call: sign-up and
 // sign-in hash passwords, so they are the calls most worth flooding.
 const web = { surfaces: ["web" as const], tags: ["web"], rateLimited: true };
-const credentials: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["email", "password"],
-  properties: { email, password },
-};
+const credentials = Type.Object({ email, password }, { additionalProperties: false });
 
 /** What the free page states up front, from the configured free tier (config `free`). */
 function freeLimits(f: OperationContext["services"]["config"]["free"]) {
@@ -191,7 +187,7 @@ const signOut = defineOperation({
   auth: "public",
   bodyRequired: false,
   summary: "Sign out this browser, or with everywhere: true every session of the account",
-  body: { type: "object", additionalProperties: false, properties: { everywhere: { type: "boolean" } } },
+  body: Type.Object({ everywhere: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
   responses: { 200: { description: "Signed out" } },
   async handler(ctx) {
     const w = webOf(ctx);
@@ -211,7 +207,7 @@ const forgotPassword = defineOperation({
   scope: null,
   auth: "public",
   summary: "Mail a password reset link (202 whether or not the address is known)",
-  body: { type: "object", additionalProperties: false, required: ["email"], properties: { email } },
+  body: Type.Object({ email }, { additionalProperties: false }),
   responses: {
     202: { description: "A link is mailed if the address has an account" },
     409: { description: "email_disabled: the operator resets passwords; mail_not_configured: no server.public_url" },
@@ -224,7 +220,7 @@ const forgotPassword = defineOperation({
   },
 });
 
-const token = str({ minLength: 1, maxLength: 200 });
+const token = Type.String({ minLength: 1, maxLength: 200 });
 const resetPassword = defineOperation({
   id: "resetPassword",
   method: "POST",
@@ -233,12 +229,7 @@ const resetPassword = defineOperation({
   scope: null,
   auth: "public",
   summary: "Set a new password from a reset link; ends every session of the account",
-  body: {
-    type: "object",
-    additionalProperties: false,
-    required: ["token", "password"],
-    properties: { token, password },
-  },
+  body: Type.Object({ token, password }, { additionalProperties: false }),
   responses: {
     200: { description: "Password set; sign in with it" },
     400: { description: "invalid_token, or the password's length" },
@@ -258,7 +249,7 @@ const verifyEmail = defineOperation({
   scope: null,
   auth: "public",
   summary: "Confirm the account's e-mail address from the mailed link",
-  body: { type: "object", additionalProperties: false, required: ["token"], properties: { token } },
+  body: Type.Object({ token }, { additionalProperties: false }),
   responses: { 200: { description: "Verified" }, 400: { description: "invalid_token" } },
   async handler(ctx) {
     await ctx.services.web.recovery.verifyEmail(ctx.body.token);
@@ -276,7 +267,7 @@ const resendVerification = defineOperation({
   auth: "session",
   bodyRequired: false,
   summary: "Mail the signed-in account a new verification link",
-  body: { type: "object", additionalProperties: false, properties: {} },
+  body: emptyBody,
   responses: {
     202: { description: "Mailed" },
     409: { description: "already_verified, email_disabled, or mail_not_configured (no server.public_url)" },

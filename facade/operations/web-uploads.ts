@@ -6,32 +6,30 @@
  * there. The rules are the services': daemon/account/transcript-uploads.ts and daemon/free/uploads.ts.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import { Type } from "@sinclair/typebox";
 import { startTranscriptUpload, recordTranscriptUpload } from "../../daemon/account/transcript-uploads.js";
 import { freeConfig } from "../../daemon/free/config.js";
 import { recordFreeUpload, startFreeUpload } from "../../daemon/free/uploads.js";
 import { EPISODE_MAX_BYTES } from "../../daemon/domain/limits.js";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import type { Caller } from "../core/caller.js";
-import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
+import { defineOperation, emptyBody, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import { linkBase, uploadLink, type UploadLink } from "../uploads.js";
 import { closeUpload } from "../upload-closed.js";
 import { freeFor } from "./free.js";
 import { getTranscript } from "./transcripts.js";
 import { sessionOf } from "./web-account.js";
 
-const FILE_BODY: JsonSchema = {
-  type: "object",
-  required: ["file_name"],
-  additionalProperties: false,
-  properties: {
-    file_name: {
-      type: "string",
+const FILE_BODY = Type.Object(
+  {
+    file_name: Type.String({
       minLength: 1,
       maxLength: 255,
       description: "Name of the file to upload (its extension must be a media type)",
-    },
+    }),
   },
-};
+  { additionalProperties: false },
+);
 const UPLOAD: JsonSchema = {
   type: "object",
   required: ["method", "url", "headers", "expires_at"],
@@ -46,7 +44,7 @@ const uploadView = (u: UploadLink) => ({ method: u.method, url: u.url, headers: 
 const session = { surfaces: ["web" as const], tags: ["web"], scope: null, auth: "session" as const };
 const open = { surfaces: ["web" as const], tags: ["web"], scope: null, auth: "public" as const, rateLimited: true };
 
-const createTranscriptUpload = defineOperation<{ file_name: string }>({
+const createTranscriptUpload = defineOperation({
   id: "createTranscriptUpload",
   method: "POST",
   path: "/api/v1/transcripts/uploads",
@@ -93,7 +91,7 @@ const transcriptUploaded = defineOperation({
   bodyRequired: false,
   summary:
     "Say the upload is stored: the transcript starts (the month's free transcripts first, then credit, as from a link)",
-  body: { type: "object", additionalProperties: false, properties: {} },
+  body: emptyBody,
   responses: {
     200: { description: "Started before: the transcript as GET /transcripts/{id} shows it" },
     202: { description: "Started: the transcript as GET /transcripts/{id} shows it" },
@@ -125,7 +123,7 @@ function freeKeyOf(caller: Caller): string | undefined {
   return m?.[1];
 }
 
-const createFreeUpload = defineOperation<{ file_name: string }>({
+const createFreeUpload = defineOperation({
   id: "createFreeUpload",
   method: "POST",
   path: "/api/v1/free/uploads",
@@ -186,7 +184,7 @@ const freeUploaded = defineOperation({
   bodyRequired: false,
   summary:
     "Say the free upload is stored: it is measured, held to the tier's limits, and transcribed; poll its poll_url",
-  body: { type: "object", additionalProperties: false, properties: {} },
+  body: emptyBody,
   responses: {
     202: {
       description: "Started (or started before): poll the poll_url",
