@@ -8,12 +8,15 @@
  * operation below, which is the tool server's own (it has no HTTP route: the API links to files).
  */
 import { transcriptKeys } from "../../daemon/account/transcripts.js";
+import { StringEnum } from "../../daemon/engine/stage.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";
 import { sampleIds, sampleTranscriptFiles } from "../testmode.js";
 
 export const TRANSCRIPT_FORMATS = { txt: "text/plain", srt: "application/x-subrip", vtt: "text/vtt" } as const;
 type Format = keyof typeof TRANSCRIPT_FORMATS;
+/** The formats as the path parameter's enum, in TRANSCRIPT_FORMATS's order. */
+const FORMAT_NAMES = ["txt", "srt", "vtt"] as const satisfies readonly Format[];
 
 export const RESOURCE_TEMPLATES = [
   {
@@ -74,7 +77,7 @@ export const readTranscriptFile: Operation = defineOperation({
   summary: "A completed transcript's file (MCP resource only)",
   scope: "transcripts",
   internal: true,
-  params: { id: uuidParam, format: { type: "string", enum: Object.keys(TRANSCRIPT_FORMATS) } },
+  params: { id: uuidParam, format: StringEnum(FORMAT_NAMES) },
   responses: { 200: { description: "The file's text" } },
   async handler(ctx) {
     const auth = ctx.auth!;

@@ -13,6 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Readable, Writable } from "node:stream";
+import { Type } from "@sinclair/typebox";
 import { extensionOf } from "../../daemon/domain/media-types.js";
 import { ApiError, toErrorBody } from "../errors.js";
 import { defineOperation, type Operation } from "../registry.js";
@@ -30,7 +31,7 @@ function httpRequest(caller: { request?: Request }): Request {
   return caller.request;
 }
 
-const tokenParam = { type: "string", minLength: 1, maxLength: 4096, description: "The signed token from the link" };
+const tokenParam = Type.String({ minLength: 1, maxLength: 4096, description: "The signed token from the link" });
 
 export const putUpload = defineOperation({
   id: "putUpload",

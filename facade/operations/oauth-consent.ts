@@ -7,13 +7,14 @@
  * host, scopes) and posts Allow or Deny, both with the session and its CSRF token; the answer
  * says where the browser goes next. The Keys page lists and revokes the grants.
  */
+import { Type } from "@sinclair/typebox";
 import type { Scope } from "../../daemon/account/accounts.js";
 import type { AuthorizeCheck } from "../../daemon/oauth/service.js";
 import { redirectWith } from "../../daemon/oauth/codes.js";
 import type { OAuthRefusal } from "../../daemon/oauth/errors.js";
 import { ApiError } from "../errors.js";
 import { mcpResource, oauthBase } from "../oauth/urls.js";
-import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
+import { defineOperation, enumOf, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import { readCookies, SESSION_COOKIE } from "../web/cookies.js";
 import { sessionOf } from "./web-account.js";
 
@@ -106,19 +107,18 @@ const consentDecision = defineOperation({
   path: "/api/v1/oauth/consent",
   ...web,
   summary: "Allow (a one-time code) or deny an authorization request; the answer says where to go",
-  body: {
-    type: "object",
-    additionalProperties: false,
-    required: ["params", "decision"],
-    properties: {
-      params: {
+  body: Type.Object(
+    {
+      // Unsafe: a map of strings as `additionalProperties` (TypeBox's record would add patternProperties).
+      params: Type.Unsafe<Record<string, string>>({
         type: "object",
         maxProperties: 20,
         additionalProperties: { type: "string", maxLength: 2000 },
-      },
-      decision: { enum: ["allow", "deny"] },
+      }),
+      decision: enumOf(["allow", "deny"]),
     },
-  },
+    { additionalProperties: false },
+  ),
   responses: { 200: { description: "{redirect_to}" }, 400: { description: "A request that cannot go on" } },
   async handler(ctx) {
     const check = await judge(ctx, ctx.body.params);

@@ -6,6 +6,7 @@
  * state is one read of get_job's or get_episode's own handler, so what a wait answers is exactly
  * what those answer; a wait counts once against the rate limit, as one call.
  */
+import { Type } from "@sinclair/typebox";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import { S } from "./_account-schemas.js";
@@ -17,16 +18,14 @@ export const MAX_WAIT_SECONDS = 60;
 /** How often the state is read while waiting, ms (a read is one indexed row, kept in read-cache). */
 const LOOK_EVERY_MS = 500;
 
-const waitQuery: JsonSchema = {
-  type: "object",
-  properties: {
-    timeout_seconds: {
-      type: "string",
+const waitQuery = Type.Object({
+  timeout_seconds: Type.Optional(
+    Type.String({
       pattern: "^\\d{1,2}$",
       description: `Longest wait, 1 to ${MAX_WAIT_SECONDS} seconds (default ${MAX_WAIT_SECONDS})`,
-    },
-  },
-};
+    }),
+  ),
+});
 
 const waited = {
   done: { type: "boolean", description: "Whether the work has ended (or waits on the user); false: call again" },

@@ -6,6 +6,7 @@
  * The work is daemon/studio/editor.ts's.
  */
 import { readFile } from "node:fs/promises";
+import { Type } from "@sinclair/typebox";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import type { EditorDraft } from "../../daemon/studio/editor.js";
 import { ApiError } from "../errors.js";
@@ -72,7 +73,7 @@ const font = defineOperation({
   method: "GET",
   path: "/api/v1/caption-fonts/{name}",
   ...web,
-  params: { name: { type: "string", pattern: "^[A-Za-z0-9._-]{1,100}$" } },
+  params: { name: Type.String({ pattern: "^[A-Za-z0-9._-]{1,100}$" }) },
   summary: "A font file the caption styles use (the one fontconfig hands libass), for the editor's preview",
   responses: {
     200: { description: "font/ttf or font/otf" },

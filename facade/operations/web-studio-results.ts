@@ -5,6 +5,7 @@
  * transcript: its text and timed lines, TXT/SRT/VTT links and, while the service still holds the
  * recording, a link to it for the page's player.
  */
+import { Type } from "@sinclair/typebox";
 import type { ResultsSource } from "../../daemon/studio/results.js";
 import { formatDuration } from "../_format.js";
 import { ApiError } from "../errors.js";
@@ -101,7 +102,7 @@ const getResults = defineOperation({
   scope: null,
   auth: "public",
   rateLimited: true,
-  params: { token: { type: "string", minLength: 1, maxLength: 4096 } },
+  params: { token: Type.String({ minLength: 1, maxLength: 4096 }) },
   summary:
     "A transcript behind a signed results link: text, timed lines, TXT/SRT/VTT " +
     "links and a link to the recording while it is kept",

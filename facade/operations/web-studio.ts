@@ -4,6 +4,7 @@
  * and three images drawn once and kept (the waveform, a clip's poster, a style's preview),
  * answered as image bytes that the browser may keep a day. The work is daemon/studio/'s.
  */
+import { Type } from "@sinclair/typebox";
 import type { StoredImage } from "../../daemon/studio/cache.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";
 import { contentTypeFor, downloadLink } from "../uploads.js";
@@ -70,14 +71,14 @@ const media = defineOperation({
   },
 });
 
-const transcript = defineOperation<unknown, { q?: string }>({
+const transcript = defineOperation({
   id: "getEpisodeTranscript",
   method: "GET",
   path: "/api/v1/episodes/{id}/transcript",
   ...web,
   params: { id: uuidParam },
   summary: "The episode's transcript as timed lines, filtered by q (case-insensitive); at most 2000 lines",
-  query: { type: "object", properties: { q: { type: "string", maxLength: 200 } } },
+  query: Type.Object({ q: Type.Optional(Type.String({ maxLength: 200 })) }),
   responses: {
     200: {
       description:
@@ -137,7 +138,7 @@ const preview = defineOperation({
   method: "GET",
   path: "/api/v1/episodes/{id}/styles/{style}/preview.png",
   ...web,
-  params: { id: uuidParam, style: { type: "string", minLength: 1, maxLength: 40 } },
+  params: { id: uuidParam, style: Type.String({ minLength: 1, maxLength: 40 }) },
   summary:
     "A 360×640 PNG of the style's captions, as real clips burn them, on a 9:16 " +
     "frame of this episode with a line it speaks",

@@ -4,22 +4,28 @@
  * secret is shown once, in the answer that makes it (create, rotate). Webhooks belong to the
  * account, whichever key mode manages them; each event's `livemode` tells live from test.
  */
+import { Type } from "@sinclair/typebox";
 import { WEBHOOK_EVENT_TYPES } from "../../daemon/engine/events.js";
-import type { JsonSchema } from "../../daemon/engine/stage.js";
+import { StringEnum, type JsonSchema } from "../../daemon/engine/stage.js";
 import type { WebhookService } from "../../daemon/account/webhooks.js";
 import { ApiError } from "../errors.js";
-import { defineOperation, settleAnswer, uuidParam, type Operation, type OperationContext } from "../registry.js";
+import {
+  defineOperation,
+  emptyBody,
+  settleAnswer,
+  uuidParam,
+  type Operation,
+  type OperationContext,
+} from "../registry.js";
 
 const str = (extra: Record<string, unknown> = {}): JsonSchema => ({ type: "string", ...extra });
-const eventType = str({ enum: [...WEBHOOK_EVENT_TYPES] });
-const eventList: JsonSchema = {
-  type: "array",
+const eventType = StringEnum(WEBHOOK_EVENT_TYPES);
+const eventList = Type.Array(eventType, {
   minItems: 1,
   maxItems: WEBHOOK_EVENT_TYPES.length,
   uniqueItems: true,
-  items: eventType,
   description: "Event types to receive (default: all six)",
-};
+});
 const attempt: JsonSchema = {
   type: "object",
   required: ["attempt", "at", "status_code", "latency_ms"],
@@ -68,25 +74,23 @@ const webhook: JsonSchema = {
   },
 };
 const S = {
-  create: {
-    type: "object",
-    additionalProperties: false,
-    required: ["url"],
-    properties: {
-      url: str({ maxLength: 2000, description: "An https address on a public network" }),
-      events: eventList,
+  create: Type.Object(
+    {
+      url: Type.String({ maxLength: 2000, description: "An https address on a public network" }),
+      events: Type.Optional(eventList),
     },
-  } as JsonSchema,
-  update: {
-    type: "object",
-    additionalProperties: false,
-    minProperties: 1,
-    properties: {
-      enabled: { type: "boolean", description: "true switches an address on again (also after clipd switched it off)" },
-      events: eventList,
+    { additionalProperties: false },
+  ),
+  update: Type.Object(
+    {
+      enabled: Type.Optional(
+        Type.Boolean({ description: "true switches an address on again (also after clipd switched it off)" }),
+      ),
+      events: Type.Optional(eventList),
     },
-  } as JsonSchema,
-  test: { type: "object", additionalProperties: false, properties: { event: eventType } } as JsonSchema,
+    { additionalProperties: false, minProperties: 1 },
+  ),
+  test: Type.Object({ event: Type.Optional(eventType) }, { additionalProperties: false }),
   list: {
     type: "object",
     required: ["webhooks"],
@@ -299,7 +303,7 @@ export const rotateWebhookSecret = defineOperation({
   params: id,
   idempotent: true,
   summary: "A new signing secret; the old one keeps signing too for 24 hours",
-  body: { type: "object", additionalProperties: false, properties: {} },
+  body: emptyBody,
   responses: {
     200: {
       description: "The new secret, shown only here",
