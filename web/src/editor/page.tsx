@@ -205,7 +205,7 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
         </section>
         {rendered && (
           <section aria-labelledby="ed-made-h" className="ed-col">
-            <h2 id="ed-made-h">Rendered clip</h2>
+            <h2 id="ed-made-h">Last render</h2>
             {/* biome-ignore lint/a11y/useMediaCaption: the captions are burned into the picture */}
             <video
               className="ed-made"

@@ -174,6 +174,7 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, o
       <figcaption>
         <button
           type="button"
+          className="small"
           onClick={() => {
             const v = video.current!;
             if (v.paused) void v.play();
@@ -182,8 +183,8 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, o
         >
           Play or pause
         </button>{" "}
-        <button type="button" onClick={() => (video.current!.currentTime = sourceTime(pieces, 0))}>
-          Back to the start
+        <button type="button" className="small" onClick={() => (video.current!.currentTime = sourceTime(pieces, 0))}>
+          From the start
         </button>{" "}
         <span className="hint">
           {clock(at)} of {clock(preview.duration)}
