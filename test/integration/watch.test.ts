@@ -24,10 +24,12 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
     // Dropped before the daemon starts: must be picked up at start.
     await (await import("node:fs/promises")).mkdir(inbox, { recursive: true });
     await copyFile(fixtureMedia("jfk.wav"), path.join(inbox, "jfk.wav"));
-    // Render options go to the clip renders; width and preset keep the render cheap.
+    // Render options go to the clip renders; width and preset keep the render cheap. loudness is a
+    // level for the renders (a number), though find-clips takes a boolean of the same name.
     await writeFile(
       path.join(inbox, "jfk.yaml"),
-      "style: karaoke\ncaption_size: large\nfit: whole\naspect_ratio: 1:1\nwidth: 360\npreset: ultrafast\n",
+      "style: karaoke\ncaption_size: large\nfit: whole\naspect_ratio: 1:1\nwidth: 360\npreset: ultrafast\n" +
+        "loudness: -16\n",
     );
     await writeFile(path.join(inbox, "notes.txt"), "not media\n");
     await copyFile(fixtureMedia("jfk.mp3"), path.join(inbox, "speech.mp3"));
@@ -79,7 +81,13 @@ describe.each(testBackends())("watch folder on %s", (backend) => {
     expect(run.clips_rendered).toEqual([
       expect.objectContaining({
         state: "succeeded",
-        look: expect.objectContaining({ style: "karaoke", caption_size: "large", fit: "whole", aspect_ratio: "1:1" }),
+        look: expect.objectContaining({
+          style: "karaoke",
+          caption_size: "large",
+          fit: "whole",
+          aspect_ratio: "1:1",
+          loudness: -16,
+        }),
       }),
     ]);
 
