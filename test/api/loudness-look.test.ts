@@ -8,6 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { splitOptions } from "../../daemon/watch/followups.js";
+import { inputSchemaOf } from "../../facade/mcp/tools.js";
+import { exportClips, restyleClip } from "../../facade/operations/clips.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { until } from "../helpers/cli.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
@@ -92,6 +94,11 @@ describe("loudness on clips", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe("loudness");
   }, 600_000);
+
+  it("is an argument of the MCP tools that export and restyle (from the same schema)", () => {
+    for (const op of [exportClips, restyleClip])
+      expect(inputSchemaOf(op).properties.loudness).toMatchObject({ "x-extension": true });
+  });
 
   it("sends a sidecar's or --set's loudness where its value fits", () => {
     const split = splitOptions(s.app.runner, "episode", { loudness: -16 });
