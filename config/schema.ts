@@ -216,12 +216,6 @@ export const ConfigSchema = Type.Object(
         "A step whose worker dies under it (killed, out of memory, heartbeat lost) this many times fails its run " +
           "with crashed_repeatedly. Crashes are counted apart from step errors and do not spend the step's retries.",
       ),
-      crash_limit: Key(
-        Int({ minimum: 1, maximum: 100 }),
-        3,
-        "A step whose worker dies under it (killed, out of memory, heartbeat lost) this many times fails its run " +
-          "with crashed_repeatedly. Crashes are counted apart from step errors and do not spend the step's retries.",
-      ),
       notify_poll_seconds: Key(
         Num({ minimum: 0.5 }),
         0.5,
