@@ -43,6 +43,9 @@ export interface KitRow {
   updated_at: string;
 }
 
+/** A card as a request names it: the seconds may be left out (checkCard fills them in). */
+export type CardInput = Pick<BrandCard, "text"> & Partial<Pick<BrandCard, "seconds">>;
+
 /** What a create or update may name (all optional on update; `null` clears). */
 export interface KitInput {
   name?: string;
@@ -50,8 +53,8 @@ export interface KitInput {
   bundled_font?: string;
   font?: null;
   logo?: Partial<LogoPlacement> | null;
-  intro?: BrandCard | null;
-  outro?: BrandCard | null;
+  intro?: CardInput | null;
+  outro?: CardInput | null;
   cover?: null;
   show_name?: string | null;
 }
@@ -85,7 +88,7 @@ export function toKitRow(r: Record<string, any>): KitRow {
 const bad = (field: string, message: string) =>
   new Refused("invalid_request", `body field "${field}" ${message}`, { context: { field } });
 
-function checkCard(field: "intro" | "outro", card: BrandCard | null | undefined): BrandCard | null | undefined {
+function checkCard(field: "intro" | "outro", card: CardInput | null | undefined): BrandCard | null | undefined {
   if (card === undefined || card === null) return card;
   const text = String(card.text ?? "").trim();
   if (!text) throw bad(`${field}.text`, "must not be empty");
