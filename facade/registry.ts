@@ -3,8 +3,12 @@
  * and handler; from this list come the h3 routes, request validation, the OpenAPI 3.1 document and
  * (later) the MCP tools, so nothing about an operation is written twice. Handlers know no
  * transport: they read a typed context and set `status`; core/run-operation.ts runs them.
+ *
+ * Request schemas (path parameters, query, body) are TypeBox: plain JSON Schema at run time, which
+ * ajv validates and OpenAPI prints as it is, and at compile time the handler's types, inferred by
+ * defineOperation with Static<>, so a handler's idea of its body cannot drift from what is checked.
  */
-import { Type } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import type { Caller, Surface } from "./core/caller.js";
 import type { JsonSchema } from "../daemon/engine/stage.js";
 import type { Queryable } from "../daemon/store/db.js";
@@ -13,15 +17,21 @@ import type { FacadeServices } from "./services.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-// biome-ignore lint/suspicious/noExplicitAny: handlers type body and query until request schemas move to TypeBox
-export interface OperationContext<B = any, Q = any> {
+/** The body a handler sees: its schema's type, validated; without a schema there is none. */
+export type BodyOf<S extends TSchema | undefined> = S extends TSchema ? Static<S> : undefined;
+/** The query a handler sees: its schema's type, validated; without one, the raw values, unchecked. */
+export type QueryOf<S extends TSchema | undefined> = S extends TSchema ? Static<S> : Record<string, unknown>;
+/** The path parameters, each a string (a schema's enum narrows it: the router checked it). */
+export type ParamsOf<P extends Record<string, TSchema>> = { [K in keyof P]: Static<P[K]> & string };
+
+export interface OperationContext<B = unknown, Q = unknown, P = Record<string, string>> {
   /** Who is asking and through which surface (links, client address, presented credentials). */
   caller: Caller;
   /** The answer's status; 200 unless the handler says otherwise (202 accepted, 201 created…). */
   status: number;
   /** The caller's key and account, for operations with a scope. */
   auth?: AuthContext;
-  params: Record<string, string>;
+  params: P;
   query: Q;
   body: B;
   services: FacadeServices;
@@ -34,8 +44,11 @@ export interface OperationContext<B = any, Q = any> {
   settle(tx: Queryable, status: number, body: unknown): Promise<void>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: handlers type body and query until request schemas move to TypeBox
-export interface Operation<B = any, Q = any> {
+export interface Operation<
+  BS extends TSchema | undefined = TSchema | undefined,
+  QS extends TSchema | undefined = TSchema | undefined,
+  PS extends Record<string, TSchema> = Record<string, TSchema>,
+> {
   id: string;
   method: HttpMethod;
   /** OpenAPI-style path, e.g. /api/v1/runs/{id}. */
@@ -59,9 +72,12 @@ export interface Operation<B = any, Q = any> {
    */
   surfaces?: Surface[];
   tags?: string[];
-  params?: Record<string, JsonSchema>;
-  query?: JsonSchema;
-  body?: JsonSchema;
+  /** Path parameters by name (TypeBox string schemas); a value that fails its schema is a 404. */
+  params?: PS;
+  /** The query's object schema (TypeBox); its properties are the query fields. */
+  query?: QS;
+  /** The JSON body's schema (TypeBox); the handler's `body` is its type. */
+  body?: BS;
   /**
    * A file taken as the raw request body, read by the handler itself (no JSON `body`): described in
    * OpenAPI under these media types. Absent for every JSON operation.
@@ -86,11 +102,19 @@ export interface Operation<B = any, Q = any> {
   idempotent?: boolean;
   /** Counts against the caller's rate limit (default: operations with a scope). */
   rateLimited?: boolean;
-  handler(ctx: OperationContext<B, Q>): Promise<unknown> | unknown;
+  handler(ctx: OperationContext<BodyOf<BS>, QueryOf<QS>, ParamsOf<PS>>): Promise<unknown> | unknown;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: handlers type body and query until request schemas move to TypeBox
-export function defineOperation<B = any, Q = any>(op: Operation<B, Q>): Operation<B, Q> {
+/**
+ * An operation, its handler's body, query and params types inferred from its schemas (none given:
+ * no body, the raw query, no params).
+ */
+export function defineOperation<
+  BS extends TSchema | undefined = undefined,
+  QS extends TSchema | undefined = undefined,
+  // None given: no path parameters.
+  PS extends Record<string, TSchema> = {},
+>(op: Operation<BS, QS, PS>): Operation<BS, QS, PS> {
   return op;
 }
 

@@ -10,7 +10,7 @@
 import { transcriptKeys } from "../../daemon/account/transcripts.js";
 import { StringEnum } from "../../daemon/engine/stage.js";
 import { ApiError } from "../errors.js";
-import { defineOperation, uuidParam, type Operation } from "../registry.js";
+import { defineOperation, uuidParam } from "../registry.js";
 import { sampleIds, sampleTranscriptFiles } from "../testmode.js";
 
 export const TRANSCRIPT_FORMATS = { txt: "text/plain", srt: "application/x-subrip", vtt: "text/vtt" } as const;
@@ -70,7 +70,7 @@ export function parseResourceUri(
 }
 
 /** A completed transcript's file, for the transcript resources. */
-export const readTranscriptFile: Operation = defineOperation({
+export const readTranscriptFile = defineOperation({
   id: "readTranscriptFile",
   method: "GET",
   path: "/mcp/transcripts/{id}.{format}",
@@ -81,8 +81,8 @@ export const readTranscriptFile: Operation = defineOperation({
   responses: { 200: { description: "The file's text" } },
   async handler(ctx) {
     const auth = ctx.auth!;
-    const id = ctx.params.id!.toLowerCase();
-    const format = ctx.params.format as Format;
+    const id = ctx.params.id.toLowerCase();
+    const format = ctx.params.format;
     const notFound = () =>
       new ApiError(404, "not_found", `transcript ${id} does not exist on this account`, { field: "id" });
     if (!auth.livemode) {

@@ -37,6 +37,8 @@ function brand(s: FacadeServices) {
  * kind's cap (a declared Content-Length over it is refused before a byte is read).
  */
 type From = { bytes?: Buffer; url?: string };
+/** An upload call's context: its query may name the file's `url` (K.fileQuery, K.fontQuery). */
+type UploadContext = OperationContext<unknown, { url?: string }>;
 
 /**
  * Runs an upload: `before` (the kit or episode must be the caller's: a 404 comes before a byte is
@@ -45,7 +47,7 @@ type From = { bytes?: Buffer; url?: string };
  * unread bytes on a kept-alive socket.
  */
 async function upload(
-  ctx: OperationContext,
+  ctx: UploadContext,
   kind: BrandFileKind,
   before: () => Promise<unknown>,
   save: (from: From) => Promise<unknown>,
@@ -63,8 +65,8 @@ async function upload(
   return save(from);
 }
 
-async function readFile(ctx: OperationContext, kind: BrandFileKind): Promise<From> {
-  const url = ctx.query.url as string | undefined;
+async function readFile(ctx: UploadContext, kind: BrandFileKind): Promise<From> {
+  const url = ctx.query.url;
   if (url !== undefined) return { url };
   const req = ctx.caller.request;
   const noBody = () =>
@@ -154,7 +156,7 @@ export const getBrandKit = defineOperation({
   params: id,
   responses: { 200: { description: "The kit", schema: K.kit }, 404: { description: "Not on this account" } },
   async handler(ctx) {
-    return answer(ctx, await brand(ctx.services).kits.get(_authOf(ctx).account.id, ctx.params.id!));
+    return answer(ctx, await brand(ctx.services).kits.get(_authOf(ctx).account.id, ctx.params.id));
   },
 });
 
@@ -175,7 +177,7 @@ export const updateBrandKit = defineOperation({
     404: { description: "Not on this account" },
   },
   async handler(ctx) {
-    return answer(ctx, await brand(ctx.services).kits.update(_authOf(ctx).account.id, ctx.params.id!, ctx.body));
+    return answer(ctx, await brand(ctx.services).kits.update(_authOf(ctx).account.id, ctx.params.id, ctx.body));
   },
 });
 
@@ -190,7 +192,7 @@ export const deleteBrandKit = defineOperation({
   responses: { 200: { description: "Deleted", schema: K.deleted }, 404: { description: "Not on this account" } },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    await brand(ctx.services).kits.remove(auth.account.id, ctx.params.id!);
+    await brand(ctx.services).kits.remove(auth.account.id, ctx.params.id);
     return { brand_kit_id: ctx.params.id, deleted: true, livemode: auth.livemode };
   },
 });
@@ -219,7 +221,7 @@ const RAW: Record<BrandFileKind, ReturnType<typeof rawBody>> = {
   cover: rawBody("cover art (PNG, JPEG or WebP)", IMAGE_TYPES),
 };
 
-function uploadOp(kind: BrandFileKind, opId: string, summary: string, what: string): Operation {
+function uploadOp(kind: BrandFileKind, opId: string, summary: string, what: string) {
   return defineOperation({
     id: opId,
     method: "PUT",
@@ -234,12 +236,14 @@ function uploadOp(kind: BrandFileKind, opId: string, summary: string, what: stri
     async handler(ctx) {
       const kits = brand(ctx.services).kits;
       const accountId = _authOf(ctx).account.id;
-      const fileName = typeof ctx.query.file_name === "string" ? ctx.query.file_name : undefined;
+      // Only the font's query has file_name (K.fontQuery checked it); the union of the two is the file query's type.
+      const q = ctx.query;
+      const fileName = "file_name" in q && typeof q.file_name === "string" ? q.file_name : undefined;
       return upload(
         ctx,
         kind,
-        () => kits.get(accountId, ctx.params.id!),
-        async (from) => answer(ctx, await kits.putFile(accountId, ctx.params.id!, kind, { ...from, fileName })),
+        () => kits.get(accountId, ctx.params.id),
+        async (from) => answer(ctx, await kits.putFile(accountId, ctx.params.id, kind, { ...from, fileName })),
       );
     },
   });
@@ -286,8 +290,8 @@ export const setEpisodeCover = defineOperation({
     return upload(
       ctx,
       "cover",
-      () => covers.current(auth.account.id, ctx.params.id!),
-      async (from) => ({ ...(await covers.set(auth.account.id, ctx.params.id!, from)), livemode: auth.livemode }),
+      () => covers.current(auth.account.id, ctx.params.id),
+      async (from) => ({ ...(await covers.set(auth.account.id, ctx.params.id, from)), livemode: auth.livemode }),
     );
   },
 });
@@ -306,7 +310,7 @@ export const deleteEpisodeCover = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    return { ...(await brand(ctx.services).covers.clear(auth.account.id, ctx.params.id!)), livemode: auth.livemode };
+    return { ...(await brand(ctx.services).covers.clear(auth.account.id, ctx.params.id)), livemode: auth.livemode };
   },
 });
 

@@ -3,75 +3,94 @@
  * words for a clip's captions at the same times, and whole sentences trimmed from or added to its
  * ends, then a new render, charged as a restyle. The work is in daemon/account/clip-edits.ts.
  */
+import { Type, type Static } from "@sinclair/typebox";
 import type { CaptionEdit, CaptionEditResult } from "../../daemon/account/clip-edits.js";
 import { changeLines } from "../../daemon/account/clip-look.js";
+import type { ClipLook } from "../../daemon/account/episode-rows.js";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import { ApiError } from "../errors.js";
-import { defineOperation, settleAnswer, uuidParam } from "../registry.js";
+import { defineOperation, settleAnswer, uuidParam, type OperationContext } from "../registry.js";
+import { R } from "./_account-requests.js";
 import { S } from "./_account-schemas.js";
 import { _authOf, testAnswer } from "./_account-testmode.js";
 
-const delta = (end: string): JsonSchema => ({
-  type: "integer",
-  minimum: -20,
-  maximum: 20,
-  description: `Whole transcript sentences to add before (positive) or drop from (negative) the clip's ${end}`,
-});
+const delta = (end: string) =>
+  Type.Optional(
+    Type.Integer({
+      minimum: -20,
+      maximum: 20,
+      description: `Whole transcript sentences to add before (positive) or drop from (negative) the clip's ${end}`,
+    }),
+  );
 
-export const CAPTION_EDIT_BODY: JsonSchema = {
-  type: "object",
-  additionalProperties: false,
-  "x-extension": true,
-  properties: {
-    cues: {
-      type: "array",
-      minItems: 1,
-      maxItems: 100,
-      description:
-        "Captions to retype: id as GET /clips/{id}/captions lists it, and its new " +
-        "text; the words keep the caption's times",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["id", "text"],
-        properties: {
-          id: { type: "string", pattern: "^[1-9][0-9]{0,3}$" },
-          text: { type: "string", minLength: 1, maxLength: 300 },
-          emphasis: {
-            type: "array",
-            maxItems: 100,
-            items: { type: "boolean" },
-            description:
-              "Clip editor: one flag per word of `text`, true to draw it in the highlight colour, " +
-              "false never to; left out, emphasis finds the words as usual",
+export const CAPTION_EDIT_BODY = Type.Object(
+  {
+    cues: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            id: Type.String({ pattern: "^[1-9][0-9]{0,3}$" }),
+            text: Type.String({ minLength: 1, maxLength: 300 }),
+            emphasis: Type.Optional(
+              Type.Array(Type.Boolean(), {
+                maxItems: 100,
+                description:
+                  "Clip editor: one flag per word of `text`, true to draw it in the highlight colour, " +
+                  "false never to; left out, emphasis finds the words as usual",
+              }),
+            ),
           },
+          { additionalProperties: false },
+        ),
+        {
+          minItems: 1,
+          maxItems: 100,
+          description:
+            "Captions to retype: id as GET /clips/{id}/captions lists it, and its new " +
+            "text; the words keep the caption's times",
         },
-      },
-    },
+      ),
+    ),
     start_sentence_delta: delta("start"),
     end_sentence_delta: delta("end"),
-    pieces: {
-      type: "array",
-      minItems: 1,
-      maxItems: 50,
-      "x-extension": true,
-      description:
-        "Clip editor: the clip's pieces in episode seconds (a trim, or a cut pause put back); each edge " +
-        "snaps to the nearest word edge within 0.5 s, touching pieces join; not with the sentence deltas",
-      items: {
-        type: "object",
+    pieces: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { start: Type.Number({ minimum: 0 }), end: Type.Number({ minimum: 0 }) },
+          { additionalProperties: false },
+        ),
+        {
+          minItems: 1,
+          maxItems: 50,
+          "x-extension": true,
+          description:
+            "Clip editor: the clip's pieces in episode seconds (a trim, or a cut pause put back); each edge " +
+            "snaps to the nearest word edge within 0.5 s, touching pieces join; not with the sentence deltas",
+        },
+      ),
+    ),
+    look: Type.Optional(
+      Type.Object(R.restyleBody.properties, {
         additionalProperties: false,
-        required: ["start", "end"],
-        properties: { start: { type: "number", minimum: 0 }, end: { type: "number", minimum: 0 } },
-      },
-    },
-    look: {
-      ...(S.restyleBody as object),
-      "x-extension": true,
-      description: "Clip editor: look fields as PATCH /clips/{id} takes them, rendered in the same job",
-    } as JsonSchema,
+        "x-extension": true,
+        description: "Clip editor: look fields as PATCH /clips/{id} takes them, rendered in the same job",
+      }),
+    ),
   },
-};
+  { additionalProperties: false, "x-extension": true },
+);
+
+/** The editor's look as the render takes it: save_as_default is no look field, a style name becomes its id. */
+function editLook(ctx: OperationContext, asked: Static<typeof R.restyleBody>): ClipLook {
+  const { save_as_default: _, ...look } = asked;
+  if (look.style === undefined) return look;
+  const style = ctx.services.episodes.resolveStyle(look.style);
+  if (!style)
+    throw new ApiError(400, "invalid_request", `body field "look.style": unknown style "${look.style}"`, {
+      field: "look.style",
+    });
+  return { ...look, style };
+}
 
 const CAPTION_EDIT_ANSWER: JsonSchema = {
   type: "object",
@@ -84,7 +103,7 @@ const CAPTION_EDIT_ANSWER: JsonSchema = {
   },
 };
 
-export const editClipCaptions = defineOperation<CaptionEdit>({
+export const editClipCaptions = defineOperation({
   id: "editClipCaptions",
   method: "PATCH",
   path: "/api/v1/clips/{id}/captions",
@@ -112,26 +131,15 @@ export const editClipCaptions = defineOperation<CaptionEdit>({
   async handler(ctx) {
     const auth = _authOf(ctx);
     ctx.status = 202;
-    const body = (ctx.body ?? {}) as CaptionEdit & { look?: { save_as_default?: boolean; style?: string } };
-    if (body.look) {
-      const { save_as_default: _, ...look } = body.look;
-      if (look.style !== undefined) {
-        const style = ctx.services.episodes.resolveStyle(look.style);
-        if (!style)
-          throw new ApiError(400, "invalid_request", `body field "look.style": unknown style "${look.style}"`, {
-            field: "look.style",
-          });
-        look.style = style;
-      }
-      body.look = look;
-    }
+    const { look: asked, ...rest } = ctx.body;
+    const body: CaptionEdit = { ...rest, ...(asked ? { look: editLook(ctx, asked) } : {}) };
     if (!auth.livemode) {
-      const sample = testAnswer.captions(ctx.params.id!);
+      const sample = testAnswer.captions(ctx.params.id);
       const changes = (body.cues ?? []).flatMap((c) => {
         const was = sample.captions.find((x) => x.id === c.id);
         return was && was.text !== c.text ? [`caption ${c.id}: ${was.text} → ${c.text}`] : [];
       });
-      const job = testAnswer.restyled(ctx.params.id!, {}, ctx.services.episodes.looks.serviceLook());
+      const job = testAnswer.restyled(ctx.params.id, {}, ctx.services.episodes.looks.serviceLook());
       return { ...job, changes, message: "test mode: nothing is edited or rendered" };
     }
     const hook = settleAnswer(ctx, 202, (r: CaptionEditResult) => {
@@ -153,7 +161,7 @@ export const editClipCaptions = defineOperation<CaptionEdit>({
     });
     await ctx.services.episodes.edits.editCaptions(
       auth.account.id,
-      ctx.params.id!,
+      ctx.params.id,
       body,
       { origin: ctx.caller.surface },
       hook.within,

@@ -7,6 +7,7 @@ import type { ClipLook, ExportResult, RestyleResult } from "../../daemon/account
 import { changeLines, LOOK_FIELDS } from "../../daemon/account/clip-look.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, settleAnswer, uuidParam, type OperationContext } from "../registry.js";
+import { R, type LookBody } from "./_account-requests.js";
 import { S } from "./_account-schemas.js";
 import { toJobView } from "./_account-views.js";
 import { _authOf, _notFound, testAnswer } from "./_account-testmode.js";
@@ -15,8 +16,7 @@ const id = { id: uuidParam };
 const tags = ["episodes"];
 
 /** Turns the request's look into service options: style names become ids. */
-// biome-ignore lint/suspicious/noExplicitAny: look fields copied by name from the validated body
-function _look(ctx: OperationContext, body: Record<string, any>): ClipLook {
+function _look(ctx: OperationContext, body: LookBody): ClipLook {
   const look: ClipLook = {};
   if (body.style !== undefined) {
     const style = ctx.services.episodes.resolveStyle(body.style);
@@ -61,7 +61,7 @@ export const exportClips = defineOperation({
   params: id,
   idempotent: true,
   summary: "Cut and render clips of an episode: one job per clip",
-  body: S.exportBody,
+  body: R.exportBody,
   responses: {
     202: {
       description: "Jobs started; clips not started are listed with reasons and not charged",
@@ -79,7 +79,7 @@ export const exportClips = defineOperation({
     if (!auth.livemode)
       return testAnswer.exported(
         { services: ctx.services, origin: ctx.caller.linkOrigin },
-        ctx.params.id!,
+        ctx.params.id,
         ctx.body.clips,
       );
     const hook = settleAnswer(ctx, 202, (r: ExportResult) => ({
@@ -101,7 +101,7 @@ export const exportClips = defineOperation({
     }));
     await ctx.services.episodes.clips.exportClips(
       auth.account.id,
-      ctx.params.id!,
+      ctx.params.id,
       { clips: ctx.body.clips, look, origin: ctx.caller.surface },
       hook.within,
     );
@@ -133,10 +133,9 @@ export const getJob = defineOperation({
   responses: { 200: { description: "The job", schema: S.job }, 404: { description: "Not on this account" } },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    if (!auth.livemode)
-      return testAnswer.job({ services: ctx.services, origin: ctx.caller.linkOrigin }, ctx.params.id!);
-    const job = await ctx.services.episodes.clips.getJob(auth.account.id, ctx.params.id!);
-    if (!job) throw _notFound("job", ctx.params.id!);
+    if (!auth.livemode) return testAnswer.job({ services: ctx.services, origin: ctx.caller.linkOrigin }, ctx.params.id);
+    const job = await ctx.services.episodes.clips.getJob(auth.account.id, ctx.params.id);
+    if (!job) throw _notFound("job", ctx.params.id);
     return toJobView(ctx, job);
   },
 });
@@ -151,7 +150,7 @@ export const restyleClip = defineOperation({
   idempotent: true,
   summary:
     "Restyle a cut clip: what the body names changes, the rest of its look stays (fit or background cut it again)",
-  body: S.restyleBody,
+  body: R.restyleBody,
   responses: {
     202: {
       description:
@@ -170,8 +169,7 @@ export const restyleClip = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    // biome-ignore lint/suspicious/noExplicitAny: look fields copied by name from the validated body
-    const body = (ctx.body ?? {}) as Record<string, any>;
+    const body = ctx.body;
     const look = _look(ctx, body);
     // save_as_default: true with no look field saves the clip's current look as the defaults: the
     // restyle resolves to no change, so nothing renders and nothing is charged (ClipJobs.restyle).
@@ -185,7 +183,7 @@ export const restyleClip = defineOperation({
       );
     }
     ctx.status = 202;
-    if (!auth.livemode) return testAnswer.restyled(ctx.params.id!, look, ctx.services.episodes.looks.serviceLook());
+    if (!auth.livemode) return testAnswer.restyled(ctx.params.id, look, ctx.services.episodes.looks.serviceLook());
     const saving = body.save_as_default === true;
     const saved = saving ? "; saved as the account's defaults for new clips" : "";
     const hook = settleAnswer(ctx, 202, ({ job, changes }: RestyleResult) => {
@@ -206,7 +204,7 @@ export const restyleClip = defineOperation({
     });
     await ctx.services.episodes.clips.restyle(
       auth.account.id,
-      ctx.params.id!,
+      ctx.params.id,
       look,
       { saveAsDefault: saving, origin: ctx.caller.surface },
       hook.within,
@@ -223,7 +221,7 @@ export const clipCaptions = defineOperation({
   tags: ["clips"],
   params: id,
   summary: "A clip's captions on its own timeline, filtered by time or text",
-  query: S.captionsQuery,
+  query: R.captionsQuery,
   responses: {
     200: { description: "Captions", schema: S.captions },
     400: { description: "Invalid query" },
@@ -232,7 +230,7 @@ export const clipCaptions = defineOperation({
   async handler(ctx) {
     const auth = _authOf(ctx);
     const q = _captionQuery(ctx.query);
-    let clipId = ctx.params.id!;
+    let clipId = ctx.params.id;
     let name: string;
     let all: Array<{ id: string; start_seconds: number; end_seconds: number; speaker: string; text: string }>;
     if (!auth.livemode) ({ name, captions: all } = testAnswer.captions(clipId));

@@ -35,7 +35,7 @@ export const cancelEpisode = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    const id = ctx.params.id!;
+    const id = ctx.params.id;
     const refuse = (status: string) =>
       new ApiError(409, "episode_not_cancellable", `episode ${id} is ${status}; only work in progress is cancelled`, {
         status,
@@ -79,7 +79,7 @@ export const deleteEpisode = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    const id = ctx.params.id!;
+    const id = ctx.params.id;
     if (!auth.livemode)
       return {
         episode_id: sample(id),

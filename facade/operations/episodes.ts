@@ -14,6 +14,7 @@ import { defineOperation, settleAnswer, uuidParam } from "../registry.js";
 import { assertMediaFileName, episodeUploadLink } from "../uploads.js";
 import { loadTestFixtures, TEST_UPLOAD_MAX_BYTES } from "../testmode.js";
 import { checkSourceUrl } from "./transcripts.js";
+import { R } from "./_account-requests.js";
 import { S } from "./_account-schemas.js";
 import { toEpisodeView, toClipView } from "./_account-views.js";
 import { _authOf, _notFound, testAnswer } from "./_account-testmode.js";
@@ -39,13 +40,13 @@ export const listEpisodes = defineOperation({
   summary: "The account's episodes, newest first, 10 a page (next_cursor pages on)",
   scope: "clips.read",
   tags,
-  query: S.episodeListQuery,
+  query: R.episodeListQuery,
   extension: "cursor, limit and next_cursor page the list; the published list is its first 10 episodes",
   responses: { 200: { description: "Episodes, newest first", schema: S.episodeList } },
   async handler(ctx) {
     const auth = _authOf(ctx);
     if (!auth.livemode) return { ...testAnswer.episodes(), next_cursor: null };
-    const q = ctx.query as { cursor?: string; limit?: string };
+    const q = ctx.query;
     const limit = q.limit === undefined ? undefined : Number(q.limit);
     if (limit !== undefined && (limit < 1 || limit > MAX_EPISODE_PAGE))
       throw new ApiError(400, "invalid_request", `query field "limit" must be 1 to ${MAX_EPISODE_PAGE}`, {
@@ -77,7 +78,7 @@ export const createEpisode = defineOperation({
   idempotent: true,
   bodyRequired: false,
   summary: "Start an episode from an https link (source_url), or get an upload address (file_name)",
-  body: S.episodeCreate,
+  body: R.episodeCreate,
   responses: {
     202: { description: "Accepted: importing (source_url) or awaiting_upload (with upload)", schema: S.episodeCreated },
     400: { description: "Invalid request (the field is named)" },
@@ -88,8 +89,7 @@ export const createEpisode = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    // biome-ignore lint/suspicious/noExplicitAny: the body is validated by the operation's schema
-    const b = (ctx.body ?? {}) as Record<string, any>;
+    const b = ctx.body;
     if (b.source_url && b.file_name)
       throw new ApiError(400, "invalid_request", `body field "file_name": give source_url or file_name, not both`, {
         field: "file_name",
@@ -117,9 +117,12 @@ export const createEpisode = defineOperation({
       : {};
     if (!auth.livemode) return { ...testAnswer.episodeCreated(), ...uploadView };
     const name: string = b.name ?? b.file_name ?? (sourceUrl ? _lastSegment(sourceUrl) : "");
-    const options = Object.fromEntries(
-      ["content_type", "target_seconds", "about"].filter((k) => b[k] !== undefined).map((k) => [k, b[k]]),
-    );
+    const { content_type, target_seconds, about } = b;
+    const options = {
+      ...(content_type !== undefined ? { content_type } : {}),
+      ...(target_seconds !== undefined ? { target_seconds } : {}),
+      ...(about !== undefined ? { about } : {}),
+    };
     const hook = settleAnswer(ctx, 202, (ep: NewEpisode) => ({
       episode_id: ep.id,
       status: ep.status,
@@ -159,12 +162,12 @@ export const getEpisode = defineOperation({
   responses: { 200: { description: "The episode", schema: S.episode }, 404: { description: "Not on this account" } },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    if (!auth.livemode) return testAnswer.episode(ctx.params.id!);
+    if (!auth.livemode) return testAnswer.episode(ctx.params.id);
     // Polled often: the rows are kept until anything they show may have changed (read-cache.ts).
     const found = await readCacheOf(ctx.services.db).read(`episode:${auth.account.id}:${ctx.params.id}`, () =>
-      ctx.services.episodes.getWithClips(auth.account.id, ctx.params.id!),
+      ctx.services.episodes.getWithClips(auth.account.id, ctx.params.id),
     );
-    if (!found) throw _notFound("episode", ctx.params.id!);
+    if (!found) throw _notFound("episode", ctx.params.id);
     return toEpisodeView(ctx, found.episode, found.clips);
   },
 });
@@ -179,7 +182,7 @@ export const episodeUploaded = defineOperation({
   idempotent: true,
   bodyRequired: false,
   summary: "Say the upload is complete: the import starts",
-  body: S.empty,
+  body: R.empty,
   responses: {
     200: { description: "Importing", schema: S.uploaded },
     402: { description: "Payment required", schema: S.paymentError },
@@ -188,7 +191,7 @@ export const episodeUploaded = defineOperation({
   },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    if (!auth.livemode) return testAnswer.uploaded(ctx.params.id!);
+    if (!auth.livemode) return testAnswer.uploaded(ctx.params.id);
     const hook = settleAnswer(ctx, 200, ({ episode, started }: { episode: EpisodeRow; started: boolean }) => {
       const status = EpisodeService.publicStatus(episode);
       return {
@@ -201,7 +204,7 @@ export const episodeUploaded = defineOperation({
       };
     });
     // The upload address closes in the transaction that starts the import (facade/upload-closed.ts).
-    await ctx.services.episodes.markUploaded(auth.account.id, ctx.params.id!, ctx.caller.surface, async (tx, r) => {
+    await ctx.services.episodes.markUploaded(auth.account.id, ctx.params.id, ctx.caller.surface, async (tx, r) => {
       await closeUpload(tx, r.episode.id);
       await hook.within(tx, r);
     });
@@ -218,7 +221,7 @@ export const searchEpisode = defineOperation({
   params: id,
   idempotent: true,
   summary: "Search a ready episode for more clips about a topic",
-  body: S.searchBody,
+  body: R.searchBody,
   // The published description: "Body required (object; no field is marked required)". {} will do.
   bodyRequired: true,
   responses: {
@@ -235,7 +238,7 @@ export const searchEpisode = defineOperation({
   async handler(ctx) {
     const auth = _authOf(ctx);
     ctx.status = 202;
-    if (!auth.livemode) return testAnswer.searched(ctx.params.id!);
+    if (!auth.livemode) return testAnswer.searched(ctx.params.id);
     const hook = settleAnswer(ctx, 202, (r: SearchResult) => ({
       episode_id: ctx.params.id,
       status: r.status,
@@ -249,7 +252,7 @@ export const searchEpisode = defineOperation({
     }));
     await ctx.services.episodes.search(
       auth.account.id,
-      ctx.params.id!,
+      ctx.params.id,
       { ...ctx.body, origin: ctx.caller.surface },
       hook.within,
     );

@@ -85,7 +85,7 @@ export const putUpload = defineOperation({
   },
   async handler({ params, services, caller }) {
     const event = { req: httpRequest(caller) };
-    const claims = services.signer.verify(params.token!, "upload");
+    const claims = services.signer.verify(params.token, "upload");
     const max = claims.max ?? Number.MAX_SAFE_INTEGER;
     const ext = claims.type ?? extensionOf(claims.key);
     let range;
@@ -208,7 +208,7 @@ export const getFile = defineOperation({
   },
   async handler({ params, services, caller }) {
     const event = { req: httpRequest(caller) };
-    const claims = services.signer.verify(params.token!, "download");
+    const claims = services.signer.verify(params.token, "download");
     const name = claims.name || claims.key.split("/").pop()!;
     let size: number;
     try {

@@ -153,7 +153,7 @@ export const getFreeTranscription = defineOperation({
   },
   async handler({ params, query, services: s, caller }) {
     const svc = freeFor(s, caller.linkOrigin);
-    const row = await svc.get(params.id!, query.token);
+    const row = await svc.get(params.id, query.token);
     if (!row) throw new ApiError(404, "not_found", `no transcription ${params.id} with this token`, { field: "id" });
     if (row.status === "expired")
       throw new ApiError(404, "expired", `transcription ${params.id} was deleted after the retention period`, {

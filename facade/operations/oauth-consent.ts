@@ -159,7 +159,7 @@ const revokeGrant = defineOperation({
   summary: "Disconnect an app: its grant and every token under it end at once",
   responses: { 200: { description: "Revoked" }, 404: { description: "No such grant on this account" } },
   async handler(ctx) {
-    await ctx.services.oauth.revokeGrant(sessionOf(ctx).accountId, ctx.params.id!);
+    await ctx.services.oauth.revokeGrant(sessionOf(ctx).accountId, ctx.params.id);
     return { id: ctx.params.id, status: "revoked" };
   },
 });

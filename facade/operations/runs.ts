@@ -38,7 +38,7 @@ export const getRun = defineOperation({
   params: { id: uuidParam },
   responses: { 200: { description: "The run" }, 404: { description: "No such run" } },
   async handler({ params, services }) {
-    const run = await services.runner.getRun(params.id!);
+    const run = await services.runner.getRun(params.id);
     if (!run) throw new ApiError(404, "not_found", `run ${params.id} does not exist`, { field: "id" });
     return toRunView(run);
   },

@@ -198,11 +198,11 @@ export const getTranscript = defineOperation({
     const notFound = () =>
       new ApiError(404, "not_found", `transcript ${params.id} does not exist on this account`, { field: "id" });
     if (!a.livemode) {
-      if (params.id!.toLowerCase() !== sampleIds().transcript) throw notFound();
+      if (params.id.toLowerCase() !== sampleIds().transcript) throw notFound();
       return sampleTranscript({ services: s, origin });
     }
     const svc = transcriptsFor(s);
-    const t = await svc.get(a.account.id, params.id!);
+    const t = await svc.get(a.account.id, params.id);
     if (!t || !t.livemode) throw notFound();
     return toView(s, svc, t, origin);
   },

@@ -6,7 +6,7 @@
  * state is one read of get_job's or get_episode's own handler, so what a wait answers is exactly
  * what those answer; a wait counts once against the rate limit, as one call.
  */
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
 import { S } from "./_account-schemas.js";
@@ -54,12 +54,15 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
 
 type View = Record<string, unknown>;
 
+/** A wait's context: the id of what it waits on, and its query (waitQuery). */
+type WaitContext = OperationContext<undefined, Static<typeof waitQuery>, { id: string }>;
+
 async function waitFor(
-  ctx: OperationContext,
-  read: (ctx: OperationContext) => Promise<unknown> | unknown,
+  ctx: WaitContext,
+  read: (ctx: WaitContext) => Promise<unknown> | unknown,
   o: { ended: (v: View) => boolean; progress: (v: View) => { percent: number; message: string }; again: string },
 ): Promise<View> {
-  const raw = ctx.query?.timeout_seconds as string | undefined;
+  const raw = ctx.query.timeout_seconds;
   const limit = Math.min(MAX_WAIT_SECONDS, Math.max(1, raw === undefined ? MAX_WAIT_SECONDS : Number(raw)));
   const started = Date.now();
   const deadline = started + limit * 1000;
@@ -88,7 +91,7 @@ async function waitFor(
 
 const eta = (s: unknown) => (typeof s === "number" ? `, about ${s} s left` : "");
 
-export const waitForJob: Operation = defineOperation({
+export const waitForJob = defineOperation({
   id: "waitForJob",
   method: "GET",
   path: "/mcp/jobs/{id}/wait",
@@ -110,7 +113,7 @@ export const waitForJob: Operation = defineOperation({
     }),
 });
 
-export const waitForEpisode: Operation = defineOperation({
+export const waitForEpisode = defineOperation({
   id: "waitForEpisode",
   method: "GET",
   path: "/mcp/episodes/{id}/wait",

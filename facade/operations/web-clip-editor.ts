@@ -7,8 +7,6 @@
  */
 import { readFile } from "node:fs/promises";
 import { Type } from "@sinclair/typebox";
-import type { JsonSchema } from "../../daemon/engine/stage.js";
-import type { EditorDraft } from "../../daemon/studio/editor.js";
 import { ApiError } from "../errors.js";
 import { defineOperation, uuidParam, type Operation } from "../registry.js";
 import { downloadLink } from "../uploads.js";
@@ -16,7 +14,7 @@ import { CAPTION_EDIT_BODY } from "./clip-edits.js";
 import { sessionOf } from "./web-account.js";
 
 const web = { surfaces: ["web" as const], tags: ["web"], scope: null, auth: "session" as const };
-const editFields = (CAPTION_EDIT_BODY as { properties: Record<string, JsonSchema> }).properties;
+const editFields = CAPTION_EDIT_BODY.properties;
 
 const editor = defineOperation({
   id: "getClipEditor",
@@ -31,11 +29,11 @@ const editor = defineOperation({
     409: { description: "not_ready: the episode is not transcribed yet" },
   },
   async handler(ctx) {
-    return ctx.services.studio.editor(sessionOf(ctx).accountId, ctx.params.id!);
+    return ctx.services.studio.editor(sessionOf(ctx).accountId, ctx.params.id);
   },
 });
 
-const preview = defineOperation<EditorDraft>({
+const preview = defineOperation({
   id: "previewClipCaptions",
   method: "POST",
   path: "/api/v1/clips/{id}/captions/preview",
@@ -45,11 +43,10 @@ const preview = defineOperation<EditorDraft>({
   summary:
     "The ASS subtitles a render would burn for this look, words and pieces (none saved), made as " +
     "caption-burn makes them, with the frame size and the fonts to draw them with",
-  body: {
-    type: "object",
-    additionalProperties: false,
-    properties: { cues: editFields.cues!, pieces: editFields.pieces!, look: editFields.look! },
-  },
+  body: Type.Object(
+    { cues: editFields.cues, pieces: editFields.pieces, look: editFields.look },
+    { additionalProperties: false },
+  ),
   responses: {
     200: { description: "{ass, width, height, duration, timeline, look, fonts: [{family, url}]}" },
     400: { description: "invalid_request naming the field (look.style, look.brand_kit, pieces)" },
@@ -57,7 +54,7 @@ const preview = defineOperation<EditorDraft>({
     409: { description: "not_ready: the episode is not transcribed yet" },
   },
   async handler(ctx) {
-    const p = await ctx.services.studio.editorPreview(sessionOf(ctx).accountId, ctx.params.id!, ctx.body ?? {});
+    const p = await ctx.services.studio.editorPreview(sessionOf(ctx).accountId, ctx.params.id, ctx.body);
     const fonts = p.fonts.map((f) => ({
       family: f.family,
       url: f.key
@@ -80,7 +77,7 @@ const font = defineOperation({
     404: { description: "Not a font of the caption styles (field name)" },
   },
   async handler(ctx) {
-    const file = await ctx.services.studio.captionFont(ctx.params.name!);
+    const file = await ctx.services.studio.captionFont(ctx.params.name);
     if (!file) throw new ApiError(404, "not_found", `no caption font "${ctx.params.name}"`, { field: "name" });
     return new Response(new Uint8Array(await readFile(file)), {
       status: 200,

@@ -112,7 +112,7 @@ const revokeKey = defineOperation({
   summary: "Revoke a key at once, in every clipd process",
   responses: { 200: { description: "Revoked" }, 404: { description: "No such key on this account" } },
   async handler(ctx) {
-    const k = await ctx.services.accounts.revokeKeyOf(sessionOf(ctx).accountId, ctx.params.id!);
+    const k = await ctx.services.accounts.revokeKeyOf(sessionOf(ctx).accountId, ctx.params.id);
     return view(k);
   },
 });

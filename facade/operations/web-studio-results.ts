@@ -113,7 +113,7 @@ const getResults = defineOperation({
   },
   async handler(ctx) {
     const s = ctx.services;
-    const { source, id, exp } = readToken(s, ctx.params.token!);
+    const { source, id, exp } = readToken(s, ctx.params.token);
     const r = await s.studio.results(source, id);
     if (r.status === "expired")
       throw new ApiError(

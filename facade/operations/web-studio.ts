@@ -60,7 +60,7 @@ const media = defineOperation({
     409: { description: notReady },
   },
   async handler(ctx) {
-    const m = await ctx.services.studio.media(sessionOf(ctx).accountId, ctx.params.id!);
+    const m = await ctx.services.studio.media(sessionOf(ctx).accountId, ctx.params.id);
     const type = contentTypeFor(m.name);
     const link = downloadLink(ctx.services, { key: m.key, name: m.name, type, origin: ctx.caller.linkOrigin });
     return {
@@ -89,7 +89,7 @@ const transcript = defineOperation({
     409: { description: "not_ready: the episode is not transcribed yet" },
   },
   async handler(ctx) {
-    return ctx.services.studio.transcript(sessionOf(ctx).accountId, ctx.params.id!, ctx.query.q?.trim() || undefined);
+    return ctx.services.studio.transcript(sessionOf(ctx).accountId, ctx.params.id, ctx.query.q?.trim() || undefined);
   },
 });
 
@@ -107,10 +107,7 @@ const waveform = defineOperation({
     409: { description: notReady },
   },
   async handler(ctx) {
-    return imageAnswer(
-      ctx.caller.request,
-      await ctx.services.studio.waveform(sessionOf(ctx).accountId, ctx.params.id!),
-    );
+    return imageAnswer(ctx.caller.request, await ctx.services.studio.waveform(sessionOf(ctx).accountId, ctx.params.id));
   },
 });
 
@@ -129,7 +126,7 @@ const poster = defineOperation({
     409: { description: notReady },
   },
   async handler(ctx) {
-    return imageAnswer(ctx.caller.request, await ctx.services.studio.poster(sessionOf(ctx).accountId, ctx.params.id!));
+    return imageAnswer(ctx.caller.request, await ctx.services.studio.poster(sessionOf(ctx).accountId, ctx.params.id));
   },
 });
 
@@ -151,7 +148,7 @@ const preview = defineOperation({
   async handler(ctx) {
     return imageAnswer(
       ctx.caller.request,
-      await ctx.services.studio.stylePreview(sessionOf(ctx).accountId, ctx.params.id!, ctx.params.style!),
+      await ctx.services.studio.stylePreview(sessionOf(ctx).accountId, ctx.params.id, ctx.params.style),
     );
   },
 });

@@ -13,7 +13,7 @@ import { recordFreeUpload, startFreeUpload } from "../../daemon/free/uploads.js"
 import { EPISODE_MAX_BYTES } from "../../daemon/domain/limits.js";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import type { Caller } from "../core/caller.js";
-import { defineOperation, emptyBody, uuidParam, type Operation, type OperationContext } from "../registry.js";
+import { defineOperation, emptyBody, uuidParam, type Operation } from "../registry.js";
 import { linkBase, uploadLink, type UploadLink } from "../uploads.js";
 import { closeUpload } from "../upload-closed.js";
 import { freeFor } from "./free.js";
@@ -104,14 +104,14 @@ const transcriptUploaded = defineOperation({
   async handler(ctx) {
     const { accountId } = sessionOf(ctx);
     const s = ctx.services;
-    const id = ctx.params.id!;
+    const id = ctx.params.id;
     const { created } = await startTranscriptUpload(
       { db: s.db, storage: s.storage, transcripts: s.transcripts },
       { accountId, id, origin: ctx.caller.surface },
     );
     // Started: the address is closed to later PUTs (facade/upload-closed.ts).
     await closeUpload(s.db, id);
-    const view = await getTranscript.handler({ ...ctx, params: { id } } as OperationContext);
+    const view = await getTranscript.handler({ ...ctx, body: undefined, params: { id } });
     ctx.status = created ? 202 : 200;
     return view;
   },
@@ -212,8 +212,8 @@ const freeUploaded = defineOperation({
   async handler(ctx) {
     const s = ctx.services;
     const svc = freeFor(s, ctx.caller.linkOrigin);
-    const started = await startFreeUpload({ db: s.db, storage: s.storage, free: svc }, ctx.params.id!);
-    await closeUpload(s.db, ctx.params.id!);
+    const started = await startFreeUpload({ db: s.db, storage: s.storage, free: svc }, ctx.params.id);
+    await closeUpload(s.db, ctx.params.id);
     ctx.status = 202;
     return {
       id: started.id,

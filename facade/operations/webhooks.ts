@@ -233,7 +233,7 @@ export const updateWebhook = defineOperation({
   responses: { 200: { description: "The webhook", schema: webhook }, 404: { description: "Not on this account" } },
   async handler(ctx) {
     const auth = _authOf(ctx);
-    const w = await ctx.services.webhooks.update(auth.account.id, ctx.params.id!, ctx.body);
+    const w = await ctx.services.webhooks.update(auth.account.id, ctx.params.id, ctx.body);
     return { ...(await _view(ctx.services.webhooks, w)), livemode: auth.livemode };
   },
 });
@@ -254,7 +254,7 @@ export const deleteWebhook = defineOperation({
     404: { description: "Not on this account" },
   },
   async handler(ctx) {
-    await ctx.services.webhooks.remove(_authOf(ctx).account.id, ctx.params.id!);
+    await ctx.services.webhooks.remove(_authOf(ctx).account.id, ctx.params.id);
     return { id: ctx.params.id, deleted: true };
   },
 });
@@ -278,7 +278,7 @@ export const testWebhook = defineOperation({
     const auth = _authOf(ctx);
     const type = ctx.body.event ?? "episode.ready";
     const data = { ...SAMPLES[type], sample: true, message: "a sample event sent by POST /api/v1/webhooks/{id}/test" };
-    const r = await ctx.services.webhooks.sendTest(auth.account.id, ctx.params.id!, {
+    const r = await ctx.services.webhooks.sendTest(auth.account.id, ctx.params.id, {
       type,
       livemode: auth.livemode,
       data,
@@ -321,7 +321,7 @@ export const rotateWebhookSecret = defineOperation({
       secret: r.secret,
       previous_secret_expires_at: r.previous_expires_at,
     }));
-    await ctx.services.webhooks.rotateSecret(_authOf(ctx).account.id, ctx.params.id!, hook.within);
+    await ctx.services.webhooks.rotateSecret(_authOf(ctx).account.id, ctx.params.id, hook.within);
     return hook.answer;
   },
 });

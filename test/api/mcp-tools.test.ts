@@ -93,7 +93,9 @@ describe("MCP tool server: tools and keys", () => {
         continue;
       }
       expect(doc?.operationId, toolName(op)).toBe(op.id);
-      if (op.body) expect(doc.requestBody.content["application/json"].schema).toEqual(op.body);
+      // The body as JSON (a TypeBox schema's own symbols never reach the document).
+      if (op.body)
+        expect(doc.requestBody.content["application/json"].schema).toEqual(JSON.parse(JSON.stringify(op.body)));
     }
     const create = tools.find((t) => t.name === "create_episode")!;
     expect(Object.keys(create.inputSchema.properties!)).toEqual(

@@ -8,7 +8,7 @@ import { cutChanged, lookChanges, resolveLook, ClipLooks } from "../../daemon/ac
 import { planFor } from "../../daemon/engine/plan.js";
 import { RunError } from "../../daemon/engine/run.js";
 import cut from "../../plugins/cut/index.js";
-import { S } from "../../facade/operations/_account-schemas.js";
+import { R } from "../../facade/operations/_account-requests.js";
 
 describe("shapes", () => {
   it("sizes each shape from its short side", () => {
@@ -41,7 +41,7 @@ describe("shapes", () => {
   });
 
   it("is an export and restyle field of the account API; background takes #RRGGBB", () => {
-    const check = new Ajv({ strict: false }).compile(S.restyleBody);
+    const check = new Ajv({ strict: false }).compile(R.restyleBody);
     expect(check({ aspect_ratio: "4:5" })).toBe(true);
     expect(check({ aspect_ratio: "2:1" })).toBe(false);
     expect(check({ background: "#12abEF" })).toBe(true);
