@@ -160,9 +160,11 @@ const cell = (v: number | null, c: number | null) => `${f2(v)} (${f2(c)})`;
  */
 export function table(rows: EpisodeResult[], aggregateOnly = false): string {
   const head =
-    "| episodes | min | moments | hit rate | precision@5 | decoys@5 | boundaries | brief API | brief fresh | ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+    "| episodes | min | moments | hit rate | precision@5 | decoys@5 | boundaries | brief API | brief fresh | ms |\n" +
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+  const measures = ["hit", "precision", "decoys", "boundaries", "briefApi", "briefFresh"] as const;
   const line = (name: string, min: string, moments: string, m: Measures, c: Measures, ms: string) =>
-    `| ${name} | ${min} | ${moments} | ${cell(m.hit, c.hit)} | ${cell(m.precision, c.precision)} | ${cell(m.decoys, c.decoys)} | ${cell(m.boundaries, c.boundaries)} | ${cell(m.briefApi, c.briefApi)} | ${cell(m.briefFresh, c.briefFresh)} | ${ms} |`;
+    `| ${name} | ${min} | ${moments} | ${measures.map((k) => cell(m[k], c[k])).join(" | ")} | ${ms} |`;
   const body = aggregateOnly
     ? []
     : rows.map((r) => line(r.name, r.minutes.toFixed(1), String(r.moments), r.measures, r.chance, r.ms.toFixed(0)));

@@ -65,7 +65,8 @@ const tooHungry = (field: string, l: DecodeLimits) =>
   new LimitReached(
     "size",
     "too_complex",
-    `${field}: the file needed more than ${l.memory_mb} MB of memory to open, the limit for one file; send a simpler one`,
+    `${field}: the file needed more than ${l.memory_mb} MB of memory to open, ` +
+      `the limit for one file; send a simpler one`,
     { context: { field, limit: "decode_memory_mb", max: l.memory_mb } },
   );
 

@@ -6,7 +6,8 @@
 export const NEXT_STEP: Record<string, string> = {
   get_me: "check the scopes of this key and the credit left before starting paid work.",
   list_episodes:
-    "call get_episode with an episode_id for its clips; when next_cursor is not null, call list_episodes with cursor for the next page.",
+    "call get_episode with an episode_id for its clips; when next_cursor is " +
+    "not null, call list_episodes with cursor for the next page.",
   create_episode:
     "with source_url, call wait_for_episode (or poll get_episode every 10 s or more) until status is " +
     "ready; a model cannot stream a file, so without source_url the answer " +
@@ -19,7 +20,9 @@ export const NEXT_STEP: Record<string, string> = {
     "clips are also the resource clipd://episodes/{id}/clips. cancel_episode stops one still being made.",
   episode_uploaded: "call wait_for_episode until status is ready (a 20 minute episode takes a few minutes).",
   export_clips:
-    "call wait_for_job for each job_id until status is completed, then give the user its download_url (valid 7 days). Exporting a clip again with the same look answers its existing job (existing: true), nothing charged.",
+    "call wait_for_job for each job_id until status is completed, then give " +
+    "the user its download_url (valid 7 days). Exporting a clip again with " +
+    "the same look answers its existing job (existing: true), nothing charged.",
   search_episode: "call wait_for_episode until status is ready again; the new clips join its list.",
   get_job: "when status is completed, download_url is the MP4 (valid 7 days); restyle_clip changes its look.",
   restyle_clip: "call wait_for_job with the job_id until completed for the new download_url.",
@@ -29,12 +32,14 @@ export const NEXT_STEP: Record<string, string> = {
   edit_clip_captions:
     "call wait_for_job with the job_id until completed; clip_captions shows the edited words at once.",
   cancel_episode:
-    "nothing more runs for the episode; an episode cancelled before its clip search started is not charged. delete_episode removes it.",
+    "nothing more runs for the episode; an episode cancelled before its clip " +
+    "search started is not charged. delete_episode removes it.",
   delete_episode: "list_episodes to see what is left; the episode's download links no longer work.",
   wait_for_job:
     "if done is false, call wait_for_job again; once completed give the user download_url; if failed, read error.",
   wait_for_episode:
-    "if done is false, call wait_for_episode again; once ready pick clips for export_clips; awaiting_upload waits for the user's PUT.",
+    "if done is false, call wait_for_episode again; once ready pick clips for " +
+    "export_clips; awaiting_upload waits for the user's PUT.",
   list_styles: "pass a style id or name as style to export_clips or restyle_clip; also the resource clipd://styles.",
   list_brand_kits: "pass a brand_kit_id as brand_kit to export_clips or restyle_clip; create_brand_kit makes one.",
   create_brand_kit:

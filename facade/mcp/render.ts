@@ -16,8 +16,10 @@ export const TEXT_LIMIT = 4000;
 /** Prose longer than this is cut in the compact text (ids, statuses and links never are). */
 const PROSE_CHARS = 120;
 /** Keys whose strings are kept whole: ids, refs, statuses, codes, kinds, links, times, cursors. */
-const KEEP_WHOLE =
-  /(^|_)(id|ref|status|state|code|kind|mode|url|uri|cursor|at|seconds|cents|field|secret|format|stage|name)$|^(key|number|style|events?)$/;
+const KEEP_WHOLE = new RegExp(
+  "(^|_)(id|ref|status|state|code|kind|mode|url|uri|cursor|at|seconds|cents|field|secret|format|stage|name)$" +
+    "|^(key|number|style|events?)$",
+);
 
 export function renderAnswer(
   tool: string,

@@ -14,7 +14,8 @@ export function markUnsureTitles(clips: Clip[], words: Word[], existing: Clip[])
     const inside = words.filter((w) => w.end > c.start && w.start < c.end);
     const unsure = unsureWords(c.title, inside);
     if (!unsure.length) return c;
-    const reason = `title heard with low confidence (${describeUnsure(unsure)}): no hook title box unless its words are typed`;
+    const reason =
+      `title heard with low confidence (${describeUnsure(unsure)}): ` + "no hook title box unless its words are typed";
     return { ...c, score: { ...c.score, reasons: [...c.score.reasons, reason] } };
   });
 }

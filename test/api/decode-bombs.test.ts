@@ -213,7 +213,8 @@ describe("while four bombs run, the server answers in under 2 s", () => {
     console.log(
       `decode bombs: ${Math.round(bombMs)} ms for the bombs; ${tried} requests tried, ` +
         `${tried} held, 0 lost; worst ${Math.round(worst)} ms ` +
-        `(page ${Math.round(Math.max(...latencies.page))} ms, download ${Math.round(Math.max(...latencies.download))} ms)`,
+        `(page ${Math.round(Math.max(...latencies.page))} ms, ` +
+        `download ${Math.round(Math.max(...latencies.download))} ms)`,
     );
     expect(latencies.page.length).toBeGreaterThan(2);
     expect(worst).toBeLessThan(2000);

@@ -247,23 +247,26 @@ describe("the episode workspace in a browser", () => {
     expect((await api("GET", `/episodes/${made.body.episode_id}`)).status).toBe(404);
   });
 
-  it("lands on the episodes after sign-in, shows the account in words, and billing has no duplicate landmark", async () => {
-    await page.goto(url("/account"));
-    await h1("Account").waitFor();
-    const defaults = page.getByRole("region", { name: "Saved clip defaults" });
-    await defaults.getByText("Caption style").waitFor();
-    const words = (await defaults.textContent())!;
-    expect(words).not.toMatch(/aspect_ratio|brand_kit|save_as_default|null/);
-    expect(await axe()).toEqual([]);
-    await page.goto(url("/billing"));
-    await h1("Billing").waitFor();
-    await page.getByRole("heading", { name: "Ledger" }).waitFor();
-    expect(await axe()).toEqual([]);
-    await page.getByRole("button", { name: "Sign out", exact: true }).click();
-    await h1("Sign in").waitFor();
-    await page.getByLabel("Email", { exact: true }).fill(who.email);
-    await page.getByLabel("Password", { exact: true }).fill(who.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await h1("Episodes").waitFor();
-  });
+  it(
+    "lands on the episodes after sign-in, shows the account in words, and billing " + "has no duplicate landmark",
+    async () => {
+      await page.goto(url("/account"));
+      await h1("Account").waitFor();
+      const defaults = page.getByRole("region", { name: "Saved clip defaults" });
+      await defaults.getByText("Caption style").waitFor();
+      const words = (await defaults.textContent())!;
+      expect(words).not.toMatch(/aspect_ratio|brand_kit|save_as_default|null/);
+      expect(await axe()).toEqual([]);
+      await page.goto(url("/billing"));
+      await h1("Billing").waitFor();
+      await page.getByRole("heading", { name: "Ledger" }).waitFor();
+      expect(await axe()).toEqual([]);
+      await page.getByRole("button", { name: "Sign out", exact: true }).click();
+      await h1("Sign in").waitFor();
+      await page.getByLabel("Email", { exact: true }).fill(who.email);
+      await page.getByLabel("Password", { exact: true }).fill(who.password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await h1("Episodes").waitFor();
+    },
+  );
 });

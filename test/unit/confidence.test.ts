@@ -85,22 +85,25 @@ describe("word confidence", () => {
     expect(all.words.map((w) => w.text)).toEqual(["d***", "s*****", "d***", "s***"]);
   });
 
-  it("takes an OpenAI-compatible server's per-word probability, then token log-probabilities, then the segment's", () => {
-    const segments = [{ start: 0, end: 2, text: "Hello there", avg_logprob: Math.log(0.8) }];
-    const base = [
-      { word: "Hello", start: 0, end: 0.5 },
-      { word: "there", start: 0.6, end: 1 },
-    ];
-    expect(fromVerboseJson({ words: base, segments }).words.map((w) => w.confidence)).toEqual([0.8, 0.8]);
-    const probs = base.map((w, i) => ({ ...w, probability: [0.3, 0.9][i] }));
-    expect(fromVerboseJson({ words: probs, segments }).words.map((w) => w.confidence)).toEqual([0.3, 0.9]);
-    const logprobs = [
-      { token: " Hel", logprob: Math.log(0.5) },
-      { token: "lo", logprob: Math.log(0.7) },
-      { token: " there", logprob: Math.log(0.4) },
-    ];
-    const fromTokens = fromVerboseJson({ words: base, segments, logprobs }).words.map((w) => w.confidence);
-    expect(fromTokens[0]).toBeCloseTo(0.6);
-    expect(fromTokens[1]).toBeCloseTo(0.4);
-  });
+  it(
+    "takes an OpenAI-compatible server's per-word probability, then token log-probabilities, " + "then the segment's",
+    () => {
+      const segments = [{ start: 0, end: 2, text: "Hello there", avg_logprob: Math.log(0.8) }];
+      const base = [
+        { word: "Hello", start: 0, end: 0.5 },
+        { word: "there", start: 0.6, end: 1 },
+      ];
+      expect(fromVerboseJson({ words: base, segments }).words.map((w) => w.confidence)).toEqual([0.8, 0.8]);
+      const probs = base.map((w, i) => ({ ...w, probability: [0.3, 0.9][i] }));
+      expect(fromVerboseJson({ words: probs, segments }).words.map((w) => w.confidence)).toEqual([0.3, 0.9]);
+      const logprobs = [
+        { token: " Hel", logprob: Math.log(0.5) },
+        { token: "lo", logprob: Math.log(0.7) },
+        { token: " there", logprob: Math.log(0.4) },
+      ];
+      const fromTokens = fromVerboseJson({ words: base, segments, logprobs }).words.map((w) => w.confidence);
+      expect(fromTokens[0]).toBeCloseTo(0.6);
+      expect(fromTokens[1]).toBeCloseTo(0.4);
+    },
+  );
 });

@@ -69,7 +69,8 @@ export async function fetchAutoModel(
         log.warn(
           { model, host: cfg.transcribe.model_host },
           `could not reach ${cfg.transcribe.model_host} to fetch whisper model ${model}; run ` +
-            `\`npx clipd models pull ${model}\` when online (or set transcribe.auto_model: off). ${accuracyNote(model)}`,
+            `\`npx clipd models pull ${model}\` when online (or set transcribe.auto_model: ` +
+            `off). ${accuracyNote(model)}`,
         );
       saidUnreachable = true;
       return done({ model, state: "unreachable", error: (err as Error).message });

@@ -59,6 +59,9 @@ export async function refuseFile(file: Blob & { name: string }): Promise<string 
     );
   const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
   if (!looksLikeMedia(head))
-    return `“${file.name}” is named like ${ext.slice(1).toUpperCase()} but does not start like one: it may be damaged or another kind of file.`;
+    return (
+      `“${file.name}” is named like ${ext.slice(1).toUpperCase()} but does not ` +
+      `start like one: it may be damaged or another kind of file.`
+    );
   return null;
 }
