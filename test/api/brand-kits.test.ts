@@ -230,16 +230,16 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
       const withLogo = ok(
         await client.callTool({
           name: "upload_brand_kit_logo",
-          arguments: { id: made.brand_kit_id, url: media.url("/logo.png") },
+          arguments: { brand_kit_id: made.brand_kit_id, url: media.url("/logo.png") },
         }),
       );
       expect(withLogo.logo.uploaded).toBe(true);
       const noFile = refusal(
-        await client.callTool({ name: "upload_brand_kit_font", arguments: { id: made.brand_kit_id } }),
+        await client.callTool({ name: "upload_brand_kit_font", arguments: { brand_kit_id: made.brand_kit_id } }),
       );
       expect(noFile).toMatchObject({ code: "invalid_request", field: "body" });
       expect(noFile.message).toMatch(/query field "url"/);
-      ok(await client.callTool({ name: "delete_brand_kit", arguments: { id: made.brand_kit_id } }));
+      ok(await client.callTool({ name: "delete_brand_kit", arguments: { brand_kit_id: made.brand_kit_id } }));
     } finally {
       await client.close();
     }
