@@ -11,6 +11,7 @@ import { censorWords, loadWordList } from "../render/censor.js";
 import { retimeWords } from "../render/timeline.js";
 import { Conflict, PaymentRequired, Refused } from "../domain/errors.js";
 import type { Run } from "../engine/runner.js";
+import { stepsAheadSql } from "../engine/queue.js";
 import { transactionWith, type Queryable, type Within } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
 import { ClipLooks, cutChanged, lookChanges, resolveLook, type Look, type LookChange } from "./clip-look.js";
@@ -52,7 +53,8 @@ export class ClipJobs {
 
   async getJob(accountId: string, id: string): Promise<JobRow | undefined> {
     const { rows } = await this.deps.db.query(
-      `select j.*, r.state as run_state, r.progress as run_progress, r.progress_note as run_note, r.eta_at as run_eta_at, c.data->>'title' as clip_title
+      `select j.*, r.state as run_state, r.progress as run_progress, r.progress_note as run_note, r.eta_at as run_eta_at, c.data->>'title' as clip_title,
+         case when r.state in ('queued', 'running') then ${stepsAheadSql("r")} end as queue_ahead
          from jobs j left join runs r on r.id = j.run_id join clips c on c.id = j.clip_id where j.id = $1 and j.account_id = $2`,
       [id, accountId],
     );

@@ -51,6 +51,8 @@ export interface EpisodeRow {
   updated_at: string;
   /** From the current run (import or search), when one is under way. */
   run?: { state: string; stage: string | null; progress: number; note: string | null; eta_at: string | null } | null;
+  /** Step jobs a worker takes before this episode's queued one; null while its step runs or with none queued. */
+  queue_ahead?: number | null;
 }
 
 export interface ClipRow {
@@ -88,6 +90,8 @@ export interface JobRow {
   finished_at: string | null;
   run?: { state: string; progress: number; note: string | null; eta_at: string | null } | null;
   clip_title?: string | null;
+  /** Step jobs a worker takes before this job's queued one; null while its step runs or with none queued. */
+  queue_ahead?: number | null;
 }
 
 export interface StartedJob {
@@ -138,6 +142,7 @@ export function toEpisode(r: any): EpisodeRow {
     created_at: isoColumn(r.created_at),
     updated_at: isoColumn(r.updated_at),
     run,
+    queue_ahead: numberOrNull(r.queue_ahead),
   };
 }
 /** A numeric column (or jsonb text) as a number; null, missing or unreadable as null. */
@@ -165,7 +170,7 @@ export function toJob(r: any): JobRow {
         eta_at: isoColumn(r.run_eta_at ?? null),
       }
     : null;
-  const { run_state, run_progress, run_note, run_eta_at, ...rest } = r;
+  const { run_state, run_progress, run_note, run_eta_at, queue_ahead, ...rest } = r;
   return {
     ...rest,
     options: jsonColumn(r.options) ?? {},
@@ -176,6 +181,7 @@ export function toJob(r: any): JobRow {
     created_at: isoColumn(r.created_at),
     finished_at: isoColumn(r.finished_at),
     run,
+    queue_ahead: numberOrNull(queue_ahead),
   };
 }
 

@@ -16,6 +16,7 @@
  * are never charged.
  */
 import { randomUUID } from "node:crypto";
+import { stepsAheadSql } from "../engine/queue.js";
 import { loadStyles } from "../render/styles.js";
 import { extensionOf, sniffMedia, SNIFF_BYTES } from "../domain/media-types.js";
 import { Conflict, LimitReached, Refused } from "../domain/errors.js";
@@ -59,7 +60,8 @@ export const MAX_EPISODE_BYTES = 4_831_838_208;
  * keeps a finished episode's read from touching the run's output at all.
  */
 const EPISODE_SELECT = `select e.*, r.state as run_state, r.current_stage as run_stage, r.progress as run_progress, r.progress_note as run_note, r.eta_at as run_eta_at,
-  case when e.duration_seconds is null then r.output->'media'->>'duration' end as probed_seconds
+  case when e.duration_seconds is null then r.output->'media'->>'duration' end as probed_seconds,
+  case when r.state in ('queued', 'running') then ${stepsAheadSql("r")} end as queue_ahead
   from episodes e left join runs r on r.id = coalesce(e.search_run_id, e.run_id)`;
 
 export type SearchResult = { status: "searching" | "done"; clips: ClipRow[]; run_id?: string };

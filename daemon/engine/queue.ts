@@ -20,6 +20,23 @@ export const STEP_LOST_QUEUE = "clipd-steps-lost";
 /** The pg-boss schema (its default); the reconciliation reads its job table (sql/lose-step.ts). */
 const BOSS_SCHEMA = "pgboss";
 
+/**
+ * SQL for how many step jobs a worker will take before the queued step job of the `runs` row
+ * aliased `r`: those still queued (created or retry, not blocked), due now, of the same priority
+ * and made earlier, which is pg-boss's own fetch order (priority, then created_on). Null when the
+ * run has no queued step job (its step is running, or it has ended). Both reads stay inside
+ * pg-boss's fetch index (job_i11: name, priority, created_on, start_after where state < active
+ * and not blocked): the run's own job among the queued ones, then a range count before it.
+ * clipd sends every step at the default priority, so equal priority is every job ahead.
+ */
+export function stepsAheadSql(r = "r"): string {
+  const queued = (j: string) => `${j}.name = '${STEP_QUEUE}' and ${j}.state < 'active' and not ${j}.blocked`;
+  return `(select (select count(*)::int from ${BOSS_SCHEMA}.job a where ${queued("a")}
+      and a.priority = m.priority and a.created_on < m.created_on and a.start_after <= now())
+    from ${BOSS_SCHEMA}.job m where ${queued("m")} and m.data->>'runId' = ${r}.id::text
+    order by m.created_on limit 1)`;
+}
+
 export interface StepJob {
   runId: string;
   phase: "main" | "on_failure";

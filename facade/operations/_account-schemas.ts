@@ -126,6 +126,20 @@ const progress: JsonSchema = {
     }),
   },
 };
+const queue: JsonSchema = {
+  anyOf: [
+    {
+      type: "object",
+      required: ["position", "ahead"],
+      properties: { position: { type: "integer", minimum: 1 }, ahead: { type: "integer", minimum: 0 } },
+    },
+    { type: "null" },
+  ],
+  "x-extension": true,
+  description:
+    "Extension: where the waiting step stands in the step queue shared by every account: `ahead` step " +
+    "jobs a worker takes before it, `position` ahead + 1; null while its step runs or when nothing waits",
+};
 const subScore = (what: string): JsonSchema => ({
   type: "object",
   required: ["value", "reason"],
@@ -208,6 +222,7 @@ const episode: JsonSchema = {
     source: str({ enum: ["url", "upload"] }),
     content_type: str(),
     progress,
+    queue,
     clips: { type: "array", items: clip },
     hint: str({ description: "Why a ready episode has no clips (only then)" }),
     next_steps: { type: "array", items: str(), description: "What to try for a ready episode without clips" },
@@ -411,6 +426,7 @@ export const S = {
         minimum: 0,
         description: "Seconds the running stage still expects to take; null without an estimate",
       }),
+      queue,
       download_url: str({
         format: "uri",
         description: "Signed link to the MP4, when completed; valid 7 days, supports Range",

@@ -96,6 +96,11 @@ export function toClipView(ctx: OperationContext, c: ClipRow) {
   };
 }
 
+/** Where a waiting step stands in the shared step queue: `position` 1 is next for a free worker. */
+function queueView(ahead: number | null | undefined): { position: number; ahead: number } | null {
+  return typeof ahead === "number" ? { position: ahead + 1, ahead } : null;
+}
+
 export function toEpisodeView(ctx: OperationContext, ep: EpisodeRow, clips: ClipRow[]) {
   const status = EpisodeService.publicStatus(ep);
   const running = ep.run && (ep.run.state === "queued" || ep.run.state === "running");
@@ -121,6 +126,7 @@ export function toEpisodeView(ctx: OperationContext, ep: EpisodeRow, clips: Clip
       note: running ? (ep.run?.note ?? null) : null,
       eta_seconds: running && ep.run ? etaSeconds(ep.run) : null,
     },
+    queue: running ? queueView(ep.queue_ahead) : null,
     clips: clips.map((c) => toClipView(ctx, c)),
     ...(ep.status === "ready" && !clips.length ? noClipsHint(ep) : {}),
     charged_cents: ep.charged_cents,
@@ -161,6 +167,7 @@ export function toJobView(ctx: OperationContext, job: JobRow) {
     title: job.clip_title ?? null,
     progress: status === "completed" ? 100 : status === "queued" ? 0 : Math.round(job.run?.progress ?? 0),
     eta_seconds: status === "running" && job.run ? etaSeconds(job.run) : null,
+    queue: status === "queued" || status === "running" ? queueView(job.queue_ahead) : null,
     ...(status === "completed" ? _clipLink(ctx, job.result, job.clip_title ?? undefined) : {}),
     ...(job.error ? { error: job.error } : {}),
     changes: changeLines(job.changes),

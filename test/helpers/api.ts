@@ -1,6 +1,7 @@
 // A real clipd server on loopback for the API tier, with helpers to make accounts and keys.
 import { afterAll, beforeAll } from "vitest";
 import { runAdmin } from "../../daemon/account/admin.js";
+import type { Role } from "../../daemon/boot/roles.js";
 import type { Backend } from "./backends.js";
 import { openTestApp, type TestApp } from "./app.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "./https-server.js";
@@ -26,8 +27,13 @@ export interface ApiServer extends TestApp {
   ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
-export async function openApiServer(backend: Backend, overrides: Record<string, any> = {}): Promise<ApiServer> {
-  const t = await openTestApp(backend, { roles: ["work", "serve"], overrides });
+/** `roles` without "work" holds every step in the queue (nothing works it). */
+export async function openApiServer(
+  backend: Backend,
+  overrides: Record<string, any> = {},
+  roles: Role[] = ["work", "serve"],
+): Promise<ApiServer> {
+  const t = await openTestApp(backend, { roles, overrides });
   const base = t.roles.url!;
   return {
     ...t,
