@@ -44,7 +44,7 @@ export interface FreeDeps {
 }
 
 export type FreeLinker = (
-  file: { key: string; name: string; type: string },
+  file: { key: string; name: string; type?: string; until?: Date },
   origin?: string,
 ) => { url: string; expires_at: string };
 
@@ -274,7 +274,15 @@ export class FreeService {
   // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
   view(row: any, origin = this.origin): Promise<Record<string, unknown>> {
     const link = this.linker && ((file: { key: string; name: string; type: string }) => this.linker!(file, origin).url);
-    return freeJobView(row, { storage: this.deps.storage, inlineMaxBytes: this.cfg.inline_max_bytes, link });
+    const audioLink = this.linker && ((file: { key: string; name: string; until: Date }) => this.linker!(file, origin));
+    return freeJobView(row, {
+      storage: this.deps.storage,
+      inlineMaxBytes: this.cfg.inline_max_bytes,
+      link,
+      audioLink,
+      audioDays: this.cfg.audio_retention_days,
+      clockOffsetSeconds: this.cfg.clock_offset_seconds,
+    });
   }
 
   /** Moves the job of an ended run to completed (no_speech included) or failed. Idempotent. */

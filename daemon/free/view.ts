@@ -11,6 +11,25 @@ export interface ViewDeps {
   inlineMaxBytes: number;
   /** Signs a download link; without one the text is always inline. */
   link?: (file: { key: string; name: string; type: string }) => string;
+  /** Signs the kept recording's link until a time (the audio retention's end); without one, no player link. */
+  audioLink?: (file: { key: string; name: string; until: Date }) => { url: string; expires_at: string };
+  /** free.audio_retention_days and free.clock_offset_seconds: when the janitor deletes the recording. */
+  audioDays?: number;
+  clockOffsetSeconds?: number;
+}
+
+/**
+ * The recording a finished job kept, as a link that expires when the retention deletes it (so a
+ * player never points at a file that is gone); none once deleted, past it, or without a signer.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
+function audioOf(row: any, o: ViewDeps): { audio_url: string; audio_expires_at: string } | Record<string, never> {
+  if (!row.audio_key || row.audio_deleted_at || !o.audioLink || o.audioDays === undefined) return {};
+  const until = Date.parse(isoColumn(row.created_at)!) + o.audioDays * 86_400_000 - (o.clockOffsetSeconds ?? 0) * 1000;
+  if (!(until > Date.now() + 60_000)) return {};
+  const ext = /\.[a-z0-9]{1,5}$/i.exec(String(row.audio_key))?.[0]?.toLowerCase() ?? "";
+  const link = o.audioLink({ key: row.audio_key, name: `recording${ext}`, until: new Date(until) });
+  return { audio_url: link.url, audio_expires_at: link.expires_at };
 }
 
 /**
@@ -61,6 +80,7 @@ export async function freeJobView(row: any, o: ViewDeps): Promise<Record<string,
     id: row.id,
     status: "completed",
     ...(row.code ? { code: row.code } : {}),
+    ...audioOf(row, o),
     duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
     word_count: r.word_count ?? 0,
     language: r.language ?? null,

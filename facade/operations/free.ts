@@ -46,6 +46,20 @@ const POLL_SCHEMA = {
     srt: { type: "string" },
     vtt: { type: "string" },
     text_url: { type: "string" },
+    audio_url: {
+      type: "string",
+      format: "uri",
+      "x-extension": true,
+      description:
+        "Extension: a signed link to the kept recording (supports Range), for a player; it expires when " +
+        "the recording is deleted (free.audio_retention_days after submission), and is absent after",
+    },
+    audio_expires_at: {
+      type: "string",
+      format: "date-time",
+      "x-extension": true,
+      description: "Extension: when audio_url stops working",
+    },
     srt_url: { type: "string" },
     vtt_url: { type: "string" },
     note: { type: "string", description: "Why links replace the inline results (1 MB or more)" },

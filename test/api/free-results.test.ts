@@ -1,6 +1,7 @@
 // The free transcription API's results beyond the everyday case, over real HTTP on loopback:
 // - a three-hour episode whose text, SRT and VTT total over 1 MB comes back as signed links, at the
 //   default inline limit;
+// - the kept recording comes as a signed link for a player, until the audio retention deletes it;
 // - speech detected as another language is reported, with a note that English is supported;
 // - a file whose server hides its length is measured after download, and fails with the tier's code;
 //   an endless one is cut at the size limit.
@@ -119,6 +120,32 @@ describe("free transcription API results: links over 1 MB, detected language, la
       done.text_url.slice(0, dot) + (done.text_url[dot] === "A" ? "B" : "A") + done.text_url.slice(dot + 1);
     expect((await fetch(forged)).status).toBeGreaterThanOrEqual(400);
   }, 420_000);
+
+  it("links the kept recording for a player until the audio retention deletes it (audio_url)", async () => {
+    const res = await submit(await newKey(), "198.51.100.22", "/jfk.wav");
+    expect(res.status).toBe(202);
+    const done = await waitDone(res.body.poll_url);
+    expect(done.status).toBe("completed");
+    expect(done.audio_url).toMatch(/\/api\/v1\/files\/[\w-]+\.[\w-]+$/);
+    // It expires when the retention deletes the file: 7 days after the job was made.
+    const made = (await t.app.db.query(`select created_at from free_jobs where id = $1`, [done.id])).rows[0].created_at;
+    const due = new Date(made).getTime() + 7 * 86_400_000;
+    expect(Math.abs(Date.parse(done.audio_expires_at) - due)).toBeLessThan(2000);
+    const ranged = await fetch(done.audio_url, { headers: { range: "bytes=0-11" } });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers.get("content-type")).toMatch(/^audio\//);
+    expect(
+      Buffer.from(await ranged.arrayBuffer())
+        .subarray(0, 4)
+        .toString("latin1"),
+    ).toBe("RIFF");
+    // Once the retention has deleted the recording, the answer offers no player link.
+    await t.app.db.query(`update free_jobs set audio_deleted_at = now() where id = $1`, [done.id]);
+    const u = new URL(res.body.poll_url);
+    const after = (await t.call(undefined, "GET", u.pathname + u.search)).body;
+    expect(after.status).toBe("completed");
+    expect(after.audio_url).toBeUndefined();
+  });
 
   it("reports speech detected as another language, and says English is the supported one", async () => {
     Object.assign(speech, { script: FRENCH, language: "french" });
