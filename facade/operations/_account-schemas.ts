@@ -1,116 +1,11 @@
-// JSON Schemas of the account API's episode, clip and job operations: one source for request
-// validation, the OpenAPI document and the response checks in the API tests.
+// JSON Schemas of the answers of the account API's episode, clip and job operations: the OpenAPI
+// document and the response checks in the API tests. Their request schemas are TypeBox, in
+// _account-requests.ts.
 import type { JsonSchema } from "../../daemon/engine/stage.js";
-
-// ---- schemas (request bodies allow no extra properties; answers are checked in the API tests) --
 
 const str = (extra: Record<string, unknown> = {}): JsonSchema => ({ type: "string", ...extra });
 const nullable = (s: JsonSchema): JsonSchema => ({ anyOf: [s, { type: "null" }] });
 const livemode: JsonSchema = { type: "boolean", description: "false for test keys (sample data)" };
-const look: Record<string, JsonSchema> = {
-  style: str({ minLength: 1, maxLength: 60, description: "A style id or name from GET /api/v1/styles" }),
-  caption_size: str({
-    enum: ["small", "medium", "large", "extra_large", "smaller", "bigger"],
-    description: "smaller/bigger step from the current size",
-  }),
-  caption_position: str({
-    enum: ["top", "middle", "lower", "bottom", "up", "down"],
-    description: "up/down step from the current position",
-  }),
-  hook_title: {
-    anyOf: [{ type: "boolean" }, { type: "string", minLength: 1, maxLength: 120 }],
-    description: "Title box for the first seconds: true the clip's title, a string its words, false none",
-  },
-  fit: str({
-    enum: ["fill", "whole", "crop"],
-    description:
-      "fill (the default): fill the frame on the salient region; whole: the whole " +
-      "picture on the background; crop: another name for fill",
-  }),
-  background: {
-    type: "string",
-    anyOf: [{ enum: ["blur", "black", "white", "gray", "navy", "dark"] }, { pattern: "^#[0-9a-fA-F]{6}$" }],
-    description:
-      "Around a whole picture (fit whole), and the gradient of audio clips; extension: also a colour as #RRGGBB",
-  },
-  aspect_ratio: str({
-    enum: ["9:16", "1:1", "4:5", "16:9"],
-    "x-extension": true,
-    description:
-      "Extension: the clip's shape, 9:16 (1080×1920, the default), 1:1 (1080×1080), " +
-      "4:5 (1080×1350) or 16:9 (1920×1080); a change cuts the clip again",
-  }),
-  brand_kit: {
-    anyOf: [str({ format: "uuid" }), { type: "null" }],
-    "x-extension": true,
-    description:
-      "Extension: a brand kit of the account (GET /api/v1/brand-kits) whose font, " +
-      "colours, logo, cards and cover art the clip takes; null: none. A change " +
-      "cuts the clip again",
-  },
-  censor: str({
-    enum: ["off", "mask", "bleep"],
-    "x-extension": true,
-    description:
-      "Extension: listed profanity in the captions; off (the default), mask (drawn " +
-      "as f***, in the captions endpoint too) or bleep (masked, and a 1 kHz tone " +
-      "over the word in the audio)",
-  }),
-  emphasis: {
-    type: "boolean",
-    "x-extension": true,
-    description: "Extension: numbers and the passage's key phrases in the accent colour (default true)",
-  },
-  emoji: {
-    type: "boolean",
-    "x-extension": true,
-    description: "Extension: a symbol after a key phrase, from the server's curated map (default false)",
-  },
-  pace: str({
-    enum: ["natural", "tight", "off"],
-    "x-extension": true,
-    description:
-      "Extension: which silences between words are cut out; natural (the default: pauses of 1.2 s or " +
-      "more), tight (also every gap over 0.4 s shortened to about 0.15 s) or off (none); a change " +
-      "cuts the clip again",
-  }),
-  loudness: {
-    anyOf: [
-      { type: "number", minimum: -40, maximum: -5 },
-      { type: "string", enum: ["off"] },
-    ],
-    "x-extension": true,
-    description:
-      "Extension: integrated loudness of the clip's sound in LUFS (−40 to −5; the server's default, −14 " +
-      "unless its operator set another, suits TikTok, Reels and Shorts), true peak held under −1 dBTP; " +
-      "off: the sound as recorded. A change renders the clip again without a new cut",
-  },
-};
-// Any string is taken as a ref, so an unknown one is reported by name ("unknown clip reference").
-const clipItem: JsonSchema = {
-  anyOf: [
-    { type: "integer", minimum: 1 },
-    { type: "string", minLength: 1, maxLength: 64 },
-    {
-      type: "object",
-      additionalProperties: false,
-      required: ["start", "end"],
-      "x-extension": true,
-      description: "Extension: a clip of your own times (seconds in the episode), snapped outward to whole sentences",
-      properties: {
-        start: { type: "number", minimum: 0, maximum: 86400 },
-        end: { type: "number", minimum: 0, maximum: 86400 },
-      },
-    },
-  ],
-  description: "A clip number or ref (extension: or { start, end } in seconds)",
-};
-const targetSeconds: JsonSchema = {
-  type: "integer",
-  minimum: 15,
-  maximum: 180,
-  description: "Wanted clip length in whole seconds; clips are within ±20%",
-};
 const money = { charged_cents: { type: "integer", minimum: 0, description: "What this call charged" } };
 const progress: JsonSchema = {
   type: "object",
@@ -248,7 +143,6 @@ const paymentError: JsonSchema = {
   },
 };
 export const S = {
-  empty: { type: "object", additionalProperties: false, properties: {} } as JsonSchema,
   paymentError,
   episode,
   episodeList: {
@@ -259,13 +153,6 @@ export const S = {
       next_cursor: nullable(str({ description: "Pass as cursor for the next page; null on the last page" })),
       message: str(),
       livemode,
-    },
-  } as JsonSchema,
-  episodeListQuery: {
-    type: "object",
-    properties: {
-      cursor: str({ maxLength: 100, description: "A next_cursor from the page before" }),
-      limit: str({ pattern: "^\\d{1,2}$", description: "Episodes a page, 1 to 50 (default 10)" }),
     },
   } as JsonSchema,
   episodeCancelled: {
@@ -288,27 +175,6 @@ export const S = {
       deleted: { type: "boolean" },
       message: str(),
       livemode,
-    },
-  } as JsonSchema,
-  episodeCreate: {
-    type: "object",
-    additionalProperties: false,
-    properties: {
-      name: str({ minLength: 1, maxLength: 200 }),
-      source_url: str({
-        format: "uri",
-        pattern: "^https://",
-        maxLength: 2000,
-        description: "A direct https link to an audio or video file; without it, upload the file",
-      }),
-      file_name: str({
-        minLength: 1,
-        maxLength: 255,
-        description: "Name of the file to upload (its extension must be a media type)",
-      }),
-      content_type: str({ enum: ["podcast", "stream", "other"] }),
-      target_seconds: targetSeconds,
-      about: str({ maxLength: 500, description: "Search brief for the first clip search" }),
     },
   } as JsonSchema,
   episodeCreated: {
@@ -336,12 +202,6 @@ export const S = {
     type: "object",
     required: ["episode_id", "status", "message"],
     properties: { episode_id: str({ format: "uuid" }), status: str(), message: str(), livemode },
-  } as JsonSchema,
-  exportBody: {
-    type: "object",
-    additionalProperties: false,
-    required: ["clips"],
-    properties: { clips: { type: "array", minItems: 1, maxItems: 10, items: clipItem }, ...look },
   } as JsonSchema,
   exportAnswer: {
     type: "object",
@@ -384,18 +244,6 @@ export const S = {
       ...money,
       message: str(),
       livemode,
-    },
-  } as JsonSchema,
-  searchBody: {
-    type: "object",
-    additionalProperties: false,
-    properties: {
-      about: str({
-        minLength: 1,
-        maxLength: 500,
-        description: "What to find clips about; without it the episode is searched again with its own options",
-      }),
-      target_seconds: targetSeconds,
     },
   } as JsonSchema,
   searchAnswer: {
@@ -442,17 +290,6 @@ export const S = {
       livemode,
     },
   } as JsonSchema,
-  restyleBody: {
-    type: "object",
-    additionalProperties: false,
-    properties: {
-      ...look,
-      save_as_default: {
-        type: "boolean",
-        description: "Also keep the clip's resulting look as the account's defaults for new clips",
-      },
-    },
-  } as JsonSchema,
   restyleAnswer: {
     type: "object",
     required: ["clip_id", "job_id", "status", "changes", "charged_cents", "message"],
@@ -470,16 +307,6 @@ export const S = {
       ...money,
       message: str(),
       livemode,
-    },
-  } as JsonSchema,
-  captionsQuery: {
-    type: "object",
-    properties: {
-      at: str({ pattern: "^\\d+(\\.\\d+)?$", description: "Seconds into the clip: the caption on screen then" }),
-      from: str({ pattern: "^\\d+(\\.\\d+)?$", description: "Captions ending after this second" }),
-      to: str({ pattern: "^\\d+(\\.\\d+)?$", description: "Captions starting before this second" }),
-      q: str({ minLength: 1, maxLength: 200, description: "Text the caption contains (case ignored)" }),
-      limit: str({ pattern: "^\\d{1,3}$", description: "Most captions returned, 1–200 (default 40)" }),
     },
   } as JsonSchema,
   captions: {
