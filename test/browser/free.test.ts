@@ -1,9 +1,11 @@
 // The free transcription page in Debian's Chromium against a real `clipd start` on loopback, with
-// no account: jfk.wav uploaded through the page is transcribed and its TXT, SRT and VTT download
+// no account: jfk.wav uploaded through the page is transcribed, plays from the kept recording (a
+// line clicked plays from its time; axe finds nothing) and its TXT, SRT and VTT download
 // (the VTT read by a real parser); refusals read in plain words with the server's numbers (an
 // 11-minute file over the 10 without a key, then the day's one file used); a free key made on
 // /free/key, kept in the browser, lets a link through.
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +14,8 @@ import { repoRoot } from "../helpers/cli.js";
 import { useBrowser, useWebClipd, VIEWPORTS } from "../helpers/browser.js";
 import { serveFile, startHttpsServer, type TestHttpsServer } from "../helpers/https-server.js";
 import { makeToneMp3, TEST_MEDIA } from "../helpers/media.js";
+
+const axeSource = (createRequire(import.meta.url)("axe-core") as { source: string }).source;
 
 describe("the free transcription page in a browser", () => {
   const browser = useBrowser();
@@ -40,7 +44,21 @@ describe("the free transcription page in a browser", () => {
   async function awaitResult() {
     await page.waitForURL(/\/free\/[0-9a-f-]{36}\?token=[\w-]+$/);
     await page.getByRole("heading", { name: "Downloads" }).waitFor();
-    expect((await page.locator(".results-text").textContent())!.toLowerCase()).toContain("country");
+    // The recording is kept 7 days, so the result has its player and the text as timed lines.
+    await page.getByRole("heading", { name: "Listen and read" }).waitFor();
+    const lines = page.getByRole("list", { name: "Transcript lines" });
+    await lines.getByRole("button").first().waitFor();
+    expect((await lines.textContent())!.toLowerCase()).toContain("country");
+  }
+  /** axe's violations on the page as it is now, as "rule: target" lines (none expected). */
+  async function axe(): Promise<string[]> {
+    await page.evaluate(axeSource); // evaluated, not a script tag: the site's CSP allows no inline script
+    return page.evaluate(async () => {
+      // biome-ignore lint/suspicious/noExplicitAny: axe-core is injected into the page untyped
+      const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+      // biome-ignore lint/suspicious/noExplicitAny: axe-core's result shape, read in the page
+      return r.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`);
+    });
   }
 
   beforeAll(async () => {
@@ -66,6 +84,20 @@ describe("the free transcription page in a browser", () => {
     await page.getByLabel("Recording file").setInputFiles(TEST_MEDIA.jfkWav);
     await page.getByRole("button", { name: "Transcribe" }).click();
     await awaitResult();
+    // The player plays the kept recording (a signed file link), and a line plays from its time.
+    const audio = page.getByLabel("Recording");
+    expect(await audio.evaluate((a) => a.tagName + (a as HTMLAudioElement).controls)).toBe("AUDIOtrue");
+    expect(await audio.getAttribute("src")).toMatch(/\/api\/v1\/files\//);
+    await expect.poll(() => audio.evaluate((a) => (a as HTMLAudioElement).readyState)).toBeGreaterThan(0);
+    const buttons = page.getByRole("list", { name: "Transcript lines" }).getByRole("button");
+    const last = buttons.last();
+    const at = ((await last.textContent()) ?? "").match(/^(\d+):(\d\d)/)!;
+    await last.click();
+    await expect
+      .poll(() => audio.evaluate((a) => (a as HTMLAudioElement).currentTime))
+      .toBeGreaterThanOrEqual(Number(at[1]) * 60 + Number(at[2]));
+    await expect.poll(() => last.getAttribute("aria-current")).toBe("true");
+    expect(await axe()).toEqual([]);
     await shoot("free-result");
     const download = async (name: string) => {
       const [d] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name }).click()]);

@@ -79,6 +79,9 @@ export interface FreePoll {
   text_url?: string;
   srt_url?: string;
   vtt_url?: string;
+  /** The kept recording, signed until the audio retention deletes it (an extension). */
+  audio_url?: string;
+  audio_expires_at?: string;
   note?: string;
   error?: { code: string; message: string; [field: string]: unknown };
 }

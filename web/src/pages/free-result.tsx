@@ -1,7 +1,8 @@
 /**
  * /free/{id}?token=…: a free transcription's result, polled (GET /transcribe/{id}?token=…) every 2 s,
  * or what the answer's poll_after_seconds asks, while it runs. Then the text with TXT, SRT and VTT
- * (inline answers become files here; big ones come as links), or the refusal in plain words.
+ * (inline answers become files here; big ones come as links) with a player of the kept recording
+ * while its link lasts (a click on a line plays from there), or the refusal in plain words.
  */
 import { useMemo } from "react";
 import { ApiError } from "../api";
@@ -24,7 +25,8 @@ function resultsOf(p: FreePoll): ResultsData {
     text: big ? undefined : (p.text ?? ""),
     downloads: { txt: p.text_url, srt: p.srt_url, vtt: p.vtt_url },
     inline: big ? undefined : { srt: p.srt, vtt: p.vtt },
-    media: null,
+    // The recording is kept free.audio_retention_days: until then the lines play from it.
+    media: p.audio_url ? { url: p.audio_url } : null,
   };
 }
 
