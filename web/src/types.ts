@@ -127,6 +127,12 @@ export interface Clip {
   poster_url?: string;
 }
 
+/** A waiting step's place in the step queue shared by every account (`position` 1 is next). */
+export interface QueueSpot {
+  position: number;
+  ahead: number;
+}
+
 export interface Episode {
   episode_id: string;
   name: string;
@@ -137,6 +143,8 @@ export interface Episode {
   source?: "url" | "upload";
   content_type?: string;
   progress: { stage: string; percent: number; note?: string | null; eta_seconds?: number | null };
+  /** Where its waiting step stands in the shared queue; null while a step runs. */
+  queue?: QueueSpot | null;
   clips: Clip[];
   created_at?: string;
 }
@@ -155,6 +163,8 @@ export interface Job {
   clip_id: string;
   title: string | null;
   progress: number;
+  eta_seconds?: number | null;
+  queue?: QueueSpot | null;
   download_url?: string;
   poster_url?: string;
   error?: { code: string; message: string };

@@ -15,6 +15,7 @@ import { bodyOf, KEEP_ALL, LookFields, type LookForm } from "./look-fields";
 import { posterUrl } from "./poster";
 import { ExportPrice } from "./price";
 import { JOB_STATUS, ProgressBar } from "./status";
+import { minutesText, queueWords, useFallingSeconds } from "./use-progress-words";
 import { isActive } from "./use-jobs";
 
 interface Props {
@@ -39,6 +40,8 @@ export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
       : clip.export_status === "rendering"
         ? "Rendering"
         : null;
+  const left = useFallingSeconds(`${job?.job_id}:${job?.status}`, job?.eta_seconds);
+  const leftWords = running && left !== null ? minutesText(left) : "";
   return (
     <article className="made" aria-labelledby={`made-${clip.clip_id}-t`}>
       <h3 id={`made-${clip.clip_id}-t`}>{clip.title}</h3>
@@ -54,7 +57,9 @@ export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
         <ProgressBar
           label={`Progress of ${clip.title}`}
           percent={job?.progress}
-          text={`${working}${job ? ` (${JOB_STATUS[job.status]})` : ""}`}
+          text={[`${working}${job ? ` (${JOB_STATUS[job.status]})` : ""}`, queueWords(job?.queue), leftWords]
+            .filter(Boolean)
+            .join(" · ")}
         />
       )}
       {job?.status === "failed" && (

@@ -10,18 +10,41 @@ import { EPISODE_STATUS, stageWords } from "./status";
 
 const STILL_MS = 60_000;
 
-function minutesText(s: number): string {
+export function minutesText(s: number): string {
   if (s < 60) return "under a minute left";
   const m = Math.round(s / 60);
   return `about ${m} minute${m === 1 ? "" : "s"} left`;
 }
 
-export function useProgressWords(e: Episode | null): string {
+/**
+ * A time left that only falls while `stage` stays the same: the shown estimate counts down on its
+ * own, and a new one replaces it only when lower. Null without an estimate.
+ */
+export function useFallingSeconds(stage: string, raw: number | null | undefined): number | null {
   const eta = useRef<{ stage: string; at: number; left: number } | null>(null);
+  if (typeof raw === "number" && raw >= 0) {
+    const now = Date.now();
+    const prev = eta.current;
+    const counted = prev && prev.stage === stage ? Math.max(0, prev.left - (now - prev.at) / 1000) : Infinity;
+    if (raw < counted) eta.current = { stage, at: now, left: raw };
+    return Math.min(raw, counted);
+  }
+  if (eta.current?.stage !== stage) eta.current = null;
+  return null;
+}
+
+/** A step waiting in the shared queue, in words: "waiting for a worker: 2 jobs ahead". */
+export function queueWords(q: { position: number; ahead: number } | null | undefined): string {
+  if (!q) return "";
+  if (q.ahead === 0) return "waiting for a worker: next in line";
+  return `waiting for a worker: ${q.ahead} job${q.ahead === 1 ? "" : "s"} ahead`;
+}
+
+export function useProgressWords(e: Episode | null): string {
   const still = useRef<{ key: string; since: number }>({ key: "", since: Date.now() });
   const [, tick] = useState(0);
   const stage = e ? (EPISODE_STATUS[e.status] ?? e.status) : "";
-  const key = e ? `${e.status}:${e.progress.percent}` : "";
+  const key = e ? `${e.status}:${e.progress.percent}:${e.queue?.ahead ?? ""}` : "";
   if (key !== still.current.key) still.current = { key, since: Date.now() };
   const running = !!e && e.status !== "ready" && e.status !== "failed" && e.status !== "awaiting_upload";
   useEffect(() => {
@@ -30,20 +53,15 @@ export function useProgressWords(e: Episode | null): string {
     const t = window.setInterval(() => tick((n) => n + 1), 15_000);
     return () => window.clearInterval(t);
   }, [running]);
+  const left = useFallingSeconds(e?.status ?? "", e?.progress.eta_seconds);
   if (!e) return "";
   const words = [stageWords(stage, e.progress.note)];
-  const raw = e.progress.eta_seconds;
-  if (typeof raw === "number" && raw >= 0) {
-    const now = Date.now();
-    const prev = eta.current;
-    // The shown estimate counts down on its own; a new one replaces it only when it is lower.
-    const counted = prev && prev.stage === e.status ? Math.max(0, prev.left - (now - prev.at) / 1000) : Infinity;
-    if (raw < counted) eta.current = { stage: e.status, at: now, left: raw };
-    const left = Math.min(raw, counted);
-    words.push(minutesText(left));
-  } else if (eta.current?.stage !== e.status) eta.current = null;
+  const waiting = queueWords(e.queue);
+  if (waiting) words.push(waiting);
+  if (left !== null) words.push(minutesText(left));
   const quiet = Date.now() - still.current.since;
-  if (quiet >= STILL_MS)
+  // A step waiting in the queue already says why nothing moves.
+  if (quiet >= STILL_MS && !waiting)
     words.push(`no change for ${Math.floor(quiet / 60_000)} min: waiting for a free worker or a long step`);
   return words.join(" · ");
 }
