@@ -139,7 +139,10 @@ export const emptyBody = Type.Object({}, { additionalProperties: false });
  */
 export const anyObject = () => Type.Unsafe<Record<string, unknown>>({ type: "object" });
 
-/** `{ enum }` with no `type`, as the schemas say it (TypeBox's union of literals would be an anyOf), typed as its values. */
+/**
+ * `{ enum }` with no `type`, as the schemas say it (TypeBox's union of literals would be an anyOf),
+ * typed as its values.
+ */
 export const enumOf = <const T extends readonly (string | number)[]>(
   values: T,
   options: Record<string, unknown> = {},
