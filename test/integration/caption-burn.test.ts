@@ -178,7 +178,7 @@ describe("caption-burn", () => {
       highlight: true,
     });
     const ass = (await ctx.storage.read(out.render.ass_key)).toString();
-    expect(ass).toMatch(/Hook,,0,0,0,,\{\\fad\(150,250\)\}Why captions(\\N| )matter/);
+    expect(ass).toMatch(/Hook,,0,0,0,,\{\\fad\(0,250\)\}Why captions(\\N| )matter/);
     expect(ass).toMatch(/\\alpha&HFF&/);
     // The hook box sits at the top during the first seconds, while nothing is spoken.
     const file = ctx.fileOf(out.render.key);
