@@ -1,15 +1,20 @@
 /**
- * Search mode: how well each candidate window answers a brief (`about`), blended with the window's
- * quality so that a relevant but weak passage does not beat a relevant strong one.
+ * Search mode: how well each of the episode's moments (moments.ts) answers a brief (`about`),
+ * blended with the moment's quality so that a relevant but weak passage does not beat a relevant
+ * strong one.
  *
- * Relevance is BM25 whose term frequencies are soft (meaning.ts): a brief word counts where it is
- * said and, partly, where a word of near meaning is said, so a brief in the user's own words finds
- * its passage. Generic words earn nothing, show business (intro, thanks, sponsor read, sign-off)
- * counts nothing, and a window must cover enough of the brief by words or by meaning to be an answer
- * at all: a brief that matches nothing gets fewer answers, never the intro.
+ * Relevance blends two ranks among the moments: BM25 whose term frequencies are soft (meaning.ts: a
+ * brief word counts where it is said and, partly, where one of its nearest words in the episode is
+ * said), and closeness by meaning (sif.ts: SIF-weighted word vectors, the moment's whole vector and
+ * its closest sentence). Generic words earn nothing, show business (intro, thanks, sponsor read,
+ * sign-off) counts nothing, and a moment must cover enough of the brief by words, or be among the
+ * closest by meaning and cover some, to be an answer at all: a brief that matches nothing gets fewer
+ * answers, never the intro.
  */
 import { facts } from "./features.js";
-import { contentTerms, cosine, meaningVectors, softCounts, type SoftCounts } from "./meaning.js";
+import { contentTerms, cosine, softCounts, type SoftCounts } from "./meaning.js";
+import { rankNormal } from "./normal.js";
+import { sifVectors } from "./sif.js";
 import type { Sentence } from "./text.js";
 
 export { answersTo, pickAnswers, withAnswer, type Answer } from "./answers.js";
@@ -88,20 +93,29 @@ export interface BriefScore {
 }
 
 /**
- * The least share of the brief's weight a window must cover (each brief word counted up to once,
- * by its own word or a near one) to be an answer. One rare word said plainly clears it; a vague
- * likeness to a word or two does not.
+ * The least share of the brief's weight a candidate must cover (each brief word counted up to once,
+ * by its own word or one of its near words in the episode) to be an answer by words alone.
  */
-export const MIN_COVER = 0.2;
+export const MIN_COVER = 0.1;
 /**
- * A window that covers too little of the brief word by word may still answer it by meaning: when
- * its topic is among the closest to the brief's (its closeness in the top 30% of the range between
- * the episode's median window and its closest), the cosine itself is not slight, and its words
- * still cover half the usual share: closeness alone puts any talk near any brief in a short episode.
+ * A candidate that covers less may still answer by meaning: when it is among the top quarter of the
+ * episode's candidates by closeness of meaning to the brief and covers some of it.
  */
-const SEM_MIN = 0.5;
-/** The weight of closeness by meaning against the (soft) word match, each scaled to the episode. */
+const SEM_RANK = 0.75;
+/** The weight of closeness by meaning against the (soft) word match, each as a rank in the episode. */
 const BY_MEANING = 0.5;
+/**
+ * Closeness by meaning: the cosine of the candidate's whole vector with the brief's, blended with its
+ * closest sentence's (a moment's point is often made in one sentence among set-up and colour).
+ */
+const BEST_SENTENCE = 0.3;
+/**
+ * Quality's part in the answer: relevance × (1 − QUALITY + QUALITY × quality). Among moments that
+ * match about as well, the better clip wins, and a rambling decoy that repeats the brief's words
+ * does not outrank the moment on words alone (measured: quality as a mere tie-breaker lost 2 of 51
+ * tuning briefs).
+ */
+const QUALITY = 0.65;
 
 /** Kinds of passage that never answer a topical brief, whatever words they share with it. */
 const NEVER_ANSWERS = /intro|greeting|thanks|biograph|housekeeping|logistics|sponsor|sign-off|outro|advert/;
@@ -114,7 +128,7 @@ function _isShow(s: BriefSentence): boolean {
   return typeof sentence.text === "string" && typeof sentence.index === "number" && !!facts(sentence as Sentence).show;
 }
 
-/** Each window's soft counts, summed over its sentences, with the brief words' weights. */
+/** Each candidate's soft counts, summed over its sentences, with the brief words' weights and meaning. */
 function _windowCounts(windows: BriefWindow[], about: string) {
   const sentences = [...new Set(windows.flatMap((w) => w.sentences))];
   const at = new Map(sentences.map((s, i) => [s, i]));
@@ -137,29 +151,32 @@ function _windowCounts(windows: BriefWindow[], about: string) {
     }
     return { tf, len };
   });
-  const meaning = meaningVectors(about, texts, skip);
+  const meaning = sifVectors(about, texts, skip);
+  const sentenceCos = meaning.sentences.map((v) => (meaning.brief ? cosine(meaning.brief, v) : 0));
   const closeness = windows.map((w) => {
     if (!meaning.brief) return 0;
     const v = new Float32Array(meaning.brief.length);
+    let best = -1;
     for (const s of w.sentences) {
-      const sv = meaning.sentences[at.get(s)!]!;
+      const i = at.get(s)!;
+      const sv = meaning.sentences[i]!;
       for (let d = 0; d < v.length; d++) v[d]! += sv[d]!;
+      best = Math.max(best, sentenceCos[i]!);
     }
-    return cosine(meaning.brief, v);
+    return (1 - BEST_SENTENCE) * cosine(meaning.brief, v) + BEST_SENTENCE * best;
   });
-  const sentenceScore = (s: BriefSentence) =>
-    soft.counts[at.get(s)!]!.reduce((a, c, k) => a + weights[k]! * Math.min(1, c), 0);
-  return { soft, weights, perWindow, sentenceScore, closeness };
+  return { soft, weights, perWindow, closeness };
 }
 
 /**
- * Scores windows against a brief: call the result with a window's index and its overall quality
- * (0–1). Relevance is soft BM25 scaled to the best window, lowered by the time spent outside the
- * matching passage, then weighed by quality so that a relevant but weak passage does not beat a
- * relevant strong one.
+ * Scores candidates (the episode's moments, moments.ts) against a brief: call the result with a
+ * candidate's index and its overall quality (0–1). Soft BM25 and closeness by meaning are each
+ * turned into a rank among the candidates before they are blended, so neither scale decides (a
+ * cosine's spread differs from episode to episode, BM25's with the brief's length); the blend is
+ * then weighed by quality.
  */
 export function briefScorer(windows: BriefWindow[], about: string): (i: number, quality: number) => BriefScore {
-  const { soft, weights, perWindow, sentenceScore, closeness } = _windowCounts(windows, about);
+  const { soft, weights, perWindow, closeness } = _windowCounts(windows, about);
   const total = weights.reduce((a, c) => a + c, 0);
   const avg = perWindow.reduce((a, w) => a + w.len, 0) / Math.max(1, perWindow.length);
   const rel = perWindow.map(({ tf, len }) =>
@@ -168,23 +185,15 @@ export function briefScorer(windows: BriefWindow[], about: string): (i: number, 
   const cover = perWindow.map(({ tf }) =>
     total ? tf.reduce((s, c, k) => s + weights[k]! * Math.min(1, c), 0) / total : 0,
   );
-  const maxLex = Math.max(0, ...rel);
-  const sorted = [...closeness].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
-  const top = sorted[sorted.length - 1] ?? 0;
-  const sem = closeness.map((c) => (top > median ? Math.max(0, (c - median) / (top - median)) : 0));
-  const mixed = rel.map((b, i) => (1 - BY_MEANING) * (maxLex > 0 ? b / maxLex : 0) + BY_MEANING * sem[i]!);
+  const byWords = rankNormal(rel);
+  const byMeaning = rankNormal(closeness);
+  const mixed = rel.map((_, i) => (1 - BY_MEANING) * byWords[i]! + BY_MEANING * byMeaning[i]!);
   const maxRel = Math.max(0, ...mixed);
-  const maxSentence = Math.max(0, ...[...new Set(windows.flatMap((w) => w.sentences))].map(sentenceScore));
-  const hits = (s: BriefSentence) => maxSentence > 0 && sentenceScore(s) >= 0.3 * maxSentence;
   return (i, quality) => {
-    const r = maxRel > 0 ? mixed[i]! / maxRel : 0; // one score per window
-    const close = closeness[i]! >= SEM_MIN && sem[i]! >= 0.7 && cover[i]! >= MIN_COVER / 2;
+    const r = maxRel > 0 && total > 0 ? mixed[i]! / maxRel : 0;
+    const close = byMeaning[i]! >= SEM_RANK && cover[i]! > 0;
     if (r <= 0 || (cover[i]! < MIN_COVER && !close)) return { value: 0.45 * quality, relevant: false };
-    const w = windows[i]!;
-    // Multiplied, not added: among passages that match about as well, the better clip wins, and a
-    // rambling decoy that repeats the brief's words does not outrank the moment on words alone.
-    const value = r * (1 - 0.5 * edgeWaste(w, hits)) * (0.35 + 0.65 * quality);
+    const value = r * (1 - QUALITY + QUALITY * quality);
     const matched = soft.brief.filter((_, k) => perWindow[i]!.tf[k]! >= 0.5).map((q) => q.word);
     return { value, reason: `matches the brief: ${matched.slice(0, 4).join(", ") || "by meaning"}`, relevant: true };
   };

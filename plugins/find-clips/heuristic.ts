@@ -13,6 +13,7 @@ import { titleFor } from "./titles.js";
 import { endsOpen } from "./features.js";
 import { briefScorer, pickAnswers, withAnswer } from "./brief.js";
 import type { Clip } from "./clip.js";
+import { momentsOf } from "./moments.js";
 export type { Clip } from "./clip.js";
 import { round, toPieces } from "./pieces.js";
 import { isTerminal, toSentences, type Sentence, type Transcript, type Word } from "./text.js";
@@ -171,10 +172,17 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
   const sure = windows.filter((w) => w.sentences[0]!.sure && (sentences[w.sentences.at(-1)!.index + 1]?.sure ?? true));
   if (sure.length) windows = sure;
 
-  const brief = opts.about ? briefScorer(windows, opts.about) : undefined;
-  const ranked = windows
-    .map((w, i) => {
-      const s = scoreWindow(w, stats, opts.target, opts.max - opts.min);
+  const scored = windows.map((w) => ({ w, s: scoreWindow(w, stats, opts.target, opts.max - opts.min) }));
+  // A brief is matched against the episode's moments (moments.ts), the passages the scorer forms.
+  const candidates = opts.about ? momentsOf(scored) : scored;
+  const brief = opts.about
+    ? briefScorer(
+        candidates.map((x) => x.w),
+        opts.about,
+      )
+    : undefined;
+  const ranked = candidates
+    .map(({ w, s }, i) => {
       if (!brief) return { w, s, value: s.quality, reasons: [...s.reasons], relevant: true };
       const b = brief(i, s.quality);
       return {

@@ -1,7 +1,7 @@
 /**
  * A brief matched to sentences by meaning as well as by words. Each content word of the brief is a
  * "soft term": a sentence word counts for it fully when it has the same stem, and partly when its
- * word vector is close (vectors.ts: cosine above SIMILAR), so "pardoning" finds "forgive" and
+ * word vector is among its nearest in the episode (nearestInEpisode), so "pardoning" finds "forgive" and
  * "eatery" finds "restaurant". The counts then feed BM25 in brief.ts as term frequencies do.
  *
  * Generic words ("show", "start", "plan", "people", "thing") are in most passages of any episode,
@@ -52,10 +52,14 @@ const GENERIC_SET = new Set(GENERIC.split(" "));
 const STOP_STEMS = new Set([...CONVERSATIONAL.split(" "), ...GENERIC.split(" ")].map((w) => stem(w)));
 
 /**
- * Below this cosine two words are not near in meaning: GloVe puts unrelated words as high as 0.35
- * ("show" and "sleep"), near ones at 0.55–0.75 ("bread" and "sourdough", "eatery" and "restaurant").
+ * Below this cosine two words are not near in meaning. The shipped vectors have their common
+ * directions taken out (scripts/build-word-vectors.mjs), which puts unrelated words near 0.1 ("show"
+ * and "sleep" 0.14) and near ones at 0.5–0.85 ("bread" and "sourdough" 0.58, "eatery" and
+ * "restaurant" 0.84).
  */
-export const SIMILAR = 0.45;
+export const NEAR = 0.3;
+/** How many of the episode's words may count for one brief word. */
+export const NEIGHBOURS = 5;
 /** Episode words this frequent in English (by rank) are matched by their own stem only. */
 const COMMON = 1000;
 
@@ -100,13 +104,25 @@ export interface BriefTerm extends Term {
   rarity: number;
 }
 
-/** How much `t` counts as brief word `q`: 1 for the same stem, less for a near meaning, else 0. */
-export function likeness(q: BriefTerm, t: Term, vec?: Float32Array): number {
-  if (q.stem === t.stem) return 1;
-  if (!q.vec || !vec) return 0;
-  const c = dot(q.vec, vec);
-  // Squashed: "eatery" and "restaurant" (0.74) count about 0.4, a loose likeness (0.5) next to nothing.
-  return c <= SIMILAR ? 0 : ((c - SIMILAR) / (1 - SIMILAR)) ** 1.5;
+/**
+ * A brief word's near words among the episode's own (query expansion restricted to the episode):
+ * its NEIGHBOURS closest words by cosine above NEAR, each counting for it by how close it is,
+ * squashed so that "eatery" and "restaurant" (0.84) count about 0.6 and a loose likeness next to
+ * nothing. Taking the nearest few rather than all above a bar lets a brief in other words than the
+ * episode's find the episode's own words for it, without every loosely related word counting.
+ */
+export function nearestInEpisode(q: BriefTerm, vecs: Map<string, Float32Array | undefined>): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!q.vec) return out;
+  const close: Array<[string, number]> = [];
+  for (const [word, v] of vecs) {
+    if (!v) continue;
+    const c = dot(q.vec, v);
+    if (c > NEAR) close.push([word, c]);
+  }
+  close.sort((a, b) => b[1] - a[1]);
+  for (const [word, c] of close.slice(0, NEIGHBOURS)) out.set(word, ((c - NEAR) / (1 - NEAR)) ** 1.5);
+  return out;
 }
 
 /** How rare a word is in English, 0.3 (the most common) to 1 (outside the 70,000 kept words). */
@@ -137,48 +153,14 @@ export function softCounts(about: string, sentences: string[], skip: (i: number)
   const brief = contentTerms(about)
     .filter((t) => !seen.has(t.stem) && seen.add(t.stem))
     .map((t): BriefTerm => ({ ...t, vec: vectorOf(t.word), rarity: rarity(t.word) }));
+  const near = brief.map((q) => nearestInEpisode(q, vecs));
+  const like = (q: BriefTerm, k: number, t: Term) => (q.stem === t.stem ? 1 : (near[k]!.get(t.word) ?? 0));
   const counts = terms.map((ts, i) => {
     const row = brief.map(() => 0);
-    if (!skip(i)) for (const t of ts) brief.forEach((q, k) => (row[k]! += likeness(q, t, vecs.get(t.word))));
+    if (!skip(i)) for (const t of ts) brief.forEach((q, k) => (row[k]! += like(q, k, t)));
     return row;
   });
   return { brief, counts, lengths: terms.map((ts) => ts.length) };
-}
-
-/**
- * Meaning vectors: for each sentence the sum of its content words' vectors, each weighted by how
- * rare the word is in the episode (IDF over sentences) and in English; the brief's the same way.
- * A window's vector is the sum of its sentences'; its cosine with the brief's is how close the
- * passage's topic is to the brief's, whichever words either uses.
- */
-export function meaningVectors(
-  about: string,
-  sentences: string[],
-  skip: (i: number) => boolean = () => false,
-): { brief: Float32Array | undefined; sentences: Float32Array[] } {
-  const dims = wordVectors()?.dims ?? 0;
-  const terms = sentences.map(contentTerms);
-  const df = new Map<string, number>();
-  for (const ts of terms)
-    for (const stemmed of new Set(ts.map((t) => t.stem))) df.set(stemmed, (df.get(stemmed) ?? 0) + 1);
-  const n = Math.max(1, sentences.length);
-  const weight = (t: Term) =>
-    Math.log(1 + (n - (df.get(t.stem) ?? 0) + 0.5) / ((df.get(t.stem) ?? 0) + 0.5)) * rarity(t.word);
-  const sum = (ts: Term[]) => {
-    const v = new Float32Array(dims);
-    for (const t of ts) {
-      const w = vectorOf(t.word);
-      if (!w) continue;
-      const k = weight(t);
-      for (let d = 0; d < dims; d++) v[d]! += k * w[d]!;
-    }
-    return v;
-  };
-  const briefTerms = contentTerms(about);
-  return {
-    brief: dims && briefTerms.length ? sum(briefTerms) : undefined,
-    sentences: terms.map((ts, i) => (skip(i) ? new Float32Array(dims) : sum(ts))),
-  };
 }
 
 export const cosine = (a: Float32Array, b: Float32Array) => {
