@@ -43,7 +43,8 @@ describe("the website in a browser", () => {
     await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "Sign up" }).click();
-    await heading("API keys").waitFor();
+    // A creator lands on their episodes after sign-up (issue 31), not on API keys.
+    await heading("Episodes").waitFor();
     await page.getByRole("button", { name: "Sign out" }).click();
     await heading("Sign in").waitFor();
     expect(await (await web("GET", "/session")).json()).toMatchObject({ signed_in: false });

@@ -46,7 +46,7 @@ describe("the Brand kits page in a browser", () => {
     await page.getByLabel("Email", { exact: true }).fill("brand@example.com");
     await page.getByLabel("Password", { exact: true }).fill("a long enough password");
     await page.getByRole("button", { name: "Sign up" }).click();
-    await page.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    await page.getByRole("heading", { level: 1, name: "Episodes" }).waitFor();
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Brand kits" }).click();
     await page.getByRole("heading", { level: 1, name: "Brand kits" }).waitFor();
     await page.getByText("No kits yet.").waitFor();

@@ -90,7 +90,7 @@ describe("transcripts in a browser", () => {
     await page.getByLabel("Email", { exact: true }).fill("grace@example.com");
     await page.getByLabel("Password", { exact: true }).fill("a long enough password");
     await page.getByRole("button", { name: "Sign up" }).click();
-    await h1("API keys").waitFor();
+    await h1("Episodes").waitFor();
   });
   afterAll(async () => {
     await context?.close();
