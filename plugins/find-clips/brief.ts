@@ -5,11 +5,10 @@
  *
  * Relevance blends two ranks among the moments: BM25 whose term frequencies are soft (meaning.ts: a
  * brief word counts where it is said and, partly, where one of its nearest words in the episode is
- * said), and closeness by meaning (sif.ts: SIF-weighted word vectors, the moment's whole vector and
- * its closest sentence). Generic words earn nothing, show business (intro, thanks, sponsor read,
- * sign-off) counts nothing, and a moment must cover enough of the brief by words, or be among the
- * closest by meaning and cover some, to be an answer at all: a brief that matches nothing gets fewer
- * answers, never the intro.
+ * said), and closeness by meaning (sif.ts: SIF-weighted word vectors summed over the moment).
+ * Generic words earn nothing, show business (intro, thanks, sponsor read, sign-off) counts nothing,
+ * and a moment must cover enough of the brief by words, or be among the closest by meaning and cover
+ * some, to be an answer at all: a brief that matches nothing gets fewer answers, never the intro.
  */
 import { facts } from "./features.js";
 import { contentTerms, cosine, softCounts, type SoftCounts } from "./meaning.js";
@@ -105,11 +104,6 @@ const SEM_RANK = 0.75;
 /** The weight of closeness by meaning against the (soft) word match, each as a rank in the episode. */
 const BY_MEANING = 0.5;
 /**
- * Closeness by meaning: the cosine of the candidate's whole vector with the brief's, blended with its
- * closest sentence's (a moment's point is often made in one sentence among set-up and colour).
- */
-const BEST_SENTENCE = 0.3;
-/**
  * Quality's part in the answer: relevance × (1 − QUALITY + QUALITY × quality). Among moments that
  * match about as well, the better clip wins, and a rambling decoy that repeats the brief's words
  * does not outrank the moment on words alone (measured: quality as a mere tie-breaker lost 2 of 51
@@ -152,18 +146,17 @@ function _windowCounts(windows: BriefWindow[], about: string) {
     return { tf, len };
   });
   const meaning = sifVectors(about, texts, skip);
-  const sentenceCos = meaning.sentences.map((v) => (meaning.brief ? cosine(meaning.brief, v) : 0));
+  // Closeness by meaning: the moment's whole vector against the brief's. Its single closest sentence
+  // was tried in a blend too (30% and 50%) and lost tuning briefs: a moment's set-up and colour
+  // carry its topic as much as its point does.
   const closeness = windows.map((w) => {
     if (!meaning.brief) return 0;
     const v = new Float32Array(meaning.brief.length);
-    let best = -1;
     for (const s of w.sentences) {
-      const i = at.get(s)!;
-      const sv = meaning.sentences[i]!;
+      const sv = meaning.sentences[at.get(s)!]!;
       for (let d = 0; d < v.length; d++) v[d]! += sv[d]!;
-      best = Math.max(best, sentenceCos[i]!);
     }
-    return (1 - BEST_SENTENCE) * cosine(meaning.brief, v) + BEST_SENTENCE * best;
+    return cosine(meaning.brief, v);
   });
   return { soft, weights, perWindow, closeness };
 }
