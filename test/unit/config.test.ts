@@ -85,6 +85,9 @@ describe("config", () => {
           // Whisper by default (issue 29): the background fetch and its host.
           "CLIPD_AUTO_MODEL=transcribe.auto_model",
           "CLIPD_MODEL_HOST=transcribe.model_host",
+          // The tool server's allow-lists (issue 30): Origin and Host beyond the server's own.
+          "CLIPD_MCP_ALLOWED_ORIGINS=mcp.allowed_origins",
+          "CLIPD_MCP_ALLOWED_HOSTS=mcp.allowed_hosts",
         ].sort(),
       );
       const env = {
