@@ -10,7 +10,8 @@
  *   npm run build && node dist/bench/web.js
  *
  * Target: at least 90 for performance and accessibility on every page. BENCH_RUNS sets the runs of
- * each page and preset (default 3; the run with the median performance score is reported).
+ * each page and preset (default 3; the run with the median performance score is reported);
+ * BENCH_PAGES=episode audits only the pages named (sign-in, keys, episode).
  * The web app must be built (dist/web; `npm start` and `npm test` build it).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -26,6 +27,8 @@ import { startProcess } from "./_proc.js";
 import { makeWebEpisode, type WebCall } from "./web-episode.js";
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
+/** BENCH_PAGES=episode (or sign-in,keys,episode): only those pages. */
+const ONLY = process.env.BENCH_PAGES?.split(",").map((w) => w.trim());
 const CATEGORIES = ["performance", "accessibility", "best-practices"];
 const TIMINGS = [
   ["first-contentful-paint", "FCP"],
@@ -81,7 +84,7 @@ async function signUp(base: string): Promise<{ cookies: Array<{ name: string; va
   const session = async () => ((await call("GET", "/web/api/v1/session")) as { csrf_token: string }).csrf_token;
   await call("POST", "/web/api/v1/signup", {
     email: `bench-${Date.now()}@example.com`,
-    password: "correct horse battery staple",
+    password: "bench: lighthouse sees the studio",
   });
   await call("POST", "/web/api/v1/keys", {
     name: "bench reader",
@@ -164,6 +167,12 @@ function toRow(page: string, preset: Row["preset"], lhr: Result): Row {
         failing.push(`${c}: ${a.id} (${a.title}${a.displayValue ? `, ${a.displayValue}` : ""})`);
     }
   }
+  // What moved the layout, when it moved enough to count (Lighthouse's own culprits, by score).
+  const shifts = (
+    lhr.audits["layout-shifts"]?.details as { items?: Array<{ node?: { snippet?: string }; score?: number }> }
+  )?.items;
+  if ((lhr.audits["cumulative-layout-shift"]?.numericValue ?? 0) > 0.05)
+    for (const it of shifts ?? []) failing.push(`layout shift ${it.score?.toFixed(3)}: ${it.node?.snippet ?? "?"}`);
   return {
     page,
     preset,
@@ -218,8 +227,12 @@ async function main() {
     const pages = [
       { page: "sign-in (/signin)", url: `${base}/signin`, before: async () => {} },
       { page: "keys (/keys, signed in)", url: `${base}/keys`, before: () => addCookies(chrome.port, base, cookies) },
-      { page: "episode (/episodes/{id}, signed in)", url: `${base}/episodes/${episode}`, before: async () => {} },
-    ];
+      {
+        page: "episode (/episodes/{id}, signed in)",
+        url: `${base}/episodes/${episode}`,
+        before: () => addCookies(chrome.port, base, cookies),
+      },
+    ].filter((p) => !ONLY || ONLY.some((w) => p.page.startsWith(w)));
     const rows: Row[] = [];
     for (const p of pages) {
       await p.before();

@@ -22,6 +22,9 @@ const NAV = [
 
 export function Layout({ signedIn, email, children }: { signedIn: boolean; email?: string; children: ReactNode }) {
   const { path } = useLocation();
+  // The episode workspace is wider; decided by the path, not by the page's content, so the page
+  // does not widen (and shift) once the episode has loaded.
+  const wide = /^\/episodes\/(?!new$)[^/]+$/.test(path);
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
   const [open, setOpen] = useState(false);
@@ -36,7 +39,7 @@ export function Layout({ signedIn, email, children }: { signedIn: boolean; email
         Skip to content
       </a>
       <header className="top">
-        <div className="top-inner">
+        <div className={wide ? "top-inner is-wide" : "top-inner"}>
           <Link href="/" className="brand">
             clipd
           </Link>
@@ -79,7 +82,7 @@ export function Layout({ signedIn, email, children }: { signedIn: boolean; email
           {signedIn && <UserBox email={email} />}
         </div>
       </header>
-      <main id="main" ref={main} tabIndex={-1}>
+      <main id="main" ref={main} tabIndex={-1} className={wide ? "is-wide" : undefined}>
         {children}
       </main>
     </>
