@@ -18,13 +18,15 @@ import { waitFor } from "../helpers/wait.js";
 
 const EPISODE_SECONDS = 3 * 3600;
 const MAX_BYTES = 20 * 1024 * 1024;
-const ENGLISH =
+const ENGLISH = (
   "welcome back everyone today we are talking with an independent developer " +
   "about building software products carefully and sustainably without burning " +
-  "out or losing the original excitement that started everything".split(" ");
-const FRENCH =
+  "out or losing the original excitement that started everything"
+).split(" ");
+const FRENCH = (
   "bonjour à tous aujourd'hui nous parlons avec une développeuse indépendante " +
-  "de la façon de construire des logiciels avec soin sans perdre l'enthousiasme du début".split(" ");
+  "de la façon de construire des logiciels avec soin sans perdre l'enthousiasme du début"
+).split(" ");
 
 describe("free transcription API results: links over 1 MB, detected language, late length checks", () => {
   let media: TestHttpsServer;
