@@ -63,9 +63,8 @@ describe("the caption editor in a browser", () => {
     const clip = (await api("GET", `/episodes/${made.episode_id}`)).clips.find((c: any) => c.clip_id === clipId);
 
     await page.goto(`${clipd().url}/episodes/${made.episode_id}`);
-    const article = page
-      .getByRole("region", { name: "Made clips" })
-      .getByRole("article", { name: clip.title, exact: true });
+    // The workspace (issue 31) shows a made clip inside its own clip's tile.
+    const article = page.getByRole("article", { name: clip.title, exact: true }).locator("article.made");
     // The player's poster is the rendered one (a signed file link), not the studio's source frame.
     expect(await article.locator("video").getAttribute("poster")).toMatch(/\/api\/v1\/files\//);
     // The studio's own poster of a rendered clip (its cards) is the render's poster, scaled down.
