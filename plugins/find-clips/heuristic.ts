@@ -66,7 +66,12 @@ export function toWindow(
   const prev = words[from - 1];
   const next = words[to + 1];
   const start = Math.max(0, Math.min(first.start, Math.max(first.start - 0.15, prev ? prev.end : 0)));
-  const end = Math.min(duration, Math.max(last.end, Math.min(last.end + 0.3, next ? next.start : duration)));
+  // The air after the last word grows with the pause that follows (half of it, 0.3–0.6 s): a speech
+  // engine often ends a sentence's last word early or misses it ("of them" heard as "or"), and the
+  // pause before the next sentence is where the real end is.
+  const pause = (next ? next.start : duration) - last.end;
+  const air = Math.min(0.6, Math.max(0.3, pause / 2));
+  const end = Math.min(duration, Math.max(last.end, Math.min(last.end + air, next ? next.start : duration)));
   const ws = words.slice(from, to + 1);
   const pieces = toPieces(ws, { start, end });
   const len = pieces.reduce((a, p) => a + (p.end - p.start), 0);
