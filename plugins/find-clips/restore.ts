@@ -103,7 +103,10 @@ export function restoreSentenceEnds(words: Word[]): Map<number, boolean> {
       if (gap < middling) continue;
       const clause = fronted;
       fronted = false;
-      let end = gap >= long;
+      // A fronted clause's comma can be as long as a full stop in careful speech ("if you want to
+      // save money, … slow down"): there a long pause alone is not enough, the grammar decides,
+      // unless the pause is twice as long.
+      let end = gap >= (clause ? long * 2 : long);
       let sure = end;
       if (!end) {
         const before = tags[j]!;
