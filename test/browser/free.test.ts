@@ -54,9 +54,9 @@ describe("the free transcription page in a browser", () => {
   async function axe(): Promise<string[]> {
     await page.evaluate(axeSource); // evaluated, not a script tag: the site's CSP allows no inline script
     return page.evaluate(async () => {
-      // biome-ignore lint/suspicious/noExplicitAny: axe-core is injected into the page untyped
+      // Untyped on purpose: axe-core is injected into the page untyped
       const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-      // biome-ignore lint/suspicious/noExplicitAny: axe-core's result shape, read in the page
+      // Untyped on purpose: axe-core's result shape, read in the page
       return r.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`);
     });
   }

@@ -102,7 +102,7 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
         .catch((e: unknown) => setPreviewError(messageOf(e)));
     }, 250);
     return () => clearTimeout(timer);
-    // biome-ignore lint/correctness/useExhaustiveDependencies: bodyKey stands for body
+    // Hook dependencies on purpose: bodyKey stands for body
   }, [view, bodyKey]);
 
   // A running render is read every second until it ends.
@@ -206,7 +206,7 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
         {rendered && (
           <section aria-labelledby="ed-made-h" className="ed-col">
             <h2 id="ed-made-h">Last render</h2>
-            {/* biome-ignore lint/a11y/useMediaCaption: the captions are burned into the picture */}
+            {/* No caption track: the captions are burned into the picture */}
             <video
               className="ed-made"
               src={rendered}

@@ -79,7 +79,7 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, o
       setReady(false);
       void made?.destroy();
     };
-    // biome-ignore lint/correctness/useExhaustiveDependencies: the track follows below; only new fonts restart it
+    // Hook dependencies on purpose: the track follows below; only new fonts restart it
   }, [fontKey]);
 
   // Draws the captions at the player's place on the clip's timeline.
@@ -104,7 +104,7 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, o
       await r.renderer.setTrack(preview.ass);
       await draw();
     })();
-    // biome-ignore lint/correctness/useExhaustiveDependencies: redrawn for a new track, a new shape or new pieces
+    // Hook dependencies on purpose: redrawn for a new track, a new shape or new pieces
   }, [ready, preview.ass, preview.width, preview.height, pieces]);
 
   // Playing walks the pieces: past a piece's end, on to the next piece's start; past the last, stop.
@@ -138,7 +138,7 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, o
       v.removeEventListener("seeked", tick);
       v.removeEventListener("loadeddata", tick);
     };
-    // biome-ignore lint/correctness/useExhaustiveDependencies: draw reads the latest refs
+    // Hook dependencies on purpose: draw reads the latest refs
   }, [pieces, onTime]);
 
   useEffect(() => {
