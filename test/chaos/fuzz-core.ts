@@ -110,15 +110,35 @@ export async function send(
   }
 }
 
+/**
+ * The OAuth endpoints a client library talks to answer in OAuth's own error shape (RFC 6749 5.2,
+ * RFC 7591 3.2.2: `{error, error_description}`, plus clipd's `field`), which those libraries parse;
+ * docs/decisions.md says why. Every other route answers the team's envelope.
+ */
+const OAUTH_SHAPED = new Set(["oauthRegister", "oauthToken", "oauthRevoke"]);
+
 /** What is wrong with an answer, or undefined; 400s must name a field. */
-export function judge(status: number, text: string): Exclude<FindingKind, "hang" | "transport"> | undefined {
+export function judge(
+  status: number,
+  text: string,
+  op?: string,
+): Exclude<FindingKind, "hang" | "transport"> | undefined {
   if (status >= 500) return "5xx";
   if (status < 400) return undefined;
   let error: any;
+  let body: any;
   try {
-    error = JSON.parse(text)?.error;
+    body = JSON.parse(text);
+    error = body?.error;
   } catch {
     return "envelope";
+  }
+  // (A request the facade refuses before the OAuth handler runs, such as a NUL in a query name,
+  // gets the team's envelope there too, which the checks below hold it to.)
+  if (op && OAUTH_SHAPED.has(op) && typeof error === "string") {
+    if (typeof error !== "string" || typeof body.error_description !== "string") return "envelope";
+    if (status === 400 && typeof body.field !== "string" && error !== "invalid_grant") return "no-field";
+    return undefined;
   }
   if (typeof error?.code !== "string" || typeof error?.message !== "string") return "envelope";
   // A field named "" (an object key that is the empty string) counts when the message says so.
@@ -173,7 +193,7 @@ async function fuzzOperation(
       if (got.status >= 500) stats.s5xx++;
       else if (got.status >= 400) stats.s4xx++;
       else if (got.status >= 200 && got.status < 300) stats.s2xx++;
-      const verdict = judge(got.status, got.text);
+      const verdict = judge(got.status, got.text, op.id);
       if (verdict === "no-field") stats.noField++;
       if (verdict === "envelope") stats.badEnvelope++;
       if (verdict) note(verdict, got.status, got.text);
