@@ -91,7 +91,7 @@ export interface Operation<
   bodyRequired?: boolean;
   responses: Record<number, { description: string; schema?: JsonSchema }>;
   /**
-   * Where the operation goes beyond ../shared/spec/api-description.md (the published contract):
+   * Where the operation goes beyond the published API description (the contract clients code to):
    * said in OpenAPI as `x-extension`, so a client coding to the contract knows what it may not
    * find on another implementation.
    */

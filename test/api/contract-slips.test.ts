@@ -1,5 +1,5 @@
 // Contract slips found by the outside attack (issue 27, items 8 and 11), each checked against the
-// published description (../shared/spec/api-description.md): an idempotent replay answers the first
+// published API description: an idempotent replay answers the first
 // answer's exact bytes; POST /episodes/{id}/search refuses a missing body; a test-mode job's
 // download link does not move between reads; an upload address closes at /uploaded.
 import { randomUUID } from "node:crypto";
