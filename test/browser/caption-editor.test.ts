@@ -1,15 +1,15 @@
-// The studio's "Edit captions" panel in Debian's Chromium against a real `clipd start` on loopback:
-// jfk.wav goes up through the API and its first clip is made; on the episode page the made clip's
-// player and the studio's poster show the rendered poster, a caption is retyped and a sentence step chosen, and saving
-// shows the new job's progress and, once rendered, the edited words. Photographed into
-// docs/screenshots/caption-editor-*.png.
-import { readFile } from "node:fs/promises";
 import type { BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useBrowser, useWebClipd, VIEWPORTS } from "../helpers/browser.js";
-import { TEST_MEDIA } from "../helpers/media.js";
-import { operatorAccount, shoot, signInThroughPage, type OperatorAccount } from "../helpers/studio.js";
+import {
+  operatorAccount,
+  shoot,
+  keyApi,
+  readyJfkEpisode,
+  signInThroughPage,
+  type OperatorAccount,
+} from "../helpers/studio.js";
 import { waitFor } from "../helpers/wait.js";
 
 describe("the caption editor in a browser", () => {
@@ -18,15 +18,10 @@ describe("the caption editor in a browser", () => {
   let context: BrowserContext;
   let page: Page;
   let who: OperatorAccount;
-  const api = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${clipd().url}/api/v1${p}`, {
-      method,
-      headers: { authorization: `Bearer ${who.live}`, ...(body ? { "content-type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    expect(res.status, `${method} ${p}`).toBeLessThan(300);
-    return (await res.json()) as any;
-  };
+  const api = keyApi(
+    () => clipd().url,
+    () => who.live,
+  );
   const until = <T>(what: string, fn: () => Promise<T | undefined>) =>
     waitFor(fn, { timeoutMs: 300_000, intervalMs: 300, what });
 
@@ -42,17 +37,7 @@ describe("the caption editor in a browser", () => {
   });
 
   it("retypes a caption, shows the render's progress, then the new words", async () => {
-    const made = await api("POST", "/episodes", { name: "Editing", file_name: "jfk.wav" });
-    const put = await fetch(made.upload.url, {
-      method: "PUT",
-      headers: made.upload.headers,
-      body: await readFile(TEST_MEDIA.jfkWav),
-    });
-    expect(put.status).toBe(200);
-    await api("POST", `/episodes/${made.episode_id}/uploaded`, {});
-    await until("episode ready", async () =>
-      (await api("GET", `/episodes/${made.episode_id}`)).status === "ready" ? true : undefined,
-    );
+    const made = await readyJfkEpisode(api, "Editing");
     const exported = await api("POST", `/episodes/${made.episode_id}/clips`, { clips: [1], style: "clean" });
     const { job_id: jobId, clip_id: clipId } = exported.jobs[0];
     const job = await until("first render", async () => {

@@ -14,12 +14,13 @@ import type { BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useBrowser, useWebClipd, VIEWPORTS } from "../helpers/browser.js";
-import { TEST_MEDIA } from "../helpers/media.js";
 import {
   fetchBytes,
   operatorAccount,
   probeVideo,
   shoot,
+  keyApi,
+  readyJfkEpisode,
   signInThroughPage,
   type OperatorAccount,
 } from "../helpers/studio.js";
@@ -53,15 +54,10 @@ describe("the clip editor in a browser", () => {
   let page: Page;
   let who: OperatorAccount;
   let tmp: string;
-  const api = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${clipd().url}/api/v1${p}`, {
-      method,
-      headers: { authorization: `Bearer ${who.live}`, ...(body ? { "content-type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    expect(res.status, `${method} ${p}`).toBeLessThan(300);
-    return (await res.json()) as any;
-  };
+  const api = keyApi(
+    () => clipd().url,
+    () => who.live,
+  );
   const until = <T>(what: string, fn: () => Promise<T | undefined>) =>
     waitFor(fn, { timeoutMs: 300_000, intervalMs: 300, what });
 
@@ -79,16 +75,7 @@ describe("the clip editor in a browser", () => {
   });
 
   it("trims, retypes and restyles on a live preview, then renders what the preview showed", async () => {
-    const made = await api("POST", "/episodes", { name: "Editor", file_name: "jfk.wav" });
-    await fetch(made.upload.url, {
-      method: "PUT",
-      headers: made.upload.headers,
-      body: await readFile(TEST_MEDIA.jfkWav),
-    });
-    await api("POST", `/episodes/${made.episode_id}/uploaded`, {});
-    await until("episode ready", async () =>
-      (await api("GET", `/episodes/${made.episode_id}`)).status === "ready" ? true : undefined,
-    );
+    const made = await readyJfkEpisode(api, "Editor");
     const exported = await api("POST", `/episodes/${made.episode_id}/clips`, { clips: [1], style: "clean" });
     const { job_id: firstJob, clip_id: clipId } = exported.jobs[0];
     await until("first render", async () => {

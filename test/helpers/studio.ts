@@ -9,6 +9,8 @@ import { promisify } from "node:util";
 import type { Page } from "playwright-core";
 import { VIEWPORTS, type WebClipd } from "./browser.js";
 import { repoRoot } from "./cli.js";
+import { TEST_MEDIA } from "./media.js";
+import { waitFor } from "./wait.js";
 
 const exec = promisify(execFile);
 
@@ -160,4 +162,39 @@ export async function fetchBytes(url: string): Promise<Buffer> {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
   return Buffer.from(await res.arrayBuffer());
+}
+
+/** A call of the account API with `key`, expected to answer 2xx; its JSON body. */
+export type KeyApi = (method: string, p: string, body?: unknown) => Promise<any>;
+
+/** The account API of the clipd at `base()`, called with the key `key()` (both read at call time). */
+export function keyApi(base: () => string, key: () => string): KeyApi {
+  return async (method, p, body) => {
+    const res = await fetch(`${base()}/api/v1${p}`, {
+      method,
+      headers: { authorization: `Bearer ${key()}`, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (res.status >= 300) throw new Error(`${method} ${p} answered ${res.status}: ${await res.text()}`);
+    return res.json();
+  };
+}
+
+/** jfk.wav made an episode through the upload API, then waited on (state, not time) until ready. */
+export async function readyJfkEpisode(api: KeyApi, name: string): Promise<any> {
+  const made = await api("POST", "/episodes", { name, file_name: "jfk.wav" });
+  const put = await fetch(made.upload.url, {
+    method: "PUT",
+    headers: made.upload.headers,
+    body: await readFile(TEST_MEDIA.jfkWav),
+  });
+  if (put.status !== 200) throw new Error(`the upload PUT answered ${put.status}`);
+  await api("POST", `/episodes/${made.episode_id}/uploaded`, {});
+  return waitFor(
+    async () => {
+      const ep = await api("GET", `/episodes/${made.episode_id}`);
+      return ep.status === "ready" ? ep : undefined;
+    },
+    { timeoutMs: 300_000, intervalMs: 300, what: `episode "${name}" ready` },
+  );
 }
