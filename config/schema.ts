@@ -350,8 +350,9 @@ export const ConfigSchema = Type.Object(
         decode_deadline_ms: Key(
           Int({ minimum: 500, maximum: 600000 }),
           10000,
-          "Longest an uploaded font, logo or cover art may take to open, in ms; each opens in a child " +
-            "process, killed at this deadline, and the upload is refused with too_complex.",
+          "Most processor time an uploaded font, logo or cover art may take to open, in ms; each opens in a " +
+            "child process, killed at this deadline (or at three times it in wall time), and the upload is " +
+            "refused with too_complex.",
         ),
         decode_memory_mb: Key(
           Int({ minimum: 64, maximum: 16384 }),

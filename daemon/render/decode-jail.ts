@@ -1,10 +1,12 @@
 /**
  * Untrusted images and fonts are opened in a child process (decode-child.ts), one per file, never
  * in the server: sharp runs on libuv's thread pool, which the server's file reads share, so one
- * slow SVG used to stall every upload, download and page (issue 27). The child gets a wall-time
- * deadline, a V8 heap cap, a resident-memory cap watched from here, and a lower CPU priority; it is
- * killed (SIGKILL) the moment it passes a cap, and the caller gets a LimitReached naming the field
- * and the limit. At most DECODE_SLOTS children run at once per process; more wait their turn.
+ * slow SVG used to stall every upload, download and page (issue 27). The child gets a deadline in
+ * processor time (a wall-clock one refused ordinary files on a busy host, where a niced child waits
+ * for a core), a wall-clock backstop of WALL_FACTOR times that, a V8 heap cap, a resident-memory cap
+ * watched from here, and a lower CPU priority; it is killed (SIGKILL) the moment it passes a cap,
+ * and the caller gets a LimitReached naming the field and the limit. At most DECODE_SLOTS children
+ * run at once per process; more wait their turn.
  * Why a process and not a worker thread: docs/decisions.md ("Untrusted files are decoded in a
  * child process").
  */
@@ -44,6 +46,12 @@ async function slot(): Promise<() => void> {
   };
 }
 
+/** A child that waits this many times its processor deadline in wall time is killed anyway. */
+export const WALL_FACTOR = 3;
+
+/** Linux's USER_HZ: /proc reports processor time in these ticks on every architecture it runs on. */
+const TICKS_PER_S = 100;
+
 /** Resident memory of a process in bytes, from /proc; undefined where there is no /proc. */
 async function residentBytes(pid: number): Promise<number | undefined> {
   try {
@@ -54,11 +62,24 @@ async function residentBytes(pid: number): Promise<number | undefined> {
   }
 }
 
+/** Processor time a process has used (user + system, all its threads) in ms; undefined without /proc. */
+export async function cpuMs(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+    const after = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(after[11]) + Number(after[12])) * 1000) / TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}
+
 const tooSlow = (field: string, l: DecodeLimits) =>
   new LimitReached(
     "size",
     "too_complex",
-    `${field}: the file took longer than ${l.deadline_ms / 1000} s to open, the limit for one file; send a simpler one`,
+    `${field}: the file took more than ${l.deadline_ms / 1000} s of processor time to open, the limit for one file; ` +
+      `send a simpler one`,
     { context: { field, limit: "decode_seconds", max: l.deadline_ms / 1000 } },
   );
 const tooHungry = (field: string, l: DecodeLimits) =>
@@ -107,11 +128,20 @@ function runChild(job: DecodeJob, field: string, limits: DecodeLimits): Promise<
       if (child.exitCode === null) child.kill("SIGKILL");
       fn();
     };
-    const deadline = setTimeout(() => finish(() => reject(tooSlow(field, limits))), limits.deadline_ms);
+    // The wall-clock backstop: a child starved of processor time or stuck in a wait still ends.
+    let deadline = setTimeout(() => finish(() => reject(tooSlow(field, limits))), limits.deadline_ms * WALL_FACTOR);
+    // Processor time is counted from the job's hand-over, so starting Node and loading sharp is free.
+    let cpuAtReady: number | undefined;
     const watch = setInterval(() => {
-      if (child.pid === undefined) return;
-      void residentBytes(child.pid).then((rss) => {
+      const pid = child.pid;
+      if (pid === undefined) return;
+      void residentBytes(pid).then((rss) => {
         if (rss !== undefined && rss > limits.memory_mb * 1024 * 1024) finish(() => reject(tooHungry(field, limits)));
+      });
+      if (cpuAtReady === undefined) return;
+      const base = cpuAtReady;
+      void cpuMs(pid).then((ms) => {
+        if (ms !== undefined && ms - base > limits.deadline_ms) finish(() => reject(tooSlow(field, limits)));
       });
     }, 100);
     child.on("spawn", () => {
@@ -122,8 +152,19 @@ function runChild(job: DecodeJob, field: string, limits: DecodeLimits): Promise<
         /* not permitted here: the deadline still holds */
       }
     });
+    const handOver = async () => {
+      const ms = child.pid === undefined ? undefined : await cpuMs(child.pid);
+      if (done) return;
+      if (ms === undefined) {
+        // No /proc: processor time cannot be read, so the wall clock holds the deadline alone.
+        clearTimeout(deadline);
+        deadline = setTimeout(() => finish(() => reject(tooSlow(field, limits))), limits.deadline_ms);
+      }
+      cpuAtReady = ms;
+      child.send(job);
+    };
     child.on("message", (m: DecodeAnswer | { ready: true }) => {
-      if ("ready" in m) child.send(job);
+      if ("ready" in m) void handOver();
       else finish(() => resolve(m));
     });
     child.on("error", (err) => finish(() => reject(err)));
