@@ -21,6 +21,9 @@ export type Plan =
   /** API path: a free-API transcription, and the daemon killed while its callback waits for an answer. */
   | { kind: "callback" };
 
+/** How long holdRowLock waits for a row to reach its state, then for the daemon to wait on it. */
+const LOCK_WAIT_MS = 90_000;
+
 /** The crash limit the daemons run with (queue.crash_limit's default): a step killed this often fails its run. */
 export const CRASH_LIMIT = 3;
 
@@ -136,18 +139,18 @@ async function holdRowLock(
   await c.connect();
   const col = table === "episodes" ? "status" : "state";
   const names = subjects.map((s) => s.name);
+  // Each wait also ends when the batch's work is over: then it went past the state, and nothing
+  // will ever reach it (a bounded wait, so a miss is reported, not hung on until the test's limit).
+  const over = async () => (await Promise.all(subjects.map((s) => w.finished(s).catch(() => false)))).every(Boolean);
   try {
     const id = await waitFor(
       async () =>
-        (await c.query(`select id from ${table} where name = any($1) and ${col} = $2 limit 1`, [names, when])).rows[0]
-          ?.id as string | undefined,
-      {
-        what: `a ${table} row to be ${when}`,
-        timeoutMs: 600_000,
-        intervalMs: 50,
-      },
+        ((await c.query(`select id from ${table} where name = any($1) and ${col} = $2 limit 1`, [names, when])).rows[0]
+          ?.id as string | undefined) ?? ((await over()) ? "" : undefined),
+      { what: `a ${table} row to be ${when}`, timeoutMs: LOCK_WAIT_MS, intervalMs: 50 },
     ).catch(() => undefined);
     if (!id) throw new Error("no row reached the state");
+    log(`${w.backend}/${w.path}: ${table} row ${id} is ${when}; locking it`);
     await c.query("begin");
     const held = await c.query(`select id from ${table} where id = $1 and ${col} = $2 for update`, [id, when]);
     if (!held.rows.length) throw new Error("the row moved on before it was locked");
@@ -156,12 +159,16 @@ async function holdRowLock(
         (
           await c.query(
             `select count(*)::int as n from pg_stat_activity where datname = current_database() ` +
-              `and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+              // A row lock's waiter waits on the holder's transaction (or the tuple); an advisory
+              // lock taken by the queue's maintenance is a Lock wait too, and is not this one.
+              `and wait_event_type = 'Lock' and wait_event in ('transactionid', 'tuple') ` +
+              `and pid <> pg_backend_pid()`,
           )
         ).rows[0].n > 0,
-      { what: "the daemon to wait on the lock", timeoutMs: 600_000, intervalMs: 50 },
+      { what: "the daemon to wait on the lock", timeoutMs: LOCK_WAIT_MS, intervalMs: 50 },
     ).catch(() => false);
     if (!waiting) throw new Error("the daemon never waited");
+    log(`${w.backend}/${w.path}: the daemon waits on the lock`);
     return async () => {
       await c.query("rollback").catch(() => {});
       await c.end();
@@ -208,6 +215,7 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
       }
       const sleeps = w.sleepStarts();
       const t = Date.now();
+      log(`${o.backend}/${o.path} batch ${first / o.batch + 1}: submitting (${describePlan(plan)})`);
       // A PUT plan kills while the PUT is on the way: the submission is not waited for first.
       const submitting = Promise.all(batch.map((s) => w.submit(s)));
       if (plan.kind !== "put") await submitting;
@@ -282,6 +290,7 @@ export async function runKills(o: KillOptions): Promise<KillReport> {
       for (const s of batch) {
         try {
           await w.waitFinished(s);
+          log(`${o.backend}/${o.path}: ${s.name} finished`);
         } catch (err) {
           stuck.push({
             kind: "lost",

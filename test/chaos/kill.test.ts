@@ -17,6 +17,8 @@ import { CRASH_LIMIT, killTable, runKills, type Plan } from "./kill-core.js";
 
 const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) : Math.floor(Math.random() * 2 ** 31);
 const pipelinesDir = path.join(repoRoot, "test", "chaos", "kill-pipelines");
+// Each batch's steps, stamped, so a run that ends at the test's limit still shows where it stood.
+const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 23)}] ${line}`);
 
 describe.concurrent("kill -9 at random moments", () => {
   it.each(testBackends())(
@@ -38,6 +40,7 @@ describe.concurrent("kill -9 at random moments", () => {
         seed,
         pipelinesDir,
         windowShare: 0,
+        log,
         // Batch 0 measures how long an episode takes; the random kills land within that span.
         plan: (i, r, span) => (i === 3 ? window : { kind: "random", delayMs: Math.round(r() * span) }),
       });
@@ -47,7 +50,9 @@ describe.concurrent("kill -9 at random moments", () => {
       expect(report.kills.window).toBe(1);
       expect(report.held).toBe(4);
     },
-    240_000,
+    // Above the sum of the scenario's own bounded waits, so a stuck batch is reported with the
+    // daemon's output rather than cut off by the test's limit.
+    420_000,
   );
 
   // Issue 27: one step killed 1 to 5 times in a row at random moments of it (two batches, the
@@ -73,6 +78,7 @@ describe.concurrent("kill -9 at random moments", () => {
         seed: seed + 27,
         pipelinesDir,
         windowShare: 0,
+        log,
         plan: (i, r) =>
           i === 4 ? { kind: "callback" } : i === 3 ? { kind: "put", delayMs: 200 + Math.round(r() * 900) } : repeat(r),
       });
