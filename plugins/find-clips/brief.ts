@@ -13,6 +13,7 @@
 import { facts } from "./features.js";
 import { contentTerms, cosine, softCounts, type SoftCounts } from "./meaning.js";
 import { rankNormal } from "./normal.js";
+import { placeFit, placeIn } from "./position.js";
 import { sifVectors } from "./sif.js";
 import type { Sentence } from "./text.js";
 
@@ -111,6 +112,10 @@ const BY_MEANING = 0.5;
  */
 const QUALITY = 0.65;
 
+/** The weight of a brief's place ("at the end of the show") against what it says, and the fit that is "there". */
+const PLACE = 0.4;
+const PLACED = 0.8;
+
 /** Kinds of passage that never answer a topical brief, whatever words they share with it. */
 const NEVER_ANSWERS = /intro|greeting|thanks|biograph|housekeeping|logistics|sponsor|sign-off|outro|advert/;
 
@@ -168,7 +173,11 @@ function _windowCounts(windows: BriefWindow[], about: string) {
  * cosine's spread differs from episode to episode, BM25's with the brief's length); the blend is
  * then weighed by quality.
  */
-export function briefScorer(windows: BriefWindow[], about: string): (i: number, quality: number) => BriefScore {
+export function briefScorer(
+  windows: BriefWindow[],
+  about: string,
+  duration = Math.max(0, ...windows.map((w) => w.end)),
+): (i: number, quality: number) => BriefScore {
   const { soft, weights, perWindow, closeness } = _windowCounts(windows, about);
   const total = weights.reduce((a, c) => a + c, 0);
   const avg = perWindow.reduce((a, w) => a + w.len, 0) / Math.max(1, perWindow.length);
@@ -180,11 +189,17 @@ export function briefScorer(windows: BriefWindow[], about: string): (i: number, 
   );
   const byWords = rankNormal(rel);
   const byMeaning = rankNormal(closeness);
-  const mixed = rel.map((_, i) => (1 - BY_MEANING) * byWords[i]! + BY_MEANING * byMeaning[i]!);
+  // A brief that places its moment ("told at the end of the show") weighs each candidate by how well
+  // its place fits; one in that place may answer on a little of the brief's words.
+  const place = placeIn(about);
+  const fit = windows.map((w) => (place && duration > 0 ? placeFit(place, (w.start + w.end) / 2 / duration) : 1));
+  const mixed = rel.map(
+    (_, i) => ((1 - BY_MEANING) * byWords[i]! + BY_MEANING * byMeaning[i]!) * (1 - PLACE + PLACE * fit[i]!),
+  );
   const maxRel = Math.max(0, ...mixed);
   return (i, quality) => {
     const r = maxRel > 0 && total > 0 ? mixed[i]! / maxRel : 0;
-    const close = byMeaning[i]! >= SEM_RANK && cover[i]! > 0;
+    const close = (byMeaning[i]! >= SEM_RANK || (!!place && fit[i]! >= PLACED)) && cover[i]! > 0;
     if (r <= 0 || (cover[i]! < MIN_COVER && !close)) return { value: 0.45 * quality, relevant: false };
     const value = r * (1 - QUALITY + QUALITY * quality);
     const matched = soft.brief.filter((_, k) => perWindow[i]!.tf[k]! >= 0.5).map((q) => q.word);

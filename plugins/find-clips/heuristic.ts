@@ -184,6 +184,7 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
     ? briefScorer(
         candidates.map((x) => x.w),
         opts.about,
+        duration,
       )
     : undefined;
   const ranked = candidates
