@@ -137,6 +137,11 @@ async function holdRowLock(
 ): Promise<(() => Promise<void>) | undefined> {
   const c = new pg.Client({ connectionString: w.d.databaseUrl });
   await c.connect();
+  // pg_stat_activity is read once per transaction and then held: watched from inside the locking
+  // transaction it never shows the daemon starting to wait. A second connection watches, each
+  // query its own transaction.
+  const watch = new pg.Client({ connectionString: w.d.databaseUrl });
+  await watch.connect();
   const col = table === "episodes" ? "status" : "state";
   const names = subjects.map((s) => s.name);
   // Each wait also ends when the batch's work is over: then it went past the state, and nothing
@@ -157,18 +162,26 @@ async function holdRowLock(
     const waiting = await waitFor(
       async () =>
         (
-          await c.query(
+          await watch.query(
             `select count(*)::int as n from pg_stat_activity where datname = current_database() ` +
               // A row lock's waiter waits on the holder's transaction (or the tuple); an advisory
               // lock taken by the queue's maintenance is a Lock wait too, and is not this one.
-              `and wait_event_type = 'Lock' and wait_event in ('transactionid', 'tuple') ` +
-              `and pid <> pg_backend_pid()`,
+              `and wait_event_type = 'Lock' and wait_event in ('transactionid', 'tuple')`,
           )
         ).rows[0].n > 0,
       { what: "the daemon to wait on the lock", timeoutMs: LOCK_WAIT_MS, intervalMs: 50 },
     ).catch(() => false);
-    if (!waiting) throw new Error("the daemon never waited");
+    if (!waiting) {
+      // What the daemon's connections were doing instead, for the report.
+      const { rows } = await watch.query(
+        `select state, wait_event_type, wait_event, left(query, 160) as query from pg_stat_activity ` +
+          `where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`,
+      );
+      log(`${w.backend}/${w.path}: busy connections while the lock was held: ${JSON.stringify(rows)}`);
+      throw new Error("the daemon never waited");
+    }
     log(`${w.backend}/${w.path}: the daemon waits on the lock`);
+    await watch.end();
     return async () => {
       await c.query("rollback").catch(() => {});
       await c.end();
@@ -176,6 +189,7 @@ async function holdRowLock(
   } catch (err) {
     log(`${w.backend}/${w.path}: no lock wait (${(err as Error).message}); the kill counts as random`);
     await c.end();
+    await watch.end().catch(() => {});
     return undefined;
   }
 }

@@ -305,11 +305,19 @@ export class World {
   /** Waits for the subject, restarting the daemon if it is not running. */
   async waitFinished(s: Subject, timeoutMs = 240_000): Promise<void> {
     if (!this.alive()) await this.start();
-    await waitFor(() => this.finished(s), {
+    // A daemon that exits on its own while the work is awaited is a crash to report at once, not a
+    // wait to sit out until the timeout.
+    await waitFor(async () => !this.alive() || (await this.finished(s)), {
       what: `${this.path} ${s.name} to finish on ${this.backend}`,
       timeoutMs,
       intervalMs: 250,
     });
+    const c = this.daemon?.child;
+    if (!this.alive())
+      throw new Error(
+        `the daemon exited by itself (${c?.signalCode ?? c?.exitCode}) while ${s.name} was awaited; ` +
+          `its output ends: ${this.daemon?.output().slice(-1500)}`,
+      );
   }
 
   /** Stops everything; `clean` also removes the data folder. */
