@@ -18,9 +18,12 @@ describe.skipIf(!onPg)("kill -9 while the watch folder takes a file", () => {
   it("leaves one stored copy, the one its watch_files row names", async () => {
     const w = await World.open("postgres", "watch");
     const c = new pg.Client({ connectionString: w.d.databaseUrl });
+    // pg_stat_activity is held for a whole transaction: the wait is watched from outside the locking one.
+    const watch = new pg.Client({ connectionString: w.d.databaseUrl });
     try {
       await w.start();
       await c.connect();
+      await watch.connect();
       // Blocks the insert of the file's watch_files row, not the reads of the folder's sweep.
       await c.query("begin");
       await c.query("lock table watch_files in share row exclusive mode");
@@ -28,7 +31,7 @@ describe.skipIf(!onPg)("kill -9 while the watch folder takes a file", () => {
       await waitFor(
         async () =>
           (
-            await c.query(
+            await watch.query(
               `select count(*)::int as n from pg_stat_activity where datname = current_database() ` +
                 `and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
             )
@@ -50,6 +53,7 @@ describe.skipIf(!onPg)("kill -9 while the watch folder takes a file", () => {
       expect(copies).toEqual([row.id]);
     } finally {
       await c.end().catch(() => {});
+      await watch.end().catch(() => {});
       await w.close(true);
     }
   }, 180_000);
