@@ -17,13 +17,15 @@ export interface WordVectors {
   rank(word: string): number | undefined;
 }
 
-const REL = path.join("plugins", "find-clips", "words", "word-vectors.bin");
-
-/** From the sources (plugins/find-clips/) and from the build (dist/plugins/find-clips/). */
-function _file(): string | undefined {
+/**
+ * A file of plugins/find-clips/words/, found from the sources (plugins/find-clips/) and from the
+ * build (dist/plugins/find-clips/), which does not copy it.
+ */
+export function wordsFile(name: string): string | undefined {
+  const rel = path.join("plugins", "find-clips", "words", name);
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++, dir = path.dirname(dir)) {
-    const candidate = path.join(dir, REL);
+    const candidate = path.join(dir, rel);
     if (existsSync(candidate)) return candidate;
   }
   return undefined;
@@ -67,7 +69,7 @@ let _loaded: WordVectors | null | undefined;
  */
 export function wordVectors(): WordVectors | null {
   if (_loaded === undefined) {
-    const file = _file();
+    const file = wordsFile("word-vectors.bin");
     _loaded = file ? parseWordVectors(readFileSync(file)) : null;
   }
   return _loaded;
