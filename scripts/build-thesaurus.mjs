@@ -6,7 +6,7 @@
 // A word is related to the other words of each of its synsets, and to the words those synsets point
 // to as more general (hypernyms), similar (adjectives), "see also", and derivationally related forms.
 // Only single plain lower-case words are kept. One line per word: the word, a tab, its related words
-// separated by spaces, sorted; read by plugins/find-clips/thesaurus.ts.
+// separated by spaces, sorted, after WordNet's notice; read by plugins/find-clips/thesaurus.ts.
 import { createRequire } from "node:module";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -70,6 +70,12 @@ for (const { words, pointers } of synsets.values()) {
 // Each word's whole list is written (both ways of every pair), so the reader keeps a line per word
 // as it is, with no lists to build.
 const lines = [...related.keys()].sort().map((w) => `${w}\t${[...related.get(w)].sort().join(" ")}`);
+// WordNet's licence asks that its notice travel with every copy, modifications included: the
+// notice heading each data file is carried over as the file's first lines, marked with "#".
+const notice = readFileSync(path.join(dict, "data.adv"), "utf8")
+  .split("\n")
+  .filter((l) => l.startsWith("  "))
+  .map((l) => `# ${l.trim().replace(/^\d+\s?/, "")}`.trimEnd());
 const out = path.join(root, "plugins", "find-clips", "words", "thesaurus.txt");
-writeFileSync(out, `${lines.join("\n")}\n`);
+writeFileSync(out, `${[...notice, ...lines].join("\n")}\n`);
 console.log(`build-thesaurus: ${lines.length} words written to ${path.relative(root, out)}`);

@@ -18,7 +18,8 @@ export function parseThesaurus(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of text.split("\n")) {
     const tab = line.indexOf("\t");
-    if (tab > 0) out.set(line.slice(0, tab), line.slice(tab + 1));
+    // "#" lines are WordNet's licence notice, which travels with the file.
+    if (tab > 0 && !line.startsWith("#")) out.set(line.slice(0, tab), line.slice(tab + 1));
   }
   return out;
 }
