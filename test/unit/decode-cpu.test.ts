@@ -1,5 +1,7 @@
 // The decoder child's deadline counts processor time read from /proc (decode-jail.ts): the reading
 // must agree with what Node itself reports for a process, and grow with work, not with waiting.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { cpuMs } from "../../daemon/render/decode-jail.js";
 
@@ -22,7 +24,12 @@ describe("processor time from /proc", () => {
     spin(300);
     const worked = await cpuMs(process.pid);
     expect(worked! - before!).toBeGreaterThanOrEqual(250);
-    await new Promise((r) => setTimeout(r, 300));
+    // A wait on another process's work: this one idles until the child has spent 300 ms of its own.
+    const child = spawn(process.execPath, [
+      "-e",
+      "const t=()=>{const u=process.cpuUsage();return (u.user+u.system)/1000};const e=t()+300;while(t()<e);",
+    ]);
+    await once(child, "exit");
     const waited = await cpuMs(process.pid);
     expect(waited! - worked!).toBeLessThan(150);
   });
