@@ -1,6 +1,8 @@
 /**
  * The free transcription tool (/api/v1/transcribe): optional `svc_free_` keys, daily limits, a
  * monthly budget, callbacks and retention. It reuses the `transcript` pipeline and its engines.
+ * This class wires the tool together and answers polls; admission's transaction lives in
+ * daemon/free/intake.ts and the end of a job in daemon/free/settle.ts.
  *
  * Guarantees:
  * - A file's length is read from its server (daemon/free/probe.ts) before anything is counted or
@@ -18,21 +20,18 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import type { Config } from "../../config/loader.js";
-import { netguardOptionsFromConfig } from "../net/guard.js";
 import { freeConfig, type FreeConfig } from "./config.js";
-import { measureRemote, ProbeRefusal, type Measure } from "./probe.js";
 import type { QueueManager } from "../engine/queue.js";
 import { TERMINAL, type Run, type Runner } from "../engine/runner.js";
 import type { Storage } from "../storage/storage.js";
 import type { Db, Queryable } from "../store/db.js";
-import { FREE_CALLBACK_QUEUE, queueCallback, workCallbacks } from "./courier.js";
+import { FREE_CALLBACK_QUEUE, workCallbacks } from "./courier.js";
 import { FREE_RETENTION_QUEUE, sweepFree } from "./janitor.js";
 import { authenticateFreeKey, issueFreeKey, revokeFreeKey } from "./keys.js";
-import { Refused } from "../domain/errors.js";
-import { checkAllowance, checkMeasure, maxSeconds, monthStart } from "./admission.js";
-import { newSecret } from "../delivery/signed-post.js";
-import { isoColumn } from "../store/_columns.js";
-import { freeJobView, tierError } from "./view.js";
+import { checkMeasure } from "./admission.js";
+import { freeJobView } from "./view.js";
+import { admitFreeJob, measureLink, precheckFree, type FreeAdmission } from "./intake.js";
+import { settleFreeJob } from "./settle.js";
 
 export interface FreeDeps {
   db: Db;
@@ -126,7 +125,7 @@ export class FreeService {
     keyId: string | null;
     clientAddr: string;
   }): Promise<{ id: string; token: string; callback_secret?: string }> {
-    const m = await this.measure(input.url, this.cfg);
+    const m = await measureLink(this.deps.config, input.url, this.cfg);
     checkMeasure(this.cfg, m, input.keyId === null);
     const token = randomBytes(24).toString("base64url");
     const job = await this.admit({
@@ -144,110 +143,12 @@ export class FreeService {
    * decides).
    */
   precheck(who: { keyId: string | null; clientAddr: string }): Promise<void> {
-    return this.deps.db.transaction(async (tx) => {
-      const budget = (
-        await tx.query(`select spent_cents, anon_spent_cents from free_budget where month = $1`, [monthStart()])
-      ).rows[0];
-      await checkAllowance(tx, this.cfg, who, { measured: true, cost: 0 }, budget);
-    });
+    return precheckFree(this.deps.db, this.cfg, who);
   }
 
-  /**
-   * Starts the job of a measured file (checkMeasure first): the daily limits, the budget, the job
-   * row and the run's first job in one transaction holding the month's budget row, so the limits
-   * hold across processes. `claim` runs first in that transaction (an upload taken once);
-   * `audioKey` is a stored upload, the retention's to delete.
-   */
-  async admit(input: {
-    id: string;
-    tokenFp: string;
-    url: string;
-    source: Record<string, unknown>;
-    m: Measure;
-    keyId: string | null;
-    clientAddr: string;
-    callbackUrl?: string;
-    audioKey?: string;
-    claim?: (tx: Queryable) => Promise<void>;
-  }): Promise<{ id: string; callback_secret?: string }> {
-    const cfg = this.cfg;
-    const { id, m } = input;
-    const anon = input.keyId === null;
-    const max = maxSeconds(cfg, anon);
-    const secret = input.callbackUrl ? newSecret() : undefined;
-    const cost = ((m.measured ? m.duration_seconds! : max) / 60) * cfg.cents_per_minute;
-    const month = monthStart();
-    await this.deps.db.transaction(async (tx) => {
-      await input.claim?.(tx);
-      await tx.query(`insert into free_budget (month) values ($1) on conflict (month) do nothing`, [month]);
-      const budget = (
-        await tx.query(`select spent_cents, anon_spent_cents from free_budget where month = $1 for update`, [month])
-      ).rows[0];
-      await checkAllowance(tx, cfg, input, { measured: m.measured, cost }, budget);
-      await tx.query(
-        `update free_budget set spent_cents = spent_cents + $2, anon_spent_cents ` +
-          `= anon_spent_cents + $3 where month = $1`,
-        [month, cost, anon ? cost : 0],
-      );
-      await tx.query(
-        `insert into free_jobs (id, token_fp, key_id, client_addr, url, callback_url, callback_secret, measured, duration_seconds, size_bytes, cost_cents, audio_key)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [
-          id,
-          input.tokenFp,
-          input.keyId,
-          input.clientAddr,
-          input.url,
-          input.callbackUrl ?? null,
-          secret ?? null,
-          m.measured,
-          m.duration_seconds ?? null,
-          m.size_bytes ?? null,
-          cost,
-          input.audioKey ?? null,
-        ],
-      );
-      const run = await this.deps.runner.startRun(
-        "transcript",
-        { ...input.source, free_job_id: id },
-        {
-          origin: "free",
-          originRef: id,
-          tx,
-          set: {
-            "fetch-source.max_bytes": cfg.max_bytes,
-            "probe.max_seconds": max,
-            "probe.max_bytes": cfg.max_bytes,
-            "transcribe.language": cfg.language,
-          },
-        },
-      );
-      await tx.query(`update free_jobs set run_id = $2 where id = $1`, [id, run.id]);
-    });
-    return { id, ...(secret ? { callback_secret: secret } : {}) };
-  }
-
-  private async measure(url: string, cfg: FreeConfig): Promise<Measure> {
-    try {
-      return await measureRemote(url, {
-        ...(await netguardOptionsFromConfig(this.deps.config)),
-        probeBytes: cfg.probe_bytes,
-      });
-    } catch (caught) {
-      const err = caught as NodeJS.ErrnoException;
-      if (err instanceof ProbeRefusal)
-        throw new Refused("unreadable", err.message, { context: { field: "url" }, cause: err });
-      if (err?.code === "forbidden_address")
-        throw new Refused(
-          "forbidden_address",
-          `body field "url": ${err.message}; only public addresses can be fetched`,
-          { context: { field: "url" }, cause: err },
-        );
-      throw new Refused("unreadable", `body field "url" could not be read: ${err?.message ?? err}`, {
-        context: { field: "url" },
-        cause: err,
-      });
-    }
+  /** Starts the job of a measured file (checkMeasure first), in one transaction: intake.ts. */
+  admit(input: FreeAdmission): Promise<{ id: string; callback_secret?: string }> {
+    return admitFreeJob(this.deps, this.cfg, input);
   }
 
   /** The job when `token` is its poll token (else undefined), settled if its run has ended. */
@@ -285,71 +186,8 @@ export class FreeService {
     });
   }
 
-  /** Moves the job of an ended run to completed (no_speech included) or failed. Idempotent. */
-  async settle(tx: Queryable, run: Run): Promise<void> {
-    if (run.pipeline !== "transcript" || !run.input?.free_job_id || !TERMINAL.has(run.state)) return;
-    const { rows } = await tx.query(`select * from free_jobs where id = $1 and run_id = $2 for update`, [
-      run.input.free_job_id,
-      run.id,
-    ]);
-    const row = rows[0];
-    if (!row || row.status !== "queued") return;
-    // A download's audio is the run's source; an upload's was noted when it was admitted.
-    const audioKey = run.output?.source?.key ?? row.audio_key ?? null;
-    let seconds = row.duration_seconds === null ? null : Number(row.duration_seconds);
-    if (run.state === "succeeded") {
-      // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
-      const t = (run.output.transcript ?? {}) as Record<string, any>;
-      seconds = Number(t.duration ?? run.output.media?.duration ?? seconds ?? 0);
-      const result = {
-        files: t.files,
-        language: t.language ?? null,
-        language_source: t.language_source ?? null,
-        word_count: t.word_count ?? 0,
-        engine: t.engine,
-      };
-      await tx.query(
-        `update free_jobs set status = 'completed', duration_seconds = $2, result ` +
-          `= $3, audio_key = $4, finished_at = now() where id = $1`,
-        [row.id, seconds, JSON.stringify(result), audioKey],
-      );
-    } else if (run.error?.code === "no_speech") {
-      seconds = Number(run.output?.media?.duration ?? seconds ?? 0);
-      await tx.query(
-        `update free_jobs set status = 'completed', code = 'no_speech', duration_seconds ` +
-          `= $2, result = $3, audio_key = $4, finished_at = now() where id = $1`,
-        [row.id, seconds, JSON.stringify({ language: null, word_count: 0 }), audioKey],
-      );
-    } else {
-      const error = tierError(
-        run.error ?? { code: "cancelled", message: "the transcription was cancelled" },
-        row,
-        this.cfg,
-      );
-      await tx.query(
-        `update free_jobs set status = 'failed', code = $2, error = $3, audio_key ` +
-          `= $4, finished_at = now() where id = $1`,
-        [row.id, error.code, JSON.stringify(error), audioKey],
-      );
-    }
-    // The real cost replaces the reservation (a failed job before transcription costs nothing).
-    const real =
-      run.state === "succeeded" || run.error?.code === "no_speech"
-        ? ((seconds ?? 0) / 60) * this.cfg.cents_per_minute
-        : 0;
-    const delta = real - Number(row.cost_cents);
-    await tx.query(`update free_jobs set cost_cents = $2 where id = $1`, [row.id, real]);
-    await tx.query(
-      `update free_budget set spent_cents = spent_cents + $2, anon_spent_cents ` +
-        `= anon_spent_cents + $3 where month = $1`,
-      [monthStart(new Date(isoColumn(row.created_at)!)), delta, row.key_id ? 0 : delta],
-    );
-    if (row.callback_url) {
-      const settled = (await tx.query(`select * from free_jobs where id = $1`, [row.id])).rows[0];
-      const data = await this.view(settled);
-      const type = data.status === "failed" ? "transcription.failed" : "transcription.completed";
-      const payload = JSON.stringify({ type, timestamp: new Date().toISOString(), data });
-      await queueCallback(tx, this.deps.queue, { jobId: row.id, url: row.callback_url, payload });
-    }
+  /** Moves the job of an ended run to completed (no_speech included) or failed. Idempotent: settle.ts. */
+  settle(tx: Queryable, run: Run): Promise<void> {
+    return settleFreeJob({ queue: this.deps.queue, config: this.deps.config, view: (row) => this.view(row) }, tx, run);
   }
 }
