@@ -17,38 +17,24 @@
  *   bad one (YAML, an unknown option, a refused value) fails the file before anything runs.
  * - While a file is in processing/, `<name>.status.json` beside it shows its progress (status.ts).
  *
- * Over 250 lines: take, recover, sweep and settle share the row and file ordering rules above and
- * this class's busy/sweeping state; the parts without that state already live beside it.
+ * The start of a file (begin.ts) and the end of its run (settle.ts) live beside this class; it
+ * keeps what needs its state: the watchers, the takes in flight and the one sweep at a time.
  */
-import { createHash, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rename, stat } from "node:fs/promises";
 import path from "node:path";
 import chokidar, { type FSWatcher } from "chokidar";
 import type { Logger } from "pino";
-import { parse as parseYaml } from "yaml";
 import type { ClipdApp } from "../boot/app.js";
-import { checkRenderTop, FOLLOWUP_KEYS, splitOptions, startClipRenders } from "./followups.js";
-import { placeOutbox, outboxName } from "./outbox.js";
-import { eventsFor } from "./results.js";
-import { TERMINAL, type Run } from "../engine/runner.js";
-import { faultPoint } from "../ops/faults.js";
 import { WATCH_RUN_ENDED } from "./run-ends.js";
-import { folderLayout, freeName, moveToFailed, type FolderLayout } from "./layout.js";
-import { removeStaleStatus, removeStatus, StatusFiles } from "./status.js";
+import { folderLayout, freeName, type FolderLayout } from "./layout.js";
+import { removeStaleStatus, StatusFiles } from "./status.js";
+import { beginFile, type WatchContext } from "./begin.js";
+import { settleFile, type WatchRow } from "./settle.js";
 
 /** The fallback sweep, for a run-end notification lost with a dropped listening connection. */
 const SAFETY_SWEEP_MS = 10_000;
 const IGNORED = /(^\.|\.(ya?ml|part|partial|crdownload|tmp|download|error\.txt|status\.json)$)/i;
-
-interface WatchRow {
-  id: string;
-  folder: string;
-  name: string;
-  state: string;
-  run_id: string | null;
-  children: string[] | string | null;
-}
 
 export class WatchFolder {
   private watchers: FSWatcher[] = [];
@@ -60,11 +46,13 @@ export class WatchFolder {
   private readonly layouts: FolderLayout[];
   private readonly log: Logger;
   private readonly status: StatusFiles;
+  private readonly ctx: WatchContext;
 
   constructor(private readonly app: ClipdApp) {
     this.layouts = app.config.watch.folders.map((f) => folderLayout(app.config.data_dir, f));
     this.log = app.log.child({ role: "watch" });
     this.status = new StatusFiles(app.db, this.layouts, this.log);
+    this.ctx = { app, log: this.log };
   }
 
   async start(): Promise<void> {
@@ -119,7 +107,7 @@ export class WatchFolder {
           `select id from watch_files where folder = $1 and name = $2 and state <> 'done' and state <> 'failed'`,
           [l.inbox, name],
         );
-        if (!rows.length) await this.begin(l, name);
+        if (!rows.length) await beginFile(this.ctx, l, name);
       }
     }
   }
@@ -139,77 +127,10 @@ export class WatchFolder {
           await rename(path.join(l.inbox, side), path.join(l.processing, `${name}.yaml`));
       }
       await rename(file, path.join(l.processing, name));
-      await this.begin(l, name);
+      await beginFile(this.ctx, l, name);
     } finally {
       this.busy.delete(file);
     }
-  }
-
-  private async readSidecar(l: FolderLayout, name: string): Promise<Record<string, unknown>> {
-    const file = path.join(l.processing, `${name}.yaml`);
-    if (!existsSync(file)) return {};
-    const doc = parseYaml(await readFile(file, "utf8"));
-    if (doc == null) return {};
-    if (typeof doc !== "object" || Array.isArray(doc))
-      throw new Error(`sidecar ${name}.yaml must be a mapping of option: value`);
-    return doc as Record<string, unknown>;
-  }
-
-  /**
-   * The id of a take, from the file itself (folder, name, size, times, inode): a take cut short by
-   * a crash after the copy into storage and before its row is begun again at the restart under
-   * the same id, so it overwrites its own copy instead of leaving one under no row. A new file
-   * that happens to match a finished row's id (a reused inode) gets a fresh one.
-   */
-  private async takeId(
-    l: FolderLayout,
-    name: string,
-    st: { size: number; mtimeMs: number; ctimeMs: number; ino: number },
-  ): Promise<string> {
-    const h = createHash("sha256")
-      .update([l.inbox, name, st.size, st.mtimeMs, st.ctimeMs, st.ino].join("\0"))
-      .digest("hex");
-    const id = `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-    const { rows } = await this.app.db.query(`select 1 from watch_files where id = $1`, [id]);
-    return rows.length ? randomUUID() : id;
-  }
-
-  private async begin(l: FolderLayout, name: string): Promise<void> {
-    const src = path.join(l.processing, name);
-    const st = await stat(src);
-    const id = await this.takeId(l, name, st);
-    const log = this.log.child({ file: name, pipeline: l.pipeline });
-    let set: Record<string, unknown>;
-    try {
-      // Refuse bad options before anything is stored; the renders' share is read again at settle.
-      const sidecar = await this.readSidecar(l, name);
-      checkRenderTop(sidecar.render_top);
-      set = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS)).run;
-    } catch (err) {
-      await this.app.db.query(
-        `insert into watch_files (id, folder, name, size, mtime_ms, state, error) ` +
-          `values ($1, $2, $3, $4, $5, 'failed', $6)`,
-        [id, l.inbox, name, st.size, st.mtimeMs, (err as Error).message],
-      );
-      await this.fail(l, name, { code: "invalid_options", message: (err as Error).message });
-      return;
-    }
-    const key = `uploads/watch/${id}/${name}`;
-    await this.app.storage.putFile(key, src);
-    await this.app.db.transaction(async (tx) => {
-      const account = this.app.config.watch.account_id ? { account_id: this.app.config.watch.account_id } : {};
-      const run = await this.app.runner.startRun(
-        l.pipeline,
-        { upload: { key, name }, options: set, ...account },
-        { origin: "watch", originRef: name, set, tx },
-      );
-      await tx.query(
-        `insert into watch_files (id, folder, name, size, mtime_ms, state, run_id) ` +
-          `values ($1, $2, $3, $4, $5, 'running', $6)`,
-        [id, l.inbox, name, st.size, st.mtimeMs, run.id],
-      );
-      log.info({ runId: run.id }, "file taken");
-    });
   }
 
   /** Moves finished work to outbox/ or failed/. */
@@ -229,114 +150,13 @@ export class WatchFolder {
       for (const row of rows) {
         const l = this.layouts.find((x) => x.inbox === row.folder);
         if (!l || !row.run_id) continue;
-        await this.settle(l, row).catch((err) => this.log.error({ err, file: row.name }, "could not settle file"));
+        await settleFile(this.ctx, l, row).catch((err) =>
+          this.log.error({ err, file: row.name }, "could not settle file"),
+        );
       }
     } finally {
       this.sweeping = false;
     }
     if (this.again) return this.sweep();
   }
-
-  private async settle(l: FolderLayout, row: WatchRow): Promise<void> {
-    const run = await this.app.runner.getRun(row.run_id!);
-    if (!run || !TERMINAL.has(run.state)) return;
-    if (run.state !== "succeeded") {
-      await this.fail(l, row.name, {
-        ...(run.error ?? { code: run.state, message: `run ${run.state}` }),
-        run_id: run.id,
-      });
-      await this.app.db.query(`update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`, [
-        row.id,
-        run.error?.message ?? run.state,
-      ]);
-      return;
-    }
-    let children = childrenOf(row);
-    if (row.state === "running") {
-      const sidecar = await this.readSidecar(l, row.name).catch(() => ({}) as Record<string, unknown>);
-      const top = Number(sidecar.render_top ?? this.app.config.render.render_top);
-      let renders: Record<string, unknown>;
-      try {
-        ({ renders } = splitOptions(this.app.runner, l.pipeline, withoutKeys(sidecar, FOLLOWUP_KEYS)));
-      } catch (err) {
-        // The pipelines changed under a file in flight: it fails visibly rather than waiting forever.
-        const message = `the sidecar's render options no longer fit the pipelines: ${(err as Error).message}`;
-        await this.fail(l, row.name, { code: "bad_options", message, run_id: run.id });
-        await this.app.db.query(
-          `update watch_files set state = 'failed', error = $2, updated_at = now() where id = $1`,
-          [row.id, message],
-        );
-        return;
-      }
-      children = await this.startRenders(row, run, top, renders);
-    }
-    const kids = (await Promise.all(children.map((c) => this.app.runner.getRun(c)))).filter((r): r is Run => !!r);
-    if (kids.some((k) => !TERMINAL.has(k.state))) return;
-    const outName = await outboxName(this.app.db, l.outbox, row, row.name.replace(/\.[^.]+$/, ""));
-    const events = await eventsFor(this.app.db, [run.id, ...kids.map((k) => k.id)]);
-    await placeOutbox({
-      storage: this.app.storage,
-      outbox: l.outbox,
-      name: outName,
-      rowId: row.id,
-      source: path.join(l.processing, row.name),
-      run,
-      kids,
-      events,
-    });
-    faultPoint("watch:outbox-written");
-    await rm(path.join(l.processing, `${row.name}.yaml`), { force: true });
-    await removeStatus(l, row.name);
-    await this.app.db.query(`update watch_files set state = 'done', updated_at = now() where id = $1`, [row.id]);
-    this.log.info(
-      { file: row.name, outbox: outName, clips: kids.length, events: events.map((e) => e.type) },
-      "results written",
-    );
-  }
-
-  /**
-   * Starts the clip renders and records them on the row in one transaction. Committed apart, a
-   * crash between the two left renders the row did not know of, and the next sweep started them
-   * all again (every clip rendered, and clip.ready sent, twice). The row is locked, so a sweep
-   * that finds it already rendering takes the recorded renders instead.
-   */
-  private async startRenders(
-    row: WatchRow,
-    run: Run,
-    top: number,
-    renders: Record<string, unknown>,
-  ): Promise<string[]> {
-    return this.app.db.transaction(async (tx) => {
-      const { rows } = await tx.query<WatchRow>(`select state, children from watch_files where id = $1 for update`, [
-        row.id,
-      ]);
-      if (rows[0] && rows[0].state !== "running") return childrenOf(rows[0]);
-      const ids = await startClipRenders(this.app.runner, run, top, {
-        origin: "watch",
-        originRef: row.name,
-        set: renders,
-        tx,
-      });
-      faultPoint("watch:renders-started");
-      await tx.query(`update watch_files set state = 'rendering', children = $2, updated_at = now() where id = $1`, [
-        row.id,
-        JSON.stringify(ids),
-      ]);
-      return ids;
-    });
-  }
-
-  private async fail(l: FolderLayout, name: string, error: Record<string, unknown>): Promise<void> {
-    await moveToFailed(l, name, error);
-    await removeStatus(l, name);
-    this.log.warn({ file: name, code: error.code }, "file failed");
-  }
-}
-
-function childrenOf(row: Pick<WatchRow, "children">): string[] {
-  return typeof row.children === "string" ? JSON.parse(row.children) : (row.children ?? []);
-}
-
-function withoutKeys(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 }
