@@ -18,8 +18,12 @@ export interface RateDecision {
 
 interface Counter {
   window: number;
+  /** The window's total in the shared table, as the last flush read it back (this process's sent counts included). */
   shared: number;
+  /** Counts taken here and not yet sent. */
   pending: number;
+  /** Counts on their way to the table: neither pending nor in `shared` until the flush returns. */
+  sending: number;
 }
 
 export class RateLimiter {
@@ -47,10 +51,10 @@ export class RateLimiter {
     const window = Math.floor(nowS / this.opts.windowSeconds) * this.opts.windowSeconds;
     let c = this.counters.get(id);
     if (!c || c.window !== window) {
-      c = { window, shared: 0, pending: 0 };
+      c = { window, shared: 0, pending: 0, sending: 0 };
       this.counters.set(id, c);
     }
-    const used = c.shared + c.pending;
+    const used = c.shared + c.sending + c.pending;
     const reset = Math.max(1, Math.ceil(window + this.opts.windowSeconds - nowS));
     if (used >= this.opts.limit) return { limit: this.opts.limit, remaining: 0, reset, allowed: false };
     c.pending++;
@@ -67,7 +71,10 @@ export class RateLimiter {
         const ids = batch.map(([id]) => id);
         const windows = batch.map(([, c]) => c.window);
         const adds = batch.map(([, c]) => c.pending);
-        for (const [, c] of batch) c.pending = 0;
+        for (const [, c] of batch) {
+          c.sending += c.pending;
+          c.pending = 0;
+        }
         sent = batch.map(([id, c], i) => [id, c, adds[i]!] as const);
         const { rows } = await this.db.query<{ key_id: string; window_start: string; count: number }>(
           `insert into rate_counters (key_id, window_start, count)
@@ -76,10 +83,13 @@ export class RateLimiter {
            returning key_id, window_start, count`,
           [ids, windows, adds],
         );
+        // The totals include what was just sent; counts taken while the query ran stay pending.
+        for (const [, c, n] of sent) c.sending -= n;
         for (const r of rows) {
           const c = this.counters.get(r.key_id);
-          if (c && c.window === Number(r.window_start)) c.shared = Math.max(0, r.count - c.pending);
+          if (c && c.window === Number(r.window_start)) c.shared = r.count;
         }
+        sent = [];
         // Old windows are dropped now and then.
         if (Math.random() < 0.01)
           await this.db.query(`delete from rate_counters where window_start < $1`, [
@@ -87,7 +97,10 @@ export class RateLimiter {
           ]);
       } catch {
         // A failed flush gives its counts back; the next one retries.
-        for (const [, c, n] of sent) c.pending += n;
+        for (const [, c, n] of sent) {
+          c.sending -= n;
+          c.pending += n;
+        }
       } finally {
         this.flushing = undefined;
       }

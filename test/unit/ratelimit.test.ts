@@ -1,0 +1,46 @@
+// The rate limiter counts locally and flushes to the shared table on a timer. A request taken while
+// a flush is on its way must still see the counts being sent: before, those counts were in neither
+// the local pending count nor the shared total until the flush returned, so "remaining" went back up
+// (999, 998, 999, …) and a client could pass the limit by the size of one flush.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDb, type Db } from "../../daemon/store/db.js";
+import { migrate } from "../../daemon/store/migrate.js";
+import { RateLimiter } from "../../facade/ratelimit.js";
+
+describe("rate limiter", () => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await openDb({ dataDir: "", memory: true });
+    await migrate(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("counts down by one per request while a flush is in flight, and after it returns", async () => {
+    const rates = new RateLimiter(db, { limit: 1000, windowSeconds: 3600 });
+    const seen = [rates.take("k").remaining, rates.take("k").remaining];
+    const flushing = rates.flush(); // the query is sent; its answer has not come back
+    seen.push(rates.take("k").remaining, rates.take("k").remaining);
+    await flushing;
+    seen.push(rates.take("k").remaining);
+    await rates.flush();
+    seen.push(rates.take("k").remaining);
+    expect(seen).toEqual([999, 998, 997, 996, 995, 994]);
+    await rates.stop();
+  });
+
+  it("shares one window's count between two limiters on the same table (two nodes)", async () => {
+    const a = new RateLimiter(db, { limit: 5, windowSeconds: 3600 });
+    const b = new RateLimiter(db, { limit: 5, windowSeconds: 3600 });
+    for (let i = 0; i < 3; i++) a.take("shared");
+    await a.flush();
+    b.take("shared");
+    await b.flush();
+    // b now knows a's three and its own one: one request is left, then the limit holds.
+    expect(b.take("shared")).toMatchObject({ remaining: 0, allowed: true });
+    expect(b.take("shared")).toMatchObject({ remaining: 0, allowed: false });
+    await a.stop();
+    await b.stop();
+  });
+});
