@@ -42,7 +42,7 @@ type Run = ReturnType<typeof prepareOperation>;
 // biome-ignore lint/suspicious/noExplicitAny: an operation's answer body is untyped JSON
 type Json = { status: number; body: any; headers: Headers };
 
-/** Compiles every tool's operation once; servers are then cheap to make per request. */
+/** Prepares every tool's operation once; servers are then cheap to make per request. */
 export function createMcpCore(services: FacadeServices, operations: Operation[]): McpCore {
   const tools = new Map<string, { op: Operation; def: ToolDefinition; run: Run }>();
   for (const op of operations.filter(isToolOperation)) {
