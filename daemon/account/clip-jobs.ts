@@ -1,38 +1,33 @@
 /**
- * An episode's clips and the jobs that cut and render them (export, restyle, captions).
+ * An episode's clips and the jobs that cut and render them (export, restyle, captions). Starting a
+ * job and a clip's status are in clip-job-runs.ts, the captions read in clip-captions.ts.
  *
  * Guarantees (as for episodes, episodes.ts): a call takes the episode row lock, charges and starts
  * its runs in one transaction, so a refused clip is neither started nor charged; a job's end is
  * settled in the transaction that ends its run (episode-run-ends.ts).
  */
-import { randomUUID } from "node:crypto";
-import { toCues, type TranscriptWord } from "../render/captions.js";
-import { censorWords, loadWordList } from "../render/censor.js";
-import { retimeWords } from "../render/timeline.js";
 import { Conflict, PaymentRequired, Refused } from "../domain/errors.js";
-import type { Run } from "../engine/runner.js";
 import { stepsAheadSql } from "../engine/queue.js";
 import { transactionWith, type Queryable, type Within } from "../store/db.js";
-import { jsonColumn } from "../store/_columns.js";
-import { ClipLooks, cutChanged, lookChanges, resolveLook, type Look, type LookChange } from "./clip-look.js";
+import { ClipLooks, cutChanged, lookChanges, resolveLook, type LookChange } from "./clip-look.js";
 import {
   clipsOf,
   lockEpisode,
   notFound,
-  PIPELINES,
   toClip,
   toJob,
   type ClipLook,
   type ClipRow,
   type EpisodeDeps,
-  type EpisodeRow,
   type JobRow,
   type NotStarted,
   type StartedJob,
 } from "./episode-rows.js";
 import type { AccountSurface } from "./surfaces.js";
-import { customClip, editedRunInput, clipEpisodeWords, readTranscript, timelineOf } from "./clip-spans.js";
-import { assertKit, brandRunInput } from "../brand/run-input.js";
+import { customClip } from "./clip-spans.js";
+import { assertKit } from "../brand/run-input.js";
+import { ClipJobRuns } from "./clip-job-runs.js";
+import { captionsOf, type ClipCaptions } from "./clip-captions.js";
 
 export type ExportResult = { jobs: StartedJob[]; not_started: NotStarted[]; charged_cents: number };
 export type RestyleResult = {
@@ -41,10 +36,14 @@ export type RestyleResult = {
 };
 
 export class ClipJobs {
+  /** Starting a job and a clip's status (clip-job-runs.ts). */
+  private readonly runs: ClipJobRuns;
   constructor(
     private readonly deps: EpisodeDeps,
     readonly looks: ClipLooks,
-  ) {}
+  ) {
+    this.runs = new ClipJobRuns(deps, looks);
+  }
 
   async getClip(accountId: string, id: string, q: Queryable = this.deps.db): Promise<ClipRow | undefined> {
     const { rows } = await q.query(`select * from clips where id = $1 and account_id = $2`, [id, accountId]);
@@ -224,129 +223,27 @@ export class ClipJobs {
     );
   }
 
-  async exportCount(tx: Queryable, episodeId: string): Promise<number> {
-    const { rows } = await tx.query(`select count(*)::int as n from jobs where episode_id = $1`, [episodeId]);
-    return rows[0].n;
+  exportCount(...args: Parameters<ClipJobRuns["exportCount"]>): Promise<number> {
+    return this.runs.exportCount(...args);
   }
 
-  async tryStartJob(
-    tx: Queryable,
-    ep: EpisodeRow,
-    clip: ClipRow,
-    o: {
-      kind: "cut" | "render";
-      look: Look;
-      changes: LookChange[];
-      index: number;
-      // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
-      prevRender: Record<string, any> | null;
-      origin: AccountSurface;
-    },
-  ): Promise<StartedJob | PaymentRequired> {
-    const jobId = randomUUID();
-    let cents: number;
-    try {
-      cents = await this.deps.billing.chargeExport(tx, ep.account_id, jobId, o.index);
-    } catch (err) {
-      if (err instanceof PaymentRequired) return err;
-      throw err;
-    }
-    // A clip whose captions were edited renders its edited words (clip-edits.ts).
-    const edited = await editedRunInput(this.deps.storage, ep, clip, o.kind, jobId);
-    // The whole look, spelled out: a stage's own default never stands in for the clip's setting.
-    const set = this.looks.runOptions(o.look, o.kind);
-    // The brand kit as a snapshot (and the cover art) in the run's input: later kit edits never reach this run.
-    const brand = await brandRunInput(tx, { accountId: ep.account_id, episodeId: ep.id, kitId: o.look.brand_kit });
-    const look = { ...o.look, brand_kit: brand.kit };
-    const ids = {
-      account_id: ep.account_id,
-      livemode: true,
-      episode_id: ep.id,
-      clip_id: clip.id,
-      job_id: jobId,
-      ...brand.input,
-    };
-    let run: Run;
-    if (o.kind === "cut") {
-      run = await this.deps.runner.startRun(
-        PIPELINES.cut,
-        { ...ep.state, clip: clip.data, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids, ...edited },
-        { tx, origin: o.origin, originRef: `job:${jobId}`, set },
-      );
-    } else {
-      run = await this.deps.runner.startRun(
-        PIPELINES.render,
-        { cut: clip.cut, ...(o.prevRender ? { render: o.prevRender } : {}), ...ids, ...edited },
-        { tx, origin: o.origin, originRef: `job:${jobId}`, set },
-      );
-    }
-    await tx.query(
-      `insert into jobs (id, account_id, episode_id, clip_id, kind, status, run_id, ` +
-        `options, changes, charged_cents) values ($1, $2, $3, $4, $5, 'queued', ` +
-        `$6, $7, $8, $9)`,
-      [jobId, ep.account_id, ep.id, clip.id, o.kind, run.id, JSON.stringify(look), JSON.stringify(o.changes), cents],
-    );
-    await this.refreshClip(tx, clip.id);
-    return {
-      job_id: jobId,
-      clip_id: clip.id,
-      number: clip.number,
-      ref: clip.ref,
-      kind: o.kind,
-      status: "queued",
-      charged_cents: cents,
-    };
+  /** Starts one cut or render job, charged; a refused charge is returned, not thrown (clip-job-runs.ts). */
+  tryStartJob(...args: Parameters<ClipJobRuns["tryStartJob"]>): Promise<StartedJob | PaymentRequired> {
+    return this.runs.tryStartJob(...args);
   }
 
-  /** Derives a clip's cut and export status from its last results and its jobs in flight (also run when a job ends). */
-  async refreshClip(tx: Queryable, clipId: string) {
-    await tx.query(
-      `update clips c set
-         cut_status = case when c.cut is not null then 'cut'
-                           when exists (select 1 from jobs j where j.clip_id = c.id and j.kind = 'cut' and j.status in ('queued', 'running')) then 'cutting'
-                           when exists (select 1 from jobs j where j.clip_id = c.id and j.kind = 'cut') then 'failed' else 'not_cut' end,
-         export_status = case when exists (select 1 from jobs j where j.clip_id = c.id and j.status in ('queued', 'running')) then 'rendering'
-                              when c.render is not null then 'exported'
-                              when exists (select 1 from jobs j where j.clip_id = c.id) then 'failed' else 'none' end,
-         updated_at = now()
-       where c.id = $1`,
-      [clipId],
-    );
+  /** A clip's cut and export status, derived again (clip-job-runs.ts; also run when a job ends). */
+  refreshClip(tx: Queryable, clipId: string): Promise<void> {
+    return this.runs.refreshClip(tx, clipId);
   }
 
   // ---- captions ----------------------------------------------------------------------------
 
-  /** The clip's captions on its own timeline (seconds from the clip's start), with speakers. */
-  async captions(
-    accountId: string,
-    clipId: string,
-  ): Promise<{
-    clip: ClipRow;
-    captions: Array<{ id: string; start_seconds: number; end_seconds: number; speaker: string; text: string }>;
-  }> {
+  /** The clip's captions on its own timeline, with speakers (clip-captions.ts). */
+  async captions(accountId: string, clipId: string): Promise<ClipCaptions> {
     const clip = await this.getClip(accountId, clipId);
     if (!clip) throw notFound("clip", clipId);
-    const { rows } = await this.deps.db.query(`select state from episodes where id = $1`, [clip.episode_id]);
-    const t = await readTranscript(this.deps.storage, jsonColumn(rows[0]?.state));
-    if (!t) return { clip, captions: [] };
-    // The clip's edited words where it has them; each keeps its transcript index, so a caption's
-    // speaker comes from its segment. The timeline is its cut's (a pace moves the words; timelineOf).
-    let words = retimeWords(clipEpisodeWords(t, clip), timelineOf(clip)) as Array<TranscriptWord & { i: number }>;
-    // A clip whose look censors shows its listed words masked here as in its frames; a mask keeps
-    // a word's length, so the cues and their times are the same as unmasked.
-    if ((await this.looks.current(this.deps.db, clip)).look.censor !== "off")
-      words = censorWords(words, loadWordList(this.deps.config.render?.censor_words || undefined), {
-        lowConfidence: this.deps.config.render?.censor_low_confidence === true,
-      }).words;
-    const speakerOf = (i: number) => (t.segments ?? []).find((s) => i >= s.words[0] && i < s.words[1])?.speaker ?? "S1";
-    const captions = toCues(words).map((c, n) => ({
-      id: String(n + 1),
-      start_seconds: c.start,
-      end_seconds: c.end,
-      speaker: speakerOf(words[c.words[0]]!.i),
-      text: c.lines.join(" "),
-    }));
-    return { clip, captions };
+    return captionsOf(this.deps, this.looks, clip);
   }
 
   /** Jobs show running once their run has begun. */
