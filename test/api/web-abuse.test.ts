@@ -171,7 +171,9 @@ describe.each(testBackends())("website abuse limits on %s", (backend) => {
     for (const email of victims)
       expect((await anon.call("POST", "/api/v1/password/forgot", { email }, from(flooder))).status).toBe(202);
     await t.app.web.recovery.settle();
-    expect(victims.map((v) => mailsTo(v, /Reset/).length)).toEqual([1, 1, 1, 1, 1, 0]);
+    // Requests are settled in the background, not always in the order they came: which victim goes
+    // without is not fixed (seen on a loaded machine), that five of the six get one mail is.
+    expect(victims.map((v) => mailsTo(v, /Reset/).length).sort()).toEqual([0, 1, 1, 1, 1, 1]);
   });
 
   it("5: the verification resend answers 429 mail_limit with retry_after past the account's limit", async () => {
