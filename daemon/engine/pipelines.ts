@@ -4,33 +4,18 @@
  * `when`. Every problem is collected with its file and line, so a broken set is refused as a whole
  * (at start and by `clipd pipelines lint`) instead of failing mid-job.
  *
- * Why ~270 lines: loading and checking are one pass over the YAML documents (the checks need the
- * nodes' line numbers), so they stay together.
+ * The steps themselves are read and checked in pipeline-steps.ts; this file walks the folders and
+ * files, and checks each file's top-level keys, name, `input:` and what each step needs.
  */
 import { STATE_KEYS, unmetNeeds, type StateKey } from "./run-state.js";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
-import { toSeconds } from "./duration.js";
-import type { StageDefinition } from "./stage.js";
-import { compileWhen } from "./when.js";
+import { readSteps, type PipelineStep, type StepOptions } from "./pipeline-steps.js";
 
-export interface RetryPolicy {
-  limit: number;
-  backoff: boolean;
-  /** Seconds. */
-  delay: number;
-}
-
-export interface PipelineStep {
-  stage: string;
-  with: Record<string, unknown>;
-  retry: RetryPolicy;
-  /** Seconds. */
-  timeout: number;
-  when?: string;
-}
+// The step types stay importable from here, where callers have always found them.
+export type { PipelineStep, RetryPolicy } from "./pipeline-steps.js";
 
 export interface Pipeline {
   name: string;
@@ -59,15 +44,12 @@ export function formatIssues(issues: PipelineIssue[]): string {
   return issues.map((i) => `  ${i.file}:${i.line}: ${i.message}`).join("\n");
 }
 
-export interface LoadPipelinesOptions {
+export interface LoadPipelinesOptions extends StepOptions {
   dirs: string[];
-  stages: Map<string, StageDefinition>;
-  defaults: { retry: { limit?: number; backoff?: boolean; delay?: string | number }; timeout: string | number };
   /** Shown in messages instead of absolute paths. */
   relativeTo?: string;
 }
 
-const STEP_KEYS = new Set(["stage", "with", "retry", "timeout", "when"]);
 const TOP_KEYS = new Set(["name", "description", "input", "steps", "on_failure"]);
 
 export function loadPipelines(opts: LoadPipelinesOptions): {
@@ -200,117 +182,6 @@ function checkNeeds(
       );
     if (at === "steps") for (const k of def.provides ?? []) available.add(k);
   });
-}
-
-function readSteps(
-  doc: Document,
-  at: string[],
-  lineOf: (n: unknown) => number,
-  add: (node: unknown, msg: string) => void,
-  opts: LoadPipelinesOptions,
-  validators: Map<string, ValidateFunction>,
-  required: boolean,
-): PipelineStep[] {
-  const seq = doc.getIn(at, true);
-  if (seq === undefined) {
-    if (required) add(doc.contents, `"${at.join(".")}" is required: a list of steps`);
-    return [];
-  }
-  if (!isSeq(seq)) {
-    add(seq, `"${at.join(".")}" must be a list of steps`);
-    return [];
-  }
-  if (required && seq.items.length === 0) add(seq, `"${at.join(".")}" has no steps`);
-  const out: PipelineStep[] = [];
-  seq.items.forEach((item, i) => {
-    const where = `${at.join(".")}[${i}]`;
-    if (!isMap(item)) {
-      add(item, `${where} must be a mapping with at least "stage"`);
-      return;
-    }
-    for (const pair of item.items) {
-      // biome-ignore lint/suspicious/noExplicitAny: yaml nodes: a Scalar (with .value) or a plain value
-      const key = String((pair.key as any)?.value ?? pair.key);
-      if (!STEP_KEYS.has(key)) add(pair.key, `${where}: unknown key "${key}" (allowed: ${[...STEP_KEYS].join(", ")})`);
-    }
-    const stage = item.get("stage");
-    if (typeof stage !== "string") {
-      add(item, `${where}: "stage" is required`);
-      return;
-    }
-    const validate = validators.get(stage);
-    if (!validate) {
-      add(
-        item.get("stage", true),
-        `${where}: unknown stage "${stage}" (known: ${[...opts.stages.keys()].sort().join(", ")})`,
-      );
-      return;
-    }
-    const withNode = item.get("with", true);
-    // biome-ignore lint/suspicious/noExplicitAny: yaml nodes: a Scalar (with .value) or a plain value
-    const withValue = (withNode === undefined ? {} : ((item.toJS(doc) as any).with ?? {})) as Record<string, unknown>;
-    if (typeof withValue !== "object" || Array.isArray(withValue)) {
-      add(withNode, `${where}.with must be a mapping of options`);
-      return;
-    }
-    if (!validate(withValue)) {
-      for (const e of validate.errors ?? []) {
-        const field =
-          e.keyword === "additionalProperties"
-            ? (e.params as { additionalProperty?: string }).additionalProperty
-            : e.instancePath.replace(/^\//, "").replace(/\//g, ".");
-        const node = field && isMap(withNode) ? (withNode.get(field.split(".")[0], true) ?? withNode) : withNode;
-        const msg =
-          e.keyword === "additionalProperties"
-            ? `unknown option "${field}" for stage ${stage}`
-            : `option "${field}" ${e.message}`;
-        add(node ?? item, `${where}.with: ${msg}`);
-      }
-    }
-    // biome-ignore lint/suspicious/noExplicitAny: yaml nodes: a Scalar (with .value) or a plain value
-    const retryRaw = ((item.toJS(doc) as any).retry ?? {}) as Record<string, unknown>;
-    const retry = readRetry(retryRaw, opts.defaults.retry, (m) =>
-      add(item.get("retry", true) ?? item, `${where}.retry: ${m}`),
-    );
-    let timeout = 3600;
-    try {
-      timeout = toSeconds((item.get("timeout") as string | number | undefined) ?? opts.defaults.timeout);
-      if (timeout <= 0) throw new RangeError("timeout must be above zero");
-    } catch (err) {
-      add(item.get("timeout", true), `${where}.timeout: ${(err as Error).message}`);
-    }
-    const when = item.get("when");
-    if (when !== undefined) {
-      try {
-        compileWhen(String(when));
-      } catch (err) {
-        add(item.get("when", true), `${where}.when: ${(err as Error).message}`);
-      }
-    }
-    out.push({ stage, with: withValue, retry, timeout, when: when === undefined ? undefined : String(when) });
-  });
-  return out;
-}
-
-function readRetry(
-  raw: Record<string, unknown>,
-  defaults: LoadPipelinesOptions["defaults"]["retry"],
-  fail: (m: string) => void,
-): RetryPolicy {
-  const unknown = Object.keys(raw).filter((k) => !["limit", "backoff", "delay"].includes(k));
-  if (unknown.length) fail(`unknown key(s) ${unknown.join(", ")} (allowed: limit, backoff, delay)`);
-  const limit = raw.limit ?? defaults.limit ?? 2;
-  if (!Number.isInteger(limit) || (limit as number) < 0 || (limit as number) > 100)
-    fail("limit must be a whole number from 0 to 100");
-  const backoff = raw.backoff ?? defaults.backoff ?? false;
-  if (typeof backoff !== "boolean") fail("backoff must be true or false");
-  let delay = 0;
-  try {
-    delay = toSeconds((raw.delay ?? defaults.delay ?? 0) as string | number);
-  } catch (err) {
-    fail(`delay: ${(err as Error).message}`);
-  }
-  return { limit: Number(limit), backoff: Boolean(backoff), delay };
 }
 
 export function pipelineDirs(root: string, opsDir?: string): string[] {
