@@ -1,5 +1,6 @@
 /**
  * Webhooks: an account's addresses, the fan-out of its events, and signed delivery with retries.
+ * The addresses and their secrets are kept in webhook-registry.ts, their rows in webhook-rows.ts.
  *
  * Guarantees:
  * - An event committed by recordEvent (events.ts) has a fan-out job committed with it; fan-out makes
@@ -17,55 +18,27 @@
  *   whose failures have gone on for `disable_after_hours` is switched off (enabled: false) until
  *   the account switches it on again.
  */
-import { randomUUID } from "node:crypto";
-import type { Logger } from "pino";
 import type { Config } from "../../config/loader.js";
-import { checkPublicUrl } from "../net/public-url.js";
-import { Conflict, NotFound } from "../domain/errors.js";
-import { FANOUT_QUEUE, WEBHOOK_EVENT_TYPES, type EventLink } from "../engine/events.js";
-import type { QueueManager } from "../engine/queue.js";
-import { newSecret } from "../delivery/signed-post.js";
+import { FANOUT_QUEUE, type EventLink } from "../engine/events.js";
 import * as courier from "../delivery/courier.js";
 import { recentDeliveries } from "./delivery-view.js";
-import { transactionWith, type Db, type Queryable, type Within } from "../store/db.js";
+import type { Queryable } from "../store/db.js";
 import { isoColumn, jsonColumn } from "../store/_columns.js";
+import { WebhookRegistry } from "./webhook-registry.js";
+import { liveSecrets, notFound, toRow, type WebhookDeps, type WebhookRow } from "./webhook-rows.js";
+
+export { MAX_WEBHOOKS, ROTATION_GRACE_SECONDS } from "./webhook-registry.js";
+export type { WebhookDeps } from "./webhook-rows.js";
 
 export const DELIVERY_QUEUE = "clipd-webhook-delivery";
 /** Minutes from a failed attempt to the next one; 9 attempts spanning 25 hours. */
 export const RETRY_MINUTES = [1, 5, 30, 60, 120, 240, 480, 564];
-export const MAX_WEBHOOKS = 5;
-/** How long a replaced secret keeps signing after a rotation. */
-export const ROTATION_GRACE_SECONDS = 24 * 3600;
 const RESPONSE_BYTES = 1024;
 
 /** Turns a stored file into a signed link; given by the process that can sign (daemon/boot/roles.ts). */
 export type Linker = (file: EventLink) => { url: string; expires_at: string };
 
-interface Secret {
-  secret: string;
-  expires_at: string | null;
-}
-interface WebhookRow {
-  id: string;
-  account_id: string;
-  url: string;
-  events: string[];
-  secrets: Secret[];
-  enabled: boolean;
-  disabled_reason: string | null;
-  created_at: string;
-}
 export type AttemptRecord = courier.AttemptRecord;
-
-// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
-const toRow = (r: any): WebhookRow => ({
-  ...r,
-  events: jsonColumn(r.events),
-  secrets: jsonColumn(r.secrets),
-  created_at: isoColumn(r.created_at),
-});
-const notFound = (id: string) =>
-  new NotFound("not_found", `no webhook ${id} on this account`, { context: { field: "id" } });
 
 /** Sets `value` at a dotted path of `obj` (made for event link keys such as "downloads.txt"). */
 // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
@@ -76,19 +49,15 @@ function setPath(obj: Record<string, any>, dotted: string, value: unknown) {
   o[parts.at(-1)!] = value;
 }
 
-export interface WebhookDeps {
-  db: Db;
-  queue: QueueManager;
-  config: Config;
-  log: Logger;
-}
-
 export class WebhookService {
   private linker: Linker | undefined;
+  /** An account's addresses and their secrets (webhook-registry.ts). */
+  private readonly registry: WebhookRegistry;
   /** What a webhook delivery is to the courier: plan, target and the switch-off rule. */
   private readonly kind: courier.DeliveryKind;
 
   constructor(private readonly deps: WebhookDeps) {
+    this.registry = new WebhookRegistry(deps);
     this.kind = {
       kind: "webhook",
       queue: DELIVERY_QUEUE,
@@ -126,65 +95,17 @@ export class WebhookService {
 
   // ---- the registry -------------------------------------------------------------------------
 
-  async create(
-    accountId: string,
-    input: { url: string; events?: string[] },
-    within?: Within<{ webhook: WebhookRow; secret: string }>,
-  ): Promise<{ webhook: WebhookRow; secret: string }> {
-    const url = await checkPublicUrl(input.url, {
-      field: "url",
-      config: this.deps.config,
-      purpose: "webhooks go to public addresses only",
-    });
-    const events = [...new Set(input.events ?? WEBHOOK_EVENT_TYPES)];
-    const secret = newSecret();
-    const id = randomUUID();
-    return transactionWith(
-      this.deps.db,
-      async (tx) => {
-        await tx.query(`select id from accounts where id = $1 for update`, [accountId]);
-        const { rows } = await tx.query(`select count(*)::int as n from webhooks where account_id = $1`, [accountId]);
-        const same = await tx.query(`select id from webhooks where account_id = $1 and url = $2`, [
-          accountId,
-          url.toString(),
-        ]);
-        if (same.rows[0]) {
-          throw new Conflict(
-            "webhook_exists",
-            `body field "url": ${url} is registered already on this account (webhook ${same.rows[0].id})`,
-            { context: { field: "url", webhook_id: same.rows[0].id } },
-          );
-        }
-        if (rows[0].n >= MAX_WEBHOOKS) {
-          throw new Conflict(
-            "too_many_webhooks",
-            `an account has at most ${MAX_WEBHOOKS} webhook addresses; delete one first (DELETE /api/v1/webhooks/{id})`,
-            { context: { limit: MAX_WEBHOOKS } },
-          );
-        }
-        await tx.query(`insert into webhooks (id, account_id, url, events, secrets) values ($1, $2, $3, $4, $5)`, [
-          id,
-          accountId,
-          url.toString(),
-          JSON.stringify(events),
-          JSON.stringify([{ secret, expires_at: null }]),
-        ]);
-        return { webhook: (await this.get(accountId, id, tx))!, secret };
-      },
-      within,
-    );
+  /** A new address with its first secret; at most MAX_WEBHOOKS per account, one per url (webhook-registry.ts). */
+  create(...args: Parameters<WebhookRegistry["create"]>): ReturnType<WebhookRegistry["create"]> {
+    return this.registry.create(...args);
   }
 
-  async get(accountId: string, id: string, q: Queryable = this.deps.db): Promise<WebhookRow | undefined> {
-    const { rows } = await q.query(`select * from webhooks where id = $1 and account_id = $2`, [id, accountId]);
-    return rows[0] ? toRow(rows[0]) : undefined;
+  get(...args: Parameters<WebhookRegistry["get"]>): Promise<WebhookRow | undefined> {
+    return this.registry.get(...args);
   }
 
-  async list(accountId: string): Promise<WebhookRow[]> {
-    const { rows } = await this.deps.db.query(`select * from webhooks where account_id = $1 order by created_at, id`, [
-      accountId,
-    ]);
-    return rows.map(toRow);
+  list(accountId: string): Promise<WebhookRow[]> {
+    return this.registry.list(accountId);
   }
 
   /** The last deliveries of a webhook, newest first, each with its attempts (delivery-view.ts). */
@@ -193,64 +114,17 @@ export class WebhookService {
   }
 
   /** Switches an address on or off, or changes its events. Switching on starts a new count of failures. */
-  async update(accountId: string, id: string, input: { enabled?: boolean; events?: string[] }): Promise<WebhookRow> {
-    const sets: string[] = [];
-    const params: unknown[] = [id, accountId];
-    if (input.enabled !== undefined) {
-      params.push(input.enabled);
-      sets.push(
-        `enabled = $${params.length}`,
-        `disabled_reason = case when $${params.length} then null else 'switched off by the account' end`,
-        `failing_since = null`,
-      );
-    }
-    if (input.events) {
-      params.push(JSON.stringify([...new Set(input.events)]));
-      sets.push(`events = $${params.length}`);
-    }
-    const { rows } = await this.deps.db.query(
-      `update webhooks set ${[...sets, "updated_at = now()"].join(", ")} where id = $1 and account_id = $2 returning *`,
-      params,
-    );
-    if (!rows[0]) throw notFound(id);
-    return toRow(rows[0]);
+  update(...args: Parameters<WebhookRegistry["update"]>): Promise<WebhookRow> {
+    return this.registry.update(...args);
   }
 
-  async remove(accountId: string, id: string): Promise<void> {
-    const { rows } = await this.deps.db.query(`delete from webhooks where id = $1 and account_id = $2 returning id`, [
-      id,
-      accountId,
-    ]);
-    if (!rows[0]) throw notFound(id);
+  remove(accountId: string, id: string): Promise<void> {
+    return this.registry.remove(accountId, id);
   }
 
   /** A new secret; the old ones keep signing for ROTATION_GRACE_SECONDS, so receivers can switch over. */
-  async rotateSecret(
-    accountId: string,
-    id: string,
-    within?: Within<{ secret: string; previous_expires_at: string }>,
-  ): Promise<{ secret: string; previous_expires_at: string }> {
-    const secret = newSecret();
-    const expires = new Date(Date.now() + ROTATION_GRACE_SECONDS * 1000).toISOString();
-    return transactionWith(
-      this.deps.db,
-      async (tx) => {
-        const { rows } = await tx.query(`select * from webhooks where id = $1 and account_id = $2 for update`, [
-          id,
-          accountId,
-        ]);
-        if (!rows[0]) throw notFound(id);
-        const kept = toRow(rows[0])
-          .secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > Date.now())
-          .map((s) => ({ secret: s.secret, expires_at: s.expires_at ?? expires }));
-        await tx.query(`update webhooks set secrets = $2, updated_at = now() where id = $1`, [
-          id,
-          JSON.stringify([{ secret, expires_at: null }, ...kept]),
-        ]);
-        return { secret, previous_expires_at: expires };
-      },
-      within,
-    );
+  rotateSecret(...args: Parameters<WebhookRegistry["rotateSecret"]>): ReturnType<WebhookRegistry["rotateSecret"]> {
+    return this.registry.rotateSecret(...args);
   }
 
   /** Sends a signed sample event at once (one attempt, no retries, no effect on switching off). */
@@ -346,10 +220,4 @@ export class WebhookService {
     this.deps.log.warn({ webhookId }, "webhook switched off: failing for too long");
     return true;
   }
-}
-
-/** The secrets that sign now: the newest, and older ones still in their rotation grace. */
-function liveSecrets(hook: WebhookRow): string[] {
-  const now = Date.now();
-  return hook.secrets.filter((s) => !s.expires_at || Date.parse(s.expires_at) > now).map((s) => s.secret);
 }
