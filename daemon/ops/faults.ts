@@ -5,7 +5,7 @@
  * there. Unset, as in every real deployment, a point costs one Set lookup.
  *
  * The points: after-handler:<operation id> (facade/core/run-operation.ts); watch:renders-started,
- * watch:outbox-partial and watch:outbox-written (daemon/watch/folder.ts and outbox.ts);
+ * watch:outbox-partial and watch:outbox-written (daemon/watch/settle.ts and outbox.ts);
  * run-end:<pipeline> (daemon/engine/runner.ts), inside the transaction that ends a run, after its
  * run-end hooks wrote (charge, events, next run) and before it commits; step:<stage>
  * (daemon/engine/runner.ts), once a step is marked running and before its stage starts.

@@ -249,7 +249,7 @@ async function strayFiles(w: World, subjects: Subject[], watchIds: Set<string>):
   }
   for (const s of stems)
     if (!outbox.includes(s)) out.push({ kind: "lost", subject: `${s}.wav`, what: `no outbox folder ${s}` });
-  // A file's stored copy is made before its row (begin() in daemon/watch/folder.ts): a crash
+  // A file's stored copy is made before its row (beginFile() in daemon/watch/begin.ts): a crash
   // between them makes a second copy at the restart and leaves the first one, under no row.
   for (const id of await readdir(path.join(w.dataDir, "storage", "uploads", "watch")).catch(() => [] as string[])) {
     if (!watchIds.has(id))

@@ -1,5 +1,5 @@
 // A kill inside the watch folder's take (PostgreSQL only: the window is forced with a table lock
-// from a second connection). begin() in daemon/watch/folder.ts copies the file into storage
+// from a second connection). beginFile() in daemon/watch/begin.ts copies the file into storage
 // (uploads/watch/<new id>/) and only then commits its run and watch_files row; the daemon is killed
 // while that transaction waits on the lock. At the restart the file, still in processing/ with no
 // row, was begun again under a new id: a second copy, and the first left under no row for good.
