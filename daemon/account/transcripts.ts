@@ -1,6 +1,7 @@
 /**
  * Account transcripts: one row per transcript ordered through the API, backed by a run of the
- * `transcript` pipeline (fetch-source, probe, transcribe, notify).
+ * `transcript` pipeline (fetch-source, probe, transcribe, notify). The rows are in
+ * transcript-rows.ts, what a run's end settles in transcript-run-ends.ts.
  *
  * Guarantees:
  * - Ordering runs in one transaction with the account row locked: the duplicate check, the
@@ -13,130 +14,37 @@
  *   that never registered it, a cancelled run); settling is idempotent.
  */
 import { randomUUID } from "node:crypto";
-import type { AccountService } from "./accounts.js";
-import { recordEvent } from "../engine/events.js";
-import { etaSeconds } from "../engine/progress.js";
-import { TERMINAL, type Run, type Runner } from "../engine/runner.js";
-import type { Storage } from "../storage/storage.js";
-import { transactionWith, type Db, type Queryable, type Within } from "../store/db.js";
+import { TERMINAL, type Run } from "../engine/runner.js";
+import { transactionWith, type Queryable, type Within } from "../store/db.js";
 import {
-  chargeTranscript,
   decideTranscriptPayment,
   freeTranscriptsUsed,
   loadTranscriptPrices,
   type TranscriptPrices,
 } from "./transcript-billing.js";
-import { isoColumn, jsonColumn } from "../store/_columns.js";
 import type { AccountSurface } from "./surfaces.js";
+import { SELECT, toRecord, type Ordered, type TranscriptDeps, type TranscriptRecord } from "./transcript-rows.js";
+import { TranscriptRunEnds } from "./transcript-run-ends.js";
 
-export type TranscriptStatus = "queued" | "running" | "completed" | "failed";
-
-export interface TranscriptResult {
-  key?: string;
-  files?: { txt?: string; srt?: string; vtt?: string };
-  page?: string;
-  language?: string;
-  engine?: string;
-  word_count?: number;
-  preview?: string;
-}
-
-/** What ordering a transcript gives: the transcript, and whether this order made it. */
-export type Ordered = { transcript: TranscriptRecord; created: boolean };
-
-export interface TranscriptRecord {
-  id: string;
-  account_id: string;
-  livemode: boolean;
-  url: string;
-  name: string;
-  status: TranscriptStatus;
-  run_id: string | null;
-  free: boolean;
-  duration_seconds: number | null;
-  charged_cents: number;
-  result: TranscriptResult | null;
-  error: { code: string; message: string } | null;
-  progress: number;
-  /** Seconds the running step still expects to take (runs.eta_at); null without an estimate. */
-  eta_seconds: number | null;
-  created_at: string;
-  finished_at: string | null;
-}
-
-export interface TranscriptDeps {
-  db: Db;
-  runner: Runner;
-  storage: Storage;
-  accounts?: AccountService;
-  prices?: TranscriptPrices;
-  /** web.free_transcripts_unverified: a website sign-up gets the free ones before its address is verified. */
-  freeUnverified?: boolean;
-}
-
-/** Storage keys the transcribe stage writes for a run, plus the page written when it completes. */
-export function transcriptKeys(runId: string) {
-  const base = `runs/${runId}/transcript`;
-  return { txt: `${base}.txt`, srt: `${base}.srt`, vtt: `${base}.vtt`, json: `${base}.json`, page: `${base}.html` };
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
-function toRecord(r: any): TranscriptRecord {
-  let status: TranscriptStatus = r.status;
-  // Until the run ends the row says queued; the run says whether it has started.
-  if (status === "queued" && r.run_state === "running") status = "running";
-  return {
-    id: r.id,
-    account_id: r.account_id,
-    livemode: r.livemode,
-    url: r.url,
-    name: r.name,
-    status,
-    run_id: r.run_id,
-    free: r.free,
-    duration_seconds: r.duration_seconds === null ? null : Number(r.duration_seconds),
-    charged_cents: Number(r.charged_cents),
-    result: jsonColumn(r.result) ?? null,
-    error: jsonColumn(r.error) ?? null,
-    progress: status === "completed" ? 100 : Number(r.run_progress ?? 0),
-    eta_seconds: etaSeconds({ state: r.run_state ?? undefined, eta_at: r.run_eta_at ?? null }),
-    created_at: isoColumn(r.created_at)!,
-    finished_at: isoColumn(r.finished_at),
-  };
-}
-
-const SELECT =
-  `select t.*, r.state as run_state, r.progress as run_progress, r.eta_at ` +
-  `as run_eta_at from transcripts t left join runs r on r.id = t.run_id`;
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** A plain, script-free HTML page of a transcript's text. */
-export function transcriptPage(name: string, text: string): string {
-  const paragraphs = text
-    .split(/\n\s*\n/)
-    .map((p) => p.trim())
-    .filter(Boolean)
-    .map((p) => `<p>${escapeHtml(p)}</p>`);
-  return [
-    "<!doctype html>",
-    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(name)}</title>`,
-    "<style>body{font:17px/1.6 system-ui,sans-serif;max-width:42em;margin:2em " +
-      "auto;padding:0 1em;color:#222}h1{font-size:1.4em}</style>",
-    `</head><body><h1>${escapeHtml(name)}</h1>`,
-    ...paragraphs,
-    "</body></html>",
-    "",
-  ].join("\n");
-}
+export {
+  transcriptKeys,
+  type Ordered,
+  type TranscriptDeps,
+  type TranscriptRecord,
+  type TranscriptResult,
+  type TranscriptStatus,
+} from "./transcript-rows.js";
+export { transcriptPage } from "./transcript-run-ends.js";
 
 export class TranscriptService {
   readonly prices: TranscriptPrices;
   private registered = false;
+  /** Settling a transcript when its run ends (transcript-run-ends.ts). */
+  private readonly ends: TranscriptRunEnds;
 
   constructor(private readonly deps: TranscriptDeps) {
     this.prices = deps.prices ?? loadTranscriptPrices();
+    this.ends = new TranscriptRunEnds(deps, this.prices);
   }
 
   /** Settles transcripts in the transaction that ends their run. Safe to call more than once. */
@@ -240,102 +148,8 @@ export class TranscriptService {
     };
   }
 
-  /** Moves the transcript of an ended run to completed (charging it) or failed. Idempotent. */
-  async settle(tx: Queryable, run: Run): Promise<void> {
-    if (run.pipeline !== "transcript" || !TERMINAL.has(run.state)) return;
-    const { rows } = await tx.query(`select * from transcripts where run_id = $1 for update`, [run.id]);
-    const row = rows[0];
-    if (!row || row.status === "completed" || row.status === "failed") return;
-    if (run.state !== "succeeded") {
-      const error = run.error ?? { code: "cancelled", message: "the transcript was cancelled" };
-      await tx.query(
-        `update transcripts set status = 'failed', error = $2, updated_at = now(), finished_at = now() where id = $1`,
-        [row.id, JSON.stringify(error)],
-      );
-      const data = {
-        id: row.id,
-        status: "failed",
-        name: row.name,
-        url: row.url,
-        error: { code: error.code, message: error.message },
-        message: `the transcript of "${row.name}" failed: ${error.message}`,
-      };
-      await recordEvent(
-        tx,
-        { type: "transcript.failed", accountId: row.account_id, livemode: row.livemode, runId: run.id, data },
-        this.deps.runner.queue,
-      );
-      return;
-    }
-    // biome-ignore lint/suspicious/noExplicitAny: a SQL row; its columns come from the query text
-    const t = (run.output.transcript ?? {}) as Record<string, any>;
-    const seconds = Number(t.duration ?? run.output.media?.duration ?? 0);
-    const keys = transcriptKeys(run.id);
-    const result: TranscriptResult = {
-      key: t.key,
-      files: t.files ?? { txt: keys.txt, srt: keys.srt, vtt: keys.vtt },
-      page: keys.page,
-      language: t.language,
-      engine: t.engine,
-      word_count: t.word_count,
-      preview: t.preview,
-    };
-    const cents =
-      row.livemode && !row.free ? await chargeTranscript(tx, row.account_id, row.id, seconds, this.prices) : 0;
-    await this.writePage(row.name, result.files?.txt, keys.page);
-    await tx.query(
-      `update transcripts set status = 'completed', duration_seconds = $2, charged_cents ` +
-        `= $3, result = $4, updated_at = now(), finished_at = now() where id = $1`,
-      [row.id, seconds, cents, JSON.stringify(result)],
-    );
-    const data = {
-      id: row.id,
-      status: "completed",
-      name: row.name,
-      url: row.url,
-      language: result.language ?? null,
-      duration_seconds: seconds,
-      word_count: result.word_count ?? null,
-      charged_cents: cents,
-      free: row.free,
-      created_at: isoColumn(row.created_at),
-      completed_at: new Date().toISOString(),
-      message:
-        `the transcript of "${row.name}" is ready: read it at downloads.page, or ` +
-        `take downloads.txt, .srt or .vtt (links valid 7 days)`,
-    };
-    const links = {
-      "downloads.page": {
-        key: result.page ?? keys.page,
-        name: "transcript.html",
-        type: "text/html; charset=utf-8",
-        results: { source: "account" as const, id: row.id },
-      },
-      "downloads.txt": {
-        key: result.files?.txt ?? keys.txt,
-        name: "transcript.txt",
-        type: "text/plain; charset=utf-8",
-      },
-      "downloads.srt": { key: result.files?.srt ?? keys.srt, name: "transcript.srt", type: "application/x-subrip" },
-      "downloads.vtt": { key: result.files?.vtt ?? keys.vtt, name: "transcript.vtt", type: "text/vtt" },
-    };
-    await recordEvent(
-      tx,
-      { type: "transcript.completed", accountId: row.account_id, livemode: row.livemode, runId: run.id, data, links },
-      this.deps.runner.queue,
-    );
-    if (cents) this.deps.accounts?.evictAccount(row.account_id);
-  }
-
-  private async writePage(name: string, txtKey: string | undefined, pageKey: string) {
-    try {
-      const text =
-        txtKey && (await this.deps.storage.exists(txtKey))
-          ? (await this.deps.storage.read(txtKey)).toString("utf8")
-          : "";
-      await this.deps.storage.write(pageKey, transcriptPage(name, text));
-    } catch {
-      // The page is a convenience; the txt, srt and vtt files are the transcript.
-    }
+  /** Moves the transcript of an ended run to completed (charging it) or failed (transcript-run-ends.ts). */
+  settle(tx: Queryable, run: Run): Promise<void> {
+    return this.ends.settle(tx, run);
   }
 }
