@@ -91,7 +91,7 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
     raw: { connectionString },
     // A lost database reads as 503 database_unavailable at the API (unreachable.ts), not 500.
     query: (sql, params) =>
-      (READ_ONLY.test(sql) ? send(sql, params) : send(sql, params).finally(() => changes.wrote())).catch(
+      (uncounted(sql) ? send(sql, params) : send(sql, params).finally(() => changes.wrote())).catch(
         (err: unknown) => Promise.reject(unreachableOr(err)),
         // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
       ) as any,
@@ -210,6 +210,14 @@ function pidAlive(pid: number): boolean {
 
 /** A statement that only reads: a plain select, without row locks. */
 const READ_ONLY = /^\s*select\b(?![\s\S]*\bfor\s+(update|share|no\s+key)\b)/i;
+/**
+ * Writes to tables no kept read shows: the rate limiter's shared counts, flushed a tenth of a second
+ * after any request. Counted, they dropped every kept read just after each request, so a client
+ * polling an episode never read a kept copy.
+ */
+const UNSHOWN = /^\s*(insert\s+into|delete\s+from)\s+rate_counters\b/i;
+/** Whether a statement leaves the count of writes (`Db.writes`) where it was. */
+export const uncounted = (sql: string) => READ_ONLY.test(sql) || UNSHOWN.test(sql);
 
 /**
  * Opens the embedded database in `dir` (or in memory for "memory://"). A lock file keeps a second
@@ -247,7 +255,7 @@ export async function openPglite(dir: string): Promise<Db> {
     raw: { pglite },
     query: (sql, params) =>
       // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
-      (READ_ONLY.test(sql) ? pglite.query(sql, params as any[]) : counted(pglite.query(sql, params as any[]))) as any,
+      (uncounted(sql) ? pglite.query(sql, params as any[]) : counted(pglite.query(sql, params as any[]))) as any,
     transaction: (fn) =>
       // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
       counted(pglite.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params as any[]) as any }))),
