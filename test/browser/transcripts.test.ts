@@ -247,7 +247,8 @@ describe("transcripts in a browser", () => {
 
     const seen: number[] = await page.evaluate(() => (window as any).__seen ?? []);
     expect(seen.filter((v, i) => i > 0 && v > seen[i - 1]!).length).toBeGreaterThanOrEqual(3);
-    const stored = await findFiles(clipd().dataDir, "long-take.wav");
+    // The store only: a step's work folder (under work/) may be removed while it is read.
+    const stored = await findFiles(path.join(clipd().dataDir, "storage"), "long-take.wav");
     expect(stored).toHaveLength(1);
     expect(await sha(stored[0]!)).toBe(await sha(big));
   });
