@@ -7,116 +7,18 @@
  * brand (logo, intro/outro cards): one decode and one encode for a finished clip (cut's plan +
  * caption-burn), or a caption-free cut without it.
  * Shared by cut (which may encode a plain cut) and caption-burn (which renders a plan).
+ * The layout filter lives in clip-layout.ts and the parts both graphs share in graph-parts.ts.
  */
 import type { Piece } from "./timeline.js";
-import { DEFAULT_PRESET, SAFE_INPUT, finalEncodeArgs } from "./render.js";
+import { SAFE_INPUT } from "./render.js";
 import { bleepFilter, type Span } from "./censor.js";
 import { brandTail, cardTimes, type BrandFiles, type PlanBrand } from "./brand-graph.js";
 import { audioLayout, waveFilter } from "./audio-template.js";
-import { type AudioMeasure, DEFAULT_LOUDNESS, finishAudioFilter, type LoudnessTarget } from "./loudness.js";
+import type { AudioMeasure, LoudnessTarget } from "./loudness.js";
+import { type CropScene, type Fit, type GraphOptions, layoutFilter } from "./clip-layout.js";
+import { audioChain, finalArgs, finishAudio, n3, pieceInputs } from "./graph-parts.js";
 
-export type Fit = "crop" | "blur" | "pad";
-
-/** One stretch of the joined clip with its crop centre (0..1 of the free range on each axis). */
-export interface CropScene {
-  start: number;
-  end: number;
-  x: number;
-  y: number;
-}
-
-export interface GraphOptions {
-  width: number;
-  height: number;
-  fps: number;
-  fit: Fit;
-  /** Pad colour (ffmpeg colour syntax, e.g. "#101820" or "black"). */
-  background: string;
-  /** Horizontal/vertical centre of the crop, 0..1 of the free range (0.5 = centred). */
-  focus?: { x: number; y: number };
-  /** Per-scene crop centres on the joined timeline; wins over `focus` when given. */
-  plan?: CropScene[];
-  /** x264 preset. Default: the shipped DEFAULT_PRESET (daemon/render/render.ts). */
-  preset?: string;
-  /** A subtitle filter (`ass=filename=…`) drawn over the laid-out picture; none for a plain cut. */
-  burn?: string;
-  /** Stretches of the joined clip muted under a 1 kHz tone (captions' `censor: bleep`; censor.ts). */
-  bleep?: Span[];
-  /** A logo and intro/outro cards (brand-graph.ts), with their files on local disk. */
-  brand?: PlanBrand;
-  brandFiles?: BrandFiles;
-  /** The clip's audio as measured by loudness.ts's first pass; without it the sound is left as it is. */
-  audioMeasure?: AudioMeasure;
-  /** Integrated loudness and true-peak ceiling, or "off" (default −14 LUFS, −1 dBTP). */
-  loudness?: LoudnessTarget;
-}
-
-const n3 = (v: number) => v.toFixed(3);
-
-function _pieceInputs(source: string, pieces: Piece[]): string[] {
-  return pieces.flatMap((p) => [...SAFE_INPUT, "-ss", n3(p.start), "-t", n3(p.end - p.start + 0.1), "-i", source]);
-}
-
-function _audioChain(i: number, p: Piece): string {
-  return [
-    `[${i}:a:0]atrim=duration=${n3(p.end - p.start)}`,
-    "asetpts=PTS-STARTPTS",
-    "aresample=48000",
-    `aformat=sample_fmts=fltp:channel_layouts=stereo[a${i}]`,
-  ].join(",");
-}
-
-/**
- * A crop offset that changes at scene boundaries: nested `if(lt(t,T),…)` on the output time.
- * Each boundary is moved half a frame early, so the first frame of a scene (whose timestamp may be
- * a rounding hair below the boundary) already gets the new crop.
- */
-export function sceneExpr(plan: CropScene[], axis: "x" | "y", fps: number): string {
-  const v = (s: CropScene) => s[axis].toFixed(3);
-  let expr = v(plan[plan.length - 1]!); // callers pass a non-empty plan
-  for (let i = plan.length - 2; i >= 0; i--) {
-    const scene = plan[i]!;
-    expr = `if(lt(t,${(scene.end - 0.5 / fps).toFixed(4)}),${v(scene)},${expr})`;
-  }
-  return expr;
-}
-
-/**
- * The layout of one video stream `[in]` into `[out]`: the frame's shape filled (per-scene crop) or the whole picture on
- * a blur or a colour.
- */
-export function layoutFilter(o: GraphOptions, inLabel: string, outLabel: string): string {
-  const { width: W, height: H } = o;
-  const plan = o.plan?.length ? o.plan : [{ start: 0, end: 0, x: o.focus?.x ?? 0.5, y: o.focus?.y ?? 0.5 }];
-  switch (o.fit) {
-    case "crop":
-      // Crop at the source size, then scale: scaling 1080p up to 3413×1920 first costs more than the encode.
-      // crop evaluates x and y on every frame; the quotes keep the commas away from the graph parser.
-      return (
-        `[${inLabel}]crop=w='min(iw,ih*${W}/${H})':h='min(ih,iw*${H}/${W})':` +
-        `x='(iw-ow)*${sceneExpr(plan, "x", o.fps)}':y='(ih-oh)*${sceneExpr(plan, "y", o.fps)}',` +
-        `scale=${W}:${H},setsar=1[${outLabel}]`
-      );
-    case "pad":
-      return [
-        `[${inLabel}]scale=${W}:${H}:force_original_aspect_ratio=decrease`,
-        `pad=${W}:${H}:(ow-iw)/2:(oh-ih)/2:color=${o.background}`,
-        `setsar=1[${outLabel}]`,
-      ].join(",");
-    case "blur": {
-      // The blurred fill is made at a quarter size: cheaper, and the blur hides the upscale.
-      const w4 = Math.round(W / 8) * 2;
-      const h4 = Math.round(H / 8) * 2;
-      return (
-        `[${inLabel}]split=2[bgsrc][fgsrc];` +
-        `[bgsrc]scale=${w4}:${h4}:force_original_aspect_ratio=increase,crop=${w4}:${h4},` +
-        `boxblur=12:2,eq=brightness=-0.08,scale=${W}:${H},setsar=1[bg];` +
-        `[fgsrc]scale=${W}:${H}:force_original_aspect_ratio=decrease,setsar=1[fg];` +
-        `[bg][fg]overlay=(W-w)/2:(H-h)/2,setsar=1[${outLabel}]`
-      );
-    }
-  }
-}
+export { type CropScene, type Fit, type GraphOptions, layoutFilter, sceneExpr } from "./clip-layout.js";
 
 /** Arguments for a video source: pieces → concat → layout → encode. */
 export function videoCutArgs(
@@ -130,7 +32,7 @@ export function videoCutArgs(
     parts.push(
       `[${i}:v:0]trim=duration=${n3(p.end - p.start)},setpts=PTS-STARTPTS,fps=${o.fps},format=yuv420p,setsar=1[v${i}]`,
     );
-    if (o.hasAudio) parts.push(_audioChain(i, p));
+    if (o.hasAudio) parts.push(audioChain(i, p));
   });
   const labels = pieces.map((_, i) => (o.hasAudio ? `[v${i}][a${i}]` : `[v${i}]`)).join("");
   parts.push(`${labels}concat=n=${pieces.length}:v=1:a=${o.hasAudio ? 1 : 0}[vj]${o.hasAudio ? "[aj]" : ""}`);
@@ -139,13 +41,13 @@ export function videoCutArgs(
   parts.push(o.burn ? `${layoutFilter(o, "vj", "vl")};[vl]${o.burn}[vb]` : layoutFilter(o, "vj", "vb"));
   // A source without sound gets silence, so every clip has an audio track.
   if (!o.hasAudio) parts.push(`anullsrc=r=48000:cl=stereo,atrim=duration=${n3(total)}[asil]`);
-  const inputs = _pieceInputs(source, pieces);
+  const inputs = pieceInputs(source, pieces);
   const logoInput = o.brandFiles?.logo
     ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), pieces.length)
     : undefined;
   const out = brandTail(parts, {
     v: "vb",
-    a: o.hasAudio ? _finishAudio(parts, bleep ? "ajb" : "aj", o) : "asil",
+    a: o.hasAudio ? finishAudio(parts, bleep ? "ajb" : "aj", o) : "asil",
     width: o.width,
     height: o.height,
     fps: o.fps,
@@ -153,59 +55,7 @@ export function videoCutArgs(
     files: o.brandFiles,
     logoInput,
   });
-  return _finalArgs(inputs, parts, out, total, o);
-}
-
-/**
- * The clip's own sound finished (the fold of split stereo, the loudness), before the brand's cards
- * are joined: their room tone keeps its own quiet level whatever gain the speech needed.
- */
-function _finishAudio(
-  parts: string[],
-  label: string,
-  o: { audioMeasure?: AudioMeasure; loudness?: LoudnessTarget },
-): string {
-  const finish = finishAudioFilter(o.audioMeasure, o.loudness ?? DEFAULT_LOUDNESS);
-  if (!finish) return label;
-  parts.push(`[${label}]${finish}[${label}f]`);
-  return `${label}f`;
-}
-
-/** The command line's tail shared by both graphs: the graph, its two outputs, length with cards, encode. */
-function _finalArgs(
-  inputs: string[],
-  parts: string[],
-  out: { v: string; a: string },
-  total: number,
-  o: {
-    brand?: PlanBrand;
-    preset?: string;
-    fps: number;
-    output: string;
-    width: number;
-    height: number;
-  },
-): string[] {
-  const cards = cardTimes(o.brand);
-  // The file is tagged BT.709 (render.ts), so its pixels must be BT.709: frames that came in tagged
-  // so pass through; untagged ones (cards, drawn stills, ffmpeg-made sources) were made with
-  // BT.601's matrix and are converted here, once, at the end of the graph.
-  const tagged = [...parts, `[${out.v}]scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[v709]`];
-  return [
-    ...inputs,
-    "-filter_complex",
-    tagged.join(";"),
-    "-map",
-    "[v709]",
-    "-map",
-    `[${out.a}]`,
-    "-t",
-    n3(total + cards.before + cards.after),
-    ...finalEncodeArgs({ preset: o.preset ?? DEFAULT_PRESET, width: o.width, height: o.height }),
-    "-r",
-    String(o.fps),
-    o.output,
-  ];
+  return finalArgs(inputs, parts, out, total, o);
 }
 
 /** Arguments for an audio source: a still background (audio-template.ts), a live waveform, the joined audio. */
@@ -232,7 +82,7 @@ export function audioCutArgs(
   const { width: W, height: H } = o;
   const wave = audioLayout(W, H).wave;
   const bgIndex = pieces.length;
-  const parts = pieces.map((p, i) => _audioChain(i, p));
+  const parts = pieces.map((p, i) => audioChain(i, p));
   const joined = `${pieces.map((_, i) => `[a${i}]`).join("")}concat=n=${pieces.length}:v=0:a=1`;
   // A bleep goes in before the split, so the waveform shows the tone the clip plays.
   parts.push(
@@ -248,11 +98,11 @@ export function audioCutArgs(
   parts.push(
     `[bg][wave]overlay=${wave.x}+(${wave.w}-w)/2:${wave.y}:shortest=1,format=yuv420p${o.burn ? `,${o.burn}` : ""}[vb]`,
   );
-  const inputs = [..._pieceInputs(source, pieces), "-i", o.background];
+  const inputs = [...pieceInputs(source, pieces), "-i", o.background];
   const logoInput = o.brandFiles?.logo ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), bgIndex + 1) : undefined;
   const out = brandTail(parts, {
     v: "vb",
-    a: _finishAudio(parts, "aout", o),
+    a: finishAudio(parts, "aout", o),
     width: W,
     height: H,
     fps: o.fps,
@@ -260,7 +110,7 @@ export function audioCutArgs(
     files: o.brandFiles,
     logoInput,
   });
-  return _finalArgs(inputs, parts, out, total, o);
+  return finalArgs(inputs, parts, out, total, o);
 }
 
 /**
