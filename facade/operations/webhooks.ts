@@ -2,11 +2,9 @@
  * The account's webhook addresses (/api/v1/webhooks, scope "webhooks"). Handlers are thin: the
  * webhook service checks addresses, keeps the limit of 5 and delivers; answers are shaped here. The
  * secret is shown once, in the answer that makes it (create, rotate). Webhooks belong to the
- * account, whichever key mode manages them; each event's `livemode` tells live from test.
+ * account, whichever key mode manages them; each event's `livemode` tells live from test. Their
+ * schemas are in _webhook-schemas.ts, the test call's sample events in _webhook-samples.ts.
  */
-import { Type } from "@sinclair/typebox";
-import { WEBHOOK_EVENT_TYPES } from "../../daemon/engine/events.js";
-import { StringEnum, type JsonSchema } from "../../daemon/engine/stage.js";
 import type { WebhookService } from "../../daemon/account/webhooks.js";
 import { ApiError } from "../errors.js";
 import {
@@ -17,101 +15,8 @@ import {
   type Operation,
   type OperationContext,
 } from "../registry.js";
-
-const str = (extra: Record<string, unknown> = {}): JsonSchema => ({ type: "string", ...extra });
-const eventType = StringEnum(WEBHOOK_EVENT_TYPES);
-const eventList = Type.Array(eventType, {
-  minItems: 1,
-  maxItems: WEBHOOK_EVENT_TYPES.length,
-  uniqueItems: true,
-  description: "Event types to receive (default: all six)",
-});
-const attempt: JsonSchema = {
-  type: "object",
-  required: ["attempt", "at", "status_code", "latency_ms"],
-  properties: {
-    attempt: { type: "integer" },
-    at: str({ format: "date-time" }),
-    status_code: { anyOf: [{ type: "integer" }, { type: "null" }] },
-    latency_ms: { type: "integer" },
-    response: { anyOf: [str(), { type: "null" }], description: "First 1 KB of the answer" },
-    error: { anyOf: [str(), { type: "null" }] },
-  },
-};
-const delivery: JsonSchema = {
-  type: "object",
-  required: ["id", "event", "status", "attempts", "created_at"],
-  properties: {
-    id: str({ description: "The webhook-id header, the same on every attempt" }),
-    event: str(),
-    test: { type: "boolean" },
-    status: str({ enum: ["pending", "delivered", "failed"] }),
-    created_at: str({ format: "date-time" }),
-    next_attempt_at: { anyOf: [str({ format: "date-time" }), { type: "null" }] },
-    attempts: { type: "array", items: attempt },
-    attempt_count: { type: "integer", description: "Attempts made so far" },
-    response_code: {
-      anyOf: [{ type: "integer" }, { type: "null" }],
-      description: "The last attempt's HTTP status; null before any answer",
-    },
-    request_body: str({ description: "The body sent, cut at 1 KB" }),
-    response_body: { anyOf: [str(), { type: "null" }], description: "The last answer's body, cut at 1 KB" },
-  },
-};
-const webhook: JsonSchema = {
-  type: "object",
-  required: ["id", "url", "events", "enabled", "created_at"],
-  properties: {
-    id: str({ format: "uuid" }),
-    url: str({ format: "uri" }),
-    events: { type: "array", items: eventType },
-    enabled: { type: "boolean" },
-    disabled_reason: { anyOf: [str(), { type: "null" }] },
-    created_at: str({ format: "date-time" }),
-    recent_deliveries: { type: "array", maxItems: 10, items: delivery },
-    secret: str({ pattern: "^whsec_", description: "Shown only in this answer" }),
-    livemode: { type: "boolean" },
-  },
-};
-const S = {
-  create: Type.Object(
-    {
-      url: Type.String({ maxLength: 2000, description: "An https address on a public network" }),
-      events: Type.Optional(eventList),
-    },
-    { additionalProperties: false },
-  ),
-  update: Type.Object(
-    {
-      enabled: Type.Optional(
-        Type.Boolean({ description: "true switches an address on again (also after clipd switched it off)" }),
-      ),
-      events: Type.Optional(eventList),
-    },
-    { additionalProperties: false, minProperties: 1 },
-  ),
-  test: Type.Object({ event: Type.Optional(eventType) }, { additionalProperties: false }),
-  list: {
-    type: "object",
-    required: ["webhooks"],
-    properties: { webhooks: { type: "array", items: webhook }, livemode: { type: "boolean" } },
-  } as JsonSchema,
-  tested: {
-    type: "object",
-    required: ["delivery_id", "event", "delivered", "status"],
-    properties: {
-      delivery_id: str(),
-      event: eventType,
-      delivered: { type: "boolean" },
-      status: {
-        anyOf: [{ type: "integer" }, { type: "null" }],
-        description: "The address's HTTP status; null when it did not answer",
-      },
-      error: str(),
-      livemode: { type: "boolean" },
-    },
-  } as JsonSchema,
-};
+import { SAMPLES } from "./_webhook-samples.js";
+import { S, str, webhook } from "./_webhook-schemas.js";
 
 const tags = ["webhooks"];
 const id = { id: uuidParam };
@@ -134,49 +39,6 @@ async function _view(svc: WebhookService, w: WebhookRecord, fresh = false) {
     recent_deliveries: fresh ? [] : await svc.recentDeliveries(w.id),
   };
 }
-
-/** What POST /webhooks/{id}/test sends: a small, clearly marked sample of each event's data. */
-const SAMPLE_ID = "00000000-0000-4000-8000-000000000000";
-const SAMPLES: Record<string, Record<string, unknown>> = {
-  "episode.ready": {
-    episode_id: SAMPLE_ID,
-    name: "Sample episode",
-    status: "ready",
-    clips: [],
-    search: { about: null, state: "succeeded", clips_added: 0 },
-  },
-  "episode.failed": {
-    episode_id: SAMPLE_ID,
-    name: "Sample episode",
-    status: "failed",
-    failure: { code: "sample", message: "a sample failure" },
-  },
-  "clip.ready": {
-    job_id: SAMPLE_ID,
-    kind: "render",
-    status: "completed",
-    clip_id: SAMPLE_ID,
-    episode_id: SAMPLE_ID,
-    title: "Sample clip",
-    progress: 100,
-  },
-  "clip.failed": {
-    job_id: SAMPLE_ID,
-    kind: "render",
-    status: "failed",
-    clip_id: SAMPLE_ID,
-    episode_id: SAMPLE_ID,
-    title: "Sample clip",
-    error: { code: "sample", message: "a sample failure" },
-  },
-  "transcript.completed": { id: SAMPLE_ID, status: "completed", name: "Sample transcript", downloads: {} },
-  "transcript.failed": {
-    id: SAMPLE_ID,
-    status: "failed",
-    name: "Sample transcript",
-    error: { code: "sample", message: "a sample failure" },
-  },
-};
 
 export const listWebhooks = defineOperation({
   id: "listWebhooks",
