@@ -1,103 +1,28 @@
+/**
+ * The caption-burn stage: captions (and the hook title) burned into a cut clip, or a planned cut
+ * rendered with them in one pass, and the poster. Its options schema lives in options.ts and the
+ * command line for a cut file in file-args.ts.
+ */
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { Type } from "@sinclair/typebox";
-import { Defaulted, defineStage, StageError, StringEnum, type StageWith } from "../../daemon/engine/stage.js";
+import { defineStage, StageError, type StageWith } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/storage/storage.js";
 import { buildAss, stepPosition, stepSize, type CaptionWord } from "../../daemon/render/ass.js";
-import {
-  DEFAULT_PRESET,
-  SAFE_INPUT,
-  X264_PRESETS,
-  escapeFilterValue,
-  finalEncodeArgs,
-  probeMedia,
-  runFfmpeg,
-} from "../../daemon/render/render.js";
+import { escapeFilterValue, probeMedia, runFfmpeg } from "../../daemon/render/render.js";
 import { planArgs, planDuration, type RenderPlan } from "../../daemon/render/clip-graph.js";
 import { planFiles, renderChecked } from "../../daemon/render/clip-render.js";
 import { cardTimes, withRunBrand } from "../../daemon/render/brand-graph.js";
 import { loadStyles } from "../../daemon/render/styles.js";
-import { bleepFilter, CENSOR_MODES } from "../../daemon/render/censor.js";
 import type { BrandSnapshot } from "../../daemon/render/brand.js";
-import { LoudnessOption, loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
+import { loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.js";
 import { audioHook } from "../../daemon/render/audio-template.js";
 import { decideHookTitle } from "../../daemon/render/confidence.js";
 import { prepareCaptions } from "./prepare.js";
+import { burnOverFileArgs } from "./file-args.js";
+import { CaptionBurnOptionsSchema } from "./options.js";
 
-/**
- * The `with:` options of caption-burn: the one place their limits, defaults and descriptions are
- * written. Style, size, position and highlight have no schema default: a restyle starts from the
- * previous render's choices (`input.render`), and only then from the defaults named here.
- */
-export const CaptionBurnOptionsSchema = Type.Object(
-  {
-    style: Type.Optional(
-      Type.String({
-        pattern: "^[a-z0-9-]+$",
-        maxLength: 40,
-        "x-default": "`bold-punch`",
-        description: "Id from `config/styles.yaml`.",
-      }),
-    ),
-    caption_size: Type.Optional(
-      StringEnum(["small", "medium", "large", "extra_large", "smaller", "bigger"], {
-        "x-default": "`medium`",
-        description: "`small`, `medium`, `large`, `extra_large`; `smaller`/`bigger` step from the previous render.",
-      }),
-    ),
-    caption_position: Type.Optional(
-      StringEnum(["top", "middle", "lower", "bottom", "up", "down"], {
-        "x-default": "`bottom`",
-        description: "`top`, `middle`, `lower`, `bottom`; `up`/`down` step from the previous render.",
-      }),
-    ),
-    hook_title: Defaulted(
-      Type.Union([Type.Boolean(), Type.String({ maxLength: 120 })], {
-        description: "Title box at the top for the first seconds: `true` = clip title, a string = those words.",
-      }),
-      false,
-    ),
-    highlight: Type.Optional(
-      Type.Boolean({
-        "x-default": "on for animated styles",
-        description: "Word-by-word animation of the style (`highlight`, `pop` or `karaoke`).",
-      }),
-    ),
-    censor: Type.Optional(
-      StringEnum(CENSOR_MODES, {
-        "x-default": "`off`",
-        description:
-          "Words of the list in config/words/ (render.censor_words): `mask` draws " +
-          "them as `f***`, `bleep` also mutes them under a 1 kHz tone.",
-      }),
-    ),
-    emphasis: Type.Optional(
-      Type.Boolean({
-        "x-default": "`true`",
-        description: "Numbers and the passage's key phrases in the style's highlight colour (a brand kit's accent).",
-      }),
-    ),
-    emoji: Type.Optional(
-      Type.Boolean({
-        "x-default": "`false`",
-        description: "A symbol from config/emoji.yaml after a key phrase (with emphasis on).",
-      }),
-    ),
-    hook_seconds: Defaulted(
-      Type.Number({ minimum: 0.5, maximum: 10, description: "How long the hook title stays." }),
-      3,
-    ),
-    loudness: LoudnessOption,
-    preset: Defaulted(
-      StringEnum(X264_PRESETS, {
-        description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20.",
-      }),
-      DEFAULT_PRESET,
-    ),
-  },
-  { additionalProperties: false },
-);
+export { CaptionBurnOptionsSchema } from "./options.js";
 
 export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
   name: "caption-burn",
@@ -208,37 +133,12 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
             audioMeasure,
             loudness,
           })
-        : prep.bleep.length && probe?.audioCodec
-          ? [
-              ...SAFE_INPUT,
-              "-i",
-              source,
-              "-filter_complex",
-              [
-                `[0:v:0]${filter}[v]`,
-                "[0:a:0]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a0]",
-                bleepFilter(prep.bleep, "a0", "a"),
-              ].join(";"),
-              "-map",
-              "[v]",
-              "-map",
-              "[a]",
-              ...finalEncodeArgs({ preset: o.preset }),
-              tmp,
-            ]
-          : [
-              ...SAFE_INPUT,
-              "-i",
-              source,
-              "-vf",
-              filter,
-              "-map",
-              "0:v:0",
-              "-map",
-              "0:a:0?",
-              ...finalEncodeArgs({ copyAudio: true, preset: o.preset }),
-              tmp,
-            ];
+        : burnOverFileArgs(source, filter, {
+            bleep: prep.bleep,
+            audioCodec: probe?.audioCodec,
+            preset: o.preset,
+            output: tmp,
+          });
       const note = plan ? "rendering" : "burning captions";
       ctx.progress(2, note);
       // A plan's output is cut to the planned length by ffmpeg itself, so it is held to the cut's 0.15 s.
