@@ -6,8 +6,9 @@
  */
 import { Drain } from "../ops/drain.js";
 import { metrics } from "../ops/metrics.js";
-import { listen, type Listener } from "listhen";
 import { toNodeHandler } from "h3/node";
+import { listenHttp, type HttpListener } from "./http-listen.js";
+import { guardRequests } from "../ops/request-guard.js";
 import { createFacade } from "../../facade/app.js";
 import type { ClipdApp } from "./app.js";
 import { fetchAutoModel } from "../../plugins/transcribe/engines/auto-model.js";
@@ -19,7 +20,6 @@ import { downloadLink } from "../../facade/uploads.js";
 import { resultsLink } from "../../facade/operations/web-studio-results.js";
 import { ensureOpsToken } from "../ops/ops-token.js";
 import os from "node:os";
-import type { Server as HttpServer } from "node:http";
 import { configureEncoder } from "../render/encoder.js";
 import { defaultRenderConcurrency, setRenderConcurrency } from "../render/encode-slots.js";
 import { startUploadSweeper } from "../../facade/upload-sweeper.js";
@@ -37,7 +37,7 @@ export interface RunningRoles {
 export async function serveRole(
   app: ClipdApp,
   drain: Drain = new Drain(),
-): Promise<{ listener: Listener; rates: RateLimiter }> {
+): Promise<{ listener: HttpListener; rates: RateLimiter }> {
   const rl = app.config.api.rate_limit;
   const rates = new RateLimiter(app.db, { limit: rl.requests, windowSeconds: rl.window_seconds });
   rates.start();
@@ -75,33 +75,20 @@ export async function serveRole(
     version: app.version,
   });
   const port = app.config.server.port;
-  const listener = await listen(toNodeHandler(h3), {
-    // biome-ignore lint/suspicious/noExplicitAny: listhen's types lag its documented options
-    port: { port, portRange: [port, port], alternativePortRange: [port, port] } as any,
-    hostname: app.config.server.host,
-    showURL: false,
-    open: false,
-    clipboard: false,
-    qr: false,
-    autoClose: false, // our own shutdown closes the listener after the steps finish
-    public: app.config.server.host === "0.0.0.0",
-    // biome-ignore lint/suspicious/noExplicitAny: listhen's types lag its documented options
-  } as any);
+  // No request, however it breaks, may end the process (daemon/ops/request-guard.ts).
+  guardRequests(app.log.child({ role: "serve" }));
+  const listener = await listenHttp(toNodeHandler(h3), { port, host: app.config.server.host });
   // Uploads are bounded by idleness and size, other requests by time (facade/request-timeouts.ts).
-  applyRequestTimeouts(listener.server as HttpServer, {
+  applyRequestTimeouts(listener.server, {
     uploadIdleSeconds: app.config.server.upload_idle_seconds,
     requestBodySeconds: app.config.server.request_body_seconds,
   });
-  if (port !== 0 && listener.address.port !== port) {
-    await listener.close();
-    throw new Error(`port ${port} is in use; stop what holds it or set PORT`);
-  }
   return { listener, rates };
 }
 
 export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningRoles> {
   const drain = new Drain();
-  let listener: Listener | undefined;
+  let listener: HttpListener | undefined;
   let rates: RateLimiter | undefined;
   let watcher: WatchFolder | undefined;
   let sweeper: { stop(): void } | undefined;

@@ -9,6 +9,10 @@
  * run-end:<pipeline> (daemon/engine/runner.ts), inside the transaction that ends a run, after its
  * run-end hooks wrote (charge, events, next run) and before it commits; step:<stage>
  * (daemon/engine/runner.ts), once a step is marked running and before its stage starts.
+ *
+ * `escape:<point>` at the same points makes an error escape the request instead (a throw from a
+ * callback and a rejection nobody awaits), the way a broken listener's would: the request guard's
+ * test (daemon/ops/request-guard.ts) proves such an error ends the request, not the process.
  */
 const FAULTS = new Set(
   (process.env.CLIPD_FAULTS ?? "")
@@ -19,4 +23,12 @@ const FAULTS = new Set(
 
 export function faultPoint(name: string): void {
   if (FAULTS.has(name)) process.kill(process.pid, "SIGKILL");
+}
+
+export function faultEscape(name: string): void {
+  if (!FAULTS.has(`escape:${name}`)) return;
+  setImmediate(() => {
+    throw new Error(`fault ${name}: an error escaped its request`);
+  });
+  void Promise.reject(new Error(`fault ${name}: a rejection nobody awaited`));
 }

@@ -11,7 +11,7 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import type { Queryable } from "../../daemon/store/db.js";
-import { faultPoint } from "../../daemon/ops/faults.js";
+import { faultEscape, faultPoint } from "../../daemon/ops/faults.js";
 import { requireKey, type AuthContext } from "../auth.js";
 import { bearerAudience } from "../oauth/urls.js";
 import { requireSession } from "../web/session-auth.js";
@@ -237,6 +237,7 @@ export function prepareOperation(op: Operation, services: FacadeServices) {
       const result = await op.handler(ctx);
       if (result instanceof Response) return { raw: result };
       faultPoint(`after-handler:${op.id}`);
+      faultEscape(`after-handler:${op.id}`);
       // Work that settled its answer in its own transaction is recorded already.
       if (idem && !settled) await finishIdempotent(services.db, idem.scope, idem.key, idem.attempt, ctx.status, result);
       return { status: ctx.status, body: result, headers, bodyRead };

@@ -9,7 +9,7 @@
  */
 import { SCOPES } from "../../daemon/account/accounts.js";
 import { OAuthRefusal } from "../../daemon/oauth/errors.js";
-import { mediaType, requestHasBody } from "../_body.js";
+import { lingerOver, mediaType, nextChunk, requestHasBody } from "../_body.js";
 import { ApiError } from "../errors.js";
 import {
   AUTHORIZATION_SERVER_PATH,
@@ -33,11 +33,23 @@ function json(status: number, body: unknown, extra: Record<string, string> = {})
   });
 }
 
-/** An OAuth refusal in the RFC's shape; anything else is left to the usual envelope. */
-function refusal(err: unknown): Response {
-  if (err instanceof OAuthRefusal)
-    return json(err.status, err.body(), err.retryAfter ? { "retry-after": String(err.retryAfter) } : {});
-  throw err;
+/** Requests whose body was read to its end; any other refusal of a request with a body left bytes unread. */
+const readWhole = new WeakSet<Request>();
+
+/**
+ * An OAuth refusal in the RFC's shape; anything else is left to the usual envelope. Refused with
+ * bytes still unread (too large, wrong type), the answer closes the connection after a short
+ * linger, as every other early refusal does (facade/_body.ts lingerOver): cancelling the body
+ * instead destroyed the socket under the answer still being written (issue 36).
+ */
+function refusal(err: unknown, req: Request | undefined): Response {
+  if (!(err instanceof OAuthRefusal)) throw err;
+  const extra: Record<string, string> = err.retryAfter ? { "retry-after": String(err.retryAfter) } : {};
+  if (req && requestHasBody(req) && !readWhole.has(req)) {
+    extra.connection = "close";
+    lingerOver(req);
+  }
+  return json(err.status, err.body(), extra);
 }
 
 function baseOf(ctx: OperationContext): string {
@@ -48,23 +60,26 @@ function baseOf(ctx: OperationContext): string {
 
 /** The request body as text, refused over MAX_BODY_BYTES before it is all read. */
 async function readSmall(req: Request | undefined): Promise<string> {
-  if (!req || !requestHasBody(req)) return "";
+  if (!req?.body || !requestHasBody(req)) return "";
   const declared = Number(req.headers.get("content-length") ?? 0);
   const tooLarge = () => new OAuthRefusal("invalid_request", `the body is larger than ${MAX_BODY_BYTES} bytes`, "body");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const reader = req.body!.getReader();
+  const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let n = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    n += value.byteLength;
-    if (n > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
+  try {
+    for (;;) {
+      const { done, value } = await nextChunk(reader, n, "body_interrupted", "the request body");
+      if (done) break;
+      n += value.byteLength;
+      // Released, not cancelled: the refusal lingers over the rest (refusal above).
+      if (n > MAX_BODY_BYTES) throw tooLarge();
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    reader.releaseLock();
   }
+  readWhole.add(req);
   return Buffer.concat(chunks).toString("utf8");
 }
 
@@ -167,7 +182,7 @@ const register = defineOperation({
         scope: SCOPES.join(" "),
       });
     } catch (err) {
-      return refusal(err);
+      return refusal(err, ctx.caller.request);
     }
   },
 });
@@ -213,7 +228,7 @@ const token = defineOperation({
         "grant_type",
       );
     } catch (err) {
-      return refusal(err);
+      return refusal(err, ctx.caller.request);
     }
   },
 });
@@ -235,7 +250,7 @@ const revoke = defineOperation({
       await ctx.services.oauth.revoke(need(form, "token"), clientId);
       return json(200, {});
     } catch (err) {
-      return refusal(err);
+      return refusal(err, ctx.caller.request);
     }
   },
 });

@@ -82,7 +82,9 @@ export interface WebClipd {
  * (network.allow_loopback and network.extra_ca: tests only), so a receiver in the test
  * (test/helpers/webhook-receiver.ts) can hear them.
  */
-export async function startWebClipd(opts: { backend?: Backend; config?: Record<string, any> } = {}): Promise<WebClipd> {
+export async function startWebClipd(
+  opts: { backend?: Backend; config?: Record<string, any>; env?: Record<string, string> } = {},
+): Promise<WebClipd> {
   const backend = opts.backend ?? (process.env.CLIPD_TEST_PG_URL ? "postgres" : "pglite");
   const port = await freePort();
   const config = mergeDeep(
@@ -94,7 +96,7 @@ export async function startWebClipd(opts: { backend?: Backend; config?: Record<s
     },
     opts.config ?? {},
   );
-  const d = await daemonEnv(backend, config);
+  const d = await daemonEnv(backend, config, opts.env);
   const daemon = spawnClipd(["start"], d.env);
   // Never outlive the test process, whatever happens to stop().
   process.once("exit", () => daemon.kill("SIGKILL"));
