@@ -42,7 +42,7 @@ export class EpisodeCovers {
       from.url !== undefined
         ? await fetchBrandFile(from.url, { config: this.d.config, maxBytes: limits.image_max_bytes, field: "cover" })
         : from.bytes!;
-    const img = await checkCover(bytes, limits);
+    const img = await checkCover(bytes, limits, "cover", accountId);
     const key = `episodes/${episodeId}/cover-${randomUUID().slice(0, 8)}.${img.ext}`;
     await this.d.storage.write(key, img.bytes);
     const { rows } = await this.d.db.query(

@@ -10,6 +10,7 @@
 import { LimitReached, Refused } from "../domain/errors.js";
 import { decodeUntrusted, DEFAULT_DECODE_LIMITS, type DecodeLimits } from "../render/decode-jail.js";
 import { svgProblem } from "../render/svg-bounds.js";
+import { imageSize } from "image-size";
 
 export type BrandFileKind = "font" | "logo" | "cover";
 
@@ -60,7 +61,7 @@ function fontFormat(head: Buffer): "ttf" | "otf" | "woff" | "woff2" | "collectio
   return undefined;
 }
 
-export async function checkFont(bytes: Buffer, limits: BrandLimits): Promise<CheckedFont> {
+export async function checkFont(bytes: Buffer, limits: BrandLimits, owner?: string): Promise<CheckedFont> {
   if (!bytes.length) throw refuse("font", "the file is empty; send a TTF or OTF font");
   if (bytes.length > limits.font_max_bytes) throw tooBig("font", limits.font_max_bytes, bytes.length);
   const format = fontFormat(bytes);
@@ -72,7 +73,7 @@ export async function checkFont(bytes: Buffer, limits: BrandLimits): Promise<Che
     throw refuse("font", "a font collection (TTC) is not taken; send one TTF or OTF font", { detected: format });
   if (!format) throw refuse("font", "the file is not a TrueType (TTF) or OpenType (OTF) font", { detected: "unknown" });
   // fontkit parses every table of a file anyone may send: in the decoder child, under its deadline.
-  const read = await decodeUntrusted({ op: "font", bytes }, "font", decodeLimitsOf(limits));
+  const read = await decodeUntrusted({ op: "font", bytes }, "font", decodeLimitsOf(limits), owner);
   if (!read.ok) throw refuse("font", "the font file is damaged and could not be read", { detected: format });
   // A font libass could not draw Latin text with is no caption font.
   if (!read.latin)
@@ -142,6 +143,26 @@ const tooManyPixels = (field: string, limits: BrandLimits, width?: number, heigh
     },
   );
 
+/**
+ * A raster whose header declares more pixels than the limit is refused from the header alone
+ * (image-size reads only the few bytes that hold the size), before it takes a decoder slot: the
+ * child would refuse it too, but only after waiting its turn behind other files. An SVG's declared
+ * size is a scale, and a header that cannot be read is left for the child to judge.
+ */
+function refuseDeclaredSize(field: string, bytes: Buffer, limits: BrandLimits): void {
+  const format = imageFormat(bytes);
+  if (!format || format === "svg") return;
+  let size: { width?: number; height?: number; images?: { width: number; height: number }[] };
+  try {
+    size = imageSize(bytes);
+  } catch {
+    return;
+  }
+  const frames = size.images ?? [{ width: size.width ?? 0, height: size.height ?? 0 }];
+  for (const f of frames)
+    if (f.width * f.height > limits.image_max_pixels) throw tooManyPixels(field, limits, f.width, f.height);
+}
+
 /** Long side of a rasterised SVG logo: a logo is at most 40% of a 1920-wide frame. */
 const SVG_LONG_SIDE = 1024;
 
@@ -154,11 +175,14 @@ async function drawn(
   bytes: Buffer,
   limits: BrandLimits,
   job: { long_side?: number; stats?: boolean },
+  owner?: string,
 ): Promise<{ width: number; height: number; png?: Uint8Array }> {
+  refuseDeclaredSize(field, bytes, limits);
   const answer = await decodeUntrusted(
     { op: "raster", bytes, pixels: limits.image_max_pixels, ...job },
     field,
     decodeLimitsOf(limits),
+    owner,
   );
   if (answer.ok) return { width: answer.width ?? 0, height: answer.height ?? 0, png: answer.png };
   if (answer.reason === "too_many_pixels") throw tooManyPixels(field, limits, answer.width, answer.height);
@@ -167,7 +191,7 @@ async function drawn(
 }
 
 /** A logo as a PNG: PNGs are decoded and written again (dropping their metadata), SVGs rasterised. */
-export async function checkLogo(bytes: Buffer, limits: BrandLimits): Promise<CheckedImage> {
+export async function checkLogo(bytes: Buffer, limits: BrandLimits, owner?: string): Promise<CheckedImage> {
   if (!bytes.length) throw refuse("logo", "the file is empty; send a PNG or SVG logo");
   if (bytes.length > limits.image_max_bytes) throw tooBig("logo", limits.image_max_bytes, bytes.length);
   const format = imageFormat(bytes);
@@ -186,13 +210,18 @@ export async function checkLogo(bytes: Buffer, limits: BrandLimits): Promise<Che
   }
   // An SVG's declared size is only a scale: it is drawn at the density that makes its long side
   // SVG_LONG_SIDE, and the pixel limit bounds that drawing.
-  const img = await drawn("logo", bytes, limits, format === "svg" ? { long_side: SVG_LONG_SIDE } : {});
+  const img = await drawn("logo", bytes, limits, format === "svg" ? { long_side: SVG_LONG_SIDE } : {}, owner);
   if (!img.png) throw refuse("logo", "the logo could not be drawn");
   return { bytes: Buffer.from(img.png), ext: "png", width: img.width, height: img.height };
 }
 
 /** Cover art as sent (PNG, JPEG or WebP), once the decoder child has read every pixel of it. */
-export async function checkCover(bytes: Buffer, limits: BrandLimits, field = "cover"): Promise<CheckedImage> {
+export async function checkCover(
+  bytes: Buffer,
+  limits: BrandLimits,
+  field = "cover",
+  owner?: string,
+): Promise<CheckedImage> {
   if (!bytes.length) throw refuse(field, "the file is empty; send a PNG, JPEG or WebP image");
   if (bytes.length > limits.image_max_bytes) throw tooBig("cover", limits.image_max_bytes, bytes.length);
   const format = imageFormat(bytes);
@@ -204,6 +233,6 @@ export async function checkCover(bytes: Buffer, limits: BrandLimits, field = "co
     );
   }
   // stats decodes every pixel: a truncated file fails here.
-  const { width, height } = await drawn(field, bytes, limits, { stats: true });
+  const { width, height } = await drawn(field, bytes, limits, { stats: true }, owner);
   return { bytes, ext: format === "jpeg" ? "jpg" : format, width, height };
 }

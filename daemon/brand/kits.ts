@@ -193,7 +193,7 @@ export class BrandKits {
     const tag = randomUUID().slice(0, 8);
     let old: string | undefined | null;
     if (kind === "font") {
-      const f = await checkFont(bytes, limits);
+      const f = await checkFont(bytes, limits, accountId);
       const key = `${dir}/font-${tag}.${f.ext}`;
       await this.d.storage.write(key, f.bytes);
       const fileName = cleanFileName(
@@ -207,7 +207,10 @@ export class BrandKits {
       ]);
       old = kit.font?.key;
     } else {
-      const img = kind === "logo" ? await checkLogo(bytes, limits) : await checkCover(bytes, limits);
+      const img =
+        kind === "logo"
+          ? await checkLogo(bytes, limits, accountId)
+          : await checkCover(bytes, limits, "cover", accountId);
       const key = `${dir}/${kind}-${tag}.${img.ext}`;
       await this.d.storage.write(key, img.bytes);
       if (kind === "logo")

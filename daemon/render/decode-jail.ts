@@ -6,7 +6,8 @@
  * for a core), a wall-clock backstop of WALL_FACTOR times that, a V8 heap cap, a resident-memory cap
  * watched from here, and a lower CPU priority; it is killed (SIGKILL) the moment it passes a cap,
  * and the caller gets a LimitReached naming the field and the limit. At most DECODE_SLOTS children
- * run at once per process; more wait their turn.
+ * run at once per process (plus one for an owner with nothing running); more wait their turn, going
+ * round the owners (decode-slots.ts).
  * Why a process and not a worker thread: docs/decisions.md ("Untrusted files are decoded in a
  * child process").
  */
@@ -16,6 +17,7 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { LimitReached, Refused } from "../domain/errors.js";
 import type { DecodeAnswer, DecodeJob } from "./decode-child.js";
+import { FairSlots } from "./decode-slots.js";
 
 export type { DecodeAnswer, DecodeJob } from "./decode-child.js";
 
@@ -34,16 +36,13 @@ export const DECODE_SLOTS = Math.max(1, Math.min(4, Math.floor(os.availableParal
 const here = fileURLToPath(import.meta.url);
 const CHILD = here.replace(/decode-jail\.(ts|js)$/, "decode-child.$1");
 
-let running = 0;
-const waiting: Array<() => void> = [];
+/** Shared fairly between owners (decode-slots.ts): one account's slow files do not hold up another's. */
+const slots = new FairSlots(DECODE_SLOTS);
+let started = 0;
 
-async function slot(): Promise<() => void> {
-  if (running >= DECODE_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
-  return () => {
-    running--;
-    waiting.shift()?.();
-  };
+/** Children started since the process began and the slots now, for tests that prove a file never reached one. */
+export function decodeStats(): { started: number; running: number; waiting: Record<string, number> } {
+  return { started, ...slots.snapshot() };
 }
 
 /** A child that waits this many times its processor deadline in wall time is killed anyway. */
@@ -100,8 +99,11 @@ export async function decodeUntrusted(
   job: DecodeJob,
   field: string,
   limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
+  /** Whose file it is (an account id): slots go round the owners in turn. */
+  owner = "clipd",
 ): Promise<DecodeAnswer> {
-  const release = await slot();
+  const release = await slots.acquire(owner, field);
+  started++;
   try {
     return await runChild(job, field, limits);
   } finally {

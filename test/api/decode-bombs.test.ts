@@ -8,7 +8,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCover, checkFont, checkLogo, type BrandLimits } from "../../daemon/brand/files.js";
 import { LimitReached, Refused } from "../../daemon/domain/errors.js";
-import { decodeUntrusted, WALL_FACTOR } from "../../daemon/render/decode-jail.js";
+import { decodeStats, decodeUntrusted, WALL_FACTOR } from "../../daemon/render/decode-jail.js";
 import { ffprobeJson } from "../../daemon/render/ffmpeg.js";
 import { LinkSigner } from "../../facade/signing.js";
 import { downloadLink } from "../../facade/uploads.js";
@@ -27,6 +27,7 @@ import {
 } from "../helpers/bombs.js";
 import { contractProblem } from "../helpers/contract.js";
 import { TEST_MEDIA } from "../helpers/media.js";
+import { waitFor } from "../helpers/wait.js";
 
 const DEADLINE_MS = 4000;
 const LIMITS: BrandLimits = {
@@ -95,7 +96,10 @@ describe("decoding bombs are refused or bounded within the deadline", () => {
       ["webp cover", await webpHuge(), (b) => checkCover(b, LIMITS)],
     ];
     for (const [what, bytes, check] of cases) {
+      const before = decodeStats().started;
       const r = await timed(() => check(bytes));
+      // Refused from the header alone: no decoder child was started for it (issue 36).
+      expect(decodeStats().started, what).toBe(before);
       expect(r.err, what).toBeInstanceOf(LimitReached);
       expect(fields(r.err), what).toMatchObject({ code: "too_big", limit: "image_max_pixels", max: 40_000_000 });
       expect((r.err as Error).message, what).toContain("40000000 pixels");
@@ -221,5 +225,32 @@ describe("while four bombs run, the server answers in under 2 s", () => {
     );
     expect(latencies.page.length).toBeGreaterThan(2);
     expect(worst).toBeLessThan(2000);
+  }, 180_000);
+  it("another account's small logo is taken while one account's slow files are being decoded", async () => {
+    const busy = await s.account();
+    const other = await s.account();
+    const kitOf = async (key: string) =>
+      (await s.call(key, "POST", "/api/v1/brand-kits", { name: "fair" })).body.brand_kit_id as string;
+    const [busyKit, otherKit] = [await kitOf(busy.live), await kitOf(other.live)];
+    const small = await sharp({ create: { width: 64, height: 64, channels: 4, background: "#ff8800" } })
+      .png()
+      .toBuffer();
+    const done: string[] = [];
+    const slow = Array.from({ length: 4 }, (_, i) =>
+      putBytes(busy.live, `/api/v1/brand-kits/${busyKit}/logo`, svgSlowButLegal(), "image/svg+xml").then((r) => {
+        done.push(`slow${i}`);
+        return r;
+      }),
+    );
+    // Sent once the busy account's files hold the decoder and wait behind it.
+    await waitFor(() => decodeStats().running >= 1 && Object.keys(decodeStats().waiting).length >= 1, {
+      what: "the slow files to be decoding and queued",
+    });
+    const logo = await putBytes(other.live, `/api/v1/brand-kits/${otherKit}/logo`, small, "image/png");
+    done.push("small");
+    expect(logo.status).toBe(200);
+    // In one first-come queue the small logo came after all four; now it does not wait for them.
+    expect(done.filter((d) => d.startsWith("slow")).length).toBeLessThan(4);
+    for (const r of await Promise.all(slow)) expect([200, 413]).toContain(r.status);
   }, 180_000);
 });
