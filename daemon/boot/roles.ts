@@ -2,7 +2,7 @@
  * The daemon's roles: serve (the HTTP facade), work (pipeline steps) and watch (the watch folder).
  * `start` runs all three in one process. Shutdown is graceful: on SIGTERM or SIGINT no new work is
  * taken, running steps get `queue.shutdown_grace_seconds` to finish, and whatever is still running
- * then is abandoned to the queue, which retries it on the next worker.
+ * then is handed back to the queue, which runs it again on the next worker (no retry spent).
  */
 import { Drain } from "../ops/drain.js";
 import { metrics } from "../ops/metrics.js";
@@ -156,6 +156,9 @@ export async function startRoles(app: ClipdApp, roles: Role[]): Promise<RunningR
               "grace period over; abandoning running steps to be retried",
             );
             app.runner.abortAll();
+            // Each aborted step hands itself back to the queue (engine/step-handler.ts); let it write that.
+            const handBack = Date.now() + 5000;
+            while (app.queue.activeLocal() > 0 && Date.now() < handBack) await new Promise((r) => setTimeout(r, 50));
           }
         }
         // Behind a load balancer, keep answering (503 on /readyz) until it has seen the drain.

@@ -26,6 +26,8 @@ export interface StepRecord {
    * spends no retry; it has its own limit (`queue.crash_limit`).
    */
   crashes?: number;
+  /** Times a planned stop handed the step back to the queue mid-run (no error, no crash). */
+  stops?: number;
 }
 
 /** A run's frozen plan: the pipeline's steps with every option filled and validated at start. */

@@ -25,6 +25,7 @@ import { finishStep } from "./sql/finish-step.js";
 import { markRunning } from "./sql/mark-running.js";
 import { recordRetry } from "./sql/record-retry.js";
 import { recordCrash } from "./sql/record-crash.js";
+import { handBack } from "./sql/hand-back.js";
 import { crashedRepeatedly } from "./sql/lose-step.js";
 import { isStageError, StageError, type StageContext, type StageOutput } from "./stage.js";
 import { raceAbort, stepAbort } from "./step-abort.js";
@@ -133,6 +134,13 @@ export async function handleStep(deps: StepDeps, job: Job<StepJob>): Promise<voi
       );
     }
   } catch (caught) {
+    if (deps.shutdown.aborted && abort.signal.reason === deps.shutdown.reason) {
+      // A planned stop, not the step's fault: handed back to the queue like a crash, spending no
+      // retry, so the next start (or another worker) runs it again (issue 36).
+      log.warn({ attempt }, "step handed back: the worker is stopping");
+      await handBack(deps.db, runId, phase, index);
+      throw caught;
+    }
     const err = fromSpawnError(caught); // a plugin's own spawn of a program that is not installed
     const final = (isStageError(err) && !err.retryable) || errorsBefore >= step.retry.limit;
     log[final ? "error" : "warn"](
