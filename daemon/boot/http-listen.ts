@@ -7,7 +7,7 @@
  * ends idle keep-alive connections, and closeAllConnections() cuts the rest.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { inRequestScope } from "../ops/request-guard.js";
 
 export interface HttpListener {
@@ -18,6 +18,30 @@ export interface HttpListener {
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/** How long a closing connection keeps reading what its client still sends. */
+const LINGER_MS = 2000;
+
+/**
+ * Node closes a `Connection: close` answer's socket as soon as the answer is flushed. When the
+ * client is still sending a body the server refused early, the bytes left unread make the kernel
+ * reset the connection, and a reset can wipe the refusal from the client's buffer before it is
+ * read. A lingering close (as web servers do it) sends the end of the answer, then keeps reading
+ * until the client closes its side or LINGER_MS passes, and only then lets the socket go.
+ */
+function lingeringClose(this: Socket): void {
+  if (this.writable) this.end();
+  if (this.destroyed) return;
+  if (this.readableEnded) {
+    this.destroy();
+    return;
+  }
+  const cut = setTimeout(() => this.destroy(), LINGER_MS);
+  cut.unref();
+  this.once("end", () => this.destroy());
+  this.once("close", () => clearTimeout(cut));
+  this.resume();
+}
 
 export async function listenHttp(handler: Handler, opts: { port: number; host: string }): Promise<HttpListener> {
   const server = createServer();
@@ -30,6 +54,9 @@ export async function listenHttp(handler: Handler, opts: { port: number; host: s
     return inRequestScope(req, res, () => emit(event, ...args));
   }) as Server["emit"];
   server.on("request", (req: IncomingMessage, res: ServerResponse) => void handler(req, res));
+  server.on("connection", (socket: Socket) => {
+    socket.destroySoon = lingeringClose;
+  });
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       reject(
