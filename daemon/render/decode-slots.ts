@@ -48,7 +48,8 @@ export class FairSlots {
       throw new LimitReached(
         "quota",
         "too_many_decodes",
-        `${field}: ${MAX_WAITING} files of this account are already waiting to be checked; send this one when they are done`,
+        `${field}: ${MAX_WAITING} files of this account are already waiting to be checked; ` +
+          "send this one when they are done",
         { context: { field, limit: "decodes_waiting", max: MAX_WAITING } },
       );
     return new Promise((resolve) => {
