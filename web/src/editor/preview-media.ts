@@ -2,9 +2,10 @@
  * The preview's two moving fills, read from its player: the waveform of an audio clip (the sound's
  * speech band, up to 4 kHz, in 40 bars, as the render's showfreqs draws it) and the blurred
  * picture behind a video fitted whole on the "blur" background (the render blurs the clip itself
- * there; a flat colour would not show what the render makes).
+ * there; a flat colour would not show what the render makes). Also the clock of the brand's cards.
  */
 import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
+import type { PreviewFrame } from "./frame";
 
 const BARS = 40;
 const REST = Array.from({ length: BARS }, (_, i) => 0.06 + 0.04 * Math.abs(Math.sin(i * 1.7)));
@@ -95,4 +96,36 @@ export function useBlurFill(video: RefObject<HTMLVideoElement | null>, on: boole
     };
   }, [video, on, paint]);
   return { on, ref, paint };
+}
+
+export type CardState = { name: "intro" | "outro"; t: number; playing: boolean } | null;
+
+/**
+ * The brand's cards on the render's clock: a playing card runs for its seconds on the page's clock
+ * (the video waits), then the intro hands over to the clip (`toClip`) and the outro stops on its
+ * last moment.
+ */
+export function useCardClock(frame: PreviewFrame, toClip: () => void) {
+  const [card, setCard] = useState<CardState>(null);
+  const playing = card?.playing ? card.name : null;
+  const handOver = useRef(toClip);
+  handOver.current = toClip;
+  useEffect(() => {
+    if (!playing) return;
+    const seconds = frame[playing]?.seconds ?? 0;
+    const began = performance.now() - (card?.t ?? 0) * 1000;
+    let id = requestAnimationFrame(function step() {
+      const t = (performance.now() - began) / 1000;
+      if (t < seconds) {
+        setCard({ name: playing, t, playing: true });
+        id = requestAnimationFrame(step);
+      } else if (playing === "intro") {
+        setCard(null);
+        handOver.current();
+      } else setCard({ name: "outro", t: seconds, playing: false });
+    });
+    return () => cancelAnimationFrame(id);
+    // Hook dependencies on purpose: restarted only when a card starts playing
+  }, [playing]);
+  return [card, setCard] as const;
 }

@@ -12,9 +12,10 @@ import { useEffect, useRef, useState } from "react";
 import type JASSUB from "jassub";
 import type { Piece } from "../types";
 import { clock } from "../studio/timeline";
-import { BrandLayer, StillLayer, type PreviewFrame } from "./frame";
+import { BrandLayer, type PreviewFrame } from "./frame";
+import { StillLayer } from "./still";
 import { clipTime, sourceTime } from "./model";
-import { useBlurFill, useLevels } from "./preview-media";
+import { useBlurFill, useCardClock, useLevels } from "./preview-media";
 
 export interface PreviewAss {
   ass: string;
@@ -60,7 +61,11 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, o
   const [at, setAt] = useState(0);
   const frame = preview.frame ?? NO_FRAME;
   // Where the render's clock is: on the intro card, in the clip, or on the outro card (with the card's seconds).
-  const [card, setCard] = useState<{ name: "intro" | "outro"; t: number; playing: boolean } | null>(null);
+  const [card, setCard] = useCardClock(frame, () => {
+    const v = video.current!;
+    v.currentTime = pieces[0]!.start;
+    void v.play();
+  });
   const [logoRatio, setLogoRatio] = useState(1);
   const fontKey = preview.fonts.map((f) => f.url).join();
   const levels = useLevels(video, !!frame.audio);
@@ -162,28 +167,6 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, o
     };
     // Hook dependencies on purpose: draw reads the latest refs
   }, [pieces, onTime, frame.after]);
-
-  // A card runs on the page's clock for its seconds: the intro then plays the clip, the outro ends it.
-  const playingCard = card?.playing ? card.name : null;
-  useEffect(() => {
-    if (!playingCard) return;
-    const seconds = frame[playingCard]?.seconds ?? 0;
-    const began = performance.now() - (card?.t ?? 0) * 1000;
-    let id = requestAnimationFrame(function step() {
-      const t = (performance.now() - began) / 1000;
-      if (t < seconds) {
-        setCard({ name: playingCard, t, playing: true });
-        id = requestAnimationFrame(step);
-      } else if (playingCard === "intro") {
-        setCard(null);
-        const v = video.current!;
-        v.currentTime = pieces[0]!.start;
-        void v.play();
-      } else setCard({ name: "outro", t: seconds, playing: false });
-    });
-    return () => cancelAnimationFrame(id);
-    // Hook dependencies on purpose: restarted only when a card starts playing
-  }, [playingCard]);
 
   useEffect(() => {
     if (seek && video.current) {
