@@ -225,7 +225,8 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
         <section aria-labelledby="ed-time-h" className="ed-at-time">
           <h2 id="ed-time-h">Timeline</h2>
           <p className="hint">
-            Drag the handles, or focus one and use the arrow keys: a word at a time, with Shift a sentence.
+            Drag the handles, or focus one and use the arrow keys: a word at a time, with Shift (or PageUp and PageDown)
+            a sentence, Home and End as far as it may go. A clip is at least 2 seconds long.
           </p>
           <Timeline
             view={view}

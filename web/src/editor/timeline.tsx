@@ -75,8 +75,9 @@ export function Timeline({ view, pieces, playhead, onTrim, onRestore, onSeek }: 
       ArrowDown: () => step(e.shiftKey ? sentences : words, at, -1),
       PageUp: () => step(sentences, at, 1),
       PageDown: () => step(sentences, at, -1),
-      Home: () => Math.min(...words),
-      End: () => Math.max(...words),
+      // As far as the handle may go, never back past where it already is (a start before the first word).
+      Home: () => Math.min(at, ...words),
+      End: () => Math.max(at, ...words),
     };
     const t = to[e.key]?.();
     if (t === undefined) return;
