@@ -30,6 +30,9 @@ describe("refusals in a creator's words (web/src/plain-words.ts)", () => {
     expect(
       plainWords('body field "brand_kit": no brand kit 42 on this account; list them with GET /api/v1/brand-kits'),
     ).toBe("The brand kit: No brand kit 42 on this account.");
+    expect(
+      plainWords('body field "brand_kit": no brand kit 7c728afa-88dc-451b-b0a7-ff3dbeaf634c on this account'),
+    ).toBe("The brand kit: No brand kit on this account.");
     expect(plainWords('query field "q" must be string')).toBe("The q must be text.");
     expect(plainWords("body must NOT have fewer than 1 properties")).toBe("Nothing to save: change something first.");
     expect(plainWords("An episode needs credit: $0.25 is due.")).toBe("An episode needs credit: $0.25 is due.");

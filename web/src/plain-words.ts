@@ -77,6 +77,8 @@ const sentence = (s: string) => {
 /** A clause that sends the reader to an API route ("; list them with GET /api/v1/brand-kits"): not for the site. */
 const ROUTE_CLAUSE = /[;,]?\s*[^;,.]*\b(?:GET|POST|PUT|PATCH|DELETE) \/api\/v1\/[^\s;,.]*[^;.]*/g;
 
+const UUID = /\s[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+
 /** `message` in plain words when it is in the API's field form, else unchanged. */
 export function plainWords(message: string): string {
   const m = /^(?:body|query|path) field "([^"]*)"(:)? ?(.*)$/s.exec(message);
@@ -87,7 +89,8 @@ export function plainWords(message: string): string {
   }
   const [, field = "", colon, rest = ""] = m;
   const who = fieldWords(field);
-  if (colon) return `${who}: ${sentence(rest.replace(ROUTE_CLAUSE, ""))}`;
+  // An id says nothing to a person ("no brand kit 7c72…-… on this account"): the field already names the thing.
+  if (colon) return `${who}: ${sentence(rest.replace(ROUTE_CLAUSE, "").replace(UUID, ""))}`;
   for (const [re, say] of PHRASES) {
     const hit = re.exec(rest);
     if (hit) return sentence(`${who} ${say(...hit.slice(1))}`);
