@@ -35,6 +35,8 @@ const TYPES: Record<string, string> = {
 const IMMUTABLE = "public, max-age=31536000, immutable";
 // The app's own code only: its calls go to this origin, images may be data: URIs (the favicon).
 // 'wasm-unsafe-eval' lets the clip editor compile libass (WebAssembly, JASSUB); it allows no eval().
+// media-src blob: lets the new-episode page read a chosen file's length in a <video> before any
+// upload (its price); a blob: URL is the page's own file, never another site's.
 const HTML_HEADERS = {
   "content-type": "text/html; charset=utf-8",
   "cache-control": "no-cache",
@@ -42,7 +44,8 @@ const HTML_HEADERS = {
   "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "content-security-policy":
-    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src 'self' data:; object-src 'none'; base-uri " +
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src 'self' data:; media-src 'self' blob:; " +
+    "object-src 'none'; base-uri " +
     "'none'; form-action 'self'; frame-ancestors 'none'",
 };
 

@@ -35,6 +35,8 @@ import { loadStyles } from "../render/styles.js";
 import type { TranscriptWord } from "../render/captions.js";
 import { retimeWords, type Piece } from "../render/timeline.js";
 import type { Queryable } from "../store/db.js";
+import { audioHook } from "../render/audio-template.js";
+import { isAudioClip, previewFrame } from "./editor-frame.js";
 
 /** What the editor may change before it renders: the preview's body and PATCH /clips/{id}/captions' alike. */
 export interface EditorDraft {
@@ -54,6 +56,8 @@ export interface EditorInput {
   looks: ClipLooks;
   db: Queryable;
   config: Config;
+  /** The episode's kind, when its probe said (an audio episode's clips are drawn on the audio template). */
+  kind?: "audio" | "video";
 }
 
 /** The clip's words with its saved and unsaved edits, and its timeline. */
@@ -159,7 +163,10 @@ export async function previewAss(o: EditorInput, draft: EditorDraft) {
   });
   const { width, height } = frameSize(look.aspect_ratio, 1080);
   // As caption-burn decides it: a title heard with low confidence gets no box unless its words are typed.
-  const hookTitle = decideHookTitle(look.hook_title, title, words, o.config.render?.hook_min_confidence).text;
+  const decided = decideHookTitle(look.hook_title, title, words, o.config.render?.hook_min_confidence).text;
+  const audio = isAudioClip(clip.cut?.render_plan, o.kind);
+  // An audio clip's still carries the title: caption-burn draws no second one and moves the box below the cover.
+  const hook = audio ? audioHook(decided, title, width, height) : { text: decided, top: undefined };
   const ass = buildAss(prep.words, {
     width,
     height,
@@ -167,11 +174,13 @@ export async function previewAss(o: EditorInput, draft: EditorDraft) {
     size: look.caption_size,
     position: look.caption_position,
     highlight: style.animation !== "none",
-    hookTitle,
+    hookTitle: hook.text,
+    hookTop: hook.top,
     duration,
   });
-  const fonts = await editorFonts(prep.style.font, brand?.font);
-  return { ass, width, height, duration, timeline, look, fonts };
+  const fonts = await editorFonts(prep.style.font, prep.style.bold !== false, brand?.font);
+  const frame = await previewFrame({ db: o.db, episodeId: clip.episode_id, brand, audio, title, width, height });
+  return { ass, width, height, duration, timeline, look, fonts, frame };
 }
 
 /** A font the preview needs: a system font (served by name) or the brand kit's uploaded one (a storage key). */
@@ -180,20 +189,29 @@ export type EditorFont = { family: string; file?: string; key?: string; name?: s
 const run = promisify(execFile);
 const found = new Map<string, string | null>();
 
-/** The file fontconfig gives libass for a bold `family` (caption styles are bold), cached per process. */
-export async function systemFontFile(family: string): Promise<string | null> {
-  if (found.has(family)) return found.get(family)!;
-  const file = await run("fc-match", ["-f", "%{file}", `${family}:bold`], { timeout: 5000 })
+/**
+ * The file fontconfig gives libass for `family` at the style's weight, cached per process. The
+ * weight matters: handed only the bold face, libass in the browser draws a regular style ("Clean")
+ * bold, while the render's fontconfig finds the regular one.
+ */
+export async function systemFontFile(family: string, bold = true): Promise<string | null> {
+  const ask = `${family}:${bold ? "bold" : "regular"}`;
+  if (found.has(ask)) return found.get(ask)!;
+  const file = await run("fc-match", ["-f", "%{file}", ask], { timeout: 5000 })
     .then((r) => (/\.(ttf|otf|ttc)$/i.test(r.stdout.trim()) ? r.stdout.trim() : null))
     .catch(() => null);
-  found.set(family, file);
+  found.set(ask, file);
   return file;
 }
 
-async function editorFonts(family: string, kitFont?: { key: string; family: string; file_name: string }) {
+async function editorFonts(
+  family: string,
+  bold: boolean,
+  kitFont?: { key: string; family: string; file_name: string },
+) {
   const out: EditorFont[] = [];
   if (kitFont?.key) out.push({ family, key: kitFont.key, name: kitFont.file_name });
-  const file = await systemFontFile(kitFont?.key ? "DejaVu Sans" : family);
+  const file = await systemFontFile(kitFont?.key ? "DejaVu Sans" : family, bold);
   if (file) out.push({ family: kitFont?.key ? "DejaVu Sans" : family, file: path.basename(file) });
   return out;
 }
@@ -205,8 +223,10 @@ export async function servedFontFile(config: Config, name: string): Promise<stri
     ...loadStyles(config.render?.styles_file || undefined).styles.map((s) => s.font),
   ]);
   for (const f of families) {
-    const file = await systemFontFile(f);
-    if (file && path.basename(file) === name) return file;
+    for (const bold of [true, false]) {
+      const file = await systemFontFile(f, bold);
+      if (file && path.basename(file) === name) return file;
+    }
   }
   return null;
 }

@@ -92,7 +92,15 @@ export class StudioService {
     const { clip, files: f } = await clipFiles(this.deps, accountId, clipId);
     const t = await requireTranscript(this.deps, f);
     const looks = new ClipLooks(this.deps.config.render?.styles_file, this.deps.config.render?.loudness_lufs);
-    return { clip, words: t.words, duration: f.duration ?? 0, looks, db: this.deps.db, config: this.deps.config };
+    return {
+      clip,
+      words: t.words,
+      duration: f.duration ?? 0,
+      looks,
+      db: this.deps.db,
+      config: this.deps.config,
+      ...(f.kind ? { kind: f.kind } : {}),
+    };
   }
 
   /** The transcript's lines, filtered by `q` (case-insensitive); at most TRANSCRIPT_LIMIT. */

@@ -48,7 +48,11 @@ const preview = defineOperation({
     { additionalProperties: false },
   ),
   responses: {
-    200: { description: "{ass, width, height, duration, timeline, look, fonts: [{family, url}]}" },
+    200: {
+      description:
+        "{ass, width, height, duration, timeline, look, fonts: [{family, url}], frame}: frame is what the " +
+        "render adds (brand logo, intro and outro cards, an audio clip's still)",
+    },
     400: { description: "invalid_request naming the field (look.style, look.brand_kit, pieces)" },
     404: { description: "No such clip on this account" },
     409: { description: "not_ready: the episode is not transcribed yet" },
@@ -61,7 +65,24 @@ const preview = defineOperation({
         ? downloadLink(ctx.services, { key: f.key, name: f.name ?? "font.ttf", origin: ctx.caller.linkOrigin }).url
         : `/web/api/v1/caption-fonts/${encodeURIComponent(f.file!)}`,
     }));
-    return { ...p, fonts };
+    const link = (key: string) => {
+      const name = key.split("/").at(-1) ?? "image";
+      const ext = /\.(png|jpe?g|webp)$/i.exec(name)?.[1]?.toLowerCase().replace("jpg", "jpeg") ?? "png";
+      return downloadLink(ctx.services, { key, name, type: `image/${ext}`, origin: ctx.caller.linkOrigin }).url;
+    };
+    const { logo, audio, ...frame } = p.frame;
+    return {
+      ...p,
+      fonts,
+      // The logo and the cover art as links the browser can draw (they are the account's own files).
+      frame: {
+        ...frame,
+        ...(logo ? { logo: { ...logo, url: link(logo.key), key: undefined } } : {}),
+        ...(audio
+          ? { audio: { ...audio, cover_url: audio.cover_key ? link(audio.cover_key) : null, cover_key: undefined } }
+          : {}),
+      },
+    };
   },
 });
 

@@ -161,7 +161,16 @@ describe("the clip editor in a browser", () => {
     );
     expect(shownAss).toMatch(/PlayResX: 1080\nPlayResY: 1080/);
     expect(shownAss).toContain("Zebra");
+    // The captions alone: an audio clip's preview also draws the still (title, waveform), which the
+    // render's frame has too but with its bars at another height; the caption band is what is compared.
+    const still = (shown: string) =>
+      page.evaluate((v) => {
+        const layer = document.querySelector<SVGElement>('.ed-frame svg[data-layer="still"]');
+        if (layer) layer.style.visibility = v;
+      }, shown);
+    await still("hidden");
     const previewShot = await frame.screenshot();
+    await still("");
     expect(jobCalls).toEqual([]);
     expect((await api("GET", `/jobs/${firstJob}`)).status).toBe("completed");
 

@@ -180,13 +180,16 @@ export function keyApi(base: () => string, key: () => string): KeyApi {
   };
 }
 
-/** jfk.wav made an episode through the upload API, then waited on (state, not time) until ready. */
-export async function readyJfkEpisode(api: KeyApi, name: string): Promise<any> {
-  const made = await api("POST", "/episodes", { name, file_name: "jfk.wav" });
+/**
+ * jfk.wav (or another `file`, such as jfk's speech under a picture) made an episode through the
+ * upload API, then waited on (state, not time) until ready.
+ */
+export async function readyJfkEpisode(api: KeyApi, name: string, file = TEST_MEDIA.jfkWav): Promise<any> {
+  const made = await api("POST", "/episodes", { name, file_name: path.basename(file) });
   const put = await fetch(made.upload.url, {
     method: "PUT",
     headers: made.upload.headers,
-    body: await readFile(TEST_MEDIA.jfkWav),
+    body: await readFile(file),
   });
   if (put.status !== 200) throw new Error(`the upload PUT answered ${put.status}`);
   await api("POST", `/episodes/${made.episode_id}/uploaded`, {});

@@ -112,14 +112,17 @@ function pageFor(path: string, signedIn: boolean): ReactNode {
   if (SIGNED_OUT[p])
     // Signed in (just now, or earlier), a sign-in page goes on to where it was asked from.
     return signedIn ? <Redirect to={nextPath(new URLSearchParams(window.location.search))} /> : SIGNED_OUT[p]();
-  if (SIGNED_IN[p]) return signedIn ? SIGNED_IN[p]() : <Redirect to={`/signin?next=${encodeURIComponent(p)}`} />;
+  // A deep link keeps its query through the sign-in (`/episodes?x=1`, an editor's link with its state).
+  const back = `/signin?next=${encodeURIComponent(p + window.location.search)}`;
+  if (SIGNED_IN[p]) return signedIn ? SIGNED_IN[p]() : <Redirect to={back} />;
   for (const r of PATTERNS) {
     const m = r.re.exec(p);
     if (!m) continue;
-    if (!r.anyone && !signedIn) return <Redirect to={`/signin?next=${encodeURIComponent(p)}`} />;
+    if (!r.anyone && !signedIn) return <Redirect to={back} />;
     return r.page(safeDecode(m[1] ?? ""), safeDecode(m[2] ?? ""));
   }
-  if (p === "/") return <Redirect to={signedIn ? HOME : "/signin"} />;
+  // Signed out, the start page says what clipd is above its sign-in form.
+  if (p === "/") return signedIn ? <Redirect to={HOME} /> : <SignIn welcome />;
   return (
     <>
       <h1>Page not found</h1>

@@ -3,6 +3,7 @@
  * (same-origin), JSON, and the CSRF token from GET /web/api/v1/session on anything that changes
  * state. A refusal's `{error:{code,message}}` comes back as a thrown ApiError carrying both.
  */
+import { plainWords } from "./plain-words";
 import type { Episode, Session } from "./types";
 
 const BASE = "/web/api/v1";
@@ -88,9 +89,9 @@ export async function loadSession(): Promise<Session> {
   return s;
 }
 
-/** The message to show for anything thrown by a call. */
+/** The message to show for anything thrown by a call: a field refusal in the site's words (plain-words.ts). */
 export function messageOf(err: unknown): string {
-  if (err instanceof ApiError) return err.message;
+  if (err instanceof ApiError) return plainWords(err.message);
   if (err instanceof Error) return err.message;
   return String(err);
 }

@@ -16,8 +16,37 @@ function subscribe(fn: () => void): () => void {
 }
 const snapshot = () => window.location.pathname + window.location.search;
 
+/** A question to ask before the app leaves the current page (unsaved edits), or null. */
+let leaving: string | null = null;
+let here = typeof window === "undefined" ? "" : snapshot();
+
+/** Asks `question` before any in-app navigation until the returned function is called. */
+export function guardLeaving(question: string): () => void {
+  leaving = question;
+  here = snapshot();
+  return () => {
+    if (leaving === question) leaving = null;
+  };
+}
+
+// The back and forward buttons: declined, the page stays (its address put back) and no listener hears of it.
+if (typeof window !== "undefined")
+  window.addEventListener("popstate", (e) => {
+    if (leaving && snapshot() !== here && !window.confirm(leaving)) {
+      e.stopImmediatePropagation();
+      window.history.pushState(null, "", here);
+      return;
+    }
+    leaving = null;
+    here = snapshot();
+  });
+
 export function navigate(to: string, opts: { replace?: boolean } = {}): void {
   if (to === snapshot()) return;
+  if (leaving && !opts.replace) {
+    if (!window.confirm(leaving)) return;
+    leaving = null;
+  }
   if (opts.replace) window.history.replaceState(null, "", to);
   else window.history.pushState(null, "", to);
   window.scrollTo(0, 0);

@@ -29,6 +29,9 @@ export interface EditorView {
   focus: { x: number; y: number } | null;
 }
 
+/** The shortest clip the server renders (CLIP_SECONDS.min in daemon/account/clip-words.ts). */
+export const MIN_CLIP_S = 2;
+
 export const lengthOf = (pieces: Piece[]) => pieces.reduce((a, p) => a + p.end - p.start, 0);
 
 /** The edge nearest `t` among `edges`. */

@@ -13,10 +13,19 @@ import { LookPanel, type EditorLook } from "./look-panel";
 import { lengthOf, restoreGap, same, trim, type EditorView } from "./model";
 import { Preview, type PreviewAss } from "./preview";
 import { Timeline } from "./timeline";
+import { useHistory } from "./history";
+import { RenderBar } from "./render-bar";
+import { useUndoKeys } from "./undo-keys";
 import { draftOf, Words, type CueDraft } from "./words";
+import { useLeaveGuard } from "../upload/leave-guard";
 import "./editor.css";
 
 type View = EditorView & { look: EditorLook };
+interface Edits {
+  pieces: Piece[];
+  drafts: Record<string, CueDraft>;
+  look: EditorLook | null;
+}
 const LOOK_KEYS = [
   "style",
   "caption_size",
@@ -28,14 +37,22 @@ const LOOK_KEYS = [
   "brand_kit",
 ] as const;
 
+/** A title as a file name: letters, digits and dashes. */
+const fileName = (title: string) =>
+  title
+    .normalize("NFKD")
+    .replace(/[^\p{L}\p{N}]+/gu, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60) || "clip";
+
 export default function ClipEditorPage({ episodeId, number }: { episodeId: string; number: number }) {
   const [view, setView] = useState<View | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [src, setSrc] = useState<string | null>(null);
   const [styles, setStyles] = useState<CaptionStyle[]>([]);
-  const [pieces, setPieces] = useState<Piece[]>([]);
-  const [drafts, setDrafts] = useState<Record<string, CueDraft>>({});
-  const [look, setLook] = useState<EditorLook | null>(null);
+  // The unsaved edits, with their undo and redo (history.ts).
+  const edits = useHistory<Edits>({ pieces: [], drafts: {}, look: null });
+  const { pieces, drafts, look } = edits.state;
   const [preview, setPreview] = useState<PreviewAss | null>(null);
   const [previewError, setPreviewError] = useState<string | null>(null);
   const [playhead, setPlayhead] = useState<number | null>(null);
@@ -43,6 +60,8 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
   const [job, setJob] = useState<Job | null>(null);
   const [rendered, setRendered] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // A refused or failed render, said beside Render: the editor and its unsaved edits stay.
+  const [renderError, setRenderError] = useState<string | null>(null);
 
   const load = useCallback(async () => {
     const ep = await call<Episode>("GET", `/episodes/${encodeURIComponent(episodeId)}`);
@@ -50,11 +69,9 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
     if (!clip) throw new Error(`This episode has no clip ${number}.`);
     const v = await call<View>("GET", `/clips/${clip.clip_id}/editor`);
     setView(v);
-    setPieces(v.pieces);
-    setDrafts({});
-    setLook(v.look);
+    edits.reset({ pieces: v.pieces, drafts: {}, look: v.look });
     if (clip.download_url) setRendered(clip.download_url);
-  }, [episodeId, number]);
+  }, [episodeId, number, edits.reset]);
 
   useEffect(() => {
     load().catch((e: unknown) => setError(messageOf(e)));
@@ -117,19 +134,33 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
             void load();
           }
         })
-        .catch((e: unknown) => setError(messageOf(e)));
+        .catch((e: unknown) => setRenderError(messageOf(e)));
     }, 1000);
     return () => clearTimeout(timer);
   }, [job, load]);
 
   const onTime = useCallback((t: number) => setPlayhead(t), []);
-  if (error) return <p role="alert">{error}</p>;
-  if (!view || !look) return <p className="loading">Loading the clip…</p>;
   const changes = body ? Object.keys(body).length : 0;
   const running = !!job && job.status !== "completed" && job.status !== "failed";
+  // Edits not rendered yet: leaving the page (closing, reloading, or a link in the site) asks first.
+  useLeaveGuard(changes > 0 && !running, "Your edits to this clip are not rendered yet. Leave and lose them?");
+  useUndoKeys(edits.undo, edits.redo);
+  if (error)
+    return (
+      <div className="clip-editor">
+        <h1>This clip cannot be edited</h1>
+        <p role="alert">{error}</p>
+        <p>
+          <Link href={`/episodes/${encodeURIComponent(episodeId)}`}>Back to the episode</Link> ·{" "}
+          <Link href="/episodes">All episodes</Link>
+        </p>
+      </div>
+    );
+  if (!view || !look) return <p className="loading">Loading the clip…</p>;
 
   async function render() {
     setBusy(true);
+    setRenderError(null);
     try {
       const r = await call<RestyleAnswer>("PATCH", `/clips/${view!.clip_id}/captions`, body);
       setJob({
@@ -141,7 +172,7 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
         title: view!.title,
       });
     } catch (e) {
-      setError(messageOf(e));
+      setRenderError(`Not rendered: ${messageOf(e)} Your changes are still here.`);
     } finally {
       setBusy(false);
     }
@@ -157,10 +188,15 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
         {lengthOf(pieces).toFixed(1)} seconds in {pieces.length} {pieces.length === 1 ? "piece" : "pieces"}. Changes
         show on the preview at once; nothing is rendered until you press Render.
       </p>
+      {/* In the order a phone shows them (the preview beside the timeline); a desktop's grid places them */}
       <div className="ed-main">
-        <section aria-labelledby="ed-preview-h" className="ed-col">
+        <section aria-labelledby="ed-preview-h" className="ed-col ed-at-preview">
           <h2 id="ed-preview-h">Preview</h2>
-          {previewError && <p role="alert">{previewError}</p>}
+          {previewError && (
+            <p role="alert" id="ed-preview-problem">
+              {previewError} Fix this to render.
+            </p>
+          )}
           {src && preview ? (
             <Preview
               src={src}
@@ -176,35 +212,46 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
           ) : (
             <p className="loading">Drawing the preview…</p>
           )}
-          <div className="ed-render">
-            <button
-              type="button"
-              className="primary"
-              disabled={busy || running || !changes}
-              onClick={() => void render()}
-            >
-              Render
-            </button>{" "}
-            <span className="hint" aria-live="polite">
-              {running
-                ? "Rendering…"
-                : job?.status === "completed"
-                  ? "Rendered."
-                  : job?.status === "failed"
-                    ? `The render failed: ${job.error?.message ?? "no reason given"}`
-                    : changes
-                      ? "Unsaved changes."
-                      : "No changes yet."}
-            </span>
-            {running && (
-              <progress aria-label="Render progress" max={100} value={job.progress ?? 0}>
-                {job.progress ?? 0}%
-              </progress>
-            )}
-          </div>
+          <RenderBar
+            edits={edits}
+            job={job}
+            busy={busy}
+            changes={changes}
+            previewError={previewError}
+            renderError={renderError}
+            onRender={() => void render()}
+          />
+        </section>
+        <section aria-labelledby="ed-time-h" className="ed-at-time">
+          <h2 id="ed-time-h">Timeline</h2>
+          <p className="hint">
+            Drag the handles, or focus one and use the arrow keys: a word at a time, with Shift (or PageUp and PageDown)
+            a sentence, Home and End as far as it may go. A clip is at least 2 seconds long.
+          </p>
+          <Timeline
+            view={view}
+            pieces={pieces}
+            playhead={playhead}
+            onTrim={(side, t, gesture) => edits.set((e) => ({ ...e, pieces: trim(e.pieces, side, t) }), gesture)}
+            onRestore={(i) => edits.set((e) => ({ ...e, pieces: restoreGap(e.pieces, i) }))}
+            onSeek={(t) => setSeek({ t, n: (seek?.n ?? 0) + 1 })}
+          />
+        </section>
+        <section aria-labelledby="ed-words-h" className="ed-at-words">
+          <h2 id="ed-words-h">Captions</h2>
+          <p className="hint">
+            Retype a word in its box, or a whole misheard line with “Retype line” (its words share the line’s time); the
+            star draws a word in the highlight colour.
+          </p>
+          <Words
+            cues={cues}
+            drafts={drafts}
+            pieces={pieces}
+            onChange={(id, d, group) => edits.set((e) => ({ ...e, drafts: { ...e.drafts, [id]: d } }), group)}
+          />
         </section>
         {rendered && (
-          <section aria-labelledby="ed-made-h" className="ed-col">
+          <section aria-labelledby="ed-made-h" className="ed-col ed-at-made">
             <h2 id="ed-made-h">Last render</h2>
             {/* No caption track: the captions are burned into the picture */}
             <video
@@ -215,34 +262,27 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
               aria-label={`Rendered clip ${view.title}`}
             />
             <p>
-              <a href={rendered}>Download</a>
+              {/* A file to save, as the episode page's Download: opened in the tab, the MP4 would only play there */}
+              <a className="button-link" href={rendered} download={`${fileName(view.title)}.mp4`}>
+                Download
+              </a>
             </p>
           </section>
         )}
-        <section aria-labelledby="ed-look-h" className="ed-col">
+        <section aria-labelledby="ed-look-h" className="ed-col ed-at-look">
           <h2 id="ed-look-h">Look</h2>
-          <LookPanel look={look} styles={styles} onChange={(p) => setLook({ ...look, ...p })} />
+          <LookPanel
+            look={look}
+            styles={styles}
+            onChange={(p) =>
+              edits.set(
+                (e) => ({ ...e, look: { ...e.look!, ...p } }),
+                typeof p.hook_title === "string" ? "look:hook-words" : undefined,
+              )
+            }
+          />
         </section>
       </div>
-      <section aria-labelledby="ed-time-h">
-        <h2 id="ed-time-h">Timeline</h2>
-        <p className="hint">
-          Drag the handles, or focus one and use the arrow keys: a word at a time, with Shift a sentence.
-        </p>
-        <Timeline
-          view={view}
-          pieces={pieces}
-          playhead={playhead}
-          onTrim={(side, t) => setPieces(trim(pieces, side, t))}
-          onRestore={(i) => setPieces(restoreGap(pieces, i))}
-          onSeek={(t) => setSeek({ t, n: (seek?.n ?? 0) + 1 })}
-        />
-      </section>
-      <section aria-labelledby="ed-words-h">
-        <h2 id="ed-words-h">Captions</h2>
-        <p className="hint">Retype a word in its box; the star draws it in the highlight colour.</p>
-        <Words cues={cues} drafts={drafts} onChange={(id, d) => setDrafts({ ...drafts, [id]: d })} />
-      </section>
     </div>
   );
 }

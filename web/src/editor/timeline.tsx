@@ -2,19 +2,33 @@
  * The editor's timeline: the episode's loudness around the clip (the studio's waveform strip,
  * shifted and stretched to this window), the clip's pieces and the pauses cut between them (each
  * with "Put back"), the words, the sentence edges, the cut's scene changes, and two trim handles.
- * A handle snaps to word edges as it is dragged, or with the arrow keys steps a word (Shift: a
- * sentence), as a slider does.
+ * A handle snaps to word edges as it is dragged, or with the arrow keys steps a word (Shift or
+ * PageUp/PageDown: a sentence; Home/End: as far as it may go), as a slider does. Neither handle may
+ * make the clip shorter than the shortest clip the server takes (MIN_CLIP_S): the edges that would
+ * are not offered, so the handles cannot cross.
  */
 import { useRef, type KeyboardEvent, type PointerEvent } from "react";
 import type { Piece } from "../types";
 import { clock } from "../studio/timeline";
-import { endEdges, gapsOf, snap, sourceTime, startEdges, step, type EditorView } from "./model";
+import {
+  endEdges,
+  gapsOf,
+  lengthOf,
+  MIN_CLIP_S,
+  snap,
+  sourceTime,
+  startEdges,
+  step,
+  trim,
+  type EditorView,
+} from "./model";
 
 interface Props {
   view: EditorView;
   pieces: Piece[];
   playhead: number | null;
-  onTrim(side: "start" | "end", t: number): void;
+  /** `gesture`: the moves of one drag share it, so they are one undo step. */
+  onTrim(side: "start" | "end", t: number, gesture?: string): void;
   onRestore(gap: number): void;
   onSeek(t: number): void;
 }
@@ -30,12 +44,20 @@ export function Timeline({ view, pieces, playhead, onTrim, onRestore, onSeek }: 
   };
   const sentenceStarts = view.sentences.map((s) => s.start);
   const sentenceEnds = view.sentences.map((s) => s.end);
-  const edges = (side: "start" | "end") => (side === "start" ? startEdges(view.words) : endEdges(view.words));
+  // Only the edges that leave a clip of at least MIN_CLIP_S.
+  const allowed = (side: "start" | "end", list: number[]) =>
+    list.filter((t) => lengthOf(trim(pieces, side, t)) >= MIN_CLIP_S - 0.001);
+  const edges = (side: "start" | "end") =>
+    allowed(side, side === "start" ? startEdges(view.words) : endEdges(view.words));
   const drag = (side: "start" | "end") => (e: PointerEvent<HTMLDivElement>) => {
     e.preventDefault();
     const el = e.currentTarget;
     el.setPointerCapture(e.pointerId);
-    const move = (ev: globalThis.PointerEvent) => onTrim(side, snap(edges(side), timeAt(ev.clientX)));
+    const gesture = `drag:${side}:${e.timeStamp}`;
+    const move = (ev: globalThis.PointerEvent) => {
+      const list = edges(side);
+      if (list.length) onTrim(side, snap(list, timeAt(ev.clientX)), gesture);
+    };
     const up = () => {
       el.removeEventListener("pointermove", move);
       el.removeEventListener("pointerup", up);
@@ -44,11 +66,23 @@ export function Timeline({ view, pieces, playhead, onTrim, onRestore, onSeek }: 
     el.addEventListener("pointerup", up);
   };
   const key = (side: "start" | "end", at: number) => (e: KeyboardEvent<HTMLDivElement>) => {
-    const dir = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
-    if (!dir) return;
+    const words = edges(side);
+    const sentences = allowed(side, side === "start" ? sentenceStarts : sentenceEnds);
+    const to: Record<string, () => number | undefined> = {
+      ArrowRight: () => step(e.shiftKey ? sentences : words, at, 1),
+      ArrowUp: () => step(e.shiftKey ? sentences : words, at, 1),
+      ArrowLeft: () => step(e.shiftKey ? sentences : words, at, -1),
+      ArrowDown: () => step(e.shiftKey ? sentences : words, at, -1),
+      PageUp: () => step(sentences, at, 1),
+      PageDown: () => step(sentences, at, -1),
+      // As far as the handle may go, never back past where it already is (a start before the first word).
+      Home: () => Math.min(at, ...words),
+      End: () => Math.max(at, ...words),
+    };
+    const t = to[e.key]?.();
+    if (t === undefined) return;
     e.preventDefault();
-    const list = e.shiftKey ? (side === "start" ? sentenceStarts : sentenceEnds) : edges(side);
-    onTrim(side, step(list, at, dir));
+    if (Number.isFinite(t) && Math.abs(t - at) > 0.001) onTrim(side, t);
   };
   const first = pieces[0]!.start;
   const last = pieces.at(-1)!.end;

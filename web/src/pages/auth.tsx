@@ -26,13 +26,41 @@ function useCredentialsForm(path: "/signin" | "/signup") {
   return { ...action, submit };
 }
 
-export function SignIn() {
-  useTitle("Sign in");
+/** `?next=…` to pass on between sign-in and sign-up, so either goes on to the page that asked. */
+function useKeepNext(): string {
+  const next = useLocation().query.get("next");
+  return next ? `?next=${encodeURIComponent(next)}` : "";
+}
+
+/** `welcome`: the start page, which says what clipd is before asking to sign in. */
+export function SignIn({ welcome = false }: { welcome?: boolean }) {
+  useTitle(welcome ? "Clips from your recordings" : "Sign in");
   const { session } = useSession();
   const { busy, error, submit } = useCredentialsForm("/signin");
+  const keep = useKeepNext();
   return (
     <div className="narrow">
-      <h1>Sign in</h1>
+      {welcome ? (
+        <>
+          <h1>clipd: short clips from your long recordings</h1>
+          <p className="lead">
+            Give clipd a podcast, stream or interview. It transcribes it, finds the moments worth posting and cuts them
+            into vertical clips with captions burned in, in your brand&rsquo;s look, ready to download.
+          </p>
+          <ul className="welcome-points">
+            <li>
+              Upload a file or give a link; clipd works through it and shows each clip ranked, with why it was chosen.
+            </li>
+            <li>Edit a clip&rsquo;s start, end, captions and style on a live preview before it renders.</li>
+            <li>
+              Only need a transcript? <Link href="/free">Transcribe a file for free</Link>, no account needed.
+            </li>
+          </ul>
+          <h2>Sign in</h2>
+        </>
+      ) : (
+        <h1>Sign in</h1>
+      )}
       <form onSubmit={handler(submit)} className="card stack">
         <Field label="Email" name="email" type="email" autoComplete="email" required />
         <Field label="Password" name="password" type="password" autoComplete="current-password" required />
@@ -53,7 +81,7 @@ export function SignIn() {
       </form>
       {session.signup_open !== false && (
         <p className="after-card">
-          New to clipd? <Link href="/signup">Create an account</Link>
+          New to clipd? <Link href={`/signup${keep}`}>Create an account</Link>
         </p>
       )}
     </div>
@@ -63,6 +91,7 @@ export function SignIn() {
 export function SignUp() {
   useTitle("Sign up");
   const { busy, error, submit } = useCredentialsForm("/signup");
+  const keep = useKeepNext();
   return (
     <div className="narrow">
       <h1>Create your account</h1>
@@ -84,7 +113,7 @@ export function SignUp() {
         </button>
       </form>
       <p className="after-card">
-        Already have an account? <Link href="/signin">Sign in</Link>
+        Already have an account? <Link href={`/signin${keep}`}>Sign in</Link>
       </p>
     </div>
   );

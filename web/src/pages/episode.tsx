@@ -17,7 +17,7 @@ import { Playhead } from "../studio/playhead";
 import { SourcePlayer, type PlayerHandle } from "../studio/source-player";
 import { EpisodeActions } from "../studio/episode-actions";
 import { ResumeUpload } from "../studio/resume-upload";
-import { EPISODE_STATUS, EpisodeFacts, isRunning, ProgressBar, StatusBadge } from "../studio/status";
+import { EpisodeFacts, episodeStatusWords, isRunning, ProgressBar, StatusBadge } from "../studio/status";
 import { piecesOf, ranked } from "../studio/timeline";
 import { useNarrow } from "../studio/use-narrow";
 import { useProgressWords } from "../studio/use-progress-words";
@@ -136,7 +136,7 @@ export default function EpisodePage({ id }: { id: string }) {
       </p>
       <div className="page-head">
         <h1>{e.name}</h1>
-        <StatusBadge status={e.status} label={EPISODE_STATUS[e.status] ?? e.status} />
+        <StatusBadge status={e.status} label={episodeStatusWords(e)} />
         <EpisodeActions episode={e} onCancelled={handler(load)} onDeleted={() => navigate("/episodes")} />
       </div>
       <EpisodeFacts episode={e} kind />

@@ -14,6 +14,7 @@ import { FileDrop } from "../studio/file-drop";
 import { describeLook } from "../studio/look";
 import { EpisodePrice, probeSeconds } from "../studio/price";
 import { UploadProgress, useUpload } from "../upload";
+import { EPISODE_MAX_BYTES, EPISODE_MAX_SECONDS } from "../upload/file-check";
 import { useLeaveGuard } from "../upload/leave-guard";
 import { forgetUpload, rememberUpload } from "../upload/remembered";
 import type { CaptionStyle, ClipLook, EpisodeCreated } from "../types";
@@ -59,6 +60,10 @@ export default function NewEpisodePage() {
     const link = String(form.get("source_url") ?? "").trim();
     if (link && file) return setError("Give a link or a file, not both: clear the link to upload the file.");
     if (!link && !file) return setError("Give a link to the episode or choose a file to upload.");
+    if (!link && seconds !== null && seconds > EPISODE_MAX_SECONDS)
+      return setError(
+        `An episode can be at most ${EPISODE_MAX_SECONDS / 3600} hours long: choose a shorter recording.`,
+      );
     const body: Record<string, unknown> = { content_type: form.get("content_type") };
     const name = String(form.get("name") ?? "").trim();
     const about = String(form.get("about") ?? "").trim();
@@ -100,7 +105,13 @@ export default function NewEpisodePage() {
         <p className="or" aria-hidden="true">
           or
         </p>
-        <FileDrop file={file} onFile={setFile} disabled={locked} />
+        <FileDrop file={file} onFile={setFile} disabled={locked} maxBytes={EPISODE_MAX_BYTES} />
+        {seconds !== null && seconds > EPISODE_MAX_SECONDS && (
+          <p role="alert" className="alert alert-error">
+            This recording is {Math.floor(seconds / 3600)} h {Math.round((seconds % 3600) / 60)} min long; an episode
+            can be at most {EPISODE_MAX_SECONDS / 3600} hours. Cut it into parts and make an episode of each.
+          </p>
+        )}
         <h2>Options</h2>
         <div className="row-fields">
           <Field label="Name" name="name" maxLength={200} placeholder="Optional" disabled={locked} autoComplete="off" />

@@ -15,12 +15,15 @@ export function FileDrop({
   disabled,
   id = "episode-file",
   label = "Video or audio file",
+  maxBytes,
 }: {
   file: File | null;
   onFile: (f: File | null) => void;
   disabled?: boolean;
   id?: string;
   label?: string;
+  /** The largest file the upload takes: a larger one is refused here, before anything is made for it. */
+  maxBytes?: number;
 }) {
   const [over, setOver] = useState(false);
   const [refused, setRefused] = useState<string | null>(null);
@@ -28,13 +31,13 @@ export function FileDrop({
   const take = useCallback(
     (f: File | null) => {
       if (!f) return (setRefused(null), onFile(null));
-      void refuseFile(f).then((why) => {
+      void refuseFile(f, maxBytes).then((why) => {
         setRefused(why);
         if (why && input.current) input.current.value = "";
         onFile(why ? null : f);
       });
     },
-    [onFile],
+    [onFile, maxBytes],
   );
   useEffect(() => {
     if (disabled) return;

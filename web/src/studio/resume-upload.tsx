@@ -10,6 +10,7 @@ import { UploadProgress, formatBytes, useUpload } from "../upload";
 import { useLeaveGuard } from "../upload/leave-guard";
 import { forgetUpload, recallUpload } from "../upload/remembered";
 import { ErrorText, useAction, when } from "../ui";
+import { EPISODE_MAX_BYTES } from "../upload/file-check";
 import { FileDrop } from "./file-drop";
 
 export function ResumeUpload({ episodeId, onStarted }: { episodeId: string; onStarted: () => void }) {
@@ -59,7 +60,13 @@ export function ResumeUpload({ episodeId, onStarted }: { episodeId: string; onSt
         {when(kept.target.expires_at ?? "")}.
       </p>
       {upload.state.phase === "idle" && (
-        <FileDrop id="resume-file" label="Choose the file again" file={file} onFile={choose} />
+        <FileDrop
+          id="resume-file"
+          label="Choose the file again"
+          file={file}
+          onFile={choose}
+          maxBytes={EPISODE_MAX_BYTES}
+        />
       )}
       {wrong && (
         <p role="alert" className="alert alert-error">

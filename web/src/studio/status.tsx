@@ -18,6 +18,10 @@ export const JOB_STATUS: Record<Job["status"], string> = {
   failed: "Failed",
 };
 
+/** An episode's status in words: one stopped by its owner (failed, code "cancelled") says "Stopped", not "Failed". */
+export const episodeStatusWords = (e: Pick<Episode, "status" | "failure">): string =>
+  e.status === "failed" && e.failure?.code === "cancelled" ? "Stopped" : (EPISODE_STATUS[e.status] ?? e.status);
+
 /** An episode is being worked on (and so worth polling) in these states. */
 export const isRunning = (s: EpisodeStatus) => s === "importing" || s === "transcribing" || s === "searching";
 
@@ -51,7 +55,7 @@ const CONTENT: Record<string, string> = { podcast: "Podcast", stream: "Stream", 
 export function EpisodeFacts({ episode: e, badge, kind }: { episode: Episode; badge?: boolean; kind?: boolean }) {
   return (
     <p className="episode-meta">
-      {badge && <StatusBadge status={e.status} label={EPISODE_STATUS[e.status] ?? e.status} />}
+      {badge && <StatusBadge status={e.status} label={episodeStatusWords(e)} />}
       {e.duration && <span>{e.duration}</span>}
       {kind && e.content_type && <span>{CONTENT[e.content_type] ?? e.content_type}</span>}
       <span>

@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import type { Episode } from "../types";
-import { EPISODE_STATUS, stageWords } from "./status";
+import { episodeStatusWords, stageWords } from "./status";
 
 const STILL_MS = 60_000;
 
@@ -16,18 +16,32 @@ export function minutesText(s: number): string {
   return `about ${m} minute${m === 1 ? "" : "s"} left`;
 }
 
+export interface Eta {
+  stage: string;
+  at: number;
+  left: number;
+}
+
 /**
- * A time left that only falls while `stage` stays the same: the shown estimate counts down on its
- * own, and a new one replaces it only when lower. Null without an estimate.
+ * The time left to show at `now`, and the estimate kept for the next answer. Within a stage the
+ * shown estimate counts down on its own and a new one replaces it only when lower, so it never
+ * jumps up; but once the count-down is under a minute while the server still says a minute or
+ * more, the server is right (the step is slower than first thought): its estimate is taken, or
+ * the page would say "under a minute left" for minutes.
  */
+export function fallingEta(prev: Eta | null, stage: string, raw: number, now: number): { eta: Eta; shown: number } {
+  const counted = prev && prev.stage === stage ? Math.max(0, prev.left - (now - prev.at) / 1000) : Infinity;
+  if (raw < counted || (counted < 60 && raw >= 60)) return { eta: { stage, at: now, left: raw }, shown: raw };
+  return { eta: prev!, shown: counted };
+}
+
+/** useFallingSeconds' hook around fallingEta; null without an estimate. */
 export function useFallingSeconds(stage: string, raw: number | null | undefined): number | null {
-  const eta = useRef<{ stage: string; at: number; left: number } | null>(null);
+  const eta = useRef<Eta | null>(null);
   if (typeof raw === "number" && raw >= 0) {
-    const now = Date.now();
-    const prev = eta.current;
-    const counted = prev && prev.stage === stage ? Math.max(0, prev.left - (now - prev.at) / 1000) : Infinity;
-    if (raw < counted) eta.current = { stage, at: now, left: raw };
-    return Math.min(raw, counted);
+    const next = fallingEta(eta.current, stage, raw, Date.now());
+    eta.current = next.eta;
+    return next.shown;
   }
   if (eta.current?.stage !== stage) eta.current = null;
   return null;
@@ -43,7 +57,7 @@ export function queueWords(q: { position: number; ahead: number } | null | undef
 export function useProgressWords(e: Episode | null): string {
   const still = useRef<{ key: string; since: number }>({ key: "", since: Date.now() });
   const [, tick] = useState(0);
-  const stage = e ? (EPISODE_STATUS[e.status] ?? e.status) : "";
+  const stage = e ? episodeStatusWords(e) : "";
   const key = e ? `${e.status}:${e.progress.percent}:${e.queue?.ahead ?? ""}` : "";
   if (key !== still.current.key) still.current = { key, since: Date.now() };
   const running = !!e && e.status !== "ready" && e.status !== "failed" && e.status !== "awaiting_upload";

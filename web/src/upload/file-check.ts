@@ -48,9 +48,28 @@ const extensionOf = (name: string) => {
   return dot > 0 ? name.slice(dot).toLowerCase() : "";
 };
 
-/** Why `file` cannot be an episode's or a transcript's source, or null when it may go up. */
-export async function refuseFile(file: Blob & { name: string }): Promise<string | null> {
+/**
+ * The largest episode file and the longest episode clipd takes (4.5 GB = 4.5 × 2^30 bytes, 3 hours):
+ * daemon/domain/limits.ts's EPISODE_MAX_BYTES and EPISODE_MAX_SECONDS, restated because the web
+ * bundle cannot import the daemon (test/unit/web-limits.test.ts holds the two equal).
+ */
+export const EPISODE_MAX_BYTES = 4_831_838_208;
+export const EPISODE_MAX_SECONDS = 3 * 3600;
+
+/** Bytes in binary gigabytes, as the limit is stated ("4.5 GB"). */
+const gigabytes = (n: number) => `${(n / 2 ** 30).toFixed(1).replace(/\.0$/, "")} GB`;
+
+/**
+ * Why `file` cannot be an episode's or a transcript's source, or null when it may go up. `maxBytes`:
+ * the largest file the upload takes; a larger one would only go up to be refused at the end.
+ */
+export async function refuseFile(file: Blob & { name: string }, maxBytes?: number): Promise<string | null> {
   if (file.size === 0) return `“${file.name}” is empty (0 bytes): choose the recording itself.`;
+  if (maxBytes && file.size > maxBytes)
+    return (
+      `“${file.name}” is ${gigabytes(file.size)}; clipd takes files up to ${gigabytes(maxBytes)}. ` +
+      `Export a smaller file (a lower bit rate, or audio only) and choose that.`
+    );
   const ext = extensionOf(file.name);
   if (!(MEDIA_EXTENSIONS as readonly string[]).includes(ext))
     return (

@@ -1,11 +1,13 @@
 /**
- * Asks before the tab is closed, reloaded or left while `active` (an upload in flight): leaving
- * stops the transfer. The browser shows its own words; the page's episode can be resumed later
- * from its page (resume.tsx), but the person should know they are interrupting it.
+ * Asks before the tab is closed, reloaded or left while `active` (an upload in flight, edits not
+ * saved). The browser shows its own words for that. With `inApp` the site's own links and the
+ * back button ask too, in those words (router.tsx's leave check): a single-page app leaves a page
+ * without unloading it, so the browser's question alone would not cover them.
  */
 import { useEffect } from "react";
+import { guardLeaving } from "../router";
 
-export function useLeaveGuard(active: boolean): void {
+export function useLeaveGuard(active: boolean, inApp?: string): void {
   useEffect(() => {
     if (!active) return;
     const ask = (e: BeforeUnloadEvent) => {
@@ -14,6 +16,10 @@ export function useLeaveGuard(active: boolean): void {
       e.returnValue = "";
     };
     window.addEventListener("beforeunload", ask);
-    return () => window.removeEventListener("beforeunload", ask);
-  }, [active]);
+    const release = inApp ? guardLeaving(inApp) : undefined;
+    return () => {
+      window.removeEventListener("beforeunload", ask);
+      release?.();
+    };
+  }, [active, inApp]);
 }
