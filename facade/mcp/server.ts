@@ -30,6 +30,7 @@ import { renderAnswer, renderError } from "./render.js";
 import { inModelWords, modelWords } from "./words.js";
 import { requireKey } from "../auth.js";
 import { bearerAudience } from "../oauth/urls.js";
+import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS } from "../operations/waits.js";
 import { isToolOperation, splitArguments, toolDefinition, type ToolDefinition } from "./tools.js";
 
 export interface McpCore {
@@ -172,7 +173,8 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
           instructions:
             "clipd turns long recordings into captioned vertical clips and transcripts. Every tool but the " +
             "wait_ tools is one account API operation. Work is asynchronous: start it, then call " +
-            "wait_for_episode or wait_for_job (each waits up to 60 s, with progress) or the get_ tool it names.",
+            `wait_for_episode or wait_for_job (each waits ${DEFAULT_WAIT_SECONDS} s unless told otherwise, ` +
+            `at most ${MAX_WAIT_SECONDS} s, with progress) or the get_ tool it names.`,
         },
       );
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listFor(caller) }));
