@@ -26,7 +26,14 @@ const ME_SCHEMA = {
       type: "object",
       required: ["id", "prefix", "mode", "scopes", "expires_at"],
       properties: {
-        id: { type: "string", format: "uuid" },
+        // Not format uuid: a caller that is no API key has a pseudo key named after what it is.
+        id: {
+          type: "string",
+          pattern: "^((oauth|session):)?[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$",
+          description:
+            "The key's id (a uuid); through an OAuth connection at /mcp oauth:<connection id>, " +
+            "and for the website's signed-in session session:<session id>",
+        },
         prefix: { type: "string", description: "The first characters of the key, as shown in lists" },
         mode: { enum: ["live", "test"] },
         scopes: { type: "array", items: { type: "string" } },

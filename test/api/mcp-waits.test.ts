@@ -1,8 +1,8 @@
 // wait_for_episode and wait_for_job through the official MCP SDK client, on episodes whose import
-// never ends (the link sends a first chunk, then nothing) until they are cancelled: the wait's limits stand in its schema and
-// out-of-range values are refused in plain words, waits read nothing while nothing changes and all wake
-// at once on a change, one key holds at most MAX_WAITS_PER_KEY waits, and time held counts against
-// the key's rate limit.
+// never ends (the link sends a first chunk, then nothing) until they are cancelled: the wait's limits
+// stand in its schema and out-of-range values are refused in plain words, waits read nothing while
+// nothing changes and all wake at once on a change, one key holds at most MAX_WAITS_PER_KEY waits,
+// time held counts against the key's rate limit, and progress notifications only rise.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCacheOf } from "../../facade/read-cache.js";
@@ -25,6 +25,15 @@ describe("MCP wait tools", () => {
         res.writeHead(200, { "content-type": "audio/wav", "content-length": String(10_000_000) });
         res.write(Buffer.alloc(4096));
       },
+      // A slow link: 256 KB every 150 ms, 30 times, then nothing (the import moves, then stands).
+      "/slow.wav": (_req, res) => {
+        res.writeHead(200, { "content-type": "audio/wav", "content-length": String(10_000_000) });
+        let sent = 0;
+        const t = setInterval(() => {
+          if (++sent > 30 || res.destroyed) return clearInterval(t);
+          res.write(Buffer.alloc(256 * 1024));
+        }, 150);
+      },
     });
     s = await openApiServer("pglite", {
       network: { allow_loopback: true, extra_ca: media.caPath },
@@ -40,9 +49,9 @@ describe("MCP wait tools", () => {
     await media?.close();
   });
 
-  /** An episode whose import has begun and then stands still. */
-  const newEpisode = async () => {
-    const id = ok(await client.callTool({ name: "create_episode", arguments: { source_url: media.url("/never.wav") } }))
+  /** An episode whose import has begun and then stands still (or, from /slow.wav, moves for a while). */
+  const newEpisode = async (link = "/never.wav") => {
+    const id = ok(await client.callTool({ name: "create_episode", arguments: { source_url: media.url(link) } }))
       .episode_id as string;
     await waitFor(
       async () =>
@@ -133,5 +142,21 @@ describe("MCP wait tools", () => {
     expect(w).toMatchObject({ done: false, status: expect.any(String) });
     // The GET, the wait itself, and one more for the CHARGE_EVERY_SECONDS it held.
     expect(before - (await remaining())).toBe(3);
+  });
+
+  it("sends progress notifications whose values only rise", async () => {
+    const id = await newEpisode("/slow.wav");
+    const heard: Array<{ progress: number; message?: string }> = [];
+    const w = client.callTool(
+      { name: "wait_for_episode", arguments: { episode_id: id, timeout_seconds: 30 } },
+      undefined,
+      { onprogress: (p) => heard.push(p) },
+    );
+    // Several rises while the download moves (its note changes on every chunk, the percent less often).
+    await waitFor(() => heard.length >= 3 || undefined, { what: "three progress notifications" });
+    ok(await client.callTool({ name: "cancel_episode", arguments: { episode_id: id } }));
+    expect(ok(await w)).toMatchObject({ status: "failed", done: true });
+    const values = heard.map((p) => p.progress);
+    for (let i = 1; i < values.length; i++) expect(values[i], values.join(", ")).toBeGreaterThan(values[i - 1]!);
   });
 });

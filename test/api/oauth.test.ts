@@ -200,6 +200,10 @@ describe.each(testBackends())("OAuth for /mcp on %s", (backend) => {
     expect(names).toContain("list_episodes");
     expect(names).not.toContain("create_episode");
     expect((await client.callTool({ name: "list_episodes", arguments: {} })).isError).toBeFalsy();
+    // The SDK checks the answer against get_me's output schema: the connection's pseudo key id passes it.
+    const me = await client.callTool({ name: "get_me", arguments: {} });
+    expect(me.isError, JSON.stringify(me.content)).toBeFalsy();
+    expect((me.structuredContent as any).key).toMatchObject({ id: expect.stringMatching(/^oauth:[0-9a-f-]{36}$/) });
     await client.close();
     // Its audience is /mcp: the REST API refuses it.
     const rest = await t.call(tokens.access_token, "GET", "/api/v1/me");
