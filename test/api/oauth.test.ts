@@ -98,6 +98,10 @@ describe.each(testBackends())("OAuth for /mcp on %s", (backend) => {
       "invalid_client_metadata",
       "client_name",
     );
+    // Text the database cannot store is a 400 naming its field, not a 500.
+    for (const client_name of ["Evil\u0000App", "Two\nlines", "half \ud800 pair"])
+      await refused({ redirect_uris: [REDIRECT], client_name }, "invalid_client_metadata", "client_name");
+    await refused({ redirect_uris: ["https://example.com/a\u0000b"] }, "invalid_redirect_uri", "redirect_uris");
     const ok = await register(t.base, { client_name: "Desk", redirect_uris: ["http://localhost:9/cb", REDIRECT] });
     expect(ok.status).toBe(201);
     expect(ok.body).toMatchObject({ client_name: "Desk", token_endpoint_auth_method: "none" });
