@@ -98,28 +98,23 @@ const ME_SCHEMA = {
         aspect_ratio: { enum: ["9:16", "1:1", "4:5", "16:9"], description: "Extension: the clip's shape" },
         brand_kit: {
           anyOf: [{ type: "string", format: "uuid" }, { type: "null" }],
-          "x-extension": true,
           description: "Extension: the brand kit new clips are made with; null: none",
         },
         censor: {
           enum: ["off", "mask", "bleep"],
-          "x-extension": true,
           description: "Extension: listed profanity masked or bleeped in new clips' captions",
         },
         emphasis: {
           type: "boolean",
-          "x-extension": true,
           description: "Extension: numbers and key phrases in the accent colour",
         },
-        emoji: { type: "boolean", "x-extension": true, description: "Extension: a symbol after a key phrase" },
+        emoji: { type: "boolean", description: "Extension: a symbol after a key phrase" },
         pace: {
           enum: ["natural", "tight", "off"],
-          "x-extension": true,
           description: "Extension: which silences between words new clips cut out",
         },
         loudness: {
           anyOf: [{ type: "number" }, { type: "string", enum: ["off"] }],
-          "x-extension": true,
           description: "Extension: new clips' loudness in LUFS, or off",
         },
       },
