@@ -229,14 +229,14 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
     expect(Object.keys(font.requestBody.content)).toEqual(["font/ttf", "font/otf", "application/octet-stream"]);
     expect(font.requestBody.required).toBe(false);
     expect(font.parameters.map((p: any) => p.name)).toEqual(["id", "url", "file_name"]);
-    expect(doc.paths["/api/v1/brand-kits"].post.requestBody.content["application/json"].schema["x-extension"]).toBe(
-      true,
+    // Marked in the description: an "x-extension" keyword in a schema is refused by strict validators.
+    expect(doc.paths["/api/v1/brand-kits"].post.requestBody.content["application/json"].schema.description).toMatch(
+      /^Extension:/,
     );
     expect(
-      doc.paths["/api/v1/episodes/{id}/clips"].post.requestBody.content["application/json"].schema.properties.brand_kit[
-        "x-extension"
-      ],
-    ).toBe(true);
+      doc.paths["/api/v1/episodes/{id}/clips"].post.requestBody.content["application/json"].schema.properties.brand_kit
+        .description,
+    ).toMatch(/^Extension:/);
   });
 
   it("serves MCP tools that make a kit and set its logo by link (a model sends no bytes)", async () => {
@@ -262,7 +262,7 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
         await client.callTool({ name: "upload_brand_kit_font", arguments: { brand_kit_id: made.brand_kit_id } }),
       );
       expect(noFile).toMatchObject({ code: "invalid_request", field: "body" });
-      expect(noFile.message).toMatch(/query field "url"/);
+      expect(noFile.message).toMatch(/argument "url"/);
       ok(await client.callTool({ name: "delete_brand_kit", arguments: { brand_kit_id: made.brand_kit_id } }));
     } finally {
       await client.close();
