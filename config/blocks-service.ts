@@ -68,8 +68,8 @@ export const serviceBlocks = {
     allowed_hosts: Key(
       Str(),
       "",
-      "Comma-separated Host names /mcp answers to, beyond localhost and IP addresses (DNS rebinding " +
-        "protection). Checked only when server.public_url is empty, that is when no proxy stands in front.",
+      "Comma-separated Host names /mcp answers to, beyond localhost, IP addresses and server.public_url's " +
+        "own host (DNS rebinding protection): a proxy that sends another name needs it listed here.",
       { env: "CLIPD_MCP_ALLOWED_HOSTS" },
     ),
   }),

@@ -8,6 +8,7 @@ import { PaymentRequired } from "../domain/errors.js";
 import type { Run } from "../engine/runner.js";
 import type { Queryable } from "../store/db.js";
 import type { ClipLooks, Look, LookChange } from "./clip-look.js";
+import type { ClipLook } from "./episode-rows.js";
 import { PIPELINES, type ClipRow, type EpisodeDeps, type EpisodeRow, type StartedJob } from "./episode-rows.js";
 import type { AccountSurface } from "./surfaces.js";
 import { editedRunInput } from "./clip-spans.js";
@@ -36,6 +37,8 @@ export class ClipJobRuns {
       // biome-ignore lint/suspicious/noExplicitAny: run-state JSON; readers check each field they use
       prevRender: Record<string, any> | null;
       origin: AccountSurface;
+      /** A restyle's request as sent (relative values unresolved), kept to know a repeat of it. */
+      asked?: ClipLook;
     },
   ): Promise<StartedJob | PaymentRequired> {
     const jobId = randomUUID();
@@ -79,7 +82,17 @@ export class ClipJobRuns {
       `insert into jobs (id, account_id, episode_id, clip_id, kind, status, run_id, ` +
         `options, changes, charged_cents) values ($1, $2, $3, $4, $5, 'queued', ` +
         `$6, $7, $8, $9)`,
-      [jobId, ep.account_id, ep.id, clip.id, o.kind, run.id, JSON.stringify(look), JSON.stringify(o.changes), cents],
+      [
+        jobId,
+        ep.account_id,
+        ep.id,
+        clip.id,
+        o.kind,
+        run.id,
+        JSON.stringify(o.asked ? { ...look, asked: o.asked } : look),
+        JSON.stringify(o.changes),
+        cents,
+      ],
     );
     await this.refreshClip(tx, clip.id);
     return {

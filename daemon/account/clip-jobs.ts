@@ -9,7 +9,15 @@
 import { Conflict, PaymentRequired, Refused } from "../domain/errors.js";
 import { stepsAheadSql } from "../engine/queue.js";
 import { transactionWith, type Queryable, type Within } from "../store/db.js";
-import { ClipLooks, cutChanged, lookChanges, resolveLook, type LookChange } from "./clip-look.js";
+import {
+  ClipLooks,
+  cutChanged,
+  lookChanges,
+  resolveLook,
+  sameRequest,
+  stepsRelative,
+  type LookChange,
+} from "./clip-look.js";
 import {
   clipsOf,
   lockEpisode,
@@ -33,6 +41,8 @@ export type ExportResult = { jobs: StartedJob[]; not_started: NotStarted[]; char
 export type RestyleResult = {
   job: Pick<StartedJob, "job_id" | "kind" | "charged_cents"> & { status: JobRow["status"] };
   changes: LookChange[];
+  /** The request repeats the one that made the clip's latest job, relative values and all: nothing started. */
+  repeated?: boolean;
 };
 
 export class ClipJobs {
@@ -197,7 +207,11 @@ export class ClipJobs {
         }
         await assertKit(tx, accountId, want.brand_kit);
         const current = await this.looks.current(tx, clip);
-        const look = resolveLook(current.look, want);
+        // "bigger" sent again right after a "bigger" is the same request repeated (a retry, a
+        // double send), not a second step: it answers the job the first one started, so a repeat
+        // never renders or charges twice. Another step needs another request in between, or a value.
+        const repeated = !!current.job && !!current.asked && stepsRelative(want) && sameRequest(want, current.asked);
+        const look = repeated ? current.look : resolveLook(current.look, want);
         const changes = lookChanges(current.look, look);
         if (opts.saveAsDefault) await this.looks.saveDefaults(tx, accountId, look);
         if (!changes.length) {
@@ -205,7 +219,8 @@ export class ClipJobs {
             throw new Refused("nothing_to_change", `clip ${clipId} already looks like this`, {
               context: { field: "body" },
             });
-          return { job: { ...current.job, status: ClipJobs.publicJobStatus(current.job), charged_cents: 0 }, changes };
+          const job = { ...current.job, status: ClipJobs.publicJobStatus(current.job), charged_cents: 0 };
+          return { job, changes, ...(repeated ? { repeated } : {}) };
         }
         const kind = cutChanged(changes) ? "cut" : "render";
         const started = await this.tryStartJob(tx, ep, clip, {
@@ -215,6 +230,7 @@ export class ClipJobs {
           index: (await this.exportCount(tx, ep.id)) + 1,
           prevRender: clip.render,
           origin: opts.origin,
+          asked: want,
         });
         if (started instanceof PaymentRequired) throw started;
         return { job: started, changes };

@@ -92,6 +92,20 @@ export function resolveLook(base: Look, want: ClipLook): Look {
   };
 }
 
+/** Whether a request steps from the current look (smaller/bigger, up/down) rather than naming values. */
+export const stepsRelative = (want: ClipLook) =>
+  want.caption_size === "smaller" ||
+  want.caption_size === "bigger" ||
+  want.caption_position === "up" ||
+  want.caption_position === "down";
+
+/** Whether two requests name the same look fields with the same values. */
+export function sameRequest(a: ClipLook, b: ClipLook): boolean {
+  const named = (x: ClipLook) => LOOK_FIELDS.filter((k) => x[k] !== undefined);
+  const ka = named(a);
+  return ka.length === named(b).length && ka.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
+}
+
 /** The fields whose resolved value differs, in LOOK_FIELDS order. */
 export function lookChanges(from: Look, to: Look): LookChange[] {
   return LOOK_FIELDS.filter((k) => from[k] !== to[k]).map((field) => ({ field, from: from[field], to: to[field] }));
@@ -208,7 +222,7 @@ export class ClipLooks {
    * restyle sent while another renders builds on that one. A clip never rendered starts from the
    * account's defaults; older jobs without a whole look fall back to the clip's records.
    */
-  async current(q: Queryable, clip: ClipRow): Promise<{ look: Look; job: CurrentJob | null }> {
+  async current(q: Queryable, clip: ClipRow): Promise<{ look: Look; job: CurrentJob | null; asked?: ClipLook }> {
     const { rows } = await q.query(
       `select j.id, j.kind, j.status, j.options, r.state as run_state from jobs j left join runs r on r.id = j.run_id
         where j.clip_id = $1 and j.status <> 'failed' order by j.created_at desc, j.id desc limit 1`,
@@ -222,9 +236,12 @@ export class ClipLooks {
           run: rows[0].run_state ? { state: rows[0].run_state } : null,
         }
       : null;
-    const options = jsonColumn(rows[0]?.options);
+    // The request a restyle was sent with is kept beside its look, and is no part of it.
+    const { asked: kept, ...options } = jsonColumn(rows[0]?.options) ?? {};
+    const asked = kept && typeof kept === "object" ? (kept as ClipLook) : undefined;
     if (isLook(options))
       return {
+        ...(asked ? { asked } : {}),
         look: {
           ...options,
           fit: normalFit(options.fit),

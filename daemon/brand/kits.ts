@@ -11,7 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { Conflict, NotFound } from "../domain/errors.js";
 import type { Storage } from "../storage/storage.js";
-import type { Db, Queryable } from "../store/db.js";
+import type { Db, Queryable, Within } from "../store/db.js";
 import { storeBundledFont } from "./bundled-fonts.js";
 import { fetchBrandFile } from "./fetch-file.js";
 import { checkCover, checkFont, checkLogo, maxBytesOf, type BrandFileKind, type BrandLimits } from "./files.js";
@@ -78,7 +78,8 @@ export class BrandKits {
     return kit;
   }
 
-  async create(accountId: string, input: KitInput & { name: string }): Promise<KitRow> {
+  /** Makes a kit; `within` runs in its transaction once the row is in (an Idempotency-Key's answer). */
+  async create(accountId: string, input: KitInput & { name: string }, within?: Within<KitRow>): Promise<KitRow> {
     const base = {
       name: "",
       colours: { ...DEFAULT_COLOURS },
@@ -119,6 +120,7 @@ export class BrandKits {
           fields.show_name,
         ],
       );
+      if (within) await within(tx, (await this.find(tx, accountId, id))!);
     });
     return this.get(accountId, id);
   }

@@ -90,9 +90,13 @@ export async function runDoctor(cfg: Config, opts: { database?: boolean } = {}):
 
   const modelsDir = path.join(cfg.data_dir, "models");
   const models = existsSync(modelsDir) ? (await readdir(modelsDir)).filter((f) => f.endsWith(".bin")) : [];
+  // What can be missing is the optional native binding the whisper engine loads lazily
+  // (plugins/transcribe/engines/whisper.ts), not the engine's own module: that always loads. The
+  // check once imported the engine by a path one folder too shallow from here, and so reported the
+  // engine missing on every start (issue 36).
   let binding = false;
   try {
-    const spec = "../plugins/transcribe/engines/whisper.js";
+    const spec = "smart-whisper";
     await import(spec);
     binding = true;
   } catch {
@@ -108,7 +112,7 @@ export async function runDoctor(cfg: Config, opts: { database?: boolean } = {}):
   add(
     "speech: whisper engine",
     binding,
-    binding ? "engine module loads" : "engine module missing",
+    binding ? "smart-whisper binding loads" : "the smart-whisper binding is not installed or does not load",
     "npm install",
     true,
   );

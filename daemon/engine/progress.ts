@@ -45,12 +45,16 @@ export function progressWriter(
   let pending: { pct: number; note?: string; eta?: number } | undefined;
   let lastWrite = 0;
   const started = Date.now();
+  const shownEta = etaSmoother();
   let writing: Promise<void> = Promise.resolve();
   const write = () => {
     if (!pending) return writing;
     const { pct, note } = pending;
-    // A stage that gives no estimate of its own gets one from its pace so far (rateEta).
-    const eta = pending.eta ?? rateEta(Date.now() - started, pct) ?? undefined;
+    // A stage that gives no estimate of its own gets one from its pace so far (rateEta); either is
+    // smoothed before it is shown (etaSmoother).
+    const now = Date.now();
+    const raw = pending.eta ?? rateEta(now - started, pct) ?? undefined;
+    const eta = shownEta(now, now - started, raw !== undefined && Number.isFinite(raw) ? raw : undefined);
     pending = undefined;
     lastWrite = Date.now();
     writing = writing
@@ -89,6 +93,43 @@ const RATE_MIN_MS = 1500;
 export function rateEta(elapsedMs: number, pct: number): number | null {
   if (pct < RATE_MIN_PCT || elapsedMs < RATE_MIN_MS || pct >= 100) return null;
   return Math.round(((elapsedMs / 1000) * (100 - pct)) / pct);
+}
+
+/** A step's estimate is shown only once it has run this long: its first moments say little of its pace. */
+export const ETA_SETTLE_MS = 5_000;
+/** How fast a shown estimate follows the new ones, and how far it may move: at most 2× in this long. */
+const ETA_FOLLOW_MS = 10_000;
+
+/**
+ * What a step shows as its time left, from the raw estimates (the stage's own, or its pace): none
+ * before ETA_SETTLE_MS, then the estimated end time follows the new estimates smoothly. Over a
+ * time dt the shown time left moves a share 1 - e^(-dt/ETA_FOLLOW_MS) of the way to the new
+ * estimate, and never to more than 2^(dt/ETA_FOLLOW_MS) times what it was plus dt, nor to less
+ * than what it was over that factor: a raw estimate that leaps (a fast first phase, then a slow
+ * one: 31 s, then 1013 s within half a minute) shows as a steady climb that a reader can follow.
+ * Without a new raw estimate the shown one counts down. Returns seconds, or undefined: no estimate.
+ */
+export function etaSmoother(): (now: number, elapsedMs: number, raw: number | undefined) => number | undefined {
+  let endAt: number | undefined;
+  let at = 0;
+  return (now, elapsedMs, raw) => {
+    if (elapsedMs < ETA_SETTLE_MS) return undefined;
+    if (raw === undefined) return endAt === undefined ? undefined : Math.max(0, (endAt - now) / 1000);
+    const target = Math.max(0, raw);
+    if (endAt === undefined) {
+      endAt = now + target * 1000;
+      at = now;
+      return target;
+    }
+    const dt = Math.max(0, now - at);
+    const was = Math.max(0, (endAt - now) / 1000);
+    const follow = was + (target - was) * (1 - Math.exp(-dt / ETA_FOLLOW_MS));
+    const factor = 2 ** (dt / ETA_FOLLOW_MS);
+    const shown = Math.min(was * factor + dt / 1000, Math.max(was / factor, follow));
+    endAt = now + shown * 1000;
+    at = now;
+    return shown;
+  };
 }
 
 /**

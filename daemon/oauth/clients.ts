@@ -26,10 +26,17 @@ export interface OAuthClient {
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+/**
+ * Text PostgreSQL cannot store or a page should not show: NUL, other control characters and lone
+ * UTF-16 surrogates. Found here, a name or URI carrying one is a 400 naming its field, not a 500.
+ */
+const BAD_TEXT = /[\u0000-\u001f\u007f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Why `uri` may not be a redirect URI, or undefined when it may. */
 export function redirectUriFault(uri: unknown): string | undefined {
   if (typeof uri !== "string" || !uri) return "each redirect URI must be a non-empty string";
   if (uri.length > MAX_URI_LENGTH) return `a redirect URI has at most ${MAX_URI_LENGTH} characters`;
+  if (BAD_TEXT.test(uri)) return "a redirect URI may not hold control characters or invalid Unicode";
   let u: URL;
   try {
     u = new URL(uri);
@@ -66,6 +73,8 @@ export function checkRegistration(body: unknown): { name: string; redirectUris: 
   const name = b.client_name ?? "Unnamed app";
   if (typeof name !== "string" || !name.trim()) throw meta("client_name must be a non-empty string", "client_name");
   if (name.length > MAX_NAME_LENGTH) throw meta(`client_name has at most ${MAX_NAME_LENGTH} characters`, "client_name");
+  if (BAD_TEXT.test(name))
+    throw meta("client_name may not hold control characters (such as NUL) or invalid Unicode", "client_name");
   const only = (field: string, allowed: string[]) => {
     const v = b[field];
     if (v === undefined) return;

@@ -40,6 +40,11 @@ export interface Db extends Queryable {
    * kept reads show (pg-changes.ts), and is undefined while those notices cannot be heard.
    */
   writes?(): number | undefined;
+  /**
+   * Calls `fn` each time that count moves (at once, in the writer's turn: `fn` should only note it).
+   * What waits on a row's change (facade/wait-watch.ts) is woken by it instead of reading in a loop.
+   */
+  onWrites?(fn: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -125,6 +130,7 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
       await pool.query("select pg_notify($1, $2)", [channel, payload]);
     },
     writes: () => changes.current(),
+    onWrites: (fn) => changes.onMove(fn),
     async close() {
       await changes.close();
       await pool.end();
@@ -249,7 +255,12 @@ export async function openPglite(dir: string): Promise<Db> {
   // A plain top-level select changes nothing here (the schema's only triggers fire on writes); pg-boss's
   // own statements (raw.pglite) touch only its schema.
   let writes = 0;
-  const counted = <T>(p: Promise<T>) => p.finally(() => void writes++);
+  const moved = new Set<() => void>();
+  const counted = <T>(p: Promise<T>) =>
+    p.finally(() => {
+      writes++;
+      for (const fn of moved) fn();
+    });
   return {
     kind: "pglite",
     raw: { pglite },
@@ -260,6 +271,10 @@ export async function openPglite(dir: string): Promise<Db> {
       // biome-ignore lint/suspicious/noExplicitAny: driver shim: pg and PGlite type query overloads differently
       counted(pglite.transaction((tx) => fn({ query: (sql, params) => tx.query(sql, params as any[]) as any }))),
     writes: () => writes,
+    onWrites(fn) {
+      moved.add(fn);
+      return () => void moved.delete(fn);
+    },
     async listen(channel, onPayload) {
       const off = await pglite.listen(channel, onPayload);
       return async () => off();

@@ -25,6 +25,7 @@ export class PgChanges {
   private state: "closed" | "opening" | "up" | "down" | "stopped" = "closed";
   private retryAt = 0;
   private off?: () => Promise<void>;
+  private readonly movers = new Set<() => void>();
 
   constructor(
     private readonly listen: (
@@ -36,7 +37,18 @@ export class PgChanges {
 
   /** One of this process's writes has ended. */
   wrote(): void {
+    this.bump();
+  }
+
+  /** Calls `fn` whenever the count moves; returns the unsubscribe function. */
+  onMove(fn: () => void): () => void {
+    this.movers.add(fn);
+    return () => void this.movers.delete(fn);
+  }
+
+  private bump(): void {
     this.count++;
+    for (const fn of this.movers) fn();
   }
 
   /** The count, or undefined while notices from other processes cannot be heard. */
@@ -48,19 +60,19 @@ export class PgChanges {
 
   private open(): void {
     this.state = "opening";
-    this.listen(CHANGE_CHANNEL, () => void this.count++, {
+    this.listen(CHANGE_CHANNEL, () => this.bump(), {
       // Lost: notices may be missed until the session is back; then everything kept is dropped.
       onDown: () => void (this.state !== "stopped" && (this.state = "down")),
       onGap: () => {
-        this.count++;
         if (this.state !== "stopped") this.state = "up";
+        this.bump();
       },
     }).then(
       (off) => {
         this.off = off;
         if (this.state === "stopped") return void off().catch(() => {});
-        this.count++;
         this.state = "up";
+        this.bump();
       },
       () => {
         if (this.state === "stopped") return;

@@ -74,12 +74,24 @@ function describeAjvError(
     const field = [base, (e.params as { missingProperty?: string }).missingProperty].filter(Boolean).join(".");
     return { field, code: "invalid_request", message: `${where} field "${field}" is required` };
   }
+  // Limits said as a person says them, not as the schema keyword ("must be <= 55").
+  const said = plainLimit(e);
+  if (said) return { field: base || where, code: "invalid_request", message: `${where} field "${base}" ${said}` };
   // A fault of the whole value (a body that is not an object, an empty PATCH) names it as a whole.
   return {
     field: base || where,
     code: "invalid_request",
     message: `${where} ${base ? `field "${base}" ` : ""}${e.message}`,
   };
+}
+
+/** A number's bound or kind in words, or undefined for any other fault. */
+function plainLimit(e: NonNullable<ValidateFunction["errors"]>[number]): string | undefined {
+  const limit = (e.params as { limit?: number }).limit;
+  if (e.keyword === "maximum") return `must be at most ${limit}`;
+  if (e.keyword === "minimum") return `must be at least ${limit}`;
+  if (e.keyword === "type" && (e.params as { type?: string }).type === "integer") return "must be a whole number";
+  return undefined;
 }
 
 /**
@@ -120,9 +132,12 @@ function lazyChecks(op: Operation): () => Checks {
 export function compileChecks(op: Operation): Checks {
   const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: true });
   addFormats.default(ajv);
+  // A query value is text in a URL: a number the schema states (with its bounds) is read from it.
+  const queryAjv = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: true });
+  addFormats.default(queryAjv);
   return {
     body: op.body ? ajv.compile(op.body) : undefined,
-    query: op.query ? ajv.compile(op.query) : undefined,
+    query: op.query ? queryAjv.compile(op.query) : undefined,
     params: op.params ? ajv.compile({ type: "object", properties: op.params }) : undefined,
   };
 }

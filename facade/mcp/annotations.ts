@@ -31,6 +31,7 @@ export const WRITE_EFFECTS: Record<string, Effects> = {
   export_clips: effects(true, false),
   // Without a brief a repeat searches again; with one it answers "done" once the first ended.
   search_episode: effects(false, false),
+  // A repeat answers the clip's current job, relative steps ("bigger") included (ClipJobs.restyle).
   restyle_clip: effects(true, true),
   // The same edits again change no word; the render starts once per change.
   edit_clip_captions: effects(false, true),

@@ -12,7 +12,6 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -27,9 +26,10 @@ import {
   TRANSCRIPT_FORMATS,
 } from "./resources.js";
 import { renderAnswer, renderError } from "./render.js";
-import { inModelWords, modelWords } from "./words.js";
+import { definitionInModelWords, inModelWords, modelWords } from "./words.js";
 import { requireKey } from "../auth.js";
 import { bearerAudience } from "../oauth/urls.js";
+import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS } from "../operations/waits.js";
 import { isToolOperation, splitArguments, toolDefinition, type ToolDefinition } from "./tools.js";
 
 export interface McpCore {
@@ -42,15 +42,25 @@ type Run = ReturnType<typeof prepareOperation>;
 // biome-ignore lint/suspicious/noExplicitAny: an operation's answer body is untyped JSON
 type Json = { status: number; body: any; headers: Headers };
 
+/**
+ * A JSON-RPC error the SDK sends as thrown (`code`, `message`, `data`). Not an McpError: its
+ * message already starts "MCP error <code>: ", the SDK sends that on, and the client's McpError
+ * adds the prefix again, so a refusal read "MCP error -32002: MCP error -32002: …".
+ */
+function rpcError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });
+}
+
 /** Prepares every tool's operation once; servers are then cheap to make per request. */
 export function createMcpCore(services: FacadeServices, operations: Operation[]): McpCore {
   const tools = new Map<string, { op: Operation; def: ToolDefinition; run: Run }>();
-  for (const op of operations.filter(isToolOperation)) {
-    const def = toolDefinition(op);
+  const toolOps = operations.filter(isToolOperation);
+  const words = modelWords(toolOps);
+  for (const op of toolOps) {
+    const def = definitionInModelWords(toolDefinition(op), words);
     tools.set(def.name, { op, def, run: prepareOperation(op, services) });
   }
   const byId = (id: string) => [...tools.values()].find((t) => t.op.id === id);
-  const words = modelWords([...tools.values()].map((t) => t.op));
   const readFile = prepareOperation(readTranscriptFile, services);
 
   const json = (a: Answer): Json => {
@@ -64,7 +74,7 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
     extra: Pick<Caller, "progress" | "signal"> = {},
   ): Promise<CallToolResult> {
     const tool = tools.get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool named "${name}"`);
+    if (!tool) throw rpcError(ErrorCode.InvalidParams, `no tool named "${name}"`);
     const { params, query, body, idempotencyKey, missing, unknown } = splitArguments(tool.op, args);
     if (missing)
       return renderError(400, {
@@ -99,14 +109,13 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
 
   /** A resource read failed: the error envelope travels as the JSON-RPC error's data. */
   const refused = (a: Json) =>
-    new McpError(
-      a.status === 404 ? -32002 : ErrorCode.InvalidRequest,
-      `${a.body.error.code}: ${a.body.error.message}`,
-      { status: a.status, ...a.body },
-    );
+    rpcError(a.status === 404 ? -32002 : ErrorCode.InvalidRequest, `${a.body.error.code}: ${a.body.error.message}`, {
+      status: a.status,
+      ...a.body,
+    });
   async function read(uri: string, caller: Caller) {
     const what = parseResourceUri(uri);
-    if (!what) throw new McpError(-32002, `no resource at ${uri}`, { uri });
+    if (!what) throw rpcError(-32002, `no resource at ${uri}`, { uri });
     const opFor =
       what.kind === "styles"
         ? byId("listStyles")
@@ -116,7 +125,7 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
             ? byId("clipCaptions")
             : undefined;
     // a facade built without that operation
-    if (what.kind !== "transcript" && !opFor) throw new McpError(-32002, `no resource at ${uri}`, { uri });
+    if (what.kind !== "transcript" && !opFor) throw rpcError(-32002, `no resource at ${uri}`, { uri });
     const a = opFor
       ? json(
           await opFor.run(
@@ -172,7 +181,8 @@ export function createMcpCore(services: FacadeServices, operations: Operation[])
           instructions:
             "clipd turns long recordings into captioned vertical clips and transcripts. Every tool but the " +
             "wait_ tools is one account API operation. Work is asynchronous: start it, then call " +
-            "wait_for_episode or wait_for_job (each waits up to 60 s, with progress) or the get_ tool it names.",
+            `wait_for_episode or wait_for_job (each waits ${DEFAULT_WAIT_SECONDS} s unless told otherwise, ` +
+            `at most ${MAX_WAIT_SECONDS} s, with progress) or the get_ tool it names.`,
         },
       );
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listFor(caller) }));

@@ -139,8 +139,8 @@ export function toolDefinition(op: Operation): ToolDefinition {
   // The name in words ("Create episode"): the summaries run on past what fits in a title.
   const title = name[0]!.toUpperCase() + name.slice(1).replace(/_/g, " ");
   const next = NEXT_STEP[name];
-  const http = servedOn(op, "api") ? `(HTTP: ${op.method} ${op.path})` : "(a tool of this server only)";
-  const description = [`${op.summary}.`, scopeLine(op), next ? `Next: ${next}` : "", http].filter(Boolean).join(" ");
+  // No HTTP route: a model calls tools (the route is in docs/mcp.md's table for people).
+  const description = [`${op.summary}.`, scopeLine(op), next ? `Next: ${next}` : ""].filter(Boolean).join(" ");
   const outputSchema = outputSchemaOf(op);
   const effects = op.method === "GET" ? READ_EFFECTS : WRITE_EFFECTS[name];
   if (!effects) throw new Error(`${name}: say what the tool does in facade/mcp/annotations.ts`);

@@ -5,9 +5,11 @@
  *   from this server's own origin (the request's, or server.public_url's) or one in
  *   mcp.allowed_origins: anything else is 403, so a page elsewhere cannot drive a user's local
  *   clipd with a key it holds.
- * - Host, where no proxy stands in front (server.public_url empty): a DNS name that was rebound to
- *   this machine is refused; localhost, IP addresses and mcp.allowed_hosts pass. Behind a proxy
- *   the proxy owns Host, and it is not judged here.
+ * - Host: a DNS name that was rebound to this machine is refused; localhost, IP addresses,
+ *   mcp.allowed_hosts and, when it is set, server.public_url's own host pass. A proxy in front
+ *   sends either the public name or the address it reaches clipd by, and both pass; a rebound
+ *   name is neither. (Before issue 36 a set public_url turned the check off, and the request's own
+ *   origin, made from its Host, then also passed the Origin check.)
  * - Batches: JSON-RPC batches exist in protocol versions up to 2025-03-26 (the version a request
  *   without MCP-Protocol-Version is read as); 2025-06-18 removed them.
  * - Progress: a call with a progressToken is answered as a stream, so its notifications travel.
@@ -50,19 +52,29 @@ export function guardRequest(req: Request, config: Config) {
         `a page at ${origin} may not call /mcp; the server's operator can allow it in mcp.allowed_origins`,
       );
   }
-  if (!publicUrl) {
-    const host = req.headers.get("host") ?? new URL(req.url).host;
-    const name = hostName(host);
-    const allowed = name === "localhost" || isIP(name) !== 0 || list(mcp.allowed_hosts).includes(name);
-    if (!allowed)
-      return refusal(
-        "Host",
-        host,
-        `/mcp does not answer to the name ${name}; use localhost or an IP address, or allow it in mcp.allowed_hosts`,
-      );
-  }
+  const host = req.headers.get("host") ?? new URL(req.url).host;
+  const name = hostName(host);
+  const publicName = publicUrl ? hostOf(publicUrl) : undefined;
+  const allowed =
+    name === "localhost" || isIP(name) !== 0 || name === publicName || list(mcp.allowed_hosts).includes(name);
+  if (!allowed)
+    return refusal(
+      "Host",
+      host,
+      `/mcp does not answer to the name ${name}; use ${publicName ? `${publicName}, ` : ""}localhost or an ` +
+        "IP address, or allow it in mcp.allowed_hosts",
+    );
   return undefined;
 }
+
+/** The host name of a URL, as hostName gives it; undefined for no URL. */
+const hostOf = (url: string) => {
+  try {
+    return hostName(new URL(url).host);
+  } catch {
+    return undefined;
+  }
+};
 
 /** The name of a Host header, without its port and an IPv6 address's brackets. */
 function hostName(host: string): string {

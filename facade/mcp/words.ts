@@ -39,16 +39,35 @@ export function modelWords(tools: Operation[]): ModelWords {
       let out = s;
       for (const p of phrases) out = out.replace(p.re, p.name);
       // A model cannot sleep between polls: the tools that wait for it are what it should call.
-      return out
-        .replace(/\bpoll get_(job|episode)\b/g, "call wait_for_$1")
-        .replace(/\bthe Idempotency-Key header\b/g, `the ${IDEMPOTENCY_ARG} argument`)
-        .replace(/\bIdempotency-Key\b/g, IDEMPOTENCY_ARG);
+      return (
+        out
+          .replace(/\bpoll get_(job|episode)\b/g, "call wait_for_$1")
+          .replace(/\bthe Idempotency-Key header\b/g, `the ${IDEMPOTENCY_ARG} argument`)
+          .replace(/\bIdempotency-Key\b/g, IDEMPOTENCY_ARG)
+          // A tool has arguments, not a request's body, query or path: `body field "x"` is argument "x".
+          .replace(/\b(?:body|query|path) field "/g, 'argument "')
+          .replace(/^body names nothing\b/, "the call names nothing")
+      );
     },
     field(op, field) {
       if (field === "Idempotency-Key") return IDEMPOTENCY_ARG;
       return field === "id" && op.params?.id ? argName(op, "id") : field;
     },
   };
+}
+
+/**
+ * A tool's definition in the model's words: its description and every description in its schemas
+ * name tools, not HTTP routes ("GET /api/v1/brand-kits" reads list_brand_kits).
+ */
+export function definitionInModelWords<T>(def: T, words: ModelWords): T {
+  const walk = (v: unknown, key: string | undefined): unknown => {
+    if (typeof v === "string") return key === "description" ? words.text(v) : v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, undefined));
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    return v;
+  };
+  return walk(def, undefined) as T;
 }
 
 /** `value` with its messages, hints and next steps in the model's words (and an error's field named as an argument). */

@@ -45,7 +45,6 @@ const look = {
   ),
   aspect_ratio: Opt(
     StringEnum(["9:16", "1:1", "4:5", "16:9"], {
-      "x-extension": true,
       description:
         "Extension: the clip's shape, 9:16 (1080×1920, the default), 1:1 (1080×1080), " +
         "4:5 (1080×1350) or 16:9 (1920×1080); a change cuts the clip again",
@@ -53,7 +52,6 @@ const look = {
   ),
   brand_kit: Opt(
     Type.Union([Type.String({ format: "uuid" }), Type.Null()], {
-      "x-extension": true,
       description:
         "Extension: a brand kit of the account (GET /api/v1/brand-kits) whose font, " +
         "colours, logo, cards and cover art the clip takes; null: none. A change " +
@@ -62,7 +60,6 @@ const look = {
   ),
   censor: Opt(
     StringEnum(["off", "mask", "bleep"], {
-      "x-extension": true,
       description:
         "Extension: listed profanity in the captions; off (the default), mask (drawn " +
         "as f***, in the captions endpoint too) or bleep (masked, and a 1 kHz tone " +
@@ -71,19 +68,16 @@ const look = {
   ),
   emphasis: Opt(
     Type.Boolean({
-      "x-extension": true,
       description: "Extension: numbers and the passage's key phrases in the accent colour (default true)",
     }),
   ),
   emoji: Opt(
     Type.Boolean({
-      "x-extension": true,
       description: "Extension: a symbol after a key phrase, from the server's curated map (default false)",
     }),
   ),
   pace: Opt(
     StringEnum(["natural", "tight", "off"], {
-      "x-extension": true,
       description:
         "Extension: which silences between words are cut out; natural (the default: pauses of 1.2 s or " +
         "more), tight (also every gap over 0.4 s shortened to about 0.15 s) or off (none); a change " +
@@ -92,7 +86,6 @@ const look = {
   ),
   loudness: Opt(
     Type.Union([Type.Number({ minimum: -40, maximum: -5 }), StringEnum(["off"])], {
-      "x-extension": true,
       description:
         "Extension: integrated loudness of the clip's sound in LUFS (−40 to −5; the server's default, −14 " +
         "unless its operator set another, suits TikTok, Reels and Shorts), true peak held under −1 dBTP; " +
@@ -115,7 +108,6 @@ const clipItem = Type.Union(
       },
       {
         additionalProperties: false,
-        "x-extension": true,
         description: "Extension: a clip of your own times (seconds in the episode), snapped outward to whole sentences",
       },
     ),

@@ -30,7 +30,6 @@ export const queue: JsonSchema = {
     },
     { type: "null" },
   ],
-  "x-extension": true,
   description:
     "Extension: where the waiting step stands in the step queue shared by every account: `ahead` step " +
     "jobs a worker takes before it, `position` ahead + 1; null while its step runs or when nothing waits",
@@ -56,14 +55,12 @@ const clipScores: JsonSchema = {
 };
 export const posterUrl = str({
   format: "uri",
-  "x-extension": true,
   description:
     "Extension: signed link to the poster as JPEG (the frame at the hook's " +
     "first word with the title), valid as long as download_url",
 });
 export const posterWebpUrl = str({
   format: "uri",
-  "x-extension": true,
   description: "Extension: the same poster as WebP",
 });
 export const clip: JsonSchema = {

@@ -1,6 +1,7 @@
 // JSON Schemas of the brand kit and episode cover operations (brand-kits.ts): request validation,
 // the OpenAPI document, the MCP tools' arguments and the answer checks in the API tests. Every
-// field here is an extension of the published API description ("x-extension"). The request
+// field here is an extension of the published API description (each object's description says
+// "Extension:"; a strict validator refuses an "x-extension" keyword in a schema). The request
 // schemas are TypeBox, so the handlers' body and query types come from them (facade/registry.ts).
 import { Type } from "@sinclair/typebox";
 import { StringEnum, type JsonSchema } from "../../daemon/engine/stage.js";
@@ -94,7 +95,7 @@ const kit: JsonSchema = {
     "created_at",
     "updated_at",
   ],
-  "x-extension": true,
+  description: "Extension: a brand kit",
   properties: {
     brand_kit_id: str({
       format: "uuid",
@@ -159,7 +160,7 @@ export const K = {
   } as JsonSchema,
   create: Type.Object(
     { ...common, logo: Opt(logoPlacement(PLACEMENT)) },
-    { additionalProperties: false, "x-extension": true },
+    { additionalProperties: false, description: "Extension: a new brand kit" },
   ),
   update: Type.Object(
     {
@@ -169,7 +170,7 @@ export const K = {
       font: Opt(Type.Null({ description: "null removes the font (captions use their style's own)" })),
       cover: Opt(Type.Null({ description: "null removes the kit's cover art" })),
     },
-    { additionalProperties: false, minProperties: 1, "x-extension": true },
+    { additionalProperties: false, minProperties: 1, description: "Extension: what changes in a brand kit" },
   ),
   deleted: {
     type: "object",
@@ -190,7 +191,7 @@ export const K = {
   cover: {
     type: "object",
     required: ["episode_id", "cover"],
-    "x-extension": true,
+    description: "Extension: an episode's own cover art",
     properties: {
       episode_id: str({ format: "uuid" }),
       cover: {

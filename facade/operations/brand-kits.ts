@@ -7,8 +7,8 @@
  * operations are here, with the list of them all; the file uploads and the episode cover are in
  * brand-uploads.ts, and this module re-exports them.
  */
-import { kitView } from "../../daemon/brand/kit-rows.js";
-import { defineOperation, uuidParam, type Operation } from "../registry.js";
+import { kitView, type KitRow } from "../../daemon/brand/kit-rows.js";
+import { defineOperation, settleAnswer, uuidParam, type Operation } from "../registry.js";
 import { _authOf } from "./_account-testmode.js";
 import { answer, brand } from "./_brand-services.js";
 import { K } from "./_brand-schemas.js";
@@ -53,6 +53,8 @@ export const createBrandKit = defineOperation({
   summary:
     "Make a brand kit: a name, colours, a bundled font, logo placement, intro/outro " +
     "cards; upload its font, logo and cover next",
+  // An Idempotency-Key replays the first answer: a retried create makes no second kit.
+  idempotent: true,
   body: K.create,
   responses: {
     201: { description: "The kit", schema: K.kit },
@@ -60,9 +62,10 @@ export const createBrandKit = defineOperation({
     409: { description: "limit_reached: the account keeps brand.kits_per_account kits at most" },
   },
   async handler(ctx) {
-    const kit = await brand(ctx.services).kits.create(_authOf(ctx).account.id, ctx.body);
-    ctx.status = 201;
-    return answer(ctx, kit);
+    // The answer is settled in the kit's own transaction: the kit and its replay commit together.
+    const hook = settleAnswer(ctx, 201, (kit: KitRow) => answer(ctx, kit));
+    await brand(ctx.services).kits.create(_authOf(ctx).account.id, ctx.body, hook.within);
+    return hook.answer;
   },
 });
 
@@ -90,6 +93,7 @@ export const updateBrandKit = defineOperation({
   summary:
     "Change a brand kit: what the body names changes (null removes the font, " +
     "logo, cover or a card); clips already made keep the kit they were made with",
+  idempotent: true,
   body: K.update,
   responses: {
     200: { description: "The kit", schema: K.kit },

@@ -62,22 +62,22 @@ export const CAPTION_EDIT_BODY = Type.Object(
         {
           minItems: 1,
           maxItems: 50,
-          "x-extension": true,
           description:
-            "Clip editor: the clip's pieces in episode seconds (a trim, or a cut pause put back); each edge " +
-            "snaps to the nearest word edge within 0.5 s, touching pieces join; not with the sentence deltas",
+            "Extension, the clip editor: the clip's pieces in episode seconds (a trim, or a cut pause put " +
+            "back); each edge snaps to the nearest word edge within 0.5 s, touching pieces join; not with " +
+            "the sentence deltas",
         },
       ),
     ),
     look: Type.Optional(
       Type.Object(R.restyleBody.properties, {
         additionalProperties: false,
-        "x-extension": true,
-        description: "Clip editor: look fields as PATCH /clips/{id} takes them, rendered in the same job",
+        description:
+          "Extension, the clip editor: look fields as PATCH /clips/{id} takes them, rendered in the same job",
       }),
     ),
   },
-  { additionalProperties: false, "x-extension": true },
+  { additionalProperties: false, description: "Extension: a clip's captions retyped, its sentences or pieces moved" },
 );
 
 /** The editor's look as the render takes it: save_as_default is no look field, a style name becomes its id. */
@@ -94,7 +94,7 @@ function editLook(ctx: OperationContext, asked: Static<typeof R.restyleBody>): C
 
 const CAPTION_EDIT_ANSWER: JsonSchema = {
   type: "object",
-  "x-extension": true,
+  description: "Extension: a caption edit's job",
   required: ["clip_id", "job_id", "status", "changes", "charged_cents", "message"],
   properties: {
     ...(S.restyleAnswer as { properties: Record<string, JsonSchema> }).properties,

@@ -186,8 +186,21 @@ export const restyleClip = defineOperation({
     if (!auth.livemode) return testAnswer.restyled(ctx.params.id, look, ctx.services.episodes.looks.serviceLook());
     const saving = body.save_as_default === true;
     const saved = saving ? "; saved as the account's defaults for new clips" : "";
-    const hook = settleAnswer(ctx, 202, ({ job, changes }: RestyleResult) => {
+    const hook = settleAnswer(ctx, 202, ({ job, changes, repeated }: RestyleResult) => {
       const lines = changeLines(changes);
+      if (repeated)
+        return {
+          clip_id: ctx.params.id,
+          job_id: job.job_id,
+          status: job.status,
+          changes: lines,
+          charged_cents: 0,
+          message:
+            "a repeat: the clip's latest job was started by this same request, so nothing new started and " +
+            `nothing was charged${saved}; job_id is that job. To step again, name the value ` +
+            "(caption_size: small … extra_large, caption_position: top … bottom)",
+          livemode: true,
+        };
       return {
         clip_id: ctx.params.id,
         job_id: job.job_id,

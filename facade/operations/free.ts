@@ -49,7 +49,6 @@ const POLL_SCHEMA = {
     audio_url: {
       type: "string",
       format: "uri",
-      "x-extension": true,
       description:
         "Extension: a signed link to the kept recording (supports Range), for a player; it expires when " +
         "the recording is deleted (free.audio_retention_days after submission), and is absent after",
@@ -57,7 +56,6 @@ const POLL_SCHEMA = {
     audio_expires_at: {
       type: "string",
       format: "date-time",
-      "x-extension": true,
       description: "Extension: when audio_url stops working",
     },
     srt_url: { type: "string" },

@@ -26,7 +26,14 @@ const ME_SCHEMA = {
       type: "object",
       required: ["id", "prefix", "mode", "scopes", "expires_at"],
       properties: {
-        id: { type: "string", format: "uuid" },
+        // Not format uuid: a caller that is no API key has a pseudo key named after what it is.
+        id: {
+          type: "string",
+          pattern: "^((oauth|session):)?[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$",
+          description:
+            "The key's id (a uuid); through an OAuth connection at /mcp oauth:<connection id>, " +
+            "and for the website's signed-in session session:<session id>",
+        },
         prefix: { type: "string", description: "The first characters of the key, as shown in lists" },
         mode: { enum: ["live", "test"] },
         scopes: { type: "array", items: { type: "string" } },
@@ -91,28 +98,23 @@ const ME_SCHEMA = {
         aspect_ratio: { enum: ["9:16", "1:1", "4:5", "16:9"], description: "Extension: the clip's shape" },
         brand_kit: {
           anyOf: [{ type: "string", format: "uuid" }, { type: "null" }],
-          "x-extension": true,
           description: "Extension: the brand kit new clips are made with; null: none",
         },
         censor: {
           enum: ["off", "mask", "bleep"],
-          "x-extension": true,
           description: "Extension: listed profanity masked or bleeped in new clips' captions",
         },
         emphasis: {
           type: "boolean",
-          "x-extension": true,
           description: "Extension: numbers and key phrases in the accent colour",
         },
-        emoji: { type: "boolean", "x-extension": true, description: "Extension: a symbol after a key phrase" },
+        emoji: { type: "boolean", description: "Extension: a symbol after a key phrase" },
         pace: {
           enum: ["natural", "tight", "off"],
-          "x-extension": true,
           description: "Extension: which silences between words new clips cut out",
         },
         loudness: {
           anyOf: [{ type: "number" }, { type: "string", enum: ["off"] }],
-          "x-extension": true,
           description: "Extension: new clips' loudness in LUFS, or off",
         },
       },

@@ -22,11 +22,14 @@ export const CONSENT_PAGE = "/oauth/consent";
 
 const web = { surfaces: ["web" as const], tags: ["web"], scope: null, auth: "session" as const };
 
-/** What each scope lets the app do, as the consent page says it. */
+/**
+ * What each scope lets the app do, as the consent page says it: exactly what that scope's tools
+ * reach (transcripts are read with the transcripts scope, not clips.read; test/unit/consent-words).
+ */
 export const SCOPE_WORDS: Record<Scope, string> = {
-  "clips.read": "see your episodes, clips and transcripts",
+  "clips.read": "see your episodes, their clips and captions, and your brand kits",
   "clips.write": "start episodes and make clips, which spends your credit",
-  transcripts: "start transcripts, which spends your credit",
+  transcripts: "start transcripts and read them; starting one spends your credit",
   webhooks: "manage your webhooks",
 };
 

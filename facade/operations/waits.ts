@@ -1,28 +1,43 @@
 /**
  * Bounded waits, tools of the MCP tool server only (surfaces ["chat"]): a model cannot sleep
  * between polls, so wait_for_job and wait_for_episode hold the call until the work ends or at most
- * 60 seconds pass, and answer the state as get_job and get_episode do. A caller that gave a
- * progressToken gets notifications/progress as the run moves (Caller.progress). Each look at the
- * state is one read of get_job's or get_episode's own handler, so what a wait answers is exactly
- * what those answer; a wait counts once against the rate limit, as one call.
+ * MAX_WAIT_SECONDS pass, and answer the state as get_job and get_episode do. A caller that gave a
+ * progressToken gets notifications/progress as the run moves (Caller.progress), each with a larger
+ * progress value than the one before (the MCP spec's rule; a change of message alone waits for the
+ * next rise). Each look at the state is one read of get_job's or get_episode's own handler, so what
+ * a wait answers is exactly what those answer.
+ *
+ * A wait costs little while it holds: it reads only when the database changed, and waits on one
+ * thing share each read (../wait-watch.ts). A key may hold MAX_WAITS_PER_KEY at once, and a wait
+ * counts against the key's rate limit as one call plus one more for every CHARGE_EVERY_SECONDS it
+ * holds; once the limit is reached the wait answers what it has.
+ *
+ * The default wait stays under the 60 s an MCP SDK client gives a request by default, and so does
+ * the longest: no wait a plain client asks for ends in its own timeout.
  */
 import { Type, type Static } from "@sinclair/typebox";
 import type { JsonSchema } from "../../daemon/engine/stage.js";
 import { defineOperation, uuidParam, type Operation, type OperationContext } from "../registry.js";
+import { waitWatchOf, type Seen } from "../wait-watch.js";
 import { S } from "./_account-schemas.js";
+import { _authOf } from "./_account-testmode.js";
 import { getJob } from "./clips.js";
 import { getEpisode } from "./episodes.js";
 
-/** The longest one wait holds a call, seconds. */
-export const MAX_WAIT_SECONDS = 60;
-/** How often the state is read while waiting, ms (a read is one indexed row, kept in read-cache). */
-const LOOK_EVERY_MS = 500;
+/** The longest one wait holds a call, seconds (below an MCP client's default 60 s request timeout). */
+export const MAX_WAIT_SECONDS = 55;
+/** How long a wait holds without timeout_seconds, seconds. */
+export const DEFAULT_WAIT_SECONDS = 50;
+/** A wait counts one more request against the key's rate limit for every this many seconds it holds. */
+export const CHARGE_EVERY_SECONDS = 5;
 
 const waitQuery = Type.Object({
   timeout_seconds: Type.Optional(
-    Type.String({
-      pattern: "^\\d{1,2}$",
-      description: `Longest wait, 1 to ${MAX_WAIT_SECONDS} seconds (default ${MAX_WAIT_SECONDS})`,
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_WAIT_SECONDS,
+      default: DEFAULT_WAIT_SECONDS,
+      description: `Longest wait, 1 to ${MAX_WAIT_SECONDS} seconds (default ${DEFAULT_WAIT_SECONDS})`,
     }),
   ),
 });
@@ -38,54 +53,90 @@ const withWait = (schema: JsonSchema): JsonSchema => ({
   properties: { ...(schema.properties as Record<string, JsonSchema>), ...waited },
 });
 
-/** Resolves after `ms`, or at once when the caller gives up. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
 type View = Record<string, unknown>;
 
 /** A wait's context: the id of what it waits on, and its query (waitQuery). */
 type WaitContext = OperationContext<undefined, Static<typeof waitQuery>, { id: string }>;
 
-async function waitFor(
-  ctx: WaitContext,
-  read: (ctx: WaitContext) => Promise<unknown> | unknown,
-  o: { ended: (v: View) => boolean; progress: (v: View) => { percent: number; message: string }; again: string },
-): Promise<View> {
-  const raw = ctx.query.timeout_seconds;
-  const limit = Math.min(MAX_WAIT_SECONDS, Math.max(1, raw === undefined ? MAX_WAIT_SECONDS : Number(raw)));
+interface WaitRules {
+  kind: string;
+  ended: (v: View) => boolean;
+  progress: (v: View) => { percent: number; message: string };
+  again: string;
+}
+
+async function waitFor(ctx: WaitContext, read: (ctx: WaitContext) => Promise<unknown> | unknown, o: WaitRules) {
+  const auth = _authOf(ctx);
+  const seconds = ctx.query.timeout_seconds ?? DEFAULT_WAIT_SECONDS;
+  const hub = waitWatchOf(ctx.services.db);
+  const release = hub.hold(auth.key.id);
+  // Waits that would read the same answer share one watch: same account, mode, link origin and id.
+  const key = [o.kind, auth.account.id, auth.livemode, ctx.caller.linkOrigin ?? "", ctx.params.id].join(":");
   const started = Date.now();
-  const deadline = started + limit * 1000;
-  let last = "";
-  for (;;) {
-    const v = (await read(ctx)) as View;
-    const ended = o.ended(v);
-    const p = o.progress(v);
-    const said = `${p.percent} ${p.message}`;
-    // Only a change is sent: a model's client shows each notification.
-    if (ctx.caller.progress && said !== last) {
-      last = said;
-      await ctx.caller.progress({ progress: p.percent, total: 100, message: p.message }).catch(() => {});
-    }
-    const waitedSeconds = Math.round((Date.now() - started) / 100) / 10;
-    if (ended || Date.now() >= deadline || ctx.caller.signal?.aborted)
-      return {
-        ...v,
-        done: ended,
-        waited_seconds: waitedSeconds,
-        ...(ended ? {} : { wait_message: `still ${String(v.status)} after ${waitedSeconds} s; ${o.again}` }),
+  try {
+    return await new Promise<View>((resolve, reject) => {
+      let last: View | undefined;
+      let sent = -1;
+      let over = false;
+      /** Why the wait ends, once it must (kept until the first read has come, when it comes first). */
+      let due: "ended" | "time" | "limit" | undefined;
+      let off: (() => void) | undefined;
+      const stop = () => {
+        over = true;
+        clearTimeout(deadline);
+        clearInterval(charge);
+        ctx.caller.signal?.removeEventListener("abort", onAbort);
+        off?.();
       };
-    await pause(Math.min(LOOK_EVERY_MS, deadline - Date.now()), ctx.caller.signal);
+      const end = (why: "ended" | "time" | "limit") => {
+        due ??= why;
+        if (over || !last) return;
+        stop();
+        const waitedSeconds = Math.round((Date.now() - started) / 100) / 10;
+        const state = `still ${String(last.status)} after ${waitedSeconds} s`;
+        const note =
+          due === "time"
+            ? `${state}; ${o.again}`
+            : due === "limit"
+              ? `${state}; this key's rate limit is reached: ${o.again} once it resets`
+              : undefined;
+        resolve({
+          ...last,
+          done: due === "ended",
+          waited_seconds: waitedSeconds,
+          ...(note ? { wait_message: note } : {}),
+        });
+      };
+      const see = (s: Seen<unknown>) => {
+        if (over) return;
+        if (!s.ok) {
+          stop();
+          return reject(s.error);
+        }
+        last = s.value as View;
+        const p = o.progress(last);
+        // Only a rise is sent: the spec wants each notification's progress above the one before.
+        if (ctx.caller.progress && p.percent > sent) {
+          sent = p.percent;
+          ctx.caller.progress({ progress: p.percent, total: 100, message: p.message }).catch(() => {});
+        }
+        if (o.ended(last)) due = "ended";
+        if (due) end(due);
+      };
+      const onAbort = () => end("time");
+      const deadline = setTimeout(() => end("time"), seconds * 1000);
+      // Time held counts against the key's rate limit, as polling would have.
+      const charge = setInterval(() => {
+        if (!ctx.services.rates.take(auth.key.id).allowed) end("limit");
+      }, CHARGE_EVERY_SECONDS * 1000);
+      if (ctx.caller.signal?.aborted) due = "time";
+      else ctx.caller.signal?.addEventListener("abort", onAbort, { once: true });
+      const unfollow = hub.follow(key, async () => read(ctx), see);
+      if (over) unfollow();
+      else off = unfollow;
+    });
+  } finally {
+    release();
   }
 }
 
@@ -95,7 +146,9 @@ export const waitForJob = defineOperation({
   id: "waitForJob",
   method: "GET",
   path: "/mcp/jobs/{id}/wait",
-  summary: `Wait up to ${MAX_WAIT_SECONDS} s for a cut or render job to end; answers the job as get_job does`,
+  summary:
+    `Wait up to ${MAX_WAIT_SECONDS} s (default ${DEFAULT_WAIT_SECONDS}) for a cut or render job to end; ` +
+    "answers the job as get_job does",
   scope: "clips.read",
   surfaces: ["chat"],
   tags: ["jobs"],
@@ -104,6 +157,7 @@ export const waitForJob = defineOperation({
   responses: { 200: { description: "The job, and whether it ended", schema: withWait(S.job) } },
   handler: (ctx) =>
     waitFor(ctx, (c) => getJob.handler(c), {
+      kind: "job",
       ended: (v) => v.status === "completed" || v.status === "failed",
       progress: (v) => ({
         percent: Number(v.progress ?? 0),
@@ -118,7 +172,8 @@ export const waitForEpisode = defineOperation({
   method: "GET",
   path: "/mcp/episodes/{id}/wait",
   summary:
-    `Wait up to ${MAX_WAIT_SECONDS} s for an episode to be ready (or failed, or waiting for its upload); ` +
+    `Wait up to ${MAX_WAIT_SECONDS} s (default ${DEFAULT_WAIT_SECONDS}) for an episode to be ready ` +
+    "(or failed, or waiting for its upload); " +
     "answers the episode as get_episode does",
   scope: "clips.read",
   surfaces: ["chat"],
@@ -128,6 +183,7 @@ export const waitForEpisode = defineOperation({
   responses: { 200: { description: "The episode, and whether it is done", schema: withWait(S.episode) } },
   handler: (ctx) =>
     waitFor(ctx, (c) => getEpisode.handler(c), {
+      kind: "episode",
       ended: (v) => v.status === "ready" || v.status === "failed" || v.status === "awaiting_upload",
       progress: (v) => {
         const p = (v.progress ?? {}) as {

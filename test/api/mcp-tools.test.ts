@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../facade/app.js";
 import { NEXT_STEP } from "../../facade/mcp/next-steps.js";
 import { argName, isToolOperation, toolName } from "../../facade/mcp/tools.js";
+import { modelWords } from "../../facade/mcp/words.js";
 import { sampleIds } from "../../facade/testmode.js";
 import { openApiServer, type ApiServer } from "../helpers/api.js";
 import { repoRoot } from "../helpers/cli.js";
@@ -68,10 +69,12 @@ describe("MCP tool server: tools and keys", () => {
       ...readFileSync(`${repoRoot}/docs/mcp.md`, "utf8").matchAll(/^\| `(\w+)` \| (GET|POST|PUT|PATCH|DELETE) /gm),
     ].map((m) => m[1]);
     expect(documented.sort(), "docs/mcp.md's tool table").toEqual(tools.map((t) => t.name).sort());
+    const words = modelWords(OPERATIONS.filter(isToolOperation));
     for (const op of accountOps) {
       const tool = tools.find((t) => t.name === toolName(op))!;
       expect(tool.description).toContain(op.scope ? `"${op.scope}" scope` : "Any key");
-      expect(tool.description).toContain(`Next: ${NEXT_STEP[tool.name]}`);
+      // The next step in the model's words: a route it names reads as its tool.
+      expect(tool.description).toContain(`Next: ${words.text(NEXT_STEP[tool.name]!)}`);
       expect(tool.outputSchema?.type, tool.name).toBe("object");
       expect(tool.annotations).toMatchObject({ readOnlyHint: op.method === "GET" });
       // Deletes always destroy; what else does is checked call by call in mcp-annotations.test.ts.
@@ -83,6 +86,18 @@ describe("MCP tool server: tools and keys", () => {
       expect(props).toEqual(expect.arrayContaining(Object.keys(op.params ?? {}).map((p) => argName(op, p))));
       expect(props.includes("idempotency_key")).toBe(Boolean(op.idempotent));
     }
+    // A model calls tools: no description, the tool's or an argument's, names an HTTP route.
+    const route = /\b(GET|POST|PUT|PATCH|DELETE) \/|\/api\/v1\/|HTTP:/;
+    for (const tool of tools) {
+      const descriptions: string[] = [];
+      const walk = (v: unknown, key: string) => {
+        if (typeof v === "string" && key === "description") descriptions.push(v);
+        else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k);
+      };
+      walk(tool, "");
+      for (const d of descriptions) expect(d, tool.name).not.toMatch(route);
+    }
+    expect(JSON.stringify(tools.find((t) => t.name === "export_clips")!.inputSchema)).toContain("list_brand_kits");
     // The OpenAPI document comes from the same list: each tool is one of its operations, schema for schema.
     const openapi = await (await fetch(`${s.base}/openapi.json`)).json();
     for (const op of accountOps) {
@@ -213,7 +228,12 @@ describe("MCP tool server: tools and keys", () => {
       ["create_episode", { file_name: "a.mp3", idempotency_key: 7 }, "idempotency_key"],
     ];
     for (const [name, args, field] of cases) {
-      const e = refusal(await client.callTool({ name, arguments: args }));
+      const r = await client.callTool({ name, arguments: args });
+      // The text a model reads names the tool's argument, never a request's body, query or path.
+      const text = String((r.content as Array<{ text: string }>)[0]!.text);
+      expect(text, name).not.toMatch(/\b(body|query|path) field\b/);
+      expect(text, name).toContain(`argument \\"${field}\\"`);
+      const e = refusal(r);
       // A link its schema refuses is invalid_url, as over HTTP; every other fault is invalid_request.
       expect(e, `${name} ${JSON.stringify(args)}`).toMatchObject({
         code: field === "source_url" ? "invalid_url" : "invalid_request",
@@ -239,9 +259,14 @@ describe("MCP tool server: tools and keys", () => {
     expect(vtt.contents[0]).toMatchObject({ mimeType: "text/vtt", text: expect.stringMatching(/^WEBVTT/) });
     const styles = await client.readResource({ uri: "clipd://styles" });
     expect(JSON.parse(String(styles.contents[0]!.text)).styles.length).toBeGreaterThan(0);
-    await expect(client.readResource({ uri: `clipd://transcripts/${crypto.randomUUID()}.vtt` })).rejects.toThrow(
-      /not_found/,
+    const missing = await client.readResource({ uri: `clipd://transcripts/${crypto.randomUUID()}.vtt` }).then(
+      () => undefined,
+      (err: Error & { code?: number }) => err,
     );
+    expect(missing?.code).toBe(-32002);
+    // The SDK's prefix once, then the envelope's code and message (it was printed twice).
+    expect(missing?.message).toMatch(/^MCP error -32002: not_found: transcript /);
+    expect(missing?.message.match(/MCP error/g)).toHaveLength(1);
     await client.close();
   });
 });

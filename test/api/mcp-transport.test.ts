@@ -108,3 +108,27 @@ describe("MCP transport hygiene", () => {
     }
   });
 });
+
+describe("MCP transport hygiene with server.public_url set", () => {
+  let s: ApiServer;
+  let key: string;
+  beforeAll(async () => {
+    s = await openApiServer("pglite", { server: { public_url: "https://clips.example.com" } });
+    key = (await s.account({ creditCents: 0 })).live;
+  }, 120_000);
+  afterAll(() => s?.close());
+
+  it("checks Host against the configured origin: a rebound name is refused, with its page's Origin too", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const headers = { ...MCP_HEADERS, authorization: `Bearer ${key}` };
+    const port = new URL(s.base).port;
+    for (const extra of [{}, { origin: `http://attacker.example:${port}` }]) {
+      const rebound = await rawPost(s.base, { ...headers, ...extra, host: `attacker.example:${port}` }, body);
+      expect(rebound.status, JSON.stringify(extra)).toBe(403);
+      expect(JSON.parse(rebound.body).error).toMatchObject({ code: "forbidden", field: "Host" });
+    }
+    // The public name (as a proxy forwards it), and the address a proxy reaches clipd by, pass.
+    for (const host of ["clips.example.com", `127.0.0.1:${port}`, `localhost:${port}`])
+      expect((await rawPost(s.base, { ...headers, host }, body)).status, host).toBe(200);
+  });
+});

@@ -98,6 +98,10 @@ describe.each(testBackends())("OAuth for /mcp on %s", (backend) => {
       "invalid_client_metadata",
       "client_name",
     );
+    // Text the database cannot store is a 400 naming its field, not a 500.
+    for (const client_name of ["Evil\u0000App", "Two\nlines", "half \ud800 pair"])
+      await refused({ redirect_uris: [REDIRECT], client_name }, "invalid_client_metadata", "client_name");
+    await refused({ redirect_uris: ["https://example.com/a\u0000b"] }, "invalid_redirect_uri", "redirect_uris");
     const ok = await register(t.base, { client_name: "Desk", redirect_uris: ["http://localhost:9/cb", REDIRECT] });
     expect(ok.status).toBe(201);
     expect(ok.body).toMatchObject({ client_name: "Desk", token_endpoint_auth_method: "none" });
@@ -200,6 +204,10 @@ describe.each(testBackends())("OAuth for /mcp on %s", (backend) => {
     expect(names).toContain("list_episodes");
     expect(names).not.toContain("create_episode");
     expect((await client.callTool({ name: "list_episodes", arguments: {} })).isError).toBeFalsy();
+    // The SDK checks the answer against get_me's output schema: the connection's pseudo key id passes it.
+    const me = await client.callTool({ name: "get_me", arguments: {} });
+    expect(me.isError, JSON.stringify(me.content)).toBeFalsy();
+    expect((me.structuredContent as any).key).toMatchObject({ id: expect.stringMatching(/^oauth:[0-9a-f-]{36}$/) });
     await client.close();
     // Its audience is /mcp: the REST API refuses it.
     const rest = await t.call(tokens.access_token, "GET", "/api/v1/me");

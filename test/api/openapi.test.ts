@@ -58,8 +58,10 @@ describe("OpenAPI 3.1 document", () => {
       schema: { type: "string", minLength: 1, maxLength: 255 },
     });
     const idempotent = ops.filter(takes).map((op) => op.operationId);
-    // The seven of the published list, and the webhook and caption-edit operations clipd adds beyond it.
+    // The seven of the published list, and the webhook, caption-edit and brand kit operations clipd
+    // adds beyond it.
     expect(idempotent.sort()).toEqual([
+      "createBrandKit",
       "createEpisode",
       "createTranscript",
       "createWebhook",
@@ -70,6 +72,7 @@ describe("OpenAPI 3.1 document", () => {
       "rotateWebhookSecret",
       "searchEpisode",
       "testWebhook",
+      "updateBrandKit",
       "updateWebhook",
     ]);
     for (const op of ops.filter(takes))

@@ -251,6 +251,44 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     ]);
   }, 900_000);
 
+  it("answers a relative restyle sent twice with the first one's job: one render, one charge", async () => {
+    const a = await s.account({ creditCents: 5000 });
+    const r = await s.call(a.live, "POST", "/api/v1/episodes", {
+      source_url: media.url("/jfk.wav"),
+      name: "twice",
+      target_seconds: 15,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    await readyEpisode(a.live, r.body.episode_id);
+    const made = await exportOne(a.live, r.body.episode_id, {});
+    await waitJob(a.live, made.job_id);
+    const clipId = made.clip_id;
+    const count = async (sql: string, id: string) => Number((await row(sql, [id])).n);
+    const jobs = () => count(`select count(*)::int as n from jobs where clip_id = $1`, clipId);
+    const charges = () => count(`select count(*)::int as n from ledger where account_id = $1`, a.accountId);
+
+    const first = await patch(a.live, clipId, { caption_size: "bigger" });
+    expect(first.changes).toEqual(["caption_size: medium → large"]);
+    const [jobsAfter, chargesAfter] = [await jobs(), await charges()];
+    // The same request again (a retry, a double send): the first one's job, nothing started or charged.
+    const again = await patch(a.live, clipId, { caption_size: "bigger" });
+    expect(again).toMatchObject({ job_id: first.job_id, changes: [], charged_cents: 0 });
+    expect(again.message).toMatch(/repeat.*nothing was charged.*name the value/);
+    await waitJob(a.live, first.job_id);
+    const late = await patch(a.live, clipId, { caption_size: "bigger" });
+    expect(late).toMatchObject({ job_id: first.job_id, changes: [], charged_cents: 0 });
+    expect([await jobs(), await charges()]).toEqual([jobsAfter, chargesAfter]);
+    expect(await burnOptions(first.job_id)).toMatchObject({ caption_size: "large" });
+
+    // Another request in between: "bigger" is then a new step from the look it left.
+    const top = await patch(a.live, clipId, { caption_position: "top" });
+    const step = await patch(a.live, clipId, { caption_size: "bigger" });
+    expect(step.changes).toEqual(["caption_size: large → extra_large"]);
+    expect(step.job_id).not.toBe(top.job_id);
+    await waitJob(a.live, step.job_id);
+    expect(await burnOptions(step.job_id)).toMatchObject({ caption_size: "extra_large", caption_position: "top" });
+  }, 900_000);
+
   it("answers test keys' restyles with resolved changes and GET /me with the service's defaults", async () => {
     const a = await s.account();
     const ep = await s.call(a.test, "GET", "/api/v1/episodes");

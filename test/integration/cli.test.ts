@@ -148,6 +148,8 @@ describe("clipd CLI", () => {
     expect(r.output).toMatch(/ok\s+pocketsphinx\s/);
     expect(r.output).toMatch(/ok\s+pocketsphinx en-us model/);
     expect(r.output).toMatch(/warn\s+speech: whisper models[^\n]*\n\s+fix: clipd models pull/);
+    // The binding is installed here: the engine check loads it (it once looked one folder too shallow).
+    expect(r.output).toMatch(/ok\s+speech: whisper engine\s+smart-whisper binding loads/);
     const noPath = await runClipd(["doctor"], {
       ...baseEnv(),
       PATH: "/nonexistent",

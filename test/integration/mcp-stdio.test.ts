@@ -68,6 +68,26 @@ describe("clipd mcp --stdio", () => {
     await client.close();
   }, 120_000);
 
+  it("starts docs/mcp.md's plain SDK client command as written (clipd is not on PATH)", async () => {
+    const doc = readFileSync(path.join(repoRoot, "docs", "mcp.md"), "utf8");
+    const block = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((b) => b.includes("new StdioClientTransport("));
+    expect(block).toContain("command: process.execPath,");
+    const args = JSON.parse(/args: (\[[^\]]*\])/.exec(block!)![1]!.replaceAll("/opt/clipd", repoRoot)) as string[];
+    const acc = await s.account({ creditCents: 0 });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args,
+      env: { ...process.env, CLIPD_URL: s.base, CLIPD_API_KEY: acc.live } as Record<string, string>,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "clipd-docs-example", version: "1.0.0" });
+    await client.connect(transport);
+    expect(ok(await client.callTool({ name: "get_me", arguments: {} })).key.mode).toBe("live");
+    await client.close();
+  }, 120_000);
+
   it("answers a bad key's requests with the server's refusal", async () => {
     await expect(stdioClient({ ...process.env, CLIPD_URL: s.base, CLIPD_API_KEY: "svc_live_unknown" })).rejects.toThrow(
       /401|unauthorized|Unauthorized/,
