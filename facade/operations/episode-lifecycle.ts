@@ -27,6 +27,8 @@ export const cancelEpisode = defineOperation({
   scope: "clips.write",
   tags,
   params: { id: uuidParam },
+  // A retried cancel with the same key gets the first answer back, not a 409 for the state it made.
+  idempotent: true,
   extension: "not in the published contract: stops an episode's import or clip search",
   responses: {
     200: { description: "Cancelled: the episode is failed with code cancelled", schema: S.episodeCancelled },

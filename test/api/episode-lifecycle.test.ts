@@ -57,6 +57,15 @@ describe("episodes: pages, cancel, delete", () => {
     const again = await s.call(a.live, "POST", `/api/v1/episodes/${made.episode_id}/cancel`);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("episode_not_cancellable");
+    // With an Idempotency-Key, a retried cancel is answered as the first one was (issue 36).
+    const keyedEp = (await s.call(a.live, "POST", "/api/v1/episodes", { file_name: "talk.wav" })).body;
+    const keyed = { "idempotency-key": `cancel-${keyedEp.episode_id}` };
+    const first = await s.call(a.live, "POST", `/api/v1/episodes/${keyedEp.episode_id}/cancel`, undefined, keyed);
+    const retried = await s.call(a.live, "POST", `/api/v1/episodes/${keyedEp.episode_id}/cancel`, undefined, keyed);
+    expect(first.status).toBe(200);
+    expect(retried.status).toBe(200);
+    expect(retried.body).toEqual(first.body);
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
 
     // An upload sent, then the episode deleted: rows and the stored file are gone.
     const up = (await s.call(a.live, "POST", "/api/v1/episodes", { file_name: "talk.wav" })).body;

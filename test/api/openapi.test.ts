@@ -58,9 +58,10 @@ describe("OpenAPI 3.1 document", () => {
       schema: { type: "string", minLength: 1, maxLength: 255 },
     });
     const idempotent = ops.filter(takes).map((op) => op.operationId);
-    // The seven of the published list, and the webhook, caption-edit and brand kit operations clipd
-    // adds beyond it.
+    // The seven of the published list, and the webhook, caption-edit, brand kit and cancel operations
+    // clipd adds beyond it.
     expect(idempotent.sort()).toEqual([
+      "cancelEpisode",
       "createBrandKit",
       "createEpisode",
       "createTranscript",
