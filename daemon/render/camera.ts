@@ -52,6 +52,11 @@ export interface CameraPlan {
   layout: Layout;
   /** follow: one path; split: two (top or left first); whole: none. */
   paths: CameraKey[][];
+  /**
+   * Per path, the most of the source's height its window spans (split: closer on each face, so a
+   * half shows its person, not the other one's edge); absent or 1: as tall as the picture allows.
+   */
+  zoom?: number[];
   persons: CameraPerson[];
   scenes: CameraScene[];
   /** Width over height of the source picture, for a window's size outside ffmpeg. */
@@ -81,9 +86,10 @@ export function cropRect(
   centre: { x: number; y: number },
   shapeAspect: number,
   sourceAspect: number,
+  zoom = 1,
 ): { x: number; y: number; w: number; h: number } {
-  const w = Math.min(1, shapeAspect / sourceAspect);
-  const h = Math.min(1, sourceAspect / shapeAspect);
+  const h = Math.min(zoom, sourceAspect / shapeAspect);
+  const w = (h * shapeAspect) / sourceAspect;
   return { x: clamp(centre.x - w / 2, 0, 1 - w), y: clamp(centre.y - HEADROOM * h, 0, 1 - h), w, h };
 }
 
@@ -92,7 +98,7 @@ export function windowsAt(plan: CameraPlan, t: number, shapeAspect: number) {
   if (plan.layout === "whole" || !plan.paths.length) return [{ x: 0, y: 0, w: 1, h: 1 }];
   if (plan.layout === "follow") return [cropRect(positionAt(plan.paths[0]!, t), shapeAspect, plan.source_aspect)];
   const half = splitStacked(shapeAspect) ? shapeAspect * 2 : shapeAspect / 2;
-  return plan.paths.map((p) => cropRect(positionAt(p, t), half, plan.source_aspect));
+  return plan.paths.map((p, i) => cropRect(positionAt(p, t), half, plan.source_aspect, plan.zoom?.[i]));
 }
 
 const f4 = (v: number) => v.toFixed(4);
@@ -121,10 +127,11 @@ export function pathExpr(path: CameraKey[], axis: "x" | "y", fps: number): strin
 }
 
 /** An ffmpeg crop of `[in]` to `ow/oh` = `aspect` around a path, headroom kept; quotes guard the commas. */
-export function pathCrop(path: CameraKey[], aspect: number, fps: number): string {
+export function pathCrop(path: CameraKey[], aspect: number, fps: number, zoom = 1): string {
   const a = aspect.toFixed(6);
+  const h = `min(ih*${zoom.toFixed(4)},iw/${a})`;
   return (
-    `crop=w='min(iw,ih*${a})':h='min(ih,iw/${a})':` +
+    `crop=w='${h}*${a}':h='${h}':` +
     `x='clip(iw*(${pathExpr(path, "x", fps)})-ow/2,0,iw-ow)':` +
     `y='clip(ih*(${pathExpr(path, "y", fps)})-oh*${HEADROOM},0,ih-oh)'`
   );
@@ -135,6 +142,8 @@ export function cameraAt(plan: CameraPlan, t: number): CameraPlan {
   const hold = (p: CameraKey[]) => [{ t: 0, ...positionAt(p, t) }];
   return { ...plan, paths: plan.paths.map(hold) };
 }
+
+const isZoom = (z: unknown) => typeof z === "number" && z >= 0.1 && z <= 1;
 
 // biome-ignore lint/suspicious/noExplicitAny: stored JSON; every field read is checked
 const isKey = (k: any) => k && [k.t, k.x, k.y].every((v) => typeof v === "number" && Number.isFinite(v));
@@ -159,6 +168,7 @@ export function readCameraPlan(v: unknown): CameraPlan | undefined {
     paths: p.paths.map((path: any[]) =>
       path.map((k) => ({ t: k.t, x: clamp(k.x, 0, 1), y: clamp(k.y, 0, 1), ...(k.cut ? { cut: true } : {}) })),
     ),
+    ...(Array.isArray(p.zoom) && p.zoom.length === p.paths.length && p.zoom.every(isZoom) ? { zoom: p.zoom } : {}),
     persons: Array.isArray(p.persons) ? p.persons : [],
     scenes: Array.isArray(p.scenes) ? p.scenes : [],
     source_aspect: p.source_aspect,

@@ -115,8 +115,8 @@ function splitFilter(o: GraphOptions, camera: CameraPlan, inLabel: string, outLa
   const [a, b] = camera.paths as [CameraPlan["paths"][0], CameraPlan["paths"][0]];
   return (
     `[${inLabel}]split=2[${outLabel}s1][${outLabel}s2];` +
-    `[${outLabel}s1]${pathCrop(a, w1 / h1, o.fps)},scale=${w1}:${h1},setsar=1[${outLabel}h1];` +
-    `[${outLabel}s2]${pathCrop(b, w2 / h2, o.fps)},scale=${w2}:${h2},setsar=1[${outLabel}h2];` +
+    `[${outLabel}s1]${pathCrop(a, w1 / h1, o.fps, camera.zoom?.[0])},scale=${w1}:${h1},setsar=1[${outLabel}h1];` +
+    `[${outLabel}s2]${pathCrop(b, w2 / h2, o.fps, camera.zoom?.[1])},scale=${w2}:${h2},setsar=1[${outLabel}h2];` +
     `[${outLabel}h1][${outLabel}h2]${stacked ? "vstack" : "hstack"}=inputs=2,setsar=1[${outLabel}]`
   );
 }

@@ -27,6 +27,8 @@ const NARROW = 9 / 16;
 const DEAD_ZONE = 0.2;
 const SPEED = 0.2;
 const MIN_MOVE_S = 0.8;
+/** A split half spans this many face heights of the source. */
+const SPLIT_CLOSE = 3;
 /** The plan is made offline: it may look this far ahead before moving. */
 const LOOK_AHEAD = 1.5;
 
@@ -79,10 +81,11 @@ export function planCamera(o: {
     };
   });
   const paths: CameraKey[][] = [];
+  const zoom: number[] = [];
   if (layout === "follow") paths.push(followPath(o, win));
   if (layout === "split") {
     const two = people.slice(0, 2).sort((a, b) => a.sightings[0]!.x - b.sightings[0]!.x);
-    for (const p of two)
+    for (const p of two) {
       paths.push(
         steady(
           o.times.map((t) => ({ t, at: personAt(p, t) })),
@@ -90,12 +93,17 @@ export function planCamera(o: {
           win,
         ),
       );
+      // Each half closes in on its person: their face a third of the half's height.
+      const faceH = median(p.sightings.map((s) => s.h));
+      zoom.push(r4(Math.min(1, Math.max(0.25, SPLIT_CLOSE * faceH))));
+    }
   }
   return {
     version: 1,
     asked: o.asked,
     layout,
     paths,
+    ...(zoom.length ? { zoom } : {}),
     persons,
     scenes: scenes.map((s) => ({
       start: s.start,
