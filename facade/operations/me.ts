@@ -115,6 +115,11 @@ const ME_SCHEMA = {
           "x-extension": true,
           description: "Extension: new clips' loudness in LUFS, or off",
         },
+        layout: {
+          enum: ["auto", "follow", "split", "whole"],
+          "x-extension": true,
+          description: "Extension: how the camera frames people in new clips",
+        },
       },
     },
     livemode: { type: "boolean" },
