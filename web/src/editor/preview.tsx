@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from "react";
 import type JASSUB from "jassub";
 import type { Piece } from "../types";
 import { clock } from "../studio/timeline";
-import { clipTime, sourceTime } from "./model";
+import { cameraFocus, clipTime, type EditorCamera, sourceTime } from "./model";
 
 export interface PreviewAss {
   ass: string;
@@ -29,6 +29,7 @@ interface Props {
   fit: string;
   background: string;
   focus: { x: number; y: number } | null;
+  camera?: EditorCamera | null;
   onTime(sourceSeconds: number): void;
   /** A place the timeline asked for (source seconds), with a counter so the same place can be asked twice. */
   seek: { t: number; n: number } | null;
@@ -43,7 +44,7 @@ const BACKGROUNDS: Record<string, string> = {
   blur: "#16181d",
 };
 
-export function Preview({ src, title, preview, pieces, fit, background, focus, onTime, seek }: Props) {
+export function Preview({ src, title, preview, pieces, fit, background, focus, camera, onTime, seek }: Props) {
   const video = useRef<HTMLVideoElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const lib = useRef<JASSUB | null>(null);
@@ -145,7 +146,9 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, o
     if (seek && video.current) video.current.currentTime = seek.t;
   }, [seek]);
 
-  const pos = focus ? `${(focus.x * 100).toFixed(1)}% ${(focus.y * 100).toFixed(1)}%` : "50% 50%";
+  // The planned camera, where there is one, moves the window as the render will (at: the clip time drawn).
+  const aim = (camera && cameraFocus(camera, at, preview.width / preview.height)) || focus;
+  const pos = aim ? `${(aim.x * 100).toFixed(1)}% ${(aim.y * 100).toFixed(1)}%` : "50% 50%";
   return (
     <figure className="ed-preview">
       <div
