@@ -85,7 +85,7 @@ async function main() {
     "length",
     "layout (asked)",
     "analysis wall",
-    "analysis cpu",
+    "analysis cpu (all processes)",
     "face-in-frame",
     "speaker-in-frame",
     "jitter max",

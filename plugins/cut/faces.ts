@@ -87,8 +87,12 @@ export class FaceFinder {
     for (const f of idle) f();
   }
 
-  close(): void {
+  /** Ends the child; resolves once it is gone (its processor time then counts as this process's children's). */
+  close(): Promise<void> {
     this.failure ??= new Error("face finder closed");
-    if (this.child.exitCode === null) this.child.kill("SIGKILL");
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    const gone = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+    this.child.kill("SIGKILL");
+    return gone;
   }
 }

@@ -99,6 +99,6 @@ export async function reframe(
     });
     return { scenes: mergeScenes(raw, opts.tolerance ?? 0.05), camera, frames: samples.length };
   } finally {
-    finder.close();
+    await finder.close();
   }
 }

@@ -57,7 +57,7 @@ export async function facesOf(
     });
     return await Promise.all(got);
   } finally {
-    finder.close();
+    await finder.close();
   }
 }
 
@@ -70,7 +70,7 @@ export async function descriptorOf(png: string): Promise<number[]> {
     if (!faces[0]?.desc) throw new Error(`no face in ${png}`);
     return faces[0].desc;
   } finally {
-    finder.close();
+    await finder.close();
   }
 }
 
