@@ -35,6 +35,8 @@ const LOOK_AHEAD = 1.5;
 export interface PlanScene extends CropScene {
   /** Mean change between consecutive samples (0..255); a screen share barely moves. */
   motion: number;
+  /** Share of pixels on a sharp edge: a slide has some, a flat colour or a soft picture none. */
+  detail: number;
   turns: Turn[];
 }
 
@@ -61,7 +63,8 @@ export function planCamera(o: {
     return hi - lo > win.w * 0.9;
   };
   const faceless = share((s) => !inScene(s).length);
-  const still = share((s) => !inScene(s).length && s.motion < 2);
+  // A screen share: no face, nearly no movement, and the sharp edges of text or slide furniture.
+  const still = share((s) => !inScene(s).length && s.motion < 1 && s.detail >= 0.001);
   let layout: Layout = o.asked === "auto" ? "follow" : o.asked;
   if (o.asked === "auto" && faceless >= 0.6 && still >= 0.5) layout = "whole";
   else if (o.asked === "auto" && share(apart) >= 0.5) layout = "split";

@@ -43,6 +43,18 @@ function motion(a: RawFrame, b: RawFrame): number {
   return n ? sum / n : 0;
 }
 
+/** Share of sampled pixels on a sharp edge (text, slide furniture); a flat picture has none. */
+function detail(f: RawFrame): number {
+  let n = 0;
+  let edges = 0;
+  for (let i = 0; i + 5 < f.rgb.length; i += 3 * 7) {
+    if ((i / 3) % f.width === f.width - 1) continue;
+    n++;
+    if (Math.abs(f.rgb[i]! + f.rgb[i + 1]! - f.rgb[i + 3]! - f.rgb[i + 4]!) / 2 > 24) edges++;
+  }
+  return n ? edges / n : 0;
+}
+
 export async function reframe(
   source: string,
   pieces: Piece[],
@@ -50,7 +62,7 @@ export async function reframe(
 ): Promise<Reframed> {
   const finder = new FaceFinder(opts.signal);
   const found: Array<Promise<Sample>> = [];
-  const moves: Array<{ t: number; m: number }> = [];
+  const moves: Array<{ t: number; m: number; d: number }> = [];
   let aspect = 16 / 9;
   let prev: RawFrame | undefined;
   try {
@@ -65,7 +77,7 @@ export async function reframe(
           onFrame: (f) => {
             const t = offset + f.t;
             aspect = f.width / f.height;
-            if (prev) moves.push({ t, m: motion(prev, f) });
+            if (prev) moves.push({ t, m: motion(prev, f), d: detail(f) });
             prev = f;
             const faces = finder
               .find({ t, width: f.width, height: f.height, rgb: f.rgb })
@@ -83,10 +95,12 @@ export async function reframe(
     const people = findPeople(samples, raw);
     const times = samples.map((s) => s.t);
     const planScenes: PlanScene[] = scenes.map((s) => {
-      const m = moves.filter((x) => x.t > s.start + 0.2 && x.t < s.end).map((x) => x.m);
+      const m = moves.filter((x) => x.t > s.start + 0.2 && x.t < s.end);
+      const mean = (v: number[]) => (v.length ? v.reduce((a, b) => a + b, 0) / v.length : 0);
       return {
         ...s,
-        motion: m.length ? m.reduce((a, b) => a + b, 0) / m.length : 0,
+        motion: mean(m.map((x) => x.m)),
+        detail: mean(m.map((x) => x.d)),
         turns: sceneTurns(people, voice, s, times),
       };
     });
