@@ -1,6 +1,6 @@
 /**
  * A clip's look: the settings the account API lets a caller choose (style, caption_size,
- * caption_position, hook_title, fit, background, aspect_ratio, brand_kit), always resolved to concrete
+ * caption_position, hook_title, fit, background, aspect_ratio, brand_kit, …, layout), always resolved to concrete
  * values.
  *
  * Why resolved here and not left to the stages: a restyle must change only what it names, but a
@@ -16,6 +16,7 @@ import { readClipDefaults, saveClipDefaults } from "./accounts.js";
 import { CENSOR_MODES, type CensorMode } from "../render/censor.js";
 import { DEFAULT_PACE, isPace, type Pace } from "../render/pace.js";
 import { DEFAULT_LOUDNESS } from "../render/loudness.js";
+import { LAYOUTS, type LayoutChoice } from "../render/camera.js";
 import type { ClipLook, ClipRow } from "./episode-rows.js";
 import type { Queryable } from "../store/db.js";
 import { jsonColumn } from "../store/_columns.js";
@@ -34,11 +35,13 @@ export const LOOK_FIELDS = [
   "emoji",
   "pace",
   "loudness",
+  "layout",
 ] as const;
 export type LookField = (typeof LOOK_FIELDS)[number];
 /** The fields the cut stage uses: a change to one of them cuts the clip again. */
 // brand_kit too: the kit's cover art is the cut's still for audio clips. pace changes the pieces.
-const CUT_FIELDS: LookField[] = ["fit", "background", "aspect_ratio", "brand_kit", "pace"];
+// layout: the camera's framing (render/camera.ts) is planned by the cut.
+const CUT_FIELDS: LookField[] = ["fit", "background", "aspect_ratio", "brand_kit", "pace", "layout"];
 
 export interface Look {
   style: string;
@@ -59,6 +62,8 @@ export interface Look {
   pace: Pace;
   /** Integrated loudness of the sound in LUFS, or "off" (caption-burn); a change renders again, without a cut. */
   loudness: Loudness;
+  /** How the camera frames people with fit fill (render/camera.ts): auto, follow, split or whole. */
+  layout: LayoutChoice;
 }
 export type Loudness = number | "off";
 const isLoudness = (v: unknown): v is Loudness => v === "off" || (typeof v === "number" && Number.isFinite(v));
@@ -89,6 +94,7 @@ export function resolveLook(base: Look, want: ClipLook): Look {
     emoji: want.emoji ?? base.emoji ?? false,
     pace: isPace(want.pace) ? want.pace : (base.pace ?? DEFAULT_PACE),
     loudness: isLoudness(want.loudness) ? want.loudness : base.loudness,
+    layout: isLayout(want.layout) ? want.layout : (base.layout ?? "auto"),
   };
 }
 
@@ -105,6 +111,8 @@ export function sameRequest(a: ClipLook, b: ClipLook): boolean {
   const ka = named(a);
   return ka.length === named(b).length && ka.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
 }
+
+const isLayout = (v: unknown): v is LayoutChoice => (LAYOUTS as readonly unknown[]).includes(v);
 
 /** The fields whose resolved value differs, in LOOK_FIELDS order. */
 export function lookChanges(from: Look, to: Look): LookChange[] {
@@ -144,14 +152,15 @@ export interface CurrentJob {
 // censor, emphasis and emoji are missing from jobs recorded before clean captions: off, on, off.
 // pace is missing from jobs recorded before it: natural (what they were cut with).
 // loudness is missing from jobs recorded before it: the service's level (what they were rendered at).
-const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji", "pace", "loudness"];
+// layout is missing from jobs recorded before the camera (issue 37): auto.
+const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji", "pace", "loudness", "layout"];
 const isLook = (
   // biome-ignore lint/suspicious/noExplicitAny: a caller's JSON look, checked field by field
   o: any,
-): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji" | "pace" | "loudness"> & {
+): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji" | "pace" | "loudness" | "layout"> & {
   aspect_ratio?: AspectRatio;
   brand_kit?: string | null;
-} & Partial<Pick<Look, "censor" | "emphasis" | "emoji" | "pace" | "loudness">> =>
+} & Partial<Pick<Look, "censor" | "emphasis" | "emoji" | "pace" | "loudness" | "layout">> =>
   !!o &&
   LOOK_FIELDS.every(
     (k) =>
@@ -169,6 +178,7 @@ function _recorded(clip: ClipRow): Partial<Look> {
   out.background = clip.cut?.background ?? (cutFit === "blur" ? "blur" : undefined);
   if (isAspect(clip.cut?.aspect_ratio)) out.aspect_ratio = clip.cut.aspect_ratio;
   if (isPace(clip.cut?.pace)) out.pace = clip.cut.pace;
+  if (isLayout(clip.cut?.camera?.asked)) out.layout = clip.cut.camera.asked;
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
@@ -200,6 +210,7 @@ export class ClipLooks {
       emoji: false,
       pace: DEFAULT_PACE,
       loudness: this.loudness,
+      layout: "auto",
     };
   }
 
@@ -252,6 +263,7 @@ export class ClipLooks {
           emoji: options.emoji ?? false,
           pace: options.pace ?? DEFAULT_PACE,
           loudness: isLoudness(options.loudness) ? options.loudness : this.loudness,
+          layout: isLayout(options.layout) ? options.layout : "auto",
         },
         job,
       };
@@ -274,7 +286,14 @@ export class ClipLooks {
       loudness: look.loudness,
     };
     return kind === "cut"
-      ? { ...captions, fit: look.fit, background: look.background, aspect_ratio: look.aspect_ratio, pace: look.pace }
+      ? {
+          ...captions,
+          fit: look.fit,
+          background: look.background,
+          aspect_ratio: look.aspect_ratio,
+          pace: look.pace,
+          layout: look.layout,
+        }
       : captions;
   }
 }

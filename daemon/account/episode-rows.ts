@@ -29,6 +29,8 @@ export interface ClipLook {
   pace?: string;
   /** LUFS, or "off" (daemon/render/loudness.ts). */
   loudness?: number | "off";
+  /** auto, follow, split or whole (daemon/render/camera.ts). */
+  layout?: string;
 }
 export interface EpisodeRow {
   id: string;

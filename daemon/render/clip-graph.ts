@@ -16,6 +16,7 @@ import { brandTail, cardTimes, type BrandFiles, type PlanBrand } from "./brand-g
 import { audioLayout, waveFilter } from "./audio-template.js";
 import type { AudioMeasure, LoudnessTarget } from "./loudness.js";
 import { type CropScene, type Fit, type GraphOptions, layoutFilter } from "./clip-layout.js";
+import type { CameraPlan } from "./camera.js";
 import { audioChain, finalArgs, finishAudio, n3, pieceInputs } from "./graph-parts.js";
 
 export { type CropScene, type Fit, type GraphOptions, layoutFilter, sceneExpr } from "./clip-layout.js";
@@ -131,6 +132,8 @@ export interface RenderPlan {
   has_audio: boolean;
   focus?: { x: number; y: number };
   crop_plan?: CropScene[];
+  /** The virtual camera (camera.ts): faces, speakers and layout; wins over `crop_plan` when given. */
+  camera?: CameraPlan;
   background_key?: string;
   /** The brand kit's logo, cards and colours (a snapshot: a later edit of the kit does not change this clip). */
   brand?: PlanBrand;
@@ -179,6 +182,7 @@ export function planArgs(
     hasAudio: plan.has_audio,
     focus: plan.focus,
     plan: plan.crop_plan,
+    camera: plan.camera,
     ...brand,
     ...o,
   });

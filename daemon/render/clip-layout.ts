@@ -6,6 +6,7 @@
 import type { Span } from "./censor.js";
 import type { BrandFiles, PlanBrand } from "./brand-graph.js";
 import type { AudioMeasure, LoudnessTarget } from "./loudness.js";
+import { type CameraPlan, pathCrop, splitStacked } from "./camera.js";
 
 export type Fit = "crop" | "blur" | "pad";
 
@@ -28,6 +29,8 @@ export interface GraphOptions {
   focus?: { x: number; y: number };
   /** Per-scene crop centres on the joined timeline; wins over `focus` when given. */
   plan?: CropScene[];
+  /** The virtual camera (camera.ts); with `fit: crop` it wins over `plan` and `focus`. */
+  camera?: CameraPlan;
   /** x264 preset. Default: the shipped DEFAULT_PRESET (daemon/render/render.ts). */
   preset?: string;
   /** A subtitle filter (`ass=filename=…`) drawn over the laid-out picture; none for a plain cut. */
@@ -64,6 +67,12 @@ export function sceneExpr(plan: CropScene[], axis: "x" | "y", fps: number): stri
  */
 export function layoutFilter(o: GraphOptions, inLabel: string, outLabel: string): string {
   const { width: W, height: H } = o;
+  if (o.fit === "crop" && o.camera) {
+    if (o.camera.layout === "whole") return layoutFilter({ ...o, fit: "blur", camera: undefined }, inLabel, outLabel);
+    if (o.camera.layout === "split" && o.camera.paths.length === 2) return splitFilter(o, o.camera, inLabel, outLabel);
+    if (o.camera.paths[0])
+      return `[${inLabel}]${pathCrop(o.camera.paths[0], W / H, o.fps)},scale=${W}:${H},setsar=1[${outLabel}]`;
+  }
   const plan = o.plan?.length ? o.plan : [{ start: 0, end: 0, x: o.focus?.x ?? 0.5, y: o.focus?.y ?? 0.5 }];
   switch (o.fit) {
     case "crop":
@@ -93,4 +102,21 @@ export function layoutFilter(o: GraphOptions, inLabel: string, outLabel: string)
       );
     }
   }
+}
+
+/** Two windows, one per person, stacked (upright and square shapes) or side by side (wide ones). */
+function splitFilter(o: GraphOptions, camera: CameraPlan, inLabel: string, outLabel: string): string {
+  const stacked = splitStacked(o.width / o.height);
+  // Even sides for 4:2:0; the second half takes what is left so the two always fill the frame.
+  const w1 = stacked ? o.width : Math.round(o.width / 4) * 2;
+  const h1 = stacked ? Math.round(o.height / 4) * 2 : o.height;
+  const w2 = stacked ? o.width : o.width - w1;
+  const h2 = stacked ? o.height - h1 : o.height;
+  const [a, b] = camera.paths as [CameraPlan["paths"][0], CameraPlan["paths"][0]];
+  return (
+    `[${inLabel}]split=2[${outLabel}s1][${outLabel}s2];` +
+    `[${outLabel}s1]${pathCrop(a, w1 / h1, o.fps, camera.zoom?.[0])},scale=${w1}:${h1},setsar=1[${outLabel}h1];` +
+    `[${outLabel}s2]${pathCrop(b, w2 / h2, o.fps, camera.zoom?.[1])},scale=${w2}:${h2},setsar=1[${outLabel}h2];` +
+    `[${outLabel}h1][${outLabel}h2]${stacked ? "vstack" : "hstack"}=inputs=2,setsar=1[${outLabel}]`
+  );
 }

@@ -28,6 +28,7 @@ import type { ClipLook, ClipRow } from "../account/episode-rows.js";
 import { kitSnapshot } from "../brand/run-input.js";
 import { Refused } from "../domain/errors.js";
 import { frameSize } from "../render/aspect.js";
+import { readCameraPlan } from "../render/camera.js";
 import { buildAss } from "../render/ass.js";
 import { captionLook } from "../render/caption-prep.js";
 import { decideHookTitle } from "../render/confidence.js";
@@ -126,6 +127,9 @@ export async function editorView(o: EditorInput) {
     scenes: Array.isArray(plan?.crop_plan) ? plan.crop_plan : [],
     focus: plan?.focus ?? null,
     crop_fit: typeof plan?.fit === "string" ? plan.fit : null,
+    // The camera (issue 37): the render's, else the one planned with the episode, so the preview of a
+    // clip never rendered frames what its render will (render/camera.ts; positions, not offsets).
+    camera: readCameraPlan(plan?.camera ?? (clip.data.crop_plan as { camera?: unknown } | undefined)?.camera) ?? null,
     look: current.look,
   };
 }

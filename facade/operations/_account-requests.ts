@@ -84,6 +84,15 @@ const look = {
         "cuts the clip again",
     }),
   ),
+  layout: Opt(
+    StringEnum(["auto", "follow", "split", "whole"], {
+      "x-extension": true,
+      description:
+        "Extension: how the camera frames people with fit fill; auto (the default: chosen per clip from " +
+        "the faces found), follow (the active speaker), split (two people stacked, side by side in 16:9) " +
+        "or whole (the whole picture, for screen shares); a change cuts the clip again",
+    }),
+  ),
   loudness: Opt(
     Type.Union([Type.Number({ minimum: -40, maximum: -5 }), StringEnum(["off"])], {
       description:

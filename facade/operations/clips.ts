@@ -47,6 +47,7 @@ function _look(ctx: OperationContext, body: LookBody): ClipLook {
     "emoji",
     "pace",
     "loudness",
+    "layout",
   ] as const)
     if (body[k] !== undefined) Object.assign(look, { [k]: body[k] });
   return look;

@@ -117,6 +117,11 @@ const ME_SCHEMA = {
           anyOf: [{ type: "number" }, { type: "string", enum: ["off"] }],
           description: "Extension: new clips' loudness in LUFS, or off",
         },
+        layout: {
+          enum: ["auto", "follow", "split", "whole"],
+          "x-extension": true,
+          description: "Extension: how the camera frames people in new clips",
+        },
       },
     },
     livemode: { type: "boolean" },

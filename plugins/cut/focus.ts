@@ -10,12 +10,9 @@
  * camera cut shows another shot there, and the next scene's crop would frame an empty corner. Sampling from the same
  * decode (instead of one seek per sample) keeps the cost flat on long-GOP sources.
  */
-import { execFile, spawn } from "node:child_process";
-import { promisify } from "node:util";
 import sharp from "sharp";
-import { ffmpegCommand, spawnFailure } from "../../daemon/ops/os-packages.js";
-import { SAFE_INPUT } from "../../daemon/render/render.js";
 import type { Piece } from "./clip.js";
+import { frameAt, type RawFrame, type Sampled, type SampleOptions, samplePiece } from "./sample.js";
 import type { CropScene } from "../../daemon/render/clip-graph.js";
 
 export type { CropScene };
@@ -32,96 +29,17 @@ export interface PlanOptions {
   aspect?: number;
 }
 
-interface Sampled {
-  /** Scene cuts, seconds from the piece start. */
-  cuts: number[];
-  frames: Array<{ t: number; png: Buffer }>;
-}
-
-const execFileAsync = promisify(execFile);
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
-const PNG_END = Buffer.from("IEND");
-
-/** Decodes one piece once: scene cuts from showinfo, PNG samples from the pipe. */
-function _samplePiece(source: string, p: Piece, threshold: number, signal?: AbortSignal): Promise<Sampled> {
-  const len = p.end - p.start;
-  // About 2 samples a second, at most ~120 per piece (memory stays small for long clips).
-  const rate = Math.min(2, 120 / Math.max(len, 1));
-  const graph = `[0:v]scale=320:-2:flags=fast_bilinear,split[a][b];[a]select='gt(scene\\,${threshold})',showinfo,nullsink;[b]fps=${rate.toFixed(4)}[s]`;
-  const args = [
-    "-hide_banner",
-    "-nostdin",
-    "-flags2",
-    "fast",
-    "-skip_loop_filter",
-    "all",
-    ...SAFE_INPUT,
-    "-ss",
-    p.start.toFixed(3),
-    "-t",
-    len.toFixed(3),
-    "-i",
-    source,
-    "-an",
-    "-sn",
-    "-dn",
-    "-filter_complex",
-    graph,
-    "-map",
-    "[s]",
-    "-f",
-    "image2pipe",
-    "-c:v",
-    "png",
-    "-",
-  ];
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const child = spawn(ffmpegCommand(), args, { stdio: ["ignore", "pipe", "pipe"] });
-    const onAbort = () => child.kill("SIGKILL");
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let buf: Buffer = Buffer.alloc(0);
-    const frames: Sampled["frames"] = [];
-    const cuts: number[] = [];
-    let errTail = "";
-    let partial = "";
-    child.stdout.on("data", (c: Buffer) => {
-      buf = buf.length ? Buffer.concat([buf, c]) : c;
-      for (let i = buf.indexOf(PNG_END); i >= 0; i = buf.indexOf(PNG_END)) {
-        frames.push({ t: frames.length / rate, png: buf.subarray(0, i + 8) });
-        buf = buf.subarray(i + 8);
-      }
-    });
-    child.stderr.setEncoding("utf8").on("data", (s: string) => {
-      errTail = (errTail + s).slice(-2000);
-      const lines = (partial + s).split("\n");
-      partial = lines.pop() ?? "";
-      for (const line of lines) {
-        const m = /Parsed_showinfo.*\bpts_time:\s*([0-9.]+)/.exec(line);
-        if (m) cuts.push(Number(m[1]));
-      }
-    });
-    child.on("error", (err) => reject(spawnFailure(ffmpegCommand(), err)));
-    child.on("close", (code) => {
-      signal?.removeEventListener("abort", onAbort);
-      if (signal?.aborted) return reject(signal.reason);
-      if (code !== 0) return reject(new Error(`scene detection failed: ${errTail.trim().split("\n").at(-1) ?? ""}`));
-      resolve({ cuts, frames });
-    });
-  });
-}
 
 /** sharp's attention crop of one frame to `aspect` (width/height), as fractions of the free range. */
-async function _attention(png: Buffer, aspect: number): Promise<{ x: number; y: number } | undefined> {
-  const meta = await sharp(png).metadata();
-  const w = meta.width ?? 0;
-  const h = meta.height ?? 0;
+async function _attention(f: RawFrame, aspect: number): Promise<{ x: number; y: number } | undefined> {
+  const { width: w, height: h } = f;
   if (!w || !h) return undefined;
   // Wider than the shape crops the width; narrower crops the height.
   const cropW = Math.min(w, Math.round(h * aspect));
   const cropH = Math.min(h, Math.round(w / aspect));
   if (cropW >= w && cropH >= h) return { x: 0.5, y: 0.5 };
-  const { info } = await sharp(png)
+  const { info } = await sharp(f.rgb, { raw: { width: w, height: h, channels: 3 } })
     .resize(cropW, cropH, { fit: "cover", position: sharp.strategy.attention })
     .toBuffer({ resolveWithObject: true });
   const i = info as { cropOffsetLeft?: number; cropOffsetTop?: number };
@@ -156,47 +74,21 @@ export function splitScenes(cuts: number[], len: number, minScene: number): Arra
   return [...(head ? [head] : []), ...out, ...(tail ? [tail] : [])];
 }
 
-/** One 320-pixel frame at `t` of the source: an edge scene too short for the piece's samples. */
-async function _frameAt(source: string, t: number, signal?: AbortSignal): Promise<Buffer> {
-  const args = [
-    "-hide_banner",
-    "-nostdin",
-    "-v",
-    "error",
-    ...SAFE_INPUT,
-    "-ss",
-    t.toFixed(3),
-    "-i",
-    source,
-    "-frames:v",
-    "1",
-    "-vf",
-    "scale=320:-2",
-    "-f",
-    "image2pipe",
-    "-c:v",
-    "png",
-    "-",
-  ];
-  const { stdout } = await execFileAsync(ffmpegCommand(), args, { encoding: "buffer", signal, maxBuffer: 8 << 20 });
-  return stdout;
-}
-
-/**
- * The crop plan of a clip on its own (joined) timeline: one entry per scene, neighbours with the
- * same crop merged. A scene where attention finds nothing keeps the centre.
- */
-export async function cropPlan(source: string, pieces: Piece[], opts: PlanOptions = {}): Promise<CropScene[]> {
+/** The unmerged scenes of a clip on its joined timeline, each with its attention crop. */
+export async function sceneCrops(
+  source: string,
+  pieces: Piece[],
+  opts: PlanOptions & { sample?: (piece: number, offset: number) => SampleOptions } = {},
+): Promise<CropScene[]> {
   const threshold = opts.threshold ?? 0.3;
   const minScene = opts.minScene ?? 1;
-  const tolerance = opts.tolerance ?? 0.05;
   const plan: CropScene[] = [];
   let offset = 0;
-  for (const p of pieces) {
+  for (const [i, p] of pieces.entries()) {
     const len = p.end - p.start;
     let sampled: Sampled = { cuts: [], frames: [] };
     try {
-      sampled = await _samplePiece(source, p, threshold, opts.signal);
+      sampled = await samplePiece(source, p, threshold, opts.signal, opts.sample?.(i, offset));
     } catch (err) {
       if (opts.signal?.aborted) throw err;
     }
@@ -206,17 +98,17 @@ export async function cropPlan(source: string, pieces: Piece[], opts: PlanOption
       if (!inside.length) inside = sampled.frames.filter((f) => f.t >= a && f.t < b);
       if (!inside.length && sampled.frames.length) {
         // A short edge scene between two samples: one frame of its own, from its middle.
-        const png = await _frameAt(source, p.start + (a + b) / 2, opts.signal).catch((err: unknown) => {
+        const f = await frameAt(source, p.start + (a + b) / 2, opts.signal).catch((err: unknown) => {
           if (opts.signal?.aborted) throw err;
           return undefined;
         });
-        if (png?.length) inside = [{ t: (a + b) / 2, png }];
+        if (f) inside = [f];
       }
       const pick = inside.length <= 3 ? inside : [0.2, 0.5, 0.8].map((q) => inside[Math.floor(q * inside.length)]!);
       const found: Array<{ x: number; y: number }> = [];
       for (const f of pick) {
         try {
-          const r = await _attention(f.png, opts.aspect ?? 9 / 16);
+          const r = await _attention(f, opts.aspect ?? 9 / 16);
           if (r) found.push(r);
         } catch {
           // An undecodable sample only costs this scene a vote.
@@ -228,14 +120,26 @@ export async function cropPlan(source: string, pieces: Piece[], opts: PlanOption
     }
     offset += len;
   }
-  // Merge neighbours whose crops barely differ: a steady frame reads better than a twitchy one.
+  return plan.length ? plan : [{ start: 0, end: r3(offset), x: 0.5, y: 0.5 }];
+}
+
+/**
+ * The crop plan of a clip on its own (joined) timeline: one entry per scene, neighbours with the
+ * same crop merged. A scene where attention finds nothing keeps the centre.
+ */
+export async function cropPlan(source: string, pieces: Piece[], opts: PlanOptions = {}): Promise<CropScene[]> {
+  return mergeScenes(await sceneCrops(source, pieces, opts), opts.tolerance ?? 0.05);
+}
+
+/** Neighbours whose crops barely differ merged: a steady frame reads better than a twitchy one. */
+export function mergeScenes(plan: CropScene[], tolerance: number): CropScene[] {
   const merged: CropScene[] = [];
   for (const s of plan) {
     const last = merged[merged.length - 1];
     if (last && Math.abs(last.x - s.x) < tolerance && Math.abs(last.y - s.y) < tolerance) last.end = s.end;
     else merged.push({ ...s });
   }
-  return merged.length ? merged : [{ start: 0, end: r3(offset), x: 0.5, y: 0.5 }];
+  return merged;
 }
 
 /** One crop centre for the whole clip (the longest scene's), 0.5 when it cannot tell. */

@@ -17,8 +17,8 @@ import { loudnessTarget, measureClipAudio } from "../../daemon/render/loudness.j
 import { renderChecked } from "../../daemon/render/clip-render.js";
 import { frameSize } from "../../daemon/render/aspect.js";
 import { planBrand } from "../../daemon/render/brand-graph.js";
-import { cropPlan } from "./focus.js";
-import { plannedScenes } from "./planned.js";
+import { planFraming } from "./framing.js";
+import { plannedCamera, plannedScenes } from "./planned.js";
 import { retimeWords, selectClip, totalDuration, type TimedWord } from "./clip.js";
 import { DEFAULT_PACE, pacePieces } from "../../daemon/render/pace.js";
 import { audioBackground } from "./cover.js";
@@ -93,18 +93,18 @@ export default defineStage<CutOptions>({
             });
           else if (fit === "crop" && o.crop_focus !== "center") {
             // A plan made while the episode was finished (plan-crops) saves the analysis when it fits.
-            plan.crop_plan = plannedScenes(clip.crop_plan, {
-              frame: o.aspect_ratio,
-              threshold: o.scene_threshold,
-              pieces: clip.pieces,
-            });
-            if (!plan.crop_plan) {
+            const want = { frame: o.aspect_ratio, threshold: o.scene_threshold, pieces: clip.pieces, layout: o.layout };
+            plan.crop_plan = plannedScenes(clip.crop_plan, want);
+            if (plan.crop_plan) plan.camera = plannedCamera(clip.crop_plan, o.layout);
+            else {
               ctx.progress(1, "finding scenes");
-              plan.crop_plan = await cropPlan(source, clip.pieces, {
-                signal: ctx.signal,
+              const got = await planFraming(source, clip.pieces, ctx, {
                 threshold: o.scene_threshold,
                 aspect: width / height,
+                layout: o.layout,
               });
+              plan.crop_plan = got.scenes;
+              plan.camera = got.camera;
             }
           }
         })(),
@@ -135,6 +135,7 @@ export default defineStage<CutOptions>({
         fit: isAudio ? "audio" : fit,
         words_key: wordsKey,
         ...(plan.crop_plan ? { crop_plan: plan.crop_plan } : {}),
+        ...(plan.camera ? { camera: plan.camera } : {}),
       };
       if (!o.encode) {
         // caption-burn renders the clip from the source in one pass (docs/decisions.md).

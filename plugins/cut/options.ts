@@ -10,6 +10,7 @@ import { LoudnessOption } from "../../daemon/render/loudness.js";
 import { ASPECT_RATIOS, DEFAULT_ASPECT } from "../../daemon/render/aspect.js";
 import { toHexColour } from "./background.js";
 import { DEFAULT_PACE, PACES } from "../../daemon/render/pace.js";
+import { LAYOUTS } from "../../daemon/render/camera.js";
 
 /** The `with:` options of cut: the one place their limits, defaults and descriptions are written. */
 export const CutOptionsSchema = Type.Object(
@@ -65,6 +66,15 @@ export const CutOptionsSchema = Type.Object(
         description: "For `fill`: per-scene salient region (below), or `center` (one centred crop).",
       }),
       "attention",
+    ),
+    layout: Defaulted(
+      StringEnum([...LAYOUTS], {
+        description:
+          "For `fill`: how the camera frames people (docs/clips.md). `auto` chooses per clip; `follow` keeps " +
+          "the active speaker in frame; `split` stacks two people (side by side in 16:9); `whole` fits the " +
+          "whole picture (screen shares, slides).",
+      }),
+      "auto",
     ),
     scene_threshold: Defaulted(
       Type.Number({

@@ -4,15 +4,16 @@
  * once. It belongs beside `cut` because it makes exactly what `cut` would make; `cut` takes a plan
  * only when it matches (plugins/cut/planned.ts) and analyses again otherwise.
  *
- * It is an optimisation: a clip it cannot analyse (an undecodable stretch) is left without a plan,
- * and an audio-only episode passes through untouched.
+ * Since issue 37 the plan also holds the clip's camera (faces, speakers, layout: reframe.ts), which
+ * the editor's preview reads too. It is an optimisation: a clip it cannot analyse (an undecodable
+ * stretch) is left without a plan, and an audio-only episode passes through untouched.
  */
 import { Type } from "@sinclair/typebox";
 import { Defaulted, defineStage, resolveOptions, StringEnum, type StageOptions } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/storage/storage.js";
 import { ASPECT_RATIOS, DEFAULT_ASPECT, frameSize } from "../../daemon/render/aspect.js";
 import { selectClip } from "./clip.js";
-import { cropPlan } from "./focus.js";
+import { planFraming } from "./framing.js";
 import { CutOptionsSchema } from "./index.js";
 import { PLAN_ANALYSIS, piecesSignature, plannedScenes, type PlannedCrop } from "./planned.js";
 
@@ -32,6 +33,7 @@ export const PlanCropsOptionsSchema = Type.Object(
       }),
       DEFAULT_ASPECT,
     ),
+    layout: CutOptionsSchema.properties.layout,
     scene_threshold: Defaulted(
       Type.Number({
         exclusiveMinimum: 0,
@@ -66,7 +68,12 @@ export default defineStage<PlanCropsOptions>({
       const { pieces } = selectClip({ ...input, clip: c }, {}, media.duration);
       return {
         pieces,
-        has: plannedScenes(c.crop_plan, { frame: o.aspect_ratio, threshold: o.scene_threshold, pieces }),
+        has: plannedScenes(c.crop_plan, {
+          frame: o.aspect_ratio,
+          threshold: o.scene_threshold,
+          pieces,
+          layout: o.layout,
+        }),
       };
     };
     const todo = clips
@@ -80,10 +87,10 @@ export default defineStage<PlanCropsOptions>({
     for (const [n, t] of todo.entries()) {
       ctx.progress((n / todo.length) * 100, `planning crops ${n + 1}/${todo.length}`);
       try {
-        const scenes = await cropPlan(source, t.pieces, {
-          signal: ctx.signal,
+        const { scenes, camera } = await planFraming(source, t.pieces, ctx, {
           threshold: o.scene_threshold,
           aspect: width / height,
+          layout: o.layout,
         });
         const plan: PlannedCrop = {
           analysis: PLAN_ANALYSIS,
@@ -91,6 +98,8 @@ export default defineStage<PlanCropsOptions>({
           threshold: o.scene_threshold,
           pieces: piecesSignature(t.pieces),
           scenes,
+          layout: o.layout,
+          ...(camera ? { camera } : {}),
         };
         out[t.i] = { ...out[t.i], crop_plan: plan };
       } catch (err) {

@@ -9,10 +9,14 @@
  * and so is a plan of an older analysis (`analysis` below PLAN_ANALYSIS).
  */
 import type { CropScene } from "../../daemon/render/clip-graph.js";
+import { type CameraPlan, type LayoutChoice, readCameraPlan } from "../../daemon/render/camera.js";
 import type { Piece } from "./clip.js";
 
-/** The analysis a plan comes from: 2 keeps short scenes at a piece's edges (focus.ts splitScenes). */
-export const PLAN_ANALYSIS = 2;
+/**
+ * The analysis a plan comes from: 2 keeps short scenes at a piece's edges (focus.ts splitScenes);
+ * 3 adds the camera (faces, speakers, layout: reframe.ts).
+ */
+export const PLAN_ANALYSIS = 3;
 
 export interface PlannedCrop {
   /** PLAN_ANALYSIS when made; older plans lack it. */
@@ -23,6 +27,9 @@ export interface PlannedCrop {
   /** The pieces it was made from, as a string (piecesSignature). */
   pieces: string;
   scenes: CropScene[];
+  /** The layout asked for and the camera made for it (none when the face analysis could not run). */
+  layout?: LayoutChoice;
+  camera?: CameraPlan;
 }
 
 export const piecesSignature = (pieces: Piece[]): string =>
@@ -38,10 +45,16 @@ const isScene = (s: any): s is CropScene =>
   s.y >= 0 &&
   s.y <= 1;
 
-/** The plan's scenes when it was made for exactly these pieces, threshold and frame; else undefined. */
+/** The plan's camera, when it has one made for `layout` (a plan without one still serves its scenes). */
+export function plannedCamera(plan: unknown, layout: LayoutChoice): CameraPlan | undefined {
+  const p = plan as Partial<PlannedCrop> | undefined;
+  return p && typeof p === "object" && (p.layout ?? "auto") === layout ? readCameraPlan(p.camera) : undefined;
+}
+
+/** The plan's scenes when it was made for exactly these pieces, threshold, frame and layout; else undefined. */
 export function plannedScenes(
   plan: unknown,
-  want: { frame: string; threshold: number; pieces: Piece[] },
+  want: { frame: string; threshold: number; pieces: Piece[]; layout?: LayoutChoice },
 ): CropScene[] | undefined {
   const p = plan as Partial<PlannedCrop> | undefined;
   if (!p || typeof p !== "object" || !Array.isArray(p.scenes) || !p.scenes.length || p.scenes.length > 10_000)
@@ -49,5 +62,6 @@ export function plannedScenes(
   if (p.analysis !== PLAN_ANALYSIS) return undefined;
   if (p.frame !== want.frame || p.threshold !== want.threshold || p.pieces !== piecesSignature(want.pieces))
     return undefined;
+  if ((p.layout ?? "auto") !== (want.layout ?? "auto")) return undefined;
   return p.scenes.every(isScene) ? p.scenes.map((s) => ({ start: s.start, end: s.end, x: s.x, y: s.y })) : undefined;
 }

@@ -4,6 +4,7 @@
  * box, so the poster's title is the only text on it; an audio clip's is the rendered frame at a
  * moment of speech, where the waveform moves and the caption line is whole.
  */
+import { cameraAt } from "../../daemon/render/camera.js";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { StageContext } from "../../daemon/engine/stage.js";
@@ -69,6 +70,8 @@ export async function cleanFrame(ctx: StageContext<unknown>, plan: RenderPlan, t
     background: plan.colour,
     hasAudio: false,
     focus: scene ? { x: scene.x, y: scene.y } : plan.focus,
+    // The camera where it stands at `t`, held: the poster's frames start there.
+    camera: plan.camera ? cameraAt(plan.camera, t) : undefined,
     brand: plan.brand ? { ...plan.brand, intro: undefined, outro: undefined } : undefined,
     brandFiles: files.brand,
     loudness: "off",

@@ -164,6 +164,7 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     // The clip was made with emphasis off, and save_as_default keeps its whole look.
     const issue19Fields = { aspect_ratio: "9:16", brand_kit: null, censor: "off", emphasis: false, emoji: false };
     const issue29Fields = { pace: "natural", loudness: -14 };
+    const issue37Fields = { layout: "auto" };
     const defaults = {
       style: "clean",
       caption_size: "large",
@@ -173,6 +174,7 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
       background: "dark",
       ...issue19Fields,
       ...issue29Fields,
+      ...issue37Fields,
     };
     const me = await s.call(a.live, "GET", "/api/v1/me");
     expect(me.body.defaults).toEqual(defaults);
@@ -310,6 +312,7 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
       emoji: false,
       pace: "natural",
       loudness: -14,
+      layout: "auto",
     });
   });
 });

@@ -214,6 +214,8 @@ export interface ClipLook {
   censor?: "off" | "mask" | "bleep";
   emphasis?: boolean;
   emoji?: boolean;
+  /** How the camera frames people with fit fill; older servers leave it out (auto). */
+  layout?: "auto" | "follow" | "split" | "whole";
 }
 
 export interface Caption {

@@ -27,6 +27,36 @@ export interface EditorView {
   sentences: Piece[];
   scenes: Array<{ start: number; end: number; x: number; y: number }>;
   focus: { x: number; y: number } | null;
+  /** The clip's virtual camera as the server planned it (daemon/render/camera.ts), when there is one. */
+  camera?: EditorCamera | null;
+}
+
+export interface EditorCamera {
+  layout: "follow" | "split" | "whole";
+  paths: Array<Array<{ t: number; x: number; y: number; cut?: boolean }>>;
+  source_aspect: number;
+}
+
+/**
+ * The camera's window at clip time `t` as a CSS object-position (fractions of the free range), the
+ * same arithmetic as the render's crop (daemon/render/camera.ts: eased keys, face 40 % from the top).
+ * Null where the preview cannot show it as one window (split) or there is no path.
+ */
+export function cameraFocus(c: EditorCamera, t: number, shape: number): { x: number; y: number } | null {
+  const path = c.layout === "follow" ? c.paths[0] : undefined;
+  if (!path?.length) return null;
+  let i = 0;
+  while (i + 1 < path.length && path[i + 1]!.t <= t) i++;
+  const a = path[i]!;
+  const b = path[i + 1];
+  const u = !b || b.cut || t <= a.t ? 0 : Math.min(1, (t - a.t) / Math.max(1e-6, b.t - a.t));
+  const e = u * u * (3 - 2 * u);
+  const x = b ? a.x + (b.x - a.x) * e : a.x;
+  const y = b ? a.y + (b.y - a.y) * e : a.y;
+  const w = Math.min(1, shape / c.source_aspect);
+  const h = Math.min(1, c.source_aspect / shape);
+  const free = (lo: number, size: number) => (size >= 1 ? 0.5 : Math.max(0, Math.min(1, lo / (1 - size))));
+  return { x: free(x - w / 2, w), y: free(y - 0.4 * h, h) };
 }
 
 /** The shortest clip the server renders (CLIP_SECONDS.min in daemon/account/clip-words.ts). */

@@ -206,6 +206,7 @@ export default function ClipEditorPage({ episodeId, number }: { episodeId: strin
               fit={look.fit}
               background={look.background}
               focus={view.scenes[0] ?? view.focus}
+              camera={view.camera}
               onTime={onTime}
               seek={seek}
             />

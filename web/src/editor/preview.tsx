@@ -14,7 +14,7 @@ import type { Piece } from "../types";
 import { clock } from "../studio/timeline";
 import { BrandLayer, type PreviewFrame } from "./frame";
 import { StillLayer } from "./still";
-import { clipTime, sourceTime } from "./model";
+import { cameraFocus, clipTime, type EditorCamera, sourceTime } from "./model";
 import { useBlurFill, useCardClock, useLevels } from "./preview-media";
 
 export interface PreviewAss {
@@ -37,6 +37,7 @@ interface Props {
   fit: string;
   background: string;
   focus: { x: number; y: number } | null;
+  camera?: EditorCamera | null;
   onTime(sourceSeconds: number): void;
   /** A place the timeline asked for (source seconds), with a counter so the same place can be asked twice. */
   seek: { t: number; n: number } | null;
@@ -52,7 +53,7 @@ const BACKGROUNDS: Record<string, string> = {
 };
 const NO_FRAME: PreviewFrame = { before: 0, after: 0 };
 
-export function Preview({ src, title, preview, pieces, fit, background, focus, onTime, seek }: Props) {
+export function Preview({ src, title, preview, pieces, fit, background, focus, camera, onTime, seek }: Props) {
   const video = useRef<HTMLVideoElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const lib = useRef<JASSUB | null>(null);
@@ -183,7 +184,9 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, o
       : card?.name === "outro"
         ? frame.before + preview.duration + card.t
         : frame.before + at;
-  const pos = focus ? `${(focus.x * 100).toFixed(1)}% ${(focus.y * 100).toFixed(1)}%` : "50% 50%";
+  // The planned camera, where there is one, moves the window as the render will (at: the clip time drawn).
+  const aim = (camera && cameraFocus(camera, at, preview.width / preview.height)) || focus;
+  const pos = aim ? `${(aim.x * 100).toFixed(1)}% ${(aim.y * 100).toFixed(1)}%` : "50% 50%";
   const playOrPause = () => {
     const v = video.current!;
     if (card) return setCard(card.playing ? { ...card, playing: false } : { ...card, playing: true });

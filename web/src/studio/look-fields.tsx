@@ -8,7 +8,19 @@
  */
 import { useId, useState } from "react";
 import type { CaptionStyle, ClipLook } from "../types";
-import { ASPECTS, BACKGROUNDS, CENSORS, EMOJIS, EMPHASES, FITS, hookValue, onOff, POSITIONS, SIZES } from "./look";
+import {
+  ASPECTS,
+  BACKGROUNDS,
+  CENSORS,
+  EMOJIS,
+  EMPHASES,
+  FITS,
+  hookValue,
+  LAYOUTS,
+  onOff,
+  POSITIONS,
+  SIZES,
+} from "./look";
 
 export interface LookForm {
   style: string;
@@ -20,6 +32,8 @@ export interface LookForm {
   fit: string;
   background: string;
   aspect_ratio: string;
+  /** "" keep, or how the camera frames people: "auto", "follow", "split", "whole". */
+  layout: string;
   /** "" keep, "off", "mask" or "bleep". */
   censor: string;
   /** "" keep, "on" or "off". */
@@ -36,6 +50,7 @@ export const KEEP_ALL: LookForm = {
   fit: "",
   background: "",
   aspect_ratio: "",
+  layout: "",
   censor: "",
   emphasis: "",
   emoji: "",
@@ -48,6 +63,7 @@ export function formOf(look: ClipLook): LookForm {
     ...look,
     ...clean,
     aspect_ratio: look.aspect_ratio ?? "9:16",
+    layout: look.layout ?? "auto",
     hook: h === true ? "title" : h === false ? "off" : "words",
     words: typeof h === "string" ? h : "",
   };
@@ -56,7 +72,7 @@ export function formOf(look: ClipLook): LookForm {
 /** The body fields for a form: what is not "keep"; or a sentence saying what is missing. */
 export function bodyOf(f: LookForm): Partial<Record<keyof ClipLook, string | boolean>> | string {
   const out: Partial<Record<keyof ClipLook, string | boolean>> = {};
-  for (const k of ["style", "caption_size", "caption_position", "fit", "background", "aspect_ratio"] as const)
+  for (const k of ["style", "caption_size", "caption_position", "fit", "background", "aspect_ratio", "layout"] as const)
     if (f[k]) out[k] = f[k];
   if (f.hook) {
     const v = hookValue(f.hook, f.words);
@@ -128,6 +144,7 @@ export function LookFields({ episodeId, styles, value, onChange, keep, disabled,
         {select("caption_position", "Caption position", POSITIONS)}
         {select("aspect_ratio", "Shape", ASPECTS)}
         {select("fit", "Fit", FITS)}
+        {select("layout", "Camera", LAYOUTS)}
         <BackgroundField
           id={`${id}-background`}
           value={value.background}

@@ -28,6 +28,12 @@ export const FITS: Options = [
   ["fill", "Fill the frame"],
   ["whole", "Whole picture"],
 ];
+export const LAYOUTS: Options = [
+  ["auto", "Automatic"],
+  ["follow", "Follow the speaker"],
+  ["split", "Split screen"],
+  ["whole", "Whole picture"],
+];
 export const BACKGROUNDS: Options = [
   ["blur", "Blurred picture"],
   ["black", "Black"],
@@ -90,6 +96,7 @@ export function describeLook(look: ClipLook, styleName: (id: string) => string):
     ["Hook title", hookWords(look.hook_title)],
     ["Shape", labelOf(ASPECTS, look.aspect_ratio ?? "9:16")],
     ["Fit", labelOf(FITS, look.fit)],
+    ["Camera", labelOf(LAYOUTS, look.layout ?? "auto")],
     ["Background", labelOf(BACKGROUNDS, look.background)],
     ["Profanity", labelOf(CENSORS, look.censor ?? "off")],
     ["Emphasis", labelOf(EMPHASES, onOff(look.emphasis, true))],

@@ -1,0 +1,48 @@
+// The clip editor's preview frames what the render will (issue 37): the page's camera arithmetic
+// (web/src/editor/model.ts, a CSS object-position) against the render's window (daemon/render/camera.ts,
+// which the reframe tests check on rendered frames), at three moments: held, mid-move and after a cut.
+import { describe, expect, it } from "vitest";
+import { type CameraPlan, windowsAt } from "../../daemon/render/camera.js";
+import { cameraFocus } from "../../web/src/editor/model.js";
+
+const plan = (source_aspect: number): CameraPlan => ({
+  version: 1,
+  asked: "auto",
+  layout: "follow",
+  paths: [
+    [
+      { t: 0, x: 0.25, y: 0.45 },
+      { t: 2, x: 0.25, y: 0.45 },
+      { t: 4, x: 0.55, y: 0.5 },
+      { t: 6, x: 0.8, y: 0.3, cut: true },
+    ],
+  ],
+  persons: [],
+  scenes: [],
+  source_aspect,
+});
+
+describe("the editor's preview and the render", () => {
+  for (const [source, shape] of [
+    [16 / 9, 9 / 16],
+    [16 / 9, 1],
+    [16 / 9, 4 / 5],
+    [9 / 16, 16 / 9],
+  ] as const)
+    it(`agree on the window within 2 % of its width (source ${source.toFixed(2)}, shape ${shape.toFixed(2)})`, () => {
+      const p = plan(source);
+      for (const t of [1, 3.1, 6.5]) {
+        const win = windowsAt(p, t, shape)[0]!;
+        const focus = cameraFocus(p, t, shape)!;
+        // object-fit: cover with object-position f shows the window starting at f of the free range.
+        const left = win.w < 1 ? focus.x * (1 - win.w) : 0;
+        const top = win.h < 1 ? focus.y * (1 - win.h) : 0;
+        expect(Math.abs(left - win.x)).toBeLessThanOrEqual(0.02 * win.w);
+        expect(Math.abs(top - win.y)).toBeLessThanOrEqual(0.02 * win.h);
+      }
+    });
+
+  it("leaves a split clip to the old preview (the page does not draw two windows)", () => {
+    expect(cameraFocus({ ...plan(16 / 9), layout: "split", paths: [[], []] }, 1, 9 / 16)).toBeNull();
+  });
+});
