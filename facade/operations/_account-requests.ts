@@ -86,7 +86,6 @@ const look = {
   ),
   layout: Opt(
     StringEnum(["auto", "follow", "split", "whole"], {
-      "x-extension": true,
       description:
         "Extension: how the camera frames people with fit fill; auto (the default: chosen per clip from " +
         "the faces found), follow (the active speaker), split (two people stacked, side by side in 16:9) " +

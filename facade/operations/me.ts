@@ -119,7 +119,6 @@ const ME_SCHEMA = {
         },
         layout: {
           enum: ["auto", "follow", "split", "whole"],
-          "x-extension": true,
           description: "Extension: how the camera frames people in new clips",
         },
       },
