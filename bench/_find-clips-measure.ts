@@ -150,7 +150,7 @@ export function briefAccuracy(t: Labelled, answers: Array<Span | undefined>): nu
   );
 }
 
-function prng(seed: number) {
+export function prng(seed: number) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -161,7 +161,7 @@ function prng(seed: number) {
 }
 
 /** Non-overlapping random clips with the given lengths, placed uniformly in the episode. */
-function randomClips(lengths: number[], duration: number, rand: () => number): Span[] {
+export function randomClips(lengths: number[], duration: number, rand: () => number): Span[] {
   const out: Span[] = [];
   for (const l of lengths) {
     for (let tries = 0; tries < 50; tries++) {

@@ -8,12 +8,14 @@
  * types and one scoring pass; split apart, each half would need the other's internals.
  */
 import { createHash } from "node:crypto";
-import { buildStats, endsMidSentence, scoreWindow, type EpisodeStats, type Window } from "./score.js";
+import { buildStats, endsMidSentence, scoreWindow, type EpisodeStats, type Scored, type Window } from "./score.js";
 import { titleFor } from "./titles.js";
-import { endsOpen } from "./features.js";
+import { endsOpen, facts } from "./features.js";
 import { briefScorer, pickAnswers, withAnswer } from "./brief.js";
 import type { Clip } from "./clip.js";
 import { momentsOf } from "./moments.js";
+import { rankScore, shippedRanker, weighed, type Ranker } from "./ranker.js";
+import { againstEpisode } from "./rank-features.js";
 export type { Clip } from "./clip.js";
 import { round, toPieces } from "./pieces.js";
 import { isTerminal, toSentences, type Sentence, type Transcript, type Word } from "./text.js";
@@ -39,6 +41,8 @@ export interface FindOptions {
   loudness?: number[];
   /** Clips already found for this episode: new ones must not duplicate them. */
   existing?: Clip[];
+  /** The fitted ranker to score windows with: the shipped one when absent, the hand-set weights when null. */
+  ranker?: Ranker | null;
 }
 
 export function clipRef(seed: string, start: number, end: number, taken: Set<string> = new Set()): string {
@@ -142,15 +146,16 @@ function _wholeClip(p: Prepared, opts: FindOptions, existing: Clip[], taken: Set
 /** True when the recording is too short for any clip within the limits: it becomes one clip. */
 export const isShortRecording = (p: Prepared, min: number) => p.duration > 0 && p.duration < min;
 
-export function findClips(transcript: Transcript, opts: FindOptions, prepared?: Prepared): Clip[] {
-  const p = prepared ?? prepare(transcript, opts);
+/**
+ * The candidate windows of an episode, scored: runs of whole sentences whose spoken length fits the
+ * limits, that land (no question or set-up last, no cut mid-sentence) and start and end on sure
+ * sentence ends while any such remain. The fit reads the same candidates the engine ranks.
+ */
+export function candidatesOf(
+  p: Prepared,
+  opts: Pick<FindOptions, "min" | "max" | "target" | "ranker">,
+): Array<{ w: Window; s: Scored }> {
   const { words, duration, sentences, stats } = p;
-  const existing = opts.existing ?? [];
-  const taken = new Set(existing.map((c) => c.ref));
-
-  if (words.length === 0) return duration > 0 && duration < opts.min ? _wholeClip(p, opts, existing, taken) : existing;
-  if (duration < opts.min) return _wholeClip(p, opts, existing, taken);
-
   const build = (min: number) => {
     const out: Window[] = [];
     for (let i = 0; i < sentences.length; i++) {
@@ -176,8 +181,38 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
   // Raw engine text: clips start and end on sentence ends restore.ts is sure of, while any remain.
   const sure = windows.filter((w) => w.sentences[0]!.sure && (sentences[w.sentences.at(-1)!.index + 1]?.sure ?? true));
   if (sure.length) windows = sure;
+  // An advertisement is never a clip, however it reads: a product rule, not a judgement to learn.
+  const noAds = windows.filter((w) => !w.sentences.some((s) => facts(s).show === "sponsor read"));
+  if (noAds.length) windows = noAds;
 
   const scored = windows.map((w) => ({ w, s: scoreWindow(w, stats, opts.target, opts.max - opts.min) }));
+  const ranker = opts.ranker === undefined ? shippedRanker() : (opts.ranker ?? undefined);
+  if (!ranker || !scored.length) return scored;
+  // The fitted ranker reads each window against the episode's other candidates, so it scores them together.
+  const xs = againstEpisode(scored.map(({ s }) => s.features!));
+  return scored.map(({ w, s }, i) => {
+    const { up, down } = weighed(ranker, xs[i]!);
+    const reasons = [...s.reasons];
+    if (up.length) reasons.push(`weighs most for it: ${up.join(", ")}`);
+    if (down.length) reasons.push(`weighs against it: ${down.join(", ")}`);
+    return { w, s: { ...s, quality: rankScore(ranker, xs[i]!), reasons } };
+  });
+}
+
+/** Whether most of a window's words are show business (welcome, thanks, sign-off, housekeeping). */
+const mostlyShow = (w: Window) =>
+  w.sentences.reduce((a, s) => a + (facts(s).show ? s.words.length : 0), 0) >= 0.5 * w.words.length;
+
+export function findClips(transcript: Transcript, opts: FindOptions, prepared?: Prepared): Clip[] {
+  const p = prepared ?? prepare(transcript, opts);
+  const { words, duration } = p;
+  const existing = opts.existing ?? [];
+  const taken = new Set(existing.map((c) => c.ref));
+
+  if (words.length === 0) return duration > 0 && duration < opts.min ? _wholeClip(p, opts, existing, taken) : existing;
+  if (duration < opts.min) return _wholeClip(p, opts, existing, taken);
+
+  const scored = candidatesOf(p, opts);
   // A brief is matched against the episode's moments (moments.ts), the passages the scorer forms.
   const candidates = opts.about ? momentsOf(scored) : scored;
   const brief = opts.about
@@ -204,8 +239,9 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
 
   // A brief's best answer may be a clip already on the list: it is marked, keeping its number and ref.
   // Below FLOOR a window is no moment (a sign-off, housekeeping, chat): not listed unless it is the only one.
+  // Nor is a passage mostly of the show's own framing (its welcome, a sign-off), whatever the ranker says.
   const picked = pickAnswers(ranked, existing, opts.count).filter(
-    (p, i) => opts.about || i === 0 || p.pick.value >= FLOOR,
+    (p, i) => opts.about || i === 0 || (p.pick.value >= FLOOR && !mostlyShow(p.pick.w)),
   );
   const answered = new Map(picked.flatMap((p, rank) => (p.existing ? [[p.existing, rank] as const] : [])));
   let next = existing.reduce((a, c) => Math.max(a, c.number ?? 0), 0) + 1;

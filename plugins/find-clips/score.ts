@@ -8,6 +8,7 @@ import { facts, isLowInformation } from "./features.js";
 import type { EpisodeStats } from "./stats.js";
 import { sentenceShape, shapeOf } from "./structure.js";
 import { clamp01, coherence, delivery, hook, payoff } from "./subscores.js";
+import { windowFeatures } from "./rank-features.js";
 import type { Scored, SubScore, Window } from "./window.js";
 
 export { buildStats, contentStems, type EpisodeStats } from "./stats.js";
@@ -70,6 +71,8 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
   const framing = framingShare(w, stats);
   const framePenalty = FRAMING.cost * framing;
   if (framing >= 0.5) reasons.push(`in the episode's ${w.start < stats.duration / 2 ? "warm-up" : "wrap-up"}`);
+  // The hand-set blend: used where no fitted ranker applies (a whole short recording, the llm engine's
+  // checks); candidatesOf (heuristic.ts) replaces it with the ranker's score.
   const quality =
     WEIGHTS.hook * h.value +
     WEIGHTS.coherence * c.value +
@@ -80,10 +83,23 @@ export function scoreWindow(w: Window, stats: EpisodeStats, target: number, rang
     chatPenalty -
     rambling -
     framePenalty;
+  const features = windowFeatures(w, stats, shape, {
+    hook: h.value,
+    coherence: c.value,
+    payoff: p.sub.value,
+    delivery: d.value,
+    length,
+    show: showPenalty,
+    chat: chatPenalty,
+    rambling,
+    framing,
+    blend: quality,
+  });
   const pct = (s: SubScore) => ({ value: Math.round(s.value * 100), reason: s.reason });
   return {
     quality,
     reasons,
+    features,
     keyTerms: p.keyTerms,
     scores: { hook: pct(h), coherence: pct(c), payoff: pct(p.sub), delivery: pct(d) },
   };

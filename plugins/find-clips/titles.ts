@@ -163,19 +163,16 @@ export function titleFor(w: Window, keyTerms: string[]): string {
   if (distinct.length >= 2 && count(`${distinct[0]} and ${distinct[1]}`) <= MAX_WORDS)
     return cap(`${distinct[0]} and ${distinct[1]}`);
   if (distinct[0] && count(distinct[0]) >= MIN_WORDS) return cap(distinct[0]);
-  // The opening sentence (the first heard surely), cut to eight words.
-  const base = (
-    ss.find((s) =>
-      sure(
-        s.words
-          .slice(0, MAX_WORDS)
-          .map((x) => x.text)
-          .join(" "),
-      ),
-    ) ??
-    ss[0] ??
-    first
-  ).text
+  // The opening sentence (the first heard surely, and more than a word: "Strangely." says nothing),
+  // cut to eight words.
+  const heard = (s: (typeof ss)[number]) =>
+    sure(
+      s.words
+        .slice(0, MAX_WORDS)
+        .map((x) => x.text)
+        .join(" "),
+    );
+  const base = (ss.find((s) => heard(s) && count(s.text) >= MIN_WORDS) ?? ss.find(heard) ?? ss[0] ?? first).text
     .trim()
     .split(/\s+/)
     .filter((x) => !URLISH.test(x));

@@ -26,6 +26,8 @@ export type SubScores = { hook: SubScore; coherence: SubScore; payoff: SubScore;
 export interface Scored {
   quality: number;
   reasons: string[];
+  /** The window's features for the fitted ranker (rank-features.ts), in FEATURES order. */
+  features?: number[];
   keyTerms: string[];
   /** Each 0..100 with its reason, as clips.json and the API show them. */
   scores: SubScores;

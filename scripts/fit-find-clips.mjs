@@ -1,0 +1,30 @@
+// Fits the clip finder's ranker (plugins/find-clips/ranker.ts) on every labelled episode: the four
+// writers of the corpus beside the repository (../shared/corpus/find-clips, or CLIPD_CORPUS) and
+// the project's own set (test/fixtures/labelled), and writes plugins/find-clips/words/ranker.json,
+// which names the writers, the episodes and a hash of their words and labels. Deterministic: the
+// same data gives the same file, byte for byte (test/unit/find-clips-ranker.test.ts refits it).
+// The settings (SETTINGS in bench/_find-clips-fit.ts) were chosen by leaving one writer out.
+//
+//   npm run build && node scripts/fit-find-clips.mjs [--out FILE]
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { CORPUS_WRITERS, loadWriters } from "../dist/bench/_find-clips-corpus.js";
+import { fit, rankerJson } from "../dist/bench/_find-clips-fit.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const at = process.argv.indexOf("--out");
+const out = at > 0 ? process.argv[at + 1] : path.join(root, "plugins", "find-clips", "words", "ranker.json");
+const episodes = loadWriters();
+const writers = new Set(episodes.map((e) => e.writer));
+if (!CORPUS_WRITERS.every((w) => writers.has(w))) {
+  console.error("fit-find-clips: the corpus is missing (../shared/corpus/find-clips, or set CLIPD_CORPUS)");
+  process.exit(1);
+}
+const t0 = performance.now();
+const ranker = fit(episodes);
+writeFileSync(out, rankerJson(ranker));
+console.log(
+  `fit-find-clips: ${ranker.fitted_on.episodes.length} episodes by ${ranker.fitted_on.writers.length} writers, ` +
+    `${ranker.fitted_on.windows} windows, ${((performance.now() - t0) / 1000).toFixed(0)} s -> ${out}`,
+);
