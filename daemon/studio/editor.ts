@@ -159,7 +159,8 @@ export async function previewAss(o: EditorInput, draft: EditorDraft) {
   });
   const { width, height } = frameSize(look.aspect_ratio, 1080);
   // As caption-burn decides it: a title heard with low confidence gets no box unless its words are typed.
-  const hookTitle = decideHookTitle(look.hook_title, title, words, o.config.render?.hook_min_confidence).text;
+  const min = o.config.render?.hook_min_confidence;
+  const hookTitle = decideHookTitle(look.hook_title, title, words, min, look.hook_title_anyway).text;
   const ass = buildAss(prep.words, {
     width,
     height,

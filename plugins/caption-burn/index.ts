@@ -76,10 +76,13 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       title ??= doc.title ?? undefined;
     }
     const hookOpt = o.hook_title ?? prev.hook_title ?? false;
-    const hook = decideHookTitle(hookOpt, title, words, ctx.config?.render?.hook_min_confidence);
+    const anyway = o.hook_title_anyway === true;
+    const hook = decideHookTitle(hookOpt, title, words, ctx.config?.render?.hook_min_confidence, anyway);
     // An audio clip's still already carries the title: no second one, and no box on the cover.
     const audio = plan?.layout === "audio" ? audioHook(hook.text, title, width, height) : undefined;
     const hookTitle = audio ? audio.text : hook.text;
+    // An audio clip's still shows the title whatever was heard: nothing was left off there.
+    const dropped = audio ? {} : hook.off ? { hook_title_off: hook.off, hook_title_unsure: hook.unsure } : {};
     if (hook.off) ctx.log.info({ ref: cut.ref }, hook.off);
 
     // Clean captions and the brand kit (input.brand, a snapshot taken when the job was made).
@@ -188,7 +191,9 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
         caption_position: position,
         highlight,
         hook_title: hookOpt,
-        ...(hook.off ? { hook_title_off: hook.off } : {}),
+        hook_title_anyway: anyway,
+        // A box asked for and not drawn, and why: the clip's answer shows it (hook_title_dropped).
+        ...dropped,
         ...choices,
         loudness: loudness === "off" ? "off" : loudness.lufs,
         duration: +outDuration.toFixed(3),
