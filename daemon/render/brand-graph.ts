@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import type { BrandCard, BrandSnapshot } from "./brand.js";
 import { wrapText } from "./audio-template.js";
 import { escapeFilterValue } from "./render.js";
+import { logoMargin, logoWidth } from "./logo-place.js";
 
 /** What of a kit the render needs; carried in the render plan, so a restyle draws the same brand. */
 export type PlanBrand = Pick<BrandSnapshot, "colours" | "logo" | "intro" | "outro" | "font">;
@@ -69,9 +70,9 @@ export function brandTail(
   let v = o.v;
   const logo = brand?.logo;
   if (logo && files.logo && o.logoInput !== undefined) {
-    const lw = even(W * Math.min(0.5, Math.max(0.03, Number(logo.size) || 0.15)));
+    const lw = logoWidth(W, logo.size);
     const opacity = Math.min(1, Math.max(0.05, Number(logo.opacity) || 1));
-    const margin = Math.round(Math.min(W, H) * 0.04);
+    const margin = logoMargin(W, H);
     const x = logo.corner.endsWith("left") ? String(margin) : `W-w-${margin}`;
     const y = logo.corner.startsWith("top") ? String(margin) : `H-h-${margin}`;
     // A one-frame input: overlay repeats its last frame to the end of the clip.

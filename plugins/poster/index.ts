@@ -78,7 +78,12 @@ export default defineStage<PosterOptions>({
       clean = true;
     } else {
       // -ss before -i seeks exactly on a decode: the frame shown at `at`, the same one a player shows.
-      if (audio) at = intro + spokenMoment(doc.words ?? [], at - intro, duration - intro);
+      // An audio clip's hook box holds the waveform's band while it shows: its poster is taken
+      // after, with the cover, the title and the moving waveform (audio-template.ts).
+      const hookUntil = Number(render.hook_until) || 0;
+      const from =
+        audio && hookUntil && hookUntil + 0.3 < duration - intro ? Math.max(at - intro, hookUntil + 0.05) : at - intro;
+      if (audio) at = intro + spokenMoment(doc.words ?? [], from, duration - intro);
       const file = await stepFile(ctx, render.key);
       await runFfmpeg(
         ["-ss", at.toFixed(3), ...SAFE_INPUT, "-i", file, "-map", "0:v:0", "-frames:v", "1", "-update", "1", png],
