@@ -10,6 +10,7 @@ import { loadStyles } from "../../daemon/render/styles.js";
 import type { RenderPlan } from "../../daemon/render/clip-graph.js";
 import { cleanFrame, spokenMoment, steadyMoment } from "./frame.js";
 import { hookStart, titleSvg } from "./draw.js";
+import { logoPlace } from "../../daemon/render/logo-place.js";
 
 /**
  * The clip's poster (issue 19, item 5): the rendered clip's frame at the hook's first word, where
@@ -124,8 +125,8 @@ export default defineStage<PosterOptions>({
             height,
             ...look,
             uppercase: !!style?.uppercase && !brand,
-            // A logo in a top corner keeps its corner: the band goes low instead.
-            low: !!logoCorner?.startsWith("top"),
+            // A logo in a top corner keeps its corner: the band keeps clear of it, near the top.
+            logo: logoCorner ? logoPlace(width, height, plan!.brand!.logo) : undefined,
           }),
           top: 0,
           left: 0,

@@ -100,7 +100,7 @@ describe("renders ready to post", () => {
         id: "k",
         name: "Kit",
         colours: { primary: "#ffffff", accent: "#ff5fa2", background: "#22aa55" },
-        intro: { text: "The Garden Hour", seconds: 1 },
+        intro: { text: "The Garden Hour", seconds: 1, order: "card_first" },
         outro: { text: "Follow for more", seconds: 1 },
       },
     });
