@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { isSplitStereo } from "../../daemon/render/loudness.js";
 
-/** `n` windows of the host on the left then `n` of the guest on the right, each heard `bleed` dB down on the other side. */
+/** `n` windows of the host on the left, then `n` of the guest on the right, each `bleed` dB down on the other side. */
 function twoMics(bleed: number, n = 20): { left: number[]; right: number[] } {
   const left: number[] = [];
   const right: number[] = [];
