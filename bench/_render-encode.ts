@@ -70,7 +70,8 @@ export async function encodePart(env: EncodeEnv, seconds: number, load: () => st
       const score = await ssim(file, ref);
       console.log(
         `| ${c.name} | ${s.what} | ${bytes} | ${Math.round((bytes * 8) / seconds / 1000)} | ` +
-          `${(bytes / old.bytes).toFixed(2)} | ${score.toFixed(4)} | ${cpu.toFixed(2)} | ${(cpu / old.cpu).toFixed(2)} |`,
+          `${(bytes / old.bytes).toFixed(2)} | ${score.toFixed(4)} | ${cpu.toFixed(2)} | ` +
+          `${(cpu / old.cpu).toFixed(2)} |`,
       );
       await rm(file, { force: true });
     }
