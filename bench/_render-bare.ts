@@ -25,8 +25,10 @@ export interface BareOptions {
   extra?: string[];
   /** A bitrate budget (kbit/s, `-b:v`) instead of the CRF: the preset sweep compares at equal size. */
   bitrateKbps?: number;
-  /** The VBV ceiling (kbit/s; the buffer holds two seconds), as clipd's peakRateArgs. */
+  /** The VBV ceiling (kbit/s; the buffer holds two seconds), as clipd's peakRateArgs; 0: none (for a reference). */
   peakKbps?: number;
+  /** Grain added to the picture before the captions (ffmpeg's `noise` strength, 0–100): the encode part's content. */
+  grain?: number;
   /** Integrated loudness (LUFS) under a true-peak ceiling: the measuring pass, then loudnorm in the render. */
   loudness?: { lufs: number; truePeak: number; headroom: number };
 }
@@ -48,7 +50,8 @@ export function bareArgs(o: BareOptions, measured?: Measured): string[] {
   const labels = o.pieces.map((_, i) => `[v${i}][a${i}]`).join("");
   parts.push(`${labels}concat=n=${o.pieces.length}:v=1:a=1[vj][aj]`);
   parts.push(
-    `[vj]crop=w=ih*9/16:h=ih:x='${CROP_X}':y=0,scale=1080:1920,setsar=1,ass=filename=${o.ass},` +
+    `[vj]crop=w=ih*9/16:h=ih:x='${CROP_X}':y=0,scale=1080:1920,setsar=1,` +
+      `${o.grain ? `noise=alls=${o.grain}:allf=t,` : ""}ass=filename=${o.ass},` +
       "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[vout]",
   );
   const l = o.loudness;
@@ -83,10 +86,7 @@ export function bareArgs(o: BareOptions, measured?: Measured): string[] {
     "-preset",
     o.preset,
     ...(o.bitrateKbps ? ["-b:v", `${o.bitrateKbps}k`] : ["-crf", String(o.crf)]),
-    "-maxrate",
-    `${peak}k`,
-    "-bufsize",
-    `${peak * 2}k`,
+    ...(peak ? ["-maxrate", `${peak}k`, "-bufsize", `${peak * 2}k`] : []),
     "-profile:v",
     "high",
     "-pix_fmt",

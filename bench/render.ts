@@ -13,14 +13,18 @@
  *   (BENCH_BUDGET_KBPS, an eighth of the ceiling) under the ceiling: wall, CPU, size, profile and SSIM
  *   against preset slow at CRF 16; the choice is the fastest (least CPU) preset writing High within
  *   0.005 of veryfast's SSIM.
+ * - encode: the final encode by rate and distortion (bench/_render-encode.ts): bytes, SSIM and CPU
+ *   seconds of the old encode, bare ffmpeg at veryfast CRF 20 and clipd's, on clean, noisy and grainy
+ *   content; runs without the main part.
  * - threads: the same excerpt at the shipped preset with ffmpeg's thread defaults and clipd's flags.
  * - concurrency: 1, 2 and 3 clip renders (BENCH_CONC_SECONDS long) at once: wall and clips per minute.
  * The last line is `render: <clipd ÷ bare>× bare ffmpeg, <clipd wall ÷ clip length>× clip length`.
  *
  *   npm run build && node dist/bench/render.js
  *
- * Knobs: BENCH_PARTS (comma list of main, presets, threads, concurrency; default all), BENCH_ROUNDS
- * (2), BENCH_SWEEP_SECONDS (20, presets and threads), BENCH_CONC_SECONDS (20, clips at once).
+ * Knobs: BENCH_PARTS (comma list of main, presets, encode, threads, concurrency; default all), BENCH_ROUNDS
+ * (2), BENCH_SECONDS (60, the main part's clip), BENCH_SWEEP_SECONDS (20, presets, encode and threads),
+ * BENCH_CONC_SECONDS (20, clips at once).
  */
 import { existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
@@ -34,9 +38,12 @@ import { defineLocalStorage, type Storage } from "../daemon/storage/storage.js";
 import { profileOf, runBare, ssim } from "./_render-bare.js";
 import { childCpuSeconds, clipState, finalPreset, loadBenchPipelines, runPipeline } from "./_render-clipd.js";
 import { FPS, makeSource, type Source } from "./_render-source.js";
+import { encodePart } from "./_render-encode.js";
 
-const SECONDS = 60;
-const PARTS = new Set((process.env.BENCH_PARTS ?? "main,presets,threads,concurrency").split(","));
+const SOURCE_SECONDS = 60;
+/** The main part's clip: the whole source by default; shorter (BENCH_SECONDS) on a loaded machine. */
+const SECONDS = Math.min(SOURCE_SECONDS, Number(process.env.BENCH_SECONDS ?? SOURCE_SECONDS));
+const PARTS = new Set((process.env.BENCH_PARTS ?? "main,presets,encode,threads,concurrency").split(","));
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const SWEEP = Number(process.env.BENCH_SWEEP_SECONDS ?? 20);
 const CONC = Number(process.env.BENCH_CONC_SECONDS ?? 20);
@@ -114,6 +121,7 @@ async function mainPart(env: Env) {
   const bareCpu: number[] = [];
   const plans: number[] = [];
   let stages = "";
+  let files = { clipd: 0, bare: 0, ssim: 0 };
   for (let r = 0; r < ROUNDS; r++) {
     const c = await clipdRender(env, `main${r}`, SECONDS);
     clipdCpu.push(c.cpu);
@@ -137,6 +145,14 @@ async function mainPart(env: Env) {
     });
     bare.push(b.wall);
     bareCpu.push(b.cpu);
+    // The files themselves: the same settings should give the same bytes and picture.
+    const clipdFile = path.join(env.base, "clipd.mp4");
+    await writeFile(clipdFile, await env.storage.read(c.state.render.key));
+    files = {
+      clipd: (await stat(clipdFile)).size,
+      bare: (await stat(path.join(env.base, "bare.mp4"))).size,
+      ssim: await ssim(clipdFile, path.join(env.base, "bare.mp4")),
+    };
     const t = performance.now();
     await runPipeline(env.pipelines.get("restyle")!, c.state, {
       storage: env.storage,
@@ -183,6 +199,10 @@ async function mainPart(env: Env) {
   console.log(
     `CPU seconds (least of the rounds): clipd ${f2(best(clipdCpu))}, bare ${f2(best(bareCpu))}, ` +
       `ratio ${f2(best(clipdCpu) / best(bareCpu))}.`,
+  );
+  console.log(
+    `Bytes (last round, ${env.preset} CRF ${DEFAULT_CRF} on both): clipd ${files.clipd}, bare ${files.bare}, ` +
+      `ratio ${f2(files.clipd / files.bare)}; SSIM of clipd's picture against bare's ${files.ssim.toFixed(4)}.`,
   );
   return { ratio: best(clipd) / best(bare), rtf: best(clipd) / SECONDS, restyle: best(restyle) / SECONDS };
 }
@@ -284,7 +304,7 @@ async function concurrencyPart(env: Env) {
 
 async function main() {
   const root = repoRoot();
-  const src = await makeSource(path.join(root, ".cache", "bench", "render-v1"), SECONDS);
+  const src = await makeSource(path.join(root, ".cache", "bench", "render-v1"), SOURCE_SECONDS);
   const base = await mkdtemp(path.join(os.tmpdir(), "clipd-bench-render-"));
   const pipelines = loadBenchPipelines(root);
   const env: Env = {
@@ -315,6 +335,7 @@ async function main() {
     // the others need its ASS file
     if (PARTS.has("main") || PARTS.has("presets") || PARTS.has("threads")) main = await mainPart(env);
     if (PARTS.has("presets")) await presetsPart(env);
+    if (PARTS.has("encode")) await encodePart({ base: env.base, video: env.src.video }, SWEEP, load);
     if (PARTS.has("threads")) await threadsPart(env);
     if (PARTS.has("concurrency")) await concurrencyPart(env);
     console.log(`\nload average at the end ${load()}`);

@@ -26,6 +26,7 @@ export const LOOK_FIELDS = [
   "caption_size",
   "caption_position",
   "hook_title",
+  "hook_title_anyway",
   "fit",
   "background",
   "aspect_ratio",
@@ -49,6 +50,8 @@ export interface Look {
   caption_position: CaptionPosition;
   /** false: no title box; true: the clip's title; a string: those words. */
   hook_title: boolean | string;
+  /** With hook_title true: draw the title even when its words were heard with low confidence (issue 39). */
+  hook_title_anyway: boolean;
   fit: "fill" | "whole";
   background: string;
   aspect_ratio: AspectRatio;
@@ -83,6 +86,7 @@ export function resolveLook(base: Look, want: ClipLook): Look {
     caption_size: stepSize(base.caption_size, want.caption_size),
     caption_position: stepPosition(base.caption_position, want.caption_position),
     hook_title: want.hook_title ?? base.hook_title,
+    hook_title_anyway: want.hook_title_anyway ?? base.hook_title_anyway ?? false,
     fit: normalFit(want.fit ?? base.fit),
     background: want.background ?? base.background,
     aspect_ratio: isAspect(want.aspect_ratio) ? want.aspect_ratio : base.aspect_ratio,
@@ -153,14 +157,16 @@ export interface CurrentJob {
 // pace is missing from jobs recorded before it: natural (what they were cut with).
 // loudness is missing from jobs recorded before it: the service's level (what they were rendered at).
 // layout is missing from jobs recorded before the camera (issue 37): auto.
-const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji", "pace", "loudness", "layout"];
+// hook_title_anyway is missing from jobs recorded before it: false (the title was checked).
+type Clean = "censor" | "emphasis" | "emoji" | "pace" | "loudness" | "layout" | "hook_title_anyway";
+const CLEAN_FIELDS: LookField[] = ["censor", "emphasis", "emoji", "pace", "loudness", "layout", "hook_title_anyway"];
 const isLook = (
   // biome-ignore lint/suspicious/noExplicitAny: a caller's JSON look, checked field by field
   o: any,
-): o is Omit<Look, "aspect_ratio" | "brand_kit" | "censor" | "emphasis" | "emoji" | "pace" | "loudness" | "layout"> & {
+): o is Omit<Look, "aspect_ratio" | "brand_kit" | Clean> & {
   aspect_ratio?: AspectRatio;
   brand_kit?: string | null;
-} & Partial<Pick<Look, "censor" | "emphasis" | "emoji" | "pace" | "loudness" | "layout">> =>
+} & Partial<Pick<Look, Clean>> =>
   !!o &&
   LOOK_FIELDS.every(
     (k) =>
@@ -170,7 +176,7 @@ const isLook = (
 /** What a clip's cut and render records say of its look (jobs made before looks were recorded whole). */
 function _recorded(clip: ClipRow): Partial<Look> {
   const out: Record<string, unknown> = {};
-  for (const k of ["style", "caption_size", "caption_position", "hook_title"] as const)
+  for (const k of ["style", "caption_size", "caption_position", "hook_title", "hook_title_anyway"] as const)
     if (clip.render?.[k] != null) out[k] = clip.render[k];
   const cutFit = clip.cut?.fit;
   if (cutFit === "crop") out.fit = "fill";
@@ -201,6 +207,7 @@ export class ClipLooks {
       caption_size: "medium",
       caption_position: "bottom",
       hook_title: false,
+      hook_title_anyway: false,
       fit: "fill",
       background: "dark",
       aspect_ratio: DEFAULT_ASPECT,
@@ -262,6 +269,7 @@ export class ClipLooks {
           emphasis: options.emphasis ?? true,
           emoji: options.emoji ?? false,
           pace: options.pace ?? DEFAULT_PACE,
+          hook_title_anyway: options.hook_title_anyway === true,
           loudness: isLoudness(options.loudness) ? options.loudness : this.loudness,
           layout: isLayout(options.layout) ? options.layout : "auto",
         },
@@ -279,6 +287,7 @@ export class ClipLooks {
       caption_size: look.caption_size,
       caption_position: look.caption_position,
       hook_title: look.hook_title,
+      hook_title_anyway: look.hook_title_anyway,
       highlight: !!style && style.animation !== "none",
       censor: look.censor,
       emphasis: look.emphasis,

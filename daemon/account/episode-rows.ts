@@ -17,6 +17,8 @@ export interface ClipLook {
   caption_size?: string;
   caption_position?: string;
   hook_title?: boolean | string;
+  /** Draw the title even when heard with low confidence (issue 39). */
+  hook_title_anyway?: boolean;
   fit?: string;
   background?: string;
   aspect_ratio?: string;

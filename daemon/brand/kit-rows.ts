@@ -4,7 +4,7 @@
  * ones JSON Schema cannot say on its own (the operations' schemas say the rest), so the service
  * refuses the same things whichever surface calls it.
  */
-import { LOGO_CORNERS, type BrandCard, type BrandSnapshot, type LogoCorner } from "../render/brand.js";
+import { INTRO_ORDERS, LOGO_CORNERS, type BrandCard, type BrandSnapshot, type LogoCorner } from "../render/brand.js";
 import { Refused } from "../domain/errors.js";
 import { jsonColumn } from "../store/_columns.js";
 
@@ -44,7 +44,7 @@ export interface KitRow {
 }
 
 /** A card as a request names it: the seconds may be left out (checkCard fills them in). */
-export type CardInput = Pick<BrandCard, "text"> & Partial<Pick<BrandCard, "seconds">>;
+export type CardInput = Pick<BrandCard, "text"> & Partial<Pick<BrandCard, "seconds" | "order">>;
 
 /** What a create or update may name (all optional on update; `null` clears). */
 export interface KitInput {
@@ -76,7 +76,8 @@ export function toKitRow(r: Record<string, any>): KitRow {
       opacity: logo.opacity ?? LOGO_OPACITY_DEFAULT,
       ...(logo.key ? { key: logo.key } : {}),
     },
-    intro: jsonColumn(r.intro) ?? null,
+    // Kits saved before the intro had an order play it after the hook, the default (issue 39).
+    intro: r.intro ? { order: "hook_first", ...jsonColumn(r.intro) } : null,
     outro: jsonColumn(r.outro) ?? null,
     cover_key: r.cover_key ?? null,
     show_name: r.show_name ?? null,
@@ -96,7 +97,10 @@ function checkCard(field: "intro" | "outro", card: CardInput | null | undefined)
   const seconds = card.seconds ?? CARD_SECONDS.min + 0.5;
   if (!(seconds >= CARD_SECONDS.min && seconds <= CARD_SECONDS.max))
     throw bad(`${field}.seconds`, `must be from ${CARD_SECONDS.min} to ${CARD_SECONDS.max}`);
-  return { text, seconds };
+  if (card.order === undefined) return { text, seconds, ...(field === "intro" ? { order: "hook_first" } : {}) };
+  if (field !== "intro") throw bad("outro.order", "is for the intro card only (the outro always closes the clip)");
+  if (!INTRO_ORDERS.includes(card.order)) throw bad("intro.order", `must be one of ${INTRO_ORDERS.join(", ")}`);
+  return { text, seconds, order: card.order };
 }
 
 /** The row's fields after `input` (no files: those come from their own uploads). */

@@ -60,8 +60,12 @@ export interface AssOptions {
   /** Title box text shown at the top for the first seconds; empty or undefined for none. */
   hookTitle?: string;
   hookSeconds?: number;
-  /** The hook box's top edge in pixels (default 8% of the height); audio clips keep it off the cover. */
-  hookTop?: number;
+  /**
+   * The band the hook box is centred in (pixels), at most two lines, its size brought down to fit;
+   * audio clips give the waveform's band (audio-template.ts). Without it the box hangs from 8% of
+   * the height.
+   */
+  hookBand?: { top: number; height: number };
   duration: number;
 }
 
@@ -128,6 +132,34 @@ function _styleLine(
  */
 const FIRST_CUE_FROM_ZERO_S = 1;
 
+/** The hook box's box padding (the Hook style's outline, drawn as an opaque box) and line height in ems. */
+const HOOK_PAD = 14;
+const HOOK_LINE = 1.2;
+
+/**
+ * The hook's lines, size and top margin: hung from 8% of the height in up to three lines, or
+ * centred in `hookBand` in up to two, the size brought down until they fit the band.
+ */
+function hookPlace(o: AssOptions, marginLR: number, full: number): { lines: string[]; size: number; marginV: number } {
+  const text = o.hookTitle?.trim();
+  const band = o.hookBand;
+  const linesAt = (size: number, most: number) =>
+    text
+      ? breakLines(text.split(/\s+/), Math.max(8, Math.floor((o.width - 2 * marginLR) / (size * 0.6))), most).map((l) =>
+          l.join(" "),
+        )
+      : [];
+  if (!band) return { lines: linesAt(full, 3), size: full, marginV: Math.round(o.height * 0.08) };
+  let size = full;
+  let lines = linesAt(size, 2);
+  while (size > 12 && lines.length * size * HOOK_LINE + 2 * HOOK_PAD > band.height) {
+    size = Math.floor(size * 0.9);
+    lines = linesAt(size, 2);
+  }
+  const boxH = lines.length * size * HOOK_LINE + 2 * HOOK_PAD;
+  return { lines, size, marginV: Math.round(band.top + Math.max(0, (band.height - boxH) / 2) + HOOK_PAD) };
+}
+
 /** Builds the whole ASS document for one clip. */
 export function buildAss(words: CaptionWord[], o: AssOptions): string {
   // Sizes scale with the frame's area, not its height alone: a 1920×1080 or 1080×1080 frame gets
@@ -148,7 +180,8 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
   const hi = assColour(s.highlight);
   // Average glyph advance is about 0.58 em for bold sans; capitals are wider.
   const maxChars = Math.max(8, Math.floor((o.width - 2 * marginLR) / (size * (s.uppercase ? 0.68 : 0.58))));
-  const hookSize = Math.round(Math.min(s.sizes.large, 84) * k);
+  const hook = hookPlace(o, marginLR, Math.round(Math.min(s.sizes.large, 84) * k));
+  const hookSize = hook.size;
   const styles = [
     _styleLine("Caption", s, { size, primary: base, secondary: base, align, marginV, marginLR }),
     // Karaoke sweeps from SecondaryColour to PrimaryColour.
@@ -161,7 +194,7 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
         primary: assColour(s.hook_colour ?? "#FFFFFF"),
         secondary: base,
         align: 8,
-        marginV: Math.round(o.hookTop ?? o.height * 0.08),
+        marginV: hook.marginV,
         marginLR,
       },
     ),
@@ -228,9 +261,8 @@ export function buildAss(words: CaptionWord[], o: AssOptions): string {
       });
     }
   }
-  if (o.hookTitle?.trim()) {
-    const hookChars = Math.max(8, Math.floor((o.width - 2 * marginLR) / (hookSize * 0.6)));
-    const lines = breakLines(o.hookTitle.trim().split(/\s+/), hookChars, 3).map((l) => escapeAssText(l.join(" ")));
+  if (hook.lines.length) {
+    const lines = hook.lines.map((l) => escapeAssText(l));
     add(0, Math.min(o.hookSeconds ?? 3, o.duration), "Hook", `{\\fad(0,250)}${lines.join("\\N")}`, 1);
   }
   return [

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import type { BrandCard, BrandSnapshot } from "./brand.js";
 import { wrapText } from "./audio-template.js";
 import { escapeFilterValue } from "./render.js";
+import { logoMargin, logoWidth } from "./logo-place.js";
 
 /** What of a kit the render needs; carried in the render plan, so a restyle draws the same brand. */
 export type PlanBrand = Pick<BrandSnapshot, "colours" | "logo" | "intro" | "outro" | "font">;
@@ -34,12 +35,24 @@ const STEREO_48K = "aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=
 export const cardSeconds = (card?: BrandCard): number =>
   card ? Math.min(2, Math.max(1, Number(card.seconds) || 1.5)) : 0;
 
-/** Seconds the cards add before and after the clip. */
-export function cardTimes(brand?: PlanBrand): { before: number; after: number } {
+/** Whether the intro card plays before the clip (a kit's `intro.order: card_first`); else after it. */
+export const introFirst = (brand?: PlanBrand) => brand?.intro?.order === "card_first";
+
+/** Seconds of each card: the intro's (wherever it plays) and the outro's. */
+function cardLengths(brand?: PlanBrand): { intro: number; outro: number } {
   return {
-    before: cardSeconds(brand?.intro?.text?.trim() ? brand.intro : undefined),
-    after: cardSeconds(brand?.outro?.text?.trim() ? brand.outro : undefined),
+    intro: cardSeconds(brand?.intro?.text?.trim() ? brand.intro : undefined),
+    outro: cardSeconds(brand?.outro?.text?.trim() ? brand.outro : undefined),
   };
+}
+
+/**
+ * Seconds the cards add before and after the clip. `before` is where the clip's own timeline
+ * starts in the file: the intro's length when it plays first, else 0 (the hook opens the clip).
+ */
+export function cardTimes(brand?: PlanBrand): { before: number; after: number } {
+  const { intro, outro } = cardLengths(brand);
+  return introFirst(brand) ? { before: intro, after: outro } : { before: 0, after: intro + outro };
 }
 
 /** The font size of a card's title and its lines, for a frame of W×H. */
@@ -69,9 +82,9 @@ export function brandTail(
   let v = o.v;
   const logo = brand?.logo;
   if (logo && files.logo && o.logoInput !== undefined) {
-    const lw = even(W * Math.min(0.5, Math.max(0.03, Number(logo.size) || 0.15)));
+    const lw = logoWidth(W, logo.size);
     const opacity = Math.min(1, Math.max(0.05, Number(logo.opacity) || 1));
-    const margin = Math.round(Math.min(W, H) * 0.04);
+    const margin = logoMargin(W, H);
     const x = logo.corner.endsWith("left") ? String(margin) : `W-w-${margin}`;
     const y = logo.corner.startsWith("top") ? String(margin) : `H-h-${margin}`;
     // A one-frame input: overlay repeats its last frame to the end of the clip.
@@ -114,11 +127,15 @@ export function brandTail(
     );
     return `[${name}v][${name}a]`;
   };
+  const lengths = cardLengths(brand);
+  const first = introFirst(brand);
   const labels: string[] = [];
-  if (times.before) labels.push(card("intro", times.before));
+  if (first && lengths.intro) labels.push(card("intro", lengths.intro));
   parts.push(`[${v}]format=yuv420p,setsar=1[vmain];[${o.a}]${STEREO_48K}[amain]`);
   labels.push("[vmain][amain]");
-  if (times.after) labels.push(card("outro", times.after));
+  // Hook first: the clip opens on its own picture, and the intro card plays after it, then the outro.
+  if (!first && lengths.intro) labels.push(card("intro", lengths.intro));
+  if (lengths.outro) labels.push(card("outro", lengths.outro));
   parts.push(`${labels.join("")}concat=n=${labels.length}:v=1:a=1[vbrand][abrand]`);
   return { v: "vbrand", a: "abrand" };
 }

@@ -8,11 +8,21 @@
 export type LogoCorner = "top-left" | "top-right" | "bottom-left" | "bottom-right";
 export const LOGO_CORNERS: LogoCorner[] = ["top-left", "top-right", "bottom-left", "bottom-right"];
 
+/**
+ * Where the intro card plays (issue 39): `hook_first` (the default) opens the clip on its picture
+ * with the hook, the platforms' first frame and first second, and plays the card after the clip
+ * (before the outro); `card_first` plays it before the clip.
+ */
+export const INTRO_ORDERS = ["hook_first", "card_first"] as const;
+export type IntroOrder = (typeof INTRO_ORDERS)[number];
+
 export interface BrandCard {
   /** Title text drawn on the brand background. */
   text: string;
   /** 1–2 seconds. */
   seconds: number;
+  /** The intro card's place (an outro has none); absent: hook_first. */
+  order?: IntroOrder;
 }
 
 export interface BrandSnapshot {

@@ -59,6 +59,9 @@ export function videoCutArgs(
   return finalArgs(inputs, parts, out, total, o);
 }
 
+/** The waveform's overlay held off until `from` seconds (a timeline option: the wave stream still flows). */
+const waveEnable = (from?: number) => (from && from > 0 ? `:enable='gte(t,${from.toFixed(3)})'` : "");
+
 /** Arguments for an audio source: a still background (audio-template.ts), a live waveform, the joined audio. */
 export function audioCutArgs(
   source: string,
@@ -77,11 +80,13 @@ export function audioCutArgs(
     brandFiles?: BrandFiles;
     audioMeasure?: AudioMeasure;
     loudness?: LoudnessTarget;
+    /** Seconds into the clip when the waveform starts (an audio hook box holds its band until then). */
+    waveFrom?: number;
   },
 ): string[] {
   const total = pieces.reduce((a, p) => a + (p.end - p.start), 0);
   const { width: W, height: H } = o;
-  const wave = audioLayout(W, H).wave;
+  const wave = audioLayout(W, H, o.brand?.logo).wave;
   const bgIndex = pieces.length;
   const parts = pieces.map((p, i) => audioChain(i, p));
   const joined = `${pieces.map((_, i) => `[a${i}]`).join("")}concat=n=${pieces.length}:v=0:a=1`;
@@ -97,7 +102,8 @@ export function audioCutArgs(
     `[${bgIndex}:v]scale=${W}:${H},setsar=1,format=yuv420p,loop=loop=-1:size=1:start=0,setpts=N/(${o.fps}*TB)[bg]`,
   );
   parts.push(
-    `[bg][wave]overlay=${wave.x}+(${wave.w}-w)/2:${wave.y}:shortest=1,format=yuv420p${o.burn ? `,${o.burn}` : ""}[vb]`,
+    `[bg][wave]overlay=${wave.x}+(${wave.w}-w)/2:${wave.y}:shortest=1${waveEnable(o.waveFrom)},format=yuv420p` +
+      `${o.burn ? `,${o.burn}` : ""}[vb]`,
   );
   const inputs = [...pieceInputs(source, pieces), "-i", o.background];
   const logoInput = o.brandFiles?.logo ? (inputs.push(...SAFE_INPUT, "-i", o.brandFiles.logo), bgIndex + 1) : undefined;
@@ -156,6 +162,7 @@ export function planArgs(
     bleep?: Span[];
     audioMeasure?: AudioMeasure;
     loudness?: LoudnessTarget;
+    waveFrom?: number;
   },
 ): string[] {
   const { width, height, fps } = plan;

@@ -64,14 +64,17 @@ export const describeUnsure = (unsure: Array<{ word: string; confidence: number 
  * Whether the hook title box is drawn (caption-burn, and the clip editor's preview the same way).
  * Asked for with `hook_title: true`, the box shows the clip's title, made by the clip finder from
  * the words the engine heard; when some of those words were heard below the bar, the title may say
- * what nobody said, so the box stays off and the render says why. Words the operator typed
- * (`hook_title: "…"`) are always drawn.
+ * what nobody said, so the box stays off and the render says why (issue 39: the clip's answer
+ * carries it as `hook_title_dropped`, with the two ways on: `hook_title_anyway: true` draws the
+ * title as heard, `hook_title: "…"` draws typed words). Typed words are always drawn.
  */
 export interface HookDecision {
   /** The words in the box, or undefined for no box. */
   text?: string;
   /** Why a box asked for is not drawn. */
   off?: string;
+  /** The title's words heard below the bar, when the box is off for them. */
+  unsure?: Array<{ word: string; confidence: number }>;
 }
 
 export function decideHookTitle(
@@ -79,14 +82,16 @@ export function decideHookTitle(
   title: string | undefined,
   words: Heard[],
   min = MIN_CONFIDENCE,
+  anyway = false,
 ): HookDecision {
   if (typeof option === "string") return { text: option };
   if (option !== true || !title?.trim()) return {};
-  const unsure = unsureWords(title, words, min);
+  const unsure = anyway ? [] : unsureWords(title, words, min);
   if (!unsure.length) return { text: title };
   return {
     off:
       `hook title box off: the title's words were heard with low confidence (${describeUnsure(unsure)}, ` +
-      `below ${min}); give hook_title your own words to draw it`,
+      `below ${min}); set hook_title_anyway to draw the title as heard, or give hook_title your own words`,
+    unsure,
   };
 }

@@ -73,14 +73,25 @@ export async function cpuMs(pid: number): Promise<number | undefined> {
   }
 }
 
-const tooSlow = (field: string, l: DecodeLimits) =>
-  new LimitReached(
-    "size",
-    "too_complex",
-    `${field}: the file took more than ${l.deadline_ms / 1000} s of processor time to open, the limit for one file; ` +
-      `send a simpler one`,
-    { context: { field, limit: "decode_seconds", max: l.deadline_ms / 1000 } },
-  );
+/**
+ * The refusal when a deadline fires, saying which one (issue 39): the processor-time limit, or the
+ * wall-clock one (the backstop of WALL_FACTOR times it, or the limit itself where processor time
+ * cannot be read). Both are the one `decode_seconds` limit; `clock` and `max` say which count.
+ */
+const tooSlow = (field: string, l: DecodeLimits, clock: "processor" | "wall", wallMs = l.deadline_ms * WALL_FACTOR) => {
+  const limit = l.deadline_ms / 1000;
+  const message =
+    clock === "processor"
+      ? `${field}: the file took more than ${limit} s of processor time to open, the limit for one file; `
+      : wallMs > l.deadline_ms
+        ? `${field}: the file was still opening after ${wallMs / 1000} s of wall-clock time (${WALL_FACTOR} times ` +
+          `the ${limit} s processor-time limit for one file, which it had not used up: it was waiting, not working); `
+        : `${field}: the file took more than ${limit} s of wall-clock time to open, the limit for one file ` +
+          `(processor time cannot be read on this system); `;
+  return new LimitReached("size", "too_complex", `${message}send a simpler one`, {
+    context: { field, limit: "decode_seconds", max: clock === "processor" ? limit : wallMs / 1000, clock },
+  });
+};
 const tooHungry = (field: string, l: DecodeLimits) =>
   new LimitReached(
     "size",
@@ -131,7 +142,10 @@ function runChild(job: DecodeJob, field: string, limits: DecodeLimits): Promise<
       fn();
     };
     // The wall-clock backstop: a child starved of processor time or stuck in a wait still ends.
-    let deadline = setTimeout(() => finish(() => reject(tooSlow(field, limits))), limits.deadline_ms * WALL_FACTOR);
+    let deadline = setTimeout(
+      () => finish(() => reject(tooSlow(field, limits, "wall"))),
+      limits.deadline_ms * WALL_FACTOR,
+    );
     // Processor time is counted from the job's hand-over, so starting Node and loading sharp is free.
     let cpuAtReady: number | undefined;
     const watch = setInterval(() => {
@@ -143,7 +157,8 @@ function runChild(job: DecodeJob, field: string, limits: DecodeLimits): Promise<
       if (cpuAtReady === undefined) return;
       const base = cpuAtReady;
       void cpuMs(pid).then((ms) => {
-        if (ms !== undefined && ms - base > limits.deadline_ms) finish(() => reject(tooSlow(field, limits)));
+        if (ms !== undefined && ms - base > limits.deadline_ms)
+          finish(() => reject(tooSlow(field, limits, "processor")));
       });
     }, 100);
     child.on("spawn", () => {
@@ -160,7 +175,10 @@ function runChild(job: DecodeJob, field: string, limits: DecodeLimits): Promise<
       if (ms === undefined) {
         // No /proc: processor time cannot be read, so the wall clock holds the deadline alone.
         clearTimeout(deadline);
-        deadline = setTimeout(() => finish(() => reject(tooSlow(field, limits))), limits.deadline_ms);
+        deadline = setTimeout(
+          () => finish(() => reject(tooSlow(field, limits, "wall", limits.deadline_ms))),
+          limits.deadline_ms,
+        );
       }
       cpuAtReady = ms;
       child.send(job);

@@ -6,6 +6,9 @@
  * - `tight` also shortens every gap between words longer than TIGHT_GAP to about TIGHT_KEEP, the
  *   rhythm of edited talk. Each new cut is confirmed against the audio like the finder's
  *   (silence.ts): only the silent stretch inside the gap goes, so a cut never lands inside a word.
+ *   The joins the finder made count as gaps too (issue 39): the silence it left each side of a
+ *   join (a piece's tail after its last word, the next piece's head before its first) is trimmed
+ *   to TIGHT_KEEP / 2, again only where the audio is silent.
  * - `off` joins the pieces back into one: nothing is cut out at all.
  *
  * Only the pieces change; captions and crops are made from the pieces (timeline.ts re-times the
@@ -13,6 +16,7 @@
  */
 import type { Piece, TimedWord } from "./timeline.js";
 import { confirmGaps, measureFrames, type CutRule } from "./silence.js";
+import { tightenJoin } from "./joins.js";
 
 export const PACES = ["natural", "tight", "off"] as const;
 export type Pace = (typeof PACES)[number];
@@ -58,9 +62,10 @@ export function splitAtGaps(piece: Piece, words: TimedWord[]): Piece[] {
 }
 
 /**
- * The pieces a pace renders. `tight` reads the audio over the clip (one ffmpeg decode of its span)
- * and confirms each new cut; the clip's own cuts (the finder's, already confirmed, and its filler
- * cuts, which a silence check would undo) are kept as they are.
+ * The pieces a pace renders. `tight` reads the audio over the clip (one ffmpeg decode of its span),
+ * confirms each new cut inside a piece and trims the silence at each join between pieces; the
+ * clip's own cuts (the finder's, already confirmed, and its filler cuts) are kept, only the silence
+ * left beside them shrinks.
  */
 export async function pacePieces(
   pace: Pace,
@@ -70,7 +75,10 @@ export async function pacePieces(
   if (pace === "off") return onePiece(pieces);
   if (pace !== "tight" || !pieces.length) return pieces;
   const split = pieces.map((p) => splitAtGaps(p, opts.words));
-  if (split.every((s) => s.length < 2)) return pieces;
+  if (pieces.length < 2 && split.every((s) => s.length < 2)) return pieces;
   const frames = await measureFrames(opts.source, { start: pieces[0]!.start, end: pieces.at(-1)!.end }, opts);
-  return split.flatMap((s) => (s.length < 2 ? s : confirmGaps(s, frames, TIGHT_RULE)));
+  const parts = split.map((s) => (s.length < 2 ? s.map((p) => ({ ...p })) : confirmGaps(s, frames, TIGHT_RULE)));
+  for (let i = 1; i < parts.length; i++)
+    tightenJoin(parts[i - 1]!.at(-1)!, parts[i]![0]!, opts.words, frames, TIGHT_KEEP);
+  return parts.flat();
 }

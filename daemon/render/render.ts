@@ -125,20 +125,23 @@ export function escapeFilterValue(value: string): string {
 export const X264_PRESETS = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium"] as const;
 
 /**
- * The shipped x264 preset, chosen by the rule "the fastest preset that writes H.264 High and whose
- * SSIM at the same bitrate stays within 0.005 of veryfast" (bench/render's preset table at equal
- * size, docs/benchmarks.md, "Presets at equal size", 2026-11-26): superfast, SSIM 0.9987 at
- * 1500 kbit/s against veryfast's 0.9990 for 15% less CPU. ultrafast has no CABAC or B-frames, so it
- * can only write Constrained Baseline (and scored 0.9982 at that size); the older rule, SSIM at
- * equal CRF, rewarded it for spending 2–3× the bits. A pipeline may still name another preset.
+ * The shipped x264 preset and CRF, chosen by rate and distortion at equal quality (issue 39;
+ * bench/render's encode table, docs/benchmarks.md, "Final encode by rate and distortion"): the
+ * fewest bytes whose SSIM against a near-lossless encode stays at 0.998 or more on a clean picture.
+ * veryfast at CRF 22 spends 0.46 of superfast CRF 20's bytes there (superfast has no macroblock
+ * tree, so a still background costs it every frame) and sheds noise superfast pays the ceiling for
+ * (0.35 of the bytes at equal SSIM); superfast needs CRF 25 to come down to veryfast CRF 20's SSIM and
+ * still spends 1.2 times its bytes. The cost is x264's own time: about 1.45 times superfast's on an
+ * encode alone, a smaller share of a render. Before: superfast at CRF 20, chosen at equal size, which
+ * hid what the macroblock tree saves at equal quality. A pipeline may still name another preset.
  */
-export const DEFAULT_PRESET: (typeof X264_PRESETS)[number] = "superfast";
+export const DEFAULT_PRESET: (typeof X264_PRESETS)[number] = "veryfast";
 
 /** The H.264 profile x264 writes at a preset (ultrafast has no CABAC or B-frames: Constrained Baseline). */
 export const profileOfPreset = (preset: string): string => (preset === "ultrafast" ? "Constrained Baseline" : "High");
 
-/** The CRF of every rendered clip. */
-export const DEFAULT_CRF = 20;
+/** The CRF of every rendered clip (with DEFAULT_PRESET: see there). */
+export const DEFAULT_CRF = 22;
 
 /**
  * The peak bitrate of a 1080×1920 clip at 30 fps (kbit/s): a CRF alone lets grain or confetti cost
@@ -180,7 +183,7 @@ export const BT709_ARGS: readonly string[] = [
 export const THREAD_ARGS: readonly string[] = ["-threads", "0", "-filter_complex_threads", "1", "-filter_threads", "1"];
 
 /**
- * The encoder flags every rendered clip uses: H.264 (profile High at most), yuv420p, CRF 20, AAC, faststart, on the
+ * The encoder flags every rendered clip uses: H.264 (High at most), yuv420p, DEFAULT_CRF, AAC, faststart, on the
  * process's encoder (`render.encoder`, daemon/render/encoder.ts) unless `encoder` names one. A graph
  * feeding VAAPI must end with `encoderFilterTail()`.
  */

@@ -73,7 +73,7 @@ export const PAUSE_RULE: CutRule = { margin: 0.08, minCut: 0.3 };
  * The level below which a frame is silent: 30 dB under the loud speech of the range, but never
  * below the range's own noise floor plus 6 dB (a noisy room has no digital silence).
  */
-function silenceLevel(db: Float32Array): number {
+export function silenceLevel(db: Float32Array): number {
   const sorted = [...db].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? -90;
   return Math.max(at(0.05) + 6, Math.min(-30, at(0.95) - 30));

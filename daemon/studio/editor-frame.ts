@@ -69,7 +69,7 @@ export async function previewFrame(o: {
   if (brand && times.before) frame.intro = card(brand, "intro", times.before, W, H);
   if (brand && times.after) frame.outro = card(brand, "outro", times.after, W, H);
   if (o.audio) {
-    const layout = audioLayout(W, H);
+    const layout = audioLayout(W, H, brand?.logo as Parameters<typeof audioLayout>[2]);
     const { rows } = await o.db.query(`select cover_key from episodes where id = $1`, [o.episodeId]);
     const coverKey: string | undefined = rows[0]?.cover_key ?? brand?.cover_key ?? undefined;
     frame.audio = {

@@ -167,10 +167,12 @@ export async function previewAss(o: EditorInput, draft: EditorDraft) {
   });
   const { width, height } = frameSize(look.aspect_ratio, 1080);
   // As caption-burn decides it: a title heard with low confidence gets no box unless its words are typed.
-  const decided = decideHookTitle(look.hook_title, title, words, o.config.render?.hook_min_confidence).text;
+  const min = o.config.render?.hook_min_confidence;
+  const decided = decideHookTitle(look.hook_title, title, words, min, look.hook_title_anyway).text;
   const audio = isAudioClip(clip.cut?.render_plan, o.kind);
-  // An audio clip's still carries the title: caption-burn draws no second one and moves the box below the cover.
-  const hook = audio ? audioHook(decided, title, width, height) : { text: decided, top: undefined };
+  // As caption-burn lays it out: an audio clip's still carries the title, so a box repeating it is not
+  // drawn, and other hook words take the waveform's band while they show (audio-template.ts).
+  const hook = audio ? audioHook(decided, title, width, height, brand?.logo) : { text: decided };
   const ass = buildAss(prep.words, {
     width,
     height,
@@ -179,7 +181,7 @@ export async function previewAss(o: EditorInput, draft: EditorDraft) {
     position: look.caption_position,
     highlight: style.animation !== "none",
     hookTitle: hook.text,
-    hookTop: hook.top,
+    hookBand: "band" in hook && hook.text ? { top: hook.band.y, height: hook.band.h } : undefined,
     duration,
   });
   const fonts = await editorFonts(prep.style.font, prep.style.bold !== false, brand?.font);

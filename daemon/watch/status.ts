@@ -4,7 +4,10 @@
  * someone looking at the folder sees more than a file sitting there until the outbox appears.
  *
  * - Written by temp file and rename, so a reader never sees half a file; the temp name starts with
- *   a dot, which the folder ignores.
+ *   a dot, which the folder ignores, and is the writer's own (process and a counter), so two
+ *   writes of one status never share a temp file (issue 39: passes that overlapped under load
+ *   renamed each other's temp file away, 23 warnings in one trial).
+ * - One pass at a time: a tick that finds the last pass still running is skipped.
  * - Rewritten only when what it says changes, and at most once per tick (about a second).
  * - Removed when the file moves on (outbox or failed). A status file left by a crash is only ever
  *   advice: the folder ignores `*.status.json` when it looks for work, and at a start removes the
@@ -35,11 +38,15 @@ export class StatusFiles {
 
   /** `sweeping` says when a sweep is moving files; no pass starts then. */
   start(sweeping: () => boolean): void {
+    let running = false;
     this.timer = setInterval(() => {
-      if (sweeping()) return;
-      this.pass = refreshStatus(this.db, this.layouts, this.said).catch((err) =>
-        this.log.warn({ err }, "watch status files not written"),
-      );
+      if (sweeping() || running) return;
+      running = true;
+      this.pass = refreshStatus(this.db, this.layouts, this.said)
+        .catch((err) => this.log.warn({ err }, "watch status files not written"))
+        .finally(() => {
+          running = false;
+        });
     }, STATUS_MS);
   }
   /** Resolves once no pass is in flight. */
@@ -66,12 +73,24 @@ export interface WatchStatus {
 
 const statusPath = (l: FolderLayout, name: string) => path.join(l.processing, `${name}${STATUS_SUFFIX}`);
 
+let writes = 0;
+
 export async function writeStatus(l: FolderLayout, name: string, status: WatchStatus): Promise<void> {
-  const tmp = path.join(l.processing, `.${name}${STATUS_SUFFIX}.tmp`);
-  await writeFile(tmp, JSON.stringify(status, null, 2) + "\n");
-  // The file may have moved on while this was written: no status for a file that is not there.
-  if (!existsSync(path.join(l.processing, name))) return void (await rm(tmp, { force: true }));
-  await rename(tmp, statusPath(l, name));
+  const tmp = path.join(l.processing, `.${name}${STATUS_SUFFIX}.${process.pid}-${++writes}.tmp`);
+  const here = () => existsSync(path.join(l.processing, name));
+  try {
+    await writeFile(tmp, JSON.stringify(status, null, 2) + "\n");
+    // The file may have moved on while this was written: no status for a file that is not there.
+    if (!here()) return void (await rm(tmp, { force: true }));
+    await rename(tmp, statusPath(l, name));
+    // It may also move on between that look and the rename (its settle removed the status file
+    // first): the status just placed goes with it.
+    if (!here()) await removeStatus(l, name);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    // processing/ itself gone (a folder taken away): nothing to say there.
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT" || existsSync(l.processing)) throw err;
+  }
 }
 
 export async function removeStatus(l: FolderLayout, name: string): Promise<void> {
@@ -82,7 +101,8 @@ export async function removeStatus(l: FolderLayout, name: string): Promise<void>
 export async function removeStaleStatus(l: FolderLayout): Promise<void> {
   const names = new Set(await readdir(l.processing));
   for (const n of names) {
-    const m = /^\.?(.+)\.status\.json(\.tmp)?$/.exec(n);
+    // The temp files are named `.<name>.status.json.<pid>-<n>.tmp` (older ones `….status.json.tmp`).
+    const m = /^\.?(.+?)\.status\.json(\.(?:\d+-\d+\.)?tmp)?$/.exec(n);
     if (m && (m[2] || !names.has(m[1]!))) await rm(path.join(l.processing, n), { force: true });
   }
 }

@@ -27,6 +27,14 @@ const look = {
       description: "Title box for the first seconds: true the clip's title, a string its words, false none",
     }),
   ),
+  hook_title_anyway: Opt(
+    Type.Boolean({
+      "x-extension": true,
+      description:
+        "Extension: with hook_title true, draw the clip's title even when its words were heard with low " +
+        "confidence (a clip's hook_title_dropped says when the box was left off for that); default false",
+    }),
+  ),
   fit: Opt(
     StringEnum(["fill", "whole", "crop"], {
       description:

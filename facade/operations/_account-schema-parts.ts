@@ -63,6 +63,39 @@ export const posterWebpUrl = str({
   format: "uri",
   description: "Extension: the same poster as WebP",
 });
+/** A hook title box asked for and left off (issue 39), with the two ways to have one. */
+export const hookTitleDropped: JsonSchema = {
+  type: "object",
+  required: ["reason", "message", "unsure_words", "choices"],
+  "x-extension": true,
+  description:
+    "Extension: present when hook_title true drew no box because the title's words were heard with low " +
+    "confidence; each choice is a PATCH /clips/{id} body that draws one",
+  properties: {
+    reason: str({ enum: ["low_confidence"] }),
+    message: str(),
+    unsure_words: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["word", "confidence"],
+        properties: { word: str(), confidence: { type: "number", minimum: 0, maximum: 1 } },
+      },
+    },
+    choices: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["choice", "description", "restyle"],
+        properties: {
+          choice: str({ enum: ["burn_anyway", "own_words"] }),
+          description: str(),
+          restyle: { type: "object", description: "The body of PATCH /clips/{id} that makes this choice" },
+        },
+      },
+    },
+  },
+};
 export const clip: JsonSchema = {
   type: "object",
   required: ["number", "ref", "title", "hook", "start", "end", "length", "pieces", "cut_status", "export_status"],
@@ -99,6 +132,7 @@ export const clip: JsonSchema = {
     download_expires_at: str({ format: "date-time" }),
     poster_url: posterUrl,
     poster_webp_url: posterWebpUrl,
+    hook_title_dropped: hookTitleDropped,
   },
 };
 export const episode: JsonSchema = {

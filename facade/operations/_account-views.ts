@@ -10,6 +10,7 @@ import type { OperationContext } from "../registry.js";
 import { downloadLink } from "../uploads.js";
 import { formatDuration, formatLength, formatPosition } from "../_format.js";
 import { etaSeconds } from "../../daemon/engine/progress.js";
+import { hookTitleDropped } from "./_hook-dropped.js";
 
 const slug = (s: string) =>
   s
@@ -93,6 +94,7 @@ export function toClipView(ctx: OperationContext, c: ClipRow) {
     export_status: c.export_status,
     style: c.render?.style ?? null,
     ...(c.export_status === "exported" || c.render ? _clipLink(ctx, c.render, c.data.title) : {}),
+    ...hookTitleDropped(c.render, c.data.title),
   };
 }
 
@@ -169,6 +171,7 @@ export function toJobView(ctx: OperationContext, job: JobRow) {
     eta_seconds: status === "running" && job.run ? etaSeconds(job.run) : null,
     queue: status === "queued" || status === "running" ? queueView(job.queue_ahead) : null,
     ...(status === "completed" ? _clipLink(ctx, job.result, job.clip_title ?? undefined) : {}),
+    ...(status === "completed" ? hookTitleDropped(job.result, job.clip_title ?? undefined) : {}),
     ...(job.error ? { error: job.error } : {}),
     changes: changeLines(job.changes),
     charged_cents: job.charged_cents,

@@ -5,7 +5,7 @@
 // schemas are TypeBox, so the handlers' body and query types come from them (facade/registry.ts).
 import { Type } from "@sinclair/typebox";
 import { StringEnum, type JsonSchema } from "../../daemon/engine/stage.js";
-import { LOGO_CORNERS } from "../../daemon/render/brand.js";
+import { INTRO_ORDERS, LOGO_CORNERS } from "../../daemon/render/brand.js";
 import { BUNDLED_FONTS } from "../../daemon/brand/bundled-fonts.js";
 import { CARD_SECONDS, CARD_TEXT_MAX, LOGO_SIZE } from "../../daemon/brand/kit-rows.js";
 
@@ -25,7 +25,12 @@ const colours = Type.Object(
   },
   { additionalProperties: false },
 );
-const card = (which: string) =>
+const introOrder = StringEnum(INTRO_ORDERS, {
+  description:
+    "hook_first (the default): the clip opens on its picture with the hook, and the intro card plays " +
+    "after the clip; card_first: the card plays before the clip",
+});
+const card = (which: "intro" | "outro") =>
   Type.Union([
     Type.Object(
       {
@@ -37,6 +42,7 @@ const card = (which: string) =>
             description: `How long it shows, ${CARD_SECONDS.min}–${CARD_SECONDS.max} s (default 1.5)`,
           }),
         ),
+        ...(which === "intro" ? { order: Opt(introOrder) } : {}),
       },
       {
         additionalProperties: false,
@@ -124,8 +130,8 @@ const kit: JsonSchema = {
     },
     intro: nullable({
       type: "object",
-      required: ["text", "seconds"],
-      properties: { text: str(), seconds: { type: "number" } },
+      required: ["text", "seconds", "order"],
+      properties: { text: str(), seconds: { type: "number" }, order: str({ enum: [...INTRO_ORDERS] }) },
     }),
     outro: nullable({
       type: "object",

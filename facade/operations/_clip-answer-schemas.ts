@@ -1,7 +1,16 @@
 // JSON Schemas of the answers of the clip and job operations (export, job, restyle, captions,
 // styles). Separate from the episode answers in _account-schemas.ts, which gathers both into S.
 import type { JsonSchema } from "../../daemon/engine/stage.js";
-import { livemode, money, nullable, posterUrl, posterWebpUrl, queue, str } from "./_account-schema-parts.js";
+import {
+  hookTitleDropped,
+  livemode,
+  money,
+  nullable,
+  posterUrl,
+  posterWebpUrl,
+  queue,
+  str,
+} from "./_account-schema-parts.js";
 
 export const exportAnswer: JsonSchema = {
   type: "object",
@@ -70,6 +79,7 @@ export const job: JsonSchema = {
     download_expires_at: str({ format: "date-time" }),
     poster_url: posterUrl,
     poster_webp_url: posterWebpUrl,
+    hook_title_dropped: hookTitleDropped,
     error: { type: "object", required: ["code", "message"], properties: { code: str(), message: str() } },
     changes: { type: "array", items: str(), description: 'For a restyle, what it changed, as "field: from → to"' },
     charged_cents: { type: "integer" },

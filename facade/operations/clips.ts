@@ -38,6 +38,7 @@ function _look(ctx: OperationContext, body: LookBody): ClipLook {
     "caption_size",
     "caption_position",
     "hook_title",
+    "hook_title_anyway",
     "fit",
     "background",
     "aspect_ratio",

@@ -93,6 +93,11 @@ const ME_SCHEMA = {
         caption_size: { enum: ["small", "medium", "large", "extra_large"] },
         caption_position: { enum: ["top", "middle", "lower", "bottom"] },
         hook_title: { type: "boolean" },
+        hook_title_anyway: {
+          type: "boolean",
+          "x-extension": true,
+          description: "Extension: the title is drawn even when heard with low confidence",
+        },
         fit: { enum: ["fill", "whole"] },
         background: { type: "string" },
         aspect_ratio: { enum: ["9:16", "1:1", "4:5", "16:9"], description: "Extension: the clip's shape" },

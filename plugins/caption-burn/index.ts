@@ -76,10 +76,14 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       title ??= doc.title ?? undefined;
     }
     const hookOpt = o.hook_title ?? prev.hook_title ?? false;
-    const hook = decideHookTitle(hookOpt, title, words, ctx.config?.render?.hook_min_confidence);
+    const anyway = o.hook_title_anyway === true;
+    const hook = decideHookTitle(hookOpt, title, words, ctx.config?.render?.hook_min_confidence, anyway);
     // An audio clip's still already carries the title: no second one, and no box on the cover.
-    const audio = plan?.layout === "audio" ? audioHook(hook.text, title, width, height) : undefined;
+    const audio = plan?.layout === "audio" ? audioHook(hook.text, title, width, height, plan.brand?.logo) : undefined;
     const hookTitle = audio ? audio.text : hook.text;
+    const hookUntil = hookTitle?.trim() ? +Math.min(o.hook_seconds ?? 3, duration).toFixed(3) : undefined;
+    // An audio clip's still shows the title whatever was heard: nothing was left off there.
+    const dropped = audio ? {} : hook.off ? { hook_title_off: hook.off, hook_title_unsure: hook.unsure } : {};
     if (hook.off) ctx.log.info({ ref: cut.ref }, hook.off);
 
     // Clean captions and the brand kit (input.brand, a snapshot taken when the job was made).
@@ -101,7 +105,7 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
       highlight,
       hookTitle,
       hookSeconds: o.hook_seconds,
-      hookTop: audio?.top,
+      hookBand: audio?.text ? { top: audio.band.y, height: audio.band.h } : undefined,
       duration,
     });
     await writeFile(path.join(ctx.workdir, "captions.ass"), ass);
@@ -132,6 +136,8 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
             bleep: prep.bleep,
             audioMeasure,
             loudness,
+            // An audio clip's hook box holds the waveform's band while it shows.
+            ...(audio?.text ? { waveFrom: hookUntil } : {}),
           })
         : burnOverFileArgs(source, filter, {
             bleep: prep.bleep,
@@ -188,7 +194,11 @@ export default defineStage<StageWith<typeof CaptionBurnOptionsSchema>>({
         caption_position: position,
         highlight,
         hook_title: hookOpt,
-        ...(hook.off ? { hook_title_off: hook.off } : {}),
+        hook_title_anyway: anyway,
+        // Until when (the clip's own seconds) the hook box is up; the poster of an audio clip is taken after it.
+        ...(hookUntil !== undefined ? { hook_until: hookUntil } : {}),
+        // A box asked for and not drawn, and why: the clip's answer shows it (hook_title_dropped).
+        ...dropped,
         ...choices,
         loudness: loudness === "off" ? "off" : loudness.lufs,
         duration: +outDuration.toFixed(3),

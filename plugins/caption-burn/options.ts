@@ -41,6 +41,14 @@ export const CaptionBurnOptionsSchema = Type.Object(
       }),
       false,
     ),
+    hook_title_anyway: Defaulted(
+      Type.Boolean({
+        description:
+          "With `hook_title: true`, draw the clip's title even when its words were heard with low confidence " +
+          "(below `render.hook_min_confidence`), as heard.",
+      }),
+      false,
+    ),
     highlight: Type.Optional(
       Type.Boolean({
         "x-default": "on for animated styles",
@@ -74,7 +82,7 @@ export const CaptionBurnOptionsSchema = Type.Object(
     loudness: LoudnessOption,
     preset: Defaulted(
       StringEnum(X264_PRESETS, {
-        description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20.",
+        description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 22.",
       }),
       DEFAULT_PRESET,
     ),

@@ -6,7 +6,7 @@
  * background colour and the square shows the show's (or title's) initial.
  */
 import sharp, { type OverlayOptions, type Sharp } from "sharp";
-import { audioLayout, wrapText } from "../../daemon/render/audio-template.js";
+import { audioLayout, wrapText, type LayoutLogo } from "../../daemon/render/audio-template.js";
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const isHex = (v: string | undefined): v is string => !!v && /^#[0-9a-fA-F]{6}$/.test(v);
@@ -30,11 +30,13 @@ export interface BackgroundOptions {
   accent?: string;
   /** Cover art on local disk. */
   image?: string;
+  /** The brand kit's logo, whose corner the layout keeps clear. */
+  logo?: LayoutLogo;
 }
 
 export async function makeBackground(out: string, o: BackgroundOptions): Promise<string> {
   const { width: W, height: H } = o;
-  const L = audioLayout(W, H);
+  const L = audioLayout(W, H, o.logo);
   const colour = isHex(o.colour) ? o.colour : "#1f2937";
   const textColour = isHex(o.textColour) ? o.textColour : "#ffffff";
   const accent = isHex(o.accent) ? o.accent : "#d1d5db";
@@ -92,10 +94,14 @@ function _textSvg(
   const parts: string[] = [];
   let y = t.y + L.showSize;
   if (o.showName?.trim()) {
-    const show = wrapText(o.showName.trim().toUpperCase(), Math.floor(t.w / (L.showSize * 0.7)), 1)[0] ?? "";
+    // Spaced capitals are about 0.82 em each: a name too long for the column is set smaller (down
+    // to two thirds) before it is cut.
+    const name = o.showName.trim().toUpperCase();
+    const size = Math.max(Math.round(L.showSize * 0.66), Math.min(L.showSize, Math.floor(t.w / (name.length * 0.82))));
+    const show = wrapText(name, Math.floor(t.w / (size * 0.82)), 1)[0] ?? "";
     parts.push(
       `<text x="${x}" y="${y}" text-anchor="${anchor}" font-family="DejaVu Sans" ` +
-        `font-weight="bold" letter-spacing="${Math.round(L.showSize * 0.08)}" font-size="${L.showSize}" ` +
+        `font-weight="bold" letter-spacing="${Math.round(size * 0.08)}" font-size="${size}" ` +
         `fill="${accent}">${xml(show)}</text>`,
     );
     y += Math.round(L.showSize * 0.5);

@@ -41,6 +41,8 @@ export async function audioBackground(
     showName: brand?.show_name,
     textColour: brand?.colours?.primary,
     accent: brand?.colours?.accent,
+    // The still keeps clear of the kit's logo (audio-template.ts); the render draws the logo there.
+    logo: brand?.logo,
   });
 }
 

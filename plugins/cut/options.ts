@@ -87,7 +87,7 @@ export const CutOptionsSchema = Type.Object(
     loudness: LoudnessOption,
     preset: Defaulted(
       StringEnum(X264_PRESETS, {
-        description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 20.",
+        description: "x264 preset of the encode (default: the shipped preset, chosen by bench/render). CRF stays 22.",
       }),
       DEFAULT_PRESET,
     ),

@@ -3,6 +3,7 @@
  * that sharp lays over the frame). Kept apart from the stage so both can be read and tested alone.
  */
 import { breakLines } from "../../daemon/render/captions.js";
+import type { LogoPlace } from "../../daemon/render/logo-place.js";
 
 const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
 
@@ -40,8 +41,27 @@ export interface TitleLook {
   accent: string;
   font: string;
   uppercase?: boolean;
-  /** Put the band in the lower part of the frame (a logo holds a top corner). */
-  low?: boolean;
+  /** A logo in a top corner (where it is drawn): the band keeps clear of it, still near the top. */
+  logo?: LogoPlace;
+}
+
+/**
+ * The span the band may use across the frame, and its top. Without a logo in a top corner: the
+ * middle 0.9 of the width, from 7% of the height. With one, the band stays in the top part (a
+ * band low in the frame lands on the speaker's chin, issue 39): beside the logo when that leaves
+ * 0.6 of the width, else just below it.
+ */
+export function bandPlace(l: Pick<TitleLook, "width" | "height" | "logo">): { x0: number; x1: number; top: number } {
+  const top = Math.round(l.height * 0.07);
+  const full = { x0: Math.round(l.width * 0.05), x1: Math.round(l.width * 0.95), top };
+  const m = l.logo;
+  if (!m || !m.corner.startsWith("top") || m.y + m.h <= top) return full;
+  const gap = m.margin;
+  const beside = m.corner.endsWith("right")
+    ? { x0: m.margin, x1: m.x - gap }
+    : { x0: m.x + m.w + gap, x1: l.width - m.margin };
+  if (beside.x1 - beside.x0 >= l.width * 0.6) return { ...beside, top };
+  return { ...full, top: m.y + m.h + gap };
 }
 
 /**
@@ -55,7 +75,9 @@ export function titleSvg(title: string, l: TitleLook): Buffer {
   const lineH = Math.round(font * 1.22);
   // Bold capitals run wider than lower case: the width of a character is estimated for each.
   const charW = font * (l.uppercase ? 0.74 : 0.6);
-  const maxChars = Math.max(8, Math.floor((l.width * 0.8) / charW));
+  const span = bandPlace(l);
+  const spanW = span.x1 - span.x0;
+  const maxChars = Math.max(8, Math.floor((spanW - 2 * font * 0.55) / charW));
   const text = l.uppercase ? title.toUpperCase() : title;
   let lines = breakLines(text.split(/\s+/).filter(Boolean), maxChars, 3).map((ws) => ws.join(" "));
   if (lines.length > 3)
@@ -67,23 +89,24 @@ export function titleSvg(title: string, l: TitleLook): Buffer {
         .slice(0, maxChars - 1)}…`,
     ];
   const pad = Math.round(font * 0.55);
-  const widest = Math.min(l.width * 0.9, Math.max(...lines.map((s) => s.length)) * charW + 2 * pad);
+  const widest = Math.min(spanW, Math.max(...lines.map((s) => s.length)) * charW + 2 * pad);
   const boxH = lines.length * lineH + 2 * pad + Math.round(font * 0.3);
-  const top = l.low ? Math.round(l.height * 0.62) : Math.round(l.height * 0.07);
-  const left = Math.round((l.width - widest) / 2);
+  const top = span.top;
+  const mid = Math.round((span.x0 + span.x1) / 2);
+  const left = Math.round(mid - widest / 2);
   const box = svgColour(l.box);
   const ink = svgColour(l.text);
   const accent = svgColour(l.accent);
   const rows = lines
     .map(
       (s, i) =>
-        `<text x="50%" y="${top + pad + Math.round(font * 0.9) + i * lineH}" text-anchor="middle" ` +
+        `<text x="${mid}" y="${top + pad + Math.round(font * 0.9) + i * lineH}" text-anchor="middle" ` +
         `font-family="${xml(l.font)}" font-weight="bold" font-size="${font}" fill="${ink.colour}" ` +
         `fill-opacity="${ink.opacity}">${xml(s)}</text>`,
     )
     .join("");
   const bar =
-    `<rect x="${Math.round(l.width / 2 - widest * 0.2)}" y="${top + boxH - Math.round(font * 0.35)}" ` +
+    `<rect x="${Math.round(mid - widest * 0.2)}" y="${top + boxH - Math.round(font * 0.35)}" ` +
     `width="${Math.round(widest * 0.4)}" height="${Math.max(3, Math.round(font * 0.12))}" ` +
     `rx="2" fill="${accent.colour}" fill-opacity="${accent.opacity}"/>`;
   const svg =

@@ -10,6 +10,7 @@ import { loadStyles } from "../../daemon/render/styles.js";
 import type { RenderPlan } from "../../daemon/render/clip-graph.js";
 import { cleanFrame, spokenMoment, steadyMoment } from "./frame.js";
 import { hookStart, titleSvg } from "./draw.js";
+import { logoPlace } from "../../daemon/render/logo-place.js";
 
 /**
  * The clip's poster (issue 19, item 5): the rendered clip's frame at the hook's first word, where
@@ -78,7 +79,12 @@ export default defineStage<PosterOptions>({
       clean = true;
     } else {
       // -ss before -i seeks exactly on a decode: the frame shown at `at`, the same one a player shows.
-      if (audio) at = intro + spokenMoment(doc.words ?? [], at - intro, duration - intro);
+      // An audio clip's hook box holds the waveform's band while it shows: its poster is taken
+      // after, with the cover, the title and the moving waveform (audio-template.ts).
+      const hookUntil = Number(render.hook_until) || 0;
+      const from =
+        audio && hookUntil && hookUntil + 0.3 < duration - intro ? Math.max(at - intro, hookUntil + 0.05) : at - intro;
+      if (audio) at = intro + spokenMoment(doc.words ?? [], from, duration - intro);
       const file = await stepFile(ctx, render.key);
       await runFfmpeg(
         ["-ss", at.toFixed(3), ...SAFE_INPUT, "-i", file, "-map", "0:v:0", "-frames:v", "1", "-update", "1", png],
@@ -119,8 +125,8 @@ export default defineStage<PosterOptions>({
             height,
             ...look,
             uppercase: !!style?.uppercase && !brand,
-            // A logo in a top corner keeps its corner: the band goes low instead.
-            low: !!logoCorner?.startsWith("top"),
+            // A logo in a top corner keeps its corner: the band keeps clear of it, near the top.
+            logo: logoCorner ? logoPlace(width, height, plan!.brand!.logo) : undefined,
           }),
           top: 0,
           left: 0,

@@ -77,7 +77,8 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
       name: "Morning show",
       colours: { primary: "#FFFFFF", accent: "#FF5500", background: "#101820" },
       font: null,
-      intro: { text: "The Morning Show", seconds: 1.5 },
+      // The intro's order defaults to hook first (issue 39).
+      intro: { text: "The Morning Show", seconds: 1.5, order: "hook_first" },
       outro: null,
     });
     expect(made.body.logo).toEqual({ uploaded: false, corner: "top-right", size: 0.15, opacity: 0.9 });
@@ -108,6 +109,7 @@ describe.each(testBackends())("brand kits on %s", (backend) => {
       [{ logo: { corner: "middle" } }, "logo.corner"],
       [{ logo: { opacity: 1.5 } }, "logo.opacity"],
       [{ intro: { text: "x".repeat(81) } }, "intro.text"],
+      [{ intro: { text: "Hi", order: "sometimes" } }, "intro.order"],
       [{ outro: { text: "Bye", seconds: 3 } }, "outro.seconds"],
       [{ bundled_font: "Comic Sans" }, "bundled_font"],
       [{}, "body"],

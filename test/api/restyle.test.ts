@@ -3,50 +3,12 @@
 // the spoken word is highlighted), answers its changes as resolved "field: from → to" strings,
 // starts and charges nothing when nothing changes, and save_as_default sets the look of the
 // account's later exports and shows on GET /me.
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { useJfkApiServer, type ApiServer } from "../helpers/api.js";
 import { until } from "../helpers/cli.js";
 import { storedPath } from "../helpers/stage-ctx.js";
+import { hookBandDiff } from "../helpers/render-checks.js";
 import type { TestHttpsServer } from "../helpers/https-server.js";
-
-const run = promisify(execFile);
-
-/**
- * Mean absolute difference (0–255) of two frames (video `a` at `atA` s, `b` at `atB` s), in the top
- * band where the hook box sits. ffmpeg runs asynchronously: a synchronous child would stall the
- * in-process server and the client's keep-alive timers alike, and the next request could meet a
- * socket the server closes at that moment (ECONNRESET on a loaded machine).
- */
-async function hookBandDiff(a: string, atA: number, b: string, atB: number): Promise<number> {
-  const band = async (file: string, at: number) =>
-    (
-      await run(
-        "ffmpeg",
-        [
-          "-v",
-          "error",
-          "-ss",
-          String(at),
-          "-i",
-          file,
-          "-frames:v",
-          "1",
-          "-vf",
-          "crop=iw:ih*0.12:0:ih*0.05,scale=270:-2,format=gray",
-          "-f",
-          "rawvideo",
-          "-",
-        ],
-        { encoding: "buffer" },
-      )
-    ).stdout;
-  const [x, y] = await Promise.all([band(a, atA), band(b, atB)]);
-  let sum = 0;
-  for (let i = 0; i < x.length; i++) sum += Math.abs(x[i]! - y[i]!);
-  return sum / x.length;
-}
 
 describe("PATCH /clips/{id}: a restyle changes what it names", () => {
   let s: ApiServer;
@@ -165,6 +127,7 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
     const issue19Fields = { aspect_ratio: "9:16", brand_kit: null, censor: "off", emphasis: false, emoji: false };
     const issue29Fields = { pace: "natural", loudness: -14 };
     const issue37Fields = { layout: "auto" };
+    const issue39Fields = { hook_title_anyway: false };
     const defaults = {
       style: "clean",
       caption_size: "large",
@@ -175,6 +138,7 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
       ...issue19Fields,
       ...issue29Fields,
       ...issue37Fields,
+      ...issue39Fields,
     };
     const me = await s.call(a.live, "GET", "/api/v1/me");
     expect(me.body.defaults).toEqual(defaults);
@@ -303,6 +267,7 @@ describe("PATCH /clips/{id}: a restyle changes what it names", () => {
       caption_size: "medium",
       caption_position: "bottom",
       hook_title: false,
+      hook_title_anyway: false,
       fit: "fill",
       background: "dark",
       aspect_ratio: "9:16",

@@ -57,12 +57,14 @@ describe("the Brand kits page in a browser", () => {
     await card.waitFor();
     await card.getByLabel("Active word and emphasis colour").fill("#22cc88");
     await card.getByLabel(/^Intro card text/).fill("The Morning Show");
+    // Where the intro plays (issue 39): after the clip by default; this kit plays it first.
+    await card.getByLabel("Intro plays").selectOption("card_first");
     await card.getByRole("button", { name: "Save kit" }).click();
     await card.getByText(/^Saved\./).waitFor();
     expect((await kits())[0]).toMatchObject({
       name: "Morning show",
       colours: { accent: "#22CC88" },
-      intro: { text: "The Morning Show", seconds: 1.5 },
+      intro: { text: "The Morning Show", seconds: 1.5, order: "card_first" },
       font: { family: "DejaVu Sans", bundled: true },
     });
 

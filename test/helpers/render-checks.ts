@@ -1,8 +1,10 @@
 // What a platform checks in a posted clip, read with ffmpeg and ffprobe: integrated loudness and true
 // peak (EBU R128, the ebur128 filter), the H.264 profile and colour tags, the VBV ceiling, and how
 // far apart the two channels are.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
 
+const runAsync = promisify(execFile);
 const run = (cmd: string, args: string[]) =>
   execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 }).toString();
 
@@ -109,4 +111,39 @@ export function channelLean(file: string, leanDb = 12): number {
     if (Math.abs(left[i]! - right[i]!) > leanDb) lean++;
   }
   return voiced ? lean / voiced : 0;
+}
+
+/**
+ * Mean absolute difference (0–255) of two frames (video `a` at `atA` s, `b` at `atB` s), in the top
+ * band where the hook box sits. ffmpeg runs asynchronously: a synchronous child would stall the
+ * in-process server and the client's keep-alive timers alike, and the next request could meet a
+ * socket the server closes at that moment (ECONNRESET on a loaded machine).
+ */
+export async function hookBandDiff(a: string, atA: number, b: string, atB: number): Promise<number> {
+  const band = async (file: string, at: number) =>
+    (
+      await runAsync(
+        "ffmpeg",
+        [
+          "-v",
+          "error",
+          "-ss",
+          String(at),
+          "-i",
+          file,
+          "-frames:v",
+          "1",
+          "-vf",
+          "crop=iw:ih*0.12:0:ih*0.05,scale=270:-2,format=gray",
+          "-f",
+          "rawvideo",
+          "-",
+        ],
+        { encoding: "buffer" },
+      )
+    ).stdout;
+  const [x, y] = await Promise.all([band(a, atA), band(b, atB)]);
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += Math.abs(x[i]! - y[i]!);
+  return sum / x.length;
 }

@@ -117,7 +117,7 @@ describe("brand cards", () => {
       name: "Kit B",
       colours: { primary: "#fff3e0", accent: "#ff5fa2", background: "#22aa55" },
       logo: { key: "brand/logo-red.png", corner: "bottom-left", size: 0.2, opacity: 0.8 },
-      intro: { text: "The Garden Hour", seconds: 1 },
+      intro: { text: "The Garden Hour", seconds: 1, order: "card_first" },
       outro: { text: "Follow for more", seconds: 1.5 },
     };
     const r = await renderClip({

@@ -4,15 +4,11 @@
 // over 0.4 s is cut to about 0.15 s: the rendered clip is shorter by the removed silence, no gap
 // between the re-timed words is over 0.2 s, and the burned captions (the ASS) start each sentence
 // where its speech starts again in the rendered clip. `off` keeps one piece.
-import { execFileSync, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import captionBurn from "../../plugins/caption-burn/index.js";
 import cut from "../../plugins/cut/index.js";
 import { onePiece, splitAtGaps } from "../../daemon/render/pace.js";
-import { muxTalk, REPO_ROOT } from "../helpers/media.js";
+import { paceFixture as makePaceFixture, seconds, silencesOf, type W } from "../helpers/pace-fixture.js";
 import { frameAt } from "../helpers/brand-render.js";
 import { gallery, soundOf } from "../helpers/gallery.js";
 import { makeStageCtx, type TestStageCtx } from "../helpers/stage-ctx.js";
@@ -26,86 +22,11 @@ const SENTENCES = [
 const PAUSES = [0.6, 0.9, 0.6];
 const LEAD = 0.3;
 
-type W = { text: string; start: number; end: number; confidence: number };
 type Cut = { cut: { key: string; words_key: string; pace: string; pieces: Array<{ start: number; end: number }> } };
 type Render = { render: { key: string; ass_key: string } };
-const sh = (cmd: string, args: string[], cwd?: string) =>
-  execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"] }).toString();
-const seconds = (file: string) =>
-  Number(sh("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file]));
-
-/** The speech with known pauses, its words (known sentence spans) and the start of each sentence. */
-function paceFixture(): { video: string; words: W[]; duration: number; starts: number[] } {
-  const id = createHash("sha1")
-    .update(JSON.stringify([SENTENCES, PAUSES, LEAD, "pace-v1"]))
-    .digest("hex")
-    .slice(0, 10);
-  const dir = path.join(REPO_ROOT, ".cache", "fixtures", `pace-${id}`);
-  mkdirSync(dir, { recursive: true });
-  const silence = (name: string, len: number) => {
-    const f = path.join(dir, name);
-    if (!existsSync(f)) sh("sox", ["-D", "-n", "-r", "16000", "-c", "1", "-b", "16", f, "trim", "0", String(len)]);
-    return f;
-  };
-  const parts = [silence("lead.wav", LEAD)];
-  const words: W[] = [];
-  const starts: number[] = [];
-  let t = LEAD;
-  SENTENCES.forEach((s, i) => {
-    const wav = path.join(dir, `s${i}.wav`);
-    if (!existsSync(wav)) {
-      sh("espeak-ng", ["-v", "en-us", "-s", "160", "-w", `${wav}.raw.wav`, s]);
-      // Trimmed to its first and last sound, so the pauses between sentences are exactly PAUSES.
-      const trim = ["silence", "1", "0.01", "1%"];
-      sh("sox", [
-        "-D",
-        `${wav}.raw.wav`,
-        "-r",
-        "16000",
-        "-c",
-        "1",
-        "-b",
-        "16",
-        wav,
-        ...trim,
-        "reverse",
-        ...trim,
-        "reverse",
-      ]);
-    }
-    const len = seconds(wav);
-    starts.push(t);
-    const ws = s.split(" ");
-    const chars = ws.reduce((a, w) => a + w.length, 0);
-    let u = t;
-    for (const w of ws) {
-      const d = (len * w.length) / chars;
-      words.push({ text: w, start: +u.toFixed(3), end: +(u + d).toFixed(3), confidence: 0.9 });
-      u += d;
-    }
-    parts.push(wav);
-    t += len;
-    if (i < PAUSES.length) {
-      parts.push(silence(`pause-${PAUSES[i]}.wav`, PAUSES[i]!));
-      t += PAUSES[i]!;
-    }
-  });
-  parts.push(silence("tail.wav", LEAD));
-  const audio = path.join(dir, "speech.wav");
-  if (!existsSync(audio)) sh("sox", ["-D", ...parts, audio]);
-  const video = muxTalk(audio, path.join(dir, "talk.mp4"), "testsrc2=s=640x360:r=30");
-  return { video, words, duration: seconds(video), starts };
-}
-
+const paceFixture = () => makePaceFixture(SENTENCES, PAUSES, LEAD);
 /** Where speech starts again after each silence of at least 0.1 s in a rendered file (seconds). */
-function speechOnsets(file: string): number[] {
-  const r = spawnSync(
-    "ffmpeg",
-    ["-v", "info", "-nostats", "-i", file, "-af", "silencedetect=noise=-40dB:d=0.1", "-f", "null", "-"],
-    { encoding: "utf8" },
-  );
-  return [...r.stderr.matchAll(/silence_end: ([\d.]+)/g)].map((m) => Number(m[1]));
-}
+const speechOnsets = (file: string) => silencesOf(file, 0.1).map((s) => s.end);
 
 /** ASS Dialogue start times (seconds). */
 const assStarts = (ass: string) =>

@@ -133,7 +133,7 @@ describe("poster stage", () => {
           hook: "Here is the point.",
           render_plan: { width: 360, height: 640 },
         },
-        brand: { ...brand, intro: { text: "Welcome", seconds: 1 } },
+        brand: { ...brand, intro: { text: "Welcome", seconds: 1, order: "card_first" } },
       },
       ctx,
     );

@@ -19,7 +19,7 @@ import {
   probeEncoder,
   type VideoEncoder,
 } from "../../daemon/render/encoder.js";
-import { finalEncodeArgs, probeMedia, THREAD_ARGS } from "../../daemon/render/render.js";
+import { DEFAULT_CRF, finalEncodeArgs, probeMedia, THREAD_ARGS } from "../../daemon/render/render.js";
 import { runClipd } from "../helpers/cli.js";
 import { daemonEnv } from "../helpers/daemon-config.js";
 
@@ -64,8 +64,9 @@ describe("render encoder", () => {
     const args = finalEncodeArgs({ preset: "veryfast" });
     expect(args.join(" ")).toContain(THREAD_ARGS.join(" "));
     expect(args).toContain(choice.encoder);
-    expect(finalEncodeArgs({ encoder: "h264_nvenc", preset: "veryfast" }).join(" ")).toMatch(
-      /-c:v h264_nvenc -preset p3 -rc vbr -cq 20 -b:v 0/,
+    // The hardware encoders get the same quality number as x264's CRF (DEFAULT_CRF).
+    expect(finalEncodeArgs({ encoder: "h264_nvenc", preset: "veryfast" }).join(" ")).toContain(
+      `-c:v h264_nvenc -preset p3 -rc vbr -cq ${DEFAULT_CRF} -b:v 0`,
     );
     const dir = await mkdtemp(path.join(os.tmpdir(), "clipd-encoder-"));
     const out = path.join(dir, "out.mp4");

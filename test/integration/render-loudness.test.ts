@@ -45,6 +45,18 @@ async function splitStereo(): Promise<string> {
   return muxTalk(wav, out, "testsrc2=s=1280x720:r=30");
 }
 
+/** Two microphones, each hearing the other voice 10 dB down (a room with bleed, issue 39). */
+async function bleedStereo(): Promise<string> {
+  const out = path.join(FIXTURE_DIR, "bleed-stereo-v1.mp4");
+  if (existsSync(out)) return out;
+  await splitStereo();
+  const wav = path.join(FIXTURE_DIR, "bleed-stereo-v1.wav");
+  const [l, r] = ["split-l.wav", "split-r.wav"].map((f) => path.join(FIXTURE_DIR, f));
+  // Left: the host and the guest at −10 dB (0.316); right: the guest and the host at −10 dB.
+  sh("sox", ["-D", "-M", l, r, wav, "remix", "1v1,2v0.316", "2v1,1v0.316"]);
+  return muxTalk(wav, out, "testsrc2=s=1280x720:r=30");
+}
+
 function expectReady(file: string, width = 1080, height = 1920): void {
   const l = loudnessOf(file);
   expect(Math.abs(l.lufs - -14), `integrated ${l.lufs} LUFS`).toBeLessThanOrEqual(1);
@@ -100,7 +112,7 @@ describe("renders ready to post", () => {
         id: "k",
         name: "Kit",
         colours: { primary: "#ffffff", accent: "#ff5fa2", background: "#22aa55" },
-        intro: { text: "The Garden Hour", seconds: 1 },
+        intro: { text: "The Garden Hour", seconds: 1, order: "card_first" },
         outro: { text: "Follow for more", seconds: 1 },
       },
     });
@@ -119,6 +131,17 @@ describe("renders ready to post", () => {
     const r = await renderClip({ source, media: VIDEO, cut: HQ, burn: HQ });
     done.push(r);
     expect(channelLean(r.file)).toBeLessThan(0.1);
+    expectReady(r.file);
+  });
+
+  it("two microphones with −10 dB of bleed: folded too, both voices in both ears", async () => {
+    const source = await bleedStereo();
+    // Going in: no side is ever silent (the old rule saw no split), but each voice leans 10 dB.
+    expect(channelLean(source, 12)).toBeLessThan(0.1);
+    expect(channelLean(source, 6)).toBeGreaterThan(0.6);
+    const r = await renderClip({ source, media: VIDEO, cut: HQ, burn: HQ });
+    done.push(r);
+    expect(channelLean(r.file, 3)).toBeLessThan(0.1);
     expectReady(r.file);
   });
 

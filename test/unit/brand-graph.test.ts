@@ -10,14 +10,22 @@ const colours = { primary: "#ffffff", accent: "#ffcc00", background: "#112233" }
 const kit: PlanBrand = {
   colours,
   logo: { key: "brand/logo.png", corner: "bottom-left", size: 0.2, opacity: 0.5 },
-  intro: { text: "Hello", seconds: 5 },
+  intro: { text: "Hello", seconds: 5, order: "card_first" },
   outro: { text: "  ", seconds: 1 },
 };
 
 describe("brand graph", () => {
   it("keeps cards to 1–2 s, leaves out a card with no text, and counts them in the clip's length", () => {
     expect(cardTimes(kit)).toEqual({ before: 2, after: 0 });
-    expect(cardTimes({ colours, intro: { text: "x", seconds: 0.2 } })).toEqual({ before: 1, after: 0 });
+    expect(cardTimes({ colours, intro: { text: "x", seconds: 0.2, order: "card_first" } })).toEqual({
+      before: 1,
+      after: 0,
+    });
+    // Hook first (the default, issue 39): the intro plays after the clip, before the outro.
+    expect(cardTimes({ colours, intro: { text: "x", seconds: 1.5 }, outro: { text: "y", seconds: 1 } })).toEqual({
+      before: 0,
+      after: 2.5,
+    });
     expect(cardTimes(undefined)).toEqual({ before: 0, after: 0 });
     expect(planDuration({ pieces: [{ start: 10, end: 14.5 }], brand: kit })).toBe(6.5);
   });

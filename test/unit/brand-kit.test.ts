@@ -44,7 +44,14 @@ describe("brand kits", () => {
     expect(field({ logo: { size: 0.41 } })).toBe("logo.size");
     expect(field({ intro: { text: "  ", seconds: 1 } })).toBe("intro.text");
     expect(field({ outro: { text: "Bye", seconds: 0.5 } })).toBe("outro.seconds");
-    expect(applyInput(kit, { intro: { text: " Hello " } as any }).intro).toEqual({ text: "Hello", seconds: 1.5 });
+    expect(applyInput(kit, { intro: { text: " Hello " } as any }).intro).toEqual({
+      text: "Hello",
+      seconds: 1.5,
+      order: "hook_first",
+    });
+    const first = applyInput(kit, { intro: { text: "Hi", order: "card_first" } }).intro;
+    expect(first).toEqual({ text: "Hi", seconds: 1.5, order: "card_first" });
+    expect(field({ outro: { text: "Bye", order: "card_first" } as any })).toBe("outro.order");
   });
 
   it("snapshots only what is set", () => {

@@ -68,6 +68,12 @@ describe("word confidence", () => {
     expect(decideHookTitle("My own words", "Our arm arrow", ws)).toEqual({ text: "My own words" });
     expect(decideHookTitle(true, "My arm", ws)).toEqual({ text: "My arm" });
     expect(decideHookTitle(false, "My arm", ws)).toEqual({});
+    // The unsure words come with the reason; asked to draw it anyway, the title is drawn as heard.
+    expect(off.unsure).toEqual([
+      { word: "our", confidence: 0.2 },
+      { word: "arrow", confidence: 0.01 },
+    ]);
+    expect(decideHookTitle(true, "Our arm arrow", ws, undefined, true)).toEqual({ text: "Our arm arrow" });
   });
 
   it("masks a listed word only when it was heard with confidence, unless asked to mask every one", () => {

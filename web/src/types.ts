@@ -125,6 +125,13 @@ export interface Clip {
   download_url?: string;
   /** The rendered clip's poster (JPEG), once it has one. */
   poster_url?: string;
+  /** hook_title true left no box: the title was heard with low confidence; two restyles that draw one. */
+  hook_title_dropped?: {
+    reason: "low_confidence";
+    message: string;
+    unsure_words: Array<{ word: string; confidence: number }>;
+    choices: Array<{ choice: "burn_anyway" | "own_words"; description: string; restyle: Record<string, unknown> }>;
+  };
 }
 
 /** A waiting step's place in the step queue shared by every account (`position` 1 is next). */

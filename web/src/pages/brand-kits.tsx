@@ -14,7 +14,8 @@ export interface BrandKit {
   colours: { primary: string; accent: string; background: string };
   font: { family: string; file_name: string; bundled: boolean } | null;
   logo: { uploaded: boolean; corner: string; size: number; opacity: number };
-  intro: { text: string; seconds: number } | null;
+  /** order: hook_first (the clip opens on its picture, the card after it) or card_first. */
+  intro: { text: string; seconds: number; order?: "hook_first" | "card_first" } | null;
   outro: { text: string; seconds: number } | null;
   cover: { uploaded: boolean };
   show_name: string | null;
@@ -108,6 +109,9 @@ const cardOf = (text: FormDataEntryValue | null, seconds: FormDataEntryValue | n
   return t ? { text: t, seconds: Number(seconds) || 1.5 } : null;
 };
 
+const withOrder = (card: ReturnType<typeof cardOf>, order: FormDataEntryValue | null) =>
+  card && { ...card, order: order === "card_first" ? ("card_first" as const) : ("hook_first" as const) };
+
 function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
   const { busy, error, run } = useAction();
   const [saved, setSaved] = useState<string | null>(null);
@@ -126,7 +130,7 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
         background: String(f.get("background")),
       },
       logo: { corner: String(f.get("corner")), size: Number(f.get("size")), opacity: Number(f.get("opacity")) },
-      intro: cardOf(f.get("intro"), f.get("intro_seconds")),
+      intro: withOrder(cardOf(f.get("intro"), f.get("intro_seconds")), f.get("intro_order")),
       outro: cardOf(f.get("outro"), f.get("outro_seconds")),
       show_name: String(f.get("show_name") ?? "").trim() || null,
     };
@@ -219,6 +223,13 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
             step={0.5}
             defaultValue={kit.intro?.seconds ?? 1.5}
           />
+          <div className="field">
+            <label htmlFor={`${id}-intro-order`}>Intro plays</label>
+            <select id={`${id}-intro-order`} name="intro_order" defaultValue={kit.intro?.order ?? "hook_first"}>
+              <option value="hook_first">After the clip: the clip opens on its picture and hook</option>
+              <option value="card_first">First, before the clip</option>
+            </select>
+          </div>
           <Field
             label="Outro card text (empty: none)"
             name="outro"

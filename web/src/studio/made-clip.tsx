@@ -10,6 +10,7 @@ import { call } from "../api";
 import type { CaptionStyle, Clip, Job, RestyleAnswer } from "../types";
 import { ErrorText, handler, useAction } from "../ui";
 import { CaptionEditor } from "./caption-editor";
+import { HookDropped } from "./hook-dropped";
 import { Captions } from "./captions";
 import { bodyOf, KEEP_ALL, LookFields, type LookForm } from "./look-fields";
 import { posterUrl } from "./poster";
@@ -90,6 +91,7 @@ export function MadeClip({ episodeId, clip, job, styles, onRestyled }: Props) {
             </a>
           </div>
           <div className="made-side stack">
+            <HookDropped clip={clip} busy={!!running} onRestyled={onRestyled} />
             <Restyle episodeId={episodeId} clip={clip} styles={styles} busy={!!running} onRestyled={onRestyled} />
             <CaptionEditor clip={clip} busy={!!running} onEdited={(a) => onRestyled(a, clip.title)} />
             <Captions
