@@ -27,7 +27,6 @@ export interface BrandFiles {
 // A bold face that ships with the fonts the caption styles already need (fonts-dejavu-core).
 const DEFAULT_CARD_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
 
-const even = (v: number) => Math.round(v / 2) * 2;
 const hex = (v: string | undefined, fallback: string) => (v && /^#[0-9a-fA-F]{6}$/.test(v) ? v : fallback);
 const STEREO_48K = "aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo";
 
