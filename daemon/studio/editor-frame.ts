@@ -67,7 +67,9 @@ export async function previewFrame(o: {
   const frame: PreviewFrame = { before: times.before, after: times.after };
   if (brand?.logo) frame.logo = { ...brand.logo };
   if (brand && times.before) frame.intro = card(brand, "intro", times.before, W, H);
-  if (brand && times.after) frame.outro = card(brand, "outro", times.after, W, H);
+  // Hook first (the default), the intro card plays after the clip, before any outro: the preview's one
+  // closing card holds all the seconds after the clip, in the outro's words where there is one.
+  if (brand && times.after) frame.outro = card(brand, brand.outro?.text?.trim() ? "outro" : "intro", times.after, W, H);
   if (o.audio) {
     const layout = audioLayout(W, H, brand?.logo as Parameters<typeof audioLayout>[2]);
     const { rows } = await o.db.query(`select cover_key from episodes where id = $1`, [o.episodeId]);

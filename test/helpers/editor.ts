@@ -40,7 +40,8 @@ export async function brandKit(base: string, key: string, name: string): Promise
     body: JSON.stringify({
       name,
       colours: { primary: "#FFFFFF", accent: "#22CC88", background: "#1E3A8A" },
-      intro: { text: "The Morning Show", seconds: 1.5 },
+      // Card first: the editor tests follow the intro card from the clip's first frame.
+      intro: { text: "The Morning Show", seconds: 1.5, order: "card_first" },
       logo: { corner: "top-right", size: 0.2, opacity: 1 },
       show_name: "Morning Show",
     }),
