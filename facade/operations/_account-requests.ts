@@ -29,7 +29,6 @@ const look = {
   ),
   hook_title_anyway: Opt(
     Type.Boolean({
-      "x-extension": true,
       description:
         "Extension: with hook_title true, draw the clip's title even when its words were heard with low " +
         "confidence (a clip's hook_title_dropped says when the box was left off for that); default false",

@@ -67,7 +67,6 @@ export const posterWebpUrl = str({
 export const hookTitleDropped: JsonSchema = {
   type: "object",
   required: ["reason", "message", "unsure_words", "choices"],
-  "x-extension": true,
   description:
     "Extension: present when hook_title true drew no box because the title's words were heard with low " +
     "confidence; each choice is a PATCH /clips/{id} body that draws one",

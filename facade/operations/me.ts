@@ -95,7 +95,6 @@ const ME_SCHEMA = {
         hook_title: { type: "boolean" },
         hook_title_anyway: {
           type: "boolean",
-          "x-extension": true,
           description: "Extension: the title is drawn even when heard with low confidence",
         },
         fit: { enum: ["fill", "whole"] },
