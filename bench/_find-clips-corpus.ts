@@ -1,6 +1,6 @@
 /**
  * The five writers the clip finder is fitted and measured on: the four folders of the corpus written
- * by others (../shared/corpus/find-clips beside the repository: writer-a … writer-d, each episode's
+ * by others (kept in test/fixtures/corpus/find-clips: writer-a … writer-d, each episode's
  * JSON built by its make.py) and the project's own labelled set (test/fixtures/labelled) as the
  * fifth. Each episode becomes one shape (Episode): only its words and title reach the engine; the
  * highlights, decoys, briefs and true sentence ends are labels, read by the judge and the fit alone.
@@ -27,15 +27,13 @@ export interface Episode extends Judged {
 export const OWN = "clipd";
 export const CORPUS_WRITERS = ["writer-a", "writer-b", "writer-c", "writer-d"];
 
-/** The corpus folder: CLIPD_CORPUS, else shared/corpus/find-clips beside or inside a parent of this file. */
+/** The corpus folder: CLIPD_CORPUS, else the copy kept in the repository (test/fixtures/corpus/find-clips). */
 export function corpusDir(): string | undefined {
   if (process.env.CLIPD_CORPUS) return process.env.CLIPD_CORPUS;
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++, dir = path.dirname(dir)) {
-    for (const c of [path.join(dir, "..", "shared"), path.join(dir, "shared")]) {
-      const p = path.join(c, "corpus", "find-clips");
-      if (existsSync(path.join(p, "writer-a"))) return p;
-    }
+    const p = path.join(dir, "test", "fixtures", "corpus", "find-clips");
+    if (existsSync(path.join(p, "writer-a"))) return p;
   }
   return undefined;
 }
@@ -101,7 +99,7 @@ export function loadOwn(dir = fixturesDir()): Episode[] {
   });
 }
 
-/** All five writers' episodes (the corpus ones only when the corpus is beside the repository). */
+/** All five writers' episodes (the corpus ones from its copy in test/fixtures/corpus/find-clips). */
 export function loadWriters(): Episode[] {
   const dir = corpusDir();
   return [...(dir ? CORPUS_WRITERS.flatMap((w) => loadWriter(w, dir)) : []), ...loadOwn()];

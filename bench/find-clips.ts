@@ -2,7 +2,7 @@
  * bench/find-clips: does the clip finder pick what a person would post, for any writer's episodes?
  *
  * Measured by leaving one writer out (bench/_find-clips-lowo.ts) over five writers: the four folders
- * of the corpus written by others (../shared/corpus/find-clips beside the repository) and the
+ * of the corpus written by others (kept in test/fixtures/corpus/find-clips) and the
  * project's own labelled set (test/fixtures/labelled). Each writer is measured with an engine fitted
  * on the other four only; per writer, and the mean of the four corpus writers, at the top 5 with the
  * default limits (30–150 s), by the corpus's own rules (score.py, ported in _find-clips-judge.ts):

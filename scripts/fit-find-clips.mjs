@@ -1,5 +1,5 @@
 // Fits the clip finder's ranker (plugins/find-clips/ranker.ts) on every labelled episode: the four
-// writers of the corpus beside the repository (../shared/corpus/find-clips, or CLIPD_CORPUS) and
+// writers of the corpus kept in test/fixtures/corpus/find-clips (or CLIPD_CORPUS) and
 // the project's own set (test/fixtures/labelled), and writes plugins/find-clips/words/ranker.json,
 // which names the writers, the episodes and a hash of their words and labels. Deterministic: the
 // same data gives the same file, byte for byte (test/unit/find-clips-ranker.test.ts refits it).
@@ -18,7 +18,7 @@ const out = at > 0 ? process.argv[at + 1] : path.join(root, "plugins", "find-cli
 const episodes = loadWriters();
 const writers = new Set(episodes.map((e) => e.writer));
 if (!CORPUS_WRITERS.every((w) => writers.has(w))) {
-  console.error("fit-find-clips: the corpus is missing (../shared/corpus/find-clips, or set CLIPD_CORPUS)");
+  console.error("fit-find-clips: the corpus is missing (test/fixtures/corpus/find-clips, or set CLIPD_CORPUS)");
   process.exit(1);
 }
 const t0 = performance.now();
