@@ -69,7 +69,8 @@ describe("the Brand kits page in a browser", () => {
     });
 
     await card.getByLabel("Upload font (TTF or OTF)").setInputFiles(FONT);
-    await card.getByText("Font: DejaVu Sans (DejaVuSans-Bold.ttf)").waitFor();
+    // The built-in font has the same family and file name: the page says which one the kit holds.
+    await card.getByText("Font: DejaVu Sans (DejaVuSans-Bold.ttf, uploaded)").waitFor();
     await card.getByLabel("Upload logo (PNG or SVG)").setInputFiles(logo);
     await card.getByRole("group", { name: "Logo (uploaded)" }).waitFor();
     expect((await kits())[0]).toMatchObject({

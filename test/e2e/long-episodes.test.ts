@@ -49,10 +49,21 @@ function sentenceStarts(t: { words: Word[]; segments: Array<{ words: [number, nu
   return starts;
 }
 
-/** Whether `at` falls in a pause of the script, or within EDGE of a spoken sentence's start or end. */
-function atScriptBoundary(ep: Episode, at: number): boolean {
+/**
+ * Whether a clip's `start` (or `end`) falls in a pause of the script, or within EDGE of a spoken
+ * sentence's start (or end). A cut inside a sentence also passes when the recogniser heard none of
+ * that sentence on the far side of the cut: the engine sees only the transcript, and pocketsphinx
+ * drops a sentence's first words now and then (one run lost "Today I am", 0.7 s, and the clip
+ * rightly began at the first word it heard).
+ */
+function atScriptBoundary(ep: Episode, words: Word[], at: number, side: "start" | "end"): boolean {
   const s = ep.timeline.find((x) => at > x.start && at < x.end);
-  return !s || at - s.start <= EDGE || s.end - at <= EDGE;
+  if (!s || at - s.start <= EDGE || s.end - at <= EDGE) return true;
+  const heard =
+    side === "start"
+      ? words.some((w) => w.end > s.start && w.start < at - 1e-3)
+      : words.some((w) => w.start < s.end && w.end > at + 1e-3);
+  return !heard;
 }
 
 async function checkEpisode(ep: Episode, out: string, target?: number) {
@@ -91,8 +102,13 @@ async function checkEpisode(ep: Episode, out: string, target?: number) {
       true,
     );
     // And against the script that was spoken: the cut points fall between sentences.
-    expect(atScriptBoundary(ep, c.start), `clip ${c.number} start ${c.start} s inside a script sentence`).toBe(true);
-    expect(atScriptBoundary(ep, c.end), `clip ${c.number} end ${c.end} s inside a script sentence`).toBe(true);
+    expect(
+      atScriptBoundary(ep, words, c.start, "start"),
+      `clip ${c.number} start ${c.start} s inside a script sentence`,
+    ).toBe(true);
+    expect(atScriptBoundary(ep, words, c.end, "end"), `clip ${c.number} end ${c.end} s inside a script sentence`).toBe(
+      true,
+    );
   }
   // Clips do not overlap.
   const sorted = [...clips].sort((a, b) => a.start - b.start);

@@ -273,8 +273,11 @@ function KitCard({ kit, onChange }: { kit: BrandKit; onChange: () => void }) {
       <fieldset className="files">
         <legend>Files</legend>
         <p className="hint">
-          Font: {kit.font ? `${kit.font.family} (${kit.font.file_name})` : "the caption style's own"}. Cover art:{" "}
-          {kit.cover.uploaded ? "uploaded" : "none"}.
+          Font:{" "}
+          {kit.font
+            ? `${kit.font.family} (${kit.font.file_name}, ${kit.font.bundled ? "built in" : "uploaded"})`
+            : "the caption style's own"}
+          . Cover art: {kit.cover.uploaded ? "uploaded" : "none"}.
         </p>
         <FileInput
           label="Upload font (TTF or OTF)"
