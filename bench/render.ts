@@ -24,7 +24,7 @@
  *
  * Knobs: BENCH_PARTS (comma list of main, presets, encode, threads, concurrency; default all), BENCH_ROUNDS
  * (2), BENCH_SECONDS (60, the main part's clip), BENCH_SWEEP_SECONDS (20, presets, encode and threads),
- * BENCH_CONC_SECONDS (20, clips at once).
+ * BENCH_CONC_SECONDS (20, clips at once), BENCH_ENCODE_CONTENTS (only the encode contents naming it).
  */
 import { existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
