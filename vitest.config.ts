@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import TierSequencer from "./test/sequencer.js";
 
 export default defineConfig({
   test: {
@@ -8,6 +9,7 @@ export default defineConfig({
     pool: "forks",
     fileParallelism: true,
     maxWorkers: 2,
+    sequence: { sequencer: TierSequencer },
     // Every clipd a test starts, in-process or as a child, leaves the whisper model alone (issue 29:
     // transcribe.auto_model fetches base.en from the internet otherwise).
     env: { CLIPD_AUTO_MODEL: "off" },
