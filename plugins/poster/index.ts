@@ -114,8 +114,10 @@ export default defineStage<PosterOptions>({
         };
     let picture = sharp(png);
     // An audio clip's frame already shows its title on the cover still, and a rendered frame may
-    // have the hook box burned in: the title is drawn once, never over another copy of itself.
-    const drawTitle = o.poster_title && !!title?.trim() && !audio && (clean || !render.hook_title);
+    // have the hook box burned in: the title is drawn once, never over another copy of itself. A
+    // title the render left off for its unsure words (hook_title_off) is not put back on the poster.
+    const drawTitle =
+      o.poster_title && !!title?.trim() && !audio && (clean || !render.hook_title) && !render.hook_title_off;
     const logoCorner = plan?.brand?.logo?.corner;
     if (drawTitle && title)
       picture = picture.composite([

@@ -102,6 +102,45 @@ describe("poster stage", () => {
     expect(purple).toBeGreaterThan(500);
   });
 
+  it("leaves off a title the render dropped for its unsure words", async () => {
+    ctx = await makeStageCtx({});
+    await ctx.storage.putFile("runs/r/clip-c-captioned.mp4", await colourClip(ctx.workdir));
+    const words = ["Here", "is", "the", "point."].map((text, i) => ({
+      text,
+      start: 1.2 + i * 0.3,
+      end: 1.45 + i * 0.3,
+    }));
+    await ctx.storage.write(
+      "runs/r/clip-c.words.json",
+      JSON.stringify({ ref: "c", title: "The point", hook: "Here is the point.", words }),
+    );
+    const render = {
+      key: "runs/r/clip-c-captioned.mp4",
+      ref: "c",
+      style: "clean",
+      duration: 3,
+      width: 360,
+      height: 640,
+      thumbnail_key: "runs/r/clip-c.jpg",
+      poster_webp_key: "runs/r/clip-c.webp",
+    };
+    const cut = { words_key: "runs/r/clip-c.words.json", title: "The point", hook: "Here is the point." };
+    const kept = await poster.run({ render: { ...render, hook_title: false }, cut, brand }, ctx);
+    expect(kept.render.poster.title).toBe("The point");
+    const off = "the title's words were heard with low confidence";
+    const out = await poster.run({ render: { ...render, hook_title: true, hook_title_off: off }, cut, brand }, ctx);
+    expect(out.render.poster.title).toBeNull();
+    // No band in the kit's background colour: the frame's own green shows at the top.
+    const top = [
+      ...(await sharp(await ctx.storage.read(out.render.thumbnail_key))
+        .extract({ left: 180, top: 80, width: 1, height: 1 })
+        .raw()
+        .toBuffer()),
+    ];
+    expect(top[1]!, String(top)).toBeGreaterThan(90);
+    expect(top[2]!, String(top)).toBeLessThan(60);
+  });
+
   it("counts a brand's intro card before the hook's first word", async () => {
     ctx = await makeStageCtx({ poster_title: false });
     await ctx.storage.putFile("runs/r/clip-b-captioned.mp4", await colourClip(ctx.workdir));
