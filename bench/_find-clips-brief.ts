@@ -66,7 +66,7 @@ export function briefGroups(
 }
 
 /** What the weights were fitted on: writers, episodes, and a hash of their words and briefs. */
-function fittedOn(eps: Episode[], briefs: number): BriefWeights["fitted_on"] {
+export function fittedOn(eps: Episode[], briefs: number): BriefWeights["fitted_on"] {
   const h = createHash("sha256");
   for (const e of eps)
     h.update(JSON.stringify([e.writer, e.id, e.words.map((w) => [w.text, w.start, w.end]), e.highlights, e.briefs]));

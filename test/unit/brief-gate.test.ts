@@ -3,8 +3,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { corpusDir, loadWriters } from "../../bench/_find-clips-corpus.js";
-import { briefJson, embedEpisodes, fitBrief } from "../../bench/_find-clips-brief.js";
-import { fit } from "../../bench/_find-clips-fit.js";
+import { fittedOn } from "../../bench/_find-clips-brief.js";
 import { isShow, textOf } from "../../plugins/find-clips/brief-features.js";
 import { shippedBriefWeights } from "../../plugins/find-clips/brief-weights.js";
 import { findClips, prepare } from "../../plugins/find-clips/heuristic.js";
@@ -60,15 +59,14 @@ describe("a brief matched by meaning, and one the episode has nothing for", () =
     expect(await ask("quantum physics and the strange behaviour of subatomic particles")).toEqual([]);
   }, 60_000);
 
-  it.skipIf(!corpusDir())(
-    "is refitted from the corpus and our set to the same file, byte for byte",
-    async () => {
-      const eps = loadWriters();
-      expect(await embedEpisodes(eps)).toBe(true);
-      const file = wordsFile("brief.json")!;
-      expect(briefJson(fitBrief(eps, fit(eps)))).toBe(readFileSync(file, "utf8"));
-      expect(shippedBriefWeights()!.gate.threshold).toBeGreaterThan(0);
-    },
-    900_000,
-  );
+  // The byte-for-byte refit embeds every sentence of 57 episodes (about five minutes on 2 shared
+  // cores), too long for every run: `node scripts/fit-find-clips.mjs --check` does it and fails on
+  // any difference. Here: the shipped file names exactly the data the repository holds now.
+  it.skipIf(!corpusDir())("names the episodes and the hash of the data it was fitted on", () => {
+    const eps = loadWriters();
+    const w = JSON.parse(readFileSync(wordsFile("brief.json")!, "utf8")) as { fitted_on: ReturnType<typeof fittedOn> };
+    expect(w.fitted_on).toEqual(fittedOn(eps, w.fitted_on.briefs));
+    expect(w.fitted_on.briefs).toBe(eps.reduce((a, e) => a + e.briefs.length, 0));
+    expect(shippedBriefWeights()!.gate.threshold).toBeGreaterThan(0);
+  });
 });
