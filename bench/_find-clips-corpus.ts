@@ -22,6 +22,8 @@ export interface Episode extends Judged {
   punctuated: boolean;
   /** Words corrupted like a weak speech engine's (the share of words wrong), else 0. */
   noise: number;
+  /** Briefs of another episode, asked of this one: it should answer none (set by the bench). */
+  foreign?: string[];
 }
 
 export const OWN = "clipd";
@@ -98,6 +100,10 @@ export function loadOwn(dir = fixturesDir()): Episode[] {
     };
   });
 }
+
+/** Each episode with the briefs of the next one (the last with the first's) as its foreign briefs. */
+export const withForeign = (eps: Episode[]): Episode[] =>
+  eps.map((e, i) => ({ ...e, foreign: eps[(i + 1) % eps.length]!.briefs.map((b) => b.about) }));
 
 /** All five writers' episodes (the corpus ones from its copy in test/fixtures/corpus/find-clips). */
 export function loadWriters(): Episode[] {

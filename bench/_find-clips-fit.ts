@@ -11,6 +11,7 @@ import { candidatesOf, findClips, prepare } from "../plugins/find-clips/heuristi
 import { resolveLimits } from "../plugins/find-clips/index.js";
 import { againstEpisode } from "../plugins/find-clips/rank-features.js";
 import { fitRanker, type Ranker, type Sample } from "../plugins/find-clips/ranker.js";
+import type { BriefWeights } from "../plugins/find-clips/brief-weights.js";
 import type { Episode } from "./_find-clips-corpus.js";
 import { hits, iou } from "./_find-clips-judge.js";
 import type { Finder } from "./_find-clips-lowo.js";
@@ -76,11 +77,14 @@ export function fit(eps: Episode[], settings = SETTINGS): Ranker {
   return fitRanker(samples, settings, fittedOn(eps, samples.length));
 }
 
-/** The engine with a given ranker (null: the hand-set weights), at the default limits. */
-export function finderWith(ranker: Ranker | null): Finder {
+/** The engine with a given ranker (null: the hand-set weights) and brief weights, at the default limits. */
+export function finderWith(ranker: Ranker | null, briefWeights?: BriefWeights): Finder {
   const limits = resolveLimits({});
   return (e, about, existing) =>
-    findClips({ words: e.words }, { ...limits, seed: e.id, duration: e.duration, about, existing, ranker });
+    findClips(
+      { words: e.words },
+      { ...limits, seed: e.id, duration: e.duration, about, existing, ranker, briefWeights },
+    );
 }
 
 /** The ranker as the shipped file holds it (one stable layout, so a refit compares byte for byte). */

@@ -23,6 +23,8 @@ export interface EpisodeRow {
   chance: Measured;
   ms: number;
   top: Span[];
+  /** Foreign briefs asked (another episode's) and how many got no answer. */
+  foreign: { asked: number; refused: number };
 }
 
 /** The clip a search answers a brief with: the best-ranked clip marked as answering it, else the first new one. */
@@ -39,6 +41,8 @@ export function measureEpisode(e: Episode, find: Finder): EpisodeRow {
   const clips = find(e);
   const ms = performance.now() - t0;
   const answers = e.briefs.map((b) => answerOf(find(e, b.about, clips), clips, b.about));
+  const foreign = e.foreign ?? [];
+  const refused = foreign.filter((about) => !answerOf(find(e, about, clips), clips, about)).length;
   const top = clips.slice(0, TOP).map((c) => ({ start: c.start, end: c.end }));
   const lengths = top.map((c) => c.end - c.start);
   const briefLengths = answers.map((a) => (a ? a.end - a.start : 60));
@@ -51,6 +55,7 @@ export function measureEpisode(e: Episode, find: Finder): EpisodeRow {
     chance: chanceOf(e, lengths, briefLengths),
     ms,
     top,
+    foreign: { asked: foreign.length, refused },
   };
 }
 
@@ -69,13 +74,25 @@ export function leaveOneWriterOut(all: Episode[], fitFor: (train: Episode[], wri
   });
 }
 
+const mean4 = (v: Array<number | null>) => {
+  const n = v.filter((x): x is number => x !== null);
+  return n.length ? n.reduce((a, c) => a + c, 0) / n.length : null;
+};
 const f2 = (v: number | null) => (v === null ? "–" : v.toFixed(2));
 const KEYS = ["hit", "precision", "decoys", "boundaries", "brief"] as const;
 
 function line(name: string, rows: EpisodeRow[]): string {
   const m = mean(rows.map((r) => r.measured));
   const c = mean(rows.map((r) => r.chance));
-  return `| ${name} | ${rows.length} | ${KEYS.map((k) => `${f2(m[k])} (${f2(c[k])})`).join(" | ")} |`;
+  return `| ${name} | ${rows.length} | ${KEYS.map((k) => `${f2(m[k])} (${f2(c[k])})`).join(" | ")} | ${f2(
+    refusedShare(rows),
+  )} |`;
+}
+
+/** The share of foreign briefs (another episode's) that got no answer; null when none were asked. */
+export function refusedShare(rows: EpisodeRow[]): number | null {
+  const asked = rows.reduce((a, r) => a + r.foreign.asked, 0);
+  return asked ? rows.reduce((a, r) => a + r.foreign.refused, 0) / asked : null;
 }
 
 /** Per-writer mean of each measure, then the mean over the four corpus writers (not over episodes). */
@@ -90,13 +107,15 @@ export function corpusMean(rows: EpisodeRow[]): { measured: Measured; chance: Me
 /** The leave-one-writer-out table: each writer, the corpus mean, and the episodes by kind of text. */
 export function lowoTable(rows: EpisodeRow[]): string {
   const head =
-    "| writer (held out) | episodes | hit rate | precision@5 | decoys | boundaries | brief |\n" +
-    "|---|---:|---:|---:|---:|---:|---:|";
+    "| writer (held out) | episodes | hit rate | precision@5 | decoys | boundaries | brief | foreign refused |\n" +
+    "|---|---:|---:|---:|---:|---:|---:|---:|";
   const writers = [...CORPUS_WRITERS, OWN].filter((w) => rows.some((r) => r.writer === w));
   const cm = corpusMean(rows);
   const meanLine = `| **mean of the ${writers.filter((w) => w !== OWN).length} corpus writers** | ${
     rows.filter((r) => r.writer !== OWN).length
-  } | ${KEYS.map((k) => `**${f2(cm.measured[k])}** (${f2(cm.chance[k])})`).join(" | ")} |`;
+  } | ${KEYS.map((k) => `**${f2(cm.measured[k])}** (${f2(cm.chance[k])})`).join(" | ")} | **${f2(
+    mean4(writers.filter((w) => w !== OWN).map((w) => refusedShare(rows.filter((r) => r.writer === w)))),
+  )}** |`;
   const corpus = rows.filter((r) => r.writer !== OWN);
   const kinds = [
     line(

@@ -13,6 +13,7 @@ import { titleFor } from "./titles.js";
 import { endsOpen, facts } from "./features.js";
 import { briefScorer, pickAnswers, withAnswer } from "./brief.js";
 import type { Clip } from "./clip.js";
+import type { BriefWeights } from "./brief-weights.js";
 import { momentsOf } from "./moments.js";
 import { rankScore, shippedRanker, weighed, type Ranker } from "./ranker.js";
 import { againstEpisode } from "./rank-features.js";
@@ -43,6 +44,8 @@ export interface FindOptions {
   existing?: Clip[];
   /** The fitted ranker to score windows with: the shipped one when absent, the hand-set weights when null. */
   ranker?: Ranker | null;
+  /** The fitted brief weights: the shipped ones when absent. */
+  briefWeights?: BriefWeights;
 }
 
 export function clipRef(seed: string, start: number, end: number, taken: Set<string> = new Set()): string {
@@ -220,6 +223,7 @@ export function findClips(transcript: Transcript, opts: FindOptions, prepared?: 
         candidates.map((x) => x.w),
         opts.about,
         duration,
+        { qualities: candidates.map((x) => x.s.quality), weights: opts.briefWeights },
       )
     : undefined;
   const ranked = candidates

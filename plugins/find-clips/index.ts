@@ -10,6 +10,8 @@ import {
   type StageWith,
 } from "../../daemon/engine/stage.js";
 import { stepFile } from "../../daemon/storage/storage.js";
+import { isShow, textOf } from "./brief-features.js";
+import { embedAhead } from "./sentence-model.js";
 import { findClips, isShortRecording, prepare, type Clip } from "./heuristic.js";
 import { confirmClipGaps } from "./gaps.js";
 import { markUnsureTitles } from "./title-confidence.js";
@@ -178,6 +180,12 @@ export default defineStage<FindClipsOptions>({
       existing,
     };
     const prepared = prepare(transcript, findOpts);
+    // A brief is matched by a sentence model too: the episode's sentences are embedded here (kept
+    // by text, so a later brief on the same episode embeds only itself).
+    if (about && prepared.words.length) {
+      ctx.progress(62, "reading the brief");
+      await embedAhead([about, ...prepared.sentences.filter((s) => !isShow(s)).map(textOf)], (m) => ctx.log.warn(m));
+    }
 
     let clips: Clip[] | undefined;
     let engineUsed: "heuristic" | "llm" = "heuristic";

@@ -73,7 +73,7 @@ export interface Sample {
 }
 
 /** Solves A v = g for a symmetric positive-definite A (Cholesky). */
-function solve(A: number[][], g: number[]): number[] {
+export function solve(A: number[][], g: number[]): number[] {
   const n = g.length;
   const L = A.map(() => new Array<number>(n).fill(0));
   for (let i = 0; i < n; i++)
