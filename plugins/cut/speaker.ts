@@ -24,8 +24,14 @@ export interface Turn {
   person: number | null;
 }
 
-/** Mean change between consecutive openings: a talking mouth moves often, a landmark's one jump barely counts. */
-const movement = (v: number[]) => v.slice(1).reduce((a, b, i) => a + Math.abs(b - v[i]!), 0) / (v.length - 1);
+/**
+ * Mean change between consecutive openings, the largest one left out: a talking mouth moves often,
+ * and one jump (a mouth opening as its turn starts at the window's edge, a new crop) does not count.
+ */
+function movement(v: number[]): number {
+  const d = v.slice(1).map((b, i) => Math.abs(b - v[i]!));
+  return (d.reduce((a, b) => a + b, 0) - Math.max(...d)) / Math.max(1, d.length - 1);
+}
 
 /** The speaker at `t` among the people on screen in [from, to), or null when it cannot tell. */
 export function speakerAt(
@@ -40,11 +46,13 @@ export function speakerAt(
   const scores = people
     .map((p) => {
       const v = p.sightings.filter((s) => s.t >= lo && s.t < hi && (!voice || voiceActive(voice, s.t)));
+      // Only the frames whose landmarks were measured (face-schedule.ts asks while voiced, two on screen).
+      const mouths = v.flatMap((s) => (s.mouth === undefined ? [] : [s.mouth]));
       return {
         id: p.id,
         x: p.sightings.find((s) => s.t >= scene.start)?.x ?? 0.5,
         n: v.length,
-        s: v.length >= 3 ? movement(v.map((s) => s.mouth)) : 0,
+        s: mouths.length >= 3 ? movement(mouths) : 0,
       };
     })
     .filter((p) => p.n > 0)
