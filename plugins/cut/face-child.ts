@@ -26,8 +26,6 @@ export interface FaceFrame {
   marks?: boolean;
   /** The picture changed wholesale (a cut): every face starts a new track. */
   fresh?: boolean;
-  /** false: nothing moved since the last frame; measure its faces again instead of detecting. */
-  detect?: boolean;
 }
 
 export interface FoundFace {
@@ -73,8 +71,8 @@ async function main(): Promise<void> {
   // The recognition net loads on the first descriptor: a clip of one track may need none.
   let recognition: Promise<unknown> | undefined;
   const options = new faceapi.TinyFaceDetectorOptions({ inputSize: INPUT_SIZE, scoreThreshold: 0.45 });
-  // Each face of the last frame looked at: its box, when it was described, and the landmarks' box.
-  let previous: Array<{ box: FoundFace; described: number; held: FoundFace }> = [];
+  // Each face of the last frame looked at: its box and when it was described.
+  let previous: Array<{ box: FoundFace; described: number }> = [];
 
   // biome-ignore lint/suspicious/noExplicitAny: TensorFlow.js tensors
   const cut = async (input: any, f: FaceFrame, b: FoundFace): Promise<any> => {
@@ -106,22 +104,16 @@ async function main(): Promise<void> {
   const look = async (f: FaceFrame, input: any): Promise<FoundFace[]> => {
     if (f.fresh) previous = [];
     const marks = FULL || f.marks;
-    // Not asked to detect (nothing moved): the last frame's faces, measured again.
-    const faces: FoundFace[] =
-      f.detect === false
-        ? previous.map((p) => ({ x: p.box.x, y: p.box.y, w: p.box.w, h: p.box.h, score: p.box.score }))
-        : // biome-ignore lint/suspicious/noExplicitAny: face-api's detection objects
-          (await faceapi.detectAllFaces(input, options)).map((d: any) => box(d, f));
+    // biome-ignore lint/suspicious/noExplicitAny: face-api's detection objects
+    const faces: FoundFace[] = (await faceapi.detectAllFaces(input, options)).map((d: any) => box(d, f));
     const next: typeof previous = [];
     for (const [i, face] of faces.entries()) {
       const near1 = previous.filter((p) => near(p.box, face));
       // Ambiguous: two faces of the last frame could be this one, or two of this frame that one.
       const ambiguous = near1.length > 1 || faces.some((o, j) => j !== i && near1.some((p) => near(p.box, o)));
       const same = near1.length === 1 && !ambiguous ? near1[0] : undefined;
-      // The landmarks read the same crop while the face holds still: the box's own jitter is no mouth moving.
-      const held = !FULL && same && steady(same.held, face) ? same.held : face;
-      if (marks)
-        face.mouth = await crop(input, f, FULL ? held : grown(held), async (c) => mouthOpening(await landmarks(c)));
+      // On the detector's own box: it moves with an opening mouth, and the landmarks with it.
+      if (marks) face.mouth = await crop(input, f, face, async (c) => mouthOpening(await landmarks(c)));
       let described = same?.described ?? Number.NEGATIVE_INFINITY;
       if (DESCRIBE_ALL || f.t - described >= REDESCRIBE_S || f.t < described) {
         if (FULL || DESCRIBE_ALL || ++tracks > 1) {
@@ -132,7 +124,7 @@ async function main(): Promise<void> {
         } else first = { t: f.t, x: face.x, y: face.y, crop: await cut(input, f, face) };
         described = f.t;
       }
-      next.push({ box: face, described, held });
+      next.push({ box: face, described });
     }
     previous = next;
     return faces;
@@ -179,21 +171,6 @@ function box(d: any, f: FaceFrame): FoundFace {
     score: d.score,
   };
 }
-
-/**
- * A face's box grown for the landmarks: the detector's box ends at the closed mouth's chin, and the
- * landmarks stay inside their crop, so in the box alone an opening mouth barely reads. Measured on
- * the two-shot at 720p and 1080p, 2.2 reads both faces' turns (1.4–1.8 read one of the two).
- */
-const GROW = 2.2;
-const grown = (b: FoundFace): FoundFace => ({ ...b, w: b.w * GROW, h: b.h * GROW });
-
-/**
- * A box that moved or changed size by under a quarter: the landmarks keep the old crop (an opening
- * mouth alone changes the detector's box by about a tenth, and a new crop reads as a mouth moving).
- */
-const steady = (a: FoundFace, b: FoundFace) =>
-  Math.hypot(a.x - b.x, a.y - b.y) < 0.25 * a.w && Math.abs(b.w / a.w - 1) < 0.25 && Math.abs(b.h / a.h - 1) < 0.25;
 
 /** The same face on the next sample: its centre within half a face of the last one. */
 const near = (a: FoundFace, b: FoundFace) => Math.hypot(a.x - b.x, a.y - b.y) < 0.5 * Math.max(a.w, b.w);

@@ -3,8 +3,8 @@
  * landmarks cost 25–60 ms a frame on one core, the decode a few: so every sample is decoded, but a
  * frame is detected only when it can tell something new:
  * - the landmarks (the mouth's movement) only decide between speakers: asked while a voice is heard
- *   and more than one face was on screen, and then every sample (a turn needs a few openings), on the
- *   last detection's boxes while the picture holds still (about 4 ms a face instead of 25 a frame);
+ *   and more than one face was on screen, and then on every sample, detected (a turn needs a few
+ *   openings, and the landmarks read the mouth on the detector's own box, which moves with it);
  * - otherwise, while the picture moves, often enough that a face moves about half its width between
  *   detections (every sample to once in 1.5 s; once a second with no face yet), and once in 1.5 s
  *   while it does not (its tiny grey copy, a glance, barely changes from the last frame detected);
@@ -55,8 +55,6 @@ export function change(a: Uint8Array, b: Uint8Array): number {
 }
 
 export interface Ask {
-  /** Send the frame to the face finder at all; if so, detect faces or measure the last ones again. */
-  look: boolean;
   detect: boolean;
   marks: boolean;
   fresh: boolean;
@@ -75,16 +73,14 @@ export class FaceSchedule {
 
   /** What to ask of the face finder for the frame at `t` with glance `g`. */
   decide(t: number, g: Uint8Array): Ask {
-    if (this.full) return { look: true, detect: true, marks: true, fresh: false };
+    if (this.full) return { detect: true, marks: true, fresh: false };
     const last = this.last;
     const c = last ? change(g, last.glance) : CUT;
-    if (!last || c >= CUT) return { look: true, detect: true, marks: this.voiced(t), fresh: true };
+    if (!last || c >= CUT) return { detect: true, marks: this.voiced(t), fresh: true };
     const marks = last.faces.length >= 2 && this.voiced(t);
     const every = c >= MOVED ? this.moving : STILL_EVERY;
-    // A little under the interval: samples come at a fixed rate and their clock rounds. Landmarks on
-    // boxes the faces have moved out of would read nothing: a moving picture is detected each time.
-    const detect = t - last.t >= every - 0.05 || (marks && c >= MOVED);
-    return { look: detect || marks, detect, marks, fresh: false };
+    // A little under the interval: samples come at a fixed rate and their clock rounds.
+    return { detect: marks || t - last.t >= every - 0.05, marks, fresh: false };
   }
 
   /** The faces a detected frame held; the next decisions compare against it. */

@@ -97,14 +97,14 @@ export async function reframe(
             const g = glance(f);
             await lastDetection;
             const ask = s.decide(t, g);
-            if (!ask.look) return void found.push(Promise.resolve({ t }));
-            if (ask.detect) detected++;
-            const { marks, fresh, detect } = ask;
+            if (!ask.detect) return void found.push(Promise.resolve({ t }));
+            detected++;
+            const { marks, fresh } = ask;
             const faces = finder
-              .find({ t, width: f.width, height: f.height, rgb: f.rgb, marks, fresh, detect })
+              .find({ t, width: f.width, height: f.height, rgb: f.rgb, marks, fresh })
               .catch(() => [] as FoundFace[])
               .then((x) => {
-                if (detect) s.seen(t, g, x);
+                s.seen(t, g, x);
                 return { t, faces: x, fresh };
               });
             lastDetection = faces;

@@ -24,14 +24,8 @@ export interface Turn {
   person: number | null;
 }
 
-/**
- * Mean change between consecutive openings, the largest one left out: a talking mouth moves often,
- * and one jump (a mouth opening as its turn starts at the window's edge, a new crop) does not count.
- */
-function movement(v: number[]): number {
-  const d = v.slice(1).map((b, i) => Math.abs(b - v[i]!));
-  return (d.reduce((a, b) => a + b, 0) - Math.max(...d)) / Math.max(1, d.length - 1);
-}
+/** Mean change between consecutive openings: a talking mouth moves often, a landmark's one jump barely counts. */
+const movement = (v: number[]) => v.slice(1).reduce((a, b, i) => a + Math.abs(b - v[i]!), 0) / (v.length - 1);
 
 /** The speaker at `t` among the people on screen in [from, to), or null when it cannot tell. */
 export function speakerAt(
