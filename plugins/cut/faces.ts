@@ -13,6 +13,15 @@ export type { FoundFace } from "./face-child.js";
 // Under the tests this module is TypeScript source, and Node 24 runs the child's source as it is.
 const CHILD = fileURLToPath(import.meta.url).replace(/faces\.(ts|js)$/, "face-child.$1");
 
+export interface LateDescriptor {
+  t: number;
+  x: number;
+  y: number;
+  desc: number[];
+}
+
+type Answer = { ready?: boolean; fatal?: string; id?: number; faces?: FoundFace[]; late?: LateDescriptor[] };
+
 /** Frames in flight before the decode is asked to wait (each is a few hundred kB). */
 export const MAX_PENDING = 6;
 
@@ -23,10 +32,16 @@ export class FaceFinder {
   private next = 0;
   private failure: Error | undefined;
   private idle: Array<() => void> = [];
+  /** Descriptors made after their frame's answer (face-child.ts): the first track's, once a second came. */
+  readonly late: LateDescriptor[] = [];
 
-  /** `describeAll`: a descriptor for every face (the tests tell people apart on rendered frames). */
-  constructor(signal?: AbortSignal, o: { describeAll?: boolean } = {}) {
-    this.child = fork(CHILD, o.describeAll ? ["--describe-all"] : [], {
+  /**
+   * `describeAll`: a descriptor for every face (the tests tell people apart on rendered frames);
+   * `full`: the first version's cost (bench/reframe compares).
+   */
+  constructor(signal?: AbortSignal, o: { describeAll?: boolean; full?: boolean } = {}) {
+    const args = [...(o.describeAll ? ["--describe-all"] : []), ...(o.full ? ["--full"] : [])];
+    this.child = fork(CHILD, args, {
       serialization: "advanced",
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
@@ -37,8 +52,9 @@ export class FaceFinder {
     const onAbort = () => this.child.kill("SIGKILL");
     signal?.addEventListener("abort", onAbort, { once: true });
     this.ready = new Promise((resolve, reject) => {
-      this.child.on("message", (m: { ready?: boolean; fatal?: string; id?: number; faces?: FoundFace[] }) => {
+      this.child.on("message", (m: Answer) => {
         if (m.ready) return resolve();
+        if (m.late) this.late.push(...m.late);
         if (m.fatal) return reject(new Error(`face finder: ${m.fatal}`));
         const done = m.id === undefined ? undefined : this.waiting.get(m.id);
         if (done && m.id !== undefined) {

@@ -37,6 +37,12 @@ export interface SampleOptions {
   onFrame?: (f: RawFrame) => Promise<void> | void;
   /** Keep one frame in this many for the attention crop (default 1: all). */
   keepEvery?: number;
+  /**
+   * The scene score's own width, with one decoding thread: the score runs on every frame at this
+   * size and only the sampled frames are scaled to `width` (the face analysis: a third of its decode's
+   * processor time). Unset: every frame is scaled to `width` and scored there.
+   */
+  sceneWidth?: number;
 }
 
 /** Splits PPM frames (P6) out of a pipe: each one's header says its size. */
@@ -66,12 +72,15 @@ export function samplePiece(
   const len = p.end - p.start;
   // About 2 samples a second, at most ~120 per piece (memory stays small for long clips).
   const rate = Math.min(so.rate ?? 2, (so.max ?? 120) / Math.max(len, 1));
-  const graph =
-    `[0:v]scale=${so.width ?? 320}:-2:flags=fast_bilinear,split[a][b];` +
-    `[a]select='gt(scene\\,${threshold})',showinfo,nullsink;[b]fps=${rate.toFixed(4)}[s]`;
+  const scale = (w: number) => `scale=${w}:-2:flags=fast_bilinear`;
+  const score = `select='gt(scene\\,${threshold})',showinfo,nullsink`;
+  const graph = so.sceneWidth
+    ? `[0:v]split[a][b];[a]${scale(so.sceneWidth)},${score};[b]fps=${rate.toFixed(4)},${scale(so.width ?? 320)}[s]`
+    : `[0:v]${scale(so.width ?? 320)},split[a][b];[a]${score};[b]fps=${rate.toFixed(4)}[s]`;
   const args = [
     "-hide_banner",
     "-nostdin",
+    ...(so.sceneWidth ? ["-threads", "1"] : []),
     "-flags2",
     "fast",
     "-skip_loop_filter",

@@ -40,11 +40,13 @@ export function speakerAt(
   const scores = people
     .map((p) => {
       const v = p.sightings.filter((s) => s.t >= lo && s.t < hi && (!voice || voiceActive(voice, s.t)));
+      // Only the frames whose landmarks were measured (face-schedule.ts asks while voiced, two on screen).
+      const mouths = v.flatMap((s) => (s.mouth === undefined ? [] : [s.mouth]));
       return {
         id: p.id,
         x: p.sightings.find((s) => s.t >= scene.start)?.x ?? 0.5,
         n: v.length,
-        s: v.length >= 3 ? movement(v.map((s) => s.mouth)) : 0,
+        s: mouths.length >= 3 ? movement(mouths) : 0,
       };
     })
     .filter((p) => p.n > 0)

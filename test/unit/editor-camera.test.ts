@@ -1,9 +1,10 @@
 // The clip editor's preview frames what the render will (issue 37): the page's camera arithmetic
 // (web/src/editor/model.ts, a CSS object-position) against the render's window (daemon/render/camera.ts,
-// which the reframe tests check on rendered frames), at three moments: held, mid-move and after a cut.
+// which the reframe tests check on rendered frames), at three moments: held, mid-move and after a cut;
+// and a split clip's two windows (splitWindows, drawn on a canvas) against the render's two.
 import { describe, expect, it } from "vitest";
 import { type CameraPlan, windowsAt } from "../../daemon/render/camera.js";
-import { cameraFocus } from "../../web/src/editor/model.js";
+import { cameraFocus, splitWindows } from "../../web/src/editor/model.js";
 
 const plan = (source_aspect: number): CameraPlan => ({
   version: 1,
@@ -42,7 +43,29 @@ describe("the editor's preview and the render", () => {
       }
     });
 
-  it("leaves a split clip to the old preview (the page does not draw two windows)", () => {
-    expect(cameraFocus({ ...plan(16 / 9), layout: "split", paths: [[], []] }, 1, 9 / 16)).toBeNull();
+  it("draws a split clip's two windows where the render crops them, stacked in 9:16", () => {
+    const p: CameraPlan = {
+      ...plan(16 / 9),
+      layout: "split",
+      paths: [
+        [
+          { t: 0, x: 0.27, y: 0.5 },
+          { t: 4, x: 0.3, y: 0.45 },
+        ],
+        [{ t: 0, x: 0.73, y: 0.52 }],
+      ],
+      zoom: [0.6, 0.55],
+    };
+    expect(cameraFocus(p, 1, 9 / 16)).toBeNull();
+    for (const t of [0.5, 2, 5]) {
+      const wins = windowsAt(p, t, 9 / 16);
+      const halves = splitWindows(p, t, 1080, 1920)!;
+      expect(halves.map((h) => h.dst)).toEqual([
+        { x: 0, y: 0, w: 1080, h: 960 },
+        { x: 0, y: 960, w: 1080, h: 960 },
+      ]);
+      for (const [i, h] of halves.entries())
+        for (const k of ["x", "y", "w", "h"] as const) expect(h.src[k]).toBeCloseTo(wins[i]![k], 4);
+    }
   });
 });

@@ -34,29 +34,70 @@ export interface EditorView {
 export interface EditorCamera {
   layout: "follow" | "split" | "whole";
   paths: Array<Array<{ t: number; x: number; y: number; cut?: boolean }>>;
+  /** Per path, the most of the source's height its window spans (split: closer on each face). */
+  zoom?: number[];
   source_aspect: number;
 }
 
-/**
- * The camera's window at clip time `t` as a CSS object-position (fractions of the free range), the
- * same arithmetic as the render's crop (daemon/render/camera.ts: eased keys, face 40 % from the top).
- * Null where the preview cannot show it as one window (split) or there is no path.
- */
-export function cameraFocus(c: EditorCamera, t: number, shape: number): { x: number; y: number } | null {
-  const path = c.layout === "follow" ? c.paths[0] : undefined;
-  if (!path?.length) return null;
+type Path = EditorCamera["paths"][number];
+
+/** The camera's centre on a path at `t`: eased from key to key, held then jumped at a cut (as the render). */
+function positionOn(path: Path, t: number): { x: number; y: number } {
   let i = 0;
   while (i + 1 < path.length && path[i + 1]!.t <= t) i++;
   const a = path[i]!;
   const b = path[i + 1];
   const u = !b || b.cut || t <= a.t ? 0 : Math.min(1, (t - a.t) / Math.max(1e-6, b.t - a.t));
   const e = u * u * (3 - 2 * u);
-  const x = b ? a.x + (b.x - a.x) * e : a.x;
-  const y = b ? a.y + (b.y - a.y) * e : a.y;
+  return { x: b ? a.x + (b.x - a.x) * e : a.x, y: b ? a.y + (b.y - a.y) * e : a.y };
+}
+
+/**
+ * The camera's window at clip time `t` as a CSS object-position (fractions of the free range), the
+ * same arithmetic as the render's crop (daemon/render/camera.ts: eased keys, face 40 % from the top).
+ * Null where the preview cannot show it as one window (split: splitWindows) or there is no path.
+ */
+export function cameraFocus(c: EditorCamera, t: number, shape: number): { x: number; y: number } | null {
+  const path = c.layout === "follow" ? c.paths[0] : undefined;
+  if (!path?.length) return null;
+  const { x, y } = positionOn(path, t);
   const w = Math.min(1, shape / c.source_aspect);
   const h = Math.min(1, c.source_aspect / shape);
   const free = (lo: number, size: number) => (size >= 1 ? 0.5 : Math.max(0, Math.min(1, lo / (1 - size))));
   return { x: free(x - w / 2, w), y: free(y - 0.4 * h, h) };
+}
+
+export interface SplitHalf {
+  /** The window on the source (fractions of its width and height). */
+  src: { x: number; y: number; w: number; h: number };
+  /** Where it is drawn in the frame (pixels of the W×H frame). */
+  dst: { x: number; y: number; w: number; h: number };
+}
+
+const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
+
+/**
+ * The split layout's two windows at `t` in a W×H frame, as the render draws them
+ * (daemon/render/clip-layout.ts): stacked halves for upright and square shapes, side by side for
+ * wide ones, the first a little smaller when the size is odd; each window its path's centre with
+ * the face 40 % from the top and its zoom. Null for any other layout.
+ */
+export function splitWindows(c: EditorCamera, t: number, W: number, H: number): SplitHalf[] | null {
+  if (c.layout !== "split" || c.paths.length !== 2 || !c.paths.every((p) => p.length)) return null;
+  const stacked = W / H < 1.2;
+  const w1 = stacked ? W : Math.round(W / 4) * 2;
+  const h1 = stacked ? Math.round(H / 4) * 2 : H;
+  const halves = [
+    { x: 0, y: 0, w: w1, h: h1 },
+    stacked ? { x: 0, y: h1, w: W, h: H - h1 } : { x: w1, y: 0, w: W - w1, h: H },
+  ];
+  return halves.map((dst, i) => {
+    const centre = positionOn(c.paths[i]!, t);
+    const shape = dst.w / dst.h;
+    const h = Math.min(c.zoom?.[i] ?? 1, c.source_aspect / shape);
+    const w = (h * shape) / c.source_aspect;
+    return { src: { x: clamp(centre.x - w / 2, 0, 1 - w), y: clamp(centre.y - 0.4 * h, 0, 1 - h), w, h }, dst };
+  });
 }
 
 /** The shortest clip the server renders (CLIP_SECONDS.min in daemon/account/clip-words.ts). */

@@ -14,7 +14,7 @@ import type { Piece } from "../types";
 import { clock } from "../studio/timeline";
 import { BrandLayer, type PreviewFrame } from "./frame";
 import { StillLayer } from "./still";
-import { cameraFocus, clipTime, type EditorCamera, sourceTime } from "./model";
+import { cameraFocus, clipTime, type EditorCamera, sourceTime, splitWindows } from "./model";
 import { useBlurFill, useCardClock, useLevels } from "./preview-media";
 
 export interface PreviewAss {
@@ -56,6 +56,7 @@ const NO_FRAME: PreviewFrame = { before: 0, after: 0 };
 export function Preview({ src, title, preview, pieces, fit, background, focus, camera, onTime, seek }: Props) {
   const video = useRef<HTMLVideoElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
+  const halves = useRef<HTMLCanvasElement>(null);
   const lib = useRef<JASSUB | null>(null);
   const [ready, setReady] = useState(false);
   const [failed, setFailed] = useState<string | null>(null);
@@ -103,10 +104,37 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, c
     // Hook dependencies on purpose: the track follows below; only new fonts restart it
   }, [fontKey]);
 
+  // The split layout's two windows, drawn from the player's frame as the render stacks them; the
+  // windows drawn are kept on the canvas (data-windows) for whoever checks them against the render.
+  const split = fit !== "whole" && camera?.layout === "split";
+  const paintSplit = (t: number) => {
+    const v = video.current;
+    const c = halves.current;
+    const wins = camera && split ? splitWindows(camera, t, preview.width, preview.height) : null;
+    const g = c?.getContext("2d");
+    if (!v || !c || !g || !wins || !v.videoWidth) return;
+    for (const { src, dst } of wins)
+      g.drawImage(
+        v,
+        src.x * v.videoWidth,
+        src.y * v.videoHeight,
+        src.w * v.videoWidth,
+        src.h * v.videoHeight,
+        dst.x,
+        dst.y,
+        dst.w,
+        dst.h,
+      );
+    c.dataset.windows = JSON.stringify(wins.map((w) => w.src));
+    c.dataset.clipTime = t.toFixed(3);
+  };
+
   // Draws the captions at the player's place on the clip's timeline.
   const draw = async () => {
     const v = video.current;
     const r = lib.current;
+    // The split windows are the picture itself: drawn even while the captions' renderer is loading.
+    if (v) paintSplit(clipTime(pieces, v.currentTime) ?? 0);
     if (!v || !r || !canvas.current) return;
     const t = clipTime(pieces, v.currentTime) ?? 0;
     await r.manualRender(
@@ -217,11 +245,21 @@ export function Preview({ src, title, preview, pieces, fit, background, focus, c
           preload="auto"
           playsInline
           aria-label={`Preview of ${title}`}
-          style={{ objectFit: fit === "whole" ? "contain" : "cover", objectPosition: pos }}
+          style={{ objectFit: fit === "whole" ? "contain" : "cover", objectPosition: pos, opacity: split ? 0 : 1 }}
           onLoadedMetadata={(e) => {
             if (clipTime(pieces, e.currentTarget.currentTime) === null) e.currentTarget.currentTime = pieces[0]!.start;
           }}
         />
+        {split && (
+          <canvas
+            ref={halves}
+            className="ed-split"
+            role="img"
+            width={preview.width}
+            height={preview.height}
+            aria-label="Split screen: one window per person"
+          />
+        )}
         <StillLayer
           frame={frame}
           W={preview.width}
