@@ -7,8 +7,9 @@
  *
  * The model runs in a thread of its own (sentence-worker.ts), and the clip finder is synchronous, so
  * texts are embedded ahead (`embedAhead`) and read back synchronously (`sentenceVector`). Vectors
- * are kept by text in a bounded cache: a later brief on the same episode embeds only itself. When the model cannot load, the finder goes on
- * without it (brief.ts falls back to the weights fitted without it) and says so once.
+ * are kept by text in a bounded cache: a later brief on the same episode embeds only itself. When
+ * the model cannot load, the finder goes on without it (brief.ts falls back to the weights fitted
+ * without it) and says so once.
  */
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
