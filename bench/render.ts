@@ -33,12 +33,13 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AAC_HEADROOM_DB, DEFAULT_LOUDNESS } from "../daemon/render/loudness.js";
-import { DEFAULT_CRF, DEFAULT_PRESET, PEAK_KBPS_1080x1920, THREAD_ARGS } from "../daemon/render/render.js";
+import { DEFAULT_CRF, DEFAULT_PRESET, PEAK_KBPS_1080x1920 } from "../daemon/render/render.js";
 import { defineLocalStorage, type Storage } from "../daemon/storage/storage.js";
-import { profileOf, runBare, ssim } from "./_render-bare.js";
+import { runBare, ssim } from "./_render-bare.js";
 import { childCpuSeconds, clipState, finalPreset, loadBenchPipelines, runPipeline } from "./_render-clipd.js";
 import { FPS, makeSource, type Source } from "./_render-source.js";
 import { encodePart } from "./_render-encode.js";
+import { presetsPart, threadsPart } from "./_render-sweeps.js";
 
 const SOURCE_SECONDS = 60;
 /** The main part's clip: the whole source by default; shorter (BENCH_SECONDS) on a loaded machine. */
@@ -48,13 +49,6 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const SWEEP = Number(process.env.BENCH_SWEEP_SECONDS ?? 20);
 const CONC = Number(process.env.BENCH_CONC_SECONDS ?? 20);
 const RESTYLE = { style: "karaoke" };
-/**
- * The preset sweep's bitrate budget (kbit/s): an eighth of the 1080×1920 ceiling, about what CRF 20
- * spends on this source at veryfast, so presets are compared at the size a clip really has.
- */
-const BUDGET = Number(process.env.BENCH_BUDGET_KBPS ?? PEAK_KBPS_1080x1920 / 8);
-/** How far under veryfast's SSIM a faster preset may fall. */
-const MARGIN = 0.005;
 /** clipd's default loudness and the AAC headroom its limiter keeps: bare ffmpeg makes the same two passes. */
 const LOUDNESS = { ...DEFAULT_LOUDNESS, headroom: AAC_HEADROOM_DB };
 
@@ -71,6 +65,7 @@ const load = () =>
     .join(" ");
 const f2 = (v: number) => v.toFixed(2);
 const best = (xs: number[]) => Math.min(...xs);
+const sweepEnv = (env: Env) => ({ base: env.base, video: env.src.video, preset: env.preset });
 
 interface Env {
   root: string;
@@ -207,82 +202,6 @@ async function mainPart(env: Env) {
   return { ratio: best(clipd) / best(bare), rtf: best(clipd) / SECONDS, restyle: best(restyle) / SECONDS };
 }
 
-/** The presets the equal-size sweep compares: the shipped one's neighbours. */
-const SWEPT = ["ultrafast", "superfast", "veryfast", "faster"] as const;
-
-async function presetsPart(env: Env) {
-  const pieces = [{ start: 0, end: SWEEP }];
-  const out = (name: string) => path.join(env.base, `sweep-${name}.mp4`);
-  const common = { source: env.src.video, pieces, ass: "captions.ass", cwd: env.base, peakKbps: PEAK_KBPS_1080x1920 };
-  const ref = await runBare({ ...common, output: out("reference"), preset: "slow", crf: 16 });
-  const rows: Array<{ preset: string; wall: number; cpu: number; bytes: number; ssim: number; profile: string }> = [];
-  for (const preset of SWEPT) {
-    const { wall, cpu } = await runBare({ ...common, output: out(preset), preset, crf: 0, bitrateKbps: BUDGET });
-    rows.push({
-      preset,
-      wall,
-      cpu,
-      bytes: (await stat(out(preset))).size,
-      ssim: await ssim(out(preset), out("reference")),
-      profile: await profileOf(out(preset)),
-    });
-  }
-  const vf = rows.find((r) => r.preset === "veryfast")!;
-  const fits = (r: (typeof rows)[number]) => r.profile === "High" && r.ssim >= vf.ssim - MARGIN;
-  // "Fastest" by CPU seconds: on a shared machine the wall time of a 20 s encode swings by half
-  // with the load, while the CPU it costs ranks the presets the same from run to run.
-  const within = rows.filter(fits).sort((a, b) => a.cpu - b.cpu);
-  console.log(
-    `\n#### x264 presets at equal size, bare graph, first ${SWEEP} s, -b:v ${BUDGET}k under ` +
-      `maxrate ${PEAK_KBPS_1080x1920}k; SSIM against slow CRF 16 (${f2(ref.wall)} s); load ${load()}\n`,
-  );
-  console.log("| preset | profile | wall s | fps | CPU s | size MB | SSIM | High and within 0.005 of veryfast |");
-  console.log("|---|---|---:|---:|---:|---:|---:|---|");
-  for (const r of rows) {
-    console.log(
-      `| ${r.preset} | ${r.profile} | ${f2(r.wall)} | ${((SWEEP * FPS) / r.wall).toFixed(1)} ` +
-        `| ${f2(r.cpu)} | ${(r.bytes / 1e6).toFixed(2)} | ${r.ssim.toFixed(4)} | ${fits(r) ? "yes" : "no"} |`,
-    );
-  }
-  const choice = within[0]!.preset; // veryfast itself is always within
-  console.log(
-    `\nChosen by measurement: ${choice} (the least CPU among presets writing High within ${MARGIN} of ` +
-      `veryfast's SSIM ${vf.ssim.toFixed(4)} at ${BUDGET} kbit/s); shipped default: ${DEFAULT_PRESET}` +
-      `${choice === DEFAULT_PRESET ? "" : " (differs: see docs/benchmarks.md)"}.`,
-  );
-}
-
-async function threadsPart(env: Env) {
-  const variants: Array<[string, string[]]> = [
-    ["ffmpeg defaults", []],
-    [`clipd: ${THREAD_ARGS.join(" ")}`, [...THREAD_ARGS]],
-    ["-threads 2, filter threads 1", ["-threads", "2", "-filter_complex_threads", "1"]],
-    ["-threads 0, filter threads 2", ["-threads", "0", "-filter_complex_threads", "2"]],
-  ];
-  console.log(`\n#### Threads, bare graph, first ${SWEEP} s at ${env.preset} (best of 2); load ${load()}\n`);
-  console.log("| flags | wall s | fps | CPU s |");
-  console.log("|---|---:|---:|---:|");
-  for (const [name, extra] of variants) {
-    const runs: Array<{ wall: number; cpu: number }> = [];
-    for (let i = 0; i < 2; i++) {
-      runs.push(
-        await runBare({
-          source: env.src.video,
-          pieces: [{ start: 0, end: SWEEP }],
-          ass: "captions.ass",
-          cwd: env.base,
-          output: path.join(env.base, "threads.mp4"),
-          preset: env.preset,
-          crf: DEFAULT_CRF,
-          extra,
-        }),
-      );
-    }
-    const b = runs.reduce((x, y) => (y.wall < x.wall ? y : x));
-    console.log(`| ${name} | ${f2(b.wall)} | ${((SWEEP * FPS) / b.wall).toFixed(1)} | ${f2(b.cpu)} |`);
-  }
-}
-
 async function concurrencyPart(env: Env) {
   console.log(`\n#### Clip renders at once, ${CONC} s clips through the clip pipeline; load ${load()}\n`);
   console.log("| at once | wall s | clips per minute | first clip ready s | CPU s per clip | cores busy |");
@@ -334,9 +253,9 @@ async function main() {
     let main: Awaited<ReturnType<typeof mainPart>> | undefined;
     // the others need its ASS file
     if (PARTS.has("main") || PARTS.has("presets") || PARTS.has("threads")) main = await mainPart(env);
-    if (PARTS.has("presets")) await presetsPart(env);
+    if (PARTS.has("presets")) await presetsPart(sweepEnv(env), SWEEP, load);
     if (PARTS.has("encode")) await encodePart({ base: env.base, video: env.src.video }, SWEEP, load);
-    if (PARTS.has("threads")) await threadsPart(env);
+    if (PARTS.has("threads")) await threadsPart(sweepEnv(env), SWEEP, load);
     if (PARTS.has("concurrency")) await concurrencyPart(env);
     console.log(`\nload average at the end ${load()}`);
     if (main) {
